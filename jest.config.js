@@ -1,0 +1,30 @@
+/** Test tiers by file suffix (STYLE.md habit 8); each tier is a Jest project with its own npm script. */
+const transform = {
+  '^.+\\.(t|j)sx?$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', tsx: true },
+        transform: { react: { runtime: 'automatic' } },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+const tier = (name, suffix, extra = {}) => ({
+  displayName: name,
+  transform,
+  testMatch: [`<rootDir>/{src,web,test,bench}/**/*.${suffix}.spec.{ts,tsx}`],
+  testEnvironment: 'node',
+  moduleNameMapper: { '\\.(css)$': '<rootDir>/test/support/style-stub.js' },
+  ...extra,
+});
+module.exports = {
+  projects: [
+    tier('unit', 'unit'),
+    tier('contract', 'contract'),
+    tier('int', 'int'),
+    tier('e2e', 'e2e'),
+  ],
+};

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { EventStoreDbEventStore } from './eventstoredb';
+import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
+import { SqliteEventStore } from './sqlite';
+
+const adapters: Array<[string, () => EventStore]> = [['sqlite', () => new SqliteEventStore({ filename: ':memory:' })]];
+if (process.env.EVENTSTORE_URL) {
+  const url = process.env.EVENTSTORE_URL;
+  adapters.push(['eventstoredb', () => new EventStoreDbEventStore(url)]);
+}
+
+const AT = '2026-01-01T00:00:00.000Z';
+const event = (type: string, data: Record<string, unknown> = {}, id?: string): NewEvent => ({
+  ...(id ? { id } : {}),
+  type,
+  data,
+  metadata: { occurredAt: AT, schemaVersion: 1, actor: { userId: 'u1', role: 'admin', platform: 'web' } },
+});
+
+const until = async (condition: () => boolean, timeoutMs = 5000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
+  let store: EventStore;
+  let stream: string;
+  beforeEach(() => {
+    store = create();
+    stream = `test-${randomUUID()}`;
+  });
+  afterEach(() => store.close());
+
+  describe('when appending with an expected revision', () => {
+    it('creates a stream with no_stream and refuses a second no_stream', async () => {
+      const first = await store.append(stream, [event('A')], 'no_stream');
+      expect(first.nextRevision).toBe(0);
+      await expect(store.append(stream, [event('B')], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    });
+
+    it('refuses stream_exists on a missing stream and accepts it on an existing one', async () => {
+      await expect(store.append(stream, [event('A')], 'stream_exists')).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await store.append(stream, [event('A')], 'any');
+      await expect(store.append(stream, [event('B')], 'stream_exists')).resolves.toMatchObject({ nextRevision: 1 });
+    });
+
+    it('accepts the exact current revision and refuses any other', async () => {
+      await store.append(stream, [event('A'), event('B')], 'no_stream');
+      await expect(store.append(stream, [event('C')], 0)).rejects.toMatchObject({ streamId: stream, actual: 1 });
+      await expect(store.append(stream, [event('C')], 1)).resolves.toMatchObject({ nextRevision: 2 });
+    });
+
+    it('lets exactly one of two concurrent appends with the same expected revision win', async () => {
+      await store.append(stream, [event('A')], 'no_stream');
+      const results = await Promise.allSettled([
+        store.append(stream, [event('B1')], 0),
+        store.append(stream, [event('B2')], 0),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.filter((r) => r.status === 'rejected');
+      expect(rejected).toHaveLength(1);
+      expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('lets exactly one of twenty concurrent no_stream appends win', async () => {
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => store.append(stream, [event('Reserved', { i })], 'no_stream')),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+  });
+
+  describe('when the same event id is appended twice', () => {
+    it('stores it once and answers the retry with the first result', async () => {
+      const id = randomUUID();
+      const first = await store.append(stream, [event('A', { n: 1 }, id)], 'no_stream');
+      const retry = await store.append(stream, [event('A', { n: 1 }, id)], 'no_stream');
+      expect(retry).toEqual(first);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+
+    it('treats a retried batch as one append', async () => {
+      const ids = [randomUUID(), randomUUID()];
+      const first = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
+      const retry = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
+      expect(retry).toEqual(first);
+      expect((await store.readStream(stream)).map((e) => e.id)).toEqual(ids);
+    });
+  });
+
+  describe('when reading a stream', () => {
+    beforeEach(async () => {
+      await store.append(stream, ['A', 'B', 'C', 'D'].map((type) => event(type)), 'no_stream');
+    });
+
+    it('reads forwards with revisions, data and metadata', async () => {
+      const events = await store.readStream(stream);
+      expect(events.map((e) => [e.type, e.revision])).toEqual([['A', 0], ['B', 1], ['C', 2], ['D', 3]]);
+      expect(events[0]).toMatchObject({
+        streamId: stream,
+        data: {},
+        metadata: { occurredAt: AT, schemaVersion: 1, actor: { userId: 'u1', role: 'admin', platform: 'web' } },
+      });
+    });
+
+    it('reads forwards from a revision with a maximum count', async () => {
+      const events = await store.readStream(stream, { fromRevision: 1, maxCount: 2 });
+      expect(events.map((e) => e.type)).toEqual(['B', 'C']);
+    });
+
+    it('reads backwards from the end or from a revision', async () => {
+      expect((await store.readStream(stream, { direction: 'backwards', maxCount: 2 })).map((e) => e.type)).toEqual(['D', 'C']);
+      expect((await store.readStream(stream, { direction: 'backwards', fromRevision: 1 })).map((e) => e.type)).toEqual(['B', 'A']);
+    });
+
+    it('answers a missing stream with no events', async () => {
+      expect(await store.readStream(`missing-${randomUUID()}`)).toEqual([]);
+    });
+  });
+
+  describe('when reading the global log', () => {
+    it('returns events of all streams in increasing position after a checkpoint', async () => {
+      const other = `${stream}-other`;
+      const start = await store.headPosition();
+      await store.append(stream, [event('A')]);
+      const middle = await store.append(other, [event('B')]);
+      await store.append(stream, [event('C')]);
+      const ours = (all: RecordedEvent[]) => all.filter((e) => e.streamId === stream || e.streamId === other);
+      const all = ours(await store.readAll({ after: start, maxCount: 1000 }));
+      expect(all.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      expect(all.map((e) => e.position)).toEqual([...all.map((e) => e.position)].sort((a, b) => a - b));
+      const rest = ours(await store.readAll({ after: middle.position, maxCount: 1000 }));
+      expect(rest.map((e) => e.type)).toEqual(['C']);
+      expect(await store.headPosition()).toBe(all[2]?.position);
+    });
+  });
+
+  describe('when subscribed to the global log', () => {
+    it('catches up, then delivers live appends in order', async () => {
+      const start = await store.headPosition();
+      await store.append(stream, [event('A'), event('B')]);
+      const seen: string[] = [];
+      const subscription = store.subscribeToAll({
+        after: start,
+        onEvent: (e) => {
+          if (e.streamId === stream) seen.push(e.type);
+        },
+      });
+      await until(() => seen.length === 2);
+      await store.append(stream, [event('C')]);
+      await until(() => seen.length === 3);
+      await subscription.stop();
+      expect(seen).toEqual(['A', 'B', 'C']);
+    });
+
+    it('neither skips nor repeats an event when stopped and resumed from its checkpoint', async () => {
+      const start = await store.headPosition();
+      for (let i = 0; i < 50; i++) await store.append(stream, [event('N', { i })]);
+      const seen: number[] = [];
+      let checkpoint = start;
+      const consume = (stopAt: number) =>
+        new Promise<void>((resolve) => {
+          const subscription = store.subscribeToAll({
+            after: checkpoint,
+            onEvent: async (e) => {
+              if (seen.length >= stopAt) return;
+              if (e.streamId === stream) seen.push(e.data.i as number);
+              checkpoint = e.position;
+              if (seen.length === stopAt) void subscription.stop().then(resolve);
+            },
+          });
+        });
+      await consume(20);
+      await consume(50);
+      expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    });
+
+    it('waits for a slow handler before delivering the next event', async () => {
+      const start = await store.headPosition();
+      await store.append(stream, [event('A'), event('B')]);
+      const log: string[] = [];
+      const subscription = store.subscribeToAll({
+        after: start,
+        onEvent: async (e) => {
+          if (e.streamId !== stream) return;
+          log.push(`start ${e.type}`);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          log.push(`end ${e.type}`);
+        },
+      });
+      await until(() => log.length === 4);
+      await subscription.stop();
+      expect(log).toEqual(['start A', 'end A', 'start B', 'end B']);
+    });
+
+    it('reports a handler failure once and stops', async () => {
+      const start = await store.headPosition();
+      await store.append(stream, [event('A'), event('B')]);
+      const errors: unknown[] = [];
+      let calls = 0;
+      const subscription = store.subscribeToAll({
+        after: start,
+        onEvent: (e) => {
+          if (e.streamId !== stream) return;
+          calls++;
+          throw new Error('handler broke');
+        },
+        onError: (error) => errors.push(error),
+      });
+      await until(() => errors.length === 1);
+      await subscription.stop();
+      expect(calls).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The EventStore port: the only place state is written. Both adapters (SQLite and EventStoreDB) must
+ * pass `eventstore.contract.spec.ts`, which pins the semantics listed in DESIGN.md.
+ */
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface Actor {
+  userId: string;
+  role: string;
+  platform: 'web' | 'telegram' | 'system';
+}
+
+export interface EventMetadata {
+  actor?: Actor;
+  correlationId?: string;
+  causationId?: string;
+  /** When the command that produced the event was decided (ISO-8601, UTC). */
+  occurredAt: string;
+  schemaVersion: number;
+}
+
+export interface NewEvent<Type extends string = string, Data = Record<string, unknown>> {
+  /** A caller-chosen id makes a retried append idempotent; one is generated when absent. */
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = Record<string, unknown>> {
+  id: string;
+  streamId: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the global log: strictly increasing across all streams. */
+  position: number;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream: the expected revision of the next append. */
+  nextRevision: number;
+  /** Global position of the last appended event. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive starting revision (from the end when reading backwards); defaults to the start or end. */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this global position. Defaults to the start of the log. */
+  after?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive checkpoint: the subscription delivers events strictly after it. */
+  after?: number;
+  /** Called for every event in global order; the next event waits until the promise settles. */
+  onEvent: (event: RecordedEvent) => Promise<void> | void;
+  /** Called once if delivery fails for good (a handler throws, or the store goes away). */
+  onError?: (error: unknown) => void;
+}
+
+export interface Subscription {
+  /** Resolves once no handler is running and none will be called again. */
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'sqlite' | 'eventstoredb';
+  append(streamId: string, events: NewEvent[], expected?: ExpectedRevision): Promise<AppendResult>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up (from `after`) and then live tail of the global log, in order, at least once. */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  /** Position of the last event in the global log (0 when empty). */
+  headPosition(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Wrong expected version on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+/** An event id reused for a different event: a caller bug, never silently accepted. */
+export class DuplicateEventIdError extends Error {
+  constructor(readonly eventId: string) {
+    super(`Event id ${eventId} is already stored with other content or in another stream`);
+    this.name = 'DuplicateEventIdError';
+  }
+}
+
+export const isWrongExpectedVersion = (error: unknown): error is WrongExpectedVersionError =>
+  error instanceof WrongExpectedVersionError;

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import Database from 'better-sqlite3';
+import {
+  type AppendResult,
+  DuplicateEventIdError,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  WrongExpectedVersionError,
+} from './port';
+
+interface EventRow {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position  INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id  TEXT    NOT NULL UNIQUE,
+  stream_id TEXT    NOT NULL,
+  revision  INTEGER NOT NULL,
+  type      TEXT    NOT NULL,
+  data      TEXT    NOT NULL,
+  metadata  TEXT    NOT NULL,
+  UNIQUE (stream_id, revision)
+);`;
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+});
+
+export interface SqliteEventStoreOptions {
+  /** A file path, or ':memory:' for tests that need no durability. */
+  filename: string;
+  /**
+   * Another process may append to the same file (the scale-out setup), so live subscriptions also
+   * poll for new positions at this interval; appends from this process wake them at once.
+   */
+  pollIntervalMs?: number;
+  /** Rows read per catch-up page. */
+  pageSize?: number;
+}
+
+/**
+ * The embedded event log. WAL mode with `synchronous = NORMAL`: a committed append survives a crash
+ * of the process; a power loss may drop the last transactions, the documented trade-off for
+ * single-machine speed. Appends run in IMMEDIATE transactions, so two processes sharing the file
+ * serialize on the write lock and global positions are always committed in increasing order.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly appended = new EventEmitter();
+  private readonly pollIntervalMs: number;
+  private readonly pageSize: number;
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly statements;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.pollIntervalMs = options.pollIntervalMs ?? 25;
+    this.pageSize = options.pageSize ?? 1000;
+    this.appended.setMaxListeners(0);
+    this.statements = {
+      streamHead: this.db.prepare<[string], { revision: number | null }>(
+        'SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?',
+      ),
+      byEventId: this.db.prepare<[string], EventRow>('SELECT * FROM events WHERE event_id = ?'),
+      insert: this.db.prepare<[string, string, number, string, string, string]>(
+        'INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      forwards: this.db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      backwards: this.db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      all: this.db.prepare<[number, number], EventRow>(
+        'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?',
+      ),
+      head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+    };
+  }
+
+  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const replay = this.findEarlierAppend(streamId, events);
+    if (replay) return replay;
+    const current = this.statements.streamHead.get(streamId)?.revision ?? null;
+    checkExpected(streamId, expected, current);
+    let revision = current ?? -1;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const info = this.statements.insert.run(
+        event.id ?? randomUUID(),
+        streamId,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    return { nextRevision: revision, position };
+  };
+
+  /**
+   * Idempotency: when the first event's id is already stored, the whole batch must be that earlier
+   * append, and its result is returned instead of storing anything twice.
+   */
+  private findEarlierAppend(streamId: string, events: NewEvent[]): AppendResult | null {
+    const firstId = events[0]?.id;
+    if (!firstId) return null;
+    const first = this.statements.byEventId.get(firstId);
+    if (!first) return null;
+    let last = first;
+    for (const [index, event] of events.entries()) {
+      const stored = event.id ? this.statements.byEventId.get(event.id) : undefined;
+      if (!stored || stored.stream_id !== streamId || stored.revision !== first.revision + index) {
+        throw new DuplicateEventIdError(event.id ?? firstId);
+      }
+      last = stored;
+    }
+    return { nextRevision: last.revision, position: last.position };
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    let result: AppendResult;
+    try {
+      result = this.db.transaction(this.appendTx).immediate(streamId, events, expected);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw this.explainUniqueViolation(streamId, events, expected);
+      throw error;
+    }
+    this.appended.emit('append');
+    return result;
+  }
+
+  private explainUniqueViolation(streamId: string, events: NewEvent[], expected: ExpectedRevision): Error {
+    const reused = events.find((event) => event.id && this.statements.byEventId.get(event.id));
+    if (reused?.id) return new DuplicateEventIdError(reused.id);
+    const current = this.statements.streamHead.get(streamId)?.revision ?? null;
+    return new WrongExpectedVersionError(streamId, expected, current ?? 'no_stream');
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
+        : this.statements.forwards.all(streamId, options.fromRevision ?? 0, limit);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.statements.all.all(options.after ?? 0, options.maxCount ?? this.pageSize).map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    return this.statements.head.get()?.position ?? 0;
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const onAppend = () => wake?.();
+    this.appended.on('append', onAppend);
+    const waitForMore = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.pollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+    const loop = async () => {
+      let after = options.after ?? 0;
+      while (!stopped) {
+        const page = this.statements.all.all(after, this.pageSize);
+        for (const row of page) {
+          if (stopped) return;
+          await options.onEvent(toRecorded(row));
+          after = row.position;
+        }
+        if (page.length < this.pageSize && !stopped) await waitForMore();
+      }
+    };
+    const running = loop().catch((error: unknown) => {
+      stopped = true;
+      options.onError?.(error);
+    });
+    const subscription: Subscription = {
+      stop: async () => {
+        stopped = true;
+        this.appended.off('append', onAppend);
+        wake?.();
+        await running;
+        this.subscriptions.delete(subscription);
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    this.db.close();
+  }
+}
+
+function checkExpected(streamId: string, expected: ExpectedRevision, current: number | null): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === null) ||
+    (expected === 'stream_exists' && current !== null) ||
+    (typeof expected === 'number' && current === expected);
+  if (!ok) throw new WrongExpectedVersionError(streamId, expected, current ?? 'no_stream');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT');
+}

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { Query, aggregate, find } from 'mingo';
+import { type Modifier, update as applyModifier } from 'mingo/updater';
+import {
+  type Collection,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Pipeline,
+  type ReadStore,
+  type Update,
+  type UpdateResult,
+} from './port';
+
+type AnyObject = Record<string, unknown>;
+const clone = <T>(value: T): T => structuredClone(value);
+const isOperatorKey = (key: string) => key.startsWith('$');
+
+/**
+ * Embedded collections held in memory and queried with mingo, which implements MongoDB's query,
+ * update and aggregation language. Nothing is written to disk: at start the projection runner
+ * rebuilds these collections from the event log, which is the only durable state.
+ */
+class MemoryCollection<T extends Doc> implements Collection<T> {
+  private readonly docs = new Map<string, T>();
+  /** Each unique index maps its key (JSON of the indexed values) to the owning document's id. */
+  private readonly uniqueIndexes: Array<{ keys: string[]; owners: Map<string, string> }> = [];
+
+  constructor(readonly name: string) {}
+
+  private candidates(filter: Filter): T[] {
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const doc = this.docs.get(id);
+      return doc ? [doc] : [];
+    }
+    return [...this.docs.values()];
+  }
+
+  private matching(filter: Filter): T[] {
+    const candidates = this.candidates(filter);
+    if (Object.keys(filter).length === 0) return candidates;
+    const query = new Query(filter);
+    return candidates.filter((doc) => query.test(doc));
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const doc = this.matching(filter)[0];
+    return doc ? clone(doc) : null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let cursor = find(this.candidates(filter), filter, options.projection);
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit) cursor = cursor.limit(options.limit);
+    return clone(cursor.all() as T[]);
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    return this.matching(filter).length;
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, ['_id']);
+    const stored = clone(doc);
+    this.checkUnique(stored);
+    this.docs.set(stored._id, stored);
+    this.index(null, stored);
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const doc = this.matching(filter)[0];
+    if (doc) return { matched: 1, modified: this.modify(doc, update) ? 1 : 0, upsertedId: null };
+    if (!options.upsert) return { matched: 0, modified: 0, upsertedId: null };
+    return this.upsert(filter, update);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const docs = this.matching(filter);
+    let modified = 0;
+    for (const doc of docs) if (this.modify(doc, update)) modified++;
+    return { matched: docs.length, modified, upsertedId: null };
+  }
+
+  async replaceOne(filter: Filter, replacement: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const doc = this.matching(filter)[0];
+    if (!doc && !options.upsert) return { matched: 0, modified: 0, upsertedId: null };
+    const id = doc?._id ?? replacement._id ?? (typeof filter._id === 'string' ? filter._id : randomUUID());
+    const next = { ...clone(replacement), _id: id } as T;
+    this.checkUnique(next);
+    this.docs.set(id, next);
+    this.index(doc ?? null, next);
+    return doc ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: id };
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const doc = this.matching(filter)[0];
+    if (!doc) return 0;
+    this.docs.delete(doc._id);
+    this.index(doc, null);
+    return 1;
+  }
+
+  async deleteMany(filter: Filter = {}): Promise<number> {
+    const docs = this.matching(filter);
+    for (const doc of docs) {
+      this.docs.delete(doc._id);
+      this.index(doc, null);
+    }
+    return docs.length;
+  }
+
+  async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {
+    return clone(aggregate([...this.docs.values()], pipeline) as R[]);
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    if (!spec.unique) return;
+    const keys = Object.keys(spec.keys);
+    if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
+    const owners = new Map<string, string>();
+    for (const doc of this.docs.values()) {
+      const key = uniqueKey(doc, keys);
+      if (key !== null && owners.has(key)) throw new DuplicateKeyError(this.name, keys);
+      if (key !== null) owners.set(key, doc._id);
+    }
+    this.uniqueIndexes.push({ keys, owners });
+  }
+
+  async drop(): Promise<void> {
+    this.docs.clear();
+    this.uniqueIndexes.length = 0;
+  }
+
+  /** Applies an update in place; a unique-index violation leaves the document as it was. */
+  private modify(doc: T, update: Update): boolean {
+    const { $setOnInsert: _ignored, ...modifier } = update;
+    if (Object.keys(modifier).length === 0) return false;
+    const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
+    const changed = applyModifier(doc as AnyObject, modifier as Modifier<AnyObject>);
+    if (before) {
+      try {
+        this.checkUnique(doc);
+      } catch (error) {
+        this.docs.set(doc._id, before);
+        throw error;
+      }
+      this.index(before, doc);
+    }
+    return changed.length > 0;
+  }
+
+  private upsert(filter: Filter, update: Update): UpdateResult {
+    const seed: AnyObject = {};
+    for (const [key, value] of Object.entries(filter)) {
+      if (!isOperatorKey(key) && !key.includes('.') && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+        seed[key] = clone(value);
+      }
+    }
+    const doc = { ...seed, _id: typeof seed._id === 'string' ? seed._id : randomUUID() } as T;
+    const { $setOnInsert, ...modifier } = update;
+    const changes = { ...modifier, $set: { ...($setOnInsert ?? {}), ...(modifier.$set ?? {}) } };
+    applyModifier(doc as AnyObject, changes as Modifier<AnyObject>);
+    this.checkUnique(doc);
+    this.docs.set(doc._id, doc);
+    this.index(null, doc);
+    return { matched: 0, modified: 0, upsertedId: doc._id };
+  }
+
+  private checkUnique(doc: T): void {
+    for (const { keys, owners } of this.uniqueIndexes) {
+      const key = uniqueKey(doc, keys);
+      const owner = key === null ? undefined : owners.get(key);
+      if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(this.name, keys);
+    }
+  }
+
+  private index(before: T | null, after: T | null): void {
+    for (const { keys, owners } of this.uniqueIndexes) {
+      const oldKey = before ? uniqueKey(before, keys) : null;
+      if (oldKey !== null && owners.get(oldKey) === before?._id) owners.delete(oldKey);
+      const newKey = after ? uniqueKey(after, keys) : null;
+      if (newKey !== null && after) owners.set(newKey, after._id);
+    }
+  }
+}
+
+function uniqueKey(doc: AnyObject, keys: string[]): string | null {
+  const values = keys.map((key) => key.split('.').reduce<unknown>((value, part) => (value as AnyObject | undefined)?.[part], doc));
+  return values.every((value) => value === undefined) ? null : JSON.stringify(values);
+}
+
+export class MemoryReadStore implements ReadStore {
+  readonly kind = 'memory' as const;
+  private readonly collections = new Map<string, MemoryCollection<Doc>>();
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new MemoryCollection<Doc>(name);
+      this.collections.set(name, collection);
+    }
+    return collection as unknown as Collection<T>;
+  }
+
+  async close(): Promise<void> {
+    this.collections.clear();
+  }
+}

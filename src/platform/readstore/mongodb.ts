@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { type Collection as MongoCollection, type Db, MongoClient, MongoServerError, type UpdateFilter } from 'mongodb';
+import {
+  type Collection,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Pipeline,
+  type ReadStore,
+  type Update,
+  type UpdateResult,
+} from './port';
+
+const DUPLICATE_KEY = 11000;
+
+async function mapDuplicate<R>(name: string, work: () => Promise<R>): Promise<R> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+      throw new DuplicateKeyError(name, Object.keys((error.keyPattern as Record<string, unknown> | undefined) ?? { _id: 1 }));
+    }
+    throw error;
+  }
+}
+
+class MongoReadCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    readonly name: string,
+    private readonly collection: MongoCollection<Doc>,
+  ) {}
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.collection.findOne(filter)) as T | null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let cursor = this.collection.find(filter, options.projection ? { projection: options.projection } : {});
+    if (options.sort) cursor = cursor.sort(options.sort);
+    if (options.skip) cursor = cursor.skip(options.skip);
+    if (options.limit) cursor = cursor.limit(options.limit);
+    return (await cursor.toArray()) as T[];
+  }
+
+  count(filter: Filter = {}): Promise<number> {
+    return this.collection.countDocuments(filter);
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    await mapDuplicate(this.name, () => this.collection.insertOne(doc));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    // Ids are strings everywhere in this product; an upsert without one gets a string id too.
+    const withId = options.upsert && typeof filter._id !== 'string' ? { ...update, $setOnInsert: { _id: randomUUID(), ...update.$setOnInsert } } : update;
+    const result = await mapDuplicate(this.name, () => this.collection.updateOne(filter, withId as UpdateFilter<Doc>, { upsert: options.upsert ?? false }));
+    return {
+      matched: result.matchedCount,
+      modified: result.modifiedCount,
+      upsertedId: result.upsertedId === null ? null : String(result.upsertedId),
+    };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const result = await mapDuplicate(this.name, () => this.collection.updateMany(filter, update as UpdateFilter<Doc>));
+    return { matched: result.matchedCount, modified: result.modifiedCount, upsertedId: null };
+  }
+
+  async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    const { _id: _ignored, ...body } = doc;
+    const result = await mapDuplicate(this.name, () =>
+      this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }),
+    );
+    return {
+      matched: result.matchedCount,
+      modified: result.modifiedCount,
+      upsertedId: result.upsertedId === null ? null : String(result.upsertedId),
+    };
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return (await this.collection.deleteOne(filter)).deletedCount;
+  }
+
+  async deleteMany(filter: Filter = {}): Promise<number> {
+    return (await this.collection.deleteMany(filter)).deletedCount;
+  }
+
+  async aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]> {
+    return (await this.collection.aggregate(pipeline).toArray()) as R[];
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    await mapDuplicate(this.name, () => this.collection.createIndex(spec.keys, { unique: spec.unique ?? false }));
+  }
+
+  async drop(): Promise<void> {
+    await this.collection.deleteMany({});
+    await this.collection.dropIndexes().catch(() => undefined);
+  }
+}
+
+/** MongoDB adapter: the database named in the connection string holds every read-model collection. */
+export class MongoReadStore implements ReadStore {
+  readonly kind = 'mongodb' as const;
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  static async connect(url: string): Promise<MongoReadStore> {
+    const client = new MongoClient(url);
+    await client.connect();
+    return new MongoReadStore(client, client.db());
+  }
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    return new MongoReadCollection<T>(name, this.db.collection<Doc>(name));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

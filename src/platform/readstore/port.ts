@@ -1,0 +1,66 @@
+/**
+ * The ReadStore port: named collections speaking MongoDB's filter, update and aggregation language.
+ * Read models are disposable (they can always be rebuilt from the log), so the port offers no
+ * transactions; projections make each write idempotent instead.
+ */
+
+export type Doc = { _id: string } & Record<string, unknown>;
+export type Filter = Record<string, unknown>;
+export type Update = Partial<
+  Record<'$set' | '$setOnInsert' | '$inc' | '$push' | '$pull' | '$unset' | '$addToSet' | '$max' | '$min', Record<string, unknown>>
+>;
+export type Sort = Record<string, 1 | -1>;
+export type Projection = Record<string, 0 | 1>;
+export type Pipeline = Record<string, unknown>[];
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Projection;
+}
+
+export interface UpdateResult {
+  matched: number;
+  modified: number;
+  upsertedId: string | null;
+}
+
+export interface IndexSpec {
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+export interface Collection<T extends Doc = Doc> {
+  readonly name: string;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter?: Filter): Promise<number>;
+  insertOne(doc: T): Promise<void>;
+  /** Matches at most one document; with `upsert`, inserts one built from the filter's equalities. */
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter?: Filter): Promise<number>;
+  aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]>;
+  createIndex(spec: IndexSpec): Promise<void>;
+  drop(): Promise<void>;
+}
+
+export interface ReadStore {
+  readonly kind: 'memory' | 'mongodb';
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+  close(): Promise<void>;
+}
+
+/** A write that would break a unique index: the same error on both adapters. */
+export class DuplicateKeyError extends Error {
+  constructor(
+    readonly collection: string,
+    readonly keys: string[],
+  ) {
+    super(`Duplicate key in ${collection} on ${keys.join(', ')}`);
+    this.name = 'DuplicateKeyError';
+  }
+}

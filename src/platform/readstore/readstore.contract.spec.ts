@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { MemoryReadStore } from './memory';
+import { MongoReadStore } from './mongodb';
+import { type Collection, type Doc, DuplicateKeyError, type ReadStore } from './port';
+
+const adapters: Array<[string, () => Promise<ReadStore>]> = [['memory', async () => new MemoryReadStore()]];
+if (process.env.MONGO_URL) {
+  const url = process.env.MONGO_URL;
+  adapters.push(['mongodb', () => MongoReadStore.connect(url)]);
+}
+
+interface Ticket extends Doc {
+  title: string;
+  priority: number;
+  status: string;
+  tags?: string[];
+  owner?: { name: string };
+  views?: number;
+}
+
+const TICKETS: Ticket[] = [
+  { _id: 't1', title: 'Printer on fire', priority: 4, status: 'open', tags: ['hardware'], owner: { name: 'ann' } },
+  { _id: 't2', title: 'Password reset', priority: 1, status: 'resolved', tags: ['account'] },
+  { _id: 't3', title: 'VPN drops', priority: 3, status: 'open', tags: ['network', 'hardware'] },
+  { _id: 't4', title: 'Invoice copy', priority: 2, status: 'closed', tags: [] },
+];
+
+describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
+  let store: ReadStore;
+  let tickets: Collection<Ticket>;
+  beforeEach(async () => {
+    store = await create();
+    tickets = store.collection<Ticket>(`tickets_${randomUUID().slice(0, 8)}`);
+    for (const ticket of TICKETS) await tickets.insertOne(ticket);
+  });
+  afterEach(async () => {
+    await tickets.drop();
+    await store.close();
+  });
+
+  describe('when querying', () => {
+    it('filters with comparison, logical, array and nested operators', async () => {
+      expect((await tickets.find({ priority: { $gte: 3 } })).map((t) => t._id).sort()).toEqual(['t1', 't3']);
+      expect((await tickets.find({ $or: [{ status: 'closed' }, { tags: 'account' }] })).map((t) => t._id).sort()).toEqual(['t2', 't4']);
+      expect((await tickets.find({ status: { $in: ['open'] }, tags: { $all: ['hardware'] } })).map((t) => t._id).sort()).toEqual(['t1', 't3']);
+      expect((await tickets.find({ 'owner.name': 'ann' })).map((t) => t._id)).toEqual(['t1']);
+      expect((await tickets.find({ title: { $regex: 'pass', $options: 'i' } })).map((t) => t._id)).toEqual(['t2']);
+    });
+
+    it('sorts, skips, limits and projects', async () => {
+      const page = await tickets.find({}, { sort: { priority: -1 }, skip: 1, limit: 2, projection: { title: 1 } });
+      expect(page).toEqual([
+        { _id: 't3', title: 'VPN drops' },
+        { _id: 't4', title: 'Invoice copy' },
+      ]);
+    });
+
+    it('finds one, counts, and answers null when nothing matches', async () => {
+      expect(await tickets.findOne({ _id: 't2' })).toMatchObject({ title: 'Password reset' });
+      expect(await tickets.findOne({ _id: 't2', status: 'open' })).toBeNull();
+      expect(await tickets.count({ status: 'open' })).toBe(2);
+      expect(await tickets.count()).toBe(4);
+    });
+
+    it('returns copies that callers cannot use to change stored documents', async () => {
+      const found = await tickets.findOne({ _id: 't1' });
+      found!.title = 'changed';
+      found!.tags!.push('mutated');
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ title: 'Printer on fire', tags: ['hardware'] });
+    });
+  });
+
+  describe('when updating', () => {
+    it('applies $set, $inc, $push, $pull and $unset', async () => {
+      const result = await tickets.updateOne(
+        { _id: 't1' },
+        { $set: { status: 'in_progress' }, $inc: { views: 2 }, $push: { tags: 'urgent' }, $unset: { owner: '' } },
+      );
+      expect(result).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      await tickets.updateOne({ _id: 't1' }, { $pull: { tags: 'hardware' } });
+      const doc = await tickets.findOne({ _id: 't1' });
+      expect(doc).toMatchObject({ status: 'in_progress', views: 2, tags: ['urgent'] });
+      expect(doc).not.toHaveProperty('owner');
+    });
+
+    it('updates many and reports matched counts', async () => {
+      const result = await tickets.updateMany({ status: 'open' }, { $set: { status: 'pending_customer' } });
+      expect(result).toMatchObject({ matched: 2, modified: 2 });
+      expect(await tickets.count({ status: 'pending_customer' })).toBe(2);
+    });
+
+    it('guards an update with a condition so a repeated write changes nothing', async () => {
+      await tickets.updateOne({ _id: 't2' }, { $set: { rev: 3 } });
+      const stale = await tickets.updateOne({ _id: 't2', rev: { $lt: 3 } }, { $inc: { views: 1 } });
+      expect(stale.matched).toBe(0);
+      expect(await tickets.findOne({ _id: 't2' })).not.toHaveProperty('views');
+    });
+
+    it('upserts a document built from the filter and $setOnInsert', async () => {
+      const first = await tickets.updateOne(
+        { _id: 'stats' },
+        { $inc: { views: 1 }, $setOnInsert: { title: 'Stats', priority: 0, status: 'n/a' } },
+        { upsert: true },
+      );
+      expect(first.upsertedId).toBe('stats');
+      await tickets.updateOne({ _id: 'stats' }, { $inc: { views: 1 }, $setOnInsert: { title: 'ignored' } }, { upsert: true });
+      expect(await tickets.findOne({ _id: 'stats' })).toEqual({ _id: 'stats', views: 2, title: 'Stats', priority: 0, status: 'n/a' });
+    });
+
+    it('gives an upserted document without an id filter a string id', async () => {
+      const result = await tickets.updateOne({ title: 'New' }, { $set: { priority: 1 } }, { upsert: true });
+      expect(typeof result.upsertedId).toBe('string');
+      expect(await tickets.findOne({ title: 'New' })).toMatchObject({ _id: result.upsertedId, priority: 1 });
+    });
+
+    it('replaces a document, keeping its id', async () => {
+      await tickets.replaceOne({ _id: 't4' }, { _id: 't4', title: 'Replaced', priority: 0, status: 'open' });
+      expect(await tickets.findOne({ _id: 't4' })).toEqual({ _id: 't4', title: 'Replaced', priority: 0, status: 'open' });
+    });
+  });
+
+  describe('when deleting', () => {
+    it('deletes one or many', async () => {
+      expect(await tickets.deleteOne({ status: 'open' })).toBe(1);
+      expect(await tickets.deleteMany({ priority: { $lt: 3 } })).toBe(2);
+      expect(await tickets.count()).toBe(1);
+    });
+  });
+
+  describe('with a unique index', () => {
+    it('refuses inserts, updates and upserts that duplicate a key', async () => {
+      await tickets.createIndex({ keys: { title: 1 }, unique: true });
+      await expect(tickets.insertOne({ _id: 't9', title: 'VPN drops', priority: 1, status: 'open' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(tickets.updateOne({ _id: 't2' }, { $set: { title: 'VPN drops' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await tickets.findOne({ _id: 't2' })).toMatchObject({ title: 'Password reset' });
+      await tickets.updateOne({ _id: 't2' }, { $set: { title: 'Renamed' } });
+      await tickets.insertOne({ _id: 't9', title: 'Password reset', priority: 1, status: 'open' });
+      expect(await tickets.count()).toBe(5);
+    });
+
+    it('refuses a second document with the same _id', async () => {
+      await expect(tickets.insertOne({ ...TICKETS[0]! })).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+  });
+
+  describe('when aggregating', () => {
+    it('runs $match, $unwind, $group and $sort pipelines', async () => {
+      const byTag = await tickets.aggregate<{ _id: string; count: number; top: number }>([
+        { $match: { status: { $ne: 'closed' } } },
+        { $unwind: '$tags' },
+        { $group: { _id: '$tags', count: { $sum: 1 }, top: { $max: '$priority' } } },
+        { $sort: { count: -1, _id: 1 } },
+      ]);
+      expect(byTag).toEqual([
+        { _id: 'hardware', count: 2, top: 4 },
+        { _id: 'account', count: 1, top: 1 },
+        { _id: 'network', count: 1, top: 3 },
+      ]);
+    });
+  });
+});
