@@ -43,7 +43,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const candidates = this.candidates(filter);
     if (Object.keys(filter).length === 0) return candidates;
     const query = new Query(filter);
-    return candidates.filter((doc) => query.test(doc));
+    return candidates.filter((doc) => query.test(doc as unknown as AnyObject));
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -52,7 +52,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = find(this.candidates(filter), filter, options.projection);
+    let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
@@ -123,7 +123,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
     const owners = new Map<string, string>();
     for (const doc of this.docs.values()) {
-      const key = uniqueKey(doc, keys);
+      const key = uniqueKey(doc as unknown as AnyObject, keys);
       if (key !== null && owners.has(key)) throw new DuplicateKeyError(this.name, keys);
       if (key !== null) owners.set(key, doc._id);
     }
@@ -140,7 +140,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const { $setOnInsert: _ignored, ...modifier } = update;
     if (Object.keys(modifier).length === 0) return false;
     const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
-    const changed = applyModifier(doc as AnyObject, modifier as Modifier<AnyObject>);
+    const changed = applyModifier(doc as unknown as AnyObject, modifier as Modifier<AnyObject>);
     if (before) {
       try {
         this.checkUnique(doc);
@@ -163,7 +163,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const doc = { ...seed, _id: typeof seed._id === 'string' ? seed._id : randomUUID() } as T;
     const { $setOnInsert, ...modifier } = update;
     const changes = { ...modifier, $set: { ...($setOnInsert ?? {}), ...(modifier.$set ?? {}) } };
-    applyModifier(doc as AnyObject, changes as Modifier<AnyObject>);
+    applyModifier(doc as unknown as AnyObject, changes as Modifier<AnyObject>);
     this.checkUnique(doc);
     this.docs.set(doc._id, doc);
     this.index(null, doc);
@@ -172,7 +172,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private checkUnique(doc: T): void {
     for (const { keys, owners } of this.uniqueIndexes) {
-      const key = uniqueKey(doc, keys);
+      const key = uniqueKey(doc as unknown as AnyObject, keys);
       const owner = key === null ? undefined : owners.get(key);
       if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(this.name, keys);
     }
@@ -180,9 +180,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private index(before: T | null, after: T | null): void {
     for (const { keys, owners } of this.uniqueIndexes) {
-      const oldKey = before ? uniqueKey(before, keys) : null;
+      const oldKey = before ? uniqueKey(before as unknown as AnyObject, keys) : null;
       if (oldKey !== null && owners.get(oldKey) === before?._id) owners.delete(oldKey);
-      const newKey = after ? uniqueKey(after, keys) : null;
+      const newKey = after ? uniqueKey(after as unknown as AnyObject, keys) : null;
       if (newKey !== null && after) owners.set(newKey, after._id);
     }
   }

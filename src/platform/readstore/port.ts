@@ -4,7 +4,9 @@
  * transactions; projections make each write idempotent instead.
  */
 
-export type Doc = { _id: string } & Record<string, unknown>;
+export interface Doc {
+  _id: string;
+}
 export type Filter = Record<string, unknown>;
 export type Update = Partial<
   Record<'$set' | '$setOnInsert' | '$inc' | '$push' | '$pull' | '$unset' | '$addToSet' | '$max' | '$min', Record<string, unknown>>

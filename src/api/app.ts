@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router } from 'express';
+import helmet from 'helmet';
+import type { AppDeps } from './deps';
+import { categoryRoutes } from './categories/routes';
+import { healthRoutes } from './health/routes';
+import { authenticate } from './http/auth';
+import { errorHandler, notFoundHandler } from './http/errors';
+import { identityRoutes } from './identity/routes';
+
+const routeModules = [healthRoutes, identityRoutes, categoryRoutes];
+
+/** Builds the HTTP app without listening (tests and the server both use it). */
+export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'", 'ws:', 'wss:'] },
+      },
+    }),
+  );
+
+  const api = Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.use(authenticate(deps));
+  for (const mount of routeModules) mount(deps)(api);
+  api.use(notFoundHandler);
+  app.use('/api', api);
+
+  const webDir = options.webDir;
+  if (webDir && existsSync(path.join(webDir, 'index.html'))) {
+    app.use(express.static(webDir, { index: false, maxAge: '1h' }));
+    // Client-side routes: every other GET that is not a file gets the app shell.
+    app.get(/^(?!\/api\/|\/socket\.io\/).*/, (_req, res) => res.sendFile(path.join(webDir, 'index.html')));
+  }
+  app.use(errorHandler(deps.logger));
+  return app;
+}

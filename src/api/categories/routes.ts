@@ -1,0 +1,75 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { categoryStream } from '../../domain/category/category';
+import { categoryDecider } from '../../domain/category/decide';
+import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
+import { NotFoundError } from '../../domain/shared/errors';
+import { type CommandContext, handleCommand } from '../../platform/commands';
+import { CATEGORIES, type CategoryView } from '../../projections/categories';
+import type { AppDeps } from '../deps';
+import { currentUser, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+
+const listQuery = z.object({ includeInactive: z.enum(['true', 'false']).optional() });
+
+export const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
+
+export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
+  const categories = () => deps.readStore.collection<CategoryView>(CATEGORIES);
+  const context = (req: Parameters<typeof currentUser>[0]): CommandContext => {
+    const user = currentUser(req);
+    return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock() };
+  };
+  const load = async (id: string) => {
+    const category = await categories().findOne({ _id: id });
+    if (!category) throw new NotFoundError('Category');
+    return toCategory(category);
+  };
+
+  router.get('/categories', requireRole(), async (req, res) => {
+    const { includeInactive } = parse(listQuery, req.query);
+    const showInactive = includeInactive === 'true' && currentUser(req).role !== 'customer';
+    const found = await categories().find(showInactive ? {} : { isActive: true }, { sort: { order: 1, name: 1 } });
+    res.json({ categories: found.map(toCategory) });
+  });
+
+  router.get('/categories/:id', requireRole(), async (req, res) => {
+    res.json({ category: await load(req.params.id as string) });
+  });
+
+  router.post('/categories', requireRole('admin'), async (req, res) => {
+    const input = parse(createCategorySchema, req.body);
+    const categoryId = deps.newId();
+    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input }, context(req));
+    await deps.projections.waitFor(result.position);
+    res.status(201).json({ category: await load(categoryId) });
+  });
+
+  router.put('/categories/:id', requireRole('admin'), async (req, res) => {
+    const changes = parse(updateCategorySchema, req.body);
+    const categoryId = req.params.id as string;
+    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'UpdateCategory', categoryId, changes }, context(req));
+    await deps.projections.waitFor(result.position);
+    res.json({ category: await load(categoryId) });
+  });
+
+  router.delete('/categories/:id', requireRole('admin'), async (req, res) => {
+    const categoryId = req.params.id as string;
+    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'DeleteCategory', categoryId }, context(req));
+    await deps.projections.waitFor(result.position);
+    res.status(204).end();
+  });
+
+  router.post('/categories/reorder', requireRole('admin'), async (req, res) => {
+    const { categoryOrders } = parse(reorderCategoriesSchema, req.body);
+    for (const { id } of categoryOrders) await load(id);
+    let position = 0;
+    for (const { id, order } of categoryOrders) {
+      const result = await handleCommand(deps.events, categoryStream(id), categoryDecider, { type: 'ReorderCategory', categoryId: id, order }, context(req));
+      position = Math.max(position, result.position);
+    }
+    await deps.projections.waitFor(position);
+    const found = await categories().find({}, { sort: { order: 1, name: 1 } });
+    res.json({ categories: found.map(toCategory) });
+  });
+};

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/** Input rules of spec.md section 5 for categories; shared by the API and the web forms. */
+const trimmed = (max: number, label: string) => z.string().trim().max(max, `${label} must be at most ${max} characters`);
+
+export const customFieldSchema = z
+  .object({
+    fieldName: trimmed(50, 'Field name').min(1, 'Field name is required'),
+    fieldType: z.enum(['text', 'textarea', 'number'], { message: 'Field type must be text, textarea or number' }),
+    prompt: trimmed(200, 'Prompt').min(1, 'Prompt is required'),
+    placeholder: trimmed(200, 'Placeholder').default(''),
+    required: z.boolean().default(true),
+    validation: z
+      .object({
+        minLength: z.number().int().min(0, 'Minimum length cannot be negative').optional(),
+        maxLength: z.number().int().min(0, 'Maximum length cannot be negative').optional(),
+        min: z.number().optional(),
+        max: z.number().optional(),
+        pattern: z.string().max(200).optional(),
+      })
+      .strict()
+      .default({})
+      .refine((v) => v.minLength === undefined || v.maxLength === undefined || v.minLength <= v.maxLength, {
+        message: 'Minimum length cannot exceed maximum length',
+      })
+      .refine((v) => v.min === undefined || v.max === undefined || v.min <= v.max, {
+        message: 'Minimum value cannot exceed maximum value',
+      })
+      .refine((v) => v.pattern === undefined || isValidRegex(v.pattern), { message: 'Pattern is not a valid regular expression' }),
+    order: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+function isValidRegex(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const categoryFields = {
+  name: trimmed(100, 'Name').min(1, 'Name is required'),
+  description: trimmed(500, 'Description').default(''),
+  color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff')
+    .default('#007bff'),
+  order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').default(0),
+  isActive: z.boolean().default(true),
+  customFields: z.array(customFieldSchema).max(20, 'A category can have at most 20 custom fields').default([]),
+};
+
+export const createCategorySchema = z
+  .object(categoryFields)
+  .strict()
+  .refine((c) => new Set(c.customFields.map((f) => f.fieldName)).size === c.customFields.length, {
+    message: 'Custom field names must be unique',
+    path: ['customFields'],
+  });
+
+export const updateCategorySchema = z
+  .object({
+    name: categoryFields.name.optional(),
+    description: trimmed(500, 'Description').optional(),
+    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff').optional(),
+    order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').optional(),
+    isActive: z.boolean().optional(),
+    customFields: categoryFields.customFields.optional(),
+  })
+  .strict();
+
+export const reorderCategoriesSchema = z
+  .object({
+    categoryOrders: z
+      .array(z.object({ id: z.string().min(1), order: z.number().int().min(0, 'Order must be at least 0') }).strict())
+      .min(1, 'categoryOrders must list at least one category')
+      .max(1000),
+  })
+  .strict();
+
+export type CategoryInput = z.output<typeof createCategorySchema>;
+export type CategoryChanges = z.output<typeof updateCategorySchema>;
+export type CustomFieldInput = z.output<typeof customFieldSchema>;

@@ -1,0 +1,92 @@
+/**
+ * Typed errors carry their HTTP meaning (STYLE.md habit 3); one middleware turns them into the
+ * error body of API.md. The domain throws them; routes never catch them.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  /** Extra top-level fields of the error body (for example `existingTicket`). */
+  readonly extra: Record<string, unknown> = {};
+}
+
+export class ValidationError extends DomainError {
+  readonly status = 400;
+  readonly code = 'VALIDATION_FAILED';
+  constructor(
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  readonly status = 401;
+  constructor(
+    message = 'Authentication required',
+    readonly code = 'UNAUTHORIZED',
+  ) {
+    super(message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+  constructor(
+    message = 'You are not allowed to do this',
+    readonly code = 'FORBIDDEN',
+  ) {
+    super(message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+  readonly code = 'NOT_FOUND';
+  constructor(what = 'Resource') {
+    super(`${what} not found`);
+  }
+}
+
+export class ConflictError extends DomainError {
+  readonly status = 409;
+  constructor(
+    message: string,
+    readonly code = 'CONFLICT',
+    extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    Object.assign(this.extra, extra);
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+export class UnsupportedTypeError extends DomainError {
+  readonly status = 415;
+  readonly code = 'UNSUPPORTED_TYPE';
+}
+
+export class RateLimitedError extends DomainError {
+  readonly status = 429;
+  readonly code = 'RATE_LIMITED';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+export class MaintenanceError extends DomainError {
+  readonly status = 503;
+  readonly code = 'MAINTENANCE';
+}

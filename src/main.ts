@@ -1,0 +1,35 @@
+import { ConfigError, loadConfig } from './platform/config';
+import { startServer } from './server';
+
+async function main() {
+  const config = loadConfig();
+  const server = await startServer(config);
+  const lines = [`Support desk running at ${server.url}`];
+  if (server.firstAdmin) {
+    lines.push(`First admin created: ${server.firstAdmin.email}`);
+    lines.push(
+      server.firstAdmin.generatedPassword
+        ? `  password: ${server.firstAdmin.generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
+        : '  password: the ADMIN_PASSWORD you set',
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  const shutdown = (signal: string) => {
+    server.deps.logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

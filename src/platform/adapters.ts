@@ -1,0 +1,23 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config';
+import { EventStoreDbEventStore } from './eventstore/eventstoredb';
+import type { EventStore } from './eventstore/port';
+import { SqliteEventStore } from './eventstore/sqlite';
+import { BullMqQueue } from './queue/bullmq';
+import { InlineQueue } from './queue/inline';
+import type { Queue } from './queue/port';
+import { MemoryReadStore } from './readstore/memory';
+import { MongoReadStore } from './readstore/mongodb';
+import type { ReadStore } from './readstore/port';
+
+/** Picks each port's adapter from the configuration: the production one when its URL is set. */
+export async function createAdapters(config: Config): Promise<{ events: EventStore; readStore: ReadStore; queue: Queue }> {
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const events = config.EVENTSTORE_URL
+    ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
+    : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
+  const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
+  const queue = config.REDIS_URL ? new BullMqQueue({ url: config.REDIS_URL }) : new InlineQueue();
+  return { events, readStore, queue };
+}

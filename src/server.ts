@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import { createApp } from './api/app';
+import type { AppDeps } from './api/deps';
+import { type FirstAdmin, ensureFirstAdmin } from './api/identity/firstAdmin';
+import { createLiveServer } from './api/live/socket';
+import { createAdapters } from './platform/adapters';
+import type { Config } from './platform/config';
+import { projectRoot } from './platform/paths';
+import { loadJwtSecret } from './platform/secrets';
+import { allProjections } from './projections/all';
+import { ProjectionRunner } from './projections/runner';
+
+export interface RunningServer {
+  url: string;
+  deps: AppDeps;
+  firstAdmin: FirstAdmin | null;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  logger?: Logger;
+  clock?: () => Date;
+  webDir?: string;
+}
+
+/**
+ * The composition root: picks the adapters, catches the read models up with the log, makes sure an
+ * admin exists, then serves the API, the live channel and the built web app on one port.
+ */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const { events, readStore, queue } = await createAdapters(config);
+  const projections = new ProjectionRunner(events, readStore, allProjections, {
+    onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
+  });
+  const started = Date.now();
+  await projections.start();
+  logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
+
+  const deps: AppDeps = {
+    config,
+    events,
+    readStore,
+    queue,
+    projections,
+    logger,
+    jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
+    clock: options.clock ?? (() => new Date()),
+    newId: randomUUID,
+  };
+  const firstAdmin = await ensureFirstAdmin(deps);
+
+  const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
+  const httpServer = createServer(app);
+  const io = createLiveServer(httpServer, deps);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.PORT, resolve);
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const url = `http://localhost:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await io.close();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await projections.stop();
+      await queue.close();
+      await events.close();
+      await readStore.close();
+    })());
+  return { url, deps, firstAdmin, close };
+}
