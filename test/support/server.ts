@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../../src/platform/config';
+import { type RunningServer, startServer } from '../../src/server';
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  request(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
+  login(email?: string, password?: string): Promise<string>;
+  stop(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** A real server on port 0 with its own DATA_DIR: real HTTP, embedded adapters unless env says otherwise. */
+export async function startTestServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'desk-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }) });
+  const request: TestServer['request'] = async (method, url, { token, body, headers } = {}) => {
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed };
+  };
+  return {
+    ...server,
+    dataDir,
+    request,
+    async login(email = ADMIN.email, password = ADMIN.password) {
+      const { status, body } = await request('POST', '/api/auth/login', { body: { email, password } });
+      if (status !== 200) throw new Error(`login failed: ${status} ${JSON.stringify(body)}`);
+      return body.accessToken as string;
+    },
+    async stop({ keepData = false } = {}) {
+      await server.close();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { type BaseQueryFn, type FetchArgs, type FetchBaseQueryError, createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
+import { tokens } from '../lib/tokens';
+
+/** One API for the whole app (features inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
+const rawBaseQuery = fetchBaseQuery({
+  baseUrl: '/api',
+  timeout: 10_000,
+  prepareHeaders: (headers) => {
+    const token = tokens.access();
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    return headers;
+  },
+});
+
+const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
+  const result = await rawBaseQuery(args, api, extra);
+  if (result.error?.status === 401 && tokens.access()) {
+    tokens.clear();
+    window.location.assign('/login');
+  }
+  return result;
+};
+
+export const api = createApi({ reducerPath: 'api', baseQuery, tagTypes: ['Profile', 'Category'], endpoints: () => ({}) });
+
+/** The server's `{ error }` text when there is one (spec.md section 8 prefers it), else the fallback. */
+export function errorMessage(error: unknown, fallback: string): string {
+  const data = (error as { data?: { error?: unknown } } | undefined)?.data;
+  return typeof data?.error === 'string' ? data.error : fallback;
+}

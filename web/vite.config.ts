@@ -1,0 +1,22 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Chunks live under /static/js as spec.md section 7 says; the API server serves dist/ on its own port.
+export default defineConfig({
+  root: __dirname,
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    rollupOptions: {
+      output: {
+        entryFileNames: 'static/js/[name]-[hash].js',
+        chunkFileNames: 'static/js/[name]-[hash].js',
+        assetFileNames: 'static/assets/[name]-[hash][extname]',
+      },
+    },
+  },
+  server: {
+    proxy: { '/api': 'http://localhost:3000', '/socket.io': { target: 'ws://localhost:3000', ws: true } },
+  },
+});
