@@ -13,6 +13,7 @@ import { projectRoot } from './platform/paths';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { ProjectionRunner } from './projections/runner';
+import { startWorkers } from './workers/channels';
 
 export interface RunningServer {
   url: string;
@@ -53,6 +54,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     newId: randomUUID,
   };
   const firstAdmin = await ensureFirstAdmin(deps);
+  const stopWorkers = config.WORKERS_IN_PROCESS ? await startWorkers(deps) : async () => undefined;
 
   const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
   const httpServer = createServer(app);
@@ -71,6 +73,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       await projections.stop();
+      await stopWorkers();
       await queue.close();
       await events.close();
       await readStore.close();
