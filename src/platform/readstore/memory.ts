@@ -42,8 +42,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private matching(filter: Filter): T[] {
     const candidates = this.candidates(filter);
     if (Object.keys(filter).length === 0) return candidates;
-    const query = new Query(filter);
-    return candidates.filter((doc) => query.test(doc as unknown as AnyObject));
+    const simple = simpleMatcher(filter);
+    let query: Query | null = null;
+    return candidates.filter((doc) => {
+      const verdict = simple?.(doc as unknown as AnyObject);
+      if (verdict !== undefined) return verdict;
+      query ??= new Query(filter);
+      return query.test(doc as unknown as AnyObject);
+    });
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -186,6 +192,55 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (newKey !== null && after) owners.set(newKey, after._id);
     }
   }
+}
+
+type Primitive = string | number | boolean | null;
+const isPrimitive = (value: unknown): value is Primitive => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+const COMPARISONS: Record<string, (a: number | string, b: number | string) => boolean> = {
+  $lt: (a, b) => a < b,
+  $lte: (a, b) => a <= b,
+  $gt: (a, b) => a > b,
+  $gte: (a, b) => a >= b,
+};
+
+/**
+ * Projections guard every write with filters like `{ _id, _revision: { $lt: n } }`; compiling a
+ * mingo Query for each made replay slow. Top-level equality and comparisons on primitive values are
+ * decided here with MongoDB's semantics; anything else (arrays, nested paths, other operators)
+ * answers undefined and goes to mingo.
+ */
+function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined) | null {
+  const tests: Array<(doc: AnyObject) => boolean | undefined> = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key.startsWith('$') || key.includes('.')) return null;
+    const field = (doc: AnyObject) => doc[key];
+    if (isPrimitive(condition)) {
+      tests.push((doc) => {
+        const value = field(doc);
+        if (value === undefined) return condition === null;
+        return isPrimitive(value) ? value === condition : undefined;
+      });
+      continue;
+    }
+    if (typeof condition !== 'object' || Array.isArray(condition)) return null;
+    for (const [operator, operand] of Object.entries(condition as AnyObject)) {
+      const compare = COMPARISONS[operator];
+      if (!compare || (typeof operand !== 'number' && typeof operand !== 'string')) return null;
+      tests.push((doc) => {
+        const value = field(doc);
+        if (value === undefined || value === null) return false;
+        if (!isPrimitive(value)) return undefined;
+        return typeof value === typeof operand && compare(value as number | string, operand);
+      });
+    }
+  }
+  return (doc) => {
+    for (const test of tests) {
+      const verdict = test(doc);
+      if (verdict !== true) return verdict;
+    }
+    return true;
+  };
 }
 
 function uniqueKey(doc: AnyObject, keys: string[]): string | null {
