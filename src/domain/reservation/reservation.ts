@@ -15,7 +15,16 @@ export type ReservationEvent =
 export type ReservationState = { ownerId: string | null };
 
 export type ReservationCommand =
-  | { type: 'Reserve'; kind: string; value: string; ownerId: string; conflictMessage: string; conflictCode: string }
+  | {
+      type: 'Reserve';
+      kind: string;
+      value: string;
+      ownerId: string;
+      conflictMessage: string;
+      conflictCode: string;
+      /** Claims the value even though this owner holds it: the handler found that owner abandoned it. */
+      takeOverFrom?: string;
+    }
   | { type: 'Release'; kind: string; value: string; ownerId: string };
 
 export const reservationDecider: Decider<ReservationCommand, ReservationEvent, ReservationState> = {
@@ -25,7 +34,7 @@ export const reservationDecider: Decider<ReservationCommand, ReservationEvent, R
     const { kind, value, ownerId } = command;
     if (command.type === 'Reserve') {
       if (state.ownerId === ownerId) return [];
-      if (state.ownerId !== null) throw new ConflictError(command.conflictMessage, command.conflictCode);
+      if (state.ownerId !== null && state.ownerId !== command.takeOverFrom) throw new ConflictError(command.conflictMessage, command.conflictCode);
       return [{ type: 'ValueReserved', data: { kind, value, ownerId } }];
     }
     if (state.ownerId !== ownerId) return [];

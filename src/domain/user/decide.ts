@@ -1,22 +1,96 @@
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import type { Decider } from '../shared/decider';
-import { type Role, type UserEvent, type UserProfile, type UserState, evolve, initialState } from './user';
+import {
+  type NotificationPreferences,
+  type Role,
+  type UserDetails,
+  type UserEvent,
+  type UserProfile,
+  type UserState,
+  evolve,
+  initialState,
+} from './user';
+
+export interface UserChanges extends Partial<UserDetails> {
+  role?: Role;
+  isActive?: boolean;
+  /** Already hashed by the handler; absent keeps the current password. */
+  passwordHash?: string;
+}
 
 export type UserCommand =
-  | { type: 'CreateUser'; userId: string; profile: UserProfile; role: Role; isActive: boolean; passwordHash: string }
-  | { type: 'RecordSignIn'; userId: string };
+  | { type: 'RegisterUser'; userId: string; profile: UserProfile; passwordHash: string }
+  | { type: 'CreateUser'; userId: string; profile: UserProfile; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null }
+  | { type: 'UpdateUser'; userId: string; actorId: string; changes: UserChanges }
+  | { type: 'DeleteUser'; userId: string; actorId: string }
+  | { type: 'RecordSignIn'; userId: string }
+  | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences };
+
+type Existing = Extract<UserState, { status: 'active' | 'inactive' }>;
+
+function existing(state: UserState): Existing {
+  if (state.status === 'none' || state.status === 'deleted') throw new NotFoundError('User');
+  return state;
+}
+
+const DETAIL_FIELDS = ['username', 'email', 'firstName', 'lastName', 'telegramUsername'] as const;
+
+function updateUser(command: Extract<UserCommand, { type: 'UpdateUser' }>, state: UserState): UserEvent[] {
+  const user = existing(state);
+  const { userId, actorId, changes } = command;
+  const self = userId === actorId;
+  // An admin who demoted or deactivated themselves could leave the desk with no admin at all.
+  if (self && changes.role !== undefined && changes.role !== user.role) throw new ForbiddenError('You cannot change your own role', 'CANNOT_CHANGE_OWN_ROLE');
+  if (self && changes.isActive === false) throw new ForbiddenError('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
+
+  const events: UserEvent[] = [];
+  const changed: Partial<UserDetails> = {};
+  const previous: Partial<UserDetails> = {};
+  for (const field of DETAIL_FIELDS) {
+    const value = changes[field];
+    if (value === undefined || value === user[field]) continue;
+    Object.assign(changed, { [field]: value });
+    Object.assign(previous, { [field]: user[field] });
+  }
+  if (Object.keys(changed).length > 0) events.push({ type: 'UserDetailsUpdated', data: { userId, changes: changed, previous } });
+  if (changes.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { userId, passwordHash: changes.passwordHash, endsSessions: !self } });
+  if (changes.role !== undefined && changes.role !== user.role) events.push({ type: 'UserRoleChanged', data: { userId, from: user.role, to: changes.role } });
+  if (changes.isActive === true && user.status === 'inactive') events.push({ type: 'UserActivated', data: { userId } });
+  if (changes.isActive === false && user.status === 'active') events.push({ type: 'UserDeactivated', data: { userId } });
+  return events;
+}
 
 export function decide(command: UserCommand, state: UserState): UserEvent[] {
   switch (command.type) {
+    case 'RegisterUser': {
+      if (state.status !== 'none') throw new ConflictError('User already exists', 'USER_EXISTS');
+      const { userId, profile, passwordHash } = command;
+      return [{ type: 'UserRegistered', data: { userId, ...profile, passwordHash } }];
+    }
     case 'CreateUser': {
       if (state.status !== 'none') throw new ConflictError('User already exists', 'USER_EXISTS');
-      const { userId, profile, role, isActive, passwordHash } = command;
-      return [{ type: 'UserCreated', data: { userId, ...profile, role, isActive, passwordHash } }];
+      const { userId, profile, role, isActive, passwordHash, telegramUsername } = command;
+      return [{ type: 'UserCreated', data: { userId, ...profile, role, isActive, passwordHash, telegramUsername: telegramUsername ?? null } }];
     }
-    case 'RecordSignIn':
-      if (state.status === 'none') throw new NotFoundError('User');
-      if (state.status === 'inactive') throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
+    case 'UpdateUser':
+      return updateUser(command, state);
+    case 'DeleteUser': {
+      const user = existing(state);
+      if (command.userId === command.actorId) throw new ForbiddenError('Cannot delete your own account', 'CANNOT_DELETE_SELF');
+      return [{ type: 'UserDeleted', data: { userId: command.userId, username: user.username, email: user.email } }];
+    }
+    case 'RecordSignIn': {
+      const user = existing(state);
+      if (user.status === 'inactive') throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
       return [{ type: 'UserSignedIn', data: { userId: command.userId } }];
+    }
+    case 'SetNotificationPreferences': {
+      const user = existing(state);
+      const current = user.notificationPreferences;
+      const next = command.preferences;
+      if (current.newTickets === next.newTickets && current.ticketUpdates === next.ticketUpdates && current.browserNotifications === next.browserNotifications) return [];
+      return [{ type: 'NotificationPreferencesSet', data: { userId: command.userId, ...next } }];
+    }
   }
 }
 

@@ -12,14 +12,42 @@ export interface UserProfile {
   lastName: string;
 }
 
+export interface NotificationPreferences {
+  newTickets: boolean;
+  ticketUpdates: boolean;
+  browserNotifications: boolean;
+}
+
+/** spec.md section 9: notification toggles start off. */
+export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = { newTickets: false, ticketUpdates: false, browserNotifications: false };
+
+export type UserDetails = UserProfile & { telegramUsername: string | null };
+
 export type UserEvent =
   | DomainEvent<'UserRegistered', { userId: string; passwordHash: string } & UserProfile>
-  | DomainEvent<'UserCreated', { userId: string; role: Role; isActive: boolean; passwordHash: string } & UserProfile>
-  | DomainEvent<'UserSignedIn', { userId: string }>;
+  | DomainEvent<'UserCreated', { userId: string; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null } & UserProfile>
+  /** Only the fields that changed, each with its earlier value, so an auditor sees before and after. */
+  | DomainEvent<'UserDetailsUpdated', { userId: string; changes: Partial<UserDetails>; previous: Partial<UserDetails> }>
+  /** `endsSessions` is false when users change their own password: the session they used survives. */
+  | DomainEvent<'UserPasswordChanged', { userId: string; passwordHash: string; endsSessions: boolean }>
+  | DomainEvent<'UserRoleChanged', { userId: string; from: Role; to: Role }>
+  | DomainEvent<'UserActivated', { userId: string }>
+  | DomainEvent<'UserDeactivated', { userId: string }>
+  | DomainEvent<'UserDeleted', { userId: string; username: string; email: string }>
+  | DomainEvent<'UserSignedIn', { userId: string }>
+  | DomainEvent<'NotificationPreferencesSet', { userId: string } & NotificationPreferences>;
+
+interface ExistingUser extends UserDetails {
+  userId: string;
+  role: Role;
+  passwordHash: string;
+  notificationPreferences: NotificationPreferences;
+}
 
 export type UserState =
   | { status: 'none' }
-  | ({ status: 'active' | 'inactive'; userId: string; role: Role; passwordHash: string } & UserProfile);
+  | ({ status: 'active' | 'inactive' } & ExistingUser)
+  | { status: 'deleted'; userId: string };
 
 export const initialState: UserState = { status: 'none' };
 
@@ -27,13 +55,40 @@ export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserRegistered': {
       const { userId, passwordHash, ...profile } = event.data;
-      return { status: 'active', userId, role: 'customer', passwordHash, ...profile };
+      return { status: 'active', userId, role: 'customer', passwordHash, telegramUsername: null, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, ...profile };
     }
     case 'UserCreated': {
-      const { userId, passwordHash, role, isActive, ...profile } = event.data;
-      return { status: isActive ? 'active' : 'inactive', userId, role, passwordHash, ...profile };
+      const { userId, passwordHash, role, isActive, telegramUsername, ...profile } = event.data;
+      return {
+        status: isActive ? 'active' : 'inactive',
+        userId,
+        role,
+        passwordHash,
+        telegramUsername: telegramUsername ?? null,
+        notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+        ...profile,
+      };
     }
+    case 'UserDeleted':
+      return { status: 'deleted', userId: event.data.userId };
     case 'UserSignedIn':
       return state;
+  }
+  if (state.status !== 'active' && state.status !== 'inactive') return state;
+  switch (event.type) {
+    case 'UserDetailsUpdated':
+      return { ...state, ...event.data.changes };
+    case 'UserPasswordChanged':
+      return { ...state, passwordHash: event.data.passwordHash };
+    case 'UserRoleChanged':
+      return { ...state, role: event.data.to };
+    case 'UserActivated':
+      return { ...state, status: 'active' };
+    case 'UserDeactivated':
+      return { ...state, status: 'inactive' };
+    case 'NotificationPreferencesSet': {
+      const { userId: _userId, ...preferences } = event.data;
+      return { ...state, notificationPreferences: preferences };
+    }
   }
 }

@@ -1,0 +1,67 @@
+import { UnauthorizedError } from '../shared/errors';
+import { type SessionCommand, decide } from './decide';
+import { type SessionEvent, evolve, initialState } from './session';
+
+const given = (events: SessionEvent[]) => ({
+  when: (command: SessionCommand) => {
+    const state = events.reduce(evolve, initialState);
+    return {
+      then: (expected: SessionEvent[]) => expect(decide(command, state)).toEqual(expected),
+      thenThrows: (code: string) => {
+        let thrown: unknown;
+        try {
+          decide(command, state);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(UnauthorizedError);
+        expect((thrown as UnauthorizedError).code).toBe(code);
+      },
+    };
+  },
+});
+
+const NOW = '2026-11-21T10:00:00.000Z';
+const IN_A_WEEK = '2026-11-28T10:00:00.000Z';
+const STARTED: SessionEvent = { type: 'SessionStarted', data: { sessionId: 's1', userId: 'u1', tokenHash: 'h1', expiresAt: IN_A_WEEK, ip: '127.0.0.1', userAgent: 'jest' } };
+const ROTATED: SessionEvent = { type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'h2', expiresAt: IN_A_WEEK } };
+const rotate = (presentedHash: string, now = NOW): SessionCommand => ({ type: 'RotateRefreshToken', sessionId: 's1', presentedHash, newHash: 'next', expiresAt: IN_A_WEEK, now });
+
+describe('Session (refresh-token family)', () => {
+  describe('when open', () => {
+    it('then the current token is spent for a new one', () =>
+      given([STARTED]).when(rotate('h1')).then([{ type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'next', expiresAt: IN_A_WEEK } }]));
+
+    it('then a token that was already spent ends the whole family', () =>
+      given([STARTED, ROTATED]).when(rotate('h1')).then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'refresh_token_reused' } }]));
+
+    it('then an unknown token is refused and changes nothing', () => given([STARTED, ROTATED]).when(rotate('forged')).thenThrows('INVALID_REFRESH_TOKEN'));
+
+    it('then an expired token is refused', () => given([STARTED]).when(rotate('h1', '2026-11-28T10:00:00.001Z')).thenThrows('SESSION_EXPIRED'));
+
+    it('then logout ends it', () =>
+      given([STARTED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]));
+
+    it('then logout with a refresh token needs one of the family', () => {
+      given([STARTED, ROTATED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'forged' }).thenThrows('INVALID_REFRESH_TOKEN');
+      given([STARTED, ROTATED])
+        .when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'h2' })
+        .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]);
+    });
+  });
+
+  describe('when ended', () => {
+    const ENDED: SessionEvent = { type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } };
+
+    it('then even its last token is refused', () => given([STARTED, ROTATED, ENDED]).when(rotate('h2')).thenThrows('SESSION_ENDED'));
+
+    it('then ending it again records nothing', () => given([STARTED, ENDED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).then([]));
+  });
+
+  describe('when it never existed', () => {
+    it('then rotation and logout are refused', () => {
+      given([]).when(rotate('h1')).thenThrows('INVALID_REFRESH_TOKEN');
+      given([]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).thenThrows('INVALID_REFRESH_TOKEN');
+    });
+  });
+});

@@ -1,0 +1,118 @@
+import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
+import { type UserCommand, decide } from './decide';
+import { DEFAULT_NOTIFICATION_PREFERENCES, type UserEvent, evolve, initialState } from './user';
+
+const given = (events: UserEvent[]) => ({
+  when: (command: UserCommand) => {
+    const state = events.reduce(evolve, initialState);
+    return {
+      then: (expected: UserEvent[]) => expect(decide(command, state)).toEqual(expected),
+      thenThrows: (error: new (...args: never[]) => Error, message?: string) => {
+        expect(() => decide(command, state)).toThrow(error);
+        if (message) expect(() => decide(command, state)).toThrow(message);
+      },
+    };
+  },
+});
+
+const ADA = { username: 'ada', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' };
+const REGISTERED: UserEvent = { type: 'UserRegistered', data: { userId: 'u1', ...ADA, passwordHash: 'hash-1' } };
+const AGENT_CREATED: UserEvent = { type: 'UserCreated', data: { userId: 'u2', ...ADA, role: 'agent', isActive: true, passwordHash: 'hash-2', telegramUsername: null } };
+const ADMIN_ID = 'admin-1';
+
+describe('User', () => {
+  describe('when nobody is registered yet', () => {
+    it('then a registration records a customer with the hash it was given', () =>
+      given([]).when({ type: 'RegisterUser', userId: 'u1', profile: ADA, passwordHash: 'hash-1' }).then([REGISTERED]));
+
+    it('then an admin may create a user of any role, inactive if asked', () =>
+      given([])
+        .when({ type: 'CreateUser', userId: 'u2', profile: ADA, role: 'admin', isActive: false, passwordHash: 'h' })
+        .then([{ type: 'UserCreated', data: { userId: 'u2', ...ADA, role: 'admin', isActive: false, passwordHash: 'h', telegramUsername: null } }]));
+
+    it('then every other command finds no user', () => {
+      given([]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } }).thenThrows(NotFoundError);
+      given([]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
+      given([]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
+    });
+  });
+
+  describe('when registered', () => {
+    it('then registering the same id again is a conflict', () =>
+      given([REGISTERED]).when({ type: 'RegisterUser', userId: 'u1', profile: ADA, passwordHash: 'h' }).thenThrows(ConflictError));
+
+    it('then an update records only the fields that changed, with their earlier values', () =>
+      given([REGISTERED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'Augusta', lastName: 'Lovelace', email: 'augusta@example.com' } })
+        .then([
+          {
+            type: 'UserDetailsUpdated',
+            data: { userId: 'u1', changes: { firstName: 'Augusta', email: 'augusta@example.com' }, previous: { firstName: 'Ada', email: 'ada@example.com' } },
+          },
+        ]));
+
+    it('then an update that changes nothing records nothing', () =>
+      given([REGISTERED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { ...ADA, role: 'customer', isActive: true } }).then([]));
+
+    it("then an admin's new password ends the user's sessions, role and status changes are their own facts", () =>
+      given([REGISTERED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { passwordHash: 'hash-2', role: 'agent', isActive: false } })
+        .then([
+          { type: 'UserPasswordChanged', data: { userId: 'u1', passwordHash: 'hash-2', endsSessions: true } },
+          { type: 'UserRoleChanged', data: { userId: 'u1', from: 'customer', to: 'agent' } },
+          { type: 'UserDeactivated', data: { userId: 'u1' } },
+        ]));
+
+    it('then sign-in is recorded (it gives lastLogin)', () => given([REGISTERED]).when({ type: 'RecordSignIn', userId: 'u1' }).then([{ type: 'UserSignedIn', data: { userId: 'u1' } }]));
+
+    it('then notification preferences are recorded only when they change', () => {
+      given([REGISTERED]).when({ type: 'SetNotificationPreferences', userId: 'u1', preferences: DEFAULT_NOTIFICATION_PREFERENCES }).then([]);
+      given([REGISTERED])
+        .when({ type: 'SetNotificationPreferences', userId: 'u1', preferences: { newTickets: true, ticketUpdates: false, browserNotifications: true } })
+        .then([{ type: 'NotificationPreferencesSet', data: { userId: 'u1', newTickets: true, ticketUpdates: false, browserNotifications: true } }]);
+    });
+
+    it('then an admin deletes it, keeping who it was for the audit trail', () =>
+      given([REGISTERED]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).then([{ type: 'UserDeleted', data: { userId: 'u1', username: 'ada', email: 'ada@example.com' } }]));
+  });
+
+  describe('when users act on themselves', () => {
+    it('then nobody can change their own role', () =>
+      given([AGENT_CREATED]).when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { role: 'admin' } }).thenThrows(ForbiddenError, 'You cannot change your own role'));
+
+    it('then nobody can deactivate themselves', () =>
+      given([AGENT_CREATED]).when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { isActive: false } }).thenThrows(ForbiddenError));
+
+    it('then nobody can delete their own account', () =>
+      given([AGENT_CREATED]).when({ type: 'DeleteUser', userId: 'u2', actorId: 'u2' }).thenThrows(ForbiddenError, 'Cannot delete your own account'));
+
+    it('then changing their own password keeps their sessions', () =>
+      given([AGENT_CREATED])
+        .when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { passwordHash: 'new', role: 'agent' } })
+        .then([{ type: 'UserPasswordChanged', data: { userId: 'u2', passwordHash: 'new', endsSessions: false } }]));
+  });
+
+  describe('when deactivated', () => {
+    const DEACTIVATED: UserEvent = { type: 'UserDeactivated', data: { userId: 'u1' } };
+
+    it('then sign-in is refused with 403', () => given([REGISTERED, DEACTIVATED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(ForbiddenError, 'This account has been deactivated'));
+
+    it('then deactivating again records nothing and activating records it', () => {
+      given([REGISTERED, DEACTIVATED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: false } }).then([]);
+      given([REGISTERED, DEACTIVATED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: true } }).then([{ type: 'UserActivated', data: { userId: 'u1' } }]);
+    });
+  });
+
+  describe('when deleted', () => {
+    const DELETED: UserEvent = { type: 'UserDeleted', data: { userId: 'u1', username: 'ada', email: 'ada@example.com' } };
+
+    it('then it is gone for every command', () => {
+      given([REGISTERED, DELETED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } }).thenThrows(NotFoundError);
+      given([REGISTERED, DELETED]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
+      given([REGISTERED, DELETED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
+    });
+
+    it('then its id can never be registered again', () =>
+      given([REGISTERED, DELETED]).when({ type: 'RegisterUser', userId: 'u1', profile: ADA, passwordHash: 'h' }).thenThrows(ConflictError));
+  });
+});
