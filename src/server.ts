@@ -34,7 +34,8 @@ export interface ServerOptions {
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const { events, readStore, queue } = await createAdapters(config);
+  const adapters = await createAdapters(config);
+  const { events, readStore, queue, limiters } = adapters;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
@@ -47,6 +48,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     events,
     readStore,
     queue,
+    limiters,
     projections,
     logger,
     jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
@@ -74,9 +76,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       await projections.stop();
       await stopWorkers();
-      await queue.close();
-      await events.close();
-      await readStore.close();
+      await adapters.close();
     })());
   return { url, deps, firstAdmin, close };
 }

@@ -11,7 +11,8 @@ import { ProjectionRunner } from '../projections/runner';
  */
 async function main() {
   const config = loadConfig();
-  const { events, readStore, queue } = await createAdapters(config);
+  const adapters = await createAdapters(config);
+  const { events, readStore } = adapters;
   const head = await events.headPosition();
   console.log(`Rebuilding ${allProjections.length} read models (${allProjections.map((p) => p.name).join(', ')}) into ${readStore.kind} from ${events.kind}`);
   const bar = new SingleBar({ format: ' {bar} {percentage}% | position {value}/{total} | {events} events', hideCursor: true }, Presets.shades_classic);
@@ -28,9 +29,7 @@ async function main() {
   for (const projection of allProjections) {
     for (const name of projection.collections) console.log(`  ${name}: ${await readStore.collection(name).count()} documents`);
   }
-  await queue.close();
-  await events.close();
-  await readStore.close();
+  await adapters.close();
 }
 
 main().catch((error: unknown) => {

@@ -7,17 +7,33 @@ import { SqliteEventStore } from './eventstore/sqlite';
 import { BullMqQueue } from './queue/bullmq';
 import { InlineQueue } from './queue/inline';
 import type { Queue } from './queue/port';
+import { type RateLimiterFactory, memoryRateLimiters, redisRateLimiters } from './ratelimit';
 import { MemoryReadStore } from './readstore/memory';
 import { MongoReadStore } from './readstore/mongodb';
 import type { ReadStore } from './readstore/port';
 
+export interface Adapters {
+  events: EventStore;
+  readStore: ReadStore;
+  queue: Queue;
+  limiters: RateLimiterFactory;
+  close(): Promise<void>;
+}
+
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
-export async function createAdapters(config: Config): Promise<{ events: EventStore; readStore: ReadStore; queue: Queue }> {
+export async function createAdapters(config: Config): Promise<Adapters> {
   mkdirSync(config.DATA_DIR, { recursive: true });
   const events = config.EVENTSTORE_URL
     ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
     : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
   const queue = config.REDIS_URL ? new BullMqQueue({ url: config.REDIS_URL }) : new InlineQueue();
-  return { events, readStore, queue };
+  const limiters = config.REDIS_URL ? redisRateLimiters(config.REDIS_URL) : memoryRateLimiters();
+  const close = async () => {
+    await queue.close();
+    await events.close();
+    await readStore.close();
+    await limiters.close();
+  };
+  return { events, readStore, queue, limiters, close };
 }

@@ -47,7 +47,9 @@ export class ProjectionRunner {
   private flushTimer: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private live = false;
   private processed = 0;
+  private readonly listeners = new Set<(event: RecordedEvent) => void>();
 
   constructor(
     private readonly events: EventStore,
@@ -69,9 +71,21 @@ export class ProjectionRunner {
   /** Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then tails live. */
   async start(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     this.stopped = false;
+    this.live = false;
     await this.loadCheckpoints();
     await this.catchUp(onProgress);
+    this.live = true;
     this.subscribe();
+  }
+
+  /**
+   * Calls `listener` with each live event once the read models include it (never for the history
+   * replayed at start), so a push can read fresh views. At least once: a resumed subscription may
+   * repeat an event. Returns the unsubscribe function.
+   */
+  onApplied(listener: (event: RecordedEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Drops every read model and replays the whole log into it. */
@@ -169,6 +183,14 @@ export class ProjectionRunner {
     this.processed++;
     this.scheduleFlush();
     this.release();
+    if (!this.live) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.options.onError?.(error, event);
+      }
+    }
   }
 
   private release(): void {

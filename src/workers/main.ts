@@ -8,14 +8,13 @@ async function main() {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL });
   if (!config.REDIS_URL) logger.warn('REDIS_URL is not set: this process only sees jobs it adds itself');
-  const { events, readStore, queue } = await createAdapters(config);
+  const adapters = await createAdapters(config);
+  const { events, readStore, queue } = adapters;
   const stopWorkers = await startWorkers({ config, events, readStore, queue, logger });
   logger.info('workers running');
   const shutdown = async () => {
     await stopWorkers();
-    await queue.close();
-    await events.close();
-    await readStore.close();
+    await adapters.close();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown());
