@@ -8,8 +8,9 @@ import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { identityRoutes } from './identity/routes';
+import { userRoutes } from './users/routes';
 
-const routeModules = [healthRoutes, identityRoutes, categoryRoutes];
+const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {

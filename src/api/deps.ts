@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import type { EventStore } from '../platform/eventstore/port';
 import type { Queue } from '../platform/queue/port';
+import type { RateLimiterFactory } from '../platform/ratelimit';
 import type { ReadStore } from '../platform/readstore/port';
 import type { ProjectionRunner } from '../projections/runner';
 
@@ -11,6 +12,7 @@ export interface AppDeps {
   events: EventStore;
   readStore: ReadStore;
   queue: Queue;
+  limiters: RateLimiterFactory;
   projections: ProjectionRunner;
   logger: Logger;
   jwtSecret: string;

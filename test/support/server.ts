@@ -9,8 +9,10 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' 
 
 export interface TestServer extends RunningServer {
   dataDir: string;
-  request(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
+  request(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
   login(email?: string, password?: string): Promise<string>;
+  /** Signs in and returns the whole answer: user, access token and refresh token. */
+  signIn(email?: string, password?: string): Promise<{ user: { _id: string; role: string }; accessToken: string; refreshToken: string }>;
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -43,17 +45,24 @@ export async function startTestServer(options: { dataDir?: string; env?: Record<
     } catch {
       // not JSON: keep the text
     }
-    return { status: response.status, body: parsed };
+    // Headers are not enumerable, so whole-response equality in tests compares status and body.
+    return Object.defineProperty({ status: response.status, body: parsed }, 'headers', { value: response.headers, enumerable: false }) as {
+      status: number;
+      body: unknown;
+      headers: Headers;
+    };
+  };
+  const signIn: TestServer['signIn'] = async (email = ADMIN.email, password = ADMIN.password) => {
+    const { status, body } = await request('POST', '/api/auth/login', { body: { email, password } });
+    if (status !== 200) throw new Error(`login failed: ${status} ${JSON.stringify(body)}`);
+    return body;
   };
   return {
     ...server,
     dataDir,
     request,
-    async login(email = ADMIN.email, password = ADMIN.password) {
-      const { status, body } = await request('POST', '/api/auth/login', { body: { email, password } });
-      if (status !== 200) throw new Error(`login failed: ${status} ${JSON.stringify(body)}`);
-      return body.accessToken as string;
-    },
+    signIn,
+    login: async (email = ADMIN.email, password = ADMIN.password) => (await signIn(email, password)).accessToken,
     async stop({ keepData = false } = {}) {
       await server.close();
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });

@@ -4,10 +4,10 @@ import { categoryStream } from '../../domain/category/category';
 import { categoryDecider } from '../../domain/category/decide';
 import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
 import { NotFoundError } from '../../domain/shared/errors';
-import { type CommandContext, handleCommand } from '../../platform/commands';
+import { handleCommand } from '../../platform/commands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import type { AppDeps } from '../deps';
-import { currentUser, requireRole } from '../http/auth';
+import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 
 const listQuery = z.object({ includeInactive: z.enum(['true', 'false']).optional() });
@@ -16,10 +16,7 @@ export const toCategory = ({ _revision: _r, ...category }: CategoryView) => cate
 
 export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
   const categories = () => deps.readStore.collection<CategoryView>(CATEGORIES);
-  const context = (req: Parameters<typeof currentUser>[0]): CommandContext => {
-    const user = currentUser(req);
-    return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock() };
-  };
+  const context = (req: Parameters<typeof currentUser>[0]) => commandContext(deps, req);
   const load = async (id: string) => {
     const category = await categories().findOne({ _id: id });
     if (!category) throw new NotFoundError('Category');

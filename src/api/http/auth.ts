@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { Role } from '../../domain/user/user';
 import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
+import type { CommandContext } from '../../platform/commands';
+import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
 
@@ -15,18 +18,23 @@ export interface AuthUser {
   username: string;
   firstName: string;
   lastName: string;
+  /** The sign-in (refresh-token family) this access token belongs to. */
+  sessionId: string;
 }
 
 declare module 'express-serve-static-core' {
   interface Request {
     user?: AuthUser;
+    /** Why the presented token was refused; public routes ignore it, guarded routes answer with it. */
+    authError?: UnauthorizedError;
   }
 }
 
-export function signAccessToken(secret: string, user: { _id: string; role: Role }): string {
-  return jwt.sign({ role: user.role, typ: 'access' }, secret, {
+export function signAccessToken(secret: string, user: { _id: string; role: Role }, sessionId: string): string {
+  return jwt.sign({ role: user.role, typ: 'access', sid: sessionId }, secret, {
     algorithm: 'HS256',
     subject: user._id,
+    jwtid: randomUUID(),
     issuer: TOKEN_ISSUER,
     audience: TOKEN_AUDIENCE,
     expiresIn: ACCESS_TOKEN_SECONDS,
@@ -34,8 +42,9 @@ export function signAccessToken(secret: string, user: { _id: string; role: Role 
 }
 
 /**
- * Verifies an access token and loads its user from the read model on every call, so that a
- * deactivated or deleted user is refused at once and a role change holds from the next call.
+ * Verifies an access token and loads its user and session from the read models on every call, so
+ * that a deactivated or deleted user, a logout or a revoked family is refused at once, and a role
+ * change holds from the next call.
  */
 export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readStore'>, token: string): Promise<AuthUser> {
   let claims: jwt.JwtPayload;
@@ -47,18 +56,35 @@ export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readS
     const expired = error instanceof jwt.TokenExpiredError;
     throw new UnauthorizedError(expired ? 'Your session has expired' : 'Invalid token', expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN');
   }
-  if (claims.typ !== 'access' || typeof claims.sub !== 'string') throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
-  const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: claims.sub });
-  if (!user) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  const [user, session] = await Promise.all([
+    deps.readStore.collection<UserView>(USERS).findOne({ _id: claims.sub }),
+    deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: claims.sid }),
+  ]);
+  if (!user || !session || session.userId !== user._id) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
-  return { id: user._id, role: user.role, username: user.username, firstName: user.firstName, lastName: user.lastName };
+  if (session.endedAt !== null || session.startedPosition <= user.sessionsValidAfter) throw new UnauthorizedError('Your session has ended; please sign in again', 'SESSION_ENDED');
+  return { id: user._id, role: user.role, username: user.username, firstName: user.firstName, lastName: user.lastName, sessionId: session._id };
 }
 
+/**
+ * Reads the bearer token when one is sent. A refused token does not fail the request here: public
+ * routes (sign-in, refresh, health) must still work for a client holding an expired token.
+ */
 export const authenticate =
   (deps: Pick<AppDeps, 'jwtSecret' | 'readStore'>): RequestHandler =>
   async (req, _res, next) => {
     const header = req.headers.authorization;
-    if (header?.startsWith('Bearer ')) req.user = await authenticateToken(deps, header.slice('Bearer '.length).trim());
+    if (header !== undefined) {
+      const [scheme, token, ...rest] = header.trim().split(/\s+/);
+      try {
+        if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
+        req.user = await authenticateToken(deps, token);
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError)) throw error;
+        req.authError = error;
+      }
+    }
     next();
   };
 
@@ -66,12 +92,18 @@ export const authenticate =
 export const requireRole =
   (...roles: Role[]): RequestHandler =>
   (req, _res, next) => {
-    if (!req.user) throw new UnauthorizedError();
+    if (!req.user) throw req.authError ?? new UnauthorizedError();
     if (roles.length > 0 && !roles.includes(req.user.role)) throw new ForbiddenError();
     next();
   };
 
 export function currentUser(req: Request): AuthUser {
-  if (!req.user) throw new UnauthorizedError();
+  if (!req.user) throw req.authError ?? new UnauthorizedError();
   return req.user;
+}
+
+/** The command context of a signed-in request: who acts, from where, and when. */
+export function commandContext(deps: Pick<AppDeps, 'clock'>, req: Request): CommandContext {
+  const user = currentUser(req);
+  return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock() };
 }

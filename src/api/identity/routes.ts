@@ -1,36 +1,89 @@
-import { Router } from 'express';
-import { z } from 'zod';
-import { ForbiddenError } from '../../domain/shared/errors';
+import type { Request, Router } from 'express';
+import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
 import { userDecider } from '../../domain/user/decide';
+import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '../../domain/user/schema';
 import { userStream } from '../../domain/user/user';
 import { handleCommand } from '../../platform/commands';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../deps';
-import { currentUser, requireRole, signAccessToken } from '../http/auth';
+import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { verifyCredentials } from './service';
+import { registerUser, verifyCredentials } from './service';
+import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from './sessions';
+import { LoginThrottle } from './throttle';
 
-const loginSchema = z
-  .object({
-    email: z.string({ message: 'Email is required' }).trim().min(1, 'Email is required').max(254),
-    password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(1024),
-  })
-  .strict();
+const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
 
 export const identityRoutes = (deps: AppDeps) => (router: Router) => {
+  const throttle = new LoginThrottle(deps.limiters);
+  const users = () => deps.readStore.collection<UserView>(USERS);
+  const loadUser = async (userId: string) => {
+    const user = await users().findOne({ _id: userId });
+    if (!user) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+    return user;
+  };
+
+  router.post('/auth/register', async (req, res) => {
+    const registration = parse(registerSchema, req.body);
+    const user = await registerUser(deps, registration, (userId) => ({ actor: { userId, role: 'customer', platform: 'web' }, now: deps.clock() }));
+    const tokens = await startSession(deps, user, clientOf(req));
+    res.status(201).json({ user: publicUser(user), ...tokens });
+  });
+
   router.post('/auth/login', async (req, res) => {
     const { email, password } = parse(loginSchema, req.body);
-    const user = await verifyCredentials(deps, email, password);
+    const ip = req.ip ?? 'unknown';
+    await throttle.check(email, ip);
+    let user: UserView;
+    try {
+      user = await verifyCredentials(deps, email, password);
+    } catch (error) {
+      if (error instanceof UnauthorizedError) await throttle.recordFailure(email, ip);
+      throw error;
+    }
+    await throttle.recordSuccess(email, ip);
     if (!user.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
     const actor = { userId: user._id, role: user.role, platform: 'web' as const };
-    const result = await handleCommand(deps.events, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, { actor, now: deps.clock() });
-    await deps.projections.waitFor(result.position);
-    const fresh = (await deps.readStore.collection<UserView>(USERS).findOne({ _id: user._id })) ?? user;
-    res.json({ user: publicUser(fresh), accessToken: signAccessToken(deps.jwtSecret, fresh) });
+    const signedIn = await handleCommand(deps.events, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, { actor, now: deps.clock() });
+    await deps.projections.waitFor(signedIn.position);
+    const fresh = (await users().findOne({ _id: user._id })) ?? user;
+    const tokens = await startSession(deps, fresh, clientOf(req));
+    res.json({ user: publicUser(fresh), ...tokens });
+  });
+
+  router.post('/auth/refresh', async (req, res) => {
+    const { refreshToken } = parse(refreshSchema, req.body);
+    res.json(await refreshSession(deps, refreshToken));
+  });
+
+  /** Ends the session of the refresh token sent, or else of the access token used. */
+  router.post('/auth/logout', async (req, res) => {
+    const { refreshToken } = parse(logoutSchema, req.body);
+    if (refreshToken !== undefined) {
+      await endSessionOfRefreshToken(deps, refreshToken);
+    } else {
+      const user = currentUser(req);
+      await endSession(deps, user.sessionId, 'logout', { userId: user.id, role: user.role, platform: 'web' });
+    }
+    res.status(204).end();
   });
 
   router.get('/auth/profile', requireRole(), async (req, res) => {
-    const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: currentUser(req).id });
-    res.json({ user: user ? publicUser(user) : null });
+    res.json({ user: publicUser(await loadUser(currentUser(req).id)) });
+  });
+
+  router.get('/auth/notifications/preferences', requireRole('agent', 'admin'), async (req, res) => {
+    const user = await loadUser(currentUser(req).id);
+    res.json({ notificationPreferences: user.notificationPreferences });
+  });
+
+  router.put('/auth/notifications/preferences', requireRole('agent', 'admin'), async (req, res) => {
+    const changes = parse(notificationPreferencesSchema, req.body);
+    const userId = currentUser(req).id;
+    const current = (await loadUser(userId)).notificationPreferences;
+    const preferences = { ...current, ...changes };
+    const result = await handleCommand(deps.events, userStream(userId), userDecider, { type: 'SetNotificationPreferences', userId, preferences }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+    res.json({ notificationPreferences: (await loadUser(userId)).notificationPreferences });
   });
 };

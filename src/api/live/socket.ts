@@ -1,10 +1,21 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
+import type { SessionEvent } from '../../domain/session/session';
 import { DomainError } from '../../domain/shared/errors';
+import type { UserEvent } from '../../domain/user/user';
+import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
-import { authenticateToken } from '../http/auth';
+import { type AuthUser, authenticateToken } from '../http/auth';
 
-/** The live channel of API.md: same origin, authenticated with the access token at the handshake. */
+const userRoom = (userId: string) => `user:${userId}`;
+const roleRoom = (role: string) => `role:${role}`;
+const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+
+/**
+ * The live channel of API.md: same origin, authenticated with the access token at the handshake.
+ * Every API process tails the log through its projection runner and acts on its own sockets only
+ * (`io.local`), so the same code holds with one process or many behind the Redis adapter.
+ */
 export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server {
   const io = new Server(httpServer, { path: '/socket.io', serveClient: false });
   io.use(async (socket, next) => {
@@ -18,8 +29,39 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
     }
   });
   io.on('connection', (socket) => {
-    const user = socket.data.user as { id: string; role: string };
-    void socket.join([`user:${user.id}`, `role:${user.role}`]);
+    const user = socket.data.user as AuthUser;
+    void socket.join([userRoom(user.id), roleRoom(user.role), sessionRoom(user.sessionId)]);
   });
+
+  // Access already granted must end with the access itself: a socket does not outlive its session.
+  const endLive = (room: string, reason: string) => {
+    io.local.in(room).emit('session_ended', { reason });
+    io.local.in(room).disconnectSockets(true);
+  };
+  const stopListening = deps.projections.onApplied((recorded: RecordedEvent) => {
+    const event = recorded as unknown as RecordedEvent & (UserEvent | SessionEvent);
+    switch (event.type) {
+      case 'UserDeactivated':
+        return endLive(userRoom(event.data.userId), 'account_deactivated');
+      case 'UserDeleted':
+        return endLive(userRoom(event.data.userId), 'account_deleted');
+      case 'UserPasswordChanged':
+        if (event.data.endsSessions) endLive(userRoom(event.data.userId), 'password_changed');
+        return;
+      case 'SessionEnded':
+        return endLive(sessionRoom(event.data.sessionId), event.data.reason);
+      case 'UserRoleChanged':
+        // Rooms and permissions follow the new role from the next message on.
+        for (const socket of io.of('/').sockets.values()) {
+          const user = socket.data.user as AuthUser;
+          if (user.id !== event.data.userId) continue;
+          socket.data.user = { ...user, role: event.data.to };
+          void socket.leave(roleRoom(event.data.from));
+          void socket.join(roleRoom(event.data.to));
+        }
+        return;
+    }
+  });
+  httpServer.once('close', stopListening);
   return io;
 }
