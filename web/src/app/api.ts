@@ -1,5 +1,5 @@
 import { type BaseQueryFn, type FetchArgs, type FetchBaseQueryError, createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
-import { tokens } from '../lib/tokens';
+import { refreshTokens, tokens } from '../lib/tokens';
 
 /** One API for the whole app (features inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
 const rawBaseQuery = fetchBaseQuery({
@@ -12,11 +12,15 @@ const rawBaseQuery = fetchBaseQuery({
   },
 });
 
+/** spec.md section 7: on a 401 refresh once and retry; without a refresh token or on failure, sign out. */
 const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
-  const result = await rawBaseQuery(args, api, extra);
+  let result = await rawBaseQuery(args, api, extra);
   if (result.error?.status === 401 && tokens.access()) {
-    tokens.clear();
-    window.location.assign('/login');
+    if (await refreshTokens()) result = await rawBaseQuery(args, api, extra);
+    if (result.error?.status === 401) {
+      tokens.clear();
+      window.location.assign('/login');
+    }
   }
   return result;
 };
