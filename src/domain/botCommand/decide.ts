@@ -1,0 +1,55 @@
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
+import type { Decider } from '../shared/decider';
+import { type BotCommandEvent, type BotCommandFields, type BotCommandState, evolve, initialState } from './botCommand';
+
+export type BotCommandCommand =
+  | { type: 'CreateBotCommand'; commandId: string; fields: BotCommandFields; isSystem: boolean }
+  | { type: 'UpdateBotCommand'; commandId: string; changes: Partial<BotCommandFields> }
+  | { type: 'DeleteBotCommand'; commandId: string };
+
+const existing = (state: BotCommandState) => {
+  if (state.status !== 'existing') throw new NotFoundError('Bot command');
+  return state;
+};
+
+/** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
+function normalise(fields: BotCommandFields): BotCommandFields {
+  if (fields.handler !== 'custom') return { ...fields, response: null };
+  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
+  return fields;
+}
+
+export function decide(command: BotCommandCommand, state: BotCommandState): BotCommandEvent[] {
+  switch (command.type) {
+    case 'CreateBotCommand': {
+      if (state.status !== 'none') throw new ConflictError('Bot command already exists', 'BOT_COMMAND_EXISTS');
+      return [{ type: 'BotCommandCreated', data: { commandId: command.commandId, isSystem: command.isSystem, ...normalise(command.fields) } }];
+    }
+    case 'UpdateBotCommand': {
+      const current = existing(state);
+      const { commandId: _id, isSystem, status: _status, ...fields } = current;
+      if (isSystem && command.changes.command !== undefined && command.changes.command !== current.command) {
+        throw new ForbiddenError('The name of a system command cannot be changed', 'SYSTEM_COMMAND_LOCKED');
+      }
+      if (isSystem && command.changes.handler !== undefined && command.changes.handler !== current.handler) {
+        throw new ForbiddenError('The handler of a system command cannot be changed', 'SYSTEM_COMMAND_LOCKED');
+      }
+      const next = normalise({ ...fields, ...command.changes });
+      const changes: Partial<BotCommandFields> = {};
+      const previous: Partial<BotCommandFields> = {};
+      for (const key of Object.keys(next) as Array<keyof BotCommandFields>) {
+        if (next[key] === fields[key]) continue;
+        Object.assign(changes, { [key]: next[key] });
+        Object.assign(previous, { [key]: fields[key] });
+      }
+      return Object.keys(changes).length === 0 ? [] : [{ type: 'BotCommandUpdated', data: { commandId: command.commandId, changes, previous } }];
+    }
+    case 'DeleteBotCommand': {
+      const current = existing(state);
+      if (current.isSystem) throw new ForbiddenError('System commands cannot be deleted', 'SYSTEM_COMMAND_LOCKED');
+      return [{ type: 'BotCommandDeleted', data: { commandId: command.commandId, command: current.command } }];
+    }
+  }
+}
+
+export const botCommandDecider: Decider<BotCommandCommand, BotCommandEvent, BotCommandState> = { decide, evolve, initialState };

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { HANDLERS } from './botCommand';
+
+/** Bot command form rules of spec.md section 5; Telegram itself allows at most 32 characters. */
+const fields = {
+  command: z
+    .string({ message: 'Command name is required' })
+    .trim()
+    .toLowerCase()
+    .transform((value) => value.replace(/^\//, ''))
+    .pipe(
+      z
+        .string()
+        .min(1, 'Command name is required')
+        .max(32, 'Command name must be at most 32 characters')
+        .regex(/^[a-z_]+$/, 'Command name can only contain lowercase letters and underscores'),
+    ),
+  description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(256, 'Description must be at most 256 characters'),
+  handler: z.enum(HANDLERS, { message: 'Handler must be one of start, help, ticket, mytickets, cancel, custom' }),
+  response: z
+    .string({ message: 'Response must be text' })
+    .trim()
+    .max(2000, 'Response must be at most 2000 characters')
+    .nullable()
+    .transform((value) => (value === '' ? null : value)),
+  order: z.number({ message: 'Order must be a number' }).int('Order must be a whole number').min(0, 'Order must be 0 or more'),
+  isActive: z.boolean({ message: 'isActive must be true or false' }),
+};
+
+export const createBotCommandSchema = z
+  .object({ ...fields, response: fields.response.default(null), order: fields.order.default(0), isActive: fields.isActive.default(true) })
+  .strict();
+
+export const updateBotCommandSchema = z.object(fields).partial().strict();
+
+export const listBotCommandsQuery = z.object({ active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional() });

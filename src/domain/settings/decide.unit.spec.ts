@@ -1,0 +1,31 @@
+import { decide } from './decide';
+import { DEFAULT_SYSTEM_SETTINGS, type SystemSettingsEvent, evolve, initialState, maskToken } from './settings';
+
+describe('System settings', () => {
+  describe('when nothing was ever changed', () => {
+    it('then the state is the defaults of spec.md section 9', () => expect(initialState).toEqual(DEFAULT_SYSTEM_SETTINGS));
+
+    it('then a change records only the fields that differ, with their earlier values', () =>
+      expect(decide({ type: 'UpdateSystemSettings', changes: { maxFiles: 8, systemName: 'Customer Support System', corsOrigins: [] } }, initialState)).toEqual([
+        { type: 'SystemSettingsUpdated', data: { changes: { maxFiles: 8 }, previous: { maxFiles: 5 } } },
+      ]));
+
+    it('then a change to nothing new records nothing', () => expect(decide({ type: 'UpdateSystemSettings', changes: { maintenanceMode: false } }, initialState)).toEqual([]));
+  });
+
+  describe('when changed before', () => {
+    const CHANGED: SystemSettingsEvent = { type: 'SystemSettingsUpdated', data: { changes: { corsOrigins: ['https://a.example.com'] }, previous: { corsOrigins: [] } } };
+
+    it('then lists compare by value', () => {
+      const state = evolve(initialState, CHANGED);
+      expect(decide({ type: 'UpdateSystemSettings', changes: { corsOrigins: ['https://a.example.com'] } }, state)).toEqual([]);
+    });
+  });
+
+  describe('when a token is shown', () => {
+    it('then only the bot id and the last four characters remain', () => {
+      expect(maskToken('123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ')).toBe('123456:********WXYZ');
+      expect(maskToken('')).toBe('');
+    });
+  });
+});

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Bounds of spec.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
+export const SETTINGS_BOUNDS = {
+  maxFileSize: { min: 1024 * 1024, max: 100 * 1024 * 1024 },
+  maxFiles: { min: 1, max: 20 },
+  rateLimitMaxRequests: { min: 1, max: 1000 },
+  rateLimitWindowMs: { min: 60 * 1000, max: 60 * 60 * 1000 },
+} as const;
+
+const int = (label: string, { min, max }: { min: number; max: number }, message: string) =>
+  z
+    .number({ message: `${label} must be a number` })
+    .int(`${label} must be a whole number`)
+    .min(min, message)
+    .max(max, message);
+
+const origin = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/$/, '');
+    } catch {
+      return false;
+    }
+  }, 'Each CORS origin must be like https://example.com (scheme, host and optional port, no path)')
+  .transform((value) => value.replace(/\/$/, ''));
+
+export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
+
+export const updateSettingsSchema = z
+  .object({
+    telegramBotToken: z.string({ message: 'Telegram bot token must be text' }).trim().max(200, 'Telegram bot token is too long'),
+    telegramWebhookUrl: z
+      .string({ message: 'Webhook URL must be text' })
+      .trim()
+      .max(500, 'Webhook URL must be at most 500 characters')
+      .refine((value) => value === '' || /^https:\/\/[^\s]+$/.test(value), 'Webhook URL must start with https://'),
+    emailNotifications: z.boolean({ message: 'emailNotifications must be true or false' }),
+    maxFileSize: int('Max file size', SETTINGS_BOUNDS.maxFileSize, 'Max file size must be between 1 MB and 100 MB (1048576 to 104857600 bytes)'),
+    maxFiles: int('Max files', SETTINGS_BOUNDS.maxFiles, 'Max files must be between 1 and 20'),
+    rateLimitMaxRequests: int('Rate limit requests', SETTINGS_BOUNDS.rateLimitMaxRequests, 'Rate limit requests must be between 1 and 1000'),
+    rateLimitWindowMs: int('Rate limit window', SETTINGS_BOUNDS.rateLimitWindowMs, 'Rate limit window must be between 1 and 60 minutes (60000 to 3600000 ms)'),
+    corsOrigins: z
+      .union([z.array(z.string({ message: 'Each CORS origin must be text' })).max(50, 'At most 50 CORS origins'), z.string().max(5000)], {
+        message: 'CORS origins must be a list or a comma-separated text',
+      })
+      .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter((item) => item !== ''))
+      .pipe(z.array(origin)),
+    maintenanceMode: z.boolean({ message: 'maintenanceMode must be true or false' }),
+    systemName: z.string({ message: 'System name must be text' }).trim().min(1, 'System name is required').max(100, 'System name must be at most 100 characters'),
+    supportEmail: z
+      .string({ message: 'Support e-mail must be text' })
+      .trim()
+      .toLowerCase()
+      .max(254, 'Support e-mail must be at most 254 characters')
+      .refine((value) => value === '' || z.email().safeParse(value).success, 'Support e-mail must be a valid email address'),
+  })
+  .partial()
+  .extend({
+    // Read-only fields a settings screen may send back with the rest: accepted and ignored.
+    updatedAt: z.unknown().optional(),
+    updatedBy: z.unknown().optional(),
+  })
+  .strict()
+  .transform(({ updatedAt: _at, updatedBy: _by, ...settings }) => settings);
+
+export const telegramTestSchema = z
+  .object({ telegramBotToken: z.string({ message: 'Telegram bot token must be text' }).trim().max(200, 'Telegram bot token is too long').optional() })
+  .strict();
+
+export type SettingsUpdate = z.output<typeof updateSettingsSchema>;

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** Whitelist form rules (spec.md section 5: the Telegram ID is required, the rest optional). */
+export const telegramIdSchema = z
+  .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
+  .transform((value) => String(value).trim())
+  .pipe(z.string().min(1, 'Telegram ID is required').regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)'));
+
+const optionalText = (label: string, max: number) =>
+  z
+    .string({ message: `${label} must be text` })
+    .trim()
+    .max(max, `${label} must be at most ${max} characters`);
+
+const fields = {
+  username: optionalText('Username', 33)
+    .transform((value) => value.replace(/^@/, ''))
+    .pipe(z.string().regex(/^[A-Za-z0-9_]*$/, 'Username can only contain letters, numbers and underscores')),
+  firstName: optionalText('First name', 64),
+  lastName: optionalText('Last name', 64),
+  notes: optionalText('Notes', 500),
+  isActive: z.boolean({ message: 'isActive must be true or false' }),
+};
+
+export const addWhitelistSchema = z
+  .object({
+    telegramId: telegramIdSchema,
+    username: fields.username.default(''),
+    firstName: fields.firstName.default(''),
+    lastName: fields.lastName.default(''),
+    notes: fields.notes.default(''),
+    isActive: fields.isActive.default(true),
+  })
+  .strict();
+
+/** The Telegram ID may be sent back unchanged (the edit form does); changing it is refused by the route. */
+export const updateWhitelistSchema = z
+  .object({ ...fields, telegramId: telegramIdSchema })
+  .partial()
+  .strict();
