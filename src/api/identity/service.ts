@@ -1,77 +1,42 @@
 import argon2 from 'argon2';
-import { reservationDecider, reservationStream } from '../../domain/reservation/reservation';
-import { ConflictError, NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
+import { NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
 import type { CreateUserInput, Registration, UpdateUserInput } from '../../domain/user/schema';
 import { type UserProfile, userStream } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
 /** Verified when the e-mail is unknown, so a wrong address costs the same time as a wrong password. */
 let dummyHash: Promise<string> | null = null;
-/** A reservation whose owner never came to exist after this long was left by a crash mid-creation. */
-const ABANDONED_AFTER_MS = 5 * 60 * 1000;
 
 export const hashPassword = (password: string) => argon2.hash(password, HASH_OPTIONS);
 
 type UniqueField = 'email' | 'username';
-interface Claim {
-  kind: UniqueField;
-  value: string;
-}
 
-const CONFLICTS: Record<UniqueField, { message: string; code: string }> = {
-  email: { message: 'An account with this e-mail already exists', code: 'EMAIL_TAKEN' },
-  username: { message: 'This username is already taken', code: 'USERNAME_TAKEN' },
+const CONFLICTS: Record<UniqueField, { conflictMessage: string; conflictCode: string }> = {
+  email: { conflictMessage: 'An account with this e-mail already exists', conflictCode: 'EMAIL_TAKEN' },
+  username: { conflictMessage: 'This username is already taken', conflictCode: 'USERNAME_TAKEN' },
 };
+
+const uniqueClaim = (kind: UniqueField, value: string): Claim => ({ kind, value, ...CONFLICTS[kind] });
 
 const loadUser = (deps: AppDeps, userId: string) => loadState(deps.events, userStream(userId), userDecider);
 
-/**
- * Claims an e-mail or username in its reservation stream. Of two concurrent claims exactly one
- * append succeeds. A value still held by an owner that was deleted, moved to another value, or
- * never came to exist (a crash between claim and creation) is taken over rather than lost forever.
- */
-async function claim(deps: AppDeps, ownerId: string, { kind, value }: Claim, context: CommandContext): Promise<void> {
-  const stream = reservationStream(kind, value);
-  const command = { type: 'Reserve' as const, kind, value, ownerId, conflictMessage: CONFLICTS[kind].message, conflictCode: CONFLICTS[kind].code };
-  try {
-    await handleCommand(deps.events, stream, reservationDecider, command, context);
-  } catch (error) {
-    if (!(error instanceof ConflictError)) throw error;
-    const reserved = (await deps.events.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0];
-    const holder = reserved?.type === 'ValueReserved' ? (reserved.data as { ownerId: string }).ownerId : null;
-    if (!reserved || !holder || !(await abandoned(deps, holder, kind, value, Date.parse(reserved.metadata.occurredAt), context.now))) throw error;
-    await handleCommand(deps.events, stream, reservationDecider, { ...command, takeOverFrom: holder }, context);
-  }
-}
+/** A user lets go of an e-mail or username by being deleted, by moving to another, or by never coming to exist. */
+const abandonedBy =
+  (deps: AppDeps, now: Date): AbandonedCheck =>
+  async (holderId, { kind, value }, reservedAt) => {
+    const { state } = await loadUser(deps, holderId);
+    if (state.status === 'deleted') return true;
+    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
+    return state[kind as UniqueField] !== value;
+  };
 
-async function abandoned(deps: AppDeps, ownerId: string, kind: UniqueField, value: string, reservedAt: number, now: Date): Promise<boolean> {
-  const { state } = await loadUser(deps, ownerId);
-  if (state.status === 'deleted') return true;
-  if (state.status === 'none') return now.getTime() - reservedAt > ABANDONED_AFTER_MS;
-  return state[kind] !== value;
-}
-
-const release = (deps: AppDeps, ownerId: string, { kind, value }: Claim, context: CommandContext) =>
-  handleCommand(deps.events, reservationStream(kind, value), reservationDecider, { type: 'Release', kind, value, ownerId }, context);
-
-/** Claims every value, runs `work`, and releases what it claimed if anything fails. */
-async function withClaims<T>(deps: AppDeps, ownerId: string, claims: Claim[], context: CommandContext, work: () => Promise<T>): Promise<T> {
-  const claimed: Claim[] = [];
-  try {
-    for (const wanted of claims) {
-      await claim(deps, ownerId, wanted, context);
-      claimed.push(wanted);
-    }
-    return await work();
-  } catch (error) {
-    for (const held of claimed) await release(deps, ownerId, held, context);
-    throw error;
-  }
-}
+const withUserClaims = <T>(deps: AppDeps, userId: string, claims: Claim[], context: CommandContext, work: () => Promise<T>) =>
+  withClaims(deps, userId, claims, context, abandonedBy(deps, context.now), work);
 
 async function projectedUser(deps: AppDeps, userId: string, position: number): Promise<UserView> {
   await deps.projections.waitFor(position);
@@ -84,17 +49,14 @@ async function runUserCommand(deps: AppDeps, userId: string, command: UserComman
   return handleCommand(deps.events, userStream(userId), userDecider, command, context);
 }
 
-const uniqueClaims = (profile: Pick<UserProfile, 'email' | 'username'>): Claim[] => [
-  { kind: 'email', value: profile.email },
-  { kind: 'username', value: profile.username },
-];
+const uniqueClaims = (profile: Pick<UserProfile, 'email' | 'username'>): Claim[] => [uniqueClaim('email', profile.email), uniqueClaim('username', profile.username)];
 
 /** Self-registration: always a customer, whatever the request said. */
 export async function registerUser(deps: AppDeps, registration: Registration, context: (userId: string) => CommandContext): Promise<UserView> {
   const userId = deps.newId();
   const ctx = context(userId);
   const { password, ...profile } = registration;
-  const result = await withClaims(deps, userId, uniqueClaims(profile), ctx, async () =>
+  const result = await withUserClaims(deps, userId, uniqueClaims(profile), ctx, async () =>
     runUserCommand(deps, userId, { type: 'RegisterUser', userId, profile, passwordHash: await hashPassword(password) }, ctx),
   );
   return projectedUser(deps, userId, result.position);
@@ -104,7 +66,7 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
 export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext): Promise<UserView> {
   const userId = deps.newId();
   const { password, role, isActive, telegramUsername, ...profile } = input;
-  const result = await withClaims(deps, userId, uniqueClaims(profile), context, async () =>
+  const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async () =>
     runUserCommand(deps, userId, { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) }, context),
   );
   return projectedUser(deps, userId, result.position);
@@ -119,8 +81,8 @@ export async function updateUser(deps: AppDeps, userId: string, input: UpdateUse
   if (state.status === 'none' || state.status === 'deleted') throw new NotFoundError('User');
   const { password, ...fields } = input;
   const moving = (['email', 'username'] as const).filter((kind) => fields[kind] !== undefined && fields[kind] !== state[kind]);
-  const claims = moving.map((kind) => ({ kind, value: fields[kind]! }));
-  const result = await withClaims(deps, userId, claims, context, async () => {
+  const claims = moving.map((kind) => uniqueClaim(kind, fields[kind]!));
+  const result = await withUserClaims(deps, userId, claims, context, async () => {
     const changes: UserChanges = { ...fields, ...(password !== undefined ? { passwordHash: await hashPassword(password) } : {}) };
     return runUserCommand(deps, userId, { type: 'UpdateUser', userId, actorId: context.actor.userId, changes }, context);
   });
