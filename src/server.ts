@@ -7,6 +7,7 @@ import { createApp } from './api/app';
 import type { AppDeps } from './api/deps';
 import { type FirstAdmin, ensureFirstAdmin } from './api/identity/firstAdmin';
 import { createLiveServer } from './api/live/socket';
+import { ensureSystemCommands } from './api/bot/service';
 import { createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import { projectRoot } from './platform/paths';
@@ -56,6 +57,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     newId: randomUUID,
   };
   const firstAdmin = await ensureFirstAdmin(deps);
+  await ensureSystemCommands(deps);
   const stopWorkers = config.WORKERS_IN_PROCESS ? await startWorkers(deps) : async () => undefined;
 
   const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });

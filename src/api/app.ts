@@ -1,16 +1,21 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import cors from 'cors';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from './deps';
 import { categoryRoutes } from './categories/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
+import { corsOrigin, maintenance, rateLimit } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { identityRoutes } from './identity/routes';
 import { userRoutes } from './users/routes';
+import { botRoutes } from './bot/routes';
+import { settingsRoutes } from './settings/routes';
+import { whitelistRoutes } from './whitelist/routes';
 
-const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes];
+const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {
@@ -26,8 +31,11 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   );
 
   const api = Router();
+  api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   api.use(express.json({ limit: '1mb' }));
   api.use(authenticate(deps));
+  api.use(rateLimit(deps));
+  api.use(maintenance(deps));
   for (const mount of routeModules) mount(deps)(api);
   api.use(notFoundHandler);
   app.use('/api', api);

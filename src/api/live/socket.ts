@@ -6,6 +6,8 @@ import type { UserEvent } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
 import { type AuthUser, authenticateToken } from '../http/auth';
+import { corsOrigin, maintenanceMessage } from '../http/guards';
+import { loadSystemSettings } from '../../projections/settings';
 
 const userRoom = (userId: string) => `user:${userId}`;
 const roleRoom = (role: string) => `role:${role}`;
@@ -17,12 +19,15 @@ const sessionRoom = (sessionId: string) => `session:${sessionId}`;
  * (`io.local`), so the same code holds with one process or many behind the Redis adapter.
  */
 export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server {
-  const io = new Server(httpServer, { path: '/socket.io', serveClient: false });
+  const io = new Server(httpServer, { path: '/socket.io', serveClient: false, cors: { origin: corsOrigin(deps) } });
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     if (typeof token !== 'string' || token.length === 0) return next(new Error('Authentication required'));
     try {
-      socket.data.user = await authenticateToken(deps, token);
+      const user = await authenticateToken(deps, token);
+      const settings = await loadSystemSettings(deps.readStore);
+      if (settings.maintenanceMode && user.role !== 'admin') return next(new Error(maintenanceMessage(settings.systemName)));
+      socket.data.user = user;
       next();
     } catch (error) {
       next(new Error(error instanceof DomainError ? error.message : 'Authentication failed'));

@@ -1,0 +1,61 @@
+import { type BotCommandFields, SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
+import { botCommandDecider } from '../../domain/botCommand/decide';
+import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { AppDeps } from '../deps';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+
+const nameClaim = (command: string): Claim => ({
+  kind: 'botcommand',
+  value: command,
+  conflictMessage: `A command named /${command} already exists`,
+  conflictCode: 'BOT_COMMAND_EXISTS',
+});
+
+const loadCommand = (deps: AppDeps, commandId: string) => loadState(deps.events, botCommandStream(commandId), botCommandDecider);
+
+const abandonedBy =
+  (deps: AppDeps, now: Date): AbandonedCheck =>
+  async (holderId, { value }, reservedAt) => {
+    const { state } = await loadCommand(deps, holderId);
+    if (state.status === 'deleted') return true;
+    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
+    return state.command !== value;
+  };
+
+/** Creates a command after claiming its name, so two commands can never share one. */
+export async function createBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, isSystem: boolean, context: CommandContext): Promise<number> {
+  const result = await withClaims(deps, commandId, [nameClaim(fields.command)], context, abandonedBy(deps, context.now), () =>
+    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'CreateBotCommand', commandId, fields, isSystem }, context),
+  );
+  return result.position;
+}
+
+/** A renamed command claims its new name first and frees the old one after. */
+export async function updateBotCommand(deps: AppDeps, commandId: string, changes: Partial<BotCommandFields>, context: CommandContext): Promise<number> {
+  const { state } = await loadCommand(deps, commandId);
+  const renamed = state.status === 'existing' && changes.command !== undefined && changes.command !== state.command ? state.command : null;
+  const claims = renamed !== null ? [nameClaim(changes.command!)] : [];
+  const result = await withClaims(deps, commandId, claims, context, abandonedBy(deps, context.now), () =>
+    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'UpdateBotCommand', commandId, changes }, context),
+  );
+  if (renamed !== null) await release(deps, commandId, nameClaim(renamed), context);
+  return result.position;
+}
+
+export async function deleteBotCommand(deps: AppDeps, commandId: string, context: CommandContext): Promise<number> {
+  const result = await handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'DeleteBotCommand', commandId }, context);
+  for (const event of result.events) if (event.type === 'BotCommandDeleted') await release(deps, commandId, nameClaim(event.data.command), context);
+  return result.position;
+}
+
+/** Seeds the system commands on a start that lacks them; their fixed ids make this idempotent. */
+export async function ensureSystemCommands(deps: AppDeps): Promise<void> {
+  const context: CommandContext = { actor: { userId: 'system', role: 'system', platform: 'system' }, now: deps.clock() };
+  let position = 0;
+  for (const { commandId, ...fields } of SYSTEM_COMMANDS) {
+    const { state } = await loadCommand(deps, commandId);
+    if (state.status !== 'none') continue;
+    position = Math.max(position, await createBotCommand(deps, commandId, fields, true, context));
+  }
+  await deps.projections.waitFor(position);
+}

@@ -1,0 +1,80 @@
+import type { Router } from 'express';
+import { SYSTEM_SETTINGS_STREAM, type SystemSettings, maskToken } from '../../domain/settings/settings';
+import { systemSettingsDecider } from '../../domain/settings/decide';
+import { TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
+import { ValidationError } from '../../domain/shared/errors';
+import { handleCommand } from '../../platform/commands';
+import { TelegramApi, telegramErrorText } from '../../platform/telegram';
+import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
+import type { AppDeps } from '../deps';
+import { commandContext, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+
+export const NO_TOKEN_MESSAGE = 'Please enter a Telegram bot token first.';
+
+/** Settings as the API shows them: everything, with the bot token masked. */
+export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView) => ({
+  ...settings,
+  telegramBotToken: maskToken(settings.telegramBotToken),
+});
+
+const invalidToken = () => new ValidationError('That does not look like a Telegram bot token (it looks like 123456789:ABC-DEF...)', [{ path: 'telegramBotToken', message: 'Invalid Telegram bot token' }]);
+
+/**
+ * A token sent back exactly as it was shown (masked) keeps the stored one; an empty one clears it;
+ * anything else must look like a bot token.
+ */
+function resolveToken(sent: string | undefined, stored: string): string | undefined {
+  if (sent === undefined || sent === maskToken(stored)) return undefined;
+  if (sent !== '' && !TELEGRAM_TOKEN.test(sent)) throw invalidToken();
+  return sent;
+}
+
+export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
+  const telegram = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
+
+  /** What every screen (and a visitor) may know: the name, contact and upload limits. */
+  router.get('/settings/public', async (_req, res) => {
+    const { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } = await loadSystemSettings(deps.readStore);
+    res.json({ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } });
+  });
+
+  router.get('/settings', requireRole('admin'), async (_req, res) => {
+    res.json({ settings: toSettings(await loadSystemSettings(deps.readStore)) });
+  });
+
+  router.put('/settings', requireRole('admin'), async (req, res) => {
+    const input = parse(updateSettingsSchema, req.body);
+    const current = await loadSystemSettings(deps.readStore);
+    const changes: Partial<SystemSettings> = { ...input, telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken) };
+    const result = await handleCommand(deps.events, SYSTEM_SETTINGS_STREAM, systemSettingsDecider, { type: 'UpdateSystemSettings', changes }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+    res.json({ settings: toSettings(await loadSystemSettings(deps.readStore)) });
+  });
+
+  router.get('/settings/telegram/status', requireRole('admin'), async (_req, res) => {
+    const { telegramBotToken } = await loadSystemSettings(deps.readStore);
+    if (!telegramBotToken) return void res.json({ status: 'inactive', error: 'No Telegram bot token is set' });
+    try {
+      const bot = await telegram.getMe(telegramBotToken);
+      res.json({ status: 'active', botUsername: bot.username });
+    } catch (error) {
+      res.json({ status: 'error', error: telegramErrorText(error) });
+    }
+  });
+
+  /** Tests the token typed in the form (or the stored one when the masked value comes back) with getMe. */
+  router.post('/settings/telegram/test', requireRole('admin'), async (req, res) => {
+    const { telegramBotToken: typed } = parse(telegramTestSchema, req.body);
+    const { telegramBotToken: stored } = await loadSystemSettings(deps.readStore);
+    const token = typed === undefined || typed === maskToken(stored) ? stored : typed;
+    if (!token) throw new ValidationError(NO_TOKEN_MESSAGE, [{ path: 'telegramBotToken', message: NO_TOKEN_MESSAGE }]);
+    if (!TELEGRAM_TOKEN.test(token)) throw invalidToken();
+    try {
+      const bot = await telegram.getMe(token);
+      res.json({ success: true, bot });
+    } catch (error) {
+      res.json({ success: false, error: telegramErrorText(error) });
+    }
+  });
+};

@@ -1,0 +1,97 @@
+import type { Router } from 'express';
+import { ValidationError } from '../../domain/shared/errors';
+import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/decide';
+import { addWhitelistSchema, updateWhitelistSchema } from '../../domain/whitelist/schema';
+import { accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
+import { handleCommand } from '../../platform/commands';
+import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
+import type { AppDeps } from '../deps';
+import { commandContext, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+import { addEntry, approveRequest, findEntry, findRequest } from './service';
+
+const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => (request.username ? `@${request.username}` : request.telegramId);
+
+/** The Telegram whitelist and its access requests (spec.md section 6: admins). */
+export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
+  const admin = requireRole('admin');
+  const entries = () => deps.readStore.collection<WhitelistEntryView>(WHITELIST);
+  const requests = () => deps.readStore.collection<AccessRequestView>(ACCESS_REQUESTS);
+  const entryById = async (id: string) => toWhitelistEntry(await findEntry(deps, id));
+
+  router.get('/whitelist', admin, async (_req, res) => {
+    const found = await entries().find({}, { sort: { createdAt: -1, _id: 1 } });
+    res.json({ entries: found.map(toWhitelistEntry) });
+  });
+
+  router.post('/whitelist', admin, async (req, res) => {
+    const { telegramId, ...fields } = parse(addWhitelistSchema, req.body);
+    const { entryId, position } = await addEntry(deps, telegramId, fields, 'manual', commandContext(deps, req));
+    await deps.projections.waitFor(position);
+    res.status(201).json({ entry: await entryById(entryId), message: 'Telegram ID added to whitelist' });
+  });
+
+  router.get('/whitelist/check/:value', admin, async (req, res) => {
+    const value = (req.params.value as string).replace(/^@/, '');
+    const entry = (await entries().findOne({ telegramId: value })) ?? (await entries().findOne({ username: { $regex: `^${value.replace(/[^A-Za-z0-9_]/g, '')}$`, $options: 'i' } }));
+    res.json({ whitelisted: entry?.isActive === true, ...(entry ? { entry: toWhitelistEntry(entry) } : {}) });
+  });
+
+  router.get('/whitelist/access-requests', admin, async (_req, res) => {
+    const found = await requests().find({}, { sort: { lastAttemptAt: -1, _id: 1 } });
+    res.json({ requests: found.map(toAccessRequest) });
+  });
+
+  router.post('/whitelist/access-requests/:key/approve', admin, async (req, res) => {
+    const request = await findRequest(deps, req.params.key as string);
+    const { entryId, position } = await approveRequest(deps, request, commandContext(deps, req));
+    await deps.projections.waitFor(position);
+    res.json({ entry: await entryById(entryId), message: `Approved ${who(request)} and added to whitelist` });
+  });
+
+  router.post('/whitelist/access-requests/:key/reject', admin, async (req, res) => {
+    const request = await findRequest(deps, req.params.key as string);
+    const result = await handleCommand(deps.events, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RejectAccessRequest' }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+    res.json({ message: `Rejected access request from ${who(request)}` });
+  });
+
+  router.delete('/whitelist/access-requests/entry/:id', admin, async (req, res) => {
+    const request = await findRequest(deps, req.params.id as string);
+    const result = await handleCommand(deps.events, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RemoveAccessRequest' }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+    res.status(204).end();
+  });
+
+  router.put('/whitelist/:key', admin, async (req, res) => {
+    const { telegramId, ...changes } = parse(updateWhitelistSchema, req.body);
+    const entry = await findEntry(deps, req.params.key as string);
+    if (telegramId !== undefined && telegramId !== entry.telegramId) {
+      throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [{ path: 'telegramId', message: 'The Telegram ID cannot be changed' }]);
+    }
+    const result = await handleCommand(deps.events, whitelistStream(entry.telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+    const updated = await entryById(entry._id);
+    const message =
+      changes.isActive !== undefined && changes.isActive !== entry.isActive
+        ? changes.isActive
+          ? 'User activated successfully'
+          : 'User deactivated successfully'
+        : 'Whitelist entry updated successfully';
+    res.json({ entry: updated, message });
+  });
+
+  const remove = async (key: string, req: Parameters<typeof commandContext>[1]) => {
+    const entry = await findEntry(deps, key);
+    const result = await handleCommand(deps.events, whitelistStream(entry.telegramId), whitelistDecider, { type: 'DeleteWhitelistEntry' }, commandContext(deps, req));
+    await deps.projections.waitFor(result.position);
+  };
+  router.delete('/whitelist/entry/:id', admin, async (req, res) => {
+    await remove(req.params.id as string, req);
+    res.status(204).end();
+  });
+  router.delete('/whitelist/:key', admin, async (req, res) => {
+    await remove(req.params.key as string, req);
+    res.status(204).end();
+  });
+};

@@ -1,0 +1,65 @@
+import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/decide';
+import { type AccessAttempt, type WhitelistFields, accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
+import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
+import type { AppDeps } from '../deps';
+import { NotFoundError } from '../../domain/shared/errors';
+
+/** The screens address entries and requests by record id or by Telegram ID (API.md); both are accepted. */
+export async function findEntry(deps: AppDeps, key: string): Promise<WhitelistEntryView> {
+  const entries = deps.readStore.collection<WhitelistEntryView>(WHITELIST);
+  const found = (await entries.findOne({ _id: key })) ?? (await entries.findOne({ telegramId: key }));
+  if (!found) throw new NotFoundError('Whitelist entry');
+  return found;
+}
+
+export async function findRequest(deps: AppDeps, key: string): Promise<AccessRequestView> {
+  const requests = deps.readStore.collection<AccessRequestView>(ACCESS_REQUESTS);
+  const found = (await requests.findOne({ _id: key })) ?? (await requests.findOne({ telegramId: key }));
+  if (!found) throw new NotFoundError('Access request');
+  return found;
+}
+
+export async function addEntry(deps: AppDeps, telegramId: string, fields: WhitelistFields, source: 'manual' | 'access_request', context: CommandContext) {
+  const entryId = deps.newId();
+  const result = await handleCommand(deps.events, whitelistStream(telegramId), whitelistDecider, { type: 'AddWhitelistEntry', entryId, telegramId, fields, source }, context);
+  return { entryId, position: result.position };
+}
+
+/**
+ * Records a message from a Telegram user who is not whitelisted (the bot calls this): the first one
+ * opens a pending request, later ones count attempts and keep the last message.
+ */
+export async function recordAccessAttempt(deps: AppDeps, telegramId: string, attempt: AccessAttempt, context: CommandContext): Promise<number> {
+  const message = attempt.message.slice(0, 1000);
+  const result = await handleCommand(
+    deps.events,
+    accessRequestStream(telegramId),
+    accessRequestDecider,
+    { type: 'RecordAccessAttempt', requestId: deps.newId(), telegramId, ...attempt, message },
+    context,
+  );
+  return result.position;
+}
+
+/**
+ * Approving whitelists the user first (or re-activates an inactive entry) and then closes the
+ * request, so a crash between the two never leaves an approved user outside the list.
+ */
+export async function approveRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<{ entryId: string; position: number }> {
+  const { telegramId, username, firstName, lastName } = request;
+  const { state } = await loadState(deps.events, whitelistStream(telegramId), whitelistDecider);
+  let entryId: string;
+  let position: number;
+  if (state.status === 'listed') {
+    entryId = state.entryId;
+    const activated = await handleCommand(deps.events, whitelistStream(telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes: { isActive: true } }, context);
+    position = activated.position;
+  } else {
+    const added = await addEntry(deps, telegramId, { username, firstName, lastName, notes: 'Approved from an access request', isActive: true }, 'access_request', context);
+    entryId = added.entryId;
+    position = added.position;
+  }
+  const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
+  return { entryId, position: Math.max(position, approved.position) };
+}
