@@ -104,6 +104,13 @@ describe('Bot commands and bot messages over HTTP', () => {
     const active = (await server.request('GET', '/api/bot-commands?active=true', { token: admin })).body.commands;
     expect(active.map((c: { command: string }) => c.command)).toEqual(names);
     expect((await server.request('GET', '/api/bot-settings', { token: admin })).body.settings.lastSyncedAt).toEqual(expect.any(String));
+
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: '999000111:AAE-token_the_fake_api-does_not_know' } });
+    expect(await server.request('POST', '/api/bot-commands/sync', { token: admin })).toEqual({
+      status: 502,
+      body: { error: 'Telegram refused the commands: Telegram answered 401: Unauthorized', code: 'UPSTREAM_ERROR' },
+    });
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: TOKEN } });
   });
 
   it('when bot messages are edited, then each is checked (at most 1000, known variables) and reset restores the defaults', async () => {

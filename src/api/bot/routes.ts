@@ -3,7 +3,7 @@ import { BOT_SETTINGS_STREAM } from '../../domain/botSettings/botSettings';
 import { botSettingsDecider } from '../../domain/botSettings/decide';
 import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
 import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
-import { DomainError, NotFoundError, ValidationError } from '../../domain/shared/errors';
+import { NotFoundError, UpstreamError, ValidationError } from '../../domain/shared/errors';
 import { handleCommand } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView, toBotCommand } from '../../projections/botCommands';
@@ -13,12 +13,6 @@ import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { NO_TOKEN_MESSAGE } from '../settings/routes';
 import { createBotCommand, deleteBotCommand, updateBotCommand } from './service';
-
-/** The Bot API refused or could not be reached: the request was fine, the upstream was not. */
-class TelegramUnavailableError extends DomainError {
-  readonly status = 502;
-  readonly code = 'TELEGRAM_ERROR';
-}
 
 const toBotSettings = ({ messages, lastSyncedAt, updatedAt }: BotSettingsView) => ({ messages, lastSyncedAt, updatedAt });
 
@@ -71,7 +65,7 @@ export const botRoutes = (deps: AppDeps) => (router: Router) => {
     try {
       await telegram.setMyCommands(telegramBotToken, published);
     } catch (error) {
-      throw new TelegramUnavailableError(`Telegram refused the commands: ${telegramErrorText(error)}`);
+      throw new UpstreamError(`Telegram refused the commands: ${telegramErrorText(error)}`);
     }
     const result = await handleCommand(deps.events, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'RecordBotCommandsSync', commands: published }, commandContext(deps, req));
     await deps.projections.waitFor(result.position);

@@ -10,7 +10,8 @@ import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { addEntry, approveRequest, findEntry, findRequest } from './service';
 
-const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => (request.username ? `@${request.username}` : request.telegramId);
+/** spec.md section 4: the messages name the request by username, else by Telegram ID. */
+const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => request.username || request.telegramId;
 
 /** The Telegram whitelist and its access requests (spec.md section 6: admins). */
 export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {

@@ -95,7 +95,7 @@ describe('Telegram whitelist and access requests over HTTP', () => {
       },
     ]);
     const approved = await server.request('POST', '/api/whitelist/access-requests/700800900/approve', { token: admin });
-    expect(approved.body).toMatchObject({ message: 'Approved @bob_tg and added to whitelist', entry: { telegramId: '700800900', username: 'bob_tg', isActive: true } });
+    expect(approved.body).toMatchObject({ message: 'Approved bob_tg and added to whitelist', entry: { telegramId: '700800900', username: 'bob_tg', isActive: true } });
     expect((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests).toEqual([]);
     expect((await entries()).find((e) => e.telegramId === '700800900')?.isActive).toBe(true);
     expect((await server.request('POST', '/api/whitelist/access-requests/700800900/approve', { token: admin })).status).toBe(404);

@@ -1,3 +1,4 @@
+import { changedFields } from '../shared/changes';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
 import type { Decider } from '../shared/decider';
 import { type BotCommandEvent, type BotCommandFields, type BotCommandState, evolve, initialState } from './botCommand';
@@ -34,15 +35,8 @@ export function decide(command: BotCommandCommand, state: BotCommandState): BotC
       if (isSystem && command.changes.handler !== undefined && command.changes.handler !== current.handler) {
         throw new ForbiddenError('The handler of a system command cannot be changed', 'SYSTEM_COMMAND_LOCKED');
       }
-      const next = normalise({ ...fields, ...command.changes });
-      const changes: Partial<BotCommandFields> = {};
-      const previous: Partial<BotCommandFields> = {};
-      for (const key of Object.keys(next) as Array<keyof BotCommandFields>) {
-        if (next[key] === fields[key]) continue;
-        Object.assign(changes, { [key]: next[key] });
-        Object.assign(previous, { [key]: fields[key] });
-      }
-      return Object.keys(changes).length === 0 ? [] : [{ type: 'BotCommandUpdated', data: { commandId: command.commandId, changes, previous } }];
+      const changed = changedFields<BotCommandFields>(fields, normalise({ ...fields, ...command.changes }));
+      return changed ? [{ type: 'BotCommandUpdated', data: { commandId: command.commandId, ...changed } }] : [];
     }
     case 'DeleteBotCommand': {
       const current = existing(state);

@@ -1,3 +1,4 @@
+import { changedFields } from '../shared/changes';
 import { ConflictError, NotFoundError } from '../shared/errors';
 import type { Decider } from '../shared/decider';
 import type { CategoryChanges, CategoryInput } from './schema';
@@ -28,11 +29,8 @@ function update(command: Extract<CategoryCommand, { type: 'UpdateCategory' }>, s
   const current = existing(state);
   const { customFields, ...rest } = command.changes;
   const proposed: Partial<CategoryDetails> = { ...rest, ...(customFields ? { customFields: normalizeFields(customFields) } : {}) };
-  const changes = Object.fromEntries(
-    Object.entries(proposed).filter(([key, value]) => JSON.stringify(current[key as keyof CategoryDetails]) !== JSON.stringify(value)),
-  ) as Partial<CategoryDetails>;
-  if (Object.keys(changes).length === 0) return [];
-  return [{ type: 'CategoryUpdated', data: { categoryId: command.categoryId, changes } }];
+  const changed = changedFields<CategoryDetails>(current, proposed);
+  return changed ? [{ type: 'CategoryUpdated', data: { categoryId: command.categoryId, changes: changed.changes } }] : [];
 }
 
 function reorder(command: Extract<CategoryCommand, { type: 'ReorderCategory' }>, state: CategoryState): CategoryEvent[] {

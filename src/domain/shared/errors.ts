@@ -86,6 +86,12 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** An outside service (the Telegram Bot API) refused or could not be reached: the request itself was fine. */
+export class UpstreamError extends DomainError {
+  readonly status = 502;
+  readonly code = 'UPSTREAM_ERROR';
+}
+
 export class MaintenanceError extends DomainError {
   readonly status = 503;
   readonly code = 'MAINTENANCE';

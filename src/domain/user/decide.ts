@@ -1,3 +1,4 @@
+import { changedFields } from '../shared/changes';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import type { Decider } from '../shared/decider';
 import {
@@ -33,8 +34,6 @@ function existing(state: UserState): Existing {
   return state;
 }
 
-const DETAIL_FIELDS = ['username', 'email', 'firstName', 'lastName', 'telegramUsername'] as const;
-
 function updateUser(command: Extract<UserCommand, { type: 'UpdateUser' }>, state: UserState): UserEvent[] {
   const user = existing(state);
   const { userId, actorId, changes } = command;
@@ -44,15 +43,9 @@ function updateUser(command: Extract<UserCommand, { type: 'UpdateUser' }>, state
   if (self && changes.isActive === false) throw new ForbiddenError('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
 
   const events: UserEvent[] = [];
-  const changed: Partial<UserDetails> = {};
-  const previous: Partial<UserDetails> = {};
-  for (const field of DETAIL_FIELDS) {
-    const value = changes[field];
-    if (value === undefined || value === user[field]) continue;
-    Object.assign(changed, { [field]: value });
-    Object.assign(previous, { [field]: user[field] });
-  }
-  if (Object.keys(changed).length > 0) events.push({ type: 'UserDetailsUpdated', data: { userId, changes: changed, previous } });
+  const { username, email, firstName, lastName, telegramUsername } = changes;
+  const details = changedFields<UserDetails>(user, { username, email, firstName, lastName, telegramUsername });
+  if (details) events.push({ type: 'UserDetailsUpdated', data: { userId, ...details } });
   if (changes.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { userId, passwordHash: changes.passwordHash, endsSessions: !self } });
   if (changes.role !== undefined && changes.role !== user.role) events.push({ type: 'UserRoleChanged', data: { userId, from: user.role, to: changes.role } });
   if (changes.isActive === true && user.status === 'inactive') events.push({ type: 'UserActivated', data: { userId } });

@@ -1,3 +1,4 @@
+import { changedFields } from '../shared/changes';
 import { ConflictError, NotFoundError } from '../shared/errors';
 import type { Decider } from '../shared/decider';
 import {
@@ -32,15 +33,8 @@ export function decideWhitelist(command: WhitelistCommand, state: WhitelistState
     }
     case 'UpdateWhitelistEntry': {
       const entry = listed(state);
-      const changes: Partial<WhitelistFields> = {};
-      const previous: Partial<WhitelistFields> = {};
-      for (const [key, value] of Object.entries(command.changes) as Array<[keyof WhitelistFields, string | boolean | undefined]>) {
-        if (value === undefined || value === entry[key]) continue;
-        Object.assign(changes, { [key]: value });
-        Object.assign(previous, { [key]: entry[key] });
-      }
-      if (Object.keys(changes).length === 0) return [];
-      return [{ type: 'WhitelistEntryUpdated', data: { entryId: entry.entryId, telegramId: entry.telegramId, changes, previous } }];
+      const changed = changedFields<WhitelistFields>(entry, command.changes);
+      return changed ? [{ type: 'WhitelistEntryUpdated', data: { entryId: entry.entryId, telegramId: entry.telegramId, ...changed } }] : [];
     }
     case 'DeleteWhitelistEntry': {
       const entry = listed(state);
