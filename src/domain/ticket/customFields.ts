@@ -1,0 +1,64 @@
+import type { CustomField } from '../category/category';
+import { type ErrorDetail, ValidationError } from '../shared/errors';
+import type { Attachment, CustomFieldValue } from './ticket';
+
+/** An answer as the caller sent it: text, a number, or a file stored for a text field. */
+export type CustomFieldAnswer = string | number | Attachment;
+
+const TEXT_ANSWER_MAX = 2000;
+
+const isAttachment = (value: CustomFieldAnswer): value is Attachment => typeof value === 'object';
+const isBlank = (value: CustomFieldAnswer | undefined) => value === undefined || (typeof value === 'string' && value.trim() === '');
+
+function checkNumber(field: CustomField, raw: CustomFieldAnswer): number | string {
+  if (isAttachment(raw)) return `${field.prompt} must be a number, not a file`;
+  const value = typeof raw === 'number' ? raw : Number(raw.trim());
+  if (!Number.isFinite(value)) return `${field.prompt} must be a number`;
+  const { min, max } = field.validation;
+  if (min !== undefined && value < min) return `${field.prompt} must be at least ${min}`;
+  if (max !== undefined && value > max) return `${field.prompt} must be at most ${max}`;
+  return value;
+}
+
+function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswer | { error: string } {
+  if (isAttachment(raw)) return raw;
+  const value = String(raw).trim();
+  const { minLength, maxLength, pattern } = field.validation;
+  if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)) return { error: `${field.prompt} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
+  if (minLength !== undefined && value.length < minLength) return { error: `${field.prompt} must be at least ${minLength} characters` };
+  if (pattern !== undefined && !new RegExp(pattern).test(value)) return { error: `${field.prompt} does not have the expected format` };
+  return value;
+}
+
+/**
+ * Checks a ticket's answers against its category's custom fields (spec.md section 3): required
+ * fields answered, numbers in range, texts within length and pattern; unknown fields refused.
+ * Returns the answers in field order with each field's prompt, as the ticket records them.
+ */
+export function answerCustomFields(fields: CustomField[], answers: Record<string, CustomFieldAnswer>): CustomFieldValue[] {
+  const details: ErrorDetail[] = [];
+  const known = new Set(fields.map((field) => field.fieldName));
+  for (const name of Object.keys(answers)) {
+    if (!known.has(name)) details.push({ path: `customFieldValues.${name}`, message: `Unknown custom field: ${name}` });
+  }
+  const values: CustomFieldValue[] = [];
+  for (const field of [...fields].sort((a, b) => a.order - b.order)) {
+    const raw = answers[field.fieldName];
+    const path = `customFieldValues.${field.fieldName}`;
+    if (raw === undefined || isBlank(raw)) {
+      if (field.required) details.push({ path, message: `${field.prompt} is required` });
+      continue;
+    }
+    if (field.fieldType === 'number') {
+      const checked = checkNumber(field, raw);
+      if (typeof checked === 'string') details.push({ path, message: checked });
+      else values.push({ fieldName: field.fieldName, fieldPrompt: field.prompt, value: checked });
+      continue;
+    }
+    const checked = checkText(field, raw);
+    if (typeof checked === 'object' && 'error' in checked) details.push({ path, message: checked.error });
+    else values.push({ fieldName: field.fieldName, fieldPrompt: field.prompt, value: checked });
+  }
+  if (details.length > 0) throw new ValidationError(details[0]!.message, details);
+  return values;
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { MESSAGE_MAX, OUTCOME_MAX, PRIORITIES, TICKET_STATUSES } from './ticket';
+
+/**
+ * Input rules of spec.md section 5 for tickets and messages; shared by the API and the web forms.
+ * Multipart bodies carry every field as text, so booleans and the custom-field answers (JSON) are
+ * accepted in their text form too.
+ */
+
+const fromJsonText = (value: unknown) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+};
+
+const booleanish = z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean({ message: 'Must be true or false' }));
+
+const answerValue = z.union([z.string().max(10_000), z.number()], { message: 'A custom field answer must be text or a number' });
+
+/** Answers as a list of {fieldName, value} (the record shape) or as an object keyed by field name. */
+const customFieldAnswers = z.preprocess(
+  fromJsonText,
+  z
+    .union(
+      [
+        z.array(z.object({ fieldName: z.string().min(1), fieldPrompt: z.string().optional(), value: answerValue }).strict()).max(50),
+        z.record(z.string().min(1), answerValue),
+      ],
+      { message: 'customFieldValues must be a list of {fieldName, value} or an object of answers' },
+    )
+    .transform((answers) => (Array.isArray(answers) ? Object.fromEntries(answers.map(({ fieldName, value }) => [fieldName, value])) : answers)),
+);
+
+export const createTicketSchema = z
+  .object({
+    title: z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(200, 'Title must be at most 200 characters'),
+    description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(2000, 'Description must be at most 2000 characters'),
+    category: z.string({ message: 'Category is required' }).trim().min(1, 'Category is required'),
+    priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).default('medium'),
+    customFieldValues: customFieldAnswers.default({}),
+  })
+  .strict();
+
+export const updateTicketSchema = z
+  .object({
+    status: z.enum(TICKET_STATUSES, { message: 'Status must be open, in_progress, pending_customer, resolved or closed' }).optional(),
+    assignedAgent: z.string().min(1, 'assignedAgent must be a user id or null').nullable().optional(),
+  })
+  .strict()
+  .refine((body) => body.status !== undefined || body.assignedAgent !== undefined, { message: 'Send a status, an assignedAgent, or both' });
+
+export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
+
+export const outcomeSchema = z
+  .object({
+    outcomeMessage: z
+      .string({ message: 'Outcome is required' })
+      .trim()
+      .min(1, 'Outcome is required')
+      .max(OUTCOME_MAX, `Outcome must be at most ${OUTCOME_MAX} characters`),
+  })
+  .strict();
+
+export const postMessageSchema = z
+  .object({
+    content: z.string().max(MESSAGE_MAX, `Message must be at most ${MESSAGE_MAX} characters`).default(''),
+    /** Derived on the server from what was sent; accepted so the web form can send it. */
+    messageType: z.enum(['text', 'file'], { message: 'messageType must be text or file' }).optional(),
+    isInternal: booleanish.default(false),
+  })
+  .strict();
+
+export const editMessageSchema = z
+  .object({
+    content: z
+      .string({ message: 'Message text is required' })
+      .max(MESSAGE_MAX, `Message must be at most ${MESSAGE_MAX} characters`)
+      .refine((text) => text.trim().length > 0, 'Message text is required'),
+  })
+  .strict();
+
+const commaList = <T extends string>(values: readonly [T, ...T[]], label: string) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((part) => part.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(values, { message: `${label} must be one of ${values.join(', ')}` })));
+
+export const listTicketsQuery = z.object({
+  status: commaList(TICKET_STATUSES, 'Status').optional(),
+  priority: commaList(PRIORITIES, 'Priority').optional(),
+  assigned: z.enum(['me', 'unassigned', 'assigned'], { message: 'assigned must be me, unassigned or assigned' }).optional(),
+  category: z.string().min(1).optional(),
+  customer: z.string().min(1).optional(),
+  q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
+  sort: z.enum(['latest', 'oldest', 'priority', 'status', 'updated'], { message: 'sort must be latest, oldest, priority, status or updated' }).default('latest'),
+  page: z.coerce.number({ message: 'page must be a whole number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  limit: z.coerce.number({ message: 'limit must be a whole number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(20),
+});
+
+export const listMessagesQuery = z.object({
+  page: z.coerce.number({ message: 'page must be a whole number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
+  limit: z.coerce.number({ message: 'limit must be a whole number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(100),
+});
+
+export const statsQuery = z.object({
+  /** The caller's IANA time zone, so "today" starts at their local midnight (spec.md section 9). */
+  tz: z
+    .string()
+    .max(64)
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'tz must be an IANA time zone such as Europe/Berlin')
+    .optional(),
+});
+
+export type CreateTicketInput = z.output<typeof createTicketSchema>;
+export type UpdateTicketInput = z.output<typeof updateTicketSchema>;
+export type ListTicketsQuery = z.output<typeof listTicketsQuery>;

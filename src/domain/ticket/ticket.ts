@@ -1,0 +1,136 @@
+import type { DomainEvent } from '../shared/decider';
+import type { Role } from '../user/user';
+
+/** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
+export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
+
+export const TICKET_STATUSES = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+/** spec.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */
+export const OPEN_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
+export const isOpenStatus = (status: TicketStatus) => OPEN_STATUSES.includes(status);
+
+export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export type Platform = 'web' | 'telegram';
+
+/** A stored upload as events record it; the file itself lives under DATA_DIR/uploads/<fileId>. */
+export interface Attachment {
+  fileId: string;
+  mimeType: string;
+  originalName: string;
+  size: number;
+}
+
+export interface CustomFieldValue {
+  fieldName: string;
+  fieldPrompt: string;
+  value: string | number | Attachment;
+}
+
+/** spec.md section 9: a sender may edit their own text message for this long. */
+export const EDIT_WINDOW_MS = 5 * 60 * 1000;
+export const MESSAGE_MAX = 2000;
+export const OUTCOME_MAX = 1000;
+
+export interface TicketOpenedData {
+  ticketId: string;
+  /** The display number (`ticketId` in API.md), allocated from the ticket-number sequence. */
+  number: number;
+  title: string;
+  description: string;
+  categoryId: string;
+  priority: Priority;
+  customerId: string;
+  customFieldValues: CustomFieldValue[];
+  platform: Platform;
+}
+
+export interface MessagePostedData {
+  ticketId: string;
+  messageId: string;
+  senderId: string;
+  senderRole: Role;
+  content: string;
+  messageType: 'text' | 'file';
+  isInternal: boolean;
+  platform: Platform;
+  attachments: Attachment[];
+  /** The decision time, kept in the data because the edit window is measured from it. */
+  postedAt: string;
+}
+
+export type TicketEvent =
+  | DomainEvent<'TicketOpened', TicketOpenedData>
+  | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus }>
+  | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
+  | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
+  | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
+  | DomainEvent<'TicketDeleted', { ticketId: string; number: number; customerId: string }>
+  | DomainEvent<'MessagePosted', MessagePostedData>
+  /** Keeps the replaced text, so every earlier version of a message stays in the log. */
+  | DomainEvent<'MessageEdited', { ticketId: string; messageId: string; content: string; previousContent: string }>
+  /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
+  | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>;
+
+export interface MessageState {
+  messageId: string;
+  /** 1-based position in the conversation. */
+  seq: number;
+  senderId: string;
+  messageType: 'text' | 'file';
+  isInternal: boolean;
+  content: string;
+  postedAt: string;
+}
+
+export interface LiveTicket {
+  kind: 'live';
+  ticketId: string;
+  number: number;
+  customerId: string;
+  status: TicketStatus;
+  assignedAgentId: string | null;
+  outcomeMessage: string | null;
+  messages: MessageState[];
+  /** Per reader, the last conversation position they have read. */
+  readMarks: Record<string, number>;
+}
+
+export type TicketState = { kind: 'none' } | LiveTicket | { kind: 'deleted'; ticketId: string };
+
+export const initialState: TicketState = { kind: 'none' };
+
+export function evolve(state: TicketState, event: TicketEvent): TicketState {
+  if (event.type === 'TicketOpened') {
+    const { ticketId, number, customerId } = event.data;
+    return { kind: 'live', ticketId, number, customerId, status: 'open', assignedAgentId: null, outcomeMessage: null, messages: [], readMarks: {} };
+  }
+  if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
+  if (state.kind !== 'live') return state;
+  switch (event.type) {
+    case 'TicketStatusChanged':
+      return { ...state, status: event.data.to };
+    case 'AgentAssignedToTicket':
+      return { ...state, assignedAgentId: event.data.agentId };
+    case 'AgentUnassignedFromTicket':
+      return { ...state, assignedAgentId: null };
+    case 'TicketOutcomeRecorded':
+      return { ...state, outcomeMessage: event.data.outcomeMessage };
+    case 'MessagePosted': {
+      const { messageId, senderId, messageType, isInternal, content, postedAt } = event.data;
+      return { ...state, messages: [...state.messages, { messageId, seq: state.messages.length + 1, senderId, messageType, isInternal, content, postedAt }] };
+    }
+    case 'MessageEdited':
+      return {
+        ...state,
+        messages: state.messages.map((message) => (message.messageId === event.data.messageId ? { ...message, content: event.data.content } : message)),
+      };
+    case 'MessagesRead':
+      return { ...state, readMarks: { ...state.readMarks, [event.data.readerId]: event.data.upTo } };
+  }
+}
+
+/** Internal notes are for staff only: a customer never sees one, by any call or socket. */
+export const canSeeMessage = (role: Role, message: Pick<MessageState, 'isInternal'>) => role !== 'customer' || !message.isInternal;
