@@ -14,8 +14,10 @@ import { userRoutes } from './users/routes';
 import { botRoutes } from './bot/routes';
 import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
+import { ticketRoutes } from './tickets/routes';
+import { cannedRoutes } from './canned/routes';
 
-const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes];
+const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, ticketRoutes, cannedRoutes];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {

@@ -1,10 +1,24 @@
 import { botCommandsProjection } from './botCommands';
+import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
+import { directoryProjection } from './directory';
 import type { Projection } from './runner';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
 import { whitelistProjection } from './whitelist';
 
 /** Every read model of the product, in the order the runner applies them to each event. */
-export const allProjections: Projection[] = [usersProjection, sessionsProjection, categoriesProjection, settingsProjection, botCommandsProjection, whitelistProjection];
+export const allProjections: Projection[] = [
+  usersProjection,
+  sessionsProjection,
+  categoriesProjection,
+  settingsProjection,
+  botCommandsProjection,
+  whitelistProjection,
+  // Before the read models that take names from it.
+  directoryProjection,
+  ticketsProjection,
+  cannedProjection,
+];

@@ -17,7 +17,7 @@ export interface TestServer extends RunningServer {
 }
 
 /** A real server on port 0 with its own DATA_DIR: real HTTP, embedded adapters unless env says otherwise. */
-export async function startTestServer(options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'desk-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -27,7 +27,7 @@ export async function startTestServer(options: { dataDir?: string; env?: Record<
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }) });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
   const request: TestServer['request'] = async (method, url, { token, body, headers } = {}) => {
     const response = await fetch(`${server.url}${url}`, {
       method,

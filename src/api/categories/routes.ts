@@ -9,6 +9,7 @@ import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import type { AppDeps } from '../deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
+import { categoryStatistics } from '../tickets/stats';
 
 const listQuery = z.object({ includeInactive: z.enum(['true', 'false']).optional() });
 
@@ -28,6 +29,10 @@ export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
     const showInactive = includeInactive === 'true' && currentUser(req).role !== 'customer';
     const found = await categories().find(showInactive ? {} : { isActive: true }, { sort: { order: 1, name: 1 } });
     res.json({ categories: found.map(toCategory) });
+  });
+
+  router.get('/categories/stats', requireRole('agent', 'admin'), async (_req, res) => {
+    res.json({ stats: await categoryStatistics(deps.readStore) });
   });
 
   router.get('/categories/:id', requireRole(), async (req, res) => {

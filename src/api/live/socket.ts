@@ -8,6 +8,7 @@ import type { AppDeps } from '../deps';
 import { type AuthUser, authenticateToken } from '../http/auth';
 import { corsOrigin, maintenanceMessage } from '../http/guards';
 import { loadSystemSettings } from '../../projections/settings';
+import { attachTicketChannel } from './tickets';
 
 const userRoom = (userId: string) => `user:${userId}`;
 const roleRoom = (role: string) => `role:${role}`;
@@ -67,6 +68,10 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
         return;
     }
   });
-  httpServer.once('close', stopListening);
+  const stopTicketChannel = attachTicketChannel(io, deps);
+  httpServer.once('close', () => {
+    stopListening();
+    stopTicketChannel();
+  });
   return io;
 }

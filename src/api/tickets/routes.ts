@@ -1,0 +1,198 @@
+import type { Request, Response, Router } from 'express';
+import { create as contentDisposition } from 'content-disposition';
+import { NotFoundError } from '../../domain/shared/errors';
+import {
+  assignTicketSchema,
+  createTicketSchema,
+  editMessageSchema,
+  listMessagesQuery,
+  listTicketsQuery,
+  outcomeSchema,
+  postMessageSchema,
+  statsQuery,
+  updateTicketSchema,
+} from '../../domain/ticket/schema';
+import type { Filter, Sort } from '../../platform/readstore/port';
+import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
+import type { AppDeps } from '../deps';
+import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+import {
+  assignTicket,
+  changeStatus,
+  customFieldOfFile,
+  deleteTicket,
+  editMessage,
+  markMessagesRead,
+  openTicket,
+  postMessage,
+  projectedTicket,
+  recordOutcome,
+  unassignTicket,
+} from './service';
+import { ticketStatistics } from './stats';
+import { FILE_ID, type ReceivedFile, discardFiles, receiveMultipart, uploadsDir } from './uploads';
+import { findVisibleMessage, findVisibleTicket, messageFor, ticketFor, visibleMessages } from './views';
+
+const SORTS: Record<string, Sort> = {
+  latest: { createdAt: -1, ticketId: -1 },
+  oldest: { createdAt: 1, ticketId: 1 },
+  priority: { priorityWeight: -1, createdAt: -1 },
+  status: { statusRank: 1, createdAt: -1 },
+  updated: { updatedAt: -1, ticketId: -1 },
+};
+/** The detail view carries the latest messages; older ones are paged through /messages. */
+const DETAIL_MESSAGES = 1000;
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const isMultipart = (req: Request) => req.is('multipart/form-data') === 'multipart/form-data';
+const isMessageFileField = (name: string) => name === 'attachments' || name === 'attachments[]' || name === 'files';
+
+/** Runs `work` with the files of a multipart request, removing them again if it fails. */
+async function withUploads<T>(deps: AppDeps, req: Request, res: Response, acceptField: (name: string) => boolean, work: (files: ReceivedFile[]) => Promise<T>): Promise<T> {
+  const files = isMultipart(req) ? await receiveMultipart(deps, req, res, acceptField) : [];
+  try {
+    return await work(files);
+  } catch (error) {
+    await discardFiles(deps, files);
+    throw error;
+  }
+}
+
+async function unreadCount(deps: AppDeps, ticket: TicketView, user: AuthUser): Promise<number> {
+  const mark = await deps.readStore.collection<ReadMarkView>(TICKET_READS).findOne({ _id: `${ticket._id}:${user.id}` });
+  return deps.readStore.collection<MessageView>(TICKET_MESSAGES).count({ ticket: ticket._id, seq: { $gt: mark?.upTo ?? 0 }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
+}
+
+async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser, page: number, limit: number) {
+  const messages = deps.readStore.collection<MessageView>(TICKET_MESSAGES);
+  const filter = { ticket: ticket._id, ...visibleMessages(user) };
+  const [found, total] = await Promise.all([messages.find(filter, { sort: { seq: -1 }, skip: (page - 1) * limit, limit }), messages.count(filter)]);
+  return { messages: found.reverse().map(messageFor), pagination: { page, limit, total, pages: Math.ceil(total / limit) } };
+}
+
+export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
+  const tickets = () => deps.readStore.collection<TicketView>(TICKETS);
+  const visible = (req: Request) => findVisibleTicket(deps.readStore, req.params.id as string, currentUser(req));
+  const answerTicket = async (req: Request, res: Response, ticketId: string, position: number, status = 200) =>
+    res.status(status).json({ ticket: ticketFor(await projectedTicket(deps, ticketId, position), currentUser(req)) });
+
+  router.get('/tickets/stats', requireRole('agent', 'admin'), async (req, res) => {
+    const { tz } = parse(statsQuery, req.query);
+    res.json(await ticketStatistics(deps.readStore, deps.clock(), tz));
+  });
+
+  router.get('/tickets', requireRole(), async (req, res) => {
+    const query = parse(listTicketsQuery, req.query);
+    const user = currentUser(req);
+    const filter: Filter = {};
+    if (user.role === 'customer') filter['customer._id'] = user.id;
+    else if (query.customer) filter['customer._id'] = query.customer;
+    if (query.status) filter.status = { $in: query.status };
+    if (query.priority) filter.priority = { $in: query.priority };
+    if (query.category) filter['category._id'] = query.category;
+    if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
+    if (query.assigned === 'unassigned') filter.assignedAgent = null;
+    if (query.assigned === 'assigned') filter.assignedAgent = { $ne: null };
+    if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
+    const { page, limit } = query;
+    const [found, total] = await Promise.all([tickets().find(filter, { sort: SORTS[query.sort], skip: (page - 1) * limit, limit }), tickets().count(filter)]);
+    res.json({ tickets: found.map((ticket) => ticketFor(ticket, user)), pagination: { page, limit, total, pages: Math.ceil(total / limit) } });
+  });
+
+  router.post('/tickets', requireRole(), async (req, res) => {
+    await withUploads(deps, req, res, (name) => customFieldOfFile(name) !== null, async (files) => {
+      const input = parse(createTicketSchema, req.body);
+      const ticket = await openTicket(deps, { ...input, files, platform: 'web' }, commandContext(deps, req));
+      res.status(201).json({ ticket: ticketFor(ticket, currentUser(req)) });
+    });
+  });
+
+  router.get('/tickets/:id', requireRole(), async (req, res) => {
+    const user = currentUser(req);
+    const ticket = await visible(req);
+    const [{ messages }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
+    res.json({ ticket: ticketFor(ticket, user), messages, unreadCount: unread });
+  });
+
+  router.put('/tickets/:id', requireRole('agent', 'admin'), async (req, res) => {
+    const { status, assignedAgent } = parse(updateTicketSchema, req.body);
+    const ticket = await visible(req);
+    const context = commandContext(deps, req);
+    let position = 0;
+    // The assignment first, so an explicit status in the same call has the last word.
+    if (assignedAgent === null) position = await unassignTicket(deps, ticket._id, context);
+    else if (assignedAgent !== undefined) position = await assignTicket(deps, ticket._id, assignedAgent, context);
+    if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, commandContext(deps, req)));
+    await answerTicket(req, res, ticket._id, position);
+  });
+
+  router.post('/tickets/:id/assign', requireRole('agent', 'admin'), async (req, res) => {
+    const { agentId } = parse(assignTicketSchema, req.body);
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await assignTicket(deps, ticket._id, agentId, commandContext(deps, req)));
+  });
+
+  router.put('/tickets/:id/outcome', requireRole('agent', 'admin'), async (req, res) => {
+    const { outcomeMessage } = parse(outcomeSchema, req.body);
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await recordOutcome(deps, ticket._id, outcomeMessage, commandContext(deps, req)));
+  });
+
+  router.delete('/tickets/:id', requireRole('admin'), async (req, res) => {
+    const ticket = await visible(req);
+    await deleteTicket(deps, ticket._id, commandContext(deps, req));
+    res.status(204).end();
+  });
+
+  router.get('/tickets/:id/messages', requireRole(), async (req, res) => {
+    const { page, limit } = parse(listMessagesQuery, req.query);
+    const user = currentUser(req);
+    const ticket = await visible(req);
+    const [listed, unread] = await Promise.all([latestMessages(deps, ticket, user, page, limit), unreadCount(deps, ticket, user)]);
+    res.json({ ...listed, unreadCount: unread });
+  });
+
+  router.post('/tickets/:id/messages', requireRole(), async (req, res) => {
+    const ticket = await visible(req);
+    await withUploads(deps, req, res, isMessageFileField, async (files) => {
+      const { content, isInternal } = parse(postMessageSchema, req.body);
+      const attachments = files.map((file) => file.attachment);
+      const message = await postMessage(deps, ticket._id, { content, isInternal, attachments, platform: 'web' }, commandContext(deps, req));
+      res.status(201).json({ message: messageFor(message) });
+    });
+  });
+
+  router.post('/tickets/:id/messages/read', requireRole(), async (req, res) => {
+    const ticket = await visible(req);
+    await markMessagesRead(deps, ticket._id, commandContext(deps, req));
+    res.status(204).end();
+  });
+
+  router.put('/messages/:id', requireRole(), async (req, res) => {
+    const { content } = parse(editMessageSchema, req.body);
+    const { message } = await findVisibleMessage(deps.readStore, req.params.id as string, currentUser(req));
+    res.json({ message: messageFor(await editMessage(deps, message.ticket, message._id, content, commandContext(deps, req))) });
+  });
+
+  router.get('/uploads/:fileId', requireRole(), async (req, res) => {
+    const fileId = req.params.fileId as string;
+    const user = currentUser(req);
+    const upload = FILE_ID.test(fileId) ? await deps.readStore.collection<UploadView>(UPLOADS).findOne({ _id: fileId }) : null;
+    const allowed = upload && (user.role !== 'customer' || (upload.customerId === user.id && !upload.isInternal));
+    if (!upload || !allowed) throw new NotFoundError('File');
+    const inline = upload.mimeType.startsWith('image/');
+    res.setHeader('Content-Type', upload.mimeType.startsWith('text/') ? `${upload.mimeType}; charset=utf-8` : upload.mimeType);
+    res.setHeader('Content-Disposition', contentDisposition(upload.originalName, { type: inline ? 'inline' : 'attachment' }));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    await new Promise<void>((resolve, reject) =>
+      res.sendFile(fileId, { root: uploadsDir(deps), dotfiles: 'deny' }, (error) => {
+        if (!error) return resolve();
+        if (res.headersSent) return resolve();
+        reject((error as NodeJS.ErrnoException).code === 'ENOENT' ? new NotFoundError('File') : error);
+      }),
+    );
+  });
+};

@@ -1,0 +1,211 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CustomField } from '../../domain/category/category';
+import { reservationStream } from '../../domain/reservation/reservation';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors';
+import { answerCustomFields, type CustomFieldAnswer } from '../../domain/ticket/customFields';
+import { type AgentLookup, type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../../domain/ticket/decide';
+import type { CreateTicketInput } from '../../domain/ticket/schema';
+import { type Attachment, type Platform, type TicketOpenedData, type TicketStatus, isOpenStatus, ticketStream } from '../../domain/ticket/ticket';
+import type { Role } from '../../domain/user/user';
+import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { EventStore } from '../../platform/eventstore/port';
+import { CATEGORIES, type CategoryView } from '../../projections/categories';
+import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
+import { USERS, type UserView } from '../../projections/users';
+import type { AppDeps } from '../deps';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, claim, release } from '../reservations';
+import { TicketNumbers } from './numbers';
+
+/**
+ * Ticket commands as the web API and the Telegram bot both run them: each answers only once the
+ * caller's read models include its events (read-your-writes), so what was just done can be read.
+ */
+
+const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
+const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
+const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
+
+export const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
+const isStaff = (actor: TicketActor) => actor.role === 'agent' || actor.role === 'admin';
+
+const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSAGE): Claim => ({
+  kind: 'openticket',
+  value: customerId,
+  conflictMessage,
+  conflictCode: 'OPEN_TICKET_EXISTS',
+});
+
+const loadTicket = (deps: Pick<AppDeps, 'events'>, ticketId: string) => loadState(deps.events, ticketStream(ticketId), ticketDecider);
+
+/** A ticket holds its customer's open-ticket claim until it is resolved, closed or deleted. */
+const abandonedTicket =
+  (deps: AppDeps, now: Date): AbandonedCheck =>
+  async (holderId, _claim, reservedAt) => {
+    const { state } = await loadTicket(deps, holderId);
+    if (state.kind === 'deleted') return true;
+    if (state.kind === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
+    return !isOpenStatus(state.status);
+  };
+
+/**
+ * The 409 of API.md, naming the open ticket. Its holder claimed first and writes its ticket right
+ * after, so a loser of a race may look a moment before that ticket exists.
+ */
+async function openTicketConflict(deps: AppDeps, customerId: string, message: string): Promise<ConflictError> {
+  const [last] = await deps.events.readStream(reservationStream('openticket', customerId), { direction: 'backwards', maxCount: 1 });
+  const holderId = last?.type === 'ValueReserved' ? (last.data as { ownerId: string }).ownerId : null;
+  for (let attempt = 0; holderId && attempt < 30; attempt++) {
+    const { state, events } = await loadTicket(deps, holderId);
+    if (state.kind === 'live') {
+      const opened = events[0]!.data as unknown as TicketOpenedData;
+      return new ConflictError(message, 'OPEN_TICKET_EXISTS', { existingTicket: { _id: holderId, ticketId: opened.number, title: opened.title, status: state.status } });
+    }
+    if (state.kind === 'deleted') break;
+    await sleep(50);
+  }
+  return new ConflictError(message, 'OPEN_TICKET_EXISTS', { existingTicket: holderId ? { _id: holderId } : null });
+}
+
+async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: string, context: CommandContext, message?: string): Promise<void> {
+  const wanted = openTicketClaim(customerId, message);
+  try {
+    await claim(deps, ticketId, wanted, context, abandonedTicket(deps, context.now));
+  } catch (error) {
+    if (error instanceof ConflictError && error.code === wanted.conflictCode) throw await openTicketConflict(deps, customerId, wanted.conflictMessage);
+    throw error;
+  }
+}
+
+const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) => release(deps, ticketId, openTicketClaim(customerId), context);
+
+export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
+  await deps.projections.waitFor(position);
+  const ticket = await deps.readStore.collection<TicketView>(TICKETS).findOne({ _id: ticketId });
+  if (!ticket) throw new NotFoundError('Ticket');
+  return ticket;
+}
+
+async function categoryLookup(deps: AppDeps, categoryId: string): Promise<CategoryLookup | null> {
+  const category = await deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId });
+  return category ? { categoryId: category._id, isActive: category.isActive, customFields: category.customFields as unknown as CustomField[] } : null;
+}
+
+/** A file sent for a custom field arrives as `customFieldValues.<fieldName>` (or `customFieldValues[<fieldName>]`). */
+export const customFieldOfFile = (fieldName: string) => /^customFieldValues(?:\.([^[\]]+)|\[([^[\]]+)\])$/.exec(fieldName)?.slice(1).find(Boolean) ?? null;
+
+export interface OpenTicketRequest extends CreateTicketInput {
+  files: Array<{ fieldName: string; attachment: Attachment }>;
+  platform: Platform;
+}
+
+/**
+ * Opens a ticket for the caller. The customer's open-ticket claim comes first, so of any number
+ * of concurrent requests exactly one gets past it; only then is a display number spent.
+ */
+export async function openTicket(deps: AppDeps, request: OpenTicketRequest, context: CommandContext): Promise<TicketView> {
+  const customerId = context.actor.userId;
+  const category = await categoryLookup(deps, request.category);
+  if (!category?.isActive) throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
+  const answers: Record<string, CustomFieldAnswer> = { ...request.customFieldValues };
+  for (const { fieldName, attachment } of request.files) {
+    const field = customFieldOfFile(fieldName);
+    if (field) answers[field] = attachment;
+  }
+  // Refuse bad answers before claiming anything, so a rejected form costs no number.
+  answerCustomFields(category.customFields, answers);
+
+  const ticketId = deps.newId();
+  await claimOpenTicket(deps, customerId, ticketId, context);
+  let position: number;
+  try {
+    const number = await ticketNumbers(deps.events).allocate(ticketId, context);
+    const { title, description, priority, platform } = request;
+    const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers };
+    position = (await handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context)).position;
+  } catch (error) {
+    await releaseOpenTicket(deps, customerId, ticketId, context);
+    throw error;
+  }
+  return projectedTicket(deps, ticketId, position);
+}
+
+const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketCommand, context: CommandContext) =>
+  handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context);
+
+/**
+ * Changes the status. Reopening a resolved or closed ticket takes its customer's open-ticket claim
+ * back first (refused while another ticket of theirs is open); resolving or closing lets it go.
+ */
+export async function changeStatus(deps: AppDeps, ticketId: string, status: TicketStatus, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const { state } = await loadTicket(deps, ticketId);
+  if (state.kind !== 'live' || (!isStaff(actor) && state.customerId !== actor.userId)) throw new NotFoundError('Ticket');
+  if (!isStaff(actor)) throw new ForbiddenError('Only agents and admins can do this');
+  const reopening = !isOpenStatus(state.status) && isOpenStatus(status);
+  if (reopening) await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one');
+  try {
+    const result = await runTicketCommand(deps, ticketId, { type: 'ChangeTicketStatus', ticketId, actor, status }, context);
+    if (!isOpenStatus(status) && result.events.length > 0) await releaseOpenTicket(deps, state.customerId, ticketId, context);
+    return result.position;
+  } catch (error) {
+    if (reopening) await releaseOpenTicket(deps, state.customerId, ticketId, context);
+    throw error;
+  }
+}
+
+async function agentLookup(deps: AppDeps, userId: string): Promise<AgentLookup | null> {
+  const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
+  return user ? { userId: user._id, role: user.role, isActive: user.isActive } : null;
+}
+
+export async function assignTicket(deps: AppDeps, ticketId: string, agentId: string, context: CommandContext): Promise<number> {
+  const command: TicketCommand = { type: 'AssignTicket', ticketId, actor: actorOf(context), agent: await agentLookup(deps, agentId) };
+  return (await runTicketCommand(deps, ticketId, command, context)).position;
+}
+
+export async function unassignTicket(deps: AppDeps, ticketId: string, context: CommandContext): Promise<number> {
+  return (await runTicketCommand(deps, ticketId, { type: 'UnassignTicket', ticketId, actor: actorOf(context) }, context)).position;
+}
+
+export async function recordOutcome(deps: AppDeps, ticketId: string, outcomeMessage: string, context: CommandContext): Promise<number> {
+  return (await runTicketCommand(deps, ticketId, { type: 'RecordOutcome', ticketId, actor: actorOf(context), outcomeMessage }, context)).position;
+}
+
+export async function deleteTicket(deps: AppDeps, ticketId: string, context: CommandContext): Promise<void> {
+  const result = await runTicketCommand(deps, ticketId, { type: 'DeleteTicket', ticketId, actor: actorOf(context) }, context);
+  for (const event of result.events) {
+    if (event.type === 'TicketDeleted') await releaseOpenTicket(deps, event.data.customerId, ticketId, context);
+  }
+  await deps.projections.waitFor(result.position);
+}
+
+export interface NewMessage {
+  content: string;
+  isInternal: boolean;
+  attachments: Attachment[];
+  platform: Platform;
+}
+
+export async function postMessage(deps: AppDeps, ticketId: string, message: NewMessage, context: CommandContext): Promise<MessageView> {
+  const messageId = deps.newId();
+  const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
+  const result = await runTicketCommand(deps, ticketId, command, context);
+  await deps.projections.waitFor(result.position);
+  const posted = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
+  if (!posted) throw new NotFoundError('Message');
+  return posted;
+}
+
+export async function editMessage(deps: AppDeps, ticketId: string, messageId: string, content: string, context: CommandContext): Promise<MessageView> {
+  const command: TicketCommand = { type: 'EditMessage', ticketId, messageId, actor: actorOf(context), content, now: context.now };
+  const result = await runTicketCommand(deps, ticketId, command, context);
+  await deps.projections.waitFor(result.position);
+  const edited = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
+  if (!edited) throw new NotFoundError('Message');
+  return edited;
+}
+
+export async function markMessagesRead(deps: AppDeps, ticketId: string, context: CommandContext): Promise<void> {
+  const result = await runTicketCommand(deps, ticketId, { type: 'MarkMessagesRead', ticketId, actor: actorOf(context) }, context);
+  await deps.projections.waitFor(result.position);
+}

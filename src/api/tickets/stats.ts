@@ -1,0 +1,66 @@
+import type { ReadStore } from '../../platform/readstore/port';
+import { CATEGORIES, type CategoryView } from '../../projections/categories';
+import { average, createdSince, loadTicketStats, localMidnight } from '../../projections/ticketStats';
+import { TICKETS, type TicketView } from '../../projections/tickets';
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/** spec.md section 9: recent activity is built from the 10 newest tickets. */
+const RECENT = 10;
+
+/**
+ * `GET /tickets/stats`: counts and averages come from the running sums of the tickets projection,
+ * recent activity from the newest tickets by index, so no request walks every ticket.
+ */
+export async function ticketStatistics(store: ReadStore, now: Date, timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone) {
+  const [stats, categories, newest] = await Promise.all([
+    loadTicketStats(store),
+    store.collection<CategoryView>(CATEGORIES).find({}, { sort: { order: 1, name: 1 } }),
+    store.collection<TicketView>(TICKETS).find({}, { sort: { createdAt: -1, ticketId: -1 }, limit: RECENT }),
+  ]);
+  const count = (status: keyof typeof stats.byStatus) => stats.byStatus[status] ?? 0;
+  const categoryStats = categories
+    .map(({ _id, name, color }) => {
+      const sums = stats.categories[_id];
+      return {
+        _id,
+        name,
+        color,
+        count: sums?.count ?? 0,
+        open: sums?.open ?? 0,
+        avgResolutionTime: average({ sum: sums?.resolutionSum ?? 0, count: sums?.resolutionCount ?? 0 }),
+      };
+    })
+    .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  const recentActivity = newest
+    .map((ticket) => {
+      const isNew = ticket.updatedAt === ticket.createdAt;
+      return {
+        type: isNew ? ('new' as const) : ('updated' as const),
+        message: isNew ? `New ticket #${ticket.ticketId}: ${ticket.title}` : `Ticket #${ticket.ticketId} updated: ${ticket.title} (${ticket.status.replace(/_/g, ' ')})`,
+        time: ticket.updatedAt,
+        ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status },
+      };
+    })
+    .sort((a, b) => b.time.localeCompare(a.time));
+  return {
+    total: Object.values(stats.byStatus).reduce((sum, value) => sum + (value ?? 0), 0),
+    open: count('open'),
+    inProgress: count('in_progress'),
+    pendingCustomer: count('pending_customer'),
+    resolved: count('resolved'),
+    closed: count('closed'),
+    unassigned: stats.unassigned,
+    todayTickets: createdSince(stats, localMidnight(now, timeZone)),
+    weekTickets: createdSince(stats, new Date(now.getTime() - WEEK_MS)),
+    avgResponseTime: average(stats.response),
+    avgResolutionTime: average(stats.resolution),
+    categoryStats,
+    recentActivity,
+  };
+}
+
+/** `GET /categories/stats`: per category, tickets in all, still open, and the average resolution time. */
+export async function categoryStatistics(store: ReadStore) {
+  const { categoryStats } = await ticketStatistics(store, new Date());
+  return categoryStats;
+}

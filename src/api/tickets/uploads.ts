@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Request, Response } from 'express';
+import FileType from 'file-type';
+import multer from 'multer';
+import { PayloadTooLargeError, UnsupportedTypeError, ValidationError } from '../../domain/shared/errors';
+import type { Attachment } from '../../domain/ticket/ticket';
+import { loadSystemSettings } from '../../projections/settings';
+import type { AppDeps } from '../deps';
+
+/**
+ * The types spec.md allows (images, pdf, doc, docx, txt, csv), keyed by what the content is. A
+ * file is accepted only when its content is one of these and its name's extension agrees, and it
+ * is stored and later served with the type found here, never the one the client claimed.
+ */
+const BINARY_TYPES: Record<string, { mimeType: string; extensions: string[] }> = {
+  'image/png': { mimeType: 'image/png', extensions: ['.png'] },
+  'image/jpeg': { mimeType: 'image/jpeg', extensions: ['.jpg', '.jpeg'] },
+  'image/gif': { mimeType: 'image/gif', extensions: ['.gif'] },
+  'image/webp': { mimeType: 'image/webp', extensions: ['.webp'] },
+  'application/pdf': { mimeType: 'application/pdf', extensions: ['.pdf'] },
+  // An OLE compound file is what a Word 97-2003 .doc is made of.
+  'application/x-cfb': { mimeType: 'application/msword', extensions: ['.doc'] },
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
+    mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extensions: ['.docx'],
+  },
+};
+const TEXT_TYPES: Record<string, string> = { '.txt': 'text/plain', '.csv': 'text/csv' };
+const ALLOWED = 'images (PNG, JPEG, GIF, WebP), PDF, DOC, DOCX, TXT and CSV';
+
+export interface ReceivedFile {
+  fieldName: string;
+  attachment: Attachment;
+}
+
+export const uploadsDir = (deps: Pick<AppDeps, 'config'>) => path.resolve(deps.config.DATA_DIR, 'uploads');
+const incomingDir = (deps: Pick<AppDeps, 'config'>) => path.join(uploadsDir(deps), '.incoming');
+
+/** A stored file's name: generated, so nothing the client sent ever becomes part of a path. */
+export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[a-z]{3,4}$/;
+
+function checkName(name: string): void {
+  if (name.length === 0 || name.length > 255) throw new ValidationError('File names must be 1 to 255 characters long', [{ path: 'attachments', message: 'File names must be 1 to 255 characters long' }]);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
+  if (/[/\\]/.test(name) || name === '.' || name === '..' || /[\u0000-\u001f\u007f]/.test(name)) {
+    const message = `File names cannot contain a path or control characters: ${JSON.stringify(name)}`;
+    throw new ValidationError(message, [{ path: 'attachments', message }]);
+  }
+}
+
+async function isUtf8Text(file: string): Promise<boolean> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of createReadStream(file)) {
+      const bytes = chunk as Buffer;
+      if (bytes.includes(0)) return false;
+      decoder.decode(bytes, { stream: true });
+    }
+    decoder.decode();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The type the content really has, if it is one spec.md allows and the name agrees with it. */
+async function sniff(file: string, originalName: string): Promise<string> {
+  const extension = path.extname(originalName).toLowerCase();
+  const detected = await FileType.fromFile(file);
+  if (detected) {
+    const allowed = BINARY_TYPES[detected.mime];
+    if (!allowed) throw new UnsupportedTypeError(`${originalName} is a ${detected.ext.toUpperCase()} file; allowed are ${ALLOWED}`);
+    if (!allowed.extensions.includes(extension)) throw new UnsupportedTypeError(`${originalName} does not hold what its name says: its content is ${detected.ext.toUpperCase()}`);
+    return allowed.mimeType;
+  }
+  const textType = TEXT_TYPES[extension];
+  if (textType && (await isUtf8Text(file))) return textType;
+  if (textType) throw new UnsupportedTypeError(`${originalName} is not a plain UTF-8 text file`);
+  throw new UnsupportedTypeError(`${originalName} is not an allowed file type; allowed are ${ALLOWED}`);
+}
+
+function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: number }): unknown {
+  if (!(error instanceof multer.MulterError)) return error;
+  const megabytes = Math.round((limits.maxFileSize / 1024 / 1024) * 10) / 10;
+  switch (error.code) {
+    case 'LIMIT_FILE_SIZE':
+      return new PayloadTooLargeError(`File too large: each file can be at most ${megabytes} MB`);
+    case 'LIMIT_FILE_COUNT':
+      return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [{ path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` }]);
+    case 'LIMIT_FIELD_VALUE':
+      return new PayloadTooLargeError(`The field ${error.field ?? ''} is too long`.replace('  ', ' '));
+    default:
+      return new ValidationError(`The upload was refused: ${error.message}`);
+  }
+}
+
+export async function discardFiles(deps: Pick<AppDeps, 'config'>, files: ReceivedFile[]): Promise<void> {
+  await Promise.all(files.map(({ attachment }) => unlink(path.join(uploadsDir(deps), attachment.fileId)).catch(() => undefined)));
+}
+
+/**
+ * Reads a multipart request: text fields into `req.body`, files checked for count, size (both
+ * from the live system settings), name and real type, then stored under generated names. Any
+ * refusal removes every file of the request, so a bad upload leaves nothing behind.
+ */
+export async function receiveMultipart(deps: Pick<AppDeps, 'config' | 'readStore'>, req: Request, res: Response, acceptField: (fieldName: string) => boolean): Promise<ReceivedFile[]> {
+  const settings = await loadSystemSettings(deps.readStore);
+  const limits = { maxFileSize: settings.maxFileSize, maxFiles: settings.maxFiles };
+  await mkdir(incomingDir(deps), { recursive: true });
+  const upload = multer({
+    storage: multer.diskStorage({ destination: incomingDir(deps), filename: (_req, _file, done) => done(null, randomUUID()) }),
+    preservePath: true,
+    defParamCharset: 'utf8',
+    limits: { fileSize: limits.maxFileSize, files: limits.maxFiles, fields: 50, fieldSize: 64 * 1024, parts: limits.maxFiles + 50 },
+  }).any();
+  await new Promise<void>((resolve, reject) => upload(req, res, (error?: unknown) => (error ? reject(multerError(error, limits)) : resolve())));
+
+  const received = (req.files as Express.Multer.File[] | undefined) ?? [];
+  const stored: ReceivedFile[] = [];
+  try {
+    for (const file of received) {
+      if (!acceptField(file.fieldname)) throw new ValidationError(`Unexpected file field: ${file.fieldname}`, [{ path: file.fieldname, message: 'Files are not accepted in this field' }]);
+      checkName(file.originalname);
+      const mimeType = await sniff(file.path, file.originalname);
+      const fileId = `${randomUUID()}${path.extname(file.originalname).toLowerCase()}`;
+      await rename(file.path, path.join(uploadsDir(deps), fileId));
+      stored.push({ fieldName: file.fieldname, attachment: { fileId, mimeType, originalName: file.originalname, size: file.size } });
+    }
+    return stored;
+  } catch (error) {
+    await Promise.all(received.map((file) => unlink(file.path).catch(() => undefined)));
+    await discardFiles(deps, stored);
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import { NotFoundError } from '../../domain/shared/errors';
+import type { Role } from '../../domain/user/user';
+import type { ReadStore } from '../../platform/readstore/port';
+import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
+
+export interface Viewer {
+  id: string;
+  role: Role;
+}
+
+const isStaff = (viewer: Pick<Viewer, 'role'>) => viewer.role !== 'customer';
+
+/**
+ * A ticket as API.md returns it to this viewer. A customer gets the counts of the conversation
+ * they can see (internal notes left out) and not the outcome, which is a staff section (spec.md 2).
+ */
+export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>) {
+  const { _revision: _r, publicMessageCount, lastPublicMessageAt, priorityWeight: _p, statusRank: _s, search: _q, ...ticket } = view;
+  if (isStaff(viewer)) return ticket;
+  return { ...ticket, messageCount: publicMessageCount, lastMessageAt: lastPublicMessageAt, outcomeMessage: null, outcomeUpdatedAt: null, outcomeUpdatedBy: null };
+}
+
+export type ApiTicket = ReturnType<typeof ticketFor>;
+
+export function messageFor(view: MessageView) {
+  const { _revision: _r, seq: _seq, ...message } = view;
+  return message;
+}
+
+export type ApiMessage = ReturnType<typeof messageFor>;
+
+/** Messages this viewer may read: a customer never receives an internal note. */
+export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer) ? {} : { isInternal: false });
+
+/**
+ * Finds a ticket by record id (or by its display number) as this viewer may see it. Someone else's
+ * ticket is "not found" for a customer: API.md never reveals that a foreign ticket exists.
+ */
+export async function findVisibleTicket(store: ReadStore, key: string, viewer: Viewer): Promise<TicketView> {
+  const tickets = store.collection<TicketView>(TICKETS);
+  const byNumber = /^#?\d{1,9}$/.test(key) ? await tickets.findOne({ ticketId: Number(key.replace('#', '')) }) : null;
+  const ticket = byNumber ?? (await tickets.findOne({ _id: key }));
+  if (!ticket || (!isStaff(viewer) && ticket.customer._id !== viewer.id)) throw new NotFoundError('Ticket');
+  return ticket;
+}
+
+export async function findVisibleMessage(store: ReadStore, messageId: string, viewer: Viewer): Promise<{ message: MessageView; ticket: TicketView }> {
+  const message = await store.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
+  if (!message || (message.isInternal && !isStaff(viewer))) throw new NotFoundError('Message');
+  const ticket = await findVisibleTicket(store, message.ticket, viewer).catch(() => {
+    throw new NotFoundError('Message');
+  });
+  return { message, ticket };
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** Canned message rules and wordings of spec.md section 5; shared by the API and the web form. */
+const shortcode = z
+  .string({ message: 'Shortcode is required' })
+  .trim()
+  .toLowerCase()
+  .transform((value) => value.replace(/^#/, ''))
+  .pipe(
+    z
+      .string()
+      .min(1, 'Shortcode is required')
+      .regex(/^[a-z0-9_-]+$/, 'Shortcode can only contain lowercase letters, numbers, underscores, and hyphens')
+      .min(2, 'Shortcode must be between 2 and 50 characters')
+      .max(50, 'Shortcode must be between 2 and 50 characters'),
+  );
+
+const title = z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(99, 'Title must be less than 100 characters');
+const content = z.string({ message: 'Content is required' }).trim().min(1, 'Content is required').max(2000, 'Content must be less than 2000 characters');
+/** The form sends 'none' (or nothing) for "No Category". */
+const category = z
+  .union([z.string(), z.null()], { message: 'Category must be a category id or none' })
+  .transform((value) => (value === null || value === '' || value === 'none' ? null : value));
+
+export const createCannedSchema = z.object({ shortcode, title, content, category: category.default(null) }).strict();
+export const updateCannedSchema = z.object({ shortcode, title, content, category }).partial().strict();
+
+export const listCannedQuery = z.object({
+  q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
+  category: z.string().min(1).optional(),
+});
+
+export const suggestionsQuery = z.object({
+  q: z.string().trim().toLowerCase().transform((value) => value.replace(/^#/, '')).pipe(z.string().max(50, 'Search text must be at most 50 characters')).default(''),
+  limit: z.coerce.number({ message: 'limit must be a whole number' }).int().min(1, 'limit must be at least 1').max(50, 'limit must be at most 50').default(10),
+});
+
+export type CannedInput = z.output<typeof createCannedSchema>;
+export type CannedChanges = z.output<typeof updateCannedSchema>;
