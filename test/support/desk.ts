@@ -9,7 +9,7 @@ export interface Member {
 let counter = 0;
 
 /** Creates a user of the given role through the admin API and signs them in. */
-export async function addMember(server: TestServer, adminToken: string, role: 'customer' | 'agent' | 'admin', firstName = role): Promise<Member> {
+export async function addMember(server: TestServer, adminToken: string, role: 'customer' | 'agent' | 'admin', firstName: string = role): Promise<Member> {
   counter += 1;
   const username = `${role}_${counter}_${Math.random().toString(36).slice(2, 8)}`;
   const email = `${username}@example.com`;

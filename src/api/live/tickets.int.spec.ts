@@ -1,6 +1,7 @@
 import { type Socket, io } from 'socket.io-client';
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { postMessage } from '../tickets/service';
 
 interface Received {
   event: string;
@@ -164,7 +165,6 @@ describe('Live ticket channel', () => {
     const ticket = await openTicket(server, owner, category);
     const customer = await connect(owner.token);
     await customer.join(ticket._id);
-    const { postMessage } = await import('../tickets/service');
     await postMessage(server.deps, ticket._id, { content: 'Sent from Telegram', isInternal: false, attachments: [], platform: 'telegram' }, {
       actor: { userId: owner.id, role: 'customer', platform: 'telegram' },
       now: new Date(),
