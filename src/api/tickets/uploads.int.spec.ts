@@ -28,7 +28,7 @@ describe('Attachments', () => {
   const send = async (url: string, token: string, parts: Part[]) => {
     const form = new FormData();
     for (const part of parts) {
-      if (part.length === 3) form.append(part[0], new Blob([part[1]]), part[2]);
+      if (part.length === 3) form.append(part[0], new Blob([new Uint8Array(part[1])]), part[2]);
       else form.append(part[0], part[1]);
     }
     const response = await fetch(`${server.url}${url}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
