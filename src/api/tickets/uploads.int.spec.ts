@@ -138,6 +138,21 @@ describe('Attachments', () => {
     expect(incoming()).toEqual([]);
   });
 
+  it('when a multipart body is malformed, then it is refused with 400, not a server error', async () => {
+    const { customer, ticket } = await withTicket();
+    const url = `${server.url}/api/tickets/${ticket._id}/messages`;
+    const headers = { authorization: `Bearer ${customer.token}` };
+    const noBoundary = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'multipart/form-data' }, body: 'content=hi' });
+    expect(noBoundary.status).toBe(400);
+    const truncated = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'multipart/form-data; boundary=XYZ' },
+      body: '--XYZ\r\nContent-Disposition: form-data; name="attachments"; filename="a.csv"\r\n\r\nname,amount\n',
+    });
+    expect(truncated.status).toBe(400);
+    expect(incoming()).toEqual([]);
+  });
+
   it("when staff attach a file to an internal note, then the customer can't fetch it", async () => {
     const { customer, ticket } = await withTicket();
     const note = await send(`/api/tickets/${ticket._id}/messages`, agent.token, [['content', 'internal evidence'], ['isInternal', 'true'], ['attachments', PNG, 'evidence.png']]);

@@ -83,7 +83,10 @@ async function sniff(file: string, originalName: string): Promise<string> {
 }
 
 function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: number }): unknown {
-  if (!(error instanceof multer.MulterError)) return error;
+  // A body busboy cannot read (no boundary, truncated, malformed headers) is the client's mistake;
+  // a failing disk (an errno code such as ENOSPC) is ours and stays a server error.
+  const errno = (error as NodeJS.ErrnoException).code;
+  if (!(error instanceof multer.MulterError)) return error instanceof Error && !errno ? new ValidationError(`The upload could not be read: ${error.message}`) : error;
   const megabytes = Math.round((limits.maxFileSize / 1024 / 1024) * 10) / 10;
   switch (error.code) {
     case 'LIMIT_FILE_SIZE':
