@@ -1,0 +1,55 @@
+import { addCategory, addMember, openTicket } from '../../test/support/desk';
+import { type TestServer, startTestServer } from '../../test/support/server';
+import { MemoryReadStore } from '../platform/readstore/memory';
+import { directoryProjection } from './directory';
+import { TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, ticketsProjection } from './tickets';
+import { TICKET_STATS } from './ticketStats';
+
+describe('Tickets read models', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = await server.login();
+    const agent = await addMember(server, admin, 'agent');
+    const category = await addCategory(server, admin);
+    for (let i = 0; i < 3; i++) {
+      const customer = await addMember(server, admin, 'customer');
+      const ticket = await openTicket(server, customer, category);
+      await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: customer.token, body: { content: 'Hello' } });
+      await server.request('POST', `/api/tickets/${ticket._id}/assign`, { token: agent.token, body: { agentId: agent.id } });
+      await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Note', isInternal: true } });
+      await server.request('POST', `/api/tickets/${ticket._id}/messages/read`, { token: agent.token });
+      if (i === 1) await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'resolved' } });
+      if (i === 2) await server.request('DELETE', `/api/tickets/${ticket._id}`, { token: admin });
+    }
+  });
+  afterAll(() => server.stop());
+
+  const snapshot = async (store: MemoryReadStore) =>
+    Object.fromEntries(await Promise.all([TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS].map(async (name) => [name, await store.collection(name).find({}, { sort: { _id: 1 } })])));
+
+  it('when every event is applied twice, then the read models are the same as after once', async () => {
+    const store = new MemoryReadStore();
+    await ticketsProjection.setup?.(store);
+    const log = await server.deps.events.readAll();
+    for (const event of log) {
+      await directoryProjection.apply(event, store);
+      await ticketsProjection.apply(event, store);
+    }
+    const once = await snapshot(store);
+    expect(once[TICKETS]).toHaveLength(2);
+    for (const event of log) await ticketsProjection.apply(event, store);
+    expect(await snapshot(store)).toEqual(once);
+  });
+
+  it('when built from the log alone, then they equal what the running server holds', async () => {
+    const store = new MemoryReadStore();
+    await ticketsProjection.setup?.(store);
+    for (const event of await server.deps.events.readAll()) {
+      await directoryProjection.apply(event, store);
+      await ticketsProjection.apply(event, store);
+    }
+    const live = server.deps.readStore as MemoryReadStore;
+    expect(await snapshot(store)).toEqual(await snapshot(live));
+  });
+});
