@@ -27,6 +27,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, T>();
   /** Each unique index maps its key (JSON of the indexed values) to the owning document's id. */
   private readonly uniqueIndexes: Array<{ keys: string[]; owners: Map<string, string> }> = [];
+  /**
+   * Other indexes whose first key is a top-level field map each primitive value to the ids holding
+   * it, so `{ ticket: id }` reads one ticket's messages instead of every message. Documents whose
+   * value is not primitive (an array matches by element) are always candidates.
+   */
+  private readonly fieldIndexes = new Map<string, { byValue: Map<Primitive, Set<string>>; unindexed: Set<string> }>();
 
   constructor(readonly name: string) {}
 
@@ -36,7 +42,28 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
+    for (const [field, { byValue, unindexed }] of this.fieldIndexes) {
+      const wanted = filter[field];
+      if (!isPrimitive(wanted) || wanted === null) continue;
+      const ids = [...(byValue.get(wanted) ?? []), ...unindexed];
+      return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
+    }
     return [...this.docs.values()];
+  }
+
+  private indexFields(doc: T, add: boolean): void {
+    for (const [field, { byValue, unindexed }] of this.fieldIndexes) {
+      const value = (doc as unknown as AnyObject)[field];
+      if (value !== undefined && !isPrimitive(value)) {
+        if (add) unindexed.add(doc._id);
+        else unindexed.delete(doc._id);
+        continue;
+      }
+      const key = value === undefined ? null : value;
+      const ids = byValue.get(key) ?? new Set<string>();
+      if (add) byValue.set(key, ids.add(doc._id));
+      else if (ids.delete(doc._id) && ids.size === 0) byValue.delete(key);
+    }
   }
 
   private matching(filter: Filter): T[] {
@@ -124,7 +151,13 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    if (!spec.unique) return;
+    if (!spec.unique) {
+      const [field] = Object.keys(spec.keys);
+      if (!field || field.includes('.') || this.fieldIndexes.has(field)) return;
+      this.fieldIndexes.set(field, { byValue: new Map(), unindexed: new Set() });
+      for (const doc of this.docs.values()) this.indexFields(doc, true);
+      return;
+    }
     const keys = Object.keys(spec.keys);
     if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
     const owners = new Map<string, string>();
@@ -139,6 +172,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   async drop(): Promise<void> {
     this.docs.clear();
     this.uniqueIndexes.length = 0;
+    this.fieldIndexes.clear();
   }
 
   /** Applies an update in place; a unique-index violation leaves the document as it was. */
@@ -146,15 +180,23 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const { $setOnInsert: _ignored, ...modifier } = update;
     if (Object.keys(modifier).length === 0) return false;
     const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
-    const changed = applyModifier(doc as unknown as AnyObject, modifier as Modifier<AnyObject>);
+    this.indexFields(doc, false);
+    let changed: string[];
+    try {
+      changed = applyModifier(doc as unknown as AnyObject, modifier as Modifier<AnyObject>);
+    } finally {
+      this.indexFields(doc, true);
+    }
     if (before) {
       try {
         this.checkUnique(doc);
       } catch (error) {
+        this.indexFields(doc, false);
         this.docs.set(doc._id, before);
+        this.indexFields(before, true);
         throw error;
       }
-      this.index(before, doc);
+      this.indexUnique(before, doc);
     }
     return changed.length > 0;
   }
@@ -185,6 +227,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private index(before: T | null, after: T | null): void {
+    if (before) this.indexFields(before, false);
+    if (after) this.indexFields(after, true);
+    this.indexUnique(before, after);
+  }
+
+  private indexUnique(before: T | null, after: T | null): void {
     for (const { keys, owners } of this.uniqueIndexes) {
       const oldKey = before ? uniqueKey(before as unknown as AnyObject, keys) : null;
       if (oldKey !== null && owners.get(oldKey) === before?._id) owners.delete(oldKey);

@@ -143,6 +143,26 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
     });
   });
 
+  describe('with a plain index', () => {
+    it('finds by the indexed field through inserts, updates, replacements, deletes and array values', async () => {
+      await tickets.createIndex({ keys: { status: 1, priority: -1 } });
+      const ids = async (status: string) => (await tickets.find({ status }, { sort: { _id: 1 } })).map((t) => t._id);
+      const before = await ids('open');
+      await tickets.insertOne({ _id: 't9', title: 'New', priority: 1, status: 'open' });
+      expect(await ids('open')).toEqual([...before, 't9'].sort());
+      await tickets.updateOne({ _id: 't9' }, { $set: { status: 'closed' } });
+      expect(await ids('open')).toEqual(before);
+      expect(await ids('closed')).toContain('t9');
+      await tickets.replaceOne({ _id: 't9' }, { _id: 't9', title: 'New', priority: 1, status: 'pending' });
+      expect(await ids('pending')).toEqual(['t9']);
+      await tickets.updateMany({ status: 'pending' }, { $set: { status: ['pending', 'open'] as unknown as string } });
+      expect(await ids('open')).toEqual([...before, 't9'].sort());
+      await tickets.deleteOne({ _id: 't9' });
+      expect(await ids('open')).toEqual(before);
+      expect(await tickets.count({ status: 'pending' })).toBe(0);
+    });
+  });
+
   describe('when aggregating', () => {
     it('runs $match, $unwind, $group and $sort pipelines', async () => {
       const byTag = await tickets.aggregate<{ _id: string; count: number; top: number }>([
