@@ -13,6 +13,7 @@ export const DIRECTORY = 'directory_v1';
  */
 export interface PersonEntry extends Doc {
   kind: 'user';
+  userId: string;
   username: string;
   firstName: string;
   lastName: string;
@@ -30,7 +31,7 @@ export const categoryKey = (categoryId: string) => `category:${categoryId}`;
 
 export async function findPerson(store: ReadStore, userId: string): Promise<PersonEntry> {
   const found = await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) });
-  return found ?? { _id: personKey(userId), kind: 'user', username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' };
+  return found ?? { _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' };
 }
 
 export async function findCategory(store: ReadStore, categoryId: string): Promise<CategoryEntry> {
@@ -52,7 +53,8 @@ export const directoryProjection: Projection = {
         case 'UserCreated': {
           const { username, firstName, lastName } = event.data;
           const role = event.type === 'UserCreated' ? event.data.role : 'customer';
-          await entries.replaceOne({ _id: key }, { _id: key, kind: 'user', username, firstName, lastName, role } as PersonEntry, { upsert: true });
+          const entry: PersonEntry = { _id: key, kind: 'user', userId: event.data.userId, username, firstName, lastName, role };
+          await entries.replaceOne({ _id: key }, entry, { upsert: true });
           return;
         }
         case 'UserDetailsUpdated': {
@@ -72,7 +74,8 @@ export const directoryProjection: Projection = {
       const event = recorded as unknown as RecordedEvent & CategoryEvent;
       const key = categoryKey(event.data.categoryId);
       if (event.type === 'CategoryCreated') {
-        await entries.replaceOne({ _id: key }, { _id: key, kind: 'category', name: event.data.name, color: event.data.color } as CategoryEntry, { upsert: true });
+        const entry: CategoryEntry = { _id: key, kind: 'category', name: event.data.name, color: event.data.color };
+        await entries.replaceOne({ _id: key }, entry, { upsert: true });
       } else if (event.type === 'CategoryUpdated') {
         const { name, color } = event.data.changes;
         const changes = Object.fromEntries(Object.entries({ name, color }).filter(([, value]) => value !== undefined));

@@ -3,7 +3,7 @@ import type { Attachment, CustomFieldValue, Platform, Priority, TicketEvent, Tic
 import type { Role, UserEvent } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
-import { findCategory, findPerson } from './directory';
+import { type PersonEntry, findCategory, findPerson } from './directory';
 import type { Projection } from './runner';
 import { TICKET_STATS, moveStats } from './ticketStats';
 
@@ -95,7 +95,7 @@ export interface UploadView extends Doc {
   size: number;
 }
 
-const personRef = ({ _id, username, firstName, lastName }: PersonRef): PersonRef => ({ _id: _id.replace(/^user:/, ''), username, firstName, lastName });
+const personRef = ({ userId, username, firstName, lastName }: PersonEntry): PersonRef => ({ _id: userId, username, firstName, lastName });
 
 const customFieldView = ({ fieldName, fieldPrompt, value }: CustomFieldValue) => ({
   fieldName,

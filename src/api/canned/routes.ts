@@ -5,7 +5,7 @@ import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSche
 import { NotFoundError, ValidationError } from '../../domain/shared/errors';
 import type { Role } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
-import type { Filter } from '../../platform/readstore/port';
+import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { CATEGORIES } from '../../projections/categories';
 import type { AppDeps } from '../deps';
@@ -22,7 +22,6 @@ const shortcodeClaim = (shortcode: string): Claim => ({
 
 /** spec.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
 const BY_USAGE = { usageCount: -1, shortcode: 1 } as const;
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const toCanned = ({ _revision: _r, updatedAt: _u, ...canned }: CannedView) => canned;
 

@@ -1,7 +1,7 @@
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { TicketEvent } from '../../domain/ticket/ticket';
-import type { UserEvent } from '../../domain/user/user';
+import { type UserEvent, isStaff } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 import type { AppDeps } from '../deps';
@@ -16,7 +16,6 @@ import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
 export const staffRoom = (ticketId: string) => `ticket:${ticketId}:staff`;
 export const customerRoom = (ticketId: string) => `ticket:${ticketId}:customer`;
 const STAFF_ROLES = ['role:agent', 'role:admin'];
-const isStaff = (user: Pick<AuthUser, 'role'>) => user.role !== 'customer';
 
 const ticketKey = z.union([z.string().min(1).max(100), z.object({ ticketId: z.string().min(1).max(100) }).transform(({ ticketId }) => ticketId)]);
 const typingPayload = z.object({ ticketId: z.string().min(1).max(100), isTyping: z.boolean(), isInternal: z.boolean().optional(), userId: z.string().optional() });
@@ -34,7 +33,7 @@ function onConnection(deps: AppDeps, socket: Socket): void {
     if (!key.success) return answer?.({ ok: false, error: 'join_ticket needs a ticket id' });
     try {
       const ticket = await findVisibleTicket(deps.readStore, key.data, user());
-      await socket.join(isStaff(user()) ? staffRoom(ticket._id) : customerRoom(ticket._id));
+      await socket.join(isStaff(user().role) ? staffRoom(ticket._id) : customerRoom(ticket._id));
       answer?.({ ok: true, ticketId: ticket._id });
     } catch {
       answer?.({ ok: false, error: 'Ticket not found' });
@@ -58,7 +57,7 @@ function onConnection(deps: AppDeps, socket: Socket): void {
     const joined = socket.rooms.has(staffRoom(ticketId)) || socket.rooms.has(customerRoom(ticketId));
     if (!joined) return;
     const event = { ticketId, userId: me.id, isTyping, user: { firstName: me.firstName, lastName: me.lastName, role: me.role } };
-    const rooms = isInternal && isStaff(me) ? [staffRoom(ticketId)] : [staffRoom(ticketId), customerRoom(ticketId)];
+    const rooms = isInternal && isStaff(me.role) ? [staffRoom(ticketId)] : [staffRoom(ticketId), customerRoom(ticketId)];
     socket.to(rooms).emit('user_typing', event);
   });
 }

@@ -1,6 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
 import { NotFoundError } from '../../domain/shared/errors';
+import { canSeeMessage } from '../../domain/ticket/ticket';
+import { isStaff } from '../../domain/user/user';
 import {
   assignTicketSchema,
   createTicketSchema,
@@ -12,7 +14,7 @@ import {
   statsQuery,
   updateTicketSchema,
 } from '../../domain/ticket/schema';
-import type { Filter, Sort } from '../../platform/readstore/port';
+import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
 import type { AppDeps } from '../deps';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
@@ -44,7 +46,6 @@ const SORTS: Record<string, Sort> = {
 /** The detail view carries the latest messages; older ones are paged through /messages. */
 const DETAIL_MESSAGES = 1000;
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const isMultipart = (req: Request) => req.is('multipart/form-data') === 'multipart/form-data';
 const isMessageFileField = (name: string) => name === 'attachments' || name === 'attachments[]' || name === 'files';
 
@@ -123,7 +124,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // The assignment first, so an explicit status in the same call has the last word.
     if (assignedAgent === null) position = await unassignTicket(deps, ticket._id, context);
     else if (assignedAgent !== undefined) position = await assignTicket(deps, ticket._id, assignedAgent, context);
-    if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, commandContext(deps, req)));
+    if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, context));
     await answerTicket(req, res, ticket._id, position);
   });
 
@@ -179,7 +180,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const fileId = req.params.fileId as string;
     const user = currentUser(req);
     const upload = FILE_ID.test(fileId) ? await deps.readStore.collection<UploadView>(UPLOADS).findOne({ _id: fileId }) : null;
-    const allowed = upload && (user.role !== 'customer' || (upload.customerId === user.id && !upload.isInternal));
+    const allowed = upload && canSeeMessage(user.role, upload) && (isStaff(user.role) || upload.customerId === user.id);
     if (!upload || !allowed) throw new NotFoundError('File');
     const inline = upload.mimeType.startsWith('image/');
     res.setHeader('Content-Type', upload.mimeType.startsWith('text/') ? `${upload.mimeType}; charset=utf-8` : upload.mimeType);

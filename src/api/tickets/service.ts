@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CustomField } from '../../domain/category/category';
 import { reservationStream } from '../../domain/reservation/reservation';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors';
 import { answerCustomFields, type CustomFieldAnswer } from '../../domain/ticket/customFields';
-import { type AgentLookup, type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../../domain/ticket/decide';
+import { type AgentLookup, type CategoryLookup, type TicketActor, type TicketCommand, staffOnly, ticketDecider } from '../../domain/ticket/decide';
 import type { CreateTicketInput } from '../../domain/ticket/schema';
 import { type Attachment, type Platform, type TicketOpenedData, type TicketStatus, isOpenStatus, ticketStream } from '../../domain/ticket/ticket';
 import type { Role } from '../../domain/user/user';
@@ -26,7 +26,6 @@ const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
 const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 
 export const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
-const isStaff = (actor: TicketActor) => actor.role === 'agent' || actor.role === 'admin';
 
 const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSAGE): Claim => ({
   kind: 'openticket',
@@ -138,9 +137,8 @@ const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketComman
  */
 export async function changeStatus(deps: AppDeps, ticketId: string, status: TicketStatus, context: CommandContext): Promise<number> {
   const actor = actorOf(context);
-  const { state } = await loadTicket(deps, ticketId);
-  if (state.kind !== 'live' || (!isStaff(actor) && state.customerId !== actor.userId)) throw new NotFoundError('Ticket');
-  if (!isStaff(actor)) throw new ForbiddenError('Only agents and admins can do this');
+  // Checked before the claim below, which must come before the status event it protects.
+  const state = staffOnly((await loadTicket(deps, ticketId)).state, actor);
   const reopening = !isOpenStatus(state.status) && isOpenStatus(status);
   if (reopening) await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one');
   try {

@@ -1,24 +1,15 @@
 import type { ReadStore } from '../../platform/readstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import { average, createdSince, loadTicketStats, localMidnight } from '../../projections/ticketStats';
+import { type TicketStatsDoc, average, createdSince, loadTicketStats, localMidnight } from '../../projections/ticketStats';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 /** spec.md section 9: recent activity is built from the 10 newest tickets. */
 const RECENT = 10;
 
-/**
- * `GET /tickets/stats`: counts and averages come from the running sums of the tickets projection,
- * recent activity from the newest tickets by index, so no request walks every ticket.
- */
-export async function ticketStatistics(store: ReadStore, now: Date, timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone) {
-  const [stats, categories, newest] = await Promise.all([
-    loadTicketStats(store),
-    store.collection<CategoryView>(CATEGORIES).find({}, { sort: { order: 1, name: 1 } }),
-    store.collection<TicketView>(TICKETS).find({}, { sort: { createdAt: -1, ticketId: -1 }, limit: RECENT }),
-  ]);
-  const count = (status: keyof typeof stats.byStatus) => stats.byStatus[status] ?? 0;
-  const categoryStats = categories
+/** Per category: tickets in all, still open, and the average resolution time; busiest first. */
+function categoryStatsOf(stats: TicketStatsDoc, categories: CategoryView[]) {
+  return categories
     .map(({ _id, name, color }) => {
       const sums = stats.categories[_id];
       return {
@@ -31,6 +22,21 @@ export async function ticketStatistics(store: ReadStore, now: Date, timeZone = I
       };
     })
     .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+}
+
+const loadCategories = (store: ReadStore) => store.collection<CategoryView>(CATEGORIES).find({}, { sort: { order: 1, name: 1 } });
+
+/**
+ * `GET /tickets/stats`: counts and averages come from the running sums of the tickets projection,
+ * recent activity from the newest tickets by index, so no request walks every ticket.
+ */
+export async function ticketStatistics(store: ReadStore, now: Date, timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone) {
+  const [stats, categories, newest] = await Promise.all([
+    loadTicketStats(store),
+    loadCategories(store),
+    store.collection<TicketView>(TICKETS).find({}, { sort: { createdAt: -1, ticketId: -1 }, limit: RECENT }),
+  ]);
+  const count = (status: keyof typeof stats.byStatus) => stats.byStatus[status] ?? 0;
   const recentActivity = newest
     .map((ticket) => {
       const isNew = ticket.updatedAt === ticket.createdAt;
@@ -54,13 +60,13 @@ export async function ticketStatistics(store: ReadStore, now: Date, timeZone = I
     weekTickets: createdSince(stats, new Date(now.getTime() - WEEK_MS)),
     avgResponseTime: average(stats.response),
     avgResolutionTime: average(stats.resolution),
-    categoryStats,
+    categoryStats: categoryStatsOf(stats, categories),
     recentActivity,
   };
 }
 
-/** `GET /categories/stats`: per category, tickets in all, still open, and the average resolution time. */
+/** `GET /categories/stats`. */
 export async function categoryStatistics(store: ReadStore) {
-  const { categoryStats } = await ticketStatistics(store, new Date());
-  return categoryStats;
+  const [stats, categories] = await Promise.all([loadTicketStats(store), loadCategories(store)]);
+  return categoryStatsOf(stats, categories);
 }

@@ -94,7 +94,7 @@ function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: nu
     case 'LIMIT_FILE_COUNT':
       return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [{ path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` }]);
     case 'LIMIT_FIELD_VALUE':
-      return new PayloadTooLargeError(`The field ${error.field ?? ''} is too long`.replace('  ', ' '));
+      return new PayloadTooLargeError(error.field ? `The field ${error.field} is too long` : 'A form field is too long');
     default:
       return new ValidationError(`The upload was refused: ${error.message}`);
   }

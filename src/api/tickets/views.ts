@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../domain/shared/errors';
-import type { Role } from '../../domain/user/user';
+import { type Role, isStaff } from '../../domain/user/user';
 import type { ReadStore } from '../../platform/readstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 
@@ -8,15 +8,13 @@ export interface Viewer {
   role: Role;
 }
 
-const isStaff = (viewer: Pick<Viewer, 'role'>) => viewer.role !== 'customer';
-
 /**
  * A ticket as API.md returns it to this viewer. A customer gets the counts of the conversation
  * they can see (internal notes left out) and not the outcome, which is a staff section (spec.md 2).
  */
 export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>) {
   const { _revision: _r, publicMessageCount, lastPublicMessageAt, priorityWeight: _p, statusRank: _s, search: _q, ...ticket } = view;
-  if (isStaff(viewer)) return ticket;
+  if (isStaff(viewer.role)) return ticket;
   return { ...ticket, messageCount: publicMessageCount, lastMessageAt: lastPublicMessageAt, outcomeMessage: null, outcomeUpdatedAt: null, outcomeUpdatedBy: null };
 }
 
@@ -30,7 +28,7 @@ export function messageFor(view: MessageView) {
 export type ApiMessage = ReturnType<typeof messageFor>;
 
 /** Messages this viewer may read: a customer never receives an internal note. */
-export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer) ? {} : { isInternal: false });
+export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer.role) ? {} : { isInternal: false });
 
 /**
  * Finds a ticket by record id (or by its display number) as this viewer may see it. Someone else's
@@ -40,13 +38,13 @@ export async function findVisibleTicket(store: ReadStore, key: string, viewer: V
   const tickets = store.collection<TicketView>(TICKETS);
   const byNumber = /^#?\d{1,9}$/.test(key) ? await tickets.findOne({ ticketId: Number(key.replace('#', '')) }) : null;
   const ticket = byNumber ?? (await tickets.findOne({ _id: key }));
-  if (!ticket || (!isStaff(viewer) && ticket.customer._id !== viewer.id)) throw new NotFoundError('Ticket');
+  if (!ticket || (!isStaff(viewer.role) && ticket.customer._id !== viewer.id)) throw new NotFoundError('Ticket');
   return ticket;
 }
 
 export async function findVisibleMessage(store: ReadStore, messageId: string, viewer: Viewer): Promise<{ message: MessageView; ticket: TicketView }> {
   const message = await store.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
-  if (!message || (message.isInternal && !isStaff(viewer))) throw new NotFoundError('Message');
+  if (!message || (message.isInternal && !isStaff(viewer.role))) throw new NotFoundError('Message');
   const ticket = await findVisibleTicket(store, message.ticket, viewer).catch(() => {
     throw new NotFoundError('Message');
   });

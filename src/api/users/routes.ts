@@ -2,14 +2,13 @@ import type { Router } from 'express';
 import { NotFoundError } from '../../domain/shared/errors';
 import { createUserSchema, listUsersQuery, updateUserSchema } from '../../domain/user/schema';
 import { ROLES } from '../../domain/user/user';
-import type { Filter } from '../../platform/readstore/port';
+import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { createUser, deleteUser, updateUser } from '../identity/service';
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** User administration (spec.md section 6: admins only). */

@@ -1,7 +1,7 @@
 import type { CustomField } from '../category/category';
 import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
-import type { Role } from '../user/user';
+import { type Role, isStaff } from '../user/user';
 import { type CustomFieldAnswer, answerCustomFields } from './customFields';
 import {
   type Attachment,
@@ -71,21 +71,20 @@ export type TicketCommand =
   | { type: 'EditMessage'; ticketId: string; messageId: string; actor: TicketActor; content: string; now: Date }
   | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor };
 
-const isStaff = (actor: TicketActor) => actor.role === 'agent' || actor.role === 'admin';
-
 /**
  * The ticket as this actor may know it. A customer asking about someone else's ticket learns
  * nothing, not even that it exists (API.md: 404, never 403).
  */
 function visibleTo(state: TicketState, actor: TicketActor): LiveTicket {
   if (state.kind !== 'live') throw new NotFoundError('Ticket');
-  if (!isStaff(actor) && state.customerId !== actor.userId) throw new NotFoundError('Ticket');
+  if (!isStaff(actor.role) && state.customerId !== actor.userId) throw new NotFoundError('Ticket');
   return state;
 }
 
-function staffOnly(state: TicketState, actor: TicketActor): LiveTicket {
+/** The ticket, if this actor may see it (404 otherwise) and is staff (403 otherwise). */
+export function staffOnly(state: TicketState, actor: TicketActor): LiveTicket {
   const ticket = visibleTo(state, actor);
-  if (!isStaff(actor)) throw new ForbiddenError('Only agents and admins can do this');
+  if (!isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can do this');
   return ticket;
 }
 
@@ -112,7 +111,7 @@ function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatu
 function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
   const { agent, actor } = command;
-  if (!agent || !agent.isActive || agent.role === 'customer') {
+  if (!agent || !agent.isActive || !isStaff(agent.role)) {
     throw new ValidationError('Tickets can only be assigned to an active agent or admin', [{ path: 'agentId', message: 'Tickets can only be assigned to an active agent or admin' }]);
   }
   if (actor.role !== 'admin' && agent.userId !== actor.userId) throw new ForbiddenError('Agents can only assign tickets to themselves');
@@ -158,13 +157,13 @@ function checkText(content: string, required: boolean): void {
 }
 
 function refuseClosedToCustomer(ticket: LiveTicket, actor: TicketActor): void {
-  if (!isStaff(actor) && ticket.status === 'closed') throw new ForbiddenError('This ticket is closed', 'TICKET_CLOSED');
+  if (!isStaff(actor.role) && ticket.status === 'closed') throw new ForbiddenError('This ticket is closed', 'TICKET_CLOSED');
 }
 
 function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
   const { actor, content, isInternal, attachments } = command;
-  if (isInternal && !isStaff(actor)) throw new ForbiddenError('Only agents and admins can post internal notes');
+  if (isInternal && !isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can post internal notes');
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
   const hasText = content.trim().length > 0;

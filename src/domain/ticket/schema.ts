@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../shared/paging';
 import { MESSAGE_MAX, OUTCOME_MAX, PRIORITIES, TICKET_STATUSES } from './ticket';
 
 /**
@@ -96,14 +97,10 @@ export const listTicketsQuery = z.object({
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   sort: z.enum(['latest', 'oldest', 'priority', 'status', 'updated'], { message: 'sort must be latest, oldest, priority, status or updated' }).default('latest'),
-  page: z.coerce.number({ message: 'page must be a whole number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce.number({ message: 'limit must be a whole number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(20),
+  ...pageQuery(20),
 });
 
-export const listMessagesQuery = z.object({
-  page: z.coerce.number({ message: 'page must be a whole number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce.number({ message: 'limit must be a whole number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(100),
-});
+export const listMessagesQuery = z.object(pageQuery(100));
 
 export const statsQuery = z.object({
   /** The caller's IANA time zone, so "today" starts at their local midnight (spec.md section 9). */

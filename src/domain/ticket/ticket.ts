@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/decider';
-import type { Role } from '../user/user';
+import { type Role, isStaff } from '../user/user';
 
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
 export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
@@ -133,4 +133,4 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
 }
 
 /** Internal notes are for staff only: a customer never sees one, by any call or socket. */
-export const canSeeMessage = (role: Role, message: Pick<MessageState, 'isInternal'>) => role !== 'customer' || !message.isInternal;
+export const canSeeMessage = (role: Role, message: Pick<MessageState, 'isInternal'>) => isStaff(role) || !message.isInternal;

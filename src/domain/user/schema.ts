@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../shared/paging';
 import { ROLES } from './user';
 
 /**
@@ -115,8 +116,7 @@ export const logoutSchema = z.object({ refreshToken: z.string({ message: 'Refres
 
 export const listUsersQuery = z
   .object({
-    page: z.coerce.number({ message: 'page must be a number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-    limit: z.coerce.number({ message: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(20),
+    ...pageQuery(20),
     role: roleSchema.optional(),
     q: z.string().trim().max(100, 'Search must be at most 100 characters').optional(),
     isActive: z.enum(['true', 'false'], { message: 'isActive must be true or false' }).optional(),

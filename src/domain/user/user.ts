@@ -5,6 +5,9 @@ export const userStream = (userId: string) => `user-${userId}`;
 export const ROLES = ['customer', 'agent', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Agents and admins: the staff of spec.md section 6. */
+export const isStaff = (role: Role) => role === 'agent' || role === 'admin';
+
 export interface UserProfile {
   username: string;
   email: string;

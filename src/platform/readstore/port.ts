@@ -15,6 +15,9 @@ export type Sort = Record<string, 1 | -1>;
 export type Projection = Record<string, 0 | 1>;
 export type Pipeline = Record<string, unknown>[];
 
+/** Text to match literally inside a `$regex` filter (user search input is never a pattern). */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export interface FindOptions {
   sort?: Sort;
   skip?: number;
