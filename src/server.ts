@@ -1,19 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { createApp } from './api/app';
 import type { AppDeps } from './api/deps';
 import { type FirstAdmin, ensureFirstAdmin } from './api/identity/firstAdmin';
 import { createLiveServer } from './api/live/socket';
 import { ensureSystemCommands } from './api/bot/service';
-import { createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import { projectRoot } from './platform/paths';
-import { loadJwtSecret } from './platform/secrets';
-import { allProjections } from './projections/all';
-import { ProjectionRunner } from './projections/runner';
+import { startRuntime } from './runtime';
 import { startWorkers } from './workers/channels';
 
 export interface RunningServer {
@@ -34,28 +30,8 @@ export interface ServerOptions {
  * admin exists, then serves the API, the live channel and the built web app on one port.
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const adapters = await createAdapters(config);
-  const { events, readStore, queue, limiters } = adapters;
-  const projections = new ProjectionRunner(events, readStore, allProjections, {
-    onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
-  });
-  const started = Date.now();
-  await projections.start();
-  logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
-
-  const deps: AppDeps = {
-    config,
-    events,
-    readStore,
-    queue,
-    limiters,
-    projections,
-    logger,
-    jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
-    clock: options.clock ?? (() => new Date()),
-    newId: randomUUID,
-  };
+  const runtime = await startRuntime(config, options);
+  const { deps } = runtime;
   const firstAdmin = await ensureFirstAdmin(deps);
   await ensureSystemCommands(deps);
   const stopWorkers = config.WORKERS_IN_PROCESS ? await startWorkers(deps) : async () => undefined;
@@ -76,9 +52,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await io.close();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      await projections.stop();
       await stopWorkers();
-      await adapters.close();
+      await runtime.close();
     })());
   return { url, deps, firstAdmin, close };
 }

@@ -16,6 +16,7 @@ import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
 import { cannedRoutes } from './canned/routes';
+import { telegramWebhookRoutes } from './telegram/routes';
 
 const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, ticketRoutes, cannedRoutes];
 
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const api = Router();
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   api.use(express.json({ limit: '1mb' }));
+  telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));
   api.use(maintenance(deps));

@@ -27,8 +27,10 @@ export async function createAdapters(config: Config): Promise<Adapters> {
     ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
     : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
-  const queue = config.REDIS_URL ? new BullMqQueue({ url: config.REDIS_URL }) : new InlineQueue();
-  const limiters = config.REDIS_URL ? redisRateLimiters(config.REDIS_URL) : memoryRateLimiters();
+  const queue = config.REDIS_URL
+    ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX })
+    : new InlineQueue({ filename: path.join(config.DATA_DIR, 'queue.db') });
+  const limiters = config.REDIS_URL ? redisRateLimiters(config.REDIS_URL, `${config.REDIS_PREFIX}:ratelimit`) : memoryRateLimiters();
   const close = async () => {
     await queue.close();
     await events.close();

@@ -20,6 +20,8 @@ const schema = z.object({
   EVENTSTORE_URL: optionalUrl(['esdb://', 'esdb+discover://', 'kurrentdb://', 'kurrentdb+discover://', 'kdb://']),
   MONGO_URL: optionalUrl(['mongodb://', 'mongodb+srv://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
+  /** Key prefix in Redis, so several desks (or test runs) can share one server. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').default('desk'),
   TELEGRAM_API_ROOT: z.url().default('https://api.telegram.org'),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   PUBLIC_URL: z.url().optional(),

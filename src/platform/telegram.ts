@@ -1,5 +1,6 @@
-import { Telegram } from 'telegraf';
-import { TelegramError } from 'telegraf';
+import { Telegram, TelegramError } from 'telegraf';
+import type { InlineKeyboardMarkup, Update } from 'telegraf/types';
+import { PermanentJobError, RetryAfterError } from './queue/port';
 
 export interface BotIdentity {
   id: number;
@@ -31,6 +32,32 @@ export class TelegramApi {
     await this.call(token, (telegram) => telegram.setMyCommands(commands));
   }
 
+  async sendMessage(token: string, chatId: number | string, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void> {
+    await this.call(token, (telegram) => telegram.sendMessage(chatId, text, replyMarkup ? { reply_markup: replyMarkup } : {}));
+  }
+
+  async answerCallbackQuery(token: string, callbackQueryId: string): Promise<void> {
+    await this.call(token, (telegram) => telegram.answerCbQuery(callbackQueryId));
+  }
+
+  async setWebhook(token: string, url: string, secretToken: string): Promise<void> {
+    await this.call(token, (telegram) => telegram.setWebhook(url, { secret_token: secretToken, allowed_updates: ALLOWED_UPDATES }));
+  }
+
+  async deleteWebhook(token: string): Promise<void> {
+    await this.call(token, (telegram) => telegram.deleteWebhook({ drop_pending_updates: false }));
+  }
+
+  /** Long polling: waits up to `timeoutSeconds` on Telegram's side; `signal` ends the wait at once. */
+  async getUpdates(token: string, offset: number | undefined, timeoutSeconds: number, signal: AbortSignal): Promise<Update[]> {
+    const telegram = new Telegram(token, { apiRoot: this.apiRoot });
+    const payload = { offset, timeout: timeoutSeconds, limit: 100, allowed_updates: ALLOWED_UPDATES };
+    const timeout = AbortSignal.timeout(timeoutSeconds * 1000 + this.timeoutMs);
+    // telegraf types its signal with the abort-controller polyfill; node-fetch accepts Node's own.
+    const options = { signal: AbortSignal.any([signal, timeout]) } as unknown as Parameters<Telegram['callApi']>[2];
+    return (await telegram.callApi('getUpdates', payload, options)) as Update[];
+  }
+
   private async call<T>(token: string, work: (telegram: Telegram) => Promise<T>): Promise<T> {
     const telegram = new Telegram(token, { apiRoot: this.apiRoot });
     let timer: NodeJS.Timeout | undefined;
@@ -43,6 +70,21 @@ export class TelegramApi {
       clearTimeout(timer);
     }
   }
+}
+
+/** The updates the bot handles: messages and presses of its inline buttons. */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+
+/**
+ * How a queued Bot API call that failed should be retried: when Telegram says (429 retry_after),
+ * never for a chat that cannot be reached (400 chat not found, 403 blocked), with backoff otherwise.
+ */
+export function telegramJobError(error: unknown): Error {
+  if (!(error instanceof TelegramError)) return error instanceof Error ? error : new Error(String(error));
+  const text = telegramErrorText(error);
+  if (error.code === 429) return new RetryAfterError(text, (error.parameters?.retry_after ?? 1) * 1000);
+  if (error.code === 400 || error.code === 403) return new PermanentJobError(text);
+  return new Error(text);
 }
 
 /** What a person should read when a Bot API call fails. */

@@ -23,6 +23,8 @@ export interface PublicUser {
 /** A user as every screen reads one. Never holds a password hash: sign-in reads the user's stream. */
 export interface UserView extends Doc, PublicUser {
   notificationPreferences: NotificationPreferences;
+  /** The Telegram user whose bot messages act as this account (never in responses). */
+  telegramId: string | null;
   /** Sessions started at or before this global position are dead (deactivation, password reset). */
   sessionsValidAfter: number;
   updatedAt: string;
@@ -44,13 +46,14 @@ export const publicUser = (user: UserView): PublicUser => ({
 
 export const usersProjection: Projection = {
   name: 'users',
-  version: 2,
+  version: 3,
   collections: [USERS],
   async setup(store: ReadStore) {
     const users = store.collection(USERS);
     await users.createIndex({ keys: { email: 1 }, unique: true });
     await users.createIndex({ keys: { username: 1 }, unique: true });
     await users.createIndex({ keys: { role: 1, createdAt: -1 } });
+    await users.createIndex({ keys: { telegramId: 1 } });
   },
   async apply(recorded: RecordedEvent, store: ReadStore) {
     if (!recorded.streamId.startsWith('user-')) return;
@@ -77,6 +80,7 @@ export const usersProjection: Projection = {
           isActive,
           lastLogin: null,
           telegramUsername,
+          telegramId: null,
           notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
           sessionsValidAfter: 0,
           createdAt: at,
@@ -111,6 +115,11 @@ export const usersProjection: Projection = {
       case 'NotificationPreferencesSet': {
         const { newTickets, ticketUpdates, browserNotifications } = event.data;
         await set({ notificationPreferences: { newTickets, ticketUpdates, browserNotifications }, updatedAt: at });
+        return;
+      }
+      case 'TelegramAccountLinked': {
+        const { telegramId, telegramUsername } = event.data;
+        await set({ telegramId, ...(telegramUsername !== null ? { telegramUsername } : {}), updatedAt: at });
         return;
       }
     }

@@ -1,36 +1,37 @@
-import type { Logger } from 'pino';
-import type { Config } from '../platform/config';
-import type { EventStore } from '../platform/eventstore/port';
-import type { Queue } from '../platform/queue/port';
-import type { ReadStore } from '../platform/readstore/port';
+import type { AppDeps } from '../api/deps';
+import { emailChannel } from './email';
+import { type Reaction, Reactor } from './reactor';
+import { telegramChannel } from './telegram';
 
-export interface WorkerDeps {
-  config: Config;
-  events: EventStore;
-  readStore: ReadStore;
-  queue: Queue;
-  logger: Logger;
-}
-
-/** A notification channel (src/workers/<channel>/): registers its processors on the queue. */
+/** A notification channel (src/workers/<channel>/): its reaction to the log and its queue processors. */
 export interface WorkerChannel {
   name: string;
-  start(deps: WorkerDeps): Promise<void>;
-  stop(): Promise<void>;
+  /** Plans this channel's jobs for an event of the log. */
+  reaction: Reaction;
+  /** Registers the processors and starts what the channel runs; resolves to its stop function. */
+  start(deps: AppDeps): Promise<() => Promise<void>>;
 }
 
-/**
- * The channels that consume jobs. Telegram and e-mail join this list with the notifications issue;
- * the same list runs inside the app (WORKERS_IN_PROCESS=true) or alone in `npm run workers`.
- */
-export const workerChannels: WorkerChannel[] = [];
+export const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel];
 
-export async function startWorkers(deps: WorkerDeps): Promise<() => Promise<void>> {
-  for (const channel of workerChannels) {
-    await channel.start(deps);
+/**
+ * Starts every channel and the notifications reactor that feeds them. The same list runs inside the
+ * app (WORKERS_IN_PROCESS=true) or alone in `npm run workers`.
+ */
+export async function startWorkers(deps: AppDeps, channels: WorkerChannel[] = workerChannels): Promise<() => Promise<void>> {
+  const stops: Array<() => Promise<void>> = [];
+  for (const channel of channels) {
+    stops.push(await channel.start(deps));
     deps.logger.info({ channel: channel.name }, 'worker started');
   }
+  const reactor = new Reactor(
+    'notifications',
+    deps,
+    channels.map((channel) => channel.reaction),
+  );
+  await reactor.start();
   return async () => {
-    for (const channel of [...workerChannels].reverse()) await channel.stop();
+    await reactor.stop();
+    for (const stop of stops.reverse()) await stop();
   };
 }

@@ -1,20 +1,27 @@
 import pino from 'pino';
-import { createAdapters } from '../platform/adapters';
 import { ConfigError, loadConfig } from '../platform/config';
+import { startRuntime } from '../runtime';
 import { startWorkers } from './channels';
 
-/** `npm run workers`: the notification workers as their own process (the compose stack's `workers`). */
+/**
+ * `npm run workers`: the reactors and notification workers as their own process (the compose
+ * stack's `workers` service, with WORKERS_IN_PROCESS=false on the app). It keeps its own read
+ * models, fed by the same log, so that its messages and links read the same state the app does.
+ */
 async function main() {
   const config = loadConfig();
+  if (!config.REDIS_URL) {
+    throw new ConfigError(
+      'npm run workers needs REDIS_URL: without Redis the job queue lives inside the app process, which runs the workers itself (WORKERS_IN_PROCESS=true).',
+    );
+  }
   const logger = pino({ level: config.LOG_LEVEL });
-  if (!config.REDIS_URL) logger.warn('REDIS_URL is not set: this process only sees jobs it adds itself');
-  const adapters = await createAdapters(config);
-  const { events, readStore, queue } = adapters;
-  const stopWorkers = await startWorkers({ config, events, readStore, queue, logger });
+  const runtime = await startRuntime(config, { logger });
+  const stopWorkers = await startWorkers(runtime.deps);
   logger.info('workers running');
   const shutdown = async () => {
     await stopWorkers();
-    await adapters.close();
+    await runtime.close();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown());

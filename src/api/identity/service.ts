@@ -63,8 +63,7 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
 }
 
 /** An admin (or the first start) creates a user with any role. */
-export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext): Promise<UserView> {
-  const userId = deps.newId();
+export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext, userId = deps.newId()): Promise<UserView> {
   const { password, role, isActive, telegramUsername, ...profile } = input;
   const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async () =>
     runUserCommand(deps, userId, { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) }, context),

@@ -95,6 +95,8 @@ export const customFieldOfFile = (fieldName: string) => /^customFieldValues(?:\.
 export interface OpenTicketRequest extends CreateTicketInput {
   files: Array<{ fieldName: string; attachment: Attachment }>;
   platform: Platform;
+  /** Chosen by a caller that may retry (the Telegram worker): a retry finds its ticket instead of a 409. */
+  ticketId?: string;
 }
 
 /**
@@ -113,7 +115,12 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
   // Refuse bad answers before claiming anything, so a rejected form costs no number.
   answerCustomFields(category.customFields, answers);
 
-  const ticketId = deps.newId();
+  const ticketId = request.ticketId ?? deps.newId();
+  const existing = await loadTicket(deps, ticketId);
+  if (existing.state.kind !== 'none') {
+    if (request.ticketId && existing.state.kind === 'live' && existing.state.customerId === customerId) return projectedTicket(deps, ticketId, existing.events.at(-1)!.position);
+    throw new ConflictError('This ticket already exists', 'TICKET_EXISTS');
+  }
   await claimOpenTicket(deps, customerId, ticketId, context);
   let position: number;
   try {
@@ -182,10 +189,11 @@ export interface NewMessage {
   isInternal: boolean;
   attachments: Attachment[];
   platform: Platform;
+  /** Chosen by a caller that may retry (the Telegram worker); a fresh id otherwise. */
+  messageId?: string;
 }
 
-export async function postMessage(deps: AppDeps, ticketId: string, message: NewMessage, context: CommandContext): Promise<MessageView> {
-  const messageId = deps.newId();
+export async function postMessage(deps: AppDeps, ticketId: string, { messageId = deps.newId(), ...message }: NewMessage, context: CommandContext): Promise<MessageView> {
   const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
   const result = await runTicketCommand(deps, ticketId, command, context);
   await deps.projections.waitFor(result.position);

@@ -163,6 +163,8 @@ function refuseClosedToCustomer(ticket: LiveTicket, actor: TicketActor): void {
 function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
   const { actor, content, isInternal, attachments } = command;
+  // A retried post with a caller-chosen id (a Telegram update handled again) is already done.
+  if (ticket.messages.some((message) => message.messageId === command.messageId)) return [];
   if (isInternal && !isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can post internal notes');
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);

@@ -25,7 +25,8 @@ export type UserCommand =
   | { type: 'UpdateUser'; userId: string; actorId: string; changes: UserChanges }
   | { type: 'DeleteUser'; userId: string; actorId: string }
   | { type: 'RecordSignIn'; userId: string }
-  | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences };
+  | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences }
+  | { type: 'LinkTelegramAccount'; userId: string; telegramId: string; telegramUsername: string | null };
 
 type Existing = Extract<UserState, { status: 'active' | 'inactive' }>;
 
@@ -83,6 +84,12 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
       const next = command.preferences;
       if (current.newTickets === next.newTickets && current.ticketUpdates === next.ticketUpdates && current.browserNotifications === next.browserNotifications) return [];
       return [{ type: 'NotificationPreferencesSet', data: { userId: command.userId, ...next } }];
+    }
+    case 'LinkTelegramAccount': {
+      const user = existing(state);
+      const { userId, telegramId, telegramUsername } = command;
+      if (user.telegramId === telegramId && (telegramUsername === null || telegramUsername === user.telegramUsername)) return [];
+      return [{ type: 'TelegramAccountLinked', data: { userId, telegramId, telegramUsername } }];
     }
   }
 }

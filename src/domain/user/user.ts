@@ -38,10 +38,13 @@ export type UserEvent =
   | DomainEvent<'UserDeactivated', { userId: string }>
   | DomainEvent<'UserDeleted', { userId: string; username: string; email: string }>
   | DomainEvent<'UserSignedIn', { userId: string }>
-  | DomainEvent<'NotificationPreferencesSet', { userId: string } & NotificationPreferences>;
+  | DomainEvent<'NotificationPreferencesSet', { userId: string } & NotificationPreferences>
+  /** The customer behind a Telegram user: bot messages of that user act as this account. */
+  | DomainEvent<'TelegramAccountLinked', { userId: string; telegramId: string; telegramUsername: string | null }>;
 
 interface ExistingUser extends UserDetails {
   userId: string;
+  telegramId: string | null;
   role: Role;
   passwordHash: string;
   notificationPreferences: NotificationPreferences;
@@ -58,7 +61,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserRegistered': {
       const { userId, passwordHash, ...profile } = event.data;
-      return { status: 'active', userId, role: 'customer', passwordHash, telegramUsername: null, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, ...profile };
+      return { status: 'active', userId, role: 'customer', passwordHash, telegramUsername: null, telegramId: null, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, ...profile };
     }
     case 'UserCreated': {
       const { userId, passwordHash, role, isActive, telegramUsername, ...profile } = event.data;
@@ -68,6 +71,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         role,
         passwordHash,
         telegramUsername: telegramUsername ?? null,
+        telegramId: null,
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
         ...profile,
       };
@@ -93,5 +97,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
       const { userId: _userId, ...preferences } = event.data;
       return { ...state, notificationPreferences: preferences };
     }
+    case 'TelegramAccountLinked':
+      return { ...state, telegramId: event.data.telegramId, telegramUsername: event.data.telegramUsername ?? state.telegramUsername };
   }
 }

@@ -18,9 +18,16 @@ const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
 
 export interface BullMqQueueOptions {
   url: string;
-  /** Key prefix in Redis; tests use their own so runs never meet. */
+  /** Key prefix in Redis (REDIS_PREFIX); tests use their own so runs never meet. */
   prefix?: string;
 }
+
+/**
+ * A crashed worker's job goes back to the queue once its lock expires (the lock is renewed every
+ * half period while the job runs, so long jobs keep it): ten seconds bounds the wait after a crash.
+ */
+const LOCK_DURATION_MS = 10_000;
+const STALLED_INTERVAL_MS = 5_000;
 
 /** BullMQ on Redis: durable jobs shared by every process of the deployment. */
 export class BullMqQueue implements Queue {
@@ -73,6 +80,8 @@ export class BullMqQueue implements Queue {
         connection,
         prefix: this.prefix,
         concurrency: options.concurrency ?? 1,
+        lockDuration: LOCK_DURATION_MS,
+        stalledInterval: STALLED_INTERVAL_MS,
         settings: {
           backoffStrategy: (attemptsMade, _type, error, job) => {
             const backoff = job?.opts.backoff;
@@ -97,6 +106,19 @@ export class BullMqQueue implements Queue {
       failedReason: job.failedReason,
       failedAt: new Date(job.finishedOn ?? job.timestamp).toISOString(),
     }));
+  }
+
+  async checkpoint(name: string): Promise<number | null> {
+    const stored = await this.connection.get(this.checkpointKey(name));
+    return stored === null ? null : Number(stored);
+  }
+
+  async saveCheckpoint(name: string, position: number): Promise<void> {
+    await this.connection.set(this.checkpointKey(name), String(position));
+  }
+
+  private checkpointKey(name: string): string {
+    return `${this.prefix}:checkpoint:${name}`;
   }
 
   async close(): Promise<void> {

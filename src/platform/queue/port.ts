@@ -39,6 +39,12 @@ export interface Queue {
   process<D>(queue: string, processor: Processor<D>, options?: { concurrency?: number }): void;
   /** Jobs that failed for good, kept for inspection. */
   failed(queue: string): Promise<FailedJob[]>;
+  /**
+   * A reactor's position in the log, stored next to the jobs it added so that both survive
+   * together (null before the first save).
+   */
+  checkpoint(name: string): Promise<number | null>;
+  saveCheckpoint(name: string, position: number): Promise<void>;
   /** Stops taking jobs, waits for running ones, releases connections. */
   close(): Promise<void>;
 }

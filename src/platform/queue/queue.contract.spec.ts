@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import IORedis from 'ioredis';
 import { BullMqQueue } from './bullmq';
 import { InlineQueue } from './inline';
@@ -120,6 +123,13 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(290);
   });
 
+  it('stores a checkpoint and reads it back', async () => {
+    expect(await queue.checkpoint('reactor')).toBeNull();
+    await queue.saveCheckpoint('reactor', 41);
+    await queue.saveCheckpoint('reactor', 42);
+    expect(await queue.checkpoint('reactor')).toBe(42);
+  });
+
   it('runs jobs in parallel up to the concurrency', async () => {
     let running = 0;
     let peak = 0;
@@ -138,5 +148,64 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     for (let i = 0; i < 6; i++) await queue.add(name, 'send', {}, { jobId: `p${i}` });
     await until(() => done === 6);
     expect(peak).toBe(3);
+  });
+});
+
+describe('Queue contract (inline, on disk)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'queue-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps waiting jobs, delayed retries, dedupe ids and checkpoints across a restart', async () => {
+    const filename = path.join(dir, 'restart.db');
+    const first = new InlineQueue({ filename });
+    await first.add('mail', 'send', { n: 1 }, { jobId: 'a' });
+    await first.saveCheckpoint('reactor', 7);
+    let runs = 0;
+    first.process('mail', async () => {
+      runs++;
+      throw new Error('smtp down');
+    });
+    await until(() => runs === 1);
+    await first.close();
+
+    const second = new InlineQueue({ filename });
+    expect(await second.checkpoint('reactor')).toBe(7);
+    const seen: Job[] = [];
+    second.process('mail', async (job) => {
+      seen.push(job);
+    });
+    await second.add('mail', 'send', { n: 2 }, { jobId: 'b' });
+    await until(() => seen.length === 2, 5000);
+    expect(seen.map((job) => [job.id, job.attemptsMade])).toEqual(
+      expect.arrayContaining([
+        ['a', 1],
+        ['b', 0],
+      ]),
+    );
+    await second.add('mail', 'send', { n: 1 }, { jobId: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toHaveLength(2);
+    await second.close();
+  });
+
+  it('runs again a job that was running when the process died', async () => {
+    const filename = path.join(dir, 'crash.db');
+    const first = new InlineQueue({ filename });
+    let started = false;
+    first.process('mail', () => {
+      started = true;
+      return new Promise<void>(() => undefined); // never settles: the process "dies" mid-job
+    });
+    await first.add('mail', 'send', {}, { jobId: 'mid' });
+    await until(() => started);
+    // A second open of the file stands for the next start after the crash.
+    const second = new InlineQueue({ filename });
+    const seen: string[] = [];
+    second.process('mail', async (job) => {
+      seen.push(job.id);
+    });
+    await until(() => seen.length === 1);
+    expect(seen).toEqual(['mid']);
+    await second.close();
   });
 });

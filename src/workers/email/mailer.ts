@@ -1,0 +1,55 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../../platform/config';
+import { PermanentJobError } from '../../platform/queue/port';
+
+export interface OutgoingMail {
+  from: { name: string; address: string };
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  readonly kind: 'smtp' | 'outbox';
+  send(mail: OutgoingMail, key: string): Promise<void>;
+  close(): void;
+}
+
+export const outboxDir = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(config.DATA_DIR, 'outbox');
+
+/** SMTP when SMTP_URL is set; otherwise each mail becomes an `.eml` file in DATA_DIR/outbox. */
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mailer {
+  if (config.SMTP_URL) {
+    const transport: Transporter = nodemailer.createTransport(config.SMTP_URL);
+    return {
+      kind: 'smtp',
+      async send(mail) {
+        try {
+          await transport.sendMail(mail);
+        } catch (error) {
+          // 5xx: the server refuses this mail for good (no such mailbox); 4xx and network errors pass.
+          const code = (error as { responseCode?: number }).responseCode;
+          if (code !== undefined && code >= 500) throw new PermanentJobError(`SMTP ${code}: ${(error as Error).message}`);
+          throw error;
+        }
+      },
+      close: () => transport.close(),
+    };
+  }
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const dir = outboxDir(config);
+  return {
+    kind: 'outbox',
+    async send(mail, key) {
+      const info = await transport.sendMail(mail);
+      await mkdir(dir, { recursive: true });
+      const file = path.join(dir, `${key.replace(/[^A-Za-z0-9_-]/g, '_')}.eml`);
+      // Written whole or not at all: a reader of the outbox never sees half a mail.
+      await writeFile(`${file}.tmp`, info.message as Buffer);
+      await rename(`${file}.tmp`, file);
+    },
+    close: () => transport.close(),
+  };
+}

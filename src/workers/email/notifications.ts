@@ -1,0 +1,60 @@
+import type { AppDeps } from '../../api/deps';
+import type { Config } from '../../platform/config';
+import type { RecordedEvent } from '../../platform/eventstore/port';
+import { loadSystemSettings } from '../../projections/settings';
+import type { PlannedJob } from '../reactor';
+import { type CustomerNotice, STATUS_WORDS, customerNoticeOf } from '../ticketNotices';
+import { isTelegramOnlyEmail } from '../telegram/customers';
+import { EMAIL_QUEUE, type EmailJob } from './jobs';
+
+/** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */
+export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+
+/** Header text on one line: a title with line breaks must not start a new header. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+export function emailFor({ notice, ticket, customer }: CustomerNotice, systemName: string, baseUrl: string): Pick<EmailJob, 'subject' | 'text' | 'kind'> | null {
+  const link = `${baseUrl}/tickets/${ticket._id}`;
+  const named = `#${ticket.ticketId} “${ticket.title}”`;
+  const greeting = `Hello ${customer.firstName},`;
+  const signature = `— ${systemName}`;
+  switch (notice.kind) {
+    case 'created':
+      return {
+        kind: 'created',
+        subject: oneLine(`[${systemName}] Ticket #${ticket.ticketId} created: ${ticket.title}`),
+        text: `${greeting}\n\nWe have received your ticket ${named} in ${ticket.category.name}. An agent will reply soon.\n\nFollow it here: ${link}\n\n${signature}\n`,
+      };
+    case 'status':
+      return {
+        kind: 'status',
+        subject: oneLine(`[${systemName}] Ticket #${ticket.ticketId} is now ${STATUS_WORDS[notice.to]}`),
+        text: `${greeting}\n\nYour ticket ${named} is now ${STATUS_WORDS[notice.to]}.\n\nSee it here: ${link}\n\n${signature}\n`,
+      };
+    case 'reply': {
+      const files = notice.fileNames.length > 0 ? `\n\nAttached: ${notice.fileNames.join(', ')}` : '';
+      return {
+        kind: 'reply',
+        subject: oneLine(`[${systemName}] New reply on ticket #${ticket.ticketId}: ${ticket.title}`),
+        text: `${greeting}\n\n${notice.senderName} replied to your ticket ${named}:\n\n${notice.content}${files}\n\nAnswer here: ${link}\n\n${signature}\n`,
+      };
+    }
+    case 'assigned':
+      return null;
+  }
+}
+
+/**
+ * When e-mail notifications are on (system settings), the customer gets a mail for a ticket
+ * created, a status changed and a new staff reply. Accounts made for Telegram users have no mailbox.
+ */
+export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+  const found = await customerNoticeOf(event, deps.readStore);
+  if (!found || !found.customer.isActive || isTelegramOnlyEmail(found.customer.email)) return [];
+  const settings = await loadSystemSettings(deps.readStore);
+  if (!settings.emailNotifications) return [];
+  const mail = emailFor(found, settings.systemName, publicUrl(deps.config));
+  if (!mail) return [];
+  const data: EmailJob = { to: found.customer.email, ticketId: found.ticket._id, ...mail };
+  return [{ queue: EMAIL_QUEUE, name: mail.kind, data, options: { jobId: `email:${event.id}`, attempts: 8, backoffMs: 5000 } }];
+}

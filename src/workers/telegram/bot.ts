@@ -1,0 +1,318 @@
+import { Telegraf } from 'telegraf';
+import type { Update, UserFromGetMe } from 'telegraf/types';
+import type { AppDeps } from '../../api/deps';
+import { openTicket, postMessage } from '../../api/tickets/service';
+import { recordAccessAttempt } from '../../api/whitelist/service';
+import type { CustomField } from '../../domain/category/category';
+import { DomainError } from '../../domain/shared/errors';
+import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
+import { answerCustomFields } from '../../domain/ticket/customFields';
+import { createTicketSchema } from '../../domain/ticket/schema';
+import { OPEN_STATUSES } from '../../domain/ticket/ticket';
+import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { nameBasedId } from '../../platform/ids';
+import type { TelegramApi } from '../../platform/telegram';
+import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
+import { CATEGORIES, type CategoryView } from '../../projections/categories';
+import { loadBotSettings } from '../../projections/settings';
+import { TICKETS, type TicketView } from '../../projections/tickets';
+import type { UserView } from '../../projections/users';
+import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
+import { STATUS_WORDS } from '../ticketNotices';
+import { type TelegramPerson, customerForTelegram } from './customers';
+import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
+
+/** Texts of the conversation that Bot Messages do not cover. */
+export const TEXTS = {
+  notWhitelisted:
+    'Sorry, this support bot is only open to approved users. Your request has been passed to an administrator; you will get a message here once it is approved.',
+  privateOnly: 'Please write to me in a private chat.',
+  deactivated: 'Your account has been deactivated. Please contact support.',
+  noCategories: 'No ticket categories are available yet. Please try again later.',
+  chooseCategory: 'Please choose a category for your ticket:',
+  useButtons: 'Please choose a category with the buttons below, or send /cancel.',
+  askTitle: (category: string) => `Category: ${category}.\nNow send a short title for your ticket (up to 200 characters).`,
+  askDescription: 'Thanks. Now describe the problem in detail (up to 2000 characters).',
+  optionalHint: 'Send /skip to leave this empty.',
+  noOpenTicket: 'You have no open ticket. Use /ticket to open one.',
+  formClosed: 'That form is already closed. Use /ticket to open a ticket.',
+  noTickets: 'You have no tickets yet. Use /ticket to open one.',
+  textOnly: 'I can only pass on text messages. Please describe it in words, or attach files from the web app.',
+  failed: 'Sorry, something went wrong on our side. Please try again in a moment.',
+};
+
+const MY_TICKETS_SHOWN = 10;
+
+/** One update being handled: replies get ids from the update, so handling it again sends nothing twice. */
+interface Turn {
+  botId: number;
+  updateId: number;
+  chatId: string;
+  person: TelegramPerson;
+  text: string | null;
+  replies: number;
+}
+
+const sortedFields = (category: CategoryView) => [...(category.customFields as unknown as CustomField[])].sort((a, b) => a.order - b.order);
+
+/**
+ * The bot's side of the conversation (spec.md section 3), run for every update from the update
+ * queue. Telegraf routes the update; every answer goes out through the send queue, so a Bot API
+ * failure is retried there and never makes this update run twice.
+ */
+export class TelegramConversation {
+  private readonly bot: Telegraf;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly api: TelegramApi,
+    private readonly token: string,
+    readonly botInfo: UserFromGetMe,
+  ) {
+    this.bot = new Telegraf(token, { telegram: { apiRoot: deps.config.TELEGRAM_API_ROOT } });
+    this.bot.botInfo = botInfo;
+    this.bot.on('callback_query', async (ctx) => {
+      const query = ctx.callbackQuery;
+      // Stops the button's spinner; the answer itself comes as a message.
+      void this.api.answerCallbackQuery(this.token, query.id).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'answerCallbackQuery failed'));
+      const turn = this.turn(ctx.update.update_id, query.from, query.message?.chat.id ?? query.from.id, 'data' in query ? (query.data ?? null) : null);
+      const customer = await this.admit(turn, query.message?.chat.type ?? 'private');
+      if (!customer) return;
+      const chosen = /^category:(.+)$/.exec(turn.text ?? '')?.[1];
+      if (chosen) await this.chooseCategory(turn, customer, chosen);
+    });
+    this.bot.on('message', async (ctx) => {
+      const message = ctx.message;
+      const text = 'text' in message ? message.text : null;
+      const turn = this.turn(ctx.update.update_id, message.from, message.chat.id, text);
+      const customer = await this.admit(turn, message.chat.type);
+      if (!customer) return;
+      if (text === null) return this.reply(turn, TEXTS.textOnly);
+      const command = /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
+      if (command && (!command[2] || command[2].toLowerCase() === this.botInfo.username.toLowerCase())) {
+        return this.command(turn, customer, command[1]!.toLowerCase());
+      }
+      return this.plainText(turn, customer, text);
+    });
+  }
+
+  async handle(update: Update): Promise<void> {
+    await this.bot.handleUpdate(update);
+  }
+
+  private turn(updateId: number, from: { id: number; username?: string; first_name: string; last_name?: string }, chatId: number, text: string | null): Turn {
+    return { botId: this.botInfo.id, updateId, chatId: String(chatId), person: from, text, replies: 0 };
+  }
+
+  private async reply(turn: Turn, text: string, buttons?: InlineButton[][]): Promise<void> {
+    const data: TelegramSendJob = { chatId: turn.chatId, text, kind: 'reply', ...(buttons ? { buttons } : {}) };
+    const job = sendJob(`reply:${turn.botId}:${turn.updateId}:${turn.replies++}`, data);
+    await this.deps.queue.add(job.queue, job.name, job.data, job.options);
+  }
+
+  private context(actor: CommandContext['actor']): CommandContext {
+    return { actor, now: this.deps.clock() };
+  }
+
+  /** Whitelisted, active users only; anyone else is told so and becomes an access request. */
+  private async admit(turn: Turn, chatType: string): Promise<UserView | null> {
+    if ((turn.person as { is_bot?: boolean }).is_bot) return null;
+    if (chatType !== 'private') {
+      await this.reply(turn, TEXTS.privateOnly);
+      return null;
+    }
+    const telegramId = String(turn.person.id);
+    const entry = await this.deps.readStore.collection<WhitelistEntryView>(WHITELIST).findOne({ telegramId });
+    if (!entry?.isActive) {
+      const attempt = {
+        username: turn.person.username ?? '',
+        firstName: turn.person.first_name ?? '',
+        lastName: turn.person.last_name ?? '',
+        message: turn.text ?? '(not a text message)',
+      };
+      await recordAccessAttempt(this.deps, telegramId, attempt, this.context({ userId: `telegram:${telegramId}`, role: 'telegram', platform: 'telegram' }));
+      await this.reply(turn, TEXTS.notWhitelisted);
+      return null;
+    }
+    const customer = await customerForTelegram(this.deps, turn.person, this.context({ userId: 'system', role: 'system', platform: 'telegram' }));
+    if (!customer.isActive) {
+      await this.reply(turn, TEXTS.deactivated);
+      return null;
+    }
+    return customer;
+  }
+
+  private customerContext(customer: UserView): CommandContext {
+    return this.context({ userId: customer._id, role: customer.role, platform: 'telegram' });
+  }
+
+  private async command(turn: Turn, customer: UserView, name: string): Promise<void> {
+    const { draft } = (await this.chat(turn)).state;
+    if (name === 'skip' && draft) return this.answerStep(turn, customer, draft, null);
+    const { messages } = await loadBotSettings(this.deps.readStore);
+    const found = await this.deps.readStore.collection<BotCommandView>(BOT_COMMANDS).findOne({ command: name, isActive: true });
+    switch (found?.handler) {
+      case 'start':
+        return this.reply(turn, messages.welcomeMessage);
+      case 'help':
+        return this.reply(turn, messages.helpMessage);
+      case 'ticket':
+        return this.startDraft(turn, customer);
+      case 'mytickets':
+        return this.myTickets(turn, customer);
+      case 'cancel':
+        await this.updateChat(turn, { type: 'CancelDraft', updateId: turn.updateId });
+        return this.reply(turn, messages.cancelMessage);
+      case 'custom':
+        return this.reply(turn, found.response ?? '');
+      default:
+        return this.reply(turn, messages.invalidCommandMessage);
+    }
+  }
+
+  private chat(turn: Turn) {
+    return loadState(this.deps.events, telegramChatStream(String(turn.person.id)), telegramChatDecider);
+  }
+
+  private async updateChat(turn: Turn, command: TelegramChatCommand): Promise<TicketDraft | null> {
+    const stream = telegramChatStream(String(turn.person.id));
+    const actor = { userId: `telegram:${turn.person.id}`, role: 'customer', platform: 'telegram' as const };
+    const result = await handleCommand(this.deps.events, stream, telegramChatDecider, command, this.context(actor));
+    return result.state.draft;
+  }
+
+  private async openTicketOf(customer: UserView): Promise<TicketView | null> {
+    const [open] = await this.deps.readStore
+      .collection<TicketView>(TICKETS)
+      .find({ 'customer._id': customer._id, status: { $in: [...OPEN_STATUSES] } }, { sort: { createdAt: -1 }, limit: 1 });
+    return open ?? null;
+  }
+
+  private async activeCategories(): Promise<CategoryView[]> {
+    return this.deps.readStore.collection<CategoryView>(CATEGORIES).find({ isActive: true }, { sort: { order: 1, name: 1 } });
+  }
+
+  private async categoryButtons(): Promise<InlineButton[][]> {
+    return (await this.activeCategories()).map((category) => [{ text: category.name, callbackData: `category:${category._id}` }]);
+  }
+
+  private async startDraft(turn: Turn, customer: UserView): Promise<void> {
+    const open = await this.openTicketOf(customer);
+    if (open) return this.reply(turn, existingTicketText(open));
+    const buttons = await this.categoryButtons();
+    if (buttons.length === 0) return this.reply(turn, TEXTS.noCategories);
+    await this.updateChat(turn, { type: 'StartDraft', updateId: turn.updateId });
+    await this.reply(turn, TEXTS.chooseCategory, buttons);
+  }
+
+  private async chooseCategory(turn: Turn, customer: UserView, categoryId: string): Promise<void> {
+    const category = await this.deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId, isActive: true });
+    const { draft } = (await this.chat(turn)).state;
+    if (!draft) return this.reply(turn, TEXTS.formClosed);
+    if (!category) return this.reply(turn, TEXTS.useButtons, await this.categoryButtons());
+    const next = await this.updateChat(turn, { type: 'ChooseCategory', updateId: turn.updateId, categoryId });
+    if (next) await this.promptNext(turn, customer, next);
+  }
+
+  private async myTickets(turn: Turn, customer: UserView): Promise<void> {
+    const tickets = await this.deps.readStore
+      .collection<TicketView>(TICKETS)
+      .find({ 'customer._id': customer._id }, { sort: { createdAt: -1 }, limit: MY_TICKETS_SHOWN });
+    if (tickets.length === 0) return this.reply(turn, TEXTS.noTickets);
+    const lines = tickets.map((ticket) => `#${ticket.ticketId} ${ticket.title} — ${STATUS_WORDS[ticket.status]}`);
+    await this.reply(turn, `Your tickets:\n${lines.join('\n')}`);
+  }
+
+  private async plainText(turn: Turn, customer: UserView, text: string): Promise<void> {
+    const { draft } = (await this.chat(turn)).state;
+    if (draft) return this.answerStep(turn, customer, draft, text);
+    const open = await this.openTicketOf(customer);
+    if (!open) return this.reply(turn, TEXTS.noOpenTicket);
+    const messageId = nameBasedId(`telegram-message:${turn.botId}:${turn.updateId}`);
+    try {
+      await postMessage(this.deps, open._id, { messageId, content: text, isInternal: false, attachments: [], platform: 'telegram' }, this.customerContext(customer));
+    } catch (error) {
+      if (error instanceof DomainError) return this.reply(turn, error.message);
+      throw error;
+    }
+  }
+
+  /** Fills the step the form is at with the user's text (null: /skip), then asks the next one. */
+  private async answerStep(turn: Turn, customer: UserView, draft: TicketDraft, text: string | null): Promise<void> {
+    if (draft.categoryId === null) return this.reply(turn, TEXTS.useButtons, await this.categoryButtons());
+    const category = await this.deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: draft.categoryId });
+    if (!category?.isActive) {
+      await this.updateChat(turn, { type: 'StartDraft', updateId: turn.updateId });
+      return this.reply(turn, `That category is no longer available. ${TEXTS.chooseCategory}`, await this.categoryButtons());
+    }
+    let command: TelegramChatCommand;
+    if (draft.title === null || draft.description === null) {
+      const key = draft.title === null ? 'title' : 'description';
+      const checked = createTicketSchema.shape[key].safeParse(text ?? '');
+      if (!checked.success) return this.reply(turn, checked.error.issues[0]!.message);
+      command = key === 'title' ? { type: 'GiveTitle', updateId: turn.updateId, title: checked.data } : { type: 'GiveDescription', updateId: turn.updateId, description: checked.data };
+    } else {
+      const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
+      if (!field) return this.submit(turn, customer, draft);
+      if (text === null && field.required) return this.reply(turn, `${field.prompt} is required.`);
+      if (text !== null) {
+        try {
+          answerCustomFields([field], { [field.fieldName]: text });
+        } catch (error) {
+          if (error instanceof DomainError) return this.reply(turn, error.message);
+          throw error;
+        }
+      }
+      command = { type: 'AnswerField', updateId: turn.updateId, fieldName: field.fieldName, value: text };
+    }
+    const next = await this.updateChat(turn, command);
+    if (next) await this.promptNext(turn, customer, next);
+  }
+
+  private async promptNext(turn: Turn, customer: UserView, draft: TicketDraft): Promise<void> {
+    const category = draft.categoryId ? await this.deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: draft.categoryId }) : null;
+    if (!category) return this.reply(turn, TEXTS.chooseCategory, await this.categoryButtons());
+    if (draft.title === null) return this.reply(turn, TEXTS.askTitle(category.name));
+    if (draft.description === null) return this.reply(turn, TEXTS.askDescription);
+    const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
+    if (!field) return this.submit(turn, customer, draft);
+    const limits = [
+      field.fieldType === 'number' && field.validation.min !== undefined ? `at least ${field.validation.min}` : null,
+      field.fieldType === 'number' && field.validation.max !== undefined ? `at most ${field.validation.max}` : null,
+    ].filter(Boolean);
+    const lines = [field.prompt, field.fieldType === 'number' ? `Please send a number${limits.length ? ` (${limits.join(', ')})` : ''}.` : null, field.required ? null : TEXTS.optionalHint];
+    await this.reply(turn, lines.filter(Boolean).join('\n'));
+  }
+
+  /** Opens the ticket; its confirmation comes from the notification reaction like any other notice. */
+  private async submit(turn: Turn, customer: UserView, draft: TicketDraft): Promise<void> {
+    const answers = Object.fromEntries(Object.entries(draft.answers).filter((entry): entry is [string, string] => entry[1] !== null));
+    const ticketId = nameBasedId(`telegram-ticket:${turn.botId}:${turn.updateId}`);
+    try {
+      await openTicket(
+        this.deps,
+        {
+          title: draft.title ?? '',
+          description: draft.description ?? '',
+          category: draft.categoryId ?? '',
+          priority: 'medium',
+          customFieldValues: answers,
+          files: [],
+          platform: 'telegram',
+          ticketId,
+        },
+        this.customerContext(customer),
+      );
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      await this.updateChat(turn, { type: 'CancelDraft', updateId: turn.updateId });
+      const open = error.code === 'OPEN_TICKET_EXISTS' ? await this.openTicketOf(customer) : null;
+      return this.reply(turn, open ? existingTicketText(open) : `${error.message}. Use /ticket to start again.`);
+    }
+    await this.updateChat(turn, { type: 'SubmitDraft', updateId: turn.updateId, ticketId });
+  }
+}
+
+/** The one-open-ticket rule in the bot's words (spec.md section 5's message, with the ticket named). */
+export const existingTicketText = (ticket: TicketView) =>
+  `Please resolve your existing ticket before creating a new one.\nYour open ticket: #${ticket.ticketId} ${ticket.title} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;

@@ -1,0 +1,28 @@
+import { TelegramApi } from '../../platform/telegram';
+import type { WorkerChannel } from '../channels';
+import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob } from './jobs';
+import { telegramNotices } from './notifications';
+import { TelegramRunner } from './runner';
+import { telegramSender } from './sender';
+
+/** The Telegram bot: updates in (polling or webhook, via the update queue), messages out (send queue). */
+export const telegramChannel: WorkerChannel = {
+  name: 'telegram',
+  reaction: telegramNotices,
+  async start(deps) {
+    const api = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
+    const runner = new TelegramRunner(deps, api);
+    // One at a time, in order: each chat reads its messages in the order they were written.
+    deps.queue.process(TELEGRAM_SEND_QUEUE, telegramSender(deps, api));
+    deps.queue.process<TelegramUpdateJob>(TELEGRAM_UPDATES_QUEUE, async (job) => {
+      const conversation = await runner.conversationFor(job.data.botId);
+      if (!conversation) {
+        deps.logger.warn({ botId: job.data.botId, updateId: job.data.update.update_id }, 'update for a bot that is no longer configured: dropped');
+        return;
+      }
+      await conversation.handle(job.data.update as never);
+    });
+    await runner.start();
+    return () => runner.stop();
+  },
+};

@@ -1,0 +1,35 @@
+import type { PlannedJob } from '../reactor';
+
+/** Outgoing Bot API messages, one job each (replies of the bot and notifications alike). */
+export const TELEGRAM_SEND_QUEUE = 'telegram';
+/** Incoming updates, from long polling or the webhook, handled in order one at a time. */
+export const TELEGRAM_UPDATES_QUEUE = 'telegram-updates';
+
+export interface InlineButton {
+  text: string;
+  callbackData: string;
+}
+
+export interface TelegramSendJob {
+  chatId: string;
+  text: string;
+  /** Inline keyboard rows (the category choice of /ticket). */
+  buttons?: InlineButton[][];
+  ticketId?: string | null;
+  /** What the message is: a reply of the bot or the template of a notification. */
+  kind: string;
+}
+
+export interface TelegramUpdateJob {
+  botId: number;
+  update: { update_id: number } & Record<string, unknown>;
+}
+
+export const sendJob = (jobId: string, data: TelegramSendJob): PlannedJob => ({
+  queue: TELEGRAM_SEND_QUEUE,
+  name: data.kind,
+  data,
+  options: { jobId, attempts: 8, backoffMs: 1000 },
+});
+
+export const updateJobId = (botId: number, updateId: number) => `update:${botId}:${updateId}`;

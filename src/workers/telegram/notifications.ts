@@ -1,0 +1,58 @@
+import type { AppDeps } from '../../api/deps';
+import { type BotMessages, renderBotMessage } from '../../domain/botSettings/botSettings';
+import type { RecordedEvent } from '../../platform/eventstore/port';
+import { loadBotSettings } from '../../projections/settings';
+import type { PlannedJob } from '../reactor';
+import { type CustomerNotice, STATUS_WORDS, customerNoticeOf } from '../ticketNotices';
+import { sendJob } from './jobs';
+
+export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';
+
+/** A notice in the words an admin set in Bot Messages, with its variables filled in. */
+export function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages; text: string } {
+  const values = {
+    ticketId: ticket.ticketId,
+    category: ticket.category.name,
+    status: STATUS_WORDS[ticket.status],
+    agentName: ticket.assignedAgent ? `${ticket.assignedAgent.firstName} ${ticket.assignedAgent.lastName}`.trim() : '',
+    message: '',
+  };
+  let template: keyof BotMessages;
+  switch (notice.kind) {
+    case 'created':
+      template = 'ticketCreatedMessage';
+      break;
+    case 'status':
+      values.status = STATUS_WORDS[notice.to];
+      template = notice.to === 'closed' ? 'ticketClosedMessage' : 'ticketUpdatedMessage';
+      break;
+    case 'assigned':
+      values.agentName = notice.agentName;
+      template = 'agentAssignedMessage';
+      break;
+    case 'reply': {
+      values.agentName = notice.senderName;
+      const files = notice.fileNames.map((name) => `📎 ${name}`);
+      values.message = [notice.content, ...files].filter((line) => line !== '').join('\n');
+      template = 'newMessageNotification';
+      break;
+    }
+  }
+  return { template, text: renderBotMessage(messages[template], values) };
+}
+
+/**
+ * The reaction that tells Telegram customers what happened to their tickets (staff replies, never
+ * internal notes; status, assignment, closure) and tells an approved user they may start.
+ */
+export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+  if (event.type === 'AccessRequestApproved') {
+    const { telegramId } = event.data as { telegramId: string };
+    return [sendJob(`telegram:${event.id}`, { chatId: telegramId, text: ACCESS_APPROVED_TEXT, kind: 'accessApproved' })];
+  }
+  const found = await customerNoticeOf(event, deps.readStore);
+  if (!found?.customer.telegramId) return [];
+  const { messages } = await loadBotSettings(deps.readStore);
+  const { template, text } = telegramText(messages, found);
+  return [sendJob(`telegram:${event.id}`, { chatId: found.customer.telegramId, text, ticketId: found.ticket._id, kind: template })];
+}

@@ -1,0 +1,154 @@
+import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Update } from 'telegraf/types';
+import type { AppDeps } from '../../api/deps';
+import { SYSTEM_SETTINGS_STREAM } from '../../domain/settings/settings';
+import { TelegramApi, telegramErrorText } from '../../platform/telegram';
+import { loadSystemSettings } from '../../projections/settings';
+import { TelegramConversation } from './bot';
+import { TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, updateJobId } from './jobs';
+
+/**
+ * The secret Telegram sends back in `X-Telegram-Bot-Api-Secret-Token`: derived from the desk's
+ * signing secret and the bot token, so every process computes it and a new token gets a new one.
+ */
+export const webhookSecret = (jwtSecret: string, token: string) => createHmac('sha256', jwtSecret).update(`telegram-webhook:${token}`).digest('hex');
+
+/** The bot id is the part of the token before the colon. */
+export const botIdOf = (token: string) => Number(token.split(':', 1)[0]);
+
+export interface TelegramRunnerOptions {
+  /** Seconds Telegram holds a getUpdates call open (long polling). */
+  pollTimeoutSeconds?: number;
+  /** Wait after a failed start or poll before trying again. */
+  retryMs?: number;
+}
+
+type Mode = { kind: 'off' } | { kind: 'polling'; token: string } | { kind: 'webhook'; token: string; url: string };
+
+/**
+ * Keeps one bot running as the system settings say: none without a token, long polling by default,
+ * a webhook when `telegramWebhookUrl` is set. A change of token or webhook URL restarts it without
+ * restarting the app. Updates from either source go to the update queue, keyed by update id, so an
+ * update fetched twice is handled once; the conversation consumes that queue.
+ */
+export class TelegramRunner {
+  private mode: Mode = { kind: 'off' };
+  private conversation: TelegramConversation | null = null;
+  private poll: { controller: AbortController; done: Promise<void> } | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private applying: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly api: TelegramApi = new TelegramApi(deps.config.TELEGRAM_API_ROOT),
+    private readonly options: TelegramRunnerOptions = {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.unsubscribe = this.deps.projections.onApplied((event) => {
+      if (event.streamId === SYSTEM_SETTINGS_STREAM) this.refresh();
+    });
+    this.refresh();
+    await this.applying;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.applying;
+    await this.stopPolling();
+  }
+
+  /** The conversation for updates of `botId`; null when that bot is no longer the configured one. */
+  async conversationFor(botId: number): Promise<TelegramConversation | null> {
+    await this.applying;
+    return this.conversation && this.conversation.botInfo.id === botId ? this.conversation : null;
+  }
+
+  /** Reads the settings again and moves to what they say (serialised: one change at a time). */
+  refresh(): void {
+    this.applying = this.applying.then(() => this.apply()).catch((error: unknown) => {
+      this.deps.logger.error({ err: error }, 'telegram bot could not start');
+      this.scheduleRetry();
+    });
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.mode = { kind: 'off' };
+      this.refresh();
+    }, this.options.retryMs ?? 30_000);
+  }
+
+  private async apply(): Promise<void> {
+    if (this.stopped) return;
+    const settings = await loadSystemSettings(this.deps.readStore);
+    const token = settings.telegramBotToken;
+    const url = settings.telegramWebhookUrl;
+    const wanted: Mode = !token ? { kind: 'off' } : url ? { kind: 'webhook', token, url } : { kind: 'polling', token };
+    if (JSON.stringify(wanted) === JSON.stringify(this.mode)) return;
+    await this.stopPolling();
+    this.conversation = null;
+    this.mode = { kind: 'off' };
+    if (wanted.kind === 'off') {
+      this.deps.logger.info('telegram bot off: no token in the system settings');
+      return;
+    }
+    const me = await this.api.getMe(wanted.token).catch((error: unknown) => {
+      throw new Error(`getMe failed: ${telegramErrorText(error)}`);
+    });
+    const botInfo = { id: me.id, is_bot: true as const, first_name: me.firstName, username: me.username, can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false };
+    this.conversation = new TelegramConversation(this.deps, this.api, wanted.token, botInfo);
+    if (wanted.kind === 'webhook') {
+      await this.api.setWebhook(wanted.token, wanted.url, webhookSecret(this.deps.jwtSecret, wanted.token));
+      this.deps.logger.info({ bot: me.username, url: wanted.url }, 'telegram bot on webhook');
+    } else {
+      // Telegram refuses getUpdates while a webhook is set.
+      await this.api.deleteWebhook(wanted.token);
+      this.startPolling(wanted.token, me.id);
+      this.deps.logger.info({ bot: me.username }, 'telegram bot polling');
+    }
+    this.mode = wanted;
+  }
+
+  private startPolling(token: string, botId: number): void {
+    const controller = new AbortController();
+    const done = (async () => {
+      let offset: number | undefined;
+      while (!controller.signal.aborted) {
+        try {
+          const updates = await this.api.getUpdates(token, offset, this.options.pollTimeoutSeconds ?? 25, controller.signal);
+          for (const update of updates) {
+            await enqueueUpdate(this.deps, botId, update);
+            // Confirmed to Telegram (by the next offset) only once it is in the durable queue.
+            offset = update.update_id + 1;
+          }
+        } catch (error) {
+          if (controller.signal.aborted) break;
+          this.deps.logger.warn({ err: telegramErrorText(error) }, 'telegram polling failed; retrying');
+          await sleep(Math.min(this.options.retryMs ?? 5000, 5000), undefined, { signal: controller.signal }).catch(() => undefined);
+        }
+      }
+    })();
+    this.poll = { controller, done };
+  }
+
+  private async stopPolling(): Promise<void> {
+    if (!this.poll) return;
+    this.poll.controller.abort();
+    await this.poll.done;
+    this.poll = null;
+  }
+}
+
+export async function enqueueUpdate(deps: Pick<AppDeps, 'queue'>, botId: number, update: Update | TelegramUpdateJob['update']): Promise<void> {
+  const data: TelegramUpdateJob = { botId, update: update as TelegramUpdateJob['update'] };
+  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: updateJobId(botId, update.update_id), attempts: 5, backoffMs: 2000 });
+}

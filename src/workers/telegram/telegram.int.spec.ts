@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { addCategory, addMember } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
+import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../../../test/support/fakeTelegram';
+import { type TestServer, startTestServer } from '../../../test/support/server';
+import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
+import { TEXTS } from './bot';
+import { ACCESS_APPROVED_TEXT } from './notifications';
+
+// The queue is BullMQ on the real Redis of every development machine, under a prefix of its own.
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test-tg-${randomUUID().slice(0, 8)}`;
+const TOKEN = '424242:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+const BOT = { id: 424242, username: 'desk_test_bot', firstName: 'Desk' };
+
+afterAll(async () => {
+  const redis = new IORedis(REDIS_URL);
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe('Telegram bot on BullMQ against a fake Bot API', () => {
+  let fake: FakeTelegram;
+  let server: TestServer;
+  let admin: string;
+  let categoryId: string;
+
+  beforeAll(async () => {
+    fake = await startFakeTelegram();
+    fake.addBot(TOKEN, BOT);
+    server = await startTestServer({ env: { TELEGRAM_API_ROOT: fake.apiRoot, REDIS_URL, REDIS_PREFIX: `${PREFIX}-a` } });
+    admin = await server.login();
+    categoryId = await addCategory(server, admin, {
+      name: 'Billing',
+      customFields: [
+        { fieldName: 'order', fieldType: 'text', prompt: 'Order number', validation: { pattern: '^[0-9]+$' } },
+        { fieldName: 'amount', fieldType: 'number', prompt: 'Amount', required: false, validation: { min: 1 } },
+      ],
+    });
+    expect((await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: TOKEN, emailNotifications: false } })).status).toBe(200);
+    await eventually(() => fake.calls.some((call) => call.method === 'getUpdates'), { describe: 'polling started' });
+  });
+
+  afterAll(async () => {
+    await server.stop();
+    await fake.close();
+  });
+
+  /** Sends a text and waits for the bot to have answered `answers` more messages to that chat. */
+  const say = async (user: TelegramUser, text: string, answers = 1) => {
+    const before = fake.messagesTo(user.id).length;
+    fake.sendText(TOKEN, user, text);
+    await eventually(() => fake.messagesTo(user.id).length >= before + answers, { describe: `${answers} answer(s) to "${text}"` });
+    return fake.messagesTo(user.id).slice(before);
+  };
+  const press = async (user: TelegramUser, data: string) => {
+    const before = fake.messagesTo(user.id).length;
+    fake.pressButton(TOKEN, user, data);
+    await eventually(() => fake.messagesTo(user.id).length > before, { describe: `answer to the button ${data}` });
+    return fake.messagesTo(user.id).slice(before);
+  };
+  const ticketsOf = async (firstName: string) =>
+    ((await server.request('GET', '/api/tickets', { token: admin })).body.tickets as Array<{ _id: string; ticketId: number; customer: { firstName: string }; platform: string; title: string; status: string; customFieldValues: unknown[] }>).filter(
+      (ticket) => ticket.customer.firstName === firstName,
+    );
+
+  it('refuses a stranger politely, records the access request, and serves them once approved: a whole conversation to a closed ticket', async () => {
+    const alice: TelegramUser = { id: 5001, first_name: 'Alice', last_name: 'Liddell', username: 'alice_tg' };
+    expect(await say(alice, '/start')).toEqual([TEXTS.notWhitelisted]);
+    const requests = (await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests;
+    expect(requests).toEqual([expect.objectContaining({ telegramId: '5001', username: 'alice_tg', firstName: 'Alice', attemptCount: 1, lastMessage: '/start' })]);
+    expect(await ticketsOf('Alice')).toEqual([]);
+
+    const before = fake.messagesTo(alice.id).length;
+    expect((await server.request('POST', '/api/whitelist/access-requests/5001/approve', { token: admin })).status).toBe(200);
+    await eventually(() => fake.messagesTo(alice.id).length > before);
+    expect(fake.messagesTo(alice.id).at(-1)).toBe(ACCESS_APPROVED_TEXT);
+
+    expect(await say(alice, '/start')).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+    expect(await say(alice, '/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
+    expect(await say(alice, '/nonsense')).toEqual([DEFAULT_BOT_MESSAGES.invalidCommandMessage]);
+
+    // The guided form: category from buttons, title, description, then the category's own questions.
+    expect(await say(alice, '/ticket')).toEqual([TEXTS.chooseCategory]);
+    const keyboard = fake.delivered.filter((message) => message.chatId === '5001').at(-1)!.replyMarkup!.inline_keyboard;
+    expect(keyboard.flat()).toContainEqual({ text: 'Billing', callback_data: `category:${categoryId}` });
+    expect(await press(alice, `category:${categoryId}`)).toEqual([TEXTS.askTitle('Billing')]);
+    expect(await say(alice, 'x'.repeat(201))).toEqual(['Title must be at most 200 characters']);
+    expect(await say(alice, 'Card payment refused')).toEqual([TEXTS.askDescription]);
+    expect(await say(alice, 'My card is refused at checkout since Monday.')).toEqual(['Order number']);
+    expect(await say(alice, 'abc')).toEqual(['Order number does not have the expected format']);
+    expect(await say(alice, '7781')).toEqual([`Amount\nPlease send a number (at least 1).\n${TEXTS.optionalHint}`]);
+    expect(await say(alice, '/skip')).toEqual(['Your ticket #1001 in Billing has been created. An agent will reply here soon.']);
+
+    const [ticket] = await ticketsOf('Alice');
+    expect(ticket).toMatchObject({ ticketId: 1001, title: 'Card payment refused', platform: 'telegram', status: 'open', customFieldValues: [{ fieldName: 'order', value: '7781' }] });
+    const detail = (await server.request('GET', `/api/tickets/${ticket!._id}`, { token: admin })).body;
+    expect(detail.ticket.customer).toMatchObject({ firstName: 'Alice', lastName: 'Liddell' });
+
+    // The one-open-ticket rule holds in the bot too.
+    expect((await say(alice, '/ticket'))[0]).toContain('Please resolve your existing ticket before creating a new one');
+
+    // A plain message goes to the open ticket, marked as coming from Telegram.
+    fake.sendText(TOKEN, alice, 'Any news about this?');
+    const posted = await eventually(async () => {
+      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{ content: string; platform: string; sender: { firstName: string } }>;
+      return messages.find((message) => message.content === 'Any news about this?');
+    });
+    expect(posted).toMatchObject({ platform: 'telegram', sender: { firstName: 'Alice' } });
+
+    // Staff work on the web reaches the chat with the Bot Messages templates; internal notes never do.
+    const bob = await addMember(server, admin, 'agent', 'Bob');
+    const seen = fake.messagesTo(alice.id).length;
+    expect((await server.request('POST', `/api/tickets/${ticket!._id}/assign`, { token: bob.token, body: { agentId: bob.id } })).status).toBe(200);
+    await eventually(() => fake.messagesTo(alice.id).length >= seen + 2);
+    expect(fake.messagesTo(alice.id).slice(seen)).toEqual(['Bob Tester is now handling your ticket #1001.', 'Ticket #1001 is now in progress.']);
+    await server.request('POST', `/api/tickets/${ticket!._id}/messages`, { token: bob.token, body: { content: 'Customer seems legit', isInternal: true } });
+    await server.request('POST', `/api/tickets/${ticket!._id}/messages`, { token: bob.token, body: { content: 'We are on it.', isInternal: false } });
+    await eventually(() => fake.messagesTo(alice.id).length >= seen + 3);
+    expect(fake.messagesTo(alice.id).at(-1)).toBe('New reply on ticket #1001 from Bob Tester:\nWe are on it.');
+    await server.request('PUT', `/api/tickets/${ticket!._id}`, { token: bob.token, body: { status: 'pending_customer' } });
+    await eventually(() => fake.messagesTo(alice.id).length >= seen + 4);
+    expect(fake.messagesTo(alice.id).at(-1)).toBe('Ticket #1001 is now waiting for customer response.');
+    await server.request('PUT', `/api/tickets/${ticket!._id}`, { token: bob.token, body: { status: 'closed' } });
+    await eventually(() => fake.messagesTo(alice.id).length >= seen + 5);
+    expect(fake.messagesTo(alice.id).at(-1)).toBe(DEFAULT_BOT_MESSAGES.ticketClosedMessage.replace('{ticketId}', '1001'));
+
+    expect(await say(alice, '/mytickets')).toEqual(['Your tickets:\n#1001 Card payment refused — closed']);
+    expect(await say(alice, 'Hello?')).toEqual([TEXTS.noOpenTicket]);
+    expect(fake.delivered.some((message) => message.text.includes('legit'))).toBe(false);
+    // Nothing was sent twice.
+    const texts = fake.messagesTo(alice.id);
+    expect(texts.filter((text) => text === 'New reply on ticket #1001 from Bob Tester:\nWe are on it.')).toHaveLength(1);
+  });
+
+  it('answers custom commands and uses edited Bot Messages', async () => {
+    const carl: TelegramUser = { id: 5002, first_name: 'Carl' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5002', firstName: 'Carl' } });
+    const created = await server.request('POST', '/api/bot-commands', { token: admin, body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'We answer 9:00–17:00 CET.' } });
+    expect(created.status).toBe(201);
+    await server.request('PUT', '/api/bot-settings', { token: admin, body: { messages: { welcomeMessage: 'Hi there, welcome to Billing Support!' } } });
+    expect(await say(carl, '/hours')).toEqual(['We answer 9:00–17:00 CET.']);
+    expect(await say(carl, `/start@${BOT.username}`)).toEqual(['Hi there, welcome to Billing Support!']);
+    expect(await say(carl, '/ticket')).toEqual([TEXTS.chooseCategory]);
+    expect(await say(carl, '/cancel')).toEqual([DEFAULT_BOT_MESSAGES.cancelMessage]);
+    expect(await say(carl, 'Just a question')).toEqual([TEXTS.noOpenTicket]);
+    fake.sendOther(TOKEN, carl, { sticker: { file_id: 'x' } });
+    await eventually(() => fake.messagesTo(carl.id).at(-1) === TEXTS.textOnly);
+    await server.request('POST', '/api/bot-settings/reset', { token: admin });
+  });
+
+  it('retries a Bot API 500 and a 429 with retry_after, and delivers the message once', async () => {
+    const dora: TelegramUser = { id: 5003, first_name: 'Dora' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5003', firstName: 'Dora' } });
+    fake.failNext('sendMessage', 2, { status: 500, description: 'Internal Server Error' });
+    const started = Date.now();
+    expect(await say(dora, '/start')).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+    fake.failNext('sendMessage', 1, { status: 429, description: 'Too Many Requests: retry after 2', retryAfter: 2 });
+    const limited = Date.now();
+    expect(await say(dora, '/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
+    expect(Date.now() - limited).toBeGreaterThanOrEqual(1900);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900); // 1 s + 2 s of backoff, then 2 s asked by Telegram
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.messagesTo(dora.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage, DEFAULT_BOT_MESSAGES.helpMessage]);
+  }, 20_000);
+
+  it('keeps a message that cannot be delivered as a failed job and tells no one twice', async () => {
+    const eve: TelegramUser = { id: 5004, first_name: 'Eve' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5004', firstName: 'Eve' } });
+    fake.failNext('sendMessage', 1, { status: 403, description: 'Forbidden: bot was blocked by the user' });
+    fake.sendText(TOKEN, eve, '/start');
+    const failed = await eventually(async () => (await server.deps.queue.failed('telegram')).find((job) => (job.data as { chatId: string }).chatId === '5004'));
+    expect(failed).toMatchObject({ attemptsMade: 1, failedReason: 'Telegram answered 403: Forbidden: bot was blocked by the user' });
+    expect(fake.messagesTo(eve.id)).toEqual([]);
+  });
+
+  it('switches to a webhook with a secret when a webhook URL is set, and back to polling without restarting', async () => {
+    const url = 'https://desk.example.com/api/telegram/webhook';
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramWebhookUrl: url } });
+    const webhook = await eventually(() => fake.webhookOf(TOKEN), { describe: 'setWebhook' });
+    expect(webhook.url).toBe(url);
+    expect(webhook.secretToken).toMatch(/^[0-9a-f]{64}$/);
+
+    const frank: TelegramUser = { id: 5005, first_name: 'Frank' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5005', firstName: 'Frank' } });
+    const update = { update_id: 990001, message: { message_id: 1, date: 0, from: { ...frank, is_bot: false }, chat: { id: frank.id, type: 'private', first_name: 'Frank' }, text: '/start' } };
+    const post = (headers: Record<string, string>, body: unknown = update) => server.request('POST', '/api/telegram/webhook', { headers, body });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ 'x-telegram-bot-api-secret-token': 'f'.repeat(64) })).status).toBe(401);
+    expect((await post({ 'x-telegram-bot-api-secret-token': webhook.secretToken }, { nope: true })).status).toBe(400);
+    expect((await post({ 'x-telegram-bot-api-secret-token': webhook.secretToken })).body).toEqual({ ok: true });
+    expect((await post({ 'x-telegram-bot-api-secret-token': webhook.secretToken })).status).toBe(200); // Telegram retrying the same update
+    await eventually(() => fake.messagesTo(frank.id).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.messagesTo(frank.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+
+    const polls = fake.calls.filter((call) => call.method === 'getUpdates').length;
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramWebhookUrl: '' } });
+    await eventually(() => fake.webhookOf(TOKEN) === null && fake.calls.filter((call) => call.method === 'getUpdates').length > polls, { describe: 'back to polling' });
+    expect(await say(frank, '/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
+  });
+});
