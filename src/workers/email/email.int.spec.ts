@@ -1,0 +1,152 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { addCategory, addMember, openTicket } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
+import { type TestServer, startTestServer } from '../../../test/support/server';
+import { outboxDir } from './mailer';
+
+interface Received {
+  to: string[];
+  raw: string;
+}
+
+/** An in-process SMTP sink (the one stand-in allowed for mail): it keeps what it accepts. */
+async function startSmtpSink() {
+  const received: Received[] = [];
+  const refusals: Array<{ code: number; message: string }> = [];
+  const sink = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const refusal = refusals.shift();
+        if (refusal) return callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+        received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  const { port } = sink.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    refuseNext: (code: number, message: string) => refusals.push({ code, message }),
+    mailsTo: (address: string) => received.filter((mail) => mail.to.includes(address)),
+    close: () => new Promise<void>((resolve) => sink.close(() => resolve())),
+  };
+}
+
+const subjectOf = (raw: string) => /^Subject: (.*)$/m.exec(raw.replace(/\r\n/g, '\n'))?.[1];
+/** The text part with quoted-printable undone (soft breaks, escaped UTF-8 bytes). */
+const bodyOf = (raw: string) => {
+  const text = raw.replace(/\r\n/g, '\n');
+  const encoded = text.slice(text.indexOf('\n\n') + 2).replace(/=\n/g, '');
+  return Buffer.from(encoded.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+};
+
+describe('E-mail notifications over SMTP', () => {
+  let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+  let server: TestServer;
+  let admin: string;
+  let category: string;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    server = await startTestServer({ env: { SMTP_URL: sink.url, PUBLIC_URL: 'https://desk.example.com/' } });
+    admin = await server.login();
+    category = await addCategory(server, admin, { name: 'Accounts' });
+    await server.request('PUT', '/api/settings', { token: admin, body: { systemName: 'Acme Help', supportEmail: 'help@acme.test' } });
+  });
+
+  afterAll(async () => {
+    await server.stop();
+    await sink.close();
+  });
+
+  it('mails the customer on creation, staff replies and status changes, never for internal notes', async () => {
+    const carol = await addMember(server, admin, 'customer', 'Carol');
+    const agent = await addMember(server, admin, 'agent', 'Dan');
+    const ticket = await openTicket(server, carol, category, { title: 'Locked out' });
+    const created = await eventually(() => sink.mailsTo(carol.email)[0]);
+    expect(subjectOf(created.raw)).toBe(`[Acme Help] Ticket #${ticket.ticketId} created: Locked out`);
+    expect(created.raw).toMatch(/^From: Acme Help <help@acme\.test>$/m);
+    expect(bodyOf(created.raw)).toContain(`Follow it here: https://desk.example.com/tickets/${ticket._id}`);
+
+    await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Internal: check the logs', isInternal: true } });
+    await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: carol.token, body: { content: 'Any update?' } });
+    await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Your account is unlocked now.' } });
+    const reply = await eventually(() => sink.mailsTo(carol.email)[1]);
+    expect(subjectOf(reply.raw)).toBe(`[Acme Help] New reply on ticket #${ticket.ticketId}: Locked out`);
+    expect(bodyOf(reply.raw)).toContain(`Dan Tester replied to your ticket #${ticket.ticketId} “Locked out”:`);
+    expect(bodyOf(reply.raw)).toContain('Your account is unlocked now.');
+
+    await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'resolved' } });
+    const status = await eventually(() => sink.mailsTo(carol.email)[2]);
+    expect(subjectOf(status.raw)).toBe(`[Acme Help] Ticket #${ticket.ticketId} is now resolved`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sink.mailsTo(carol.email)).toHaveLength(3);
+    expect(sink.received.some((mail) => mail.raw.includes('check the logs') || mail.raw.includes('Any update?'))).toBe(false);
+  });
+
+  it('sends nothing while e-mail notifications are off', async () => {
+    const erin = await addMember(server, admin, 'customer', 'Erin');
+    await server.request('PUT', '/api/settings', { token: admin, body: { emailNotifications: false } });
+    const quiet = await openTicket(server, erin, category, { title: 'Quiet one' });
+    await server.request('PUT', `/api/tickets/${quiet._id}`, { token: admin, body: { status: 'closed' } });
+    await server.request('PUT', '/api/settings', { token: admin, body: { emailNotifications: true } });
+    const loud = await openTicket(server, erin, category, { title: 'Loud one' });
+    await eventually(() => sink.mailsTo(erin.email).length === 1);
+    expect(subjectOf(sink.mailsTo(erin.email)[0]!.raw)).toBe(`[Acme Help] Ticket #${loud.ticketId} created: Loud one`);
+  });
+
+  it('retries a temporary SMTP refusal and delivers once; keeps a permanent refusal as a failed job', async () => {
+    const fay = await addMember(server, admin, 'customer', 'Fay');
+    sink.refuseNext(451, 'Try again later');
+    const ticket = await openTicket(server, fay, category, { title: 'Retry me' });
+    await eventually(() => sink.mailsTo(fay.email).length === 1, { timeoutMs: 15_000 });
+    await server.request('PUT', `/api/tickets/${ticket._id}`, { token: admin, body: { status: 'closed' } });
+    await eventually(() => sink.mailsTo(fay.email).length === 2);
+
+    sink.refuseNext(550, 'No such mailbox');
+    const gus = await addMember(server, admin, 'customer', 'Gus');
+    await openTicket(server, gus, category, { title: 'Nobody home' });
+    const failed = await eventually(async () => (await server.deps.queue.failed('email')).find((job) => (job.data as { to: string }).to === gus.email));
+    expect(failed).toMatchObject({ attemptsMade: 1 });
+    expect(failed.failedReason).toContain('SMTP 550');
+    expect(sink.mailsTo(fay.email)).toHaveLength(2);
+  }, 30_000);
+});
+
+describe('E-mail notifications without SMTP_URL', () => {
+  it('writes each mail as an .eml file in DATA_DIR/outbox', async () => {
+    const server = await startTestServer();
+    try {
+      const admin = await server.login();
+      const category = await addCategory(server, admin);
+      const hal = await addMember(server, admin, 'customer', 'Hal');
+      const ticket = await openTicket(server, hal, category, { title: 'Printer on fire' });
+      const dir = outboxDir(server.deps.config);
+      const files = await eventually(() => {
+        try {
+          const names = readdirSync(dir).filter((name) => name.endsWith('.eml'));
+          return names.length > 0 ? names : undefined;
+        } catch {
+          return undefined;
+        }
+      });
+      expect(files).toHaveLength(1);
+      const raw = readFileSync(path.join(dir, files[0]!), 'utf8');
+      expect(raw).toMatch(new RegExp(`^To: ${hal.email}$`, 'm'));
+      expect(subjectOf(raw)).toBe(`[Customer Support System] Ticket #${ticket.ticketId} created: Printer on fire`);
+      expect(bodyOf(raw)).toContain(`http://localhost:0/tickets/${ticket._id}`);
+    } finally {
+      await server.stop();
+    }
+  });
+});
