@@ -234,6 +234,9 @@ describe('Ticket', () => {
   describe('when a message is posted', () => {
     it('records a customer text message', () => given([OPENED]).when(post(CUSTOMER)).then([posted('m-new', CUSTOMER)]));
 
+    it('does nothing for a message id already posted (a retried Telegram update)', () =>
+      given([OPENED, posted('m-new', CUSTOMER, { platform: 'telegram' })]).when(post(CUSTOMER, { platform: 'telegram' })).then([]));
+
     it('records a file-only message as a file message', () =>
       given([OPENED]).when(post(CUSTOMER, { content: '  ', attachments: [FILE] })).then([posted('m-new', CUSTOMER, { content: '', messageType: 'file', attachments: [FILE] })]));
 

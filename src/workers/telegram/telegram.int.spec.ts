@@ -201,4 +201,20 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     await eventually(() => fake.webhookOf(TOKEN) === null && fake.calls.filter((call) => call.method === 'getUpdates').length > polls, { describe: 'back to polling' });
     expect(await say(frank, '/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
   });
+
+  it('restarts the bot on a new token without restarting the app, and stops polling with the old one', async () => {
+    const newToken = '434343:BBHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+    fake.addBot(newToken, { id: 434343, username: 'desk_new_bot', firstName: 'Desk 2' });
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: newToken } });
+    await eventually(() => fake.calls.some((call) => call.token === newToken && call.method === 'getUpdates'), { describe: 'polling with the new token' });
+    const gina: TelegramUser = { id: 5006, first_name: 'Gina' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5006', firstName: 'Gina' } });
+    fake.sendText(newToken, gina, '/help');
+    await eventually(() => fake.messagesTo(gina.id).length === 1);
+    expect(fake.calls.filter((call) => call.method === 'sendMessage' && call.payload.chat_id === '5006').map((call) => call.token)).toEqual([newToken]);
+
+    const polledOld = fake.calls.filter((call) => call.token === TOKEN && call.method === 'getUpdates').length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(fake.calls.filter((call) => call.token === TOKEN && call.method === 'getUpdates').length).toBeLessThanOrEqual(polledOld + 1);
+  });
 });

@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { eventually } from '../../test/support/eventually';
+import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../../test/support/fakeTelegram';
+import { type TestServer, startTestServer } from '../../test/support/server';
+import { DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
+import { projectRoot } from '../platform/paths';
+import { TEXTS } from './telegram/bot';
+import { ACCESS_APPROVED_TEXT } from './telegram/notifications';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = `test-workers-${randomUUID().slice(0, 8)}`;
+const TOKEN = '515151:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+
+/**
+ * The compose layout on one machine: the app with WORKERS_IN_PROCESS=false, and `npm run workers`
+ * (src/workers/main.ts) as a real child process that the test kills with SIGKILL mid-job.
+ */
+describe('The workers process, killed mid-job', () => {
+  let fake: FakeTelegram;
+  let server: TestServer;
+  const children: ChildProcess[] = [];
+
+  const startWorkersProcess = () => {
+    // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
+      cwd: projectRoot(),
+      env: { ...process.env, DATA_DIR: server.dataDir, REDIS_URL, REDIS_PREFIX: PREFIX, TELEGRAM_API_ROOT: fake.apiRoot, LOG_LEVEL: 'warn', PORT: '0' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(child);
+    return child;
+  };
+  const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+
+  beforeAll(async () => {
+    fake = await startFakeTelegram();
+    fake.addBot(TOKEN, { id: 515151, username: 'desk_kill_bot', firstName: 'Desk' });
+    server = await startTestServer({ env: { TELEGRAM_API_ROOT: fake.apiRoot, REDIS_URL, REDIS_PREFIX: PREFIX, WORKERS_IN_PROCESS: 'false' } });
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+    await server.stop();
+    await fake.close();
+    const redis = new IORedis(REDIS_URL);
+    const keys = await redis.keys(`${PREFIX}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('delivers nothing twice and loses nothing, including what happened while no worker ran', async () => {
+    const admin = await server.login();
+    await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: TOKEN, emailNotifications: false } });
+    const ivy: TelegramUser = { id: 7001, first_name: 'Ivy' };
+    const jay: TelegramUser = { id: 7002, first_name: 'Jay' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '7002', firstName: 'Jay' } });
+
+    const first = startWorkersProcess();
+    await eventually(() => fake.calls.some((call) => call.method === 'getUpdates'), { timeoutMs: 30_000, describe: 'the first workers process polling' });
+    fake.sendText(TOKEN, ivy, '/start');
+    await eventually(() => fake.messagesTo(ivy.id).length === 1);
+    expect(fake.messagesTo(ivy.id)).toEqual([TEXTS.notWhitelisted]);
+
+    // Telegram hangs on the reply to Jay; the worker dies while waiting for it.
+    fake.hold('sendMessage');
+    fake.sendText(TOKEN, jay, '/start');
+    await eventually(() => fake.held('sendMessage') === 1, { describe: 'the reply in flight' });
+    first.kill('SIGKILL');
+    await exited(first);
+    fake.release('sendMessage');
+
+    // While no worker runs, an admin approves Ivy: the event waits in the log.
+    expect((await server.request('POST', '/api/whitelist/access-requests/7001/approve', { token: admin })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.messagesTo(ivy.id)).toHaveLength(1);
+    expect(fake.messagesTo(jay.id)).toEqual([]);
+
+    const second = startWorkersProcess();
+    // The reactor resumes from its checkpoint; the dead worker's job returns once its lock expires.
+    await eventually(() => fake.messagesTo(ivy.id).length === 2 && fake.messagesTo(jay.id).length === 1, { timeoutMs: 40_000, describe: 'both messages after the restart' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fake.messagesTo(ivy.id)).toEqual([TEXTS.notWhitelisted, ACCESS_APPROVED_TEXT]);
+    expect(fake.messagesTo(jay.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+    expect(await server.deps.queue.failed('telegram')).toEqual([]);
+
+    second.kill('SIGTERM');
+    expect(await exited(second)).toBe(0);
+  }, 90_000);
+});
