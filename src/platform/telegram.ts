@@ -1,3 +1,6 @@
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Telegram, TelegramError } from 'telegraf';
 import type { InlineKeyboardMarkup, Update } from 'telegraf/types';
 import { PermanentJobError, RetryAfterError } from './queue/port';
@@ -48,6 +51,30 @@ export class TelegramApi {
     await this.call(token, (telegram) => telegram.deleteWebhook({ drop_pending_updates: false }));
   }
 
+  /** Telegram's path of a file a user sent (valid for an hour), for downloadFile. */
+  async getFilePath(token: string, fileId: string): Promise<string> {
+    const file = await this.call(token, (telegram) => telegram.getFile(fileId));
+    if (!file.file_path) throw new Error('Telegram gave no path for this file');
+    return file.file_path;
+  }
+
+  /** Streams a file to `destination`, refusing more than `maxBytes`; returns its size. */
+  async downloadFile(token: string, filePath: string, destination: string, maxBytes: number): Promise<number> {
+    const response = await fetch(`${this.apiRoot}/file/bot${token}/${filePath}`, { signal: AbortSignal.timeout(60_000) });
+    if (!response.ok || !response.body) throw new Error(`Telegram file download answered ${response.status}`);
+    let size = 0;
+    const counted = Readable.fromWeb(response.body as never).pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(size > maxBytes ? new FileTooLargeError(maxBytes) : null, chunk);
+        },
+      }),
+    );
+    await pipeline(counted, createWriteStream(destination));
+    return size;
+  }
+
   /** Long polling: waits up to `timeoutSeconds` on Telegram's side; `signal` ends the wait at once. */
   async getUpdates(token: string, offset: number | undefined, timeoutSeconds: number, signal: AbortSignal): Promise<Update[]> {
     const telegram = new Telegram(token, { apiRoot: this.apiRoot });
@@ -69,6 +96,13 @@ export class TelegramApi {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+export class FileTooLargeError extends Error {
+  override name = 'FileTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`File larger than ${maxBytes} bytes`);
   }
 }
 

@@ -41,6 +41,8 @@ export interface FakeTelegram {
   pressButton(token: string, from: TelegramUser, data: string): Record<string, unknown> & { update_id: number };
   /** Queues any other message (a photo, a sticker) from `from`. */
   sendOther(token: string, from: TelegramUser, fields: Record<string, unknown>): Record<string, unknown> & { update_id: number };
+  /** Makes a file downloadable (getFile + /file/bot<token>/<path>), as if a user had uploaded it. */
+  addFile(token: string, fileId: string, content: Buffer): void;
   /** The next `times` calls of `method` fail as given. */
   failNext(method: string, times: number, failure: InjectedFailure): void;
   /** Calls of `method` are received but not answered until release() (a Telegram that hangs). */
@@ -80,6 +82,7 @@ interface BotState {
  */
 export async function startFakeTelegram(): Promise<FakeTelegram> {
   const bots = new Map<string, BotState>();
+  const files = new Map<string, { path: string; content: Buffer }>();
   const calls: BotApiCall[] = [];
   const delivered: DeliveredMessage[] = [];
   const failures = new Map<string, InjectedFailure[]>();
@@ -168,6 +171,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       }
       case 'answerCallbackQuery':
         return reply(res, 200, { ok: true, result: true });
+      case 'getFile': {
+        const file = files.get(`${token}/${String(payload.file_id)}`);
+        if (!file) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+        return reply(res, 200, { ok: true, result: { file_id: payload.file_id, file_unique_id: payload.file_id, file_size: file.content.length, file_path: file.path } });
+      }
       default:
         return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
     }
@@ -175,6 +183,13 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   const server: Server = createServer((req, res) => {
     void (async () => {
+      const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? '');
+      if (download) {
+        const file = [...files.entries()].find(([key, value]) => key.startsWith(`${download[1]}/`) && value.path === download[2])?.[1];
+        if (!file) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return res.end(file.content);
+      }
       const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
       if (!match) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
       const [, token = '', method = ''] = match;
@@ -212,6 +227,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     pressButton: (token, from, data) =>
       push(token, { callback_query: { id: String(nextMessageId++), from: { is_bot: false, ...from }, chat_instance: '1', data, message: messageFrom({ id: 1, first_name: 'bot' }, { chat: chatOf(from), text: 'buttons' }) } }),
     sendOther: (token, from, fields) => push(token, { message: messageFrom(from, fields) }),
+    addFile: (token, fileId, content) => files.set(`${token}/${fileId}`, { path: `documents/${fileId}`, content }),
     failNext: (method, times, failure) => failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: times }, () => failure)]),
     hold: (method) => holding.add(method),
     release: (method) => {

@@ -100,6 +100,24 @@ function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: nu
   }
 }
 
+/**
+ * Stores a received file (already on disk under `.incoming`) after checking its name and its real
+ * type, under a generated name. The web upload and the Telegram bot both come through here.
+ */
+export async function storeFile(deps: Pick<AppDeps, 'config'>, tempPath: string, originalName: string, size: number): Promise<Attachment> {
+  checkName(originalName);
+  const mimeType = await sniff(tempPath, originalName);
+  const fileId = `${randomUUID()}${path.extname(originalName).toLowerCase()}`;
+  await rename(tempPath, path.join(uploadsDir(deps), fileId));
+  return { fileId, mimeType, originalName, size };
+}
+
+/** Where received files wait (same disk as the uploads, so storing is a rename). */
+export async function incomingFile(deps: Pick<AppDeps, 'config'>): Promise<string> {
+  await mkdir(incomingDir(deps), { recursive: true });
+  return path.join(incomingDir(deps), randomUUID());
+}
+
 export async function discardFiles(deps: Pick<AppDeps, 'config'>, files: ReceivedFile[]): Promise<void> {
   await Promise.all(files.map(({ attachment }) => unlink(path.join(uploadsDir(deps), attachment.fileId)).catch(() => undefined)));
 }
@@ -126,11 +144,7 @@ export async function receiveMultipart(deps: Pick<AppDeps, 'config' | 'readStore
   try {
     for (const file of received) {
       if (!acceptField(file.fieldname)) throw new ValidationError(`Unexpected file field: ${file.fieldname}`, [{ path: file.fieldname, message: 'Files are not accepted in this field' }]);
-      checkName(file.originalname);
-      const mimeType = await sniff(file.path, file.originalname);
-      const fileId = `${randomUUID()}${path.extname(file.originalname).toLowerCase()}`;
-      await rename(file.path, path.join(uploadsDir(deps), fileId));
-      stored.push({ fieldName: file.fieldname, attachment: { fileId, mimeType, originalName: file.originalname, size: file.size } });
+      stored.push({ fieldName: file.fieldname, attachment: await storeFile(deps, file.path, file.originalname, file.size) });
     }
     return stored;
   } catch (error) {

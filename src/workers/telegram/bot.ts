@@ -1,20 +1,22 @@
+import { unlink } from 'node:fs/promises';
 import { Telegraf } from 'telegraf';
 import type { Update, UserFromGetMe } from 'telegraf/types';
 import type { AppDeps } from '../../api/deps';
 import { openTicket, postMessage } from '../../api/tickets/service';
+import { discardFiles, incomingFile, storeFile } from '../../api/tickets/uploads';
 import { recordAccessAttempt } from '../../api/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
 import { DomainError } from '../../domain/shared/errors';
 import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
 import { answerCustomFields } from '../../domain/ticket/customFields';
 import { createTicketSchema } from '../../domain/ticket/schema';
-import { OPEN_STATUSES } from '../../domain/ticket/ticket';
+import { type Attachment, OPEN_STATUSES } from '../../domain/ticket/ticket';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { nameBasedId } from '../../platform/ids';
-import type { TelegramApi } from '../../platform/telegram';
+import { FileTooLargeError, type TelegramApi } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import { loadBotSettings } from '../../projections/settings';
+import { loadBotSettings, loadSystemSettings } from '../../projections/settings';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
@@ -37,7 +39,9 @@ export const TEXTS = {
   noOpenTicket: 'You have no open ticket. Use /ticket to open one.',
   formClosed: 'That form is already closed. Use /ticket to open a ticket.',
   noTickets: 'You have no tickets yet. Use /ticket to open one.',
-  textOnly: 'I can only pass on text messages. Please describe it in words, or attach files from the web app.',
+  textOnly: 'I can pass on text, photos and documents only. Please describe it in words.',
+  fileInForm: 'Please answer the question above in text; you can send files once your ticket is open.',
+  fileTooLarge: (megabytes: number) => `File too large: each file can be at most ${megabytes} MB`,
   failed: 'Sorry, something went wrong on our side. Please try again in a moment.',
 };
 
@@ -87,7 +91,11 @@ export class TelegramConversation {
       const turn = this.turn(ctx.update.update_id, message.from, message.chat.id, text);
       const customer = await this.admit(turn, message.chat.type);
       if (!customer) return;
-      if (text === null) return this.reply(turn, TEXTS.textOnly);
+      if (text === null) {
+        const file = fileOf(message, turn.updateId);
+        if (!file) return this.reply(turn, TEXTS.textOnly);
+        return this.postFile(turn, customer, file, 'caption' in message ? (message.caption ?? '') : '');
+      }
       const command = /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
       if (command && (!command[2] || command[2].toLowerCase() === this.botInfo.username.toLowerCase())) {
         return this.command(turn, customer, command[1]!.toLowerCase());
@@ -237,6 +245,37 @@ export class TelegramConversation {
     }
   }
 
+  /** A photo or document for the open ticket: downloaded, checked like a web upload, posted with its caption. */
+  private async postFile(turn: Turn, customer: UserView, file: SentFile, caption: string): Promise<void> {
+    if ((await this.chat(turn)).state.draft) return this.reply(turn, TEXTS.fileInForm);
+    const open = await this.openTicketOf(customer);
+    if (!open) return this.reply(turn, TEXTS.noOpenTicket);
+    const settings = await loadSystemSettings(this.deps.readStore);
+    const limit = Math.min(settings.maxFileSize, TELEGRAM_DOWNLOAD_MAX);
+    const tooLarge = TEXTS.fileTooLarge(Math.round((limit / 1024 / 1024) * 10) / 10);
+    if (file.size !== undefined && file.size > limit) return this.reply(turn, tooLarge);
+    const temp = await incomingFile(this.deps);
+    let attachment: Attachment;
+    try {
+      const filePath = await this.api.getFilePath(this.token, file.fileId);
+      const size = await this.api.downloadFile(this.token, filePath, temp, limit);
+      attachment = await storeFile(this.deps, temp, file.name, size);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      if (error instanceof FileTooLargeError) return this.reply(turn, tooLarge);
+      if (error instanceof DomainError) return this.reply(turn, error.message);
+      throw error;
+    }
+    const messageId = nameBasedId(`telegram-message:${turn.botId}:${turn.updateId}`);
+    try {
+      await postMessage(this.deps, open._id, { messageId, content: caption, isInternal: false, attachments: [attachment], platform: 'telegram' }, this.customerContext(customer));
+    } catch (error) {
+      await discardFiles(this.deps, [{ fieldName: 'attachments', attachment }]);
+      if (error instanceof DomainError) return this.reply(turn, error.message);
+      throw error;
+    }
+  }
+
   /** Fills the step the form is at with the user's text (null: /skip), then asks the next one. */
   private async answerStep(turn: Turn, customer: UserView, draft: TicketDraft, text: string | null): Promise<void> {
     if (draft.categoryId === null) return this.reply(turn, TEXTS.useButtons, await this.categoryButtons());
@@ -311,6 +350,28 @@ export class TelegramConversation {
     }
     await this.updateChat(turn, { type: 'SubmitDraft', updateId: turn.updateId, ticketId });
   }
+}
+
+/** Bots may download files up to 20 MB from Telegram. */
+const TELEGRAM_DOWNLOAD_MAX = 20 * 1024 * 1024;
+
+interface SentFile {
+  fileId: string;
+  name: string;
+  size?: number;
+}
+
+/** The document, or the largest size of a photo, a message carries. */
+function fileOf(message: object, updateId: number): SentFile | null {
+  if ('document' in message) {
+    const document = message.document as { file_id: string; file_name?: string; file_size?: number };
+    return { fileId: document.file_id, name: document.file_name ?? `file-${updateId}`, ...(document.file_size !== undefined ? { size: document.file_size } : {}) };
+  }
+  if ('photo' in message && Array.isArray(message.photo) && message.photo.length > 0) {
+    const largest = (message.photo as Array<{ file_id: string; file_size?: number }>).at(-1)!;
+    return { fileId: largest.file_id, name: `photo-${updateId}.jpg`, ...(largest.file_size !== undefined ? { size: largest.file_size } : {}) };
+  }
+  return null;
 }
 
 /** The one-open-ticket rule in the bot's words (spec.md section 5's message, with the ticket named). */

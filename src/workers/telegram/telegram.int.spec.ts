@@ -110,6 +110,23 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     });
     expect(posted).toMatchObject({ platform: 'telegram', sender: { firstName: 'Alice' } });
 
+    // A document is downloaded, checked like a web upload, and posted with its caption.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    fake.addFile(TOKEN, 'doc-png', png);
+    fake.sendOther(TOKEN, alice, { document: { file_id: 'doc-png', file_unique_id: 'u1', file_name: 'screenshot.png', file_size: png.length }, caption: 'See the error' });
+    const withFile = await eventually(async () => {
+      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{ content: string; attachments: Array<{ url: string; originalName: string; mimeType: string }> }>;
+      return messages.find((message) => message.content === 'See the error');
+    });
+    expect(withFile.attachments).toEqual([expect.objectContaining({ originalName: 'screenshot.png', mimeType: 'image/png', size: png.length })]);
+    const download = await fetch(`${server.url}${withFile.attachments[0]!.url}`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(png)).toBe(true);
+    fake.addFile(TOKEN, 'doc-svg', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'));
+    const refused = fake.messagesTo(alice.id).length;
+    fake.sendOther(TOKEN, alice, { document: { file_id: 'doc-svg', file_unique_id: 'u2', file_name: 'evil.svg' } });
+    await eventually(() => fake.messagesTo(alice.id).length > refused);
+    expect(fake.messagesTo(alice.id).at(-1)).toContain('evil.svg');
+
     // Staff work on the web reaches the chat with the Bot Messages templates; internal notes never do.
     const bob = await addMember(server, admin, 'agent', 'Bob');
     const seen = fake.messagesTo(alice.id).length;
