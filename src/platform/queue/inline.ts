@@ -83,8 +83,7 @@ export class InlineQueue implements Queue {
       CREATE INDEX IF NOT EXISTS jobs_due ON jobs (queue, state, run_at, seq);
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
     `);
-    // Jobs that were running when the last process stopped run again; old completed ids are let go.
-    this.db.prepare(`UPDATE jobs SET state = 'waiting' WHERE state = 'active'`).run();
+    // Old completed ids are let go.
     this.db.prepare(`DELETE FROM jobs WHERE state = 'completed' AND finished_at < ?`).run(Date.now() - KEEP_COMPLETED_MS);
   }
 
@@ -99,6 +98,9 @@ export class InlineQueue implements Queue {
   }
 
   process<D>(queue: string, processor: Processor<D>, options: { concurrency?: number } = {}): void {
+    // Jobs that were running when the last consumer died run again. Done here, not on open, so a
+    // tool that only opens the file (projections:rebuild) never touches a running app's jobs.
+    this.db.prepare(`UPDATE jobs SET state = 'waiting' WHERE queue = ? AND state = 'active'`).run(queue);
     this.consumers.set(queue, { processor: processor as Processor, concurrency: options.concurrency ?? 1, running: 0, timer: null });
     this.pump(queue);
   }
