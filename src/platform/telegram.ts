@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -105,6 +106,15 @@ export class FileTooLargeError extends Error {
     super(`File larger than ${maxBytes} bytes`);
   }
 }
+
+/**
+ * The secret Telegram sends back in `X-Telegram-Bot-Api-Secret-Token`: derived from the desk's
+ * signing secret and the bot token, so every process computes it and a new token gets a new one.
+ */
+export const webhookSecret = (jwtSecret: string, token: string) => createHmac('sha256', jwtSecret).update(`telegram-webhook:${token}`).digest('hex');
+
+/** The bot id is the part of the token before the colon. */
+export const botIdOf = (token: string) => Number(token.split(':', 1)[0]);
 
 /** The updates the bot handles: messages and presses of its inline buttons. */
 export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;

@@ -18,16 +18,16 @@ export const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel];
  * Starts every channel and the notifications reactor that feeds them. The same list runs inside the
  * app (WORKERS_IN_PROCESS=true) or alone in `npm run workers`.
  */
-export async function startWorkers(deps: AppDeps, channels: WorkerChannel[] = workerChannels): Promise<() => Promise<void>> {
+export async function startWorkers(deps: AppDeps): Promise<() => Promise<void>> {
   const stops: Array<() => Promise<void>> = [];
-  for (const channel of channels) {
+  for (const channel of workerChannels) {
     stops.push(await channel.start(deps));
     deps.logger.info({ channel: channel.name }, 'worker started');
   }
   const reactor = new Reactor(
     'notifications',
     deps,
-    channels.map((channel) => channel.reaction),
+    workerChannels.map((channel) => channel.reaction),
   );
   await reactor.start();
   return async () => {

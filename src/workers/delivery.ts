@@ -1,6 +1,6 @@
 import type { AppDeps } from '../api/deps';
 import { isWrongExpectedVersion } from '../platform/eventstore/port';
-import { SCHEMA_VERSION } from '../platform/commands';
+import { metadataOf } from '../platform/commands';
 import type { Job } from '../platform/queue/port';
 
 export const deliveryStream = (jobId: string) => `delivery-${jobId}`;
@@ -33,7 +33,7 @@ export async function deliverOnce(deps: Pick<AppDeps, 'events' | 'clock'>, job: 
         {
           type: 'NotificationDelivered',
           data: { jobId: job.id, ...record, ticketId: record.ticketId ?? null, attempt: job.attemptsMade + 1 },
-          metadata: { actor: { userId: 'system', role: 'system', platform: 'system' }, occurredAt: deps.clock().toISOString(), schemaVersion: SCHEMA_VERSION },
+          metadata: metadataOf({ actor: { userId: 'system', role: 'system', platform: 'system' }, now: deps.clock() }),
         },
       ],
       'no_stream',

@@ -3,7 +3,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../domain/shared/errors';
 import { loadSystemSettings } from '../../projections/settings';
-import { botIdOf, enqueueUpdate, webhookSecret } from '../../workers/telegram/runner';
+import { botIdOf, webhookSecret } from '../../platform/telegram';
+import { enqueueUpdate } from '../../workers/telegram/jobs';
 import type { AppDeps } from '../deps';
 
 export const WEBHOOK_PATH = '/telegram/webhook';
@@ -31,7 +32,7 @@ export const telegramWebhookRoutes = (deps: AppDeps) => (router: Router) => {
     if (!sameText(given, webhookSecret(deps.jwtSecret, token))) throw new UnauthorizedError('Invalid Telegram webhook secret');
     const parsed = updateShape.safeParse(req.body);
     if (!parsed.success) throw new ValidationError('A Telegram update needs a numeric update_id', [{ path: 'update_id', message: 'A Telegram update needs a numeric update_id' }]);
-    await enqueueUpdate(deps, botIdOf(token), parsed.data as { update_id: number });
+    await enqueueUpdate(deps, botIdOf(token), parsed.data);
     res.json({ ok: true });
   });
 };

@@ -21,7 +21,7 @@ import { TicketNumbers } from './numbers';
  * caller's read models include its events (read-your-writes), so what was just done can be read.
  */
 
-const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
+export const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
 const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
 const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 

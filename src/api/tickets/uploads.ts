@@ -82,15 +82,17 @@ async function sniff(file: string, originalName: string): Promise<string> {
   throw new UnsupportedTypeError(`${originalName} is not an allowed file type; allowed are ${ALLOWED}`);
 }
 
+/** The refusal of a file over the size limit, for web uploads and Telegram files alike. */
+export const fileTooLargeText = (maxBytes: number) => `File too large: each file can be at most ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`;
+
 function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: number }): unknown {
   // A body busboy cannot read (no boundary, truncated, malformed headers) is the client's mistake;
   // a failing disk (an errno code such as ENOSPC) is ours and stays a server error.
   const errno = (error as NodeJS.ErrnoException).code;
   if (!(error instanceof multer.MulterError)) return error instanceof Error && !errno ? new ValidationError(`The upload could not be read: ${error.message}`) : error;
-  const megabytes = Math.round((limits.maxFileSize / 1024 / 1024) * 10) / 10;
   switch (error.code) {
     case 'LIMIT_FILE_SIZE':
-      return new PayloadTooLargeError(`File too large: each file can be at most ${megabytes} MB`);
+      return new PayloadTooLargeError(fileTooLargeText(limits.maxFileSize));
     case 'LIMIT_FILE_COUNT':
       return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [{ path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` }]);
     case 'LIMIT_FIELD_VALUE':

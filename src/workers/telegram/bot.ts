@@ -2,8 +2,8 @@ import { unlink } from 'node:fs/promises';
 import { Telegraf } from 'telegraf';
 import type { Update, UserFromGetMe } from 'telegraf/types';
 import type { AppDeps } from '../../api/deps';
-import { openTicket, postMessage } from '../../api/tickets/service';
-import { discardFiles, incomingFile, storeFile } from '../../api/tickets/uploads';
+import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../api/tickets/service';
+import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../api/tickets/uploads';
 import { recordAccessAttempt } from '../../api/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
 import { DomainError } from '../../domain/shared/errors';
@@ -21,7 +21,7 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
 import { STATUS_WORDS } from '../ticketNotices';
-import { type TelegramPerson, customerForTelegram } from './customers';
+import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
 import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
 
 /** Texts of the conversation that Bot Messages do not cover. */
@@ -41,7 +41,6 @@ export const TEXTS = {
   noTickets: 'You have no tickets yet. Use /ticket to open one.',
   textOnly: 'I can pass on text, photos and documents only. Please describe it in words.',
   fileInForm: 'Please answer the question above in text; you can send files once your ticket is open.',
-  fileTooLarge: (megabytes: number) => `File too large: each file can be at most ${megabytes} MB`,
   failed: 'Sorry, something went wrong on our side. Please try again in a moment.',
 };
 
@@ -108,7 +107,7 @@ export class TelegramConversation {
     await this.bot.handleUpdate(update);
   }
 
-  private turn(updateId: number, from: { id: number; username?: string; first_name: string; last_name?: string }, chatId: number, text: string | null): Turn {
+  private turn(updateId: number, from: TelegramPerson, chatId: number, text: string | null): Turn {
     return { botId: this.botInfo.id, updateId, chatId: String(chatId), person: from, text, replies: 0 };
   }
 
@@ -124,7 +123,7 @@ export class TelegramConversation {
 
   /** Whitelisted, active users only; anyone else is told so and becomes an access request. */
   private async admit(turn: Turn, chatType: string): Promise<UserView | null> {
-    if ((turn.person as { is_bot?: boolean }).is_bot) return null;
+    if (turn.person.is_bot) return null;
     if (chatType !== 'private') {
       await this.reply(turn, TEXTS.privateOnly);
       return null;
@@ -138,7 +137,7 @@ export class TelegramConversation {
         lastName: turn.person.last_name ?? '',
         message: turn.text ?? '(not a text message)',
       };
-      await recordAccessAttempt(this.deps, telegramId, attempt, this.context({ userId: `telegram:${telegramId}`, role: 'telegram', platform: 'telegram' }));
+      await recordAccessAttempt(this.deps, telegramId, attempt, this.context(telegramUserActor(turn.person)));
       await this.reply(turn, TEXTS.notWhitelisted);
       return null;
     }
@@ -184,8 +183,7 @@ export class TelegramConversation {
 
   private async updateChat(turn: Turn, command: TelegramChatCommand): Promise<TicketDraft | null> {
     const stream = telegramChatStream(String(turn.person.id));
-    const actor = { userId: `telegram:${turn.person.id}`, role: 'customer', platform: 'telegram' as const };
-    const result = await handleCommand(this.deps.events, stream, telegramChatDecider, command, this.context(actor));
+    const result = await handleCommand(this.deps.events, stream, telegramChatDecider, command, this.context(telegramUserActor(turn.person)));
     return result.state.draft;
   }
 
@@ -252,7 +250,7 @@ export class TelegramConversation {
     if (!open) return this.reply(turn, TEXTS.noOpenTicket);
     const settings = await loadSystemSettings(this.deps.readStore);
     const limit = Math.min(settings.maxFileSize, TELEGRAM_DOWNLOAD_MAX);
-    const tooLarge = TEXTS.fileTooLarge(Math.round((limit / 1024 / 1024) * 10) / 10);
+    const tooLarge = fileTooLargeText(limit);
     if (file.size !== undefined && file.size > limit) return this.reply(turn, tooLarge);
     const temp = await incomingFile(this.deps);
     let attachment: Attachment;
@@ -376,4 +374,4 @@ function fileOf(message: object, updateId: number): SentFile | null {
 
 /** The one-open-ticket rule in the bot's words (spec.md section 5's message, with the ticket named). */
 export const existingTicketText = (ticket: TicketView) =>
-  `Please resolve your existing ticket before creating a new one.\nYour open ticket: #${ticket.ticketId} ${ticket.title} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;
+  `${OPEN_TICKET_MESSAGE}.\nYour open ticket: #${ticket.ticketId} ${ticket.title} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;

@@ -6,6 +6,7 @@ import { ConflictError } from '../../domain/shared/errors';
 import { userDecider } from '../../domain/user/decide';
 import { userStream } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { Actor } from '../../platform/eventstore/port';
 import { escapeRegex } from '../../platform/readstore/port';
 import { USERS, type UserView } from '../../projections/users';
 
@@ -15,7 +16,11 @@ export interface TelegramPerson {
   username?: string;
   first_name: string;
   last_name?: string;
+  is_bot?: boolean;
 }
+
+/** Who acts for a Telegram user not yet (or not necessarily) linked to an account: access attempts, the form. */
+export const telegramUserActor = (person: Pick<TelegramPerson, 'id'>): Actor => ({ userId: `telegram:${person.id}`, role: 'telegram', platform: 'telegram' });
 
 /** Accounts made for Telegram users get an address that can never receive mail. */
 export const TELEGRAM_EMAIL_DOMAIN = 'telegram.invalid';
@@ -30,11 +35,11 @@ const clean = (text: string | undefined, fallback: string) => {
 /** A link is abandoned when its account was deleted (a crash before the account existed counts after a while). */
 const abandonedLink =
   (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, _claim, reservedAt) => {
+  async (holderId, link, reservedAt) => {
     const { state } = await loadState(deps.events, userStream(holderId), userDecider);
     if (state.status === 'deleted') return true;
     if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return state.telegramId !== null && state.telegramId !== _claim.value;
+    return state.telegramId !== null && state.telegramId !== link.value;
   };
 
 /**

@@ -1,3 +1,4 @@
+import type { Queue } from '../../platform/queue/port';
 import type { PlannedJob } from '../reactor';
 
 /** Outgoing Bot API messages, one job each (replies of the bot and notifications alike). */
@@ -32,4 +33,9 @@ export const sendJob = (jobId: string, data: TelegramSendJob): PlannedJob => ({
   options: { jobId, attempts: 8, backoffMs: 1000 },
 });
 
-export const updateJobId = (botId: number, updateId: number) => `update:${botId}:${updateId}`;
+
+/** Takes an update in (from polling or the webhook), once per update id of that bot. */
+export async function enqueueUpdate(deps: { queue: Queue }, botId: number, update: { update_id: number }): Promise<void> {
+  const data: TelegramUpdateJob = { botId, update: update as TelegramUpdateJob['update'] };
+  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: `update:${botId}:${update.update_id}`, attempts: 5, backoffMs: 2000 });
+}

@@ -1,28 +1,17 @@
-import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Update } from 'telegraf/types';
 import type { AppDeps } from '../../api/deps';
 import { SYSTEM_SETTINGS_STREAM } from '../../domain/settings/settings';
-import { TelegramApi, telegramErrorText } from '../../platform/telegram';
+import { TelegramApi, telegramErrorText, webhookSecret } from '../../platform/telegram';
 import { loadSystemSettings } from '../../projections/settings';
 import { TelegramConversation } from './bot';
-import { TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, updateJobId } from './jobs';
+import { enqueueUpdate } from './jobs';
 
-/**
- * The secret Telegram sends back in `X-Telegram-Bot-Api-Secret-Token`: derived from the desk's
- * signing secret and the bot token, so every process computes it and a new token gets a new one.
- */
-export const webhookSecret = (jwtSecret: string, token: string) => createHmac('sha256', jwtSecret).update(`telegram-webhook:${token}`).digest('hex');
-
-/** The bot id is the part of the token before the colon. */
-export const botIdOf = (token: string) => Number(token.split(':', 1)[0]);
-
-export interface TelegramRunnerOptions {
-  /** Seconds Telegram holds a getUpdates call open (long polling). */
-  pollTimeoutSeconds?: number;
-  /** Wait after a failed start or poll before trying again. */
-  retryMs?: number;
-}
+/** Seconds Telegram holds a getUpdates call open (long polling). */
+const POLL_TIMEOUT_SECONDS = 25;
+/** Wait after a failed start (bad token, Telegram down) before trying again. */
+const START_RETRY_MS = 30_000;
+/** Wait after a failed poll. */
+const POLL_RETRY_MS = 5000;
 
 type Mode = { kind: 'off' } | { kind: 'polling'; token: string } | { kind: 'webhook'; token: string; url: string };
 
@@ -44,7 +33,6 @@ export class TelegramRunner {
   constructor(
     private readonly deps: AppDeps,
     private readonly api: TelegramApi = new TelegramApi(deps.config.TELEGRAM_API_ROOT),
-    private readonly options: TelegramRunnerOptions = {},
   ) {}
 
   async start(): Promise<void> {
@@ -84,7 +72,7 @@ export class TelegramRunner {
       this.retryTimer = null;
       this.mode = { kind: 'off' };
       this.refresh();
-    }, this.options.retryMs ?? 30_000);
+    }, START_RETRY_MS);
   }
 
   private async apply(): Promise<void> {
@@ -124,7 +112,7 @@ export class TelegramRunner {
       let offset: number | undefined;
       while (!controller.signal.aborted) {
         try {
-          const updates = await this.api.getUpdates(token, offset, this.options.pollTimeoutSeconds ?? 25, controller.signal);
+          const updates = await this.api.getUpdates(token, offset, POLL_TIMEOUT_SECONDS, controller.signal);
           for (const update of updates) {
             await enqueueUpdate(this.deps, botId, update);
             // Confirmed to Telegram (by the next offset) only once it is in the durable queue.
@@ -133,7 +121,7 @@ export class TelegramRunner {
         } catch (error) {
           if (controller.signal.aborted) break;
           this.deps.logger.warn({ err: telegramErrorText(error) }, 'telegram polling failed; retrying');
-          await sleep(Math.min(this.options.retryMs ?? 5000, 5000), undefined, { signal: controller.signal }).catch(() => undefined);
+          await sleep(POLL_RETRY_MS, undefined, { signal: controller.signal }).catch(() => undefined);
         }
       }
     })();
@@ -146,9 +134,4 @@ export class TelegramRunner {
     await this.poll.done;
     this.poll = null;
   }
-}
-
-export async function enqueueUpdate(deps: Pick<AppDeps, 'queue'>, botId: number, update: Update | TelegramUpdateJob['update']): Promise<void> {
-  const data: TelegramUpdateJob = { botId, update: update as TelegramUpdateJob['update'] };
-  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: updateJobId(botId, update.update_id), attempts: 5, backoffMs: 2000 });
 }
