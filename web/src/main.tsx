@@ -4,9 +4,10 @@ import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
 import { App } from './app/App';
 import { createStore } from './app/store';
+import { applyTheme, storedTheme } from './lib/theme';
 import './styles.css';
 
-document.documentElement.dataset.theme = localStorage.getItem('theme') === 'dark' ? 'dark' : 'light';
+applyTheme(storedTheme());
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -79,7 +79,9 @@ describe('Live ticket channel', () => {
     expect((await staff.next('new_ticket', (p) => p.ticket._id === ticket._id)).ticket).toMatchObject({ title: 'Live one', status: 'open' });
     expect((await ownerSocket.next('new_ticket', (p) => p.ticket._id === ticket._id)).ticket.customer._id).toBe(owner.id);
     await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'pending_customer' } });
-    expect((await staff.next('ticket_updated', (p) => p.ticket._id === ticket._id)).ticket.status).toBe('pending_customer');
+    const update = await staff.next('ticket_updated', (p) => p.ticket._id === ticket._id);
+    expect(update.ticket.status).toBe('pending_customer');
+    expect(update.change).toEqual({ kind: 'status', from: 'open', to: 'pending_customer', by: agent.id });
     expect((await ownerSocket.next('ticket_updated', (p) => p.ticket._id === ticket._id)).ticket.status).toBe('pending_customer');
     await settle();
     expect(strangerSocket.received.filter((r) => JSON.stringify(r.payload).includes(ticket._id))).toEqual([]);

@@ -62,6 +62,28 @@ function onConnection(deps: AppDeps, socket: Socket): void {
   });
 }
 
+type TicketUpdate = Extract<TicketEvent, { type: 'TicketStatusChanged' | 'AgentAssignedToTicket' | 'AgentUnassignedFromTicket' | 'TicketOutcomeRecorded' }>;
+
+/**
+ * What a `ticket_updated` is about and who did it, so that a browser can tell a status change (which
+ * staff are notified of, spec.md section 6) from any other update without keeping earlier copies.
+ */
+function changeOf(event: RecordedEvent & TicketUpdate) {
+  const by = event.metadata.actor?.userId ?? null;
+  switch (event.type) {
+    case 'TicketStatusChanged':
+      return { kind: 'status' as const, from: event.data.from, to: event.data.to, by };
+    case 'AgentAssignedToTicket':
+      return { kind: 'assigned' as const, agentId: event.data.agentId, by };
+    case 'AgentUnassignedFromTicket':
+      return { kind: 'unassigned' as const, agentId: event.data.agentId, by };
+    case 'TicketOutcomeRecorded':
+      return { kind: 'outcome' as const, by };
+  }
+}
+
+export type TicketChange = ReturnType<typeof changeOf>;
+
 /**
  * Pushes ticket events to browsers from the log, after the read models include them, so a change
  * made through Telegram travels exactly like one made in the browser. Pushes are handled one at a
@@ -87,7 +109,10 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
       case 'AgentUnassignedFromTicket':
       case 'TicketOutcomeRecorded': {
         const ticket = await tickets().findOne({ _id: event.data.ticketId });
-        if (ticket) toEveryoneConcerned(ticket, event.type === 'TicketOpened' ? 'new_ticket' : 'ticket_updated', (view) => ({ ticket: view }));
+        if (!ticket) return;
+        if (event.type === 'TicketOpened') return toEveryoneConcerned(ticket, 'new_ticket', (view) => ({ ticket: view }));
+        const change = changeOf(event);
+        toEveryoneConcerned(ticket, 'ticket_updated', (view) => ({ ticket: view, change }));
         return;
       }
       case 'MessagePosted':

@@ -1,21 +1,76 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { Component, type ReactNode, Suspense, useEffect } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
-import { tokens } from '../lib/tokens';
+import { Toasts } from '../components/Toasts';
+import { LoadingScreen } from '../components/ui';
+import { PublicOnly, RequireRole } from '../features/auth/guards';
+import { restoreSession } from '../features/auth/session';
+import { lazyPage } from '../lib/lazyPage';
+import { applyTheme, selectTheme } from '../lib/theme';
+import { useAppDispatch, useAppSelector } from './hooks';
+import { Layout } from './shell/Layout';
 
-const LoginPage = lazy(() => import('../features/auth/LoginPage').then((m) => ({ default: m.LoginPage })));
-const DashboardHome = lazy(() => import('../features/auth/DashboardHome').then((m) => ({ default: m.DashboardHome })));
+const LoginPage = lazyPage(() => import('../features/auth/LoginPage'), (m) => m.LoginPage);
+const RegisterPage = lazyPage(() => import('../features/auth/RegisterPage'), (m) => m.RegisterPage);
+const DashboardPage = lazyPage(() => import('../features/tickets/DashboardPage'), (m) => m.DashboardPage);
+const LiveTicketsPage = lazyPage(() => import('../features/tickets/LiveTicketsPage'), (m) => m.LiveTicketsPage);
+const TicketPage = lazyPage(() => import('../features/tickets/TicketPage'), (m) => m.TicketPage);
+const ProfilePage = lazyPage(() => import('../features/profile/ProfilePage'), (m) => m.ProfilePage);
+const AdminScreens = lazyPage(() => import('../features/admin/AdminScreens'), (m) => m.AdminScreens);
 
-const Protected = ({ children }: { children: ReactNode }) => (tokens.access() ? children : <Navigate to="/login" replace />);
-const PublicOnly = ({ children }: { children: ReactNode }) => (tokens.access() ? <Navigate to="/dashboard" replace /> : children);
+/** A chunk that fails or times out gets a clear message and a way out, not a blank page. */
+class ChunkBoundary extends Component<{ children: ReactNode }, { failed: Error | null }> {
+  override state = { failed: null as Error | null };
+  static getDerivedStateFromError(failed: Error) {
+    return { failed };
+  }
+  override render() {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <div className="page">
+        <div className="banner banner-error" role="alert">
+          {this.state.failed.message || 'This page could not be loaded'}
+        </div>
+        <button type="button" className="button button-primary" onClick={() => window.location.reload()}>
+          Reload
+        </button>
+      </div>
+    );
+  }
+}
+
+const STAFF = ['agent', 'admin'] as const;
 
 export function App() {
+  const dispatch = useAppDispatch();
+  const theme = useAppSelector(selectTheme);
+  useEffect(() => {
+    void restoreSession(dispatch);
+  }, [dispatch]);
+  useEffect(() => {
+    applyTheme(theme);
+    localStorage.setItem('theme', theme);
+  }, [theme]);
+
   return (
-    <Suspense fallback={<p className="loading">Loading...</p>}>
-      <Routes>
-        <Route path="/login" element={<PublicOnly><LoginPage /></PublicOnly>} />
-        <Route path="/dashboard" element={<Protected><DashboardHome /></Protected>} />
-        <Route path="*" element={<Navigate to="/dashboard" replace />} />
-      </Routes>
-    </Suspense>
+    <ChunkBoundary>
+      <Suspense fallback={<LoadingScreen />}>
+        <Routes>
+          <Route path="/login" element={<PublicOnly><LoginPage /></PublicOnly>} />
+          <Route path="/register" element={<PublicOnly><RegisterPage /></PublicOnly>} />
+          <Route element={<RequireRole><Layout /></RequireRole>}>
+            <Route path="/dashboard" element={<DashboardPage />} />
+            <Route path="/live-tickets" element={<RequireRole roles={[...STAFF]}><LiveTicketsPage /></RequireRole>} />
+            <Route path="/tickets/:ticketId" element={<TicketPage />} />
+            <Route path="/profile" element={<ProfilePage />} />
+            <Route path="/canned-messages" element={<RequireRole roles={[...STAFF]}><AdminScreens screen="canned" /></RequireRole>} />
+            <Route path="/admin" element={<RequireRole roles="admin"><AdminScreens screen="admin" /></RequireRole>} />
+            <Route path="/settings" element={<RequireRole roles="admin"><AdminScreens screen="settings" /></RequireRole>} />
+            <Route path="/telegram-whitelist" element={<RequireRole roles="admin"><AdminScreens screen="whitelist" /></RequireRole>} />
+          </Route>
+          <Route path="*" element={<Navigate to="/dashboard" replace />} />
+        </Routes>
+      </Suspense>
+      <Toasts />
+    </ChunkBoundary>
   );
 }

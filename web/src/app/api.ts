@@ -1,5 +1,7 @@
 import { type BaseQueryFn, type FetchArgs, type FetchBaseQueryError, createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
+import { disconnectLive } from '../lib/live';
 import { refreshTokens, tokens } from '../lib/tokens';
+import { signedOut } from '../features/auth/sessionSlice';
 
 /** One API for the whole app (features inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
 const rawBaseQuery = fetchBaseQuery({
@@ -12,20 +14,30 @@ const rawBaseQuery = fetchBaseQuery({
   },
 });
 
+const urlOf = (args: string | FetchArgs) => (typeof args === 'string' ? args : args.url);
+/** A 401 from these means wrong credentials, not an expired session. */
+const isCredentialCheck = (url: string) => url.startsWith('/auth/login') || url.startsWith('/auth/register') || url.startsWith('/auth/refresh');
+
 /** spec.md section 7: on a 401 refresh once and retry; without a refresh token or on failure, sign out. */
 const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
   let result = await rawBaseQuery(args, api, extra);
-  if (result.error?.status === 401 && tokens.access()) {
+  if (result.error?.status === 401 && !isCredentialCheck(urlOf(args))) {
     if (await refreshTokens()) result = await rawBaseQuery(args, api, extra);
     if (result.error?.status === 401) {
       tokens.clear();
-      window.location.assign('/login');
+      disconnectLive();
+      api.dispatch(signedOut());
     }
   }
   return result;
 };
 
-export const api = createApi({ reducerPath: 'api', baseQuery, tagTypes: ['Profile', 'Category'], endpoints: () => ({}) });
+export const api = createApi({
+  reducerPath: 'api',
+  baseQuery,
+  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Canned'],
+  endpoints: () => ({}),
+});
 
 /** The server's `{ error }` text when there is one (spec.md section 8 prefers it), else the fallback. */
 export function errorMessage(error: unknown, fallback: string): string {

@@ -1,12 +1,18 @@
-import { configureStore } from '@reduxjs/toolkit';
+import { combineSlices, configureStore } from '@reduxjs/toolkit';
+import { toastsSlice } from '../components/toastsSlice';
+import { sessionSlice } from '../features/auth/sessionSlice';
+import { themeSlice } from '../lib/theme';
 import { api } from './api';
 
-export const createStore = () =>
+const rootReducer = combineSlices(api, sessionSlice, themeSlice, toastsSlice);
+export type RootState = ReturnType<typeof rootReducer>;
+
+export const createStore = (preloadedState?: Partial<RootState>) =>
   configureStore({
-    reducer: { [api.reducerPath]: api.reducer },
+    reducer: rootReducer,
     middleware: (getDefault) => getDefault().concat(api.middleware),
+    ...(preloadedState ? { preloadedState } : {}),
   });
 
 export type AppStore = ReturnType<typeof createStore>;
-export type RootState = ReturnType<AppStore['getState']>;
 export type AppDispatch = AppStore['dispatch'];

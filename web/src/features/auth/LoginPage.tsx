@@ -1,23 +1,24 @@
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { errorMessage } from '../../app/api';
-import { tokens } from '../../lib/tokens';
+import { useAppDispatch } from '../../app/hooks';
+import { Icon } from '../../components/icons';
 import { useLoginMutation } from './authApi';
+import { startSession } from './session';
 
+/** Sign-in (spec.md section 2): e-mail and password, both required; 'Login failed' when the server gives no reason. */
 export function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [login, { isLoading }] = useLoginMutation();
-  const navigate = useNavigate();
+  const dispatch = useAppDispatch();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
     try {
-      const result = await login({ email, password }).unwrap();
-      tokens.save(result.accessToken, result.refreshToken);
-      await navigate('/dashboard', { replace: true });
+      startSession(dispatch, await login({ email, password }).unwrap());
     } catch (failure) {
       setError(errorMessage(failure, 'Login failed'));
     }
@@ -26,6 +27,9 @@ export function LoginPage() {
   return (
     <main className="auth-page">
       <form className="card auth-card" onSubmit={submit} aria-labelledby="login-title">
+        <div className="auth-brand">
+          <Icon name="bolt" size={28} />
+        </div>
         <h1 id="login-title">Sign in</h1>
         <p className="muted">Customer Support System</p>
         {error && (
@@ -37,10 +41,10 @@ export function LoginPage() {
         <input id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <label htmlFor="password">Password</label>
         <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        <button type="submit" className="button-primary" disabled={isLoading}>
+        <button type="submit" className="button button-primary button-block" disabled={isLoading}>
           {isLoading ? 'Signing in...' : 'Sign in'}
         </button>
-        <p className="muted">
+        <p className="muted auth-switch">
           No account yet? <Link to="/register">Create one</Link>
         </p>
       </form>

@@ -1,0 +1,34 @@
+import { Suspense, useEffect, useState } from 'react';
+import { Outlet, useLocation } from 'react-router';
+import { LoadingScreen } from '../../components/ui';
+import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
+import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
+import { Sidebar } from './Sidebar';
+
+/**
+ * Every signed-in screen: the sidebar beside the page. On windows 768 px wide or narrower the
+ * sidebar is forced collapsed; expanding it there lays it over the page with an overlay that
+ * collapses it again when clicked (spec.md section 2).
+ */
+export function Layout() {
+  const narrow = useMediaQuery(NARROW);
+  const [collapsed, setCollapsed] = useState(false);
+  const [openOnNarrow, setOpenOnNarrow] = useState(false);
+  const { pathname } = useLocation();
+  useDesktopNotifications();
+  useEffect(() => setOpenOnNarrow(false), [pathname, narrow]);
+
+  const isCollapsed = narrow ? !openOnNarrow : collapsed;
+  const toggle = () => (narrow ? setOpenOnNarrow((open) => !open) : setCollapsed((value) => !value));
+  return (
+    <div className={`shell ${isCollapsed ? 'shell-collapsed' : ''} ${narrow ? 'shell-narrow' : ''}`}>
+      <Sidebar collapsed={isCollapsed} onToggle={toggle} />
+      {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
+      <main className="shell-main" id="main">
+        <Suspense fallback={<LoadingScreen />}>
+          <Outlet />
+        </Suspense>
+      </main>
+    </div>
+  );
+}

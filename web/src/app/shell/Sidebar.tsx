@@ -1,0 +1,123 @@
+import { NavLink } from 'react-router';
+import { Icon, type IconName } from '../../components/icons';
+import { useLogout } from '../../features/auth/session';
+import { type Role, isStaffRole, selectUser } from '../../features/auth/sessionSlice';
+import { useTicketsQuery } from '../../features/tickets/api';
+import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
+import { fullName, initialsOf } from '../../lib/format';
+import { selectTheme, themeToggled } from '../../lib/theme';
+import { useAppDispatch, useAppSelector } from '../hooks';
+
+export const APP_VERSION = 'v3.1.0';
+
+interface Entry {
+  to: string;
+  label: string;
+  icon: IconName;
+  roles: Role[];
+}
+
+/** spec.md section 2: the sidebar's entries and the roles that see each. */
+export const NAV_ENTRIES: Entry[] = [
+  { to: '/dashboard', label: 'Dashboard', icon: 'dashboard', roles: ['customer', 'agent', 'admin'] },
+  { to: '/live-tickets', label: 'Live Tickets', icon: 'live', roles: ['agent', 'admin'] },
+  { to: '/canned-messages', label: 'Canned Messages', icon: 'canned', roles: ['agent', 'admin'] },
+  { to: '/profile', label: 'Profile', icon: 'profile', roles: ['customer', 'agent', 'admin'] },
+  { to: '/admin', label: 'Admin Panel', icon: 'admin', roles: ['admin'] },
+  { to: '/settings', label: 'Settings', icon: 'settings', roles: ['admin'] },
+  { to: '/telegram-whitelist', label: 'Telegram Whitelist', icon: 'telegram', roles: ['admin'] },
+];
+
+export const entriesFor = (role: Role) => NAV_ENTRIES.filter((entry) => entry.roles.includes(role));
+
+/** Up to 5 open tickets for staff, while the sidebar is expanded; a failure only reaches the console. */
+function OpenTickets() {
+  const { data, error } = useTicketsQuery({ status: OPEN_FILTER, limit: 5, sort: 'latest' });
+  if (error) console.error('Could not load open tickets for the sidebar', error);
+  if (!data || data.tickets.length === 0) return null;
+  return (
+    <section className="sidebar-open" aria-labelledby="sidebar-open-title">
+      <h2 id="sidebar-open-title">Open Tickets</h2>
+      <ul>
+        {data.tickets.map((ticket) => (
+          <li key={ticket._id}>
+            <NavLink to={`/tickets/${ticket._id}`} title={`${ticket.title}\n${fullName(ticket.customer)}`}>
+              <span className={`priority-dot priority-${PRIORITY_COLOR[ticket.priority]}`} aria-label={`${ticket.priority} priority`} />
+              <span className="sidebar-open-id">#{ticket.ticketId}</span>
+              <span className="sidebar-open-title">{ticket.title}</span>
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+      <NavLink to="/live-tickets?filter=open" className="sidebar-view-all">
+        View All Open
+      </NavLink>
+    </section>
+  );
+}
+
+export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle: () => void }) {
+  const user = useAppSelector(selectUser);
+  const theme = useAppSelector(selectTheme);
+  const dispatch = useAppDispatch();
+  const logout = useLogout();
+  if (!user) return null;
+  return (
+    <aside className={`sidebar ${collapsed ? 'sidebar-collapsed' : ''}`} aria-label="Main navigation">
+      <div className="sidebar-top">
+        {!collapsed && (
+          <span className="brand">
+            <Icon name="bolt" /> Support Desk
+          </span>
+        )}
+        <button type="button" className="icon-button" onClick={onToggle} aria-expanded={!collapsed} aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'} title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}>
+          <Icon name={collapsed ? 'menu' : 'chevronLeft'} />
+        </button>
+      </div>
+      <nav>
+        <ul className="sidebar-nav">
+          {entriesFor(user.role).map((entry) => (
+            <li key={entry.to}>
+              <NavLink to={entry.to} className={({ isActive }) => `nav-entry ${isActive ? 'nav-active' : ''}`} title={collapsed ? entry.label : undefined}>
+                <Icon name={entry.icon} />
+                <span className="nav-label">{entry.label}</span>
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {!collapsed && isStaffRole(user.role) && <OpenTickets />}
+      <div className="sidebar-footer">
+        <button
+          type="button"
+          className="icon-button theme-toggle"
+          onClick={() => dispatch(themeToggled())}
+          title={theme === 'light' ? 'Switch to dark theme' : 'Switch to light theme'}
+          aria-label={theme === 'light' ? 'Switch to dark theme' : 'Switch to light theme'}
+        >
+          <Icon name={theme === 'light' ? 'moon' : 'sun'} />
+        </button>
+        <div className="sidebar-user">
+          <span className="avatar" aria-hidden="true">
+            {initialsOf(user.firstName, user.lastName)}
+          </span>
+          {!collapsed && (
+            <span className="sidebar-user-text">
+              <strong>{fullName(user)}</strong>
+              <span className="muted role-label">{user.role}</span>
+            </span>
+          )}
+        </div>
+        {!collapsed && (
+          <p className="version">
+            {APP_VERSION} · with global notifications
+          </p>
+        )}
+        <button type="button" className="button button-ghost logout" onClick={() => void logout()} title="Logout" aria-label="Logout">
+          <Icon name="logout" />
+          {!collapsed && <span>Logout</span>}
+        </button>
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,26 @@
+import { type PayloadAction, createSlice } from '@reduxjs/toolkit';
+import type { PublicUser } from '../../../../src/projections/users';
+
+export type User = PublicUser;
+export type Role = User['role'];
+
+/** spec.md section 4: the session is loading (restoring), authenticated or anonymous. */
+export type Session = { status: 'loading'; user: null } | { status: 'authenticated'; user: User } | { status: 'anonymous'; user: null };
+
+export const sessionSlice = createSlice({
+  name: 'session',
+  initialState: { status: 'loading', user: null } as Session,
+  reducers: {
+    signedIn: (_state, action: PayloadAction<User>): Session => ({ status: 'authenticated', user: action.payload }),
+    signedOut: (): Session => ({ status: 'anonymous', user: null }),
+  },
+  selectors: {
+    selectSession: (state) => state,
+    selectUser: (state) => state.user,
+  },
+});
+
+export const { signedIn, signedOut } = sessionSlice.actions;
+export const { selectSession, selectUser } = sessionSlice.selectors;
+
+export const isStaffRole = (role: Role | undefined) => role === 'agent' || role === 'admin';

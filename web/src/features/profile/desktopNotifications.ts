@@ -1,0 +1,61 @@
+import { useEffect } from 'react';
+import { useNavigate } from 'react-router';
+import { useAppSelector } from '../../app/hooks';
+import { onLive } from '../../lib/live';
+import { usePreferencesQuery } from '../auth/authApi';
+import { isStaffRole, selectUser } from '../auth/sessionSlice';
+import { STATUS_NOTICE } from '../tickets/display';
+import type { Ticket, TicketChange } from '../tickets/types';
+import { permissionGranted, readLocalSettings, writeLocalSettings } from './notificationSettings';
+
+/** spec.md section 6: a new-ticket notice closes after 10 s, a status notice after 5 s. */
+export const NEW_TICKET_CLOSE_MS = 10_000;
+export const STATUS_CLOSE_MS = 5_000;
+
+export function newTicketNotice(ticket: Ticket) {
+  return { title: `New ticket #${ticket.ticketId}`, body: `${ticket.title}\nfrom ${ticket.customer.firstName} ${ticket.customer.lastName} · ${ticket.priority} priority` };
+}
+
+export function statusNotice(ticket: Ticket, to: Ticket['status']) {
+  return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_NOTICE[to]}` };
+}
+
+/**
+ * Global desktop notifications for agents and admins (spec.md section 6): new tickets and status
+ * changes, each only while its local setting is on and the browser allows it. Changes one made
+ * oneself are not announced back. The local copy follows the account's saved preferences.
+ */
+export function useDesktopNotifications(): void {
+  const user = useAppSelector(selectUser);
+  const staff = isStaffRole(user?.role);
+  const navigate = useNavigate();
+  const preferences = usePreferencesQuery(undefined, { skip: !staff });
+  const saved = preferences.data?.notificationPreferences;
+
+  useEffect(() => {
+    if (saved) writeLocalSettings(saved);
+  }, [saved]);
+
+  useEffect(() => {
+    if (!staff || !user) return;
+    const show = (notice: { title: string; body: string }, ticket: Ticket, closeAfter: number, requireInteraction: boolean) => {
+      const notification = new Notification(notice.title, { body: notice.body, tag: `ticket-${ticket._id}-${closeAfter}`, requireInteraction });
+      notification.onclick = () => {
+        window.focus();
+        void navigate(`/tickets/${ticket._id}`);
+        notification.close();
+      };
+      setTimeout(() => notification.close(), closeAfter);
+    };
+    const stops = [
+      onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => {
+        if (readLocalSettings().newTickets && permissionGranted()) show(newTicketNotice(ticket), ticket, NEW_TICKET_CLOSE_MS, true);
+      }),
+      onLive<{ ticket: Ticket; change?: TicketChange }>('ticket_updated', ({ ticket, change }) => {
+        if (change?.kind !== 'status' || change.by === user._id) return;
+        if (readLocalSettings().ticketUpdates && permissionGranted()) show(statusNotice(ticket, change.to), ticket, STATUS_CLOSE_MS, false);
+      }),
+    ];
+    return () => stops.forEach((stop) => stop());
+  }, [staff, user, navigate]);
+}

@@ -1,0 +1,260 @@
+import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { AuthFile } from '../../components/AuthFile';
+import { Icon } from '../../components/icons';
+import { Badge } from '../../components/ui';
+import { formatKb, formatTime, fullName } from '../../lib/format';
+import { useLiveConnected } from '../../lib/live';
+import type { Message } from './types';
+
+export const MESSAGE_MAX = 2000;
+/** The counter appears above 1500 characters (spec.md section 5). */
+export const COUNTER_FROM = 1500;
+export const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
+export const EDIT_HINT = 'Enter to save · Shift+Enter for a new line · Esc to cancel. Messages can be edited for 5 minutes after sending.';
+
+/** Only one's own text messages can be edited (spec.md section 4). */
+export const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text';
+
+function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
+  const [text, setText] = useState(message.content);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    if (!text.trim()) return setError('Message text is required');
+    if (text.trim() === message.content.trim()) return onCancel();
+    setSaving(true);
+    const failure = await onSave(text);
+    setSaving(false);
+    if (failure) setError(failure);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      onCancel();
+    } else if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      void save();
+    }
+  };
+  return (
+    <div className="message-editor">
+      <textarea aria-label="Edit message" autoFocus value={text} maxLength={MESSAGE_MAX} disabled={saving} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} rows={Math.min(6, text.split('\n').length + 1)} />
+      <p className="hint">{EDIT_HINT}</p>
+      {error && <p className="field-error">{error}</p>}
+    </div>
+  );
+}
+
+export function MessageItem({ message, myId, editing, onEdit, onSave, onCancel }: { message: Message; myId: string; editing: boolean; onEdit: () => void; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
+  const mine = message.sender._id === myId;
+  if (message.messageType === 'system') {
+    return (
+      <li className="message message-system">
+        <span>{message.content}</span>
+        <time dateTime={message.createdAt}>{formatTime(message.createdAt)}</time>
+      </li>
+    );
+  }
+  return (
+    <li className={`message ${mine ? 'message-mine' : ''} ${message.isInternal ? 'message-internal' : ''}`} data-message-id={message._id}>
+      <div className="message-meta">
+        <strong>{mine ? 'You' : fullName(message.sender)}</strong>
+        {message.sender.role !== 'customer' && <Badge variant="secondary">{message.sender.role}</Badge>}
+        {message.platform === 'telegram' && <Badge variant="default">Telegram</Badge>}
+        {message.isInternal && (
+          <Badge variant="warning">
+            <Icon name="lock" size={12} /> Internal note
+          </Badge>
+        )}
+        <time dateTime={message.createdAt} title={new Date(message.createdAt).toLocaleString()}>
+          {formatTime(message.createdAt)}
+        </time>
+        {message.editedAt && <span className="edited">(edited)</span>}
+        {canEdit(message, myId) && !editing && (
+          <button type="button" className="icon-button message-edit" onClick={onEdit} aria-label="Edit message" title="Edit message">
+            <Icon name="edit" size={14} />
+          </button>
+        )}
+      </div>
+      {editing ? (
+        <MessageEditor message={message} onSave={onSave} onCancel={onCancel} />
+      ) : (
+        message.content && <p className="message-text">{message.content}</p>
+      )}
+      {message.attachments.length > 0 && (
+        <div className="message-attachments">
+          {message.attachments.map((file) => (
+            <AuthFile key={file.url} file={file} />
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function MessageList({ messages, myId, onEdit, typing }: { messages: Message[]; myId: string; onEdit: (message: Message, content: string) => Promise<string | null>; typing: string | null }) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const list = useRef<HTMLOListElement>(null);
+  const last = messages.at(-1);
+  useEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    const nearBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 160;
+    if (nearBottom || last?.sender._id === myId) element.scrollTop = element.scrollHeight;
+  }, [last?._id, last?.sender._id, myId, typing]);
+  useEffect(() => {
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
+  }, []);
+  return (
+    <ol className="message-list" ref={list} aria-label="Messages" aria-live="polite">
+      {messages.length === 0 && <li className="message-empty muted">No messages yet. Start the conversation below.</li>}
+      {messages.map((message) => (
+        <MessageItem
+          key={message._id}
+          message={message}
+          myId={myId}
+          editing={editing === message._id}
+          onEdit={() => setEditing(message._id)}
+          onCancel={() => setEditing(null)}
+          onSave={async (content) => {
+            const failure = await onEdit(message, content);
+            if (!failure) setEditing(null);
+            return failure;
+          }}
+        />
+      ))}
+    </ol>
+  );
+}
+
+export interface ChatSend {
+  content: string;
+  isInternal: boolean;
+  files: File[];
+}
+
+/**
+ * The chat input of spec.md sections 2 and 5: Enter sends, a counter above 1500 characters, files
+ * listed with sizes in KB and removable, the internal-note toggle for staff, nothing to send without
+ * text or a file, disabled for customers on a closed ticket.
+ */
+export function ChatInput({
+  text,
+  onText,
+  staff,
+  closedForMe,
+  onSend,
+  onTyping,
+}: {
+  text: string;
+  onText: (text: string) => void;
+  staff: boolean;
+  closedForMe: boolean;
+  onSend: (send: ChatSend) => Promise<string | null>;
+  onTyping: (typing: boolean, isInternal: boolean) => void;
+}) {
+  const [files, setFiles] = useState<File[]>([]);
+  const [internal, setInternal] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const canSend = !sending && !closedForMe && (text.trim().length > 0 || files.length > 0) && text.length <= MESSAGE_MAX;
+
+  const send = async () => {
+    if (!canSend) return;
+    setSending(true);
+    setError(null);
+    onTyping(false, internal);
+    const failure = await onSend({ content: text, isInternal: staff && internal, files });
+    setSending(false);
+    if (failure) return setError(failure);
+    onText('');
+    setFiles([]);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  };
+  const pick = (event: ChangeEvent<HTMLInputElement>) => {
+    const chosen = [...(event.target.files ?? [])];
+    setFiles((current) => [...current, ...chosen]);
+    event.target.value = '';
+  };
+
+  if (closedForMe) {
+    return (
+      <div className="chat-input chat-closed">
+        <textarea aria-label="Message" disabled placeholder="This ticket is closed" />
+      </div>
+    );
+  }
+  return (
+    <div className={`chat-input ${internal ? 'chat-internal' : ''}`}>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {files.length > 0 && (
+        <ul className="chosen-files" aria-label="Files to send">
+          {files.map((file, index) => (
+            <li key={`${file.name}-${index}`}>
+              <Icon name="file" size={14} /> {file.name} <span className="muted">({formatKb(file.size)})</span>
+              <button type="button" className="icon-button" aria-label={`Remove ${file.name}`} onClick={() => setFiles((current) => current.filter((_file, at) => at !== index))}>
+                <Icon name="close" size={14} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {text.length > COUNTER_FROM && (
+        <span className={`counter chat-counter ${text.length > MESSAGE_MAX ? 'over' : ''}`}>
+          {text.length}/{MESSAGE_MAX}
+        </span>
+      )}
+      <div className="chat-row">
+        <textarea
+          aria-label="Message"
+          placeholder={internal ? 'Write an internal note (only staff will see it)...' : 'Type your message... (Enter to send, Shift+Enter for a new line)'}
+          value={text}
+          maxLength={MESSAGE_MAX}
+          rows={2}
+          onChange={(e) => {
+            onText(e.target.value);
+            onTyping(e.target.value.length > 0, internal);
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <input ref={picker} type="file" multiple accept={ACCEPTED_FILES} hidden onChange={pick} data-testid="file-input" />
+        <button type="button" className="icon-button" aria-label="Attach files" title="Attach files" onClick={() => picker.current?.click()}>
+          <Icon name="paperclip" />
+        </button>
+        <button type="button" className="button button-primary" onClick={() => void send()} disabled={!canSend} aria-label="Send message">
+          <Icon name="send" /> {sending ? 'Sending...' : 'Send'}
+        </button>
+      </div>
+      {staff && (
+        <label className="toggle">
+          <input type="checkbox" checked={internal} onChange={(e) => setInternal(e.target.checked)} />
+          <span>Internal note (only visible to staff)</span>
+        </label>
+      )}
+    </div>
+  );
+}
+
+export function ConversationHeader({ count }: { count: number }) {
+  const live = useLiveConnected();
+  return (
+    <header className="card-header">
+      <h2>
+        Conversation <Badge variant="secondary">{count}</Badge>
+      </h2>
+      <Badge variant={live ? 'live' : 'secondary'}>
+        <span className="live-dot" aria-hidden="true" /> {live ? 'Live' : 'Offline'}
+      </Badge>
+    </header>
+  );
+}

@@ -1,0 +1,153 @@
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { errorMessage } from '../../app/api';
+import { useAppSelector } from '../../app/hooks';
+import { Icon } from '../../components/icons';
+import { Badge, Banner, Card, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
+import { formatDate, formatDuration, timeAgo } from '../../lib/format';
+import { type User, isStaffRole, selectUser } from '../auth/sessionSlice';
+import { useStatsQuery, useTicketsQuery } from './api';
+import { CreateTicketDialog } from './CreateTicketDialog';
+import { statusLabel, statusVariant } from './display';
+import type { Ticket, TicketStats } from './types';
+
+/** spec.md section 9: the dashboard list shows 5; the live recent list keeps 10. */
+export const DASHBOARD_SHOWN = 5;
+const RECENT_KEPT = 10;
+
+export function StatsGrid({ stats }: { stats: TicketStats }) {
+  return (
+    <div className="stat-grid">
+      <StatCard label="Total Tickets" value={stats.total} icon="ticket" />
+      <StatCard label="Open Tickets" value={stats.open} icon="alert" tone="danger" />
+      <StatCard label="In Progress" value={stats.inProgress} icon="clock" tone="primary" />
+      <StatCard label="Resolved" value={stats.resolved} icon="check" tone="success" />
+      <StatCard label="Response Time" value={formatDuration(stats.avgResponseTime)} hint="Average response time" icon="bolt" />
+      <StatCard label="Resolution Time" value={formatDuration(stats.avgResolutionTime)} hint="Average resolution time" icon="clock" />
+      <StatCard label="Today's Tickets" value={stats.todayTickets} hint="Created today" icon="plus" />
+      <StatCard label="This Week" value={stats.weekTickets} hint="Created this week" icon="dashboard" />
+    </div>
+  );
+}
+
+export function CategoriesCard({ stats }: { stats: TicketStats }) {
+  const top = [...stats.categoryStats].sort((a, b) => b.count - a.count).slice(0, 6);
+  return (
+    <Card title="Categories">
+      {top.length === 0 ? (
+        <p className="muted">No categories yet.</p>
+      ) : (
+        <ul className="category-stats">
+          {top.map((category) => (
+            <li key={category._id}>
+              <span className="color-dot" style={{ background: category.color }} aria-hidden="true" />
+              <span className="category-name">{category.name}</span>
+              <span className="muted">
+                {category.count} tickets · {formatDuration(category.avgResolutionTime)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+export function RecentActivityCard({ stats }: { stats: TicketStats }) {
+  const entries = stats.recentActivity.slice(0, 5);
+  return (
+    <Card title="Recent Activity">
+      {entries.length === 0 ? (
+        <p className="muted">No activity yet.</p>
+      ) : (
+        <ul className="activity">
+          {entries.map((entry) => (
+            <li key={`${entry.ticket._id}-${entry.time}`}>
+              <span className={`activity-dot activity-${entry.type}`} aria-hidden="true" />
+              <Link to={`/tickets/${entry.ticket._id}`}>{entry.message}</Link>
+              <time className="muted" dateTime={entry.time}>
+                {timeAgo(entry.time)}
+              </time>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tickets: Ticket[]; onNewTicket: () => void }) {
+  const navigate = useNavigate();
+  const staff = isStaffRole(user.role);
+  const actions = staff ? (
+    <Link to="/live-tickets" className="button button-secondary">
+      View All Tickets
+    </Link>
+  ) : (
+    <button type="button" className="button button-secondary" onClick={onNewTicket}>
+      <Icon name="plus" /> New Ticket
+    </button>
+  );
+  return (
+    <Card title={staff ? 'Recent Tickets' : 'Your Tickets'} actions={actions} className="ticket-list-card">
+      {tickets.length === 0 ? (
+        <EmptyState title="No tickets yet">{staff ? 'No tickets have been created yet.' : "You haven't created any support tickets yet."}</EmptyState>
+      ) : (
+        <ul className="ticket-rows">
+          {tickets.slice(0, DASHBOARD_SHOWN).map((ticket) => (
+            <li key={ticket._id}>
+              <button type="button" className="ticket-row" onClick={() => void navigate(`/tickets/${ticket._id}`)}>
+                <Badge variant="outline" className="ticket-number">
+                  #{ticket.ticketId}
+                </Badge>
+                <span className="ticket-row-title">{ticket.title}</span>
+                <Badge variant={statusVariant(ticket.status)}>{statusLabel(ticket.status)}</Badge>
+                <time className="muted" dateTime={ticket.createdAt}>
+                  {formatDate(ticket.createdAt)}
+                </time>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+export function DashboardPage() {
+  const user = useAppSelector(selectUser)!;
+  const staff = isStaffRole(user.role);
+  const list = useTicketsQuery({ limit: RECENT_KEPT, sort: 'latest' });
+  const stats = useStatsQuery(undefined, { skip: !staff });
+  const [creating, setCreating] = useState(false);
+
+  if (list.isLoading || (staff && stats.isLoading)) return <LoadingScreen text="Loading dashboard..." />;
+  const failure = list.error ?? stats.error;
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Welcome back, {user.firstName}!</h1>
+          <p className="muted">Here&apos;s what&apos;s happening with your support system today</p>
+        </div>
+        {!staff && (
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            <Icon name="plus" /> Create New Ticket
+          </button>
+        )}
+      </header>
+      {failure && <Banner kind="error">{errorMessage(failure, 'Failed to load dashboard data')}</Banner>}
+      {staff && stats.data && <StatsGrid stats={stats.data} />}
+      <div className={staff ? 'dashboard-grid' : ''}>
+        <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />
+        {staff && stats.data && (
+          <div className="dashboard-side">
+            <CategoriesCard stats={stats.data} />
+            <RecentActivityCard stats={stats.data} />
+          </div>
+        )}
+      </div>
+      {creating && <CreateTicketDialog onClose={() => setCreating(false)} />}
+    </div>
+  );
+}

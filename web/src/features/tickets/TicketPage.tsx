@@ -1,0 +1,302 @@
+import { useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { errorMessage } from '../../app/api';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { AuthFile, type FileRef } from '../../components/AuthFile';
+import { Icon } from '../../components/icons';
+import { toastShown } from '../../components/toastsSlice';
+import { Badge, Banner, Card, LoadingScreen } from '../../components/ui';
+import { formatDate, formatDateTime } from '../../lib/format';
+import { joinTicket } from '../../lib/live';
+import { isStaffRole, selectUser } from '../auth/sessionSlice';
+import { useCannedMessagesQuery, useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, useRecordCannedUseMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { type ChatSend, ChatInput, ConversationHeader, MESSAGE_MAX, MessageList } from './Conversation';
+import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
+import { QuickMessages } from './QuickMessages';
+import { StatusSelect } from './StatusSelect';
+import type { Ticket } from './types';
+import { typingText, useTyping } from './useTyping';
+import { useTicketActions } from './useTicketActions';
+
+export const OUTCOME_MAX = 1000;
+
+export function TicketNotFound() {
+  return (
+    <div className="page">
+      <div className="card not-found">
+        <Icon name="alert" size={40} />
+        <h1>Ticket Not Found</h1>
+        <p className="muted">The ticket you are looking for does not exist, or you do not have permission to view it.</p>
+        <Link to="/dashboard" className="button button-primary">
+          Back to Dashboard
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+/** The outcome editor (staff): non-blank, at most 1000 characters, trimmed before saving. */
+export function OutcomeEditor({ ticket, onSave }: { ticket: Ticket; onSave: (outcome: string) => Promise<string | null> }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(ticket.outcomeMessage ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    const trimmed = text.trim();
+    if (!trimmed) return setError('Outcome is required');
+    if (trimmed.length > OUTCOME_MAX) return setError(`Outcome must be at most ${OUTCOME_MAX} characters`);
+    setSaving(true);
+    const failure = await onSave(trimmed);
+    setSaving(false);
+    if (failure) return setError(failure);
+    setEditing(false);
+  };
+  const start = () => {
+    setText(ticket.outcomeMessage ?? '');
+    setError(null);
+    setEditing(true);
+  };
+  return (
+    <Card
+      title="Outcome"
+      actions={
+        !editing && (
+          <button type="button" className="button button-secondary button-small" onClick={start}>
+            <Icon name="edit" size={14} /> {ticket.outcomeMessage ? 'Edit Outcome' : 'Add Outcome'}
+          </button>
+        )
+      }
+    >
+      {editing ? (
+        <div className="form">
+          <div className="label-row">
+            <label htmlFor="outcome">Outcome</label>
+            <span className={`counter ${text.length > OUTCOME_MAX ? 'over' : ''}`}>
+              {text.length}/{OUTCOME_MAX}
+            </span>
+          </div>
+          <textarea id="outcome" rows={4} value={text} onChange={(e) => setText(e.target.value)} placeholder="How was this ticket resolved?" />
+          {error && <p className="field-error">{error}</p>}
+          <div className="form-actions">
+            <button type="button" className="button button-ghost" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+            <button type="button" className="button button-primary" onClick={() => void save()} disabled={saving || !text.trim()}>
+              {saving ? 'Saving...' : 'Save Outcome'}
+            </button>
+          </div>
+        </div>
+      ) : ticket.outcomeMessage ? (
+        <>
+          <p className="preserve">{ticket.outcomeMessage}</p>
+          {ticket.outcomeUpdatedAt && (
+            <p className="muted small">
+              Updated {formatDateTime(ticket.outcomeUpdatedAt)}
+              {ticket.outcomeUpdatedBy && ` by ${ticket.outcomeUpdatedBy.firstName || ticket.outcomeUpdatedBy.username}`}
+            </p>
+          )}
+        </>
+      ) : (
+        <p className="muted">No outcome recorded yet.</p>
+      )}
+    </Card>
+  );
+}
+
+const UPLOAD_PATH = /\/(?:api\/)?uploads\/[\w.-]+/;
+
+function AnswerValue({ value }: { value: Ticket['customFieldValues'][number]['value'] }) {
+  if (typeof value === 'object' && value !== null) return <AuthFile file={value as FileRef} />;
+  const text = String(value);
+  const upload = text.match(UPLOAD_PATH);
+  if (upload) {
+    const url = upload[0].startsWith('/api/') ? upload[0] : `/api${upload[0]}`;
+    return <AuthFile file={{ url, mimeType: /\.(png|jpe?g|gif|webp)$/i.test(url) ? 'image/*' : 'application/octet-stream', originalName: url.split('/').pop() ?? 'file', size: 0 }} />;
+  }
+  return <span className="preserve">{text}</span>;
+}
+
+export function TicketInformation({ ticket }: { ticket: Ticket }) {
+  return (
+    <Card title="Ticket Information">
+      <dl className="info-list">
+        <div>
+          <dt>Customer</dt>
+          <dd>
+            {ticket.customer.firstName} {ticket.customer.lastName}
+          </dd>
+        </div>
+        <div>
+          <dt>Created via</dt>
+          <dd>{ticket.platform === 'telegram' ? 'Telegram' : 'Web'}</dd>
+        </div>
+        <div>
+          <dt>Last updated</dt>
+          <dd>{formatDateTime(ticket.updatedAt)}</dd>
+        </div>
+        {ticket.customFieldValues.map((answer) => (
+          <div key={answer.fieldName}>
+            <dt>{answer.fieldPrompt || answer.fieldName}</dt>
+            <dd>
+              <AnswerValue value={answer.value} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </Card>
+  );
+}
+
+export function TicketHeader({ ticket, staff, myId, isAdmin, onStatus, onAssign, onUnassign }: { ticket: Ticket; staff: boolean; myId: string; isAdmin: boolean; onStatus: (status: string) => void; onAssign: () => void; onUnassign: () => void }) {
+  const canUnassign = ticket.assignedAgent !== null && (isAdmin || ticket.assignedAgent._id === myId);
+  return (
+    <header className="ticket-header card">
+      <div className="ticket-header-main">
+        <div className="ticket-header-line">
+          <span className="ticket-number">#{ticket.ticketId}</span>
+          <Badge variant={statusVariant(ticket.status)}>{statusLabel(ticket.status)}</Badge>
+        </div>
+        <h1>{ticket.title}</h1>
+        <p className="ticket-facts muted">
+          <span>
+            <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
+          </span>
+          <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
+          <span>Created {formatDate(ticket.createdAt)}</span>
+        </p>
+      </div>
+      <div className="ticket-header-side">
+        {staff && (
+          <label className="inline-field">
+            <span>Status</span>
+            <StatusSelect ticket={ticket} onChange={onStatus} />
+          </label>
+        )}
+        <div className="assignee">
+          <span className="muted">Assigned to</span>
+          {ticket.assignedAgent ? (
+            <span className="assignee-name">
+              <Icon name="user" size={14} /> {ticket.assignedAgent.username}
+              {staff && canUnassign && (
+                <button type="button" className="icon-button" aria-label="Unassign" title="Unassign" onClick={onUnassign}>
+                  <Icon name="close" size={14} />
+                </button>
+              )}
+            </span>
+          ) : (
+            <span className="muted">Unassigned</span>
+          )}
+          {staff && ticket.assignedAgent?._id !== myId && (
+            <button type="button" className="button button-primary button-small" onClick={onAssign}>
+              Assign to Me
+            </button>
+          )}
+        </div>
+      </div>
+    </header>
+  );
+}
+
+export function TicketPage() {
+  const { ticketId = '' } = useParams();
+  const me = useAppSelector(selectUser)!;
+  const staff = isStaffRole(me.role);
+  const dispatch = useAppDispatch();
+  const { data, error, isLoading } = useTicketQuery(ticketId);
+  const canned = useCannedMessagesQuery(undefined, { skip: !staff });
+  const [recordCannedUse] = useRecordCannedUseMutation();
+  const [postMessage] = usePostMessageMutation();
+  const [editMessage] = useEditMessageMutation();
+  const [recordOutcome] = useRecordOutcomeMutation();
+  const [markRead] = useMarkReadMutation();
+  const actions = useTicketActions();
+  const [draft, setDraft] = useState('');
+  const recordId = data?.ticket._id;
+  const { typers, reportTyping } = useTyping(recordId, me._id);
+
+  useEffect(() => (recordId ? joinTicket(recordId) : undefined), [recordId]);
+  const messageCount = data?.messages.length ?? 0;
+  useEffect(() => {
+    if (recordId) void markRead(recordId);
+  }, [recordId, messageCount, markRead]);
+
+  if (isLoading) return <LoadingScreen text="Loading ticket..." />;
+  if (error && 'status' in error && error.status === 404) return <TicketNotFound />;
+  if (!data) {
+    return (
+      <div className="page">
+        <Banner kind="error">{errorMessage(error, 'Failed to load ticket')}</Banner>
+      </div>
+    );
+  }
+  const { ticket, messages } = data;
+
+  const send = async ({ content, isInternal, files }: ChatSend) => {
+    try {
+      await postMessage({ id: ticket._id, ticketKey: ticketId, content: content.slice(0, MESSAGE_MAX), isInternal, files }).unwrap();
+      return null;
+    } catch (failure) {
+      return errorMessage(failure, 'Failed to send message');
+    }
+  };
+  const edit = async (message: { _id: string }, content: string) => {
+    try {
+      await editMessage({ ticketKey: ticketId, messageId: message._id, content }).unwrap();
+      return null;
+    } catch (failure) {
+      return errorMessage(failure, 'Failed to edit message');
+    }
+  };
+  const saveOutcome = async (outcomeMessage: string) => {
+    try {
+      await recordOutcome({ id: ticket._id, outcomeMessage }).unwrap();
+      dispatch(toastShown('success', 'Outcome saved'));
+      return null;
+    } catch (failure) {
+      console.error('Failed to save outcome', failure);
+      return errorMessage(failure, 'Failed to save outcome');
+    }
+  };
+
+  return (
+    <div className={`page ticket-page ${staff ? 'with-quick' : ''}`}>
+      <TicketHeader
+        ticket={ticket}
+        staff={staff}
+        myId={me._id}
+        isAdmin={me.role === 'admin'}
+        onStatus={(status) => void actions.changeStatus(ticket, status)}
+        onAssign={() => void actions.assignToMe(ticket)}
+        onUnassign={() => void actions.unassign(ticket)}
+      />
+      <div className="ticket-columns">
+        <div className="ticket-main">
+          <Card title="Description">
+            <p className="preserve">{ticket.description}</p>
+          </Card>
+          {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
+          <TicketInformation ticket={ticket} />
+          <section className="card conversation" aria-label="Conversation">
+            <ConversationHeader count={messages.length} />
+            <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typingText(typers)} />
+            <p className="typing-indicator" aria-live="polite">
+              {typingText(typers) ?? ''}
+            </p>
+            <ChatInput text={draft} onText={setDraft} staff={staff} closedForMe={!staff && ticket.status === 'closed'} onSend={send} onTyping={reportTyping} />
+          </section>
+        </div>
+        {staff && (
+          <QuickMessages
+            messages={canned.data?.cannedMessages ?? []}
+            loading={canned.isLoading}
+            failed={canned.isError}
+            onChoose={(chosen) => {
+              setDraft((current) => (current ? `${current}${current.endsWith(' ') || current.endsWith('\n') ? '' : ' '}${chosen.content}` : chosen.content).slice(0, MESSAGE_MAX));
+              void recordCannedUse(chosen._id);
+            }}
+          />
+        )}
+      </div>
+    </div>
+  );
+}

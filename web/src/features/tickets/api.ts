@@ -1,0 +1,217 @@
+import { api } from '../../app/api';
+import type { RootState } from '../../app/store';
+import { onLive } from '../../lib/live';
+import { withTicket, withoutTicket } from './display';
+import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketList, TicketListArgs, TicketStats } from './types';
+
+interface NewTicketInput {
+  title: string;
+  description: string;
+  category: string;
+  priority: string;
+  customFieldValues: Record<string, string>;
+}
+
+const myId = (state: unknown) => (state as RootState).session.user?._id;
+
+const withMessage = (messages: Message[], message: Message) =>
+  messages.some((known) => known._id === message._id) ? messages.map((known) => (known._id === message._id ? message : known)) : [...messages, message];
+
+/**
+ * Ticket data lives in the RTK Query cache and the live channel patches it (spec.md section 4):
+ * new_ticket and ticket_updated reach every list and the open ticket, new_message and
+ * message_edited the open ticket's conversation.
+ */
+const ticketsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    tickets: build.query<TicketList, TicketListArgs>({
+      query: ({ status, assigned, sort, limit }) => ({ url: '/tickets', params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), sort: sort ?? 'latest', limit } }),
+      providesTags: ['Ticket'],
+      async onCacheEntryAdded(args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, getState }) {
+        await cacheDataLoaded.catch(() => undefined);
+        const patch = (ticket: Ticket) =>
+          updateCachedData((draft) => {
+            const next = withTicket({ tickets: draft.tickets, total: draft.pagination.total }, ticket, args, myId(getState()));
+            draft.tickets = next.tickets;
+            draft.pagination.total = next.total;
+          });
+        const stops = [
+          onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => patch(ticket)),
+          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) => patch(ticket)),
+          onLive<{ ticket: Ticket }>('new_message', ({ ticket }) =>
+            updateCachedData((draft) => {
+              draft.tickets = draft.tickets.map((known) => (known._id === ticket._id ? ticket : known));
+            }),
+          ),
+          onLive<{ ticketId: string }>('ticket_deleted', ({ ticketId }) =>
+            updateCachedData((draft) => {
+              const next = withoutTicket({ tickets: draft.tickets, total: draft.pagination.total }, ticketId);
+              draft.tickets = next.tickets;
+              draft.pagination.total = next.total;
+            }),
+          ),
+        ];
+        await cacheEntryRemoved;
+        stops.forEach((stop) => stop());
+      },
+    }),
+    ticket: build.query<TicketDetail, string>({
+      query: (id) => `/tickets/${encodeURIComponent(id)}`,
+      providesTags: (_result, _error, id) => [{ type: 'Ticket', id }],
+      async onCacheEntryAdded(id, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, dispatch }) {
+        await cacheDataLoaded.catch(() => undefined);
+        const mine = (draft: TicketDetail, ticketId: string) => draft.ticket._id === ticketId;
+        const stops = [
+          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) =>
+            updateCachedData((draft) => {
+              if (mine(draft, ticket._id)) draft.ticket = ticket;
+            }),
+          ),
+          onLive<{ message: Message; ticket: Ticket }>('new_message', ({ message, ticket }) =>
+            updateCachedData((draft) => {
+              if (!mine(draft, ticket._id)) return;
+              draft.ticket = ticket;
+              draft.messages = withMessage(draft.messages, message);
+            }),
+          ),
+          onLive<{ message: Message }>('message_edited', ({ message }) =>
+            updateCachedData((draft) => {
+              if (mine(draft, message.ticket)) draft.messages = withMessage(draft.messages, message);
+            }),
+          ),
+          onLive<{ ticketId: string }>('ticket_deleted', ({ ticketId }) => dispatch(api.util.invalidateTags([{ type: 'Ticket', id }, { type: 'Ticket', id: ticketId }]))),
+        ];
+        await cacheEntryRemoved;
+        stops.forEach((stop) => stop());
+      },
+    }),
+    createTicket: build.mutation<{ ticket: Ticket }, NewTicketInput>({
+      query: (body) => ({ url: '/tickets', method: 'POST', body }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    updateTicket: build.mutation<{ ticket: Ticket }, { id: string; status?: string; assignedAgent?: string | null }>({
+      query: ({ id, ...body }) => ({ url: `/tickets/${id}`, method: 'PUT', body }),
+      onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    assignTicket: build.mutation<{ ticket: Ticket }, { id: string; agentId: string }>({
+      query: ({ id, agentId }) => ({ url: `/tickets/${id}/assign`, method: 'POST', body: { agentId } }),
+      onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    recordOutcome: build.mutation<{ ticket: Ticket }, { id: string; outcomeMessage: string }>({
+      query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
+      onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    postMessage: build.mutation<{ message: Message }, { id: string; ticketKey: string; content: string; isInternal: boolean; files: File[] }>({
+      query: ({ id, content, isInternal, files }) => {
+        const body = new FormData();
+        body.append('content', content);
+        body.append('messageType', files.length > 0 ? 'file' : 'text');
+        body.append('isInternal', String(isInternal));
+        for (const file of files) body.append('attachments', file, file.name);
+        return { url: `/tickets/${id}/messages`, method: 'POST', body, timeout: files.length > 0 ? 120_000 : 10_000 };
+      },
+      async onQueryStarted({ ticketKey }, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: null }));
+        if (data) dispatch(ticketsApi.util.updateQueryData('ticket', ticketKey, (draft) => void (draft.messages = withMessage(draft.messages, data.message))));
+      },
+    }),
+    editMessage: build.mutation<{ message: Message }, { ticketKey: string; messageId: string; content: string }>({
+      query: ({ messageId, content }) => ({ url: `/messages/${messageId}`, method: 'PUT', body: { content } }),
+      async onQueryStarted({ ticketKey }, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: null }));
+        if (data) dispatch(ticketsApi.util.updateQueryData('ticket', ticketKey, (draft) => void (draft.messages = withMessage(draft.messages, data.message))));
+      },
+    }),
+    markRead: build.mutation<void, string>({
+      query: (id) => ({ url: `/tickets/${id}/messages/read`, method: 'POST' }),
+    }),
+    stats: build.query<TicketStats, void>({
+      query: () => ({ url: '/tickets/stats', params: { tz: Intl.DateTimeFormat().resolvedOptions().timeZone } }),
+      providesTags: ['Stats'],
+      async onCacheEntryAdded(_args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, dispatch }) {
+        await cacheDataLoaded.catch(() => undefined);
+        // A new ticket is counted at once (spec.md section 4); other changes move averages and
+        // categories, which the server keeps, so those are fetched again once things are quiet.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const refetchSoon = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => dispatch(api.util.invalidateTags(['Stats'])), 1500);
+        };
+        const stops = [
+          onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => {
+            updateCachedData((draft) => {
+              draft.total += 1;
+              if (ticket.status === 'open') draft.open += 1;
+              if (ticket.assignedAgent === null) draft.unassigned += 1;
+              draft.todayTickets += 1;
+              draft.weekTickets += 1;
+              draft.recentActivity = [
+                { type: 'new' as const, message: `New ticket #${ticket.ticketId}: ${ticket.title}`, time: ticket.createdAt, ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status } },
+                ...draft.recentActivity,
+              ].slice(0, 10);
+            });
+            refetchSoon();
+          }),
+          onLive('ticket_updated', refetchSoon),
+          onLive('ticket_deleted', refetchSoon),
+        ];
+        await cacheEntryRemoved;
+        clearTimeout(timer);
+        stops.forEach((stop) => stop());
+      },
+    }),
+    categories: build.query<{ categories: Category[] }, void>({ query: () => '/categories', providesTags: ['Category'] }),
+    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => '/canned-messages', providesTags: ['Canned'] }),
+    recordCannedUse: build.mutation<unknown, string>({
+      query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
+      // spec.md section 2: choosing one raises its usage count locally, before the server answers.
+      onQueryStarted(id, { dispatch }) {
+        dispatch(
+          ticketsApi.util.updateQueryData('cannedMessages', undefined, (draft) => {
+            const chosen = draft.cannedMessages.find((canned) => canned._id === id);
+            if (chosen) {
+              chosen.usageCount += 1;
+              chosen.lastUsed = new Date().toISOString();
+            }
+          }),
+        );
+      },
+    }),
+  }),
+});
+
+/** A ticket the server answered with replaces every cached copy at once, before the live echo. */
+async function putTicket({ dispatch, queryFulfilled, getState }: { dispatch: (action: unknown) => unknown; queryFulfilled: Promise<{ data: { ticket: Ticket } }>; getState: () => unknown }) {
+  const result = await queryFulfilled.catch(() => null);
+  if (!result) return;
+  const { ticket } = result.data;
+  for (const { endpointName, originalArgs } of ticketsApi.util.selectInvalidatedBy(getState() as RootState, ['Ticket'])) {
+    if (endpointName === 'ticket') dispatch(ticketsApi.util.updateQueryData('ticket', originalArgs as string, (draft) => void (draft.ticket._id === ticket._id && (draft.ticket = ticket))));
+    if (endpointName === 'tickets')
+      dispatch(
+        ticketsApi.util.updateQueryData('tickets', originalArgs as TicketListArgs, (draft) => {
+          const next = withTicket({ tickets: draft.tickets, total: draft.pagination.total }, ticket, originalArgs as TicketListArgs, myId(getState()));
+          draft.tickets = next.tickets;
+          draft.pagination.total = next.total;
+        }),
+      );
+  }
+}
+
+export type { TicketChange };
+export const {
+  useTicketsQuery,
+  useTicketQuery,
+  useCreateTicketMutation,
+  useUpdateTicketMutation,
+  useAssignTicketMutation,
+  useRecordOutcomeMutation,
+  usePostMessageMutation,
+  useEditMessageMutation,
+  useMarkReadMutation,
+  useStatsQuery,
+  useCategoriesQuery,
+  useCannedMessagesQuery,
+  useRecordCannedUseMutation,
+} = ticketsApi;
+export const { tickets: ticketsEndpoint } = ticketsApi.endpoints;

@@ -1,0 +1,63 @@
+import type { BadgeVariant } from '../../components/ui';
+import type { Priority, Ticket, TicketListArgs, TicketStatus } from './types';
+
+/** Display and ordering rules of spec.md sections 2, 4 and 9 for tickets. */
+
+export const STATUSES: TicketStatus[] = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'];
+export const PRIORITIES: Priority[] = ['low', 'medium', 'high', 'urgent'];
+/** Open tickets for the sidebar, counts and the one-open-ticket rule. */
+export const OPEN_STATUSES: TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
+export const OPEN_FILTER = OPEN_STATUSES.join(',');
+
+export const statusLabel = (status: string) => status.replace(/_/g, ' ');
+
+/** open is destructive, in_progress default, resolved outline, anything else secondary. */
+export const statusVariant = (status: string): BadgeVariant =>
+  status === 'open' ? 'destructive' : status === 'in_progress' ? 'default' : status === 'resolved' ? 'outline' : 'secondary';
+
+export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
+/** low green, medium yellow, high orange, urgent red. */
+export const PRIORITY_COLOR: Record<Priority, string> = { low: 'green', medium: 'yellow', high: 'orange', urgent: 'red' };
+const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
+
+/** The wordings of status-change desktop notifications (spec.md section 4). */
+export const STATUS_NOTICE: Record<TicketStatus, string> = {
+  open: 'open',
+  in_progress: 'in progress',
+  pending_customer: 'waiting for customer response',
+  resolved: 'resolved',
+  closed: 'closed',
+};
+
+const byLatest = (a: Ticket, b: Ticket) => b.createdAt.localeCompare(a.createdAt) || b.ticketId - a.ticketId;
+export const TICKET_ORDER: Record<NonNullable<TicketListArgs['sort']>, (a: Ticket, b: Ticket) => number> = {
+  latest: byLatest,
+  priority: (a, b) => PRIORITY_WEIGHT[b.priority] - PRIORITY_WEIGHT[a.priority] || byLatest(a, b),
+  status: (a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byLatest(a, b),
+};
+
+/** Whether a ticket belongs in a list fetched with these arguments, as the server would decide. */
+export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | undefined): boolean {
+  if (args.status && !args.status.split(',').includes(ticket.status)) return false;
+  if (args.assigned === 'me') return ticket.assignedAgent?._id === myId;
+  if (args.assigned === 'unassigned') return ticket.assignedAgent === null;
+  if (args.assigned === 'assigned') return ticket.assignedAgent !== null;
+  return true;
+}
+
+/**
+ * A list after a live change to one ticket: replaced where it stays, added where it now belongs,
+ * removed where it no longer does, kept in the list's order and size; the total follows.
+ */
+export function withTicket(list: { tickets: Ticket[]; total: number }, ticket: Ticket, args: TicketListArgs, myId: string | undefined) {
+  const present = list.tickets.some((candidate) => candidate._id === ticket._id);
+  const others = list.tickets.filter((candidate) => candidate._id !== ticket._id);
+  if (!belongsTo(ticket, args, myId)) return { tickets: others, total: present ? Math.max(0, list.total - 1) : list.total };
+  const tickets = [...others, ticket].sort(TICKET_ORDER[args.sort ?? 'latest']).slice(0, args.limit);
+  return { tickets, total: present ? list.total : list.total + 1 };
+}
+
+export function withoutTicket(list: { tickets: Ticket[]; total: number }, ticketId: string) {
+  const tickets = list.tickets.filter((candidate) => candidate._id !== ticketId);
+  return { tickets, total: tickets.length === list.tickets.length ? list.total : Math.max(0, list.total - 1) };
+}
