@@ -1,14 +1,17 @@
+import { useEffect } from 'react';
 import { NavLink } from 'react-router';
 import { Icon, type IconName } from '../../components/icons';
 import { useLogout } from '../../features/auth/session';
 import { type Role, isStaffRole, selectUser } from '../../features/auth/sessionSlice';
 import { useTicketsQuery } from '../../features/tickets/api';
 import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
+import type { Ticket } from '../../features/tickets/types';
 import { fullName, initialsOf } from '../../lib/format';
 import { selectTheme, themeToggled } from '../../lib/theme';
 import { useAppDispatch, useAppSelector } from '../hooks';
 
 export const APP_VERSION = 'v3.1.0';
+const SIDEBAR_OPEN_TICKETS = 5;
 
 interface Entry {
   to: string;
@@ -30,16 +33,14 @@ export const NAV_ENTRIES: Entry[] = [
 
 export const entriesFor = (role: Role) => NAV_ENTRIES.filter((entry) => entry.roles.includes(role));
 
-/** Up to 5 open tickets for staff, while the sidebar is expanded; a failure only reaches the console. */
-function OpenTickets() {
-  const { data, error } = useTicketsQuery({ status: OPEN_FILTER, limit: 5, sort: 'latest' });
-  if (error) console.error('Could not load open tickets for the sidebar', error);
-  if (!data || data.tickets.length === 0) return null;
+/** The staff sidebar's open tickets: #id, title and priority dot; hovering shows title and customer. */
+export function OpenTicketsList({ tickets }: { tickets: Ticket[] }) {
+  if (tickets.length === 0) return null;
   return (
     <section className="sidebar-open" aria-labelledby="sidebar-open-title">
       <h2 id="sidebar-open-title">Open Tickets</h2>
       <ul>
-        {data.tickets.map((ticket) => (
+        {tickets.slice(0, SIDEBAR_OPEN_TICKETS).map((ticket) => (
           <li key={ticket._id}>
             <NavLink to={`/tickets/${ticket._id}`} title={`${ticket.title}\n${fullName(ticket.customer)}`}>
               <span className={`priority-dot priority-${PRIORITY_COLOR[ticket.priority]}`} aria-label={`${ticket.priority} priority`} />
@@ -54,6 +55,15 @@ function OpenTickets() {
       </NavLink>
     </section>
   );
+}
+
+/** Loaded only for staff with the sidebar expanded; a failure only reaches the console (spec.md section 8). */
+function OpenTickets() {
+  const { data, error } = useTicketsQuery({ status: OPEN_FILTER, limit: SIDEBAR_OPEN_TICKETS, sort: 'latest' });
+  useEffect(() => {
+    if (error) console.error('Could not load open tickets for the sidebar', error);
+  }, [error]);
+  return <OpenTicketsList tickets={data?.tickets ?? []} />;
 }
 
 export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle: () => void }) {

@@ -1,0 +1,52 @@
+/** @jest-environment ./test/support/jsdom-environment.js */
+import '@testing-library/jest-dom';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { TICKET } from '../../test/fixtures';
+import { renderWeb } from '../../test/render';
+import { newTicketNotice, statusNotice } from './desktopNotifications';
+import { NotificationSettings } from './ProfilePage';
+
+const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: false };
+
+/** jsdom has no Notification API; the browser's permission answer is what these tests choose. */
+function browserPermission(permission: NotificationPermission, answer: NotificationPermission = permission) {
+  Object.defineProperty(window, 'Notification', { configurable: true, value: Object.assign(jest.fn(), { permission, requestPermission: jest.fn(async () => answer) }) });
+}
+
+describe('Notification settings', () => {
+  afterEach(() => Reflect.deleteProperty(window, 'Notification'));
+
+  it('when browser notifications are enabled without permission, then the spec message shows and nothing is saved', async () => {
+    browserPermission('default', 'denied');
+    const onSave = jest.fn(async () => true);
+    renderWeb(<NotificationSettings preferences={OFF} onSave={onSave} />);
+    await userEvent.setup().click(screen.getByRole('switch', { name: /Browser notifications/ }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Please enable browser notifications to use this feature.');
+    expect(onSave).not.toHaveBeenCalled();
+  });
+
+  it('when permission is granted, then the choice is saved', async () => {
+    browserPermission('default', 'granted');
+    const onSave = jest.fn(async () => true);
+    renderWeb(<NotificationSettings preferences={OFF} onSave={onSave} />);
+    await userEvent.setup().click(screen.getByRole('switch', { name: /Browser notifications/ }));
+    expect(onSave).toHaveBeenCalledWith({ ...OFF, browserNotifications: true });
+  });
+
+  it('when saving fails, then the spec message shows', async () => {
+    renderWeb(<NotificationSettings preferences={OFF} onSave={jest.fn(async () => false)} />);
+    await userEvent.setup().click(screen.getByRole('switch', { name: /New tickets/ }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to save notification settings. Please try again.');
+  });
+});
+
+describe('Desktop notices', () => {
+  it('when a ticket is new or changes status, then the notice uses the spec wordings', () => {
+    expect(newTicketNotice(TICKET)).toEqual({ title: 'New ticket #1001', body: 'Invoice shows the wrong amount\nfrom Cara Customer · high priority' });
+    expect(statusNotice(TICKET, 'in_progress').body).toBe('"Invoice shows the wrong amount" is now in progress');
+    expect(statusNotice(TICKET, 'pending_customer').body).toBe('"Invoice shows the wrong amount" is now waiting for customer response');
+    expect(statusNotice(TICKET, 'resolved').body).toMatch(/now resolved$/);
+    expect(statusNotice(TICKET, 'closed').body).toMatch(/now closed$/);
+  });
+});

@@ -1,0 +1,127 @@
+/** @jest-environment ./test/support/jsdom-environment.js */
+import '@testing-library/jest-dom';
+import { fireEvent, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { AGENT, CUSTOMER, message } from '../../test/fixtures';
+import { renderWeb } from '../../test/render';
+import { useState } from 'react';
+import { ChatInput, MessageItem } from './Conversation';
+
+function Input({ staff = false, closedForMe = false, onSend = jest.fn(async (): Promise<string | null> => null), onTyping = jest.fn() }) {
+  const [text, setText] = useState('');
+  return <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} />;
+}
+
+describe('Chat input', () => {
+  it('when Enter is pressed, then the text is sent and cleared; Shift+Enter adds a line', async () => {
+    const onSend = jest.fn(async () => null);
+    renderWeb(<Input onSend={onSend} />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'First line{Shift>}{Enter}{/Shift}second');
+    expect(onSend).not.toHaveBeenCalled();
+    await user.keyboard('{Enter}');
+    expect(onSend).toHaveBeenCalledWith({ content: 'First line\nsecond', isInternal: false, files: [] });
+    expect(box).toHaveValue('');
+  });
+
+  it('when there is no text and no file, then nothing can be sent', async () => {
+    const onSend = jest.fn(async () => null);
+    renderWeb(<Input onSend={onSend} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), '   {Enter}');
+    expect(onSend).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: 'Send message' })).toBeDisabled();
+  });
+
+  it('when the text passes 1500 characters, then the n/2000 counter appears', () => {
+    renderWeb(<Input />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    fireEvent.change(box, { target: { value: 'a'.repeat(1500) } });
+    expect(screen.queryByText('1500/2000')).not.toBeInTheDocument();
+    fireEvent.change(box, { target: { value: 'a'.repeat(1501) } });
+    expect(screen.getByText('1501/2000')).toBeInTheDocument();
+    expect(box).toHaveAttribute('maxLength', '2000');
+  });
+
+  it('when files are chosen, then they are listed in KB, removable, and sent with the message', async () => {
+    const onSend = jest.fn(async () => null);
+    renderWeb(<Input onSend={onSend} />);
+    const user = userEvent.setup();
+    const picker = screen.getByTestId('file-input');
+    expect(picker).toHaveAttribute('accept', 'image/*,.pdf,.doc,.docx,.txt,.csv');
+    const report = new File(['x'.repeat(2048)], 'report.pdf', { type: 'application/pdf' });
+    const photo = new File(['x'.repeat(512)], 'photo.png', { type: 'image/png' });
+    await user.upload(picker, [report, photo]);
+    expect(screen.getByText('report.pdf')).toBeInTheDocument();
+    expect(screen.getByText('(2.0 KB)')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Remove photo.png' }));
+    expect(screen.queryByText('photo.png')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Send message' }));
+    expect(onSend).toHaveBeenCalledWith({ content: '', isInternal: false, files: [report] });
+  });
+
+  it('when staff write, then an internal-note toggle marks the message; customers have no toggle', async () => {
+    const onSend = jest.fn(async () => null);
+    const { unmount } = renderWeb(<Input staff onSend={onSend} />);
+    const user = userEvent.setup();
+    await user.click(screen.getByLabelText('Internal note (only visible to staff)'));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'note{Enter}');
+    expect(onSend).toHaveBeenCalledWith({ content: 'note', isInternal: true, files: [] });
+    unmount();
+    renderWeb(<Input />);
+    expect(screen.queryByLabelText('Internal note (only visible to staff)')).not.toBeInTheDocument();
+  });
+
+  it('when sending fails, then the text stays and the reason shows', async () => {
+    renderWeb(<Input onSend={jest.fn(async () => 'Ticket is closed')} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Ticket is closed');
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('hello');
+  });
+
+  it("when a customer's ticket is closed, then the input is disabled with 'This ticket is closed'", () => {
+    renderWeb(<Input closedForMe />);
+    expect(screen.getByPlaceholderText('This ticket is closed')).toBeDisabled();
+  });
+});
+
+describe('Message', () => {
+  const noop = jest.fn(async () => null);
+
+  it("when a message was edited, then it shows '(edited)'", () => {
+    renderWeb(<ul><MessageItem message={message({ editedAt: '2026-11-20T10:06:00.000Z' })} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    expect(screen.getByText('(edited)')).toBeInTheDocument();
+  });
+
+  it('when it is my text message, then I can edit it; not others, nor files', () => {
+    const { unmount } = renderWeb(<ul><MessageItem message={message({})} myId={CUSTOMER._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    expect(screen.getByRole('button', { name: 'Edit message' })).toBeInTheDocument();
+    unmount();
+    renderWeb(<ul><MessageItem message={message({})} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    expect(screen.queryByRole('button', { name: 'Edit message' })).not.toBeInTheDocument();
+  });
+
+  it('when editing, then Enter saves, Shift+Enter adds a line, Escape cancels, and the hint names 5 minutes', async () => {
+    const onSave = jest.fn(async () => null);
+    const onCancel = jest.fn();
+    renderWeb(<ul><MessageItem message={message({ content: 'Helo' })} myId={CUSTOMER._id} editing onEdit={jest.fn()} onSave={onSave} onCancel={onCancel} /></ul>);
+    expect(screen.getByText(/5 minutes/)).toBeInTheDocument();
+    const user = userEvent.setup();
+    const editor = screen.getByRole('textbox', { name: 'Edit message' });
+    await user.clear(editor);
+    await user.type(editor, 'Hello{Shift>}{Enter}{/Shift}again');
+    expect(onSave).not.toHaveBeenCalled();
+    await user.keyboard('{Enter}');
+    expect(onSave).toHaveBeenCalledWith('Hello\nagain');
+    await user.keyboard('{Escape}');
+    expect(onCancel).toHaveBeenCalled();
+  });
+
+  it('when a message is an internal note or came from Telegram, then it says so', () => {
+    renderWeb(<ul><MessageItem message={message({ isInternal: true, platform: 'telegram' })} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    expect(screen.getByText('Internal note')).toBeInTheDocument();
+    expect(screen.getByText('Telegram')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,80 @@
+/** @jest-environment ./test/support/jsdom-environment.js */
+import '@testing-library/jest-dom';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { CATEGORIES } from '../../test/fixtures';
+import { renderWeb } from '../../test/render';
+import { TicketForm } from './CreateTicketDialog';
+
+function renderForm(props: Partial<Parameters<typeof TicketForm>[0]> = {}) {
+  const onSubmit = jest.fn();
+  renderWeb(<TicketForm categories={CATEGORIES} categoriesError={false} existing={null} submitting={false} error={null} onSubmit={onSubmit} onCancel={jest.fn()} {...props} />);
+  return { onSubmit, user: userEvent.setup() };
+}
+
+describe('Create-ticket form', () => {
+  it('when categories load, then the first is chosen, priority is medium and its custom fields show', () => {
+    renderForm();
+    expect(screen.getByLabelText('Category')).toHaveValue('billing');
+    expect(screen.getByLabelText('Priority')).toHaveValue('medium');
+    expect(screen.getByLabelText(/Invoice number/)).toHaveAttribute('placeholder', 'INV-0000');
+  });
+
+  it('when title and description are typed, then their counters follow', async () => {
+    const { user } = renderForm();
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    expect(screen.getByText('6/200')).toBeInTheDocument();
+    expect(screen.getByText('8/2000')).toBeInTheDocument();
+  });
+
+  it('when title or description is blank, then submit is disabled', async () => {
+    const { user } = renderForm();
+    const submit = screen.getByRole('button', { name: 'Create Ticket' });
+    expect(submit).toBeDisabled();
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    expect(submit).toBeDisabled();
+    await user.type(screen.getByLabelText('Description'), '   ');
+    expect(submit).toBeDisabled();
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    expect(submit).toBeEnabled();
+  });
+
+  it('when no category exists, then submit stays disabled', async () => {
+    const { user } = renderForm({ categories: [] });
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    expect(screen.getByRole('button', { name: 'Create Ticket' })).toBeDisabled();
+  });
+
+  it('when a category is chosen, then only its custom fields show, checked by their rules', async () => {
+    const { user, onSubmit } = renderForm();
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    await user.type(screen.getByLabelText(/Invoice number/), 'IN');
+    await user.click(screen.getByRole('button', { name: 'Create Ticket' }));
+    expect(screen.getByText('Invoice number must be at least 4 characters')).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+    await user.selectOptions(screen.getByLabelText('Category'), 'technical');
+    expect(screen.queryByLabelText(/Invoice number/)).not.toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText('Priority'), 'urgent');
+    await user.click(screen.getByRole('button', { name: 'Create Ticket' }));
+    expect(onSubmit).toHaveBeenCalledWith({ title: 'Broken', description: 'It fails', category: 'technical', priority: 'urgent', customFieldValues: {} });
+  });
+
+  it('when an open ticket exists, then the notice links to it and submit is disabled', async () => {
+    const { user } = renderForm({ existing: { _id: 'ticket-9', ticketId: 1009, title: 'Still broken', status: 'in_progress' } });
+    expect(screen.getByText('You already have an open ticket')).toBeInTheDocument();
+    expect(screen.getByText('#1009 Still broken (in progress)')).toBeInTheDocument();
+    expect(screen.getByText('Please resolve your existing ticket before creating a new one')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'View ticket #1009' })).toHaveAttribute('href', '/tickets/ticket-9');
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    expect(screen.getByRole('button', { name: 'Create Ticket' })).toBeDisabled();
+  });
+
+  it('when categories fail to load, then the form says so', () => {
+    renderForm({ categories: undefined, categoriesError: true });
+    expect(screen.getByRole('alert')).toHaveTextContent('Failed to load categories');
+  });
+});

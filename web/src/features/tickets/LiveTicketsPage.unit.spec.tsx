@@ -1,0 +1,50 @@
+/** @jest-environment ./test/support/jsdom-environment.js */
+import '@testing-library/jest-dom';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { AGENT, ticket } from '../../test/fixtures';
+import { renderWeb } from '../../test/render';
+import { LiveTicketCard } from './LiveTicketsPage';
+
+const ASSIGNED = { _id: AGENT._id, username: 'alice_agent', firstName: 'Alice', lastName: 'Agent' };
+
+function renderCard(overrides = {}) {
+  const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
+  renderWeb(<LiveTicketCard ticket={ticket(overrides)} myId={AGENT._id} {...handlers} />);
+  return { ...handlers, user: userEvent.setup(), card: screen.getByRole('article') };
+}
+
+describe('Live ticket card', () => {
+  it('when unassigned, then it needs assignment and is styled for attention', () => {
+    const { card } = renderCard();
+    expect(screen.getByText('NEEDS ASSIGNMENT')).toBeInTheDocument();
+    expect(card).toHaveClass('needs-attention');
+    for (const text of ['#1001', 'high', 'Invoice shows the wrong amount', 'My March invoice charges me twice.', 'Cara Customer', 'Billing', 'Unassigned']) expect(screen.getByText(text)).toBeInTheDocument();
+  });
+
+  it('when assigned, then it is coloured by priority and shows the assignee', () => {
+    const { card } = renderCard({ assignedAgent: { ...ASSIGNED, _id: 'someone-else', username: 'bob' }, priority: 'urgent' });
+    expect(card).toHaveClass('priority-card-red');
+    expect(screen.queryByText('NEEDS ASSIGNMENT')).not.toBeInTheDocument();
+    expect(screen.getByText('bob')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Assign to Me' })).toBeInTheDocument();
+  });
+
+  it('when it is already mine, then there is no Assign to Me', () => {
+    renderCard({ assignedAgent: ASSIGNED });
+    expect(screen.queryByRole('button', { name: 'Assign to Me' })).not.toBeInTheDocument();
+  });
+
+  it('when the card is clicked, then it opens; its buttons and status control do their own thing', async () => {
+    const { card, user, onOpen, onAssign, onStatus } = renderCard();
+    await user.click(screen.getByRole('button', { name: 'Assign to Me' }));
+    expect(onAssign).toHaveBeenCalled();
+    await user.selectOptions(screen.getByLabelText('Status of ticket #1001'), 'resolved');
+    expect(onStatus).toHaveBeenCalledWith('resolved');
+    expect(onOpen).not.toHaveBeenCalled();
+    await user.click(card.querySelector('h3')!);
+    expect(onOpen).toHaveBeenCalledTimes(1);
+    await user.click(screen.getByRole('button', { name: 'View ticket #1001' }));
+    expect(onOpen).toHaveBeenCalledTimes(2);
+  });
+});
