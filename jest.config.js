@@ -25,6 +25,7 @@ module.exports = {
     tier('unit', 'unit'),
     tier('contract', 'contract'),
     tier('int', 'int'),
-    tier('e2e', 'e2e'),
+    // Two browser contexts and a server on a 2-core machine: a step can take seconds, not a hang.
+    tier('e2e', 'e2e', { testTimeout: 30_000 }),
   ],
 };

@@ -247,6 +247,61 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await customer.waitForURL('**/dashboard');
   });
 
+  it('when staff turn on new-ticket and status notifications, then the desktop shows them with the spec wordings', async () => {
+    await agentContext.grantPermissions(['notifications'], { origin: server.url });
+    await agent.addInitScript(() => {
+      const shown: Array<{ title: string; body: string }> = [];
+      (window as unknown as { shownNotifications: typeof shown }).shownNotifications = shown;
+      const Real = window.Notification;
+      class Recording extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          shown.push({ title, body: options?.body ?? '' });
+        }
+      }
+      Object.defineProperty(window, 'Notification', { value: Recording });
+    });
+    await agent.reload();
+    await agent.getByRole('heading', { name: 'Notification Settings' }).waitFor();
+    for (const name of [/New tickets/, /Ticket updates/, /Browser notifications/]) {
+      // The switch shows the saved preference, so it turns on once the server has it.
+      await agent.getByRole('switch', { name }).click();
+      await agent.getByRole('switch', { name }).and(agent.locator(':checked')).waitFor();
+    }
+    expect(await agent.evaluate(() => JSON.parse(localStorage.getItem('notificationSettings') ?? '{}'))).toEqual({ newTickets: true, ticketUpdates: true });
+
+    const admin = await server.login();
+    const dora = await addMember(server, admin, 'customer', 'Dora');
+    const categories = await server.request('GET', '/api/categories', { token: dora.token });
+    const technical = categories.body.categories.find((c: { name: string }) => c.name === 'Technical')._id;
+    const opened = await server.request('POST', '/api/tickets', { token: dora.token, body: { title: 'VPN drops every hour', description: 'Since Monday', category: technical } });
+    const shown = () => agent.evaluate(() => (window as unknown as { shownNotifications: Array<{ title: string; body: string }> }).shownNotifications);
+    await agent.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 1);
+    expect((await shown())[0]).toEqual({ title: `New ticket #${opened.body.ticket.ticketId}`, body: 'VPN drops every hour\nfrom Dora Tester · medium priority' });
+    await server.request('PUT', `/api/tickets/${opened.body.ticket._id}`, { token: admin, body: { status: 'pending_customer' } });
+    await agent.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 2);
+    expect((await shown())[1]!.body).toBe('"VPN drops every hour" is now waiting for customer response');
+  });
+
+  it('when the access token is bad, then the app refreshes once and carries on; when both are bad, it signs out', async () => {
+    await agent.evaluate(() => localStorage.setItem('accessToken', 'not-a-token'));
+    const refreshBefore = await agent.evaluate(() => localStorage.getItem('refreshToken'));
+    await agent.goto(`${server.url}/live-tickets`);
+    await agent.getByRole('heading', { name: 'Live Tickets' }).waitFor();
+    await agent.getByRole('heading', { name: 'VPN drops every hour' }).waitFor();
+    const [access, refresh] = await agent.evaluate(() => [localStorage.getItem('accessToken'), localStorage.getItem('refreshToken')]);
+    expect(access).not.toBe('not-a-token');
+    expect(refresh).not.toBe(refreshBefore);
+
+    await agent.evaluate(() => {
+      localStorage.setItem('accessToken', 'not-a-token');
+      localStorage.setItem('refreshToken', 'not-a-refresh-token');
+    });
+    await agent.goto(`${server.url}/dashboard`);
+    await agent.waitForURL('**/login');
+    expect(await agent.evaluate(() => [localStorage.getItem('accessToken'), localStorage.getItem('refreshToken')])).toEqual([null, null]);
+  });
+
   it('when the customer logs out, then a protected link sends them to sign in and back after it', async () => {
     await customer.getByRole('button', { name: 'Logout' }).click();
     await customer.waitForURL('**/login');

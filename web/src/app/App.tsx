@@ -3,7 +3,7 @@ import { Navigate, Route, Routes } from 'react-router';
 import { Toasts } from '../components/Toasts';
 import { LoadingScreen } from '../components/ui';
 import { PublicOnly, RequireRole } from '../features/auth/guards';
-import { restoreSession } from '../features/auth/session';
+import { followSessionEnd, restoreSession } from '../features/auth/session';
 import { lazyPage } from '../lib/lazyPage';
 import { applyTheme, selectTheme } from '../lib/theme';
 import { useAppDispatch, useAppSelector } from './hooks';
@@ -45,6 +45,7 @@ export function App() {
   const theme = useAppSelector(selectTheme);
   useEffect(() => {
     void restoreSession(dispatch);
+    return followSessionEnd(dispatch);
   }, [dispatch]);
   useEffect(() => {
     applyTheme(theme);

@@ -3,7 +3,8 @@ import { useNavigate } from 'react-router';
 import { api } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import type { AppDispatch } from '../../app/store';
-import { connectLive, disconnectLive } from '../../lib/live';
+import { toastShown } from '../../components/toastsSlice';
+import { connectLive, disconnectLive, onLive } from '../../lib/live';
 import { tokens } from '../../lib/tokens';
 import { profile, useLogoutMutation } from './authApi';
 import { type User, signedIn, signedOut } from './sessionSlice';
@@ -29,6 +30,20 @@ export function startSession(dispatch: AppDispatch, answer: { user: User; access
   tokens.save(answer.accessToken, answer.refreshToken);
   dispatch(signedIn(answer.user));
   connectLive();
+}
+
+/**
+ * The server ends a live connection when its session ends (deactivation, password change, logout
+ * elsewhere): the app signs out too, rather than failing call by call.
+ */
+export function followSessionEnd(dispatch: AppDispatch): () => void {
+  return onLive('session_ended', () => {
+    tokens.clear();
+    disconnectLive();
+    dispatch(signedOut());
+    dispatch(api.util.resetApiState());
+    dispatch(toastShown('warning', 'Your session has ended. Please sign in again.'));
+  });
 }
 
 /** Logout: revoke the refresh token, forget everything cached, close the live channel. */
