@@ -314,4 +314,14 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await customer.waitForURL(`**${ticketUrl}`);
     await customer.getByRole('heading', { name: 'Invoice shows the wrong amount' }).waitFor();
   });
+
+  it('when an admin deactivates the signed-in customer, then their browser is signed out at once', async () => {
+    const admin = await server.login();
+    const users = await server.request('GET', '/api/users?q=cara', { token: admin });
+    const cara = users.body.users.find((u: { email: string }) => u.email === CUSTOMER.email);
+    const deactivated = await server.request('PUT', `/api/users/${cara._id}`, { token: admin, body: { isActive: false } });
+    expect(deactivated.status).toBe(200);
+    await customer.waitForURL('**/login');
+    await customer.getByText('Your session has ended. Please sign in again.').waitFor();
+  });
 });
