@@ -10,6 +10,13 @@ const TITLES = {
   whitelist: 'Telegram Whitelist',
 } as const;
 
+const DOCS = {
+  canned: 'docs/tickets.md',
+  admin: 'docs/identity.md and docs/settings.md',
+  settings: 'docs/settings.md',
+  whitelist: 'docs/settings.md',
+} as const;
+
 export function AdminScreens({ screen }: { screen: keyof typeof TITLES }) {
   return (
     <div className="page">
@@ -17,7 +24,7 @@ export function AdminScreens({ screen }: { screen: keyof typeof TITLES }) {
         <h1>{TITLES[screen]}</h1>
       </header>
       <div className="card">
-        <p>This screen is not available in the browser yet. Its API is ready: see docs/api.md.</p>
+        <p>This screen is not available in the browser yet. Until it is, an administrator can make these changes through the HTTP API ({DOCS[screen]}).</p>
       </div>
     </div>
   );
