@@ -4,7 +4,19 @@ import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
 import { formatKb, formatTime, fullName } from '../../lib/format';
 import { useLiveConnected } from '../../lib/live';
-import type { Message } from './types';
+import type { CannedMessage, Message } from './types';
+
+const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
+
+/** Canned messages whose shortcode starts with the `#code` being typed at the end of the text. */
+export function shortcodeSuggestions(text: string, canned: CannedMessage[]): CannedMessage[] {
+  const typed = SHORTCODE_AT_END.exec(text);
+  if (!typed) return [];
+  return canned.filter((candidate) => candidate.shortcode.startsWith(typed[2]!)).slice(0, 5);
+}
+
+/** The text with the trailing `#code` replaced by the canned message's content. */
+export const expandShortcode = (text: string, canned: CannedMessage) => text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
 
 export const MESSAGE_MAX = 2000;
 /** The counter appears above 1500 characters (spec.md section 5). */
@@ -145,7 +157,11 @@ export function ChatInput({
   closedForMe,
   onSend,
   onTyping,
+  canned = [],
+  onCanned,
 }: {
+  canned?: CannedMessage[];
+  onCanned?: (canned: CannedMessage) => void;
   text: string;
   onText: (text: string) => void;
   staff: boolean;
@@ -171,8 +187,16 @@ export function ChatInput({
     onText('');
     setFiles([]);
   };
+  const suggestions = staff ? shortcodeSuggestions(text, canned) : [];
+  const choose = (chosen: CannedMessage) => {
+    onText(expandShortcode(text, chosen));
+    onCanned?.(chosen);
+  };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+    if (event.key === 'Tab' && suggestions[0]) {
+      event.preventDefault();
+      choose(suggestions[0]);
+    } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void send();
     }
@@ -204,6 +228,17 @@ export function ChatInput({
               <Icon name="file" size={14} /> {file.name} <span className="muted">({formatKb(file.size)})</span>
               <button type="button" className="icon-button" aria-label={`Remove ${file.name}`} onClick={() => setFiles((current) => current.filter((_file, at) => at !== index))}>
                 <Icon name="close" size={14} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {suggestions.length > 0 && (
+        <ul className="shortcode-suggestions" aria-label="Canned messages (Tab inserts the first)">
+          {suggestions.map((suggestion) => (
+            <li key={suggestion._id}>
+              <button type="button" onClick={() => choose(suggestion)} title={suggestion.content.slice(0, 100)}>
+                <strong>#{suggestion.shortcode}</strong> {suggestion.title}
               </button>
             </li>
           ))}

@@ -2,14 +2,16 @@
 import '@testing-library/jest-dom';
 import { fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { AGENT, CUSTOMER, message } from '../../test/fixtures';
+import { AGENT, CUSTOMER, canned, message } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
 import { useState } from 'react';
 import { ChatInput, MessageItem } from './Conversation';
 
-function Input({ staff = false, closedForMe = false, onSend = jest.fn(async (): Promise<string | null> => null), onTyping = jest.fn() }) {
+const CANNED = [canned({ shortcode: 'refund', title: 'Refund issued', content: 'Your refund is on its way.' }), canned({ shortcode: 'hello', title: 'Greeting', content: 'Hi there!' })];
+
+function Input({ staff = false, closedForMe = false, onSend = jest.fn(async (): Promise<string | null> => null), onTyping = jest.fn(), onCanned = jest.fn() }) {
   const [text, setText] = useState('');
-  return <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} />;
+  return <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} canned={CANNED} onCanned={onCanned} />;
 }
 
 describe('Chat input', () => {
@@ -79,6 +81,27 @@ describe('Chat input', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
     expect(await screen.findByRole('alert')).toHaveTextContent('Ticket is closed');
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('hello');
+  });
+
+  it('when staff type #shortcode, then matching canned messages are offered and Tab or a click inserts one', async () => {
+    const onCanned = jest.fn();
+    renderWeb(<Input staff onCanned={onCanned} />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'Good news: #re');
+    expect(screen.getAllByRole('button', { name: /^#/ }).map((b) => b.textContent)).toEqual(['#refund Refund issued']);
+    await user.keyboard('{Tab}');
+    expect(box).toHaveValue('Good news: Your refund is on its way.');
+    expect(onCanned).toHaveBeenCalledWith(CANNED[0]);
+    await user.type(box, ' #');
+    await user.click(screen.getByRole('button', { name: '#hello Greeting' }));
+    expect(box).toHaveValue('Good news: Your refund is on its way. Hi there!');
+  });
+
+  it('when a customer types #, then nothing is offered', async () => {
+    renderWeb(<Input />);
+    await userEvent.setup().type(screen.getByRole('textbox', { name: 'Message' }), '#re');
+    expect(screen.queryByRole('button', { name: /#refund/ })).not.toBeInTheDocument();
   });
 
   it("when a customer's ticket is closed, then the input is disabled with 'This ticket is closed'", () => {

@@ -282,7 +282,16 @@ export function TicketPage() {
             <p className="typing-indicator" aria-live="polite">
               {typingText(typers) ?? ''}
             </p>
-            <ChatInput text={draft} onText={setDraft} staff={staff} closedForMe={!staff && ticket.status === 'closed'} onSend={send} onTyping={reportTyping} />
+            <ChatInput
+              text={draft}
+              onText={setDraft}
+              staff={staff}
+              closedForMe={!staff && ticket.status === 'closed'}
+              onSend={send}
+              onTyping={reportTyping}
+              canned={canned.data?.cannedMessages ?? []}
+              onCanned={(chosen) => void recordCannedUse(chosen._id)}
+            />
           </section>
         </div>
         {staff && (
