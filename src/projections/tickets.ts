@@ -1,5 +1,5 @@
 import type { CategoryEvent } from '../domain/category/category';
-import type { Attachment, CustomFieldValue, Platform, Priority, TicketEvent, TicketStatus } from '../domain/ticket/ticket';
+import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketEvent, type TicketStatus } from '../domain/ticket/ticket';
 import type { Role, UserEvent } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
@@ -29,9 +29,6 @@ export interface AttachmentView {
 
 export const uploadUrl = (fileId: string) => `/api/uploads/${fileId}`;
 const attachmentView = ({ fileId, mimeType, originalName, size }: Attachment): AttachmentView => ({ url: uploadUrl(fileId), mimeType, originalName, size });
-
-export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
-export const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
 
 /**
  * One document per live ticket, shaped as API.md's ticket plus what lists sort, filter and hide

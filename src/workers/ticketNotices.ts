@@ -6,15 +6,6 @@ import { findPerson } from '../projections/directory';
 import { TICKETS, type TicketView } from '../projections/tickets';
 import { USERS, type UserView } from '../projections/users';
 
-/** spec.md section 4's wordings for statuses, as customers read them in messages and mails. */
-export const STATUS_WORDS: Record<TicketStatus, string> = {
-  open: 'open',
-  in_progress: 'in progress',
-  pending_customer: 'waiting for customer response',
-  resolved: 'resolved',
-  closed: 'closed',
-};
-
 /** What happened to a customer's ticket that the customer should hear about. */
 export type TicketNotice =
   | { kind: 'created' }

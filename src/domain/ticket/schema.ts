@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../shared/paging';
-import { MESSAGE_MAX, OUTCOME_MAX, PRIORITIES, TICKET_STATUSES } from './ticket';
+import { DESCRIPTION_MAX, MESSAGE_MAX, OUTCOME_MAX, PRIORITIES, TICKET_STATUSES, TITLE_MAX } from './ticket';
 
 /**
  * Input rules of spec.md section 5 for tickets and messages; shared by the API and the web forms.
@@ -37,8 +37,8 @@ const customFieldAnswers = z.preprocess(
 
 export const createTicketSchema = z
   .object({
-    title: z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(200, 'Title must be at most 200 characters'),
-    description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(2000, 'Description must be at most 2000 characters'),
+    title: z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
+    description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(DESCRIPTION_MAX, `Description must be at most ${DESCRIPTION_MAX} characters`),
     category: z.string({ message: 'Category is required' }).trim().min(1, 'Category is required'),
     priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).default('medium'),
     customFieldValues: customFieldAnswers.default({}),

@@ -33,6 +33,21 @@ export interface CustomFieldValue {
 export const EDIT_WINDOW_MS = 5 * 60 * 1000;
 export const MESSAGE_MAX = 2000;
 export const OUTCOME_MAX = 1000;
+export const TITLE_MAX = 200;
+export const DESCRIPTION_MAX = 2000;
+
+/** spec.md section 4: priority sort weights; statuses in the order a workflow passes them. */
+export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
+export const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
+
+/** spec.md section 4's wordings for statuses, as people read them in notices, messages and mails. */
+export const STATUS_WORDS: Record<TicketStatus, string> = {
+  open: 'open',
+  in_progress: 'in progress',
+  pending_customer: 'waiting for customer response',
+  resolved: 'resolved',
+  closed: 'closed',
+};
 
 export interface TicketOpenedData {
   ticketId: string;

@@ -3,7 +3,8 @@ import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../reactor';
-import { type CustomerNotice, STATUS_WORDS, customerNoticeOf } from '../ticketNotices';
+import { STATUS_WORDS } from '../../domain/ticket/ticket';
+import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from './jobs';
 

@@ -10,7 +10,7 @@ import { DomainError } from '../../domain/shared/errors';
 import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
 import { answerCustomFields } from '../../domain/ticket/customFields';
 import { createTicketSchema } from '../../domain/ticket/schema';
-import { type Attachment, OPEN_STATUSES } from '../../domain/ticket/ticket';
+import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { nameBasedId } from '../../platform/ids';
 import { FileTooLargeError, type TelegramApi } from '../../platform/telegram';
@@ -20,7 +20,6 @@ import { loadBotSettings, loadSystemSettings } from '../../projections/settings'
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
-import { STATUS_WORDS } from '../ticketNotices';
 import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
 import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
 

@@ -3,7 +3,8 @@ import { type BotMessages, renderBotMessage } from '../../domain/botSettings/bot
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadBotSettings } from '../../projections/settings';
 import type { PlannedJob } from '../reactor';
-import { type CustomerNotice, STATUS_WORDS, customerNoticeOf } from '../ticketNotices';
+import { STATUS_WORDS } from '../../domain/ticket/ticket';
+import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
 import { sendJob } from './jobs';
 
 export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';

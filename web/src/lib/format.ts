@@ -20,7 +20,7 @@ export const initialsOf = (firstName = '', lastName = '') => `${firstName.charAt
 
 export const fullName = (person: { firstName?: string; lastName?: string } | null | undefined) => [person?.firstName, person?.lastName].filter(Boolean).join(' ');
 
-/** 'just now', 'n mins ago', 'n hours ago', 'n days ago', then the date after 7 days. */
+/** 'Just now', 'n mins ago', 'n hours ago', 'n days ago', then the date after 7 days. */
 export function timeAgo(iso: string, now = Date.now()): string {
   const minutes = Math.floor((now - new Date(iso).getTime()) / 60_000);
   if (minutes < 1) return 'Just now';

@@ -1,8 +1,9 @@
 import { useEffect } from 'react';
 import { NavLink } from 'react-router';
+import { isStaff } from '../../../../src/domain/user/user';
 import { Icon, type IconName } from '../../components/icons';
 import { useLogout } from '../../features/auth/session';
-import { type Role, isStaffRole, selectUser } from '../../features/auth/sessionSlice';
+import { type Role, selectUser } from '../../features/auth/sessionSlice';
 import { useTicketsQuery } from '../../features/tickets/api';
 import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
 import type { Ticket } from '../../features/tickets/types';
@@ -96,7 +97,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
           ))}
         </ul>
       </nav>
-      {!collapsed && isStaffRole(user.role) && <OpenTickets />}
+      {!collapsed && isStaff(user.role) && <OpenTickets />}
       <div className="sidebar-footer">
         <button
           type="button"

@@ -22,5 +22,3 @@ export const sessionSlice = createSlice({
 
 export const { signedIn, signedOut } = sessionSlice.actions;
 export const { selectSession, selectUser } = sessionSlice.selectors;
-
-export const isStaffRole = (role: Role | undefined) => role === 'agent' || role === 'admin';

@@ -1,10 +1,11 @@
 import { useState } from 'react';
+import { isStaff } from '../../../../src/domain/user/user';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, LoadingScreen } from '../../components/ui';
 import { initialsOf } from '../../lib/format';
 import { type NotificationPreferences, usePreferencesQuery, useSavePreferencesMutation } from '../auth/authApi';
-import { type Role, isStaffRole, selectUser } from '../auth/sessionSlice';
+import { type Role, selectUser } from '../auth/sessionSlice';
 import { notificationsSupported, writeLocalSettings } from './notificationSettings';
 
 /** spec.md section 6: what each role may do, in its words. */
@@ -64,7 +65,7 @@ export function NotificationSettings({ preferences, onSave }: { preferences: Not
 
 export function ProfilePage() {
   const user = useAppSelector(selectUser)!;
-  const staff = isStaffRole(user.role);
+  const staff = isStaff(user.role);
   const dispatch = useAppDispatch();
   const preferences = usePreferencesQuery(undefined, { skip: !staff });
   const [savePreferences] = useSavePreferencesMutation();

@@ -3,8 +3,9 @@ import { useNavigate } from 'react-router';
 import { useAppSelector } from '../../app/hooks';
 import { onLive } from '../../lib/live';
 import { usePreferencesQuery } from '../auth/authApi';
-import { isStaffRole, selectUser } from '../auth/sessionSlice';
-import { STATUS_NOTICE } from '../tickets/display';
+import { STATUS_WORDS } from '../../../../src/domain/ticket/ticket';
+import { isStaff } from '../../../../src/domain/user/user';
+import { selectUser } from '../auth/sessionSlice';
 import type { Ticket, TicketChange } from '../tickets/types';
 import { permissionGranted, readLocalSettings, writeLocalSettings } from './notificationSettings';
 
@@ -17,7 +18,7 @@ export function newTicketNotice(ticket: Ticket) {
 }
 
 export function statusNotice(ticket: Ticket, to: Ticket['status']) {
-  return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_NOTICE[to]}` };
+  return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_WORDS[to]}` };
 }
 
 /**
@@ -27,7 +28,7 @@ export function statusNotice(ticket: Ticket, to: Ticket['status']) {
  */
 export function useDesktopNotifications(): void {
   const user = useAppSelector(selectUser);
-  const staff = isStaffRole(user?.role);
+  const staff = user !== null && isStaff(user.role);
   const navigate = useNavigate();
   const preferences = usePreferencesQuery(undefined, { skip: !staff });
   const saved = preferences.data?.notificationPreferences;

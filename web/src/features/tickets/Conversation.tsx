@@ -4,6 +4,8 @@ import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
 import { formatKb, formatTime, fullName } from '../../lib/format';
 import { useLiveConnected } from '../../lib/live';
+import { editMessageSchema } from '../../../../src/domain/ticket/schema';
+import { MESSAGE_MAX } from '../../../../src/domain/ticket/ticket';
 import type { CannedMessage, Message } from './types';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
@@ -18,7 +20,6 @@ export function shortcodeSuggestions(text: string, canned: CannedMessage[]): Can
 /** The text with the trailing `#code` replaced by the canned message's content. */
 export const expandShortcode = (text: string, canned: CannedMessage) => text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
 
-export const MESSAGE_MAX = 2000;
 /** The counter appears above 1500 characters (spec.md section 5). */
 export const COUNTER_FROM = 1500;
 export const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
@@ -32,7 +33,8 @@ function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const save = async () => {
-    if (!text.trim()) return setError('Message text is required');
+    const checked = editMessageSchema.safeParse({ content: text });
+    if (!checked.success) return setError(checked.error.issues[0]!.message);
     if (text.trim() === message.content.trim()) return onCancel();
     setSaving(true);
     const failure = await onSave(text);

@@ -2,14 +2,12 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ValidationError } from '../../../../src/domain/shared/errors';
 import { answerCustomFields } from '../../../../src/domain/ticket/customFields';
+import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '../../../../src/domain/ticket/ticket';
 import { errorMessage } from '../../app/api';
 import { Banner, Modal } from '../../components/ui';
 import { useCategoriesQuery, useCreateTicketMutation, useTicketsQuery } from './api';
-import { OPEN_FILTER, PRIORITIES, statusLabel } from './display';
+import { OPEN_FILTER, statusLabel } from './display';
 import type { Category, ExistingTicket, Ticket } from './types';
-
-export const TITLE_MAX = 200;
-export const DESCRIPTION_MAX = 2000;
 
 export interface TicketDraft {
   title: string;

@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { isStaff } from '../../../../src/domain/user/user';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Badge, Banner, Card, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
 import { formatDate, formatDuration, timeAgo } from '../../lib/format';
-import { type User, isStaffRole, selectUser } from '../auth/sessionSlice';
+import { type User, selectUser } from '../auth/sessionSlice';
 import { useStatsQuery, useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
 import { statusLabel, statusVariant } from './display';
@@ -78,7 +79,7 @@ export function RecentActivityCard({ stats }: { stats: TicketStats }) {
 
 export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tickets: Ticket[]; onNewTicket: () => void }) {
   const navigate = useNavigate();
-  const staff = isStaffRole(user.role);
+  const staff = isStaff(user.role);
   const actions = staff ? (
     <Link to="/live-tickets" className="button button-secondary">
       View All Tickets
@@ -116,7 +117,7 @@ export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tic
 
 export function DashboardPage() {
   const user = useAppSelector(selectUser)!;
-  const staff = isStaffRole(user.role);
+  const staff = isStaff(user.role);
   const list = useTicketsQuery({ limit: RECENT_KEPT, sort: 'latest' });
   const stats = useStatsQuery(undefined, { skip: !staff });
   const [creating, setCreating] = useState(false);

@@ -1,11 +1,12 @@
-import { STATUSES, statusLabel } from './display';
+import { TICKET_STATUSES } from '../../../../src/domain/ticket/ticket';
+import { statusLabel } from './display';
 import type { Ticket } from './types';
 
 /** Staff may set any status from any other (spec.md section 4). */
 export function StatusSelect({ ticket, onChange, id }: { ticket: Ticket; onChange: (status: string) => void; id?: string }) {
   return (
     <select id={id} className={`status-select status-${ticket.status}`} aria-label={`Status of ticket #${ticket.ticketId}`} value={ticket.status} onChange={(e) => onChange(e.target.value)}>
-      {STATUSES.map((status) => (
+      {TICKET_STATUSES.map((status) => (
         <option key={status} value={status}>
           {statusLabel(status)}
         </option>

@@ -1,5 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { outcomeSchema } from '../../../../src/domain/ticket/schema';
+import { MESSAGE_MAX, OUTCOME_MAX } from '../../../../src/domain/ticket/ticket';
+import { isStaff } from '../../../../src/domain/user/user';
 import { errorMessage } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { AuthFile, type FileRef } from '../../components/AuthFile';
@@ -8,17 +11,15 @@ import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, Card, LoadingScreen } from '../../components/ui';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { joinTicket } from '../../lib/live';
-import { isStaffRole, selectUser } from '../auth/sessionSlice';
+import { selectUser } from '../auth/sessionSlice';
 import { useCannedMessagesQuery, useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, useRecordCannedUseMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
-import { type ChatSend, ChatInput, ConversationHeader, MESSAGE_MAX, MessageList } from './Conversation';
+import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket } from './types';
 import { typingText, useTyping } from './useTyping';
 import { useTicketActions } from './useTicketActions';
-
-export const OUTCOME_MAX = 1000;
 
 export function TicketNotFound() {
   return (
@@ -42,11 +43,10 @@ export function OutcomeEditor({ ticket, onSave }: { ticket: Ticket; onSave: (out
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const save = async () => {
-    const trimmed = text.trim();
-    if (!trimmed) return setError('Outcome is required');
-    if (trimmed.length > OUTCOME_MAX) return setError(`Outcome must be at most ${OUTCOME_MAX} characters`);
+    const checked = outcomeSchema.safeParse({ outcomeMessage: text });
+    if (!checked.success) return setError(checked.error.issues[0]!.message);
     setSaving(true);
-    const failure = await onSave(trimmed);
+    const failure = await onSave(checked.data.outcomeMessage);
     setSaving(false);
     if (failure) return setError(failure);
     setEditing(false);
@@ -200,7 +200,7 @@ export function TicketHeader({ ticket, staff, myId, isAdmin, onStatus, onAssign,
 export function TicketPage() {
   const { ticketId = '' } = useParams();
   const me = useAppSelector(selectUser)!;
-  const staff = isStaffRole(me.role);
+  const staff = isStaff(me.role);
   const dispatch = useAppDispatch();
   const { data, error, isLoading } = useTicketQuery(ticketId);
   const canned = useCannedMessagesQuery(undefined, { skip: !staff });
@@ -230,6 +230,7 @@ export function TicketPage() {
     );
   }
   const { ticket, messages } = data;
+  const typing = typingText(typers);
 
   const send = async ({ content, isInternal, files }: ChatSend) => {
     try {
@@ -278,9 +279,9 @@ export function TicketPage() {
           <TicketInformation ticket={ticket} />
           <section className="card conversation" aria-label="Conversation">
             <ConversationHeader count={messages.length} />
-            <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typingText(typers)} />
+            <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typing} />
             <p className="typing-indicator" aria-live="polite">
-              {typingText(typers) ?? ''}
+              {typing ?? ''}
             </p>
             <ChatInput
               text={draft}

@@ -1,12 +1,10 @@
 import type { BadgeVariant } from '../../components/ui';
-import type { Priority, Ticket, TicketListArgs, TicketStatus } from './types';
+import { OPEN_STATUSES, PRIORITY_WEIGHT, STATUS_RANK } from '../../../../src/domain/ticket/ticket';
+import type { Priority, Ticket, TicketListArgs } from './types';
 
 /** Display and ordering rules of spec.md sections 2, 4 and 9 for tickets. */
 
-export const STATUSES: TicketStatus[] = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'];
-export const PRIORITIES: Priority[] = ['low', 'medium', 'high', 'urgent'];
 /** Open tickets for the sidebar, counts and the one-open-ticket rule. */
-export const OPEN_STATUSES: TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
 export const OPEN_FILTER = OPEN_STATUSES.join(',');
 
 export const statusLabel = (status: string) => status.replace(/_/g, ' ');
@@ -15,19 +13,8 @@ export const statusLabel = (status: string) => status.replace(/_/g, ' ');
 export const statusVariant = (status: string): BadgeVariant =>
   status === 'open' ? 'destructive' : status === 'in_progress' ? 'default' : status === 'resolved' ? 'outline' : 'secondary';
 
-export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
 /** low green, medium yellow, high orange, urgent red. */
 export const PRIORITY_COLOR: Record<Priority, string> = { low: 'green', medium: 'yellow', high: 'orange', urgent: 'red' };
-const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
-
-/** The wordings of status-change desktop notifications (spec.md section 4). */
-export const STATUS_NOTICE: Record<TicketStatus, string> = {
-  open: 'open',
-  in_progress: 'in progress',
-  pending_customer: 'waiting for customer response',
-  resolved: 'resolved',
-  closed: 'closed',
-};
 
 const byLatest = (a: Ticket, b: Ticket) => b.createdAt.localeCompare(a.createdAt) || b.ticketId - a.ticketId;
 export const TICKET_ORDER: Record<NonNullable<TicketListArgs['sort']>, (a: Ticket, b: Ticket) => number> = {
