@@ -76,6 +76,18 @@ export function Modal({ title, onClose, children, wide = false }: { title: strin
   );
 }
 
+/** A field's label with its live 'n/max' counter, marked when over the limit. */
+export function CountedLabel({ htmlFor, label, length, max }: { htmlFor: string; label: string; length: number; max: number }) {
+  return (
+    <div className="label-row">
+      <label htmlFor={htmlFor}>{label}</label>
+      <span className={`counter ${length > max ? 'over' : ''}`}>
+        {length}/{max}
+      </span>
+    </div>
+  );
+}
+
 export function Card({ title, actions, children, className = '' }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
   return (
     <section className={`card ${className}`.trim()}>

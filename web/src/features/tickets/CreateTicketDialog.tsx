@@ -4,7 +4,7 @@ import { ValidationError } from '../../../../src/domain/shared/errors';
 import { answerCustomFields } from '../../../../src/domain/ticket/customFields';
 import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '../../../../src/domain/ticket/ticket';
 import { errorMessage } from '../../app/api';
-import { Banner, Modal } from '../../components/ui';
+import { Banner, CountedLabel, Modal } from '../../components/ui';
 import { useCategoriesQuery, useCreateTicketMutation, useTicketsQuery } from './api';
 import { OPEN_FILTER, statusLabel } from './display';
 import type { Category, ExistingTicket, Ticket } from './types';
@@ -91,12 +91,7 @@ export function TicketForm({
       {error && <Banner kind="error">{error}</Banner>}
       {categoriesError && <Banner kind="error">Failed to load categories</Banner>}
       <div className="field">
-        <div className="label-row">
-          <label htmlFor="ticket-title">Title</label>
-          <span className="counter">
-            {draft.title.length}/{TITLE_MAX}
-          </span>
-        </div>
+        <CountedLabel htmlFor="ticket-title" label="Title" length={draft.title.length} max={TITLE_MAX} />
         <input id="ticket-title" required maxLength={TITLE_MAX} value={draft.title} onChange={(e) => set({ title: e.target.value })} placeholder="Brief summary of the issue" />
       </div>
       <div className="form-row">
@@ -123,12 +118,7 @@ export function TicketForm({
         </div>
       </div>
       <div className="field">
-        <div className="label-row">
-          <label htmlFor="ticket-description">Description</label>
-          <span className="counter">
-            {draft.description.length}/{DESCRIPTION_MAX}
-          </span>
-        </div>
+        <CountedLabel htmlFor="ticket-description" label="Description" length={draft.description.length} max={DESCRIPTION_MAX} />
         <textarea id="ticket-description" rows={5} required maxLength={DESCRIPTION_MAX} value={draft.description} onChange={(e) => set({ description: e.target.value })} placeholder="Describe the problem in detail" />
       </div>
       {category?.customFields.length ? (

@@ -8,7 +8,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { AuthFile, type FileRef } from '../../components/AuthFile';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
-import { Badge, Banner, Card, LoadingScreen } from '../../components/ui';
+import { Badge, Banner, Card, CountedLabel, LoadingScreen } from '../../components/ui';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { joinTicket } from '../../lib/live';
 import { selectUser } from '../auth/sessionSlice';
@@ -69,12 +69,7 @@ export function OutcomeEditor({ ticket, onSave }: { ticket: Ticket; onSave: (out
     >
       {editing ? (
         <div className="form">
-          <div className="label-row">
-            <label htmlFor="outcome">Outcome</label>
-            <span className={`counter ${text.length > OUTCOME_MAX ? 'over' : ''}`}>
-              {text.length}/{OUTCOME_MAX}
-            </span>
-          </div>
+          <CountedLabel htmlFor="outcome" label="Outcome" length={text.length} max={OUTCOME_MAX} />
           <textarea id="outcome" rows={4} value={text} onChange={(e) => setText(e.target.value)} placeholder="How was this ticket resolved?" />
           {error && <p className="field-error">{error}</p>}
           <div className="form-actions">
