@@ -72,6 +72,9 @@ describe('The workers process, killed mid-job', () => {
     await eventually(() => fake.held('sendMessage') === 1, { describe: 'the reply in flight' });
     first.kill('SIGKILL');
     await exited(first);
+    // The fake Telegram notices the dead caller's socket close a moment after the exit: only then is the
+    // reply undeliverable. Releasing before that would let the reply count as delivered.
+    await eventually(() => fake.held('sendMessage') === 0, { describe: 'the dead caller dropped' });
     fake.release('sendMessage');
 
     // While no worker runs, an admin approves Ivy: the event waits in the log.
