@@ -25,7 +25,6 @@ module.exports = {
     tier('unit', 'unit'),
     tier('contract', 'contract'),
     tier('int', 'int'),
-    // Two browser contexts and a server on a 2-core machine: a step can take seconds, not a hang.
-    tier('e2e', 'e2e', { testTimeout: 30_000 }),
+    tier('e2e', 'e2e', { setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.js'] }),
   ],
 };

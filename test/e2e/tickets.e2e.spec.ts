@@ -1,34 +1,11 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
+import { SHOTS, launchBrowser, shootBothThemes, signIn } from '../support/browser';
 import { addCategory, addMember } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 
-const SHOTS = 'test-results/screenshots';
 const CUSTOMER = { firstName: 'Cara', lastName: 'Customer', username: 'cara_c', email: 'cara@example.com', password: 'cara-password-1' };
-
-/** Saves the page in the light and the dark theme, then restores the theme it had. */
-async function shootBothThemes(page: Page, name: string) {
-  const before = await page.evaluate(() => document.documentElement.dataset.theme);
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((next) => {
-      document.documentElement.dataset.theme = next;
-    }, theme);
-    await page.screenshot({ path: `${SHOTS}/${name}-${theme}.png`, fullPage: true });
-  }
-  await page.evaluate((next) => {
-    document.documentElement.dataset.theme = next ?? 'light';
-  }, before);
-}
-
-async function signIn(page: Page, url: string, email: string, password: string) {
-  await page.goto(`${url}/login`);
-  await page.fill('#email', email);
-  await page.fill('#password', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL('**/dashboard');
-}
 
 describe('Web app in Chromium: customer and agent on one ticket, live', () => {
   let server: TestServer;

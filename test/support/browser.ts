@@ -1,4 +1,8 @@
-import { type Browser, chromium } from 'playwright-core';
+/// <reference lib="dom" />
+import { type Browser, type Page, chromium } from 'playwright-core';
+
+/** Where the e2e suites leave their screenshots (both themes of every screen). */
+export const SHOTS = 'test-results/screenshots';
 
 /** Debian's Chromium, headless, with the flags this machine's closed network needs. */
 export function launchBrowser(): Promise<Browser> {
@@ -7,4 +11,26 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+}
+
+/** Saves the page in the light and the dark theme, then restores the theme it had. */
+export async function shootBothThemes(page: Page, name: string) {
+  const before = await page.evaluate(() => document.documentElement.dataset.theme);
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((next) => {
+      document.documentElement.dataset.theme = next;
+    }, theme);
+    await page.screenshot({ path: `${SHOTS}/${name}-${theme}.png`, fullPage: true });
+  }
+  await page.evaluate((next) => {
+    document.documentElement.dataset.theme = next ?? 'light';
+  }, before);
+}
+
+export async function signIn(page: Page, url: string, email: string, password: string) {
+  await page.goto(`${url}/login`);
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL('**/dashboard');
 }

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { BOT_SETTINGS_STREAM } from '../../domain/botSettings/botSettings';
 import { botSettingsDecider } from '../../domain/botSettings/decide';
 import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
+import { NO_TOKEN_MESSAGE } from '../../domain/settings/schema';
 import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
 import { NotFoundError, UpstreamError, ValidationError } from '../../domain/shared/errors';
 import { handleCommand } from '../../platform/commands';
@@ -11,7 +12,6 @@ import { type BotSettingsView, loadBotSettings, loadSystemSettings } from '../..
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { NO_TOKEN_MESSAGE } from '../settings/routes';
 import { createBotCommand, deleteBotCommand, updateBotCommand } from './service';
 
 const toBotSettings = ({ messages, lastSyncedAt, updatedAt }: BotSettingsView) => ({ messages, lastSyncedAt, updatedAt });

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { SYSTEM_SETTINGS_STREAM, type SystemSettings, maskToken } from '../../domain/settings/settings';
 import { systemSettingsDecider } from '../../domain/settings/decide';
-import { TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
+import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
 import { ValidationError } from '../../domain/shared/errors';
 import { handleCommand } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
@@ -9,8 +9,6 @@ import { type SystemSettingsView, loadSystemSettings } from '../../projections/s
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-
-export const NO_TOKEN_MESSAGE = 'Please enter a Telegram bot token first.';
 
 /** Settings as the API shows them: everything, with the bot token masked. */
 export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView) => ({

@@ -14,7 +14,7 @@ const existing = (state: BotCommandState) => {
 };
 
 /** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
-function normalise(fields: BotCommandFields): BotCommandFields {
+export function normalise(fields: BotCommandFields): BotCommandFields {
   if (fields.handler !== 'custom') return { ...fields, response: null };
   if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
   return fields;

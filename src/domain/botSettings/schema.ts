@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { BOT_MESSAGE_KEYS, BOT_VARIABLES } from './botSettings';
 
-const LABELS: Record<(typeof BOT_MESSAGE_KEYS)[number], string> = {
+/** What each template is called in messages and on the bot messages form. */
+export const BOT_MESSAGE_LABELS: Record<(typeof BOT_MESSAGE_KEYS)[number], string> = {
   welcomeMessage: 'Welcome message',
   helpMessage: 'Help message',
   ticketCreatedMessage: 'Ticket created message',
@@ -30,7 +31,7 @@ const template = (label: string) =>
 export const updateBotSettingsSchema = z
   .object({
     messages: z
-      .object(Object.fromEntries(BOT_MESSAGE_KEYS.map((key) => [key, template(LABELS[key]).optional()])) as Record<(typeof BOT_MESSAGE_KEYS)[number], z.ZodOptional<ReturnType<typeof template>>>, {
+      .object(Object.fromEntries(BOT_MESSAGE_KEYS.map((key) => [key, template(BOT_MESSAGE_LABELS[key]).optional()])) as Record<(typeof BOT_MESSAGE_KEYS)[number], z.ZodOptional<ReturnType<typeof template>>>, {
         message: 'messages must be an object',
       })
       .strict(),

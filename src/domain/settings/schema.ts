@@ -28,6 +28,9 @@ const origin = z
   }, 'Each CORS origin must be like https://example.com (scheme, host and optional port, no path)')
   .transform((value) => value.replace(/\/$/, ''));
 
+/** spec.md section 5: testing the bot needs a token typed first. */
+export const NO_TOKEN_MESSAGE = 'Please enter a Telegram bot token first.';
+
 export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
 export const updateSettingsSchema = z

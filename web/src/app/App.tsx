@@ -15,7 +15,10 @@ const DashboardPage = lazyPage(() => import('../features/tickets/DashboardPage')
 const LiveTicketsPage = lazyPage(() => import('../features/tickets/LiveTicketsPage'), (m) => m.LiveTicketsPage);
 const TicketPage = lazyPage(() => import('../features/tickets/TicketPage'), (m) => m.TicketPage);
 const ProfilePage = lazyPage(() => import('../features/profile/ProfilePage'), (m) => m.ProfilePage);
-const AdminScreens = lazyPage(() => import('../features/admin/AdminScreens'), (m) => m.AdminScreens);
+const CannedMessagesPage = lazyPage(() => import('../features/canned/CannedMessagesPage'), (m) => m.CannedMessagesPage);
+const AdminPage = lazyPage(() => import('../features/admin/AdminPage'), (m) => m.AdminPage);
+const SettingsPage = lazyPage(() => import('../features/settings/SettingsPage'), (m) => m.SettingsPage);
+const WhitelistPage = lazyPage(() => import('../features/whitelist/WhitelistPage'), (m) => m.WhitelistPage);
 
 /** A chunk that fails or times out gets a clear message and a way out, not a blank page. */
 class ChunkBoundary extends Component<{ children: ReactNode }, { failed: Error | null }> {
@@ -63,10 +66,10 @@ export function App() {
             <Route path="/live-tickets" element={<RequireRole roles={[...STAFF]}><LiveTicketsPage /></RequireRole>} />
             <Route path="/tickets/:ticketId" element={<TicketPage />} />
             <Route path="/profile" element={<ProfilePage />} />
-            <Route path="/canned-messages" element={<RequireRole roles={[...STAFF]}><AdminScreens screen="canned" /></RequireRole>} />
-            <Route path="/admin" element={<RequireRole roles="admin"><AdminScreens screen="admin" /></RequireRole>} />
-            <Route path="/settings" element={<RequireRole roles="admin"><AdminScreens screen="settings" /></RequireRole>} />
-            <Route path="/telegram-whitelist" element={<RequireRole roles="admin"><AdminScreens screen="whitelist" /></RequireRole>} />
+            <Route path="/canned-messages" element={<RequireRole roles={[...STAFF]}><CannedMessagesPage /></RequireRole>} />
+            <Route path="/admin" element={<RequireRole roles="admin"><AdminPage /></RequireRole>} />
+            <Route path="/settings" element={<RequireRole roles="admin"><SettingsPage /></RequireRole>} />
+            <Route path="/telegram-whitelist" element={<RequireRole roles="admin"><WhitelistPage /></RequireRole>} />
           </Route>
           <Route path="*" element={<Navigate to="/dashboard" replace />} />
         </Routes>

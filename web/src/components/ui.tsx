@@ -47,22 +47,31 @@ export function LoadingScreen({ text = 'Loading...' }: { text?: string }) {
   );
 }
 
+const openModals: object[] = [];
+
 /** A modal dialog: Escape and the backdrop close it, focus moves in and returns when it closes. */
 export function Modal({ title, onClose, children, wide = false }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
+  // The latest onClose, so a parent's new function on each render does not reset focus.
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
-    panel.current?.querySelector<HTMLElement>('input, select, textarea, button:not(.modal-close)')?.focus();
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
+    const token = {};
+    openModals.push(token);
+    panel.current?.querySelector<HTMLElement>('input:not(:disabled), select:not(:disabled), textarea, button:not(.modal-close)')?.focus();
+    // Only the topmost dialog answers Escape, so closing a confirmation keeps the form beneath it.
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && openModals.at(-1) === token && close.current();
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
+      openModals.splice(openModals.indexOf(token), 1);
       before?.focus?.();
     };
-  }, [onClose]);
+  }, []);
   return (
-    <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
+    <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && close.current()}>
       <div ref={panel} className={`modal ${wide ? 'modal-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId}>
         <header className="modal-header">
           <h2 id={titleId}>{title}</h2>
@@ -89,15 +98,88 @@ export function CountedLabel({ htmlFor, label, length, max }: { htmlFor: string;
 }
 
 export function Card({ title, actions, children, className = '' }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+  const titleId = useId();
   return (
-    <section className={`card ${className}`.trim()}>
+    <section className={`card ${className}`.trim()} aria-labelledby={title ? titleId : undefined}>
       {(title || actions) && (
         <header className="card-header">
-          {title && <h2>{title}</h2>}
+          {title && <h2 id={titleId}>{title}</h2>}
           {actions && <div className="card-actions">{actions}</div>}
         </header>
       )}
       {children}
     </section>
+  );
+}
+
+/** A yes/no question in the app's own dialog (spec.md section 8's confirmations), never a silent action. */
+export function ConfirmDialog({ message, confirmLabel = 'Delete', busy = false, onConfirm, onCancel }: { message: string; confirmLabel?: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <Modal title="Please confirm" onClose={onCancel}>
+      <p className="confirm-text">{message}</p>
+      <div className="form-actions">
+        <button type="button" className="button button-secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="button button-danger" disabled={busy} onClick={onConfirm}>
+          {busy ? 'Working...' : confirmLabel}
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** What a screen shows to someone whose role may not use it (spec.md section 2). */
+export function AccessDenied({ children }: { children: string }) {
+  return (
+    <div className="page">
+      <div className="banner banner-error access-denied" role="alert">
+        <Icon name="lock" />
+        <span>{children}</span>
+      </div>
+    </div>
+  );
+}
+
+/** A banner that can be closed; `kind` picks green (success) or red (error). */
+export function FlashBanner({ flash, onClose }: { flash: { kind: 'success' | 'error'; text: string } | null; onClose?: () => void }) {
+  if (!flash) return null;
+  return (
+    <div className={`banner banner-${flash.kind} flash`} role={flash.kind === 'error' ? 'alert' : 'status'}>
+      <span>{flash.text}</span>
+      {onClose && (
+        <button type="button" className="icon-button" aria-label="Dismiss message" onClick={onClose}>
+          <Icon name="close" size={16} />
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A form's Cancel and submit buttons; the submit reads 'Saving...' while the form is sent. */
+export function FormActions({ saving, submitLabel, onCancel, children }: { saving: boolean; submitLabel: string; onCancel: () => void; children?: ReactNode }) {
+  return (
+    <div className="form-actions">
+      {children}
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="button button-primary" disabled={saving}>
+        {saving ? 'Saving...' : submitLabel}
+      </button>
+    </div>
+  );
+}
+
+/** A screen's title, the line under it, and its main action on the right. */
+export function PageHeader({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {subtitle && <p className="muted">{subtitle}</p>}
+      </div>
+      {children}
+    </header>
   );
 }

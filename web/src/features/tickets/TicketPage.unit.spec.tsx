@@ -62,7 +62,7 @@ describe('Ticket detail', () => {
     renderWeb(<OutcomeEditor ticket={ticket({})} onSave={onSave} />);
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Add Outcome' }));
-    const box = screen.getByLabelText('Outcome');
+    const box = screen.getByRole('textbox', { name: 'Outcome' });
     await user.type(box, '   ');
     expect(screen.getByRole('button', { name: 'Save Outcome' })).toBeDisabled();
     await user.clear(box);

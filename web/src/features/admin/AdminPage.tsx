@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { useAppSelector } from '../../app/hooks';
+import { Icon } from '../../components/icons';
+import { AccessDenied, PageHeader, StatCard } from '../../components/ui';
+import { useLogout } from '../auth/session';
+import { selectUser } from '../auth/sessionSlice';
+import { useStatsQuery } from '../tickets/api';
+import { useAllCategoriesQuery, useUserStatsQuery } from './api';
+import { BotCommandsTab } from './BotCommandsTab';
+import { CategoriesTab } from './CategoriesTab';
+import { UsersTab } from './UsersTab';
+
+export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Settings'] as const;
+type Tab = (typeof ADMIN_TABS)[number];
+
+/** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
+const figure = (value: number | undefined, failed: unknown) => (failed ? '—' : (value ?? '…'));
+
+function useLogged(error: unknown, what: string) {
+  useEffect(() => {
+    if (error) console.error(`Admin panel: ${what} failed to load`, error);
+  }, [error, what]);
+}
+
+/** The Admin Panel of spec.md section 2: four stat cards, a welcome line, Logout and four tabs. */
+export function AdminPage() {
+  const user = useAppSelector(selectUser);
+  const logout = useLogout();
+  const [tab, setTab] = useState<Tab>('Users');
+  const admin = user?.role === 'admin';
+  const userStats = useUserStatsQuery(undefined, { skip: !admin });
+  const ticketStats = useStatsQuery(undefined, { skip: !admin });
+  const categories = useAllCategoriesQuery(undefined, { skip: !admin });
+  useLogged(userStats.error, 'user statistics');
+  useLogged(ticketStats.error, 'ticket statistics');
+  useLogged(categories.error, 'categories');
+  if (!admin) return <AccessDenied>Access Denied: You must be an administrator to access the admin panel.</AccessDenied>;
+
+  return (
+    <div className="page">
+      <PageHeader title="Admin Panel" subtitle={`Welcome back, ${user.firstName}! Manage users, categories and the Telegram bot from here.`}>
+        <button type="button" className="button button-secondary" onClick={() => void logout()}>
+          <Icon name="logout" size={16} /> Logout
+        </button>
+      </PageHeader>
+      <div className="stat-grid">
+        <StatCard label="Total Users" value={figure(userStats.data?.total, userStats.error)} icon="user" />
+        <StatCard label="Total Tickets" value={figure(ticketStats.data?.total, ticketStats.error)} icon="ticket" tone="primary" />
+        <StatCard label="Categories" value={figure(categories.data?.categories.length, categories.error)} icon="tag" />
+        <StatCard label="Active Agents" value={figure(userStats.data?.activeAgents, userStats.error)} icon="profile" tone="success" />
+      </div>
+      <div className="tabs" role="tablist" aria-label="Administration">
+        {ADMIN_TABS.map((name) => (
+          <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'} onClick={() => setTab(name)}>
+            {name}
+          </button>
+        ))}
+      </div>
+      <div className="card" role="tabpanel" aria-label={tab}>
+        {tab === 'Users' && <UsersTab />}
+        {tab === 'Categories' && <CategoriesTab />}
+        {tab === 'Bot Commands' && <BotCommandsTab />}
+        {tab === 'Settings' && (
+          <p className="muted">
+            System-wide settings (Telegram bot token, uploads, rate limits, maintenance) live on the <Link to="/settings">System Settings</Link> screen.
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}

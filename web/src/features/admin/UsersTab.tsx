@@ -1,0 +1,149 @@
+import { useState } from 'react';
+import { errorMessage } from '../../app/api';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { Icon } from '../../components/icons';
+import { toastShown } from '../../components/toastsSlice';
+import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
+import { useEditing } from '../../lib/editing';
+import { fullName, timeAgo } from '../../lib/format';
+import { selectUser } from '../auth/sessionSlice';
+import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
+import { UserForm, roleLabel } from './UserForm';
+
+const PAGE_SIZE = 25;
+const ROLE_BADGE = { admin: 'destructive', agent: 'default', customer: 'secondary' } as const;
+
+/** spec.md section 2: Last Login reads Never, Just now, n mins/hours/days ago, then the date after 7 days. */
+export const lastLoginText = (lastLogin: string | null, now = Date.now()) => (lastLogin ? timeAgo(lastLogin, now) : 'Never');
+
+/** The Users table: Name, Email, Role, Status, Last Login, Actions; one's own account cannot be deleted. */
+export function UsersTable({ users, meId, onEdit, onDelete }: { users: AdminUser[]; meId: string | undefined; onEdit: (user: AdminUser) => void; onDelete: (user: AdminUser) => void }) {
+  if (users.length === 0) return <EmptyState title="No users found" icon="user" />;
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Status</th>
+            <th>Last Login</th>
+            <th>Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((user) => {
+            const self = user._id === meId;
+            return (
+              <tr key={user._id}>
+                <td>
+                  <strong>{fullName(user)}</strong>
+                  <div className="muted small">@{user.username}</div>
+                </td>
+                <td>{user.email}</td>
+                <td>
+                  <Badge variant={ROLE_BADGE[user.role]}>{roleLabel(user.role)}</Badge>
+                </td>
+                <td>
+                  <Badge variant={user.isActive ? 'success' : 'outline'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
+                </td>
+                <td>{lastLoginText(user.lastLogin)}</td>
+                <td>
+                  <div className="row-actions">
+                    <button type="button" className="icon-button" aria-label={`Edit ${fullName(user)}`} title="Edit user" onClick={() => onEdit(user)}>
+                      <Icon name="edit" size={16} />
+                    </button>
+                    {/* A disabled button gets no hover events, so the tooltip sits on a wrapper. */}
+                    <span title={self ? 'Cannot delete your own account' : 'Delete user'}>
+                      <button type="button" className="icon-button danger" aria-label={`Delete ${fullName(user)}`} disabled={self} onClick={() => onDelete(user)}>
+                        <Icon name="trash" size={16} />
+                      </button>
+                    </span>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function UsersTab() {
+  const me = useAppSelector(selectUser);
+  const dispatch = useAppDispatch();
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const { data, error, isLoading } = useUsersQuery({ page, limit: PAGE_SIZE, q: search.trim() || undefined });
+  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<AdminUser>();
+  const [createUser, creating] = useCreateUserMutation();
+  const [updateUser, updating] = useUpdateUserMutation();
+  const [deleteUser, removing] = useDeleteUserMutation();
+
+  const save = async (input: UserInput) => {
+    setFormError(null);
+    try {
+      if (editing === 'new') await createUser(input).unwrap();
+      else if (editing) await updateUser({ id: editing._id, ...input }).unwrap();
+      dispatch(toastShown('success', editing === 'new' ? 'User created successfully' : 'User updated successfully'));
+      close();
+    } catch (failure) {
+      setFormError(errorMessage(failure, editing === 'new' ? 'Failed to create user' : 'Failed to update user'));
+    }
+  };
+  const remove = async () => {
+    if (!deleting) return;
+    try {
+      await deleteUser(deleting._id).unwrap();
+      dispatch(toastShown('success', 'User deleted successfully'));
+    } catch (failure) {
+      dispatch(toastShown('error', errorMessage(failure, 'Failed to delete user')));
+    }
+    setDeleting(null);
+  };
+  const pages = data?.pagination.pages ?? 1;
+
+  return (
+    <section aria-label="Users">
+      <div className="toolbar">
+        <input
+          type="search"
+          className="search"
+          placeholder="Search users..."
+          aria-label="Search users"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(1);
+          }}
+        />
+        <button type="button" className="button button-primary" onClick={() => setEditing('new')}>
+          <Icon name="plus" size={16} /> Add User
+        </button>
+      </div>
+      {error ? <Banner kind="error">{errorMessage(error, 'Failed to load admin data')}</Banner> : null}
+      {isLoading ? <p className="muted">Loading users...</p> : data && <UsersTable users={data.users} meId={me?._id} onEdit={setEditing} onDelete={setDeleting} />}
+      {data && pages > 1 && (
+        <nav className="pager" aria-label="Users pages">
+          <button type="button" className="button button-ghost button-small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span className="muted">
+            Page {page} of {pages} · {data.pagination.total} users
+          </span>
+          <button type="button" className="button button-ghost button-small" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </nav>
+      )}
+      {editing && (
+        <Modal title={editing === 'new' ? 'Add New User' : 'Edit User'} onClose={close}>
+          <UserForm user={editing === 'new' ? null : editing} isSelf={editing !== 'new' && editing._id === me?._id} saving={creating.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={close} />
+        </Modal>
+      )}
+      {deleting && <ConfirmDialog message="Are you sure you want to delete this user? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import type { toBotCommand } from '../../../../src/projections/botCommands';
+import type { BotSettingsView } from '../../../../src/projections/settings';
+import type { PublicUser } from '../../../../src/projections/users';
+import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';
+import type { BotMessages } from '../../../../src/domain/botSettings/botSettings';
+import { api } from '../../app/api';
+import type { Category } from '../tickets/types';
+
+export type AdminUser = PublicUser;
+export type BotCommand = ReturnType<typeof toBotCommand>;
+export type BotSettings = Pick<BotSettingsView, 'messages' | 'lastSyncedAt' | 'updatedAt'>;
+export type { BotMessages, CustomField };
+
+export interface UserStats {
+  total: number;
+  active: number;
+  inactive: number;
+  byRole: Record<PublicUser['role'], number>;
+  activeAgents: number;
+  activeStaff: number;
+  newThisWeek: number;
+}
+
+export interface UserPage {
+  users: AdminUser[];
+  pagination: { page: number; limit: number; total: number; pages: number };
+}
+
+/** What the user form sends: the password only when one was typed (spec.md section 5). */
+export interface UserInput {
+  firstName: string;
+  lastName: string;
+  username: string;
+  email: string;
+  password?: string;
+  role: PublicUser['role'];
+  isActive: boolean;
+}
+
+export type CategoryInput = Omit<CategoryDetails, 'customFields'> & { customFields: Array<Omit<CustomField, 'order'> & { order: number }> };
+
+export interface BotCommandInput {
+  command?: string;
+  description: string;
+  handler?: BotCommand['handler'];
+  response: string | null;
+  order: number;
+  isActive: boolean;
+}
+
+export interface TelegramStatus {
+  status: 'active' | 'inactive' | 'error';
+  botUsername?: string;
+  error?: string;
+}
+
+/** The Admin Panel's calls (spec.md section 7): users, categories, bot commands and bot messages. */
+const adminApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    users: build.query<UserPage, { page: number; limit: number; q?: string }>({
+      query: ({ page, limit, q }) => ({ url: '/users', params: { page, limit, ...(q ? { q } : {}) } }),
+      providesTags: ['User'],
+    }),
+    userStats: build.query<UserStats, void>({ query: () => '/users/stats', providesTags: ['User'] }),
+    createUser: build.mutation<{ user: AdminUser }, UserInput>({
+      query: (body) => ({ url: '/users', method: 'POST', body }),
+      invalidatesTags: ['User'],
+    }),
+    updateUser: build.mutation<{ user: AdminUser }, { id: string } & Partial<UserInput>>({
+      query: ({ id, ...body }) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'PUT', body }),
+      invalidatesTags: ['User'],
+    }),
+    deleteUser: build.mutation<void, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: ['User'],
+    }),
+    allCategories: build.query<{ categories: Category[] }, void>({
+      query: () => ({ url: '/categories', params: { includeInactive: 'true' } }),
+      providesTags: ['Category'],
+    }),
+    createCategory: build.mutation<{ category: Category }, CategoryInput>({
+      query: (body) => ({ url: '/categories', method: 'POST', body }),
+      invalidatesTags: ['Category', 'Stats'],
+    }),
+    updateCategory: build.mutation<{ category: Category }, { id: string } & CategoryInput>({
+      query: ({ id, ...body }) => ({ url: `/categories/${encodeURIComponent(id)}`, method: 'PUT', body }),
+      invalidatesTags: ['Category', 'Stats'],
+    }),
+    deleteCategory: build.mutation<void, string>({
+      query: (id) => ({ url: `/categories/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: ['Category', 'Stats', 'Canned'],
+    }),
+    botCommands: build.query<{ commands: BotCommand[] }, void>({ query: () => '/bot-commands', providesTags: ['BotCommand'] }),
+    createBotCommand: build.mutation<{ command: BotCommand }, BotCommandInput>({
+      query: (body) => ({ url: '/bot-commands', method: 'POST', body }),
+      invalidatesTags: ['BotCommand'],
+    }),
+    updateBotCommand: build.mutation<{ command: BotCommand }, { id: string } & BotCommandInput>({
+      query: ({ id, ...body }) => ({ url: `/bot-commands/${encodeURIComponent(id)}`, method: 'PUT', body }),
+      invalidatesTags: ['BotCommand'],
+    }),
+    deleteBotCommand: build.mutation<void, string>({
+      query: (id) => ({ url: `/bot-commands/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: ['BotCommand'],
+    }),
+    syncBotCommands: build.mutation<{ success: boolean; synced: number }, void>({
+      // Telegram may take a while to answer; the server's own call waits up to its timeout.
+      query: () => ({ url: '/bot-commands/sync', method: 'POST', timeout: 30_000 }),
+      invalidatesTags: ['BotSettings'],
+    }),
+    botSettings: build.query<{ settings: BotSettings }, void>({ query: () => '/bot-settings', providesTags: ['BotSettings'] }),
+    updateBotSettings: build.mutation<{ settings: BotSettings }, Partial<BotMessages>>({
+      query: (messages) => ({ url: '/bot-settings', method: 'PUT', body: { messages } }),
+      invalidatesTags: ['BotSettings'],
+    }),
+    resetBotSettings: build.mutation<{ settings: BotSettings }, void>({
+      query: () => ({ url: '/bot-settings/reset', method: 'POST' }),
+      invalidatesTags: ['BotSettings'],
+    }),
+    telegramStatus: build.query<TelegramStatus, void>({ query: () => ({ url: '/settings/telegram/status', timeout: 30_000 }), providesTags: ['Settings'] }),
+  }),
+});
+
+export const {
+  useUsersQuery,
+  useUserStatsQuery,
+  useCreateUserMutation,
+  useUpdateUserMutation,
+  useDeleteUserMutation,
+  useAllCategoriesQuery,
+  useCreateCategoryMutation,
+  useUpdateCategoryMutation,
+  useDeleteCategoryMutation,
+  useBotCommandsQuery,
+  useCreateBotCommandMutation,
+  useUpdateBotCommandMutation,
+  useDeleteBotCommandMutation,
+  useSyncBotCommandsMutation,
+  useBotSettingsQuery,
+  useUpdateBotSettingsMutation,
+  useResetBotSettingsMutation,
+  useTelegramStatusQuery,
+} = adminApi;

@@ -1,0 +1,27 @@
+import type { toSettings } from '../../../../src/api/settings/routes';
+import { api } from '../../app/api';
+
+export type SystemSettings = ReturnType<typeof toSettings>;
+export type SettingsInput = Omit<SystemSettings, 'updatedAt' | 'updatedBy'>;
+
+export interface BotTest {
+  success: boolean;
+  bot?: { id: number; username?: string; firstName?: string };
+  error?: string;
+}
+
+/** System settings (spec.md section 7: GET and PUT /settings, the Telegram test). */
+const settingsApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    systemSettings: build.query<{ settings: SystemSettings }, void>({ query: () => '/settings', providesTags: ['Settings'] }),
+    saveSettings: build.mutation<{ settings: SystemSettings }, SettingsInput>({
+      query: (body) => ({ url: '/settings', method: 'PUT', body }),
+      invalidatesTags: ['Settings'],
+    }),
+    testBot: build.mutation<BotTest, { telegramBotToken: string }>({
+      query: (body) => ({ url: '/settings/telegram/test', method: 'POST', body, timeout: 30_000 }),
+    }),
+  }),
+});
+
+export const { useSystemSettingsQuery, useSaveSettingsMutation, useTestBotMutation } = settingsApi;
