@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStoreDbEventStore } from './eventstoredb';
+import { GENESIS, streamLink, verifyStreamEvents } from './integrity';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
 
@@ -215,6 +216,47 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       await until(() => errors.length === 1);
       await subscription.stop();
       expect(calls).toBe(1);
+    });
+  });
+
+  describe('when events are stored, each carries its stream-chain link', () => {
+    it('chains every event to the previous one of its stream, across appends', async () => {
+      await store.append(stream, [event('A', { n: 1 }), event('B', { n: 2 })], 'no_stream');
+      await store.append(stream, [event('C', { nested: { z: 1, a: [1, 2] } })], 1);
+      const stored = await store.readStream(stream);
+      expect(stored.map((e) => e.metadata)).toEqual(stored.map(() => event('X').metadata));
+      let previous = GENESIS;
+      for (const recorded of stored) {
+        expect(recorded.chain?.hash).toBe(streamLink(previous, recorded));
+        previous = recorded.chain!.hash;
+      }
+      expect(verifyStreamEvents(stored)).toMatchObject({ ok: true, events: 3, head: previous, firstBreak: null });
+    });
+
+    it('keeps the chain whole when appends with any race on one stream', async () => {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.append(stream, [event(`E${i}`)], 'any')));
+      const stored = await store.readStream(stream);
+      expect(stored).toHaveLength(10);
+      expect(verifyStreamEvents(stored).ok).toBe(true);
+    });
+
+    it('gives a retried append the same links', async () => {
+      const id = randomUUID();
+      await store.append(stream, [event('A')], 'no_stream');
+      await store.append(stream, [event('B', {}, id)], 0);
+      await store.append(stream, [event('B', {}, id)], 0);
+      const stored = await store.readStream(stream);
+      expect(stored).toHaveLength(2);
+      expect(verifyStreamEvents(stored).ok).toBe(true);
+    });
+
+    it('names the event whose content no longer matches its link', async () => {
+      await store.append(stream, [event('A'), event('B', { amount: 10 }), event('C')], 'no_stream');
+      const stored = await store.readStream(stream);
+      const altered = stored.map((e) => (e.revision === 1 ? { ...e, data: { amount: 1000 } } : e));
+      expect(verifyStreamEvents(altered).firstBreak).toMatchObject({ chain: 'stream', streamId: stream, revision: 1, type: 'B' });
+      const missing = stored.filter((e) => e.revision !== 1);
+      expect(verifyStreamEvents(missing).firstBreak).toMatchObject({ streamId: stream, revision: 2, reason: expect.stringContaining('revision 1') });
     });
   });
 });

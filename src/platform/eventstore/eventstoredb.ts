@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ANY,
   type AllStreamResolvedEvent,
-  type AppendExpectedRevision,
   BACKWARDS,
   END,
   EventStoreDBClient,
@@ -11,7 +9,6 @@ import {
   type Position,
   type ResolvedEvent,
   START,
-  STREAM_EXISTS,
   StreamNotFoundError,
   WrongExpectedVersionError as EsdbWrongExpectedVersion,
   excludeSystemEvents,
@@ -30,6 +27,10 @@ import {
   type Subscription,
   WrongExpectedVersionError,
 } from './port';
+import { GENESIS, streamLink } from './integrity';
+
+/** Where the stream-chain link travels in an event's metadata (taken out again when read). */
+const CHAIN_KEY = 'chain';
 
 /**
  * EventStoreDB / KurrentDB adapter. Global positions are the commit positions of the transaction
@@ -45,32 +46,56 @@ export class EventStoreDbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
+  /**
+   * Each event's metadata carries its stream-chain link, computed from the previous event's link, so
+   * the append is pinned to the revision that link was read from: with `any` or `stream_exists` a
+   * concurrent writer makes it read again and retry; an exact expectation is the caller's to keep.
+   * (Idempotent replays work as before: the same expected revision gives the same links and ids.)
+   */
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    try {
-      const result = await this.client.appendToStream(
-        streamId,
-        events.map((event) =>
-          jsonEvent({
-            id: event.id ?? randomUUID(),
-            type: event.type,
-            data: event.data,
-            metadata: event.metadata as unknown as Record<string, unknown>,
-          }),
-        ),
-        { expectedRevision: toEsdbExpected(expected) },
-      );
-      return {
-        nextRevision: Number(result.nextExpectedRevision),
-        position: result.position ? Number(result.position.commit) : await this.headPosition(),
-      };
-    } catch (error) {
-      if (error instanceof EsdbWrongExpectedVersion) {
-        const actual = error.actualVersion;
-        throw new WrongExpectedVersionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+    const ids = events.map((event) => event.id ?? randomUUID());
+    for (let attempt = 0; ; attempt += 1) {
+      const previous = await this.linkBefore(streamId, expected);
+      let hash = previous.hash;
+      let revision = previous.revision ?? -1;
+      const prepared = events.map((event, index) => {
+        revision += 1;
+        hash = streamLink(hash, { id: ids[index]!, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
+        return jsonEvent({ id: ids[index]!, type: event.type, data: event.data, metadata: { ...event.metadata, [CHAIN_KEY]: { hash } } as Record<string, unknown> });
+      });
+      try {
+        const result = await this.client.appendToStream(streamId, prepared, {
+          expectedRevision: previous.revision === null ? NO_STREAM : BigInt(previous.revision),
+        });
+        return {
+          nextRevision: Number(result.nextExpectedRevision),
+          position: result.position ? Number(result.position.commit) : await this.headPosition(),
+        };
+      } catch (error) {
+        if (error instanceof EsdbWrongExpectedVersion) {
+          if ((expected === 'any' || expected === 'stream_exists') && attempt < 10) continue;
+          const actual = error.actualVersion;
+          throw new WrongExpectedVersionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+        }
+        throw error;
       }
-      throw error;
     }
+  }
+
+  /** The revision an append is pinned to (null: a new stream) and the link it chains from. */
+  private async linkBefore(streamId: string, expected: ExpectedRevision): Promise<{ revision: number | null; hash: string }> {
+    if (expected === 'no_stream') return { revision: null, hash: GENESIS };
+    const [last] =
+      typeof expected === 'number'
+        ? await this.readStream(streamId, { fromRevision: expected, maxCount: 1 })
+        : await this.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+    if (typeof expected === 'number') return { revision: expected, hash: last?.chain?.hash ?? GENESIS };
+    if (!last) {
+      if (expected === 'stream_exists') throw new WrongExpectedVersionError(streamId, expected, 'no_stream');
+      return { revision: null, hash: GENESIS };
+    }
+    return { revision: last.revision, hash: last.chain?.hash ?? GENESIS };
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -152,13 +177,6 @@ export class EventStoreDbEventStore implements EventStore {
   }
 }
 
-function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
-  if (expected === 'any') return ANY;
-  if (expected === 'no_stream') return NO_STREAM;
-  if (expected === 'stream_exists') return STREAM_EXISTS;
-  return BigInt(expected);
-}
-
 function toPosition(position: number): Position {
   return { commit: BigInt(position), prepare: BigInt(position) };
 }
@@ -166,6 +184,7 @@ function toPosition(position: number): Position {
 function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
   const event = resolved.event;
   if (!event || !event.isJson || !event.position) return null;
+  const { [CHAIN_KEY]: chain, ...metadata } = (event.metadata ?? {}) as Record<string, unknown> & { [CHAIN_KEY]?: { hash?: string } };
   return {
     id: event.id,
     streamId: event.streamId,
@@ -173,6 +192,7 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
     position: Number(event.position.commit),
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: event.metadata as unknown as EventMetadata,
+    metadata: metadata as unknown as EventMetadata,
+    ...(chain?.hash ? { chain: { hash: chain.hash, log: null } } : {}),
   };
 }

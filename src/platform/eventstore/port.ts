@@ -1,3 +1,5 @@
+import type { ChainLinks } from './integrity';
+
 /**
  * The EventStore port: the only place state is written. Both adapters (SQLite and EventStoreDB) must
  * pass `eventstore.contract.spec.ts`, which pins the semantics listed in DESIGN.md.
@@ -38,6 +40,8 @@ export interface RecordedEvent<Type extends string = string, Data = Record<strin
   type: Type;
   data: Data;
   metadata: EventMetadata;
+  /** Tamper-evidence links stored with the event (see integrity.ts); set by both adapters. */
+  chain?: ChainLinks;
 }
 
 export interface AppendResult {

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import { logLink, streamLink, verifyLog } from './integrity';
 import { WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
 
@@ -36,5 +38,77 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
     await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);
     await expect(reader.append('ticket-1', [{ type: 'B', data: {}, metadata: META }], 0)).rejects.toBeInstanceOf(WrongExpectedVersionError);
     expect((await reader.readStream('ticket-1')).map((event) => event.type)).toEqual(['TicketOpened', 'A']);
+  });
+});
+
+describe('The SQLite event log, altered behind its back', () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteEventStore;
+  const fact = (type: string, data: Record<string, unknown> = {}) => ({ type, data, metadata: META });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'es-tamper-'));
+    file = path.join(dir, 'events.db');
+    store = new SqliteEventStore({ filename: file });
+    await store.append('ticket-a', [fact('TicketOpened', { title: 'Printer' }), fact('MessagePosted', { content: 'It jams' })], 'no_stream');
+    await store.append('ticket-b', [fact('TicketOpened', { title: 'Login' })], 'no_stream');
+    await store.append('ticket-a', [fact('TicketOutcomeRecorded', { outcomeMessage: 'Refund 10 EUR' }), fact('TicketStatusChanged', { from: 'open', to: 'resolved' })], 1);
+    await store.append('ticket-b', [fact('MessagePosted', { content: 'Cannot sign in' })], 0);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Another program with write access to the file: what an attacker or a careless operator would use. */
+  const tamper = (sql: string, ...params: unknown[]) => {
+    const db = new Database(file);
+    db.prepare(sql).run(...params);
+    db.close();
+  };
+
+  it('when nothing was changed, then both chains verify and the report names the head', async () => {
+    const report = await verifyLog(store);
+    const last = (await store.readAll()).at(-1)!;
+    expect(report).toMatchObject({ ok: true, events: 6, streams: 2, logChain: true, firstBreak: null, head: { position: last.position, hash: last.chain!.hash, log: last.chain!.log } });
+  });
+
+  it("when an event's data is edited in the file, then the break names its stream and revision", async () => {
+    tamper("UPDATE events SET data = ? WHERE stream_id = 'ticket-a' AND revision = 2", JSON.stringify({ outcomeMessage: 'Refund 1000 EUR' }));
+    const report = await verifyLog(store);
+    expect(report.ok).toBe(false);
+    expect(report.firstBreak).toMatchObject({ chain: 'stream', streamId: 'ticket-a', revision: 2, type: 'TicketOutcomeRecorded' });
+    expect(report.firstBreak!.stored).not.toBe(report.firstBreak!.expected);
+  });
+
+  it("when the edited event's own hash is recomputed too, then the log chain breaks at that event", async () => {
+    const [opened, posted] = await store.readStream('ticket-a');
+    const forged = { ...posted!, data: { content: 'It works fine' } };
+    tamper("UPDATE events SET data = ?, hash = ? WHERE stream_id = 'ticket-a' AND revision = 1", JSON.stringify(forged.data), streamLink(opened!.chain!.hash, forged));
+    expect((await verifyLog(store)).firstBreak).toMatchObject({ chain: 'log', streamId: 'ticket-a', revision: 1 });
+  });
+
+  it('when an event is deleted from the file, then the next event of its stream reports the gap', async () => {
+    tamper("DELETE FROM events WHERE stream_id = 'ticket-a' AND revision = 2");
+    expect((await verifyLog(store)).firstBreak).toMatchObject({ streamId: 'ticket-a', revision: 3, reason: expect.stringContaining('revision 2 of ticket-a is missing') });
+  });
+
+  it("when a stream's last event is deleted, then the log chain reports the next event of the log", async () => {
+    tamper("DELETE FROM events WHERE stream_id = 'ticket-a' AND revision = 3");
+    expect((await verifyLog(store)).firstBreak).toMatchObject({ chain: 'log', streamId: 'ticket-b', revision: 1 });
+  });
+
+  it('when a file from before the chains is opened, then its events are sealed in log order and verify', async () => {
+    await store.close();
+    tamper('ALTER TABLE events DROP COLUMN hash');
+    tamper('ALTER TABLE events DROP COLUMN log_hash');
+    store = new SqliteEventStore({ filename: file });
+    const events = await store.readAll();
+    expect(events.every((event) => event.chain?.hash)).toBe(true);
+    expect(events[1]!.chain!.log).toBe(logLink(events[0]!.chain!.log!, events[1]!.chain!.hash));
+    expect((await verifyLog(store)).ok).toBe(true);
+    await store.append('ticket-b', [fact('MessagePosted', { content: 'Thanks' })], 1);
+    expect((await verifyLog(store)).ok).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ import {
   type Subscription,
   WrongExpectedVersionError,
 } from './port';
+import { GENESIS, logLink, streamLink } from './integrity';
 
 interface EventRow {
   position: number;
@@ -23,6 +24,8 @@ interface EventRow {
   type: string;
   data: string;
   metadata: string;
+  hash: string | null;
+  log_hash: string | null;
 }
 
 const SCHEMA = `
@@ -34,6 +37,8 @@ CREATE TABLE IF NOT EXISTS events (
   type      TEXT    NOT NULL,
   data      TEXT    NOT NULL,
   metadata  TEXT    NOT NULL,
+  hash      TEXT,
+  log_hash  TEXT,
   UNIQUE (stream_id, revision)
 );`;
 
@@ -45,6 +50,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   type: row.type,
   data: JSON.parse(row.data) as Record<string, unknown>,
   metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+  ...(row.hash ? { chain: { hash: row.hash, log: row.log_hash } } : {}),
 });
 
 export interface SqliteEventStoreOptions {
@@ -80,6 +86,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    this.sealEarlierEvents();
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.pageSize = options.pageSize ?? 1000;
     this.appended.setMaxListeners(0);
@@ -87,9 +94,13 @@ export class SqliteEventStore implements EventStore {
       streamHead: this.db.prepare<[string], { revision: number | null }>(
         'SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?',
       ),
+      streamLast: this.db.prepare<[string], { revision: number; hash: string }>(
+        'SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+      ),
+      logLast: this.db.prepare<[], { log_hash: string }>('SELECT log_hash FROM events ORDER BY position DESC LIMIT 1'),
       byEventId: this.db.prepare<[string], EventRow>('SELECT * FROM events WHERE event_id = ?'),
-      insert: this.db.prepare<[string, string, number, string, string, string]>(
-        'INSERT INTO events (event_id, stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+      insert: this.db.prepare<[string, string, number, string, string, string, string, string]>(
+        'INSERT INTO events (event_id, stream_id, revision, type, data, metadata, hash, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       forwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
@@ -107,24 +118,50 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
     const replay = this.findEarlierAppend(streamId, events);
     if (replay) return replay;
-    const current = this.statements.streamHead.get(streamId)?.revision ?? null;
-    checkExpected(streamId, expected, current);
-    let revision = current ?? -1;
+    const last = this.statements.streamLast.get(streamId);
+    checkExpected(streamId, expected, last?.revision ?? null);
+    let revision = last?.revision ?? -1;
+    let hash = last?.hash ?? GENESIS;
+    let log = this.statements.logLast.get()?.log_hash ?? GENESIS;
     let position = 0;
     for (const event of events) {
       revision += 1;
-      const info = this.statements.insert.run(
-        event.id ?? randomUUID(),
-        streamId,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      );
+      const id = event.id ?? randomUUID();
+      hash = streamLink(hash, { id, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
+      log = logLink(log, hash);
+      const info = this.statements.insert.run(id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), hash, log);
       position = Number(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
   };
+
+  /**
+   * A file written before events carried hashes gets its columns and its chains now, in log order
+   * (those links are made at upgrade time: they prove nothing changed since, not before).
+   */
+  private sealEarlierEvents(): void {
+    this.db
+      .transaction(() => {
+        const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(events)').all().map((column) => column.name);
+        if (!columns.includes('hash')) this.db.exec('ALTER TABLE events ADD COLUMN hash TEXT');
+        if (!columns.includes('log_hash')) this.db.exec('ALTER TABLE events ADD COLUMN log_hash TEXT');
+        const unsealed = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE hash IS NULL').get()?.n ?? 0;
+        if (unsealed === 0) return;
+        const streams = new Map<string, string>();
+        let log = GENESIS;
+        const seal = this.db.prepare<[string, string, number]>('UPDATE events SET hash = ?, log_hash = ? WHERE position = ?');
+        const page = this.db.prepare<[number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT 5000');
+        for (let rows = page.all(0); rows.length > 0; rows = page.all(rows.at(-1)!.position)) {
+          for (const row of rows) {
+            const hash = row.hash ?? streamLink(streams.get(row.stream_id) ?? GENESIS, toRecorded(row));
+            log = row.log_hash ?? logLink(log, hash);
+            streams.set(row.stream_id, hash);
+            if (row.hash === null) seal.run(hash, log, row.position);
+          }
+        }
+      })
+      .immediate();
+  }
 
   /**
    * Idempotency: when the first event's id is already stored, the whole batch must be that earlier

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import type { EventStore, RecordedEvent } from './port';
+
+/**
+ * Tamper evidence for the event log. Every stored event carries two links:
+ * - `hash`: sha256 over the previous event of its stream's hash and the event's own content
+ *   (id, stream, revision, type, data, metadata), so each stream is a hash chain from its first event;
+ * - `log`: sha256 over the previous event of the global log's `log` link and this event's `hash`,
+ *   so the whole log is one chain and a removed or reordered event breaks it.
+ * Changing a stored event, or removing one, breaks a link that `verifyLog` finds and names. Rewriting
+ * every later link too is only caught against a head hash kept elsewhere (`head.log` in the report).
+ */
+
+/** The link before the first event of a stream and of the log. */
+export const GENESIS = '0'.repeat(64);
+
+export interface ChainLinks {
+  /** Link of the stream chain. */
+  hash: string;
+  /** Link of the global log chain; null where the adapter keeps stream chains only. */
+  log: string | null;
+}
+
+export interface HashableEvent {
+  id: string;
+  streamId: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+}
+
+const sortKeys = (_key: string, value: unknown) => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const source = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(source)
+      .sort()
+      .map((key) => [key, source[key]]),
+  );
+};
+
+/**
+ * JSON with object keys sorted: the same text for an object and for that object after a round trip
+ * through any store (JSON.stringify drops undefined and applies toJSON before the replacer runs).
+ */
+export const canonicalJson = (value: unknown): string => JSON.stringify(value, sortKeys) ?? 'null';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export const streamLink = (previous: string, event: HashableEvent): string =>
+  sha256(`${previous}\n${JSON.stringify([event.id, event.streamId, event.revision, event.type])}\n${canonicalJson(event.data)}\n${canonicalJson(event.metadata)}`);
+
+export const logLink = (previous: string, hash: string): string => sha256(`${previous}\n${hash}`);
+
+export interface ChainBreak {
+  chain: 'stream' | 'log';
+  streamId: string;
+  revision: number;
+  position: number;
+  eventId: string;
+  type: string;
+  reason: string;
+  expected: string;
+  stored: string | null;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  /** Events checked (up to and including the first break). */
+  events: number;
+  streams: number;
+  /** Whether this store keeps the global log chain (SQLite does; EventStoreDB keeps stream chains only). */
+  logChain: boolean;
+  /** The last event checked: keep `log` (or `hash`) somewhere else to detect a rewrite of the whole log. */
+  head: { position: number; hash: string | null; log: string | null };
+  firstBreak: ChainBreak | null;
+  checkedAt: string;
+  durationMs: number;
+}
+
+export interface VerifyOptions {
+  pageSize?: number;
+  onProgress?: (checked: { position: number; events: number }) => void;
+}
+
+/**
+ * Walks the whole log in global order and recomputes both chains from the stored events, stopping at
+ * the first link that does not hold.
+ */
+export async function verifyLog(store: EventStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const started = Date.now();
+  const pageSize = options.pageSize ?? 2000;
+  const streams = new Map<string, { revision: number; hash: string }>();
+  let previousLog = GENESIS;
+  let logChain = true;
+  let events = 0;
+  let head: VerifyReport['head'] = { position: 0, hash: null, log: null };
+  let after = 0;
+  const finish = (firstBreak: ChainBreak | null): VerifyReport => ({
+    ok: firstBreak === null,
+    events,
+    streams: streams.size,
+    logChain,
+    head,
+    firstBreak,
+    checkedAt: new Date().toISOString(),
+    durationMs: Date.now() - started,
+  });
+
+  for (;;) {
+    const page = await store.readAll({ after, maxCount: pageSize });
+    for (const event of page) {
+      events += 1;
+      if (events === 1) logChain = event.chain?.log != null;
+      const found = checkEvent(event, streams.get(event.streamId), logChain ? previousLog : null);
+      if (found) return finish(found);
+      streams.set(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? '' });
+      previousLog = event.chain?.log ?? previousLog;
+      head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };
+      after = event.position;
+    }
+    options.onProgress?.({ position: after, events });
+    if (page.length < pageSize) return finish(null);
+  }
+}
+
+export interface StreamVerification {
+  ok: boolean;
+  events: number;
+  /** The stream's last link: what its next event chains from. */
+  head: string | null;
+  firstBreak: ChainBreak | null;
+}
+
+/** Recomputes one stream's chain (the log chain needs the whole log: see verifyLog). */
+export function verifyStreamEvents(events: RecordedEvent[]): StreamVerification {
+  let last: { revision: number; hash: string } | undefined;
+  for (const event of events) {
+    const found = checkEvent(event, last, null);
+    if (found) return { ok: false, events: events.length, head: last?.hash ?? null, firstBreak: found };
+    last = { revision: event.revision, hash: event.chain?.hash ?? '' };
+  }
+  return { ok: true, events: events.length, head: last?.hash ?? null, firstBreak: null };
+}
+
+/** The first link of this event that does not hold, or null. `previousLog` is null where no log chain is kept. */
+function checkEvent(event: RecordedEvent, last: { revision: number; hash: string } | undefined, previousLog: string | null): ChainBreak | null {
+  const at = { streamId: event.streamId, revision: event.revision, position: event.position, eventId: event.id, type: event.type };
+  const expectedRevision = last ? last.revision + 1 : 0;
+  const stored = event.chain?.hash ?? null;
+  const expected = streamLink(last?.hash ?? GENESIS, event);
+  if (event.revision !== expectedRevision) {
+    return { chain: 'stream', ...at, reason: `revision ${expectedRevision} of ${event.streamId} is missing: the next stored event is revision ${event.revision}`, expected, stored };
+  }
+  if (stored !== expected) {
+    const reason = stored === null ? 'the event carries no hash' : "the stored hash does not match the event's content and the previous event of its stream";
+    return { chain: 'stream', ...at, reason, expected, stored };
+  }
+  if (previousLog === null) return null;
+  const expectedLog = logLink(previousLog, stored);
+  const storedLog = event.chain?.log ?? null;
+  if (storedLog === expectedLog) return null;
+  return { chain: 'log', ...at, reason: "the log link does not follow from the log's previous link and this event's hash: this event's hash was rewritten, or an event before it was removed or reordered", expected: expectedLog, stored: storedLog };
+}
