@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CommandContext, metadataOf } from '../../platform/commands';
+import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM } from '../../domain/ticket/ticket';
 import { type EventStore, isWrongExpectedVersion } from '../../platform/eventstore/port';
 
-export const TICKET_NUMBER_STREAM = 'sequence-ticket-number';
-/** API.md: display numbers start at 1001. */
-export const FIRST_TICKET_NUMBER = 1001;
+export { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM };
 
 /**
  * Hands out ticket display numbers: unique, increasing, never reused. Event n of the sequence

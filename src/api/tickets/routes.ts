@@ -9,6 +9,7 @@ import {
   editMessageSchema,
   listMessagesQuery,
   listTicketsQuery,
+  momentQuery,
   outcomeSchema,
   postMessageSchema,
   statsQuery,
@@ -32,6 +33,7 @@ import {
   recordOutcome,
   unassignTicket,
 } from './service';
+import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, receiveMultipart, uploadsDir } from './uploads';
 import { findVisibleMessage, findVisibleTicket, messageFor, ticketFor, visibleMessages } from './views';
@@ -114,6 +116,26 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const ticket = await visible(req);
     const [{ messages }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
     res.json({ ticket: ticketFor(ticket, user), messages, unreadCount: unread });
+  });
+
+  /** The auditor's view: every event of the ticket's stream, also after deletion (staff). */
+  router.get('/tickets/:id/history', requireRole('agent', 'admin'), async (req, res) => {
+    res.json(await ticketHistory(deps.events, req.params.id as string));
+  });
+
+  /**
+   * The ticket and its conversation as they were at a revision or a time. A customer may look back
+   * at their own ticket: without internal notes, the outcome, or where the moment sits in the stream.
+   */
+  router.get('/tickets/:id/at', requireRole(), async (req, res) => {
+    const query = parse(momentQuery, req.query);
+    const user = currentUser(req);
+    const moment = query.revision !== undefined ? { revision: query.revision } : { time: query.time! };
+    const found = await ticketAt(deps.events, req.params.id as string, moment, user);
+    const ticket = ticketFor(found.ticket, user);
+    const messages = found.messages.map(({ versions, ...message }) => ({ ...messageFor(message), ...(versions ? { versions } : {}) }));
+    if (!isStaff(user.role)) return res.json({ ticket, messages });
+    res.json({ revision: found.revision, position: found.position, at: found.at, latestRevision: found.latestRevision, deleted: found.deleted, ticket, messages });
   });
 
   router.put('/tickets/:id', requireRole('agent', 'admin'), async (req, res) => {

@@ -102,6 +102,14 @@ export const listTicketsQuery = z.object({
 
 export const listMessagesQuery = z.object(pageQuery(100));
 
+/** `GET /tickets/:id/at`: a moment of the ticket's history, by stream revision or by time. */
+export const momentQuery = z
+  .object({
+    revision: z.coerce.number({ message: 'revision must be a whole number' }).int('revision must be a whole number').min(0, 'revision must be at least 0').optional(),
+    time: z.iso.datetime({ offset: true, message: 'time must be an ISO-8601 date and time, for example 2026-11-21T09:30:00Z' }).optional(),
+  })
+  .refine((query) => (query.revision === undefined) !== (query.time === undefined), { message: 'Give either revision or time, not both' });
+
 export const statsQuery = z.object({
   /** The caller's IANA time zone, so "today" starts at their local midnight (spec.md section 9). */
   tz: z

@@ -4,6 +4,10 @@ import { type Role, isStaff } from '../user/user';
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
 export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
 
+/** Display numbers: event n of this stream allocates number 1001 + n to a ticket id (API.md starts at 1001). */
+export const TICKET_NUMBER_STREAM = 'sequence-ticket-number';
+export const FIRST_TICKET_NUMBER = 1001;
+
 export const TICKET_STATUSES = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 /** spec.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */

@@ -1,0 +1,234 @@
+import { categoryStream } from '../domain/category/category';
+import { NotFoundError, ValidationError } from '../domain/shared/errors';
+import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, type TicketStatus, ticketStream } from '../domain/ticket/ticket';
+import { type Role, isStaff, userStream } from '../domain/user/user';
+import { type ChainBreak, verifyStreamEvents } from '../platform/eventstore/integrity';
+import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
+import { MemoryReadStore } from '../platform/readstore/memory';
+import type { ReadStore } from '../platform/readstore/port';
+import { directoryProjection, findCategory, findPerson } from './directory';
+import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsProjection } from './tickets';
+
+/**
+ * A ticket's history read straight from its stream: the auditor's view. Nothing here trusts a read
+ * model: names come from the people's own streams, and "the ticket as it was" is the tickets
+ * projection replayed, into a private in-memory store, over the events up to that moment.
+ */
+
+const TICKET_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+type TicketRecorded = RecordedEvent & TicketEvent;
+
+/** The events of a ticket's stream, found by record id or display number (also after deletion). */
+export async function readTicketHistory(events: EventStore, key: string): Promise<TicketRecorded[]> {
+  const number = /^#?\d{1,9}$/.test(key) ? Number(key.replace('#', '')) : null;
+  let ticketId: string | null = TICKET_KEY.test(key) ? key : null;
+  if (number !== null && number >= FIRST_TICKET_NUMBER) {
+    const [allocated] = await events.readStream(TICKET_NUMBER_STREAM, { fromRevision: number - FIRST_TICKET_NUMBER, maxCount: 1 });
+    if (allocated) ticketId = String(allocated.data.ticketId);
+  }
+  const stream = ticketId ? ((await events.readStream(ticketStream(ticketId))) as TicketRecorded[]) : [];
+  if (stream[0]?.type !== 'TicketOpened') throw new NotFoundError('Ticket');
+  return stream;
+}
+
+export interface PersonName {
+  userId: string;
+  username: string;
+  name: string;
+  role: Role;
+}
+
+/** Everyone and every category a ticket's events mention. */
+function mentioned(events: TicketRecorded[]) {
+  const users = new Set<string>();
+  const categories = new Set<string>();
+  for (const event of events) {
+    if (event.metadata.actor?.userId) users.add(event.metadata.actor.userId);
+    const data = event.data as unknown as Record<string, unknown>;
+    for (const key of ['customerId', 'agentId', 'previousAgentId', 'senderId', 'readerId']) {
+      if (typeof data[key] === 'string') users.add(data[key]);
+    }
+    if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
+  }
+  return { users: [...users], categories: [...categories] };
+}
+
+/**
+ * The directory of those people and categories, replayed from their own streams into `store`,
+ * up to a global position when given (names as they were then).
+ */
+async function directoryEvents(events: EventStore, ticketEvents: TicketRecorded[]): Promise<RecordedEvent[]> {
+  const { users, categories } = mentioned(ticketEvents);
+  const streams = await Promise.all([...users.map((id) => events.readStream(userStream(id))), ...categories.map((id) => events.readStream(categoryStream(id)))]);
+  return streams.flat();
+}
+
+const quote = (text: string, max = 80) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
+};
+const statusName = (status: TicketStatus) => status.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
+const files = (names: string[]) => `${names.length} ${names.length === 1 ? 'file' : 'files'} (${names.join(', ')})`;
+
+export interface HistoryEntry {
+  revision: number;
+  position: number;
+  eventId: string;
+  type: string;
+  at: string;
+  actor: { userId: string; username: string; name: string; role: string; platform: string } | null;
+  summary: string;
+  data: Record<string, unknown>;
+  /** The event's stream-chain link (see integrity.ts). */
+  hash: string | null;
+}
+
+export interface TicketHistory {
+  ticketId: string;
+  number: number;
+  events: HistoryEntry[];
+  /** The stream's chain recomputed now: ok, or the first link that does not hold. */
+  integrity: { ok: boolean; head: string | null; firstBreak: ChainBreak | null };
+}
+
+function summarise(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: string): string {
+  switch (event.type) {
+    case 'TicketOpened': {
+      const { number, title, priority, platform, customFieldValues } = event.data;
+      const answers = customFieldValues.length > 0 ? `, ${customFieldValues.length} custom field ${customFieldValues.length === 1 ? 'answer' : 'answers'}` : '';
+      return `Opened ticket #${number} ${quote(title)} for ${nameOf(event.data.customerId)} (${categoryName}, priority ${priority}${answers}) via ${platform === 'telegram' ? 'Telegram' : 'the web'}`;
+    }
+    case 'TicketStatusChanged':
+      return `Changed the status from ${statusName(event.data.from)} to ${statusName(event.data.to)}`;
+    case 'AgentAssignedToTicket':
+      return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}`;
+    case 'AgentUnassignedFromTicket':
+      return `Unassigned ${nameOf(event.data.agentId)}`;
+    case 'TicketOutcomeRecorded':
+      return event.data.previous === null ? `Recorded the outcome ${quote(event.data.outcomeMessage)}` : `Changed the outcome from ${quote(event.data.previous)} to ${quote(event.data.outcomeMessage)}`;
+    case 'TicketDeleted':
+      return `Deleted ticket #${event.data.number}`;
+    case 'MessagePosted': {
+      const { content, isInternal, attachments } = event.data;
+      const names = attachments.map((a) => a.originalName);
+      const what = isInternal ? 'Added an internal note' : 'Sent a message';
+      if (!content) return `${isInternal ? 'Added an internal note with' : 'Sent'} ${files(names)}`;
+      return `${what} ${quote(content)}${names.length > 0 ? ` with ${files(names)}` : ''}`;
+    }
+    case 'MessageEdited':
+      return `Edited a message from ${quote(event.data.previousContent)} to ${quote(event.data.content)}`;
+    case 'MessagesRead':
+      return `${nameOf(event.data.readerId)} read the conversation up to message ${event.data.upTo}`;
+  }
+}
+
+/** The whole history of a ticket, oldest first, with names and readable summaries. */
+export async function ticketHistory(events: EventStore, key: string): Promise<TicketHistory> {
+  const stream = await readTicketHistory(events, key);
+  const directory = new MemoryReadStore();
+  for (const event of await directoryEvents(events, stream)) await directoryProjection.apply(event, directory);
+  const people = new Map<string, PersonName>();
+  for (const userId of mentioned(stream).users) {
+    const person = await findPerson(directory, userId);
+    people.set(userId, { userId, username: person.username, name: `${person.firstName} ${person.lastName}`.trim(), role: person.role });
+  }
+  const nameOf = (userId: string) => people.get(userId)?.name ?? 'Unknown user';
+  const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
+  const category = await findCategory(directory, opened.data.categoryId);
+  const verification = verifyStreamEvents(stream);
+  return {
+    ticketId: opened.data.ticketId,
+    number: opened.data.number,
+    events: stream.map((event) => {
+      const actor = event.metadata.actor;
+      const person = actor ? people.get(actor.userId) : undefined;
+      return {
+        revision: event.revision,
+        position: event.position,
+        eventId: event.id,
+        type: event.type,
+        at: event.metadata.occurredAt,
+        actor: actor ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform } : null,
+        summary: summarise(event, nameOf, category.name),
+        data: event.data as unknown as Record<string, unknown>,
+        hash: event.chain?.hash ?? null,
+      };
+    }),
+    integrity: { ok: verification.ok, head: verification.head, firstBreak: verification.firstBreak },
+  };
+}
+
+export type Moment = { revision: number } | { time: string };
+
+export interface MessageVersion {
+  content: string;
+  /** When this version was written (posted or edited). */
+  at: string;
+}
+
+export interface TicketAtMoment {
+  revision: number;
+  position: number;
+  at: string;
+  latestRevision: number;
+  /** The ticket was deleted by this moment; `ticket` then shows it as it was just before. */
+  deleted: boolean;
+  ticket: TicketView;
+  messages: Array<MessageView & { versions?: MessageVersion[] }>;
+}
+
+/** Picks the last event at or before the moment. */
+function cutAt(stream: TicketRecorded[], moment: Moment): number {
+  const last = stream.length - 1;
+  if ('revision' in moment) {
+    if (moment.revision > last) throw new ValidationError(`Revision ${moment.revision} does not exist: this ticket's history has revisions 0 to ${last}`, [{ path: 'revision', message: `At most ${last}` }]);
+    return moment.revision;
+  }
+  const time = Date.parse(moment.time);
+  let index = -1;
+  for (const [i, event] of stream.entries()) if (Date.parse(event.metadata.occurredAt) <= time) index = i;
+  if (index < 0) throw new ValidationError(`The ticket did not exist yet at ${moment.time}: it was opened at ${stream[0]!.metadata.occurredAt}`, [{ path: 'time', message: 'Before the ticket was opened' }]);
+  return index;
+}
+
+/**
+ * The ticket and its conversation exactly as the read models held them at a moment: the tickets
+ * projection replayed over the ticket's events up to it, interleaved in log order with the directory
+ * events (names as they were then). Staff also get every version of an edited message.
+ */
+export async function ticketAt(events: EventStore, key: string, moment: Moment, viewer: { id: string; role: Role }): Promise<TicketAtMoment> {
+  const stream = await readTicketHistory(events, key);
+  const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
+  if (!isStaff(viewer.role) && (opened.data.customerId !== viewer.id || stream.some((event) => event.type === 'TicketDeleted'))) throw new NotFoundError('Ticket');
+  const cut = cutAt(stream, moment);
+  const upTo = stream.slice(0, cut + 1);
+  const position = upTo.at(-1)!.position;
+  const replay = [...upTo.filter((event) => event.type !== 'TicketDeleted'), ...(await directoryEvents(events, stream)).filter((event) => event.position <= position)].sort((a, b) => a.position - b.position);
+  const store: ReadStore = new MemoryReadStore();
+  for (const event of replay) {
+    await directoryProjection.apply(event, store);
+    await ticketsProjection.apply(event, store);
+  }
+  const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
+  const messages = await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id, ...(isStaff(viewer.role) ? {} : { isInternal: false }) }, { sort: { seq: 1 } });
+  const versions = new Map<string, MessageVersion[]>();
+  if (isStaff(viewer.role)) {
+    for (const event of upTo) {
+      if (event.type === 'MessagePosted') versions.set(event.data.messageId, [{ content: event.data.content, at: event.metadata.occurredAt }]);
+      if (event.type === 'MessageEdited') versions.get(event.data.messageId)?.push({ content: event.data.content, at: event.metadata.occurredAt });
+    }
+  }
+  return {
+    revision: cut,
+    position,
+    at: upTo.at(-1)!.metadata.occurredAt,
+    latestRevision: stream.length - 1,
+    deleted: upTo.some((event) => event.type === 'TicketDeleted'),
+    ticket,
+    messages: messages.map((message) => {
+      const earlier = versions.get(message._id);
+      return earlier && earlier.length > 1 ? { ...message, versions: earlier } : message;
+    }),
+  };
+}
