@@ -15,10 +15,11 @@ import { botRoutes } from './bot/routes';
 import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
+import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
-const routeModules = [healthRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, ticketRoutes, cannedRoutes];
+const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, ticketRoutes, cannedRoutes];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {

@@ -1,38 +1,123 @@
-import { SingleBar, Presets } from 'cli-progress';
+import { Presets, SingleBar } from 'cli-progress';
 import { createAdapters } from '../platform/adapters';
-import { loadConfig } from '../platform/config';
+import { type Config, loadConfig } from '../platform/config';
+import type { ReadStore } from '../platform/readstore/port';
 import { allProjections } from '../projections/all';
-import { ProjectionRunner } from '../projections/runner';
+import { MemoryReadStore } from '../platform/readstore/memory';
+import { type ProjectionCheck, checkProjections, describeCheck, replayInto } from '../projections/check';
+import { CHECKPOINTS, ProjectionRunner, type ReplayProgress } from '../projections/runner';
 
 /**
- * `npm run projections:rebuild`: drops every read model and replays the whole log into it. With the
- * embedded read store (rebuilt in memory at every start anyway) this measures and checks a replay;
- * with MONGO_URL it rebuilds the shared collections in place.
+ * `npm run projections:rebuild`: replays the whole log from zero into fresh read models, with a
+ * progress bar, and checks that they equal the live ones.
+ * - With MONGO_URL the live read models are the shared collections: they are compared at their
+ *   checkpoint; `-- --write` then rebuilds them in place (stop the apps' projection runners first).
+ * - With the embedded read store the live models exist only inside the running app: the rebuild
+ *   runs here, and the app is asked to compare its own (GET /api/audit/projections, signing in as
+ *   ADMIN_EMAIL / ADMIN_PASSWORD at APP_URL, default http://127.0.0.1:PORT).
+ * Exit code 1 when they differ.
  */
-async function main() {
+
+const progressBar = (label: string) => {
+  const bar = new SingleBar({ format: ` ${label} {bar} {percentage}% | position {value}/{total} | {events} events`, hideCursor: true }, Presets.shades_classic);
+  return {
+    start: (total: number) => bar.start(Math.max(total, 1), 0, { events: 0 }),
+    update: (progress: ReplayProgress) => bar.update(Math.min(progress.position, Math.max(progress.head, 1)), { events: progress.events }),
+    stop: () => bar.stop(),
+  };
+};
+
+async function livePosition(readStore: ReadStore): Promise<number | null> {
+  const checkpoints = await readStore.collection<{ _id: string; version: number; position: number }>(CHECKPOINTS).find({});
+  const current = allProjections.map((projection) => checkpoints.find((c) => c._id === projection.name && c.version === projection.version));
+  if (current.some((checkpoint) => !checkpoint)) return null;
+  return Math.min(...current.map((checkpoint) => checkpoint!.position));
+}
+
+function report(check: ProjectionCheck, where: string): number {
+  console.log(`Compared with ${where} at position ${check.position} (${check.events} events):`);
+  for (const line of describeCheck(check)) console.log(line);
+  if (check.ok) {
+    console.log('The rebuilt read models equal the live ones.');
+    return 0;
+  }
+  console.log(check.liveMovedOn ? 'They differ, but the live models moved on during the check: run it again when the desk is quiet.' : 'They DIFFER: the live read models do not match the log.');
+  return 1;
+}
+
+async function askRunningApp(config: Config): Promise<ProjectionCheck | string> {
+  const base = process.env.APP_URL ?? `http://127.0.0.1:${config.PORT}`;
+  if (!config.ADMIN_PASSWORD) return `set ADMIN_PASSWORD (and ADMIN_EMAIL) so this command can ask the app at ${base} to compare`;
+  try {
+    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }) });
+    if (!login.ok) return `the app at ${base} refused the sign-in of ${config.ADMIN_EMAIL} (${login.status})`;
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const answer = await fetch(`${base}/api/audit/projections`, { headers: { authorization: `Bearer ${accessToken}` } });
+    if (!answer.ok) return `the app at ${base} answered ${answer.status}`;
+    return (await answer.json()) as ProjectionCheck;
+  } catch (error) {
+    return `no app answers at ${base} (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const adapters = await createAdapters(config);
   const { events, readStore } = adapters;
-  const head = await events.headPosition();
-  console.log(`Rebuilding ${allProjections.length} read models (${allProjections.map((p) => p.name).join(', ')}) into ${readStore.kind} from ${events.kind}`);
-  const bar = new SingleBar({ format: ' {bar} {percentage}% | position {value}/{total} | {events} events', hideCursor: true }, Presets.shades_classic);
-  bar.start(Math.max(head, 1), 0, { events: 0 });
-  const runner = new ProjectionRunner(events, readStore, allProjections);
-  const started = process.hrtime.bigint();
-  await runner.rebuild((progress) => bar.update(Math.min(progress.position, head), { events: progress.events }));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  bar.update(Math.max(head, 1), { events: runner.eventsProcessed });
-  bar.stop();
-  await runner.stop();
-  const rate = seconds > 0 ? Math.round(runner.eventsProcessed / seconds) : runner.eventsProcessed;
-  console.log(`Rebuilt from ${runner.eventsProcessed} events in ${seconds.toFixed(2)} s (${rate} events/s).`);
-  for (const projection of allProjections) {
-    for (const name of projection.collections) console.log(`  ${name}: ${await readStore.collection(name).count()} documents`);
+  try {
+    const head = await events.headPosition();
+    console.log(`Rebuilding ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) from ${events.kind}, ${head} positions.`);
+    if (readStore.kind === 'memory') {
+      const bar = progressBar('rebuild');
+      bar.start(head);
+      const started = Date.now();
+      const rebuilt = new MemoryReadStore();
+      const count = await replayInto(events, allProjections, rebuilt, head, bar.update);
+      bar.stop();
+      let documents = 0;
+      for (const name of allProjections.flatMap((p) => p.collections)) documents += await rebuilt.collection(name).count();
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`Rebuilt ${documents} documents from ${count} events in ${seconds.toFixed(2)} s (${Math.round(count / Math.max(seconds, 0.001))} events/s).`);
+      const answer = await askRunningApp(config);
+      if (typeof answer === 'string') {
+        console.log(`Not compared with live read models: the embedded ones live inside the running app, and ${answer}.`);
+        return 0;
+      }
+      return report(answer, "the running app's read models (rebuilt again inside the app)");
+    }
+
+    const live = await livePosition(readStore);
+    let code = 0;
+    if (live === null) {
+      console.log('The live read models have no current checkpoints yet: nothing to compare.');
+    } else {
+      const bar = progressBar('rebuild');
+      bar.start(live);
+      const check = await checkProjections(events, allProjections, readStore, { livePosition: async () => (await livePosition(readStore)) ?? live, onProgress: bar.update });
+      bar.stop();
+      code = report(check, `the live ${readStore.kind} read models`);
+    }
+    if (args.includes('--write') || live === null) {
+      const bar = progressBar('write  ');
+      bar.start(head);
+      const runner = new ProjectionRunner(events, readStore, allProjections);
+      await runner.rebuild(bar.update);
+      await runner.stop();
+      bar.stop();
+      console.log(`Rebuilt the ${readStore.kind} read models in place from ${runner.eventsProcessed} events.`);
+    } else if (code !== 0) {
+      console.log('Run again with `-- --write` to replace them with the rebuilt ones.');
+    }
+    return code;
+  } finally {
+    await adapters.close();
   }
-  await adapters.close();
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

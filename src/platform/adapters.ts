@@ -20,12 +20,15 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
+/** The event log alone (the audit commands need nothing else). */
+export function createEventStore(config: Config): EventStore {
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  return config.EVENTSTORE_URL ? new EventStoreDbEventStore(config.EVENTSTORE_URL) : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
+}
+
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
 export async function createAdapters(config: Config): Promise<Adapters> {
-  mkdirSync(config.DATA_DIR, { recursive: true });
-  const events = config.EVENTSTORE_URL
-    ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
-    : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
+  const events = createEventStore(config);
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
   const queue = config.REDIS_URL
     ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX })
