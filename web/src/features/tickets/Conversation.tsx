@@ -2,11 +2,11 @@ import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } fro
 import { AuthFile } from '../../components/AuthFile';
 import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
-import { formatKb, formatTime, fullName } from '../../lib/format';
+import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format';
 import { useLiveConnected } from '../../lib/live';
 import { editMessageSchema } from '../../../../src/domain/ticket/schema';
 import { MESSAGE_MAX } from '../../../../src/domain/ticket/ticket';
-import type { CannedMessage, Message } from './types';
+import type { CannedMessage, Message, MessageVersion } from './types';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
 
@@ -59,8 +59,38 @@ function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave
   );
 }
 
-export function MessageItem({ message, myId, editing, onEdit, onSave, onCancel }: { message: Message; myId: string; editing: boolean; onEdit: () => void; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
+/** Every version of an edited message, oldest first (staff, from the ticket's history). */
+function MessageVersions({ versions }: { versions: MessageVersion[] }) {
+  return (
+    <ol className="message-versions" aria-label="Earlier versions">
+      {versions.slice(0, -1).map((version, index) => (
+        <li key={version.at + index}>
+          <time dateTime={version.at}>{formatDateTime(version.at)}</time>
+          <p className="message-text">{version.content}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function MessageItem({
+  message,
+  myId,
+  editing,
+  onEdit,
+  onSave,
+  onCancel,
+}: {
+  message: Message & { versions?: MessageVersion[] };
+  myId: string;
+  editing: boolean;
+  onEdit: () => void;
+  onSave: (content: string) => Promise<string | null>;
+  onCancel: () => void;
+}) {
+  const [showVersions, setShowVersions] = useState(false);
   const mine = message.sender._id === myId;
+  const earlier = (message.versions?.length ?? 1) - 1;
   if (message.messageType === 'system') {
     return (
       <li className="message message-system">
@@ -83,13 +113,21 @@ export function MessageItem({ message, myId, editing, onEdit, onSave, onCancel }
         <time dateTime={message.createdAt} title={new Date(message.createdAt).toLocaleString()}>
           {formatTime(message.createdAt)}
         </time>
-        {message.editedAt && <span className="edited">(edited)</span>}
+        {message.editedAt &&
+          (earlier > 0 ? (
+            <button type="button" className="link-button edited" aria-expanded={showVersions} onClick={() => setShowVersions((shown) => !shown)}>
+              (edited: {showVersions ? 'hide' : 'show'} {earlier} earlier {earlier === 1 ? 'version' : 'versions'})
+            </button>
+          ) : (
+            <span className="edited">(edited)</span>
+          ))}
         {canEdit(message, myId) && !editing && (
           <button type="button" className="icon-button message-edit" onClick={onEdit} aria-label="Edit message" title="Edit message">
             <Icon name="edit" size={14} />
           </button>
         )}
       </div>
+      {showVersions && message.versions && <MessageVersions versions={message.versions} />}
       {editing ? (
         <MessageEditor message={message} onSave={onSave} onCancel={onCancel} />
       ) : (

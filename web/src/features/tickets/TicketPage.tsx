@@ -15,6 +15,7 @@ import { selectUser } from '../auth/sessionSlice';
 import { useCannedMessagesQuery, useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, useRecordCannedUseMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
+import { HistoryPanel } from './HistoryPanel';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket } from './types';
@@ -289,6 +290,7 @@ export function TicketPage() {
               onCanned={(chosen) => void recordCannedUse(chosen._id)}
             />
           </section>
+          {staff && <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />}
         </div>
         {staff && (
           <QuickMessages

@@ -2,7 +2,7 @@ import { api } from '../../app/api';
 import type { RootState } from '../../app/store';
 import { onLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketList, TicketListArgs, TicketStats } from './types';
+import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment, TicketStats } from './types';
 
 interface NewTicketInput {
   title: string;
@@ -122,6 +122,13 @@ const ticketsApi = api.injectEndpoints({
         if (data) dispatch(ticketsApi.util.updateQueryData('ticket', ticketKey, (draft) => void (draft.messages = withMessage(draft.messages, data.message))));
       },
     }),
+    /** The auditor's view (staff): fetched when the History panel opens, and again when the ticket changes. */
+    ticketHistory: build.query<TicketHistory, string>({
+      query: (id) => `/tickets/${encodeURIComponent(id)}/history`,
+    }),
+    ticketAt: build.query<TicketMoment, { id: string; revision: number }>({
+      query: ({ id, revision }) => ({ url: `/tickets/${encodeURIComponent(id)}/at`, params: { revision } }),
+    }),
     markRead: build.mutation<void, string>({
       query: (id) => ({ url: `/tickets/${id}/messages/read`, method: 'POST' }),
     }),
@@ -202,6 +209,8 @@ export type { TicketChange };
 export const {
   useTicketsQuery,
   useTicketQuery,
+  useTicketHistoryQuery,
+  useTicketAtQuery,
   useCreateTicketMutation,
   useUpdateTicketMutation,
   useAssignTicketMutation,

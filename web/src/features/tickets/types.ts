@@ -3,6 +3,7 @@ import type { TicketChange } from '../../../../src/api/live/tickets';
 import type { ticketStatistics } from '../../../../src/api/tickets/stats';
 import type { toCanned } from '../../../../src/api/canned/routes';
 import type { CategoryDetails } from '../../../../src/domain/category/category';
+import type { HistoryEntry, MessageVersion, TicketHistory } from '../../../../src/projections/history';
 
 /** The records of API.md as the server's own types describe them, so the two cannot drift. */
 export type Ticket = ApiTicket;
@@ -13,6 +14,19 @@ export type TicketStats = Awaited<ReturnType<typeof ticketStatistics>>;
 export type { TicketChange };
 
 export type Category = CategoryDetails & { _id: string };
+
+export type { HistoryEntry, MessageVersion, TicketHistory };
+
+/** `GET /tickets/:id/at` for staff: the ticket and conversation at one revision of its stream. */
+export interface TicketMoment {
+  revision: number;
+  position: number;
+  at: string;
+  latestRevision: number;
+  deleted: boolean;
+  ticket: Ticket;
+  messages: Array<Message & { versions?: MessageVersion[] }>;
+}
 
 export type CannedMessage = ReturnType<typeof toCanned>;
 
