@@ -72,6 +72,8 @@ export interface VerifyReport {
   streams: number;
   /** Whether this store keeps the global log chain (SQLite does; EventStoreDB keeps stream chains only). */
   logChain: boolean;
+  /** Events stored before the chains existed (EventStoreDB only: at the start of their streams), unproven. */
+  unsealed: number;
   /** The last event checked: keep `log` (or `hash`) somewhere else to detect a rewrite of the whole log. */
   head: { position: number; hash: string | null; log: string | null };
   firstBreak: ChainBreak | null;
@@ -91,10 +93,11 @@ export interface VerifyOptions {
 export async function verifyLog(store: EventStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const started = Date.now();
   const pageSize = options.pageSize ?? 2000;
-  const streams = new Map<string, { revision: number; hash: string }>();
+  const streams = new Map<string, Link>();
   let previousLog = GENESIS;
   let logChain = true;
   let events = 0;
+  let unsealed = 0;
   let head: VerifyReport['head'] = { position: 0, hash: null, log: null };
   let after = 0;
   const finish = (firstBreak: ChainBreak | null): VerifyReport => ({
@@ -102,6 +105,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
     events,
     streams: streams.size,
     logChain,
+    unsealed,
     head,
     firstBreak,
     checkedAt: new Date().toISOString(),
@@ -115,7 +119,8 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
       if (events === 1) logChain = event.chain?.log != null;
       const found = checkEvent(event, streams.get(event.streamId), logChain ? previousLog : null);
       if (found) return finish(found);
-      streams.set(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? '' });
+      streams.set(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? null });
+      if (!event.chain) unsealed += 1;
       previousLog = event.chain?.log ?? previousLog;
       head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };
       after = event.position;
@@ -135,17 +140,23 @@ export interface StreamVerification {
 
 /** Recomputes one stream's chain (the log chain needs the whole log: see verifyLog). */
 export function verifyStreamEvents(events: RecordedEvent[]): StreamVerification {
-  let last: { revision: number; hash: string } | undefined;
+  let last: Link | undefined;
   for (const event of events) {
     const found = checkEvent(event, last, null);
     if (found) return { ok: false, events: events.length, head: last?.hash ?? null, firstBreak: found };
-    last = { revision: event.revision, hash: event.chain?.hash ?? '' };
+    last = { revision: event.revision, hash: event.chain?.hash ?? null };
   }
   return { ok: true, events: events.length, head: last?.hash ?? null, firstBreak: null };
 }
 
 /** The first link of this event that does not hold, or null. `previousLog` is null where no log chain is kept. */
-function checkEvent(event: RecordedEvent, last: { revision: number; hash: string } | undefined, previousLog: string | null): ChainBreak | null {
+/** The last event seen of a stream; `hash` null while the stream is still in its unsealed beginning. */
+interface Link {
+  revision: number;
+  hash: string | null;
+}
+
+function checkEvent(event: RecordedEvent, last: Link | undefined, previousLog: string | null): ChainBreak | null {
   const at = { streamId: event.streamId, revision: event.revision, position: event.position, eventId: event.id, type: event.type };
   const expectedRevision = last ? last.revision + 1 : 0;
   const stored = event.chain?.hash ?? null;
@@ -153,6 +164,9 @@ function checkEvent(event: RecordedEvent, last: { revision: number; hash: string
   if (event.revision !== expectedRevision) {
     return { chain: 'stream', ...at, reason: `revision ${expectedRevision} of ${event.streamId} is missing: the next stored event is revision ${event.revision}`, expected, stored };
   }
+  // Events an EventStoreDB appended before the chains existed carry no link: allowed only at the
+  // start of a stream (once a stream is chained, a missing link is a break). SQLite seals every event.
+  if (stored === null && previousLog === null && (last === undefined || last.hash === null)) return null;
   if (stored !== expected) {
     const reason = stored === null ? 'the event carries no hash' : "the stored hash does not match the event's content and the previous event of its stream";
     return { chain: 'stream', ...at, reason, expected, stored };

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../app/api';
 import { Badge, Banner, Card } from '../../components/ui';
 import { formatDateTime, fullName } from '../../lib/format';
@@ -142,9 +142,12 @@ export function HistoryPanel({ ticketId, version }: { ticketId: string; version:
   const [hideReads, setHideReads] = useState(false);
   /** null follows the latest revision as new events arrive. */
   const [chosen, setChosen] = useState<number | null>(null);
-  const history = useTicketHistoryQuery(ticketId, { skip: !open });
+  const history = useTicketHistoryQuery(ticketId, { skip: !open, refetchOnMountOrArgChange: true });
   const { refetch, isUninitialized } = history;
+  const seenVersion = useRef(version);
   useEffect(() => {
+    if (seenVersion.current === version) return;
+    seenVersion.current = version;
     if (open && !isUninitialized) void refetch();
   }, [version, open, isUninitialized, refetch]);
   const events = history.data?.events ?? [];
