@@ -1,6 +1,6 @@
 import { categoryStream } from '../domain/category/category';
 import { NotFoundError, ValidationError } from '../domain/shared/errors';
-import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, type TicketStatus, ticketStream } from '../domain/ticket/ticket';
+import { FIRST_TICKET_NUMBER, STATUS_WORDS, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
 import { type Role, isStaff, userStream } from '../domain/user/user';
 import { type ChainBreak, verifyStreamEvents } from '../platform/eventstore/integrity';
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
@@ -68,7 +68,6 @@ const quote = (text: string, max = 80) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
 };
-const statusName = (status: TicketStatus) => status.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
 const files = (names: string[]) => `${names.length} ${names.length === 1 ? 'file' : 'files'} (${names.join(', ')})`;
 
 export interface HistoryEntry {
@@ -100,7 +99,7 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Opened ticket #${number} ${quote(title)} for ${nameOf(event.data.customerId)} (${categoryName}, priority ${priority}${answers}) via ${platform === 'telegram' ? 'Telegram' : 'the web'}`;
     }
     case 'TicketStatusChanged':
-      return `Changed the status from ${statusName(event.data.from)} to ${statusName(event.data.to)}`;
+      return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}`;
     case 'AgentAssignedToTicket':
       return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}`;
     case 'AgentUnassignedFromTicket':
@@ -211,7 +210,7 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
     await ticketsProjection.apply(event, store);
   }
   const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
-  const messages = await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id, ...(isStaff(viewer.role) ? {} : { isInternal: false }) }, { sort: { seq: 1 } });
+  const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) => canSeeMessage(viewer.role, message));
   const versions = new Map<string, MessageVersion[]>();
   if (isStaff(viewer.role)) {
     for (const event of upTo) {

@@ -91,7 +91,7 @@ describe('Web app in Chromium: the History panel of a ticket', () => {
     await panel().getByRole('button', { name: 'Latest' }).click();
     const count = await panel().getByRole('list', { name: 'Timeline' }).getByRole('listitem').count();
     expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: alice.token, body: { status: 'resolved' } })).status).toBe(200);
-    await panel().getByText('Changed the status from In Progress to Resolved').waitFor();
+    await panel().getByText('Changed the status from in progress to resolved').waitFor();
     await panel().getByText(`Revision ${count} of ${count}`).waitFor();
     await asOf(count).getByText('resolved').waitFor();
   });

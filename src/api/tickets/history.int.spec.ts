@@ -78,14 +78,14 @@ describe('Ticket history and time travel over HTTP', () => {
       expect(events.map((e) => e.summary)).toEqual([
         `Opened ticket #${ticket.ticketId} "Printer jams" for Carol Tester (Printers, priority high) via the web`,
         'Assigned the ticket to Alice Tester',
-        'Changed the status from Open to In Progress',
+        'Changed the status from open to in progress',
         'Sent a message "Which tray do you use?"',
         'Sent a message "Tray one"',
         'Edited a message from "Tray one" to "Tray two, sorry"',
         'Added an internal note "Roller worn out"',
         'Recorded the outcome "Replace the roller"',
         'Changed the outcome from "Replace the roller" to "Replaced the roller of tray two"',
-        'Changed the status from In Progress to Resolved',
+        'Changed the status from in progress to resolved',
         'Unassigned Alice Tester',
         'Carol Tester read the conversation up to message 2',
       ]);

@@ -3,8 +3,6 @@ import { type CommandContext, metadataOf } from '../../platform/commands';
 import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM } from '../../domain/ticket/ticket';
 import { type EventStore, isWrongExpectedVersion } from '../../platform/eventstore/port';
 
-export { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM };
-
 /**
  * Hands out ticket display numbers: unique, increasing, never reused. Event n of the sequence
  * stream holds number 1001 + n, so appending at an exact revision is the whole allocation: of two
