@@ -1,8 +1,11 @@
 import { OPEN_STATUSES, type TicketStatus } from '../domain/ticket/ticket';
 import type { Doc, ReadStore, Update } from '../platform/readstore/port';
 
-export const TICKET_STATS = 'ticket_stats_v1';
+export const TICKET_STATS = 'ticket_stats_v2';
+/** Tickets created per 15-minute bucket: `{ _id: bucket key, count }`. */
+export const TICKET_CREATED = 'ticket_created_v1';
 const STATS_ID = 'all';
+const CREATED = 'created.';
 
 /** spec.md section 9: a ticket's response time counts at most one day. */
 const RESPONSE_CAP_MINUTES = 1440;
@@ -16,8 +19,8 @@ interface Sum {
 }
 
 /**
- * Dashboard statistics kept as running sums, so `GET /tickets/stats` reads one document instead of
- * every ticket. Ticket creations are counted in 15-minute buckets (every real time zone offset is
+ * Dashboard statistics kept as running sums, so `GET /tickets/stats` reads a few documents instead
+ * of every ticket. Ticket creations are counted in 15-minute buckets (every real time zone offset is
  * a multiple of 15 minutes), so "today since local midnight" holds in the caller's own zone.
  */
 export interface TicketStatsDoc extends Doc {
@@ -28,6 +31,12 @@ export interface TicketStatsDoc extends Doc {
   categories: Record<string, { count: number; open: number; resolutionSum: number; resolutionCount: number }>;
   created: Record<string, number>;
   newestCreatedAt: string | null;
+}
+
+/** The stored sums: everything but the creation buckets, which live in TICKET_CREATED. */
+type StatsRow = Omit<TicketStatsDoc, 'created'>;
+interface BucketRow extends Doc {
+  count: number;
 }
 
 /** The fields of a ticket document the statistics depend on. */
@@ -44,7 +53,13 @@ export interface StatsSource {
 const minutesBetween = (from: string, to: string) => Math.max(0, (Date.parse(to) - Date.parse(from)) / 60_000);
 
 /** Bucket keys sort as time and hold no dots, so they can be field names in dotted update paths. */
-export const bucketKey = (at: string | number) => `${new Date(Math.floor(new Date(at).getTime() / BUCKET_MS) * BUCKET_MS).toISOString().slice(0, 16)}Z`;
+export const bucketKey = (at: string | number) => {
+  const bucket = Math.floor(new Date(at).getTime() / BUCKET_MS);
+  if (bucket !== lastBucket.bucket) lastBucket = { bucket, key: `${new Date(bucket * BUCKET_MS).toISOString().slice(0, 16)}Z` };
+  return lastBucket.key;
+};
+/** Consecutive calls mostly ask for the same bucket (a ticket's before and after, a replay in time order). */
+let lastBucket = { bucket: Number.NaN, key: '' };
 
 /** What one ticket adds to the sums; subtracting the old contribution and adding the new keeps them exact. */
 function contribution(ticket: StatsSource): Record<string, number> {
@@ -76,24 +91,36 @@ export async function moveStats(store: ReadStore, before: StatsSource | null, af
   const inc: Record<string, number> = {};
   for (const [key, value] of Object.entries(before ? contribution(before) : {})) inc[key] = (inc[key] ?? 0) - value;
   for (const [key, value] of Object.entries(after ? contribution(after) : {})) inc[key] = (inc[key] ?? 0) + value;
-  const changed = Object.fromEntries(Object.entries(inc).filter(([, value]) => value !== 0));
-  const stats = store.collection<TicketStatsDoc>(TICKET_STATS);
-  const current = await stats.findOne({ _id: STATS_ID });
-  const newest = [current?.newestCreatedAt, after?.createdAt].filter((at): at is string => !!at).sort().at(-1) ?? null;
-  const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
-  // A bucket already dropped stays dropped: deleting an old ticket must not bring it back as negative.
-  for (const key of Object.keys(changed)) {
-    if (key.startsWith('created.') && oldestKept && key.slice('created.'.length) < oldestKept) delete changed[key];
+  const changed = Object.entries(inc).filter(([, value]) => value !== 0);
+  const sums = changed.filter(([key]) => !key.startsWith(CREATED));
+  const created = changed.filter(([key]) => key.startsWith(CREATED));
+  const stats = store.collection<StatsRow>(TICKET_STATS);
+  // Most changes (status, assignment, outcome) move sums only: no read needed.
+  if (created.length === 0) {
+    if (sums.length > 0) await stats.updateOne({ _id: STATS_ID }, { $inc: Object.fromEntries(sums) }, { upsert: true });
+    return;
   }
-  const stale = Object.keys(current?.created ?? {}).filter((key) => oldestKept && key < oldestKept);
-  const update: Update = { $set: { newestCreatedAt: newest } };
-  if (Object.keys(changed).length > 0) update.$inc = changed;
-  if (stale.length > 0) update.$unset = Object.fromEntries(stale.map((key) => [`created.${key}`, '']));
-  await stats.updateOne({ _id: STATS_ID }, update, { upsert: true });
+  // An opened or deleted ticket moves a creation bucket, kept for 8 days before the newest ticket.
+  const previous = (await stats.findOne({ _id: STATS_ID }))?.newestCreatedAt ?? null;
+  const newest = [previous, after?.createdAt].filter((at): at is string => !!at).sort().at(-1) ?? null;
+  const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
+  const update: Update = newest !== previous ? { $set: { newestCreatedAt: newest } } : {};
+  if (sums.length > 0) update.$inc = Object.fromEntries(sums);
+  if (Object.keys(update).length > 0) await stats.updateOne({ _id: STATS_ID }, update, { upsert: true });
+  // Creation buckets are documents of their own, so that a change reads and writes a few small
+  // documents; a bucket already dropped stays dropped (deleting an old ticket must not bring it back).
+  const buckets = store.collection<BucketRow>(TICKET_CREATED);
+  for (const [key, value] of created) {
+    const bucket = key.slice(CREATED.length);
+    if (oldestKept && bucket < oldestKept) continue;
+    await buckets.updateOne({ _id: bucket }, { $inc: { count: value } }, { upsert: true });
+  }
+  // Dropped once a day of the newest ticket: a bucket kept a little longer is past the week anyway.
+  if (oldestKept && previous && previous.slice(0, 10) !== newest!.slice(0, 10)) await buckets.deleteMany({ _id: { $lt: oldestKept } });
 }
 
 export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc> {
-  const found = await store.collection<TicketStatsDoc>(TICKET_STATS).findOne({ _id: STATS_ID });
+  const [found, buckets] = await Promise.all([store.collection<StatsRow>(TICKET_STATS).findOne({ _id: STATS_ID }), store.collection<BucketRow>(TICKET_CREATED).find({})]);
   return {
     _id: STATS_ID,
     byStatus: found?.byStatus ?? {},
@@ -101,7 +128,7 @@ export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc>
     response: found?.response ?? { sum: 0, count: 0 },
     resolution: found?.resolution ?? { sum: 0, count: 0 },
     categories: found?.categories ?? {},
-    created: found?.created ?? {},
+    created: Object.fromEntries(buckets.filter(({ count }) => count !== 0).map(({ _id, count }) => [_id, count])),
     newestCreatedAt: found?.newestCreatedAt ?? null,
   };
 }

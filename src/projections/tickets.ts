@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type PersonEntry, findCategory, findPerson } from './directory';
 import type { Projection } from './runner';
-import { TICKET_STATS, moveStats } from './ticketStats';
+import { TICKET_CREATED, TICKET_STATS, moveStats } from './ticketStats';
 
 export const TICKETS = 'tickets_v1';
 export const TICKET_MESSAGES = 'ticket_messages_v1';
@@ -270,8 +270,8 @@ async function applyRename(recorded: RecordedEvent, store: ReadStore): Promise<v
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 1,
-  collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS],
+  version: 2,
+  collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
     await tickets.createIndex({ keys: { ticketId: 1 }, unique: true });

@@ -16,6 +16,7 @@ interface Ticket extends Doc {
   tags?: string[];
   owner?: { name: string };
   views?: number;
+  sums?: { byStatus: Record<string, number> };
 }
 
 const TICKETS: Ticket[] = [
@@ -81,6 +82,21 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
       const doc = await tickets.findOne({ _id: 't1' });
       expect(doc).toMatchObject({ status: 'in_progress', views: 2, tags: ['urgent'] });
       expect(doc).not.toHaveProperty('owner');
+    });
+
+    it('creates missing parents on dotted paths, keeps $max and $min, and counts a no-op as unmodified', async () => {
+      await tickets.updateOne({ _id: 't1' }, { $inc: { 'sums.byStatus.open': 2 }, $set: { 'meta.seen': true }, $max: { top: 5 }, $min: { low: 5 } });
+      await tickets.updateOne({ _id: 't1' }, { $inc: { 'sums.byStatus.open': -1, 'sums.byStatus.closed': 1 }, $max: { top: 3 }, $min: { low: 3 } });
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ sums: { byStatus: { open: 1, closed: 1 } }, meta: { seen: true }, top: 5, low: 3 });
+      const same = await tickets.updateOne({ _id: 't1' }, { $set: { 'meta.seen': true, title: 'Printer on fire' }, $inc: { 'sums.byStatus.open': 0 } });
+      expect(same).toEqual({ matched: 1, modified: 0, upsertedId: null });
+      await tickets.updateOne({ _id: 't1' }, { $unset: { 'sums.byStatus.closed': '' } });
+      expect((await tickets.findOne({ _id: 't1' }))?.sums).toEqual({ byStatus: { open: 1 } });
+    });
+
+    it('refuses to $inc a field that is not a number, changing nothing', async () => {
+      await expect(tickets.updateOne({ _id: 't1' }, { $inc: { title: 1, views: 1 } })).rejects.toThrow();
+      expect(await tickets.findOne({ _id: 't1' })).not.toHaveProperty('views');
     });
 
     it('updates many and reports matched counts', async () => {
