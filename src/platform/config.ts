@@ -26,6 +26,11 @@ const schema = z.object({
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * How long a stopped or stalled holder keeps the workers' lease (reactor and Telegram poller) before
+   * another process takes over; only used with REDIS_URL.
+   */
+  WORKERS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../api/deps';
+import { type Lease, LocalLease, RedisLease } from '../platform/lease';
 import { emailChannel } from './email';
 import { type Reaction, Reactor } from './reactor';
 import { telegramChannel } from './telegram';
@@ -8,20 +9,33 @@ export interface WorkerChannel {
   name: string;
   /** Plans this channel's jobs for an event of the log. */
   reaction: Reaction;
-  /** Registers the processors and starts what the channel runs; resolves to its stop function. */
-  start(deps: AppDeps): Promise<() => Promise<void>>;
+  /**
+   * Registers the processors (every process takes jobs) and starts what the channel runs; what must
+   * run once per deployment follows `lease`. Resolves to its stop function.
+   */
+  start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
 export const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel];
 
+/** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
+export function workersLease(deps: AppDeps): Lease {
+  const { REDIS_URL, REDIS_PREFIX, WORKERS_LEASE_TTL_MS } = deps.config;
+  return REDIS_URL
+    ? new RedisLease({ url: REDIS_URL, key: `${REDIS_PREFIX}:lease:notifications`, ttlMs: WORKERS_LEASE_TTL_MS, logger: deps.logger })
+    : new LocalLease(deps.logger);
+}
+
 /**
  * Starts every channel and the notifications reactor that feeds them. The same list runs inside the
- * app (WORKERS_IN_PROCESS=true) or alone in `npm run workers`.
+ * app (WORKERS_IN_PROCESS=true) or alone in `npm run workers`, in as many processes as wanted: each
+ * takes queued jobs, and only the holder of the lease runs the reactor and the Telegram poller, so a
+ * notification is planned once and updates are fetched once.
  */
-export async function startWorkers(deps: AppDeps): Promise<() => Promise<void>> {
+export async function startWorkers(deps: AppDeps, lease: Lease = workersLease(deps)): Promise<() => Promise<void>> {
   const stops: Array<() => Promise<void>> = [];
   for (const channel of workerChannels) {
-    stops.push(await channel.start(deps));
+    stops.push(await channel.start(deps, lease));
     deps.logger.info({ channel: channel.name }, 'worker started');
   }
   const reactor = new Reactor(
@@ -29,9 +43,10 @@ export async function startWorkers(deps: AppDeps): Promise<() => Promise<void>> 
     deps,
     workerChannels.map((channel) => channel.reaction),
   );
-  await reactor.start();
+  lease.onChange((held) => (held ? reactor.start() : reactor.stop()));
+  await lease.start();
   return async () => {
-    await reactor.stop();
+    await lease.stop();
     for (const stop of stops.reverse()) await stop();
   };
 }

@@ -26,7 +26,7 @@ describe('The workers process, killed mid-job', () => {
     // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
       cwd: projectRoot(),
-      env: { ...process.env, DATA_DIR: server.dataDir, REDIS_URL, REDIS_PREFIX: PREFIX, TELEGRAM_API_ROOT: fake.apiRoot, LOG_LEVEL: 'warn', PORT: '0' },
+      env: { ...process.env, DATA_DIR: server.dataDir, REDIS_URL, REDIS_PREFIX: PREFIX, TELEGRAM_API_ROOT: fake.apiRoot, LOG_LEVEL: 'warn', PORT: '0', WORKERS_LEASE_TTL_MS: '1500' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(child);

@@ -1,4 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import IORedis from 'ioredis';
 import { Server } from 'socket.io';
 import type { SessionEvent } from '../../domain/session/session';
 import { DomainError } from '../../domain/shared/errors';
@@ -21,6 +23,11 @@ const sessionRoom = (sessionId: string) => `session:${sessionId}`;
  */
 export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server {
   const io = new Server(httpServer, { path: '/socket.io', serveClient: false, cors: { origin: corsOrigin(deps) } });
+  // Several API processes: socket-to-socket messages (typing) cross processes through Redis.
+  const { REDIS_URL, REDIS_PREFIX } = deps.config;
+  const redis = REDIS_URL ? [new IORedis(REDIS_URL), new IORedis(REDIS_URL)] : [];
+  for (const client of redis) client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
+  if (redis.length === 2) io.adapter(createAdapter(redis[0], redis[1], { key: `${REDIS_PREFIX}:socket.io` }));
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     if (typeof token !== 'string' || token.length === 0) return next(new Error('Authentication required'));
@@ -72,6 +79,7 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
   httpServer.once('close', () => {
     stopListening();
     stopTicketChannel();
+    for (const client of redis) client.disconnect();
   });
   return io;
 }

@@ -9,9 +9,11 @@ import { telegramSender } from './sender';
 export const telegramChannel: WorkerChannel = {
   name: 'telegram',
   reaction: telegramNotices,
-  async start(deps) {
+  async start(deps, lease) {
     const api = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
-    const runner = new TelegramRunner(deps, api);
+    // Every process answers queued updates; only the lease holder fetches them (or sets the webhook).
+    const runner = new TelegramRunner(deps, api, () => lease.held);
+    const stopFollowing = lease.onChange(() => runner.refresh());
     // One at a time, in order: each chat reads its messages in the order they were written.
     deps.queue.process(TELEGRAM_SEND_QUEUE, telegramSender(deps, api));
     deps.queue.process<TelegramUpdateJob>(TELEGRAM_UPDATES_QUEUE, async (job) => {
@@ -23,6 +25,9 @@ export const telegramChannel: WorkerChannel = {
       await conversation.handle(job.data.update as never);
     });
     await runner.start();
-    return () => runner.stop();
+    return async () => {
+      stopFollowing();
+      await runner.stop();
+    };
   },
 };

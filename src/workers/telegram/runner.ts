@@ -13,13 +13,15 @@ const START_RETRY_MS = 30_000;
 /** Wait after a failed poll. */
 const POLL_RETRY_MS = 5000;
 
-type Mode = { kind: 'off' } | { kind: 'polling'; token: string } | { kind: 'webhook'; token: string; url: string };
+type Mode = { kind: 'off' } | { kind: 'polling' | 'standby'; token: string } | { kind: 'webhook'; token: string; url: string };
 
 /**
  * Keeps one bot running as the system settings say: none without a token, long polling by default,
  * a webhook when `telegramWebhookUrl` is set. A change of token or webhook URL restarts it without
  * restarting the app. Updates from either source go to the update queue, keyed by update id, so an
- * update fetched twice is handled once; the conversation consumes that queue.
+ * update fetched twice is handled once; the conversation consumes that queue. A process that is not
+ * `active` (another holds the workers' lease) keeps the conversation for queued updates but neither
+ * polls nor touches the webhook.
  */
 export class TelegramRunner {
   private mode: Mode = { kind: 'off' };
@@ -33,6 +35,7 @@ export class TelegramRunner {
   constructor(
     private readonly deps: AppDeps,
     private readonly api: TelegramApi = new TelegramApi(deps.config.TELEGRAM_API_ROOT),
+    private readonly active: () => boolean = () => true,
   ) {}
 
   async start(): Promise<void> {
@@ -80,7 +83,7 @@ export class TelegramRunner {
     const settings = await loadSystemSettings(this.deps.readStore);
     const token = settings.telegramBotToken;
     const url = settings.telegramWebhookUrl;
-    const wanted: Mode = !token ? { kind: 'off' } : url ? { kind: 'webhook', token, url } : { kind: 'polling', token };
+    const wanted: Mode = !token ? { kind: 'off' } : !this.active() ? { kind: 'standby', token } : url ? { kind: 'webhook', token, url } : { kind: 'polling', token };
     if (JSON.stringify(wanted) === JSON.stringify(this.mode)) return;
     await this.stopPolling();
     this.conversation = null;
@@ -94,7 +97,9 @@ export class TelegramRunner {
     });
     const botInfo = { id: me.id, is_bot: true as const, first_name: me.firstName, username: me.username, can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false };
     this.conversation = new TelegramConversation(this.deps, this.api, wanted.token, botInfo);
-    if (wanted.kind === 'webhook') {
+    if (wanted.kind === 'standby') {
+      this.deps.logger.info({ bot: me.username }, 'telegram bot standing by: another process fetches its updates');
+    } else if (wanted.kind === 'webhook') {
       await this.api.setWebhook(wanted.token, wanted.url, webhookSecret(this.deps.jwtSecret, wanted.token));
       this.deps.logger.info({ bot: me.username, url: wanted.url }, 'telegram bot on webhook');
     } else {
