@@ -4,24 +4,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
-import { MemoryReadStore } from '../src/platform/readstore/memory';
-import { allProjections } from '../src/projections/all';
-import { ProjectionRunner } from '../src/projections/runner';
 
 /**
- * Append and replay throughput of the embedded event store, each beside its baseline from the same
- * run: raw better-sqlite3 inserts of the same rows with the same pragmas.
- *   npx tsx bench/append.ts [events=20000] [batch=100]
+ * Figure 1: append throughput of the embedded event store (hash chains, idempotency, expected
+ * revisions included) beside raw better-sqlite3 inserts of the same rows with the same pragmas,
+ * one event per transaction and in batches.
  */
-const EVENTS = Number(process.argv[2] ?? 20_000);
-const BATCH = Number(process.argv[3] ?? 100);
 const META = JSON.stringify({ occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1, actor: { userId: 'u', role: 'agent', platform: 'web' } });
 const DATA = (i: number) => ({ ticketId: `t${i % 500}`, content: `message number ${i} with some ordinary chat text in it`, isInternal: false });
-
-const dir = mkdtempSync(path.join(tmpdir(), 'bench-'));
 const rate = (count: number, started: bigint) => Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
 
-function raw(batch: number): number {
+function raw(dir: string, total: number, batch: number): number {
   const db = new Database(path.join(dir, `raw-${batch}.db`));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -37,16 +30,16 @@ function raw(batch: number): number {
     }
   });
   const started = process.hrtime.bigint();
-  for (let i = 0; i < EVENTS; i += batch) write(i);
-  const result = rate(EVENTS, started);
+  for (let i = 0; i < total; i += batch) write(i);
+  const result = rate(total, started);
   db.close();
   return result;
 }
 
-async function adapter(batch: number): Promise<number> {
+async function adapter(dir: string, total: number, batch: number): Promise<number> {
   const store = new SqliteEventStore({ filename: path.join(dir, `adapter-${batch}.db`) });
   const started = process.hrtime.bigint();
-  for (let i = 0; i < EVENTS; i += batch) {
+  for (let i = 0; i < total; i += batch) {
     // One stream per append, like a command: the batch is many events of one ticket.
     const stream = `ticket-${(i / batch) % 500}`;
     const events = Array.from({ length: batch }, (_, k) => ({
@@ -56,43 +49,23 @@ async function adapter(batch: number): Promise<number> {
     }));
     await store.append(stream, events, 'any');
   }
-  const result = rate(EVENTS, started);
+  const result = rate(total, started);
   await store.close();
   return result;
 }
 
-/** A log the read models really work on: categories created, then updated many times each. */
-async function replay(): Promise<{ rate: number; events: number }> {
-  const store = new SqliteEventStore({ filename: path.join(dir, 'replay.db') });
-  const meta = JSON.parse(META) as { occurredAt: string; schemaVersion: number };
-  const perCategory = 20;
-  for (let c = 0; c < EVENTS / perCategory; c++) {
-    const categoryId = `c${c}`;
-    const created = { categoryId, name: `Category ${c}`, description: '', color: '#007bff', order: 0, isActive: true, customFields: [] };
-    const updates = Array.from({ length: perCategory - 1 }, (_, k) => ({ type: 'CategoryUpdated', data: { categoryId, changes: { order: k + 1 } }, metadata: meta }));
-    await store.append(`category-${categoryId}`, [{ type: 'CategoryCreated', data: created, metadata: meta }, ...updates], 'no_stream');
+export interface AppendFigures {
+  single: { raw: number; port: number };
+  batched: { raw: number; port: number; batch: number };
+}
+
+export async function appendFigures(events: number, batch: number): Promise<AppendFigures> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-append-'));
+  try {
+    const single = { raw: raw(dir, events, 1), port: await adapter(dir, events, 1) };
+    const batched = { raw: raw(dir, events, batch), port: await adapter(dir, events, batch), batch };
+    return { single, batched };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const runner = new ProjectionRunner(store, new MemoryReadStore(), allProjections);
-  const started = process.hrtime.bigint();
-  await runner.start();
-  const result = { rate: rate(runner.eventsProcessed, started), events: runner.eventsProcessed };
-  await runner.stop();
-  await store.close();
-  return result;
 }
-
-async function main() {
-  const rows = [
-    ['raw better-sqlite3, 1 row per transaction', raw(1)],
-    ['SqliteEventStore.append, 1 event per append', await adapter(1)],
-    [`raw better-sqlite3, ${BATCH} rows per transaction`, raw(BATCH)],
-    [`SqliteEventStore.append, ${BATCH} events per append`, await adapter(BATCH)],
-  ] as const;
-  const replayed = await replay();
-  console.log(`| ${EVENTS} events | events/s |\n|---|---:|`);
-  for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
-  console.log(`| projection runner replay into the embedded read store (${replayed.events} category events) | ${replayed.rate} |`);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-void main();

@@ -223,10 +223,16 @@ export class SqliteEventStore implements EventStore {
   subscribeToAll(options: SubscribeOptions): Subscription {
     let stopped = false;
     let wake: (() => void) | null = null;
-    const onAppend = () => wake?.();
+    // An append that lands while a page is being handled must not wait for the next poll.
+    let appendedMeanwhile = false;
+    const onAppend = () => {
+      appendedMeanwhile = true;
+      wake?.();
+    };
     this.appended.on('append', onAppend);
     const waitForMore = () =>
       new Promise<void>((resolve) => {
+        if (appendedMeanwhile) return resolve();
         const timer = setTimeout(done, this.pollIntervalMs);
         function done() {
           clearTimeout(timer);
@@ -238,6 +244,7 @@ export class SqliteEventStore implements EventStore {
     const loop = async () => {
       let after = options.after ?? 0;
       while (!stopped) {
+        appendedMeanwhile = false;
         const page = this.statements.all.all(after, this.pageSize);
         for (const row of page) {
           if (stopped) return;

@@ -105,11 +105,50 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
+    if (top) return clone(top.slice(options.skip ?? 0));
     let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
     return clone(cursor.all() as T[]);
+  }
+
+  /**
+   * The first `k` documents in `sort` order, in one pass that keeps only the best `k`: a dashboard's
+   * "10 newest of 100,000 tickets" must not sort them all. Only for sorts on top-level primitive
+   * fields and filters decided without mingo; answers null otherwise, and the caller sorts in full.
+   */
+  private topOf(filter: Filter, sort: Record<string, 1 | -1>, k: number): T[] | null {
+    const keys = Object.entries(sort);
+    if (k > 5000 || keys.some(([field]) => field.includes('.') || field.startsWith('$'))) return null;
+    const simple = Object.keys(filter).length === 0 ? () => true : simpleMatcher(filter);
+    if (!simple) return null;
+    const compare = (a: AnyObject, b: AnyObject) => {
+      for (const [field, direction] of keys) {
+        const order = compareValues(a[field], b[field]);
+        if (order !== 0) return order * direction;
+      }
+      return 0;
+    };
+    const best: AnyObject[] = [];
+    for (const doc of this.candidates(filter) as unknown as AnyObject[]) {
+      const verdict = simple(doc);
+      if (verdict === undefined) return null;
+      if (!verdict) continue;
+      for (const [field] of keys) if (doc[field] !== undefined && doc[field] !== null && !['string', 'number'].includes(typeof doc[field])) return null;
+      if (best.length === k && compare(doc, best[k - 1]!) >= 0) continue;
+      let low = 0;
+      let high = best.length;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if (compare(best[middle]!, doc) <= 0) low = middle + 1;
+        else high = middle;
+      }
+      best.splice(low, 0, doc);
+      if (best.length > k) best.pop();
+    }
+    return best as unknown as T[];
   }
 
   async count(filter: Filter = {}): Promise<number> {
@@ -375,6 +414,15 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
     changed.push(path.join('.'));
   }
   return changed;
+}
+
+/** MongoDB's order for what the fast paths handle: missing and null, then numbers, then strings. */
+function compareValues(a: unknown, b: unknown): number {
+  const rank = (value: unknown) => (value === undefined || value === null ? 0 : typeof value === 'number' ? 1 : 2);
+  const difference = rank(a) - rank(b);
+  if (difference !== 0) return difference;
+  if (rank(a) === 0) return 0;
+  return (a as number | string) < (b as number | string) ? -1 : (a as number | string) > (b as number | string) ? 1 : 0;
 }
 
 function uniqueKey(doc: AnyObject, keys: string[]): string | null {

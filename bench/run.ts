@@ -1,0 +1,405 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { type Socket, io } from 'socket.io-client';
+import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
+import { appendFigures } from './append';
+import { clientStatistics } from './clientStats';
+import { type SeededDesk, seedDesk } from './seed';
+
+/**
+ * `npm run bench`: the six figures of the benchmark, each beside its baseline from the same run,
+ * written to bench/results.json and bench/results.md. Sizes are options; `--size smoke` is what
+ * CI runs (it checks that every figure is produced, never how fast).
+ */
+const SIZES = {
+  smoke: { tickets: 300, events: 3000, appendEvents: 2000, conversations: 8, messages: 3, connections: 10, seconds: 1, statsRequests: 50, baselineRequests: 5 },
+  small: { tickets: 10_000, events: 100_000, appendEvents: 20_000, conversations: 50, messages: 10, connections: 50, seconds: 5, statsRequests: 300, baselineRequests: 20 },
+  full: { tickets: 100_000, events: 1_000_000, appendEvents: 100_000, conversations: 200, messages: 10, connections: 50, seconds: 10, statsRequests: 1000, baselineRequests: 50 },
+} as const;
+type Size = { -readonly [K in keyof (typeof SIZES)['full']]: number };
+
+const PASSWORD = 'bench-password-1';
+const root = path.resolve(__dirname, '..');
+
+interface Figure {
+  id: string;
+  figure: string;
+  result: string;
+  baseline: string;
+  target: string;
+  holds: boolean | null;
+  values: Record<string, number>;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
+
+/** Starts a child process and resolves with the URL it prints when it is ready. */
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; url: string; startedMs: number }> {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = ready.exec(output);
+      if (found) {
+        child.stdout!.off('data', onData);
+        resolve({ child, url: found[1]!, startedMs: Number(process.hrtime.bigint() - started) / 1e6 });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
+  });
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+}
+
+/** Resident and peak resident memory of a process, from /proc (Linux). */
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+  return { rssMb: Math.round(field('VmRSS')), peakMb: Math.round(field('VmHWM')) };
+}
+
+async function api<T = any>(base: string, method: string, url: string, token?: string, body?: unknown): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of the API
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+const login = async (base: string, email: string) => (await api<{ accessToken: string }>(base, 'POST', '/api/auth/login', undefined, { email, password: PASSWORD })).accessToken;
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+async function pool<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Sequential timings of one call, after a short warm-up. */
+async function timeSequential(count: number, call: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(5, count); i++) await call();
+  const timings: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    await call();
+    timings.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return timings;
+}
+
+interface Conversation {
+  ticketId: string;
+  customerToken: string;
+}
+
+/** Figure 2's load: 50 connections, each posting as its own customers to their own tickets. */
+async function chatLoad(base: string, conversations: Conversation[], size: Size): Promise<autocannon.Result> {
+  let nextClient = 0;
+  const result = await autocannon({
+    url: base,
+    connections: size.connections,
+    duration: size.seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request: autocannon.Request, state: object) => {
+          const context = state as { client?: number; sent?: number };
+          context.client ??= nextClient++;
+          context.sent = (context.sent ?? 0) + 1;
+          // Each connection rotates over its share of the conversations.
+          const mine = conversations.filter((_, index) => index % size.connections === context.client! % size.connections);
+          const conversation = mine[context.sent % mine.length] ?? conversations[context.client! % conversations.length]!;
+          return {
+            ...request,
+            path: `/api/tickets/${conversation.ticketId}/messages`,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${conversation.customerToken}` },
+            body: JSON.stringify({ content: `chat benchmark message ${context.sent} from connection ${context.client}` }),
+          };
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) log(`  chat load: ${result.non2xx} non-2xx answers, ${result.errors} errors of ${result.requests.total}`);
+  return result;
+}
+
+/**
+ * Figure 3: customers post, agents' sockets receive `new_message`; the time between the two for
+ * every message, with all conversations running at once at a chat's pace (a message every 0.2–1.2 s).
+ */
+async function deliveryRun(base: string, conversations: Conversation[], agentTokens: string[], size: Size): Promise<number[]> {
+  const sockets: Socket[] = [];
+  const pending = new Map<string, number>();
+  const latencies: number[] = [];
+  try {
+    for (const [index, token] of agentTokens.entries()) {
+      const socket = io(base, { path: '/socket.io', transports: ['websocket'], reconnection: false, auth: { token } });
+      sockets.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('connect_error', reject);
+      });
+      socket.on('new_message', (payload: { message: { content: string } }) => {
+        const sentAt = pending.get(payload.message.content);
+        if (sentAt === undefined) return;
+        pending.delete(payload.message.content);
+        latencies.push(Number(process.hrtime.bigint()) / 1e6 - sentAt);
+      });
+      const mine = conversations.filter((_, c) => c % agentTokens.length === index);
+      for (const { ticketId } of mine) {
+        const answer = await socket.timeout(5000).emitWithAck('join_ticket', ticketId);
+        if (!(answer as { ok: boolean }).ok) throw new Error(`agent could not join ${ticketId}`);
+      }
+    }
+    await Promise.all(
+      conversations.map(async ({ ticketId, customerToken }, c) => {
+        await sleep(Math.random() * 1000);
+        for (let m = 0; m < size.messages; m++) {
+          const content = `delivery ${c}:${m}:${randomUUID()}`;
+          pending.set(content, Number(process.hrtime.bigint()) / 1e6);
+          await api(base, 'POST', `/api/tickets/${ticketId}/messages`, customerToken, { content });
+          await sleep(200 + Math.random() * 1000);
+        }
+      }),
+    );
+    const deadline = Date.now() + 10_000;
+    while (pending.size > 0 && Date.now() < deadline) await sleep(50);
+    if (pending.size > 0) log(`  delivery: ${pending.size} messages never reached an agent socket`);
+    return latencies;
+  } finally {
+    for (const socket of sockets) socket.disconnect();
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+  };
+}
+
+function table(figures: Figure[]): string {
+  const lines = ['| # | Figure | Result | Baseline (same run) | Target | Holds |', '|---|---|---|---|---|---|'];
+  figures.forEach((figure, index) => {
+    const holds = figure.holds === null ? '–' : figure.holds ? 'yes' : 'no';
+    lines.push(`| ${index + 1} | ${figure.figure} | ${figure.result} | ${figure.baseline} | ${figure.target} | ${holds} |`);
+  });
+  return lines.join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: 'full' },
+      tickets: { type: 'string' },
+      events: { type: 'string' },
+      conversations: { type: 'string' },
+      seconds: { type: 'string' },
+      out: { type: 'string', default: path.join(root, 'bench') },
+      server: { type: 'string', default: 'dist' },
+    },
+  });
+  const preset = SIZES[values.size as keyof typeof SIZES];
+  if (!preset) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+  const size: Size = { ...preset };
+  if (values.tickets) size.tickets = Number(values.tickets);
+  if (values.events) size.events = Number(values.events);
+  if (values.conversations) size.conversations = Number(values.conversations);
+  if (values.seconds) size.seconds = Number(values.seconds);
+  // BENCH_PROFILE=<dir>: the app writes a V8 CPU profile there when it stops (to find where time goes).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
+  const serverCommand = values.server === 'tsx' ? [process.execPath, [...profile, '--import', 'tsx', 'src/main.ts']] : [process.execPath, [...profile, 'dist/src/main.js']];
+  if (values.server !== 'tsx' && !existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build:server` (npm run bench does), or pass --server tsx');
+  // The targets are stated for the full size; other sizes report the figures without a verdict.
+  const judged = values.size === 'full';
+  const verdict = (holds: boolean) => (judged ? holds : null);
+  const figures: Figure[] = [];
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-desk-'));
+  const children: ChildProcess[] = [];
+  const startedAt = new Date();
+  log(`benchmark, size ${values.size}: ${thousands(size.tickets)} tickets, ${thousands(size.events)} events, data in ${dataDir}`);
+
+  try {
+    // 1. append
+    log('1/6 append ...');
+    const append = await appendFigures(size.appendEvents, 100);
+    figures.push({
+      id: 'append',
+      figure: `Append through the EventStore port (SQLite), ${append.batched.batch} events per append`,
+      result: `${thousands(append.batched.port)} events/s (1 per append: ${thousands(append.single.port)})`,
+      baseline: `raw better-sqlite3: ${thousands(append.batched.raw)} rows/s (1 per transaction: ${thousands(append.single.raw)})`,
+      target: '≥ half of raw',
+      holds: verdict(append.batched.port >= append.batched.raw / 2),
+      values: { portBatched: append.batched.port, rawBatched: append.batched.raw, portSingle: append.single.port, rawSingle: append.single.raw },
+    });
+
+    // The desk every other figure works on, written through the port by the domain's deciders.
+    log(`seeding ${thousands(size.tickets)} tickets ...`);
+    const store = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
+    const seedStarted = Date.now();
+    let lastReport = 0;
+    const desk: SeededDesk = await seedDesk(store, {
+      tickets: size.tickets,
+      events: size.events,
+      password: PASSWORD,
+      onProgress: (done, total) => {
+        if (Date.now() - lastReport > 5000) {
+          lastReport = Date.now();
+          log(`  ${thousands(done)} / ${thousands(total)} tickets`);
+        }
+      },
+    });
+    await store.close();
+    const seedMs = Date.now() - seedStarted;
+    log(`  ${thousands(desk.events)} events in ${(seedMs / 1000).toFixed(1)} s`);
+
+    // 4. replay, in a process of its own
+    log('4/6 replay ...');
+    const replay = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })) as { events: number; ms: number; rate: number; rssMb: number };
+
+    // Cold start of the real app on that log (read models rebuilt from the log at every start).
+    log('cold start ...');
+    const env = { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: desk.admin.email, ADMIN_PASSWORD: PASSWORD, REDIS_URL: '', NODE_ENV: 'production' };
+    const app = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
+    children.push(app.child);
+    const base = app.url;
+    const startMemory = memoryOf(app.child.pid!);
+    figures.push({
+      id: 'replay',
+      figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app`,
+      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(1)} s`,
+      baseline: `seeding the same log through the port: ${thousands(desk.events / (seedMs / 1000))} events/s`,
+      target: '≥ 100,000 events/s; cold start < 15 s',
+      holds: verdict(replay.rate >= 100_000 && app.startedMs < 15_000),
+      values: { events: replay.events, rate: replay.rate, replayMs: replay.ms, coldStartMs: Math.round(app.startedMs), seedMs },
+    });
+
+    const admin = await login(base, desk.admin.email);
+    await api(base, 'PUT', '/api/settings', admin, { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 });
+
+    // 5. dashboard statistics
+    log('5/6 dashboard ...');
+    const agentToken = await login(base, desk.agents[0]!.email);
+    const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', agentToken));
+    const client = await timeSequential(size.baselineRequests, async () => {
+      const [list, categories] = await Promise.all([
+        api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
+        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories', agentToken),
+      ]);
+      return clientStatistics(list.tickets, categories.categories);
+    });
+    figures.push({
+      id: 'dashboard',
+      figure: `Dashboard: GET /api/tickets/stats at ${thousands(size.tickets)} tickets`,
+      result: `p50 ${ms(percentile(stats, 50))}, p99 ${ms(percentile(stats, 99))}`,
+      baseline: `spec's client (fetch 1,000 tickets, compute in browser code): p50 ${ms(percentile(client, 50))}, p99 ${ms(percentile(client, 99))}`,
+      target: 'p99 < 10 ms',
+      holds: verdict(percentile(stats, 99) < 10),
+      values: { p50: percentile(stats, 50), p99: percentile(stats, 99), baselineP50: percentile(client, 50), baselineP99: percentile(client, 99) },
+    });
+
+    // The conversations of figures 2 and 3: open tickets of seeded customers, each signed in.
+    log(`signing in ${size.conversations} customers and ${desk.agents.length} agents ...`);
+    const open = desk.openTickets.slice(0, size.conversations);
+    if (open.length < size.conversations) throw new Error(`only ${open.length} open tickets for ${size.conversations} conversations: raise --tickets`);
+    const conversations: Conversation[] = await pool(open, 4, async ({ ticketId, customer }) => ({ ticketId, customerToken: await login(base, customer.email) }));
+    const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
+
+    // 3. delivery (before the chat load, which makes conversations long)
+    log('3/6 delivery ...');
+    const bare = await startProcess(process.execPath, ['--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
+    children.push(bare.child);
+    const delivered = await deliveryRun(base, conversations, agentTokens, size);
+    const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size);
+    figures.push({
+      id: 'delivery',
+      figure: `Delivery: customer POST → agent socket \`new_message\`, ${conversations.length} conversations at once`,
+      result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
+      baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))}`,
+      target: 'p99 < 50 ms',
+      holds: verdict(percentile(delivered, 99) < 50),
+      values: { p50: percentile(delivered, 50), p99: percentile(delivered, 99), messages: delivered.length, baselineP50: percentile(bareDelivered, 50), baselineP99: percentile(bareDelivered, 99) },
+    });
+
+    // 2. chat under load
+    log('2/6 chat ...');
+    const chat = await chatLoad(base, conversations, size);
+    const bareChat = await chatLoad(bare.url, conversations, size);
+    figures.push({
+      id: 'chat',
+      figure: `Chat: POST /api/tickets/:id/messages, ${size.connections} connections (autocannon, ${size.seconds} s)`,
+      result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}`,
+      baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)}`,
+      target: 'p99 < 50 ms',
+      holds: verdict(chat.latency.p99 < 50 && chat.non2xx === 0),
+      values: { rps: chat.requests.average, p50: chat.latency.p50, p99: chat.latency.p99, non2xx: chat.non2xx, baselineRps: bareChat.requests.average, baselineP50: bareChat.latency.p50, baselineP99: bareChat.latency.p99 },
+    });
+
+    // 6. memory of the app process
+    const endMemory = memoryOf(app.child.pid!);
+    figures.push({
+      id: 'memory',
+      figure: `Memory: resident size of the app at ${thousands(size.tickets)} tickets, ${thousands(desk.events)} events`,
+      result: `${thousands(startMemory.rssMb)} MB after start; ${thousands(endMemory.rssMb)} MB after the load (peak ${thousands(endMemory.peakMb)} MB)`,
+      baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB`,
+      target: '< 1.5 GB',
+      holds: verdict(Math.max(startMemory.rssMb, endMemory.rssMb) < 1536),
+      values: { startRssMb: startMemory.rssMb, endRssMb: endMemory.rssMb, peakRssMb: endMemory.peakMb, replayRssMb: replay.rssMb },
+    });
+  } finally {
+    for (const child of children) await stopProcess(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const order = ['append', 'chat', 'delivery', 'replay', 'dashboard', 'memory'];
+  figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+  const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
+  const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;
+  mkdirSync(values.out!, { recursive: true });
+  writeFileSync(path.join(values.out!, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(values.out!, 'results.md'), markdown);
+  process.stdout.write(markdown);
+  // Sockets and keep-alive agents of the load generator must not hold the process open.
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
