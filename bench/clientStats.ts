@@ -1,18 +1,13 @@
+import type { StatsSource } from '../src/projections/ticketStats';
+
 /**
  * The dashboard statistics computed the way spec.md's client did: from a fetched list of (at most
  * 1,000) tickets and the category list, in browser code. The benchmark's baseline for
  * `GET /api/tickets/stats`, which the server answers from running sums instead.
  */
-interface ListedTicket {
+interface ListedTicket extends StatsSource {
   ticketId: number;
   title: string;
-  status: string;
-  assignedAgent: unknown;
-  category: { _id: string };
-  createdAt: string;
-  updatedAt: string;
-  resolvedAt: string | null;
-  closedAt: string | null;
 }
 
 interface ListedCategory {
