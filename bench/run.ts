@@ -127,6 +127,8 @@ interface Conversation {
 /** Figure 2's load: 50 connections, each posting as its own customers to their own tickets. */
 async function chatLoad(base: string, conversations: Conversation[], size: Size): Promise<autocannon.Result> {
   let nextClient = 0;
+  // Each connection rotates over its share of the conversations.
+  const shares = Array.from({ length: size.connections }, (_, client) => conversations.filter((_, index) => index % size.connections === client));
   const result = await autocannon({
     url: base,
     connections: size.connections,
@@ -138,8 +140,7 @@ async function chatLoad(base: string, conversations: Conversation[], size: Size)
           const context = state as { client?: number; sent?: number };
           context.client ??= nextClient++;
           context.sent = (context.sent ?? 0) + 1;
-          // Each connection rotates over its share of the conversations.
-          const mine = conversations.filter((_, index) => index % size.connections === context.client! % size.connections);
+          const mine = shares[context.client % size.connections]!;
           const conversation = mine[context.sent % mine.length] ?? conversations[context.client! % conversations.length]!;
           return {
             ...request,

@@ -25,9 +25,11 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
   const io = new Server(httpServer, { path: '/socket.io', serveClient: false, cors: { origin: corsOrigin(deps) } });
   // Several API processes: socket-to-socket messages (typing) cross processes through Redis.
   const { REDIS_URL, REDIS_PREFIX } = deps.config;
-  const redis = REDIS_URL ? [new IORedis(REDIS_URL), new IORedis(REDIS_URL)] : [];
-  for (const client of redis) client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
-  if (redis.length === 2) io.adapter(createAdapter(redis[0], redis[1], { key: `${REDIS_PREFIX}:socket.io` }));
+  const redis = REDIS_URL ? { pub: new IORedis(REDIS_URL), sub: new IORedis(REDIS_URL) } : null;
+  if (redis) {
+    for (const client of [redis.pub, redis.sub]) client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
+    io.adapter(createAdapter(redis.pub, redis.sub, { key: `${REDIS_PREFIX}:socket.io` }));
+  }
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     if (typeof token !== 'string' || token.length === 0) return next(new Error('Authentication required'));
@@ -79,7 +81,8 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
   httpServer.once('close', () => {
     stopListening();
     stopTicketChannel();
-    for (const client of redis) client.disconnect();
+    redis?.pub.disconnect();
+    redis?.sub.disconnect();
   });
   return io;
 }

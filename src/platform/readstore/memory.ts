@@ -359,7 +359,7 @@ const FAST_OPERATORS = new Set(['$set', '$inc', '$max', '$min', '$unset']);
  * segments on the way, a type MongoDB would refuse, overlapping paths), which mingo then handles.
  */
 function fastModify(doc: AnyObject, modifier: Update): string[] | null {
-  const planned: Array<{ operator: string; parent: AnyObject | null; path: string[]; value: unknown }> = [];
+  const planned: Array<{ operator: string; path: string[]; value: unknown }> = [];
   const paths: string[] = [];
   for (const [operator, fields] of Object.entries(modifier)) {
     if (!FAST_OPERATORS.has(operator) || !isPlainObject(fields)) return null;
@@ -378,12 +378,11 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
         parent = next;
       }
       const current = parent?.[path.at(-1)!];
-      if (current !== undefined && !isPlainObject(current) && typeof current === 'object' && current !== null && operator !== '$set' && operator !== '$unset') return null;
       if (operator === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) {
         throw new Error(`Cannot apply $inc to ${dotted}: it needs numbers, as in MongoDB`);
       }
       if ((operator === '$max' || operator === '$min') && (!['number', 'string'].includes(typeof value) || (current !== undefined && current !== null && typeof current !== typeof value))) return null;
-      planned.push({ operator, parent, path, value });
+      planned.push({ operator, path, value });
       paths.push(dotted);
     }
   }
