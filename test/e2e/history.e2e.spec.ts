@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, launchBrowser, shootBothThemes, signIn } from '../support/browser';
+import { SHOTS, launchBrowser, messageList, shootBothThemes, signIn } from '../support/browser';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 
@@ -100,7 +100,7 @@ describe('Web app in Chromium: the History panel of a ticket', () => {
     const customerPage = await (await browser.newContext()).newPage();
     await signIn(customerPage, server.url, carol.email, 'password-123');
     await customerPage.goto(`${server.url}/tickets/${ticket._id}`);
-    await customerPage.getByText('Tray two, sorry').waitFor();
+    await messageList(customerPage).getByText('Tray two, sorry').waitFor();
     expect(await customerPage.getByRole('button', { name: 'Show history' }).count()).toBe(0);
     await customerPage.context().close();
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import IORedis from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { projectRoot } from '../../src/platform/paths';
-import { launchBrowser, signIn } from '../support/browser';
+import { launchBrowser, messageList, signIn } from '../support/browser';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { eventually } from '../support/eventually';
 import { ADMIN, type TestServer, startTestServer } from '../support/server';
@@ -97,14 +97,14 @@ describe('Two API processes behind one event log and one Redis', () => {
     await input.pressSequentially('Checking both nodes');
     await customerPage.getByText('Arjun is typing...').waitFor();
     await input.press('Enter');
-    await customerPage.getByText('Checking both nodes').waitFor();
+    await messageList(customerPage).getByText('Checking both nodes').waitFor();
   });
 
   it('when the customer answers through the second process, then the agent on the first sees it live', async () => {
     const input = customerPage.getByRole('textbox', { name: 'Message' });
     await input.fill('Seen from the other side');
     await input.press('Enter');
-    await agentPage.getByText('Seen from the other side').waitFor();
+    await messageList(agentPage).getByText('Seen from the other side').waitFor();
   });
 
   it('then each notification was sent once, by the one process holding the workers lease', async () => {

@@ -27,6 +27,12 @@ export async function shootBothThemes(page: Page, name: string) {
   }, before);
 }
 
+/**
+ * The ticket's conversation: message texts are looked up here, never on the whole page, where the
+ * composer or a toast can hold the same words.
+ */
+export const messageList = (page: Page) => page.getByRole('list', { name: 'Messages' });
+
 export async function signIn(page: Page, url: string, email: string, password: string) {
   await page.goto(`${url}/login`);
   await page.fill('#email', email);

@@ -214,18 +214,34 @@ export function ChatInput({
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const picker = useRef<HTMLInputElement>(null);
+  // A ref, not state: a second Enter can arrive before React re-renders with `sending` set.
+  const inFlight = useRef(false);
+  const latestText = useRef(text);
+  latestText.current = text;
   const canSend = !sending && !closedForMe && (text.trim().length > 0 || files.length > 0) && text.length <= MESSAGE_MAX;
 
+  /**
+   * The box empties the moment a message leaves, so a message is never both posted (the live channel
+   * may show it before the POST answers) and still waiting to be sent again. A failure puts the text
+   * and files back, ahead of anything typed since, with the reason.
+   */
   const send = async () => {
-    if (!canSend) return;
+    if (!canSend || inFlight.current) return;
+    inFlight.current = true;
+    const sent = { content: text, isInternal: staff && internal, files };
     setSending(true);
     setError(null);
     onTyping(false, internal);
-    const failure = await onSend({ content: text, isInternal: staff && internal, files });
-    setSending(false);
-    if (failure) return setError(failure);
     onText('');
     setFiles([]);
+    const failure = await onSend(sent);
+    inFlight.current = false;
+    setSending(false);
+    if (!failure) return;
+    setError(failure);
+    const typedSince = latestText.current;
+    onText(typedSince ? `${sent.content}\n${typedSince}` : sent.content);
+    setFiles((current) => [...sent.files, ...current]);
   };
   const suggestions = staff ? shortcodeSuggestions(text, canned) : [];
   const choose = (chosen: CannedMessage) => {

@@ -1,6 +1,6 @@
 /** @jest-environment ./test/support/jsdom-environment.js */
 import '@testing-library/jest-dom';
-import { fireEvent, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AGENT, CUSTOMER, canned, message } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
@@ -75,12 +75,45 @@ describe('Chat input', () => {
     expect(screen.queryByLabelText('Internal note (only visible to staff)')).not.toBeInTheDocument();
   });
 
-  it('when sending fails, then the text stays and the reason shows', async () => {
+  it('when sending fails, then the text comes back and the reason shows', async () => {
     renderWeb(<Input onSend={jest.fn(async () => 'Ticket is closed')} />);
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
     expect(await screen.findByRole('alert')).toHaveTextContent('Ticket is closed');
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('hello');
+  });
+
+  it('when a message is on its way, then the box is already empty and a second Enter sends nothing', async () => {
+    let answer: (failure: string | null) => void = () => undefined;
+    const onSend = jest.fn(() => new Promise<string | null>((resolve) => (answer = resolve)));
+    renderWeb(<Input onSend={onSend} />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'hello{Enter}');
+    expect(box).toHaveValue('');
+    await user.keyboard('{Enter}');
+    await user.click(screen.getByRole('button', { name: 'Send message' }));
+    expect(onSend).toHaveBeenCalledTimes(1);
+    await act(async () => answer(null));
+    expect(box).toHaveValue('');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('when sending fails after more was typed, then the failed text comes back ahead of it with its files', async () => {
+    let answer: (failure: string | null) => void = () => undefined;
+    const onSend = jest.fn(() => new Promise<string | null>((resolve) => (answer = resolve)));
+    renderWeb(<Input onSend={onSend} />);
+    const user = userEvent.setup();
+    const report = new File(['x'], 'report.pdf', { type: 'application/pdf' });
+    await user.upload(screen.getByTestId('file-input'), [report]);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'first{Enter}');
+    expect(screen.queryByText('report.pdf')).not.toBeInTheDocument();
+    await user.type(box, 'second');
+    await act(async () => answer('Failed to send message'));
+    expect(screen.getByRole('alert')).toHaveTextContent('Failed to send message');
+    expect(box).toHaveValue('first\nsecond');
+    expect(screen.getByText('report.pdf')).toBeInTheDocument();
   });
 
   it('when staff type #shortcode, then matching canned messages are offered and Tab or a click inserts one', async () => {
