@@ -25,7 +25,7 @@ export interface Runtime {
  */
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const adapters = await createAdapters(config);
+  const adapters = await createAdapters(config, logger);
   const { events, readStore, queue, limiters } = adapters;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),

@@ -5,6 +5,7 @@ import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from './deps';
 import { categoryRoutes } from './categories/routes';
+import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
 import { corsOrigin, maintenance, rateLimit } from './http/guards';
@@ -19,7 +20,7 @@ import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
-const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, ticketRoutes, cannedRoutes];
+const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, deliveryRoutes, ticketRoutes, cannedRoutes];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {

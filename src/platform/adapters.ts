@@ -6,7 +6,7 @@ import type { EventStore } from './eventstore/port';
 import { SqliteEventStore } from './eventstore/sqlite';
 import { BullMqQueue } from './queue/bullmq';
 import { InlineQueue } from './queue/inline';
-import type { Queue } from './queue/port';
+import type { Queue, QueueLogger } from './queue/port';
 import { type RateLimiterFactory, memoryRateLimiters, redisRateLimiters } from './ratelimit';
 import { MemoryReadStore } from './readstore/memory';
 import { MongoReadStore } from './readstore/mongodb';
@@ -27,12 +27,13 @@ export function createEventStore(config: Config): EventStore {
 }
 
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
-export async function createAdapters(config: Config): Promise<Adapters> {
+export async function createAdapters(config: Config, logger?: QueueLogger): Promise<Adapters> {
   const events = createEventStore(config);
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
+  const queueOptions = { retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS }, ...(logger ? { logger } : {}) };
   const queue = config.REDIS_URL
-    ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX })
-    : new InlineQueue({ filename: path.join(config.DATA_DIR, 'queue.db') });
+    ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX, ...queueOptions })
+    : new InlineQueue({ filename: path.join(config.DATA_DIR, 'queue.db'), ...queueOptions });
   const limiters = config.REDIS_URL ? redisRateLimiters(config.REDIS_URL, `${config.REDIS_PREFIX}:ratelimit`) : memoryRateLimiters();
   const close = async () => {
     await queue.close();

@@ -31,6 +31,10 @@ const schema = z.object({
    * another process takes over; only used with REDIS_URL.
    */
   WORKERS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
+  /** How long a notice that fails for a transient reason (network, 5xx, 429) is retried before it fails for good. */
+  DELIVERY_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).default(24 * 3600 * 1000),
+  /** The longest wait between two tries of a notice (retries double from 1 s up to this). */
+  DELIVERY_BACKOFF_CAP_MS: z.coerce.number().int().min(100).max(3_600_000).default(5 * 60 * 1000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

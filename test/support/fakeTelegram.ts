@@ -52,6 +52,10 @@ export interface FakeTelegram {
   held(method: string): number;
   webhookOf(token: string): { url: string; secretToken: string } | null;
   messagesTo(chatId: number | string): string[];
+  /** A Telegram outage: the server closes (connections are refused) until goUp(); calls in flight are cut. */
+  goDown(): Promise<void>;
+  /** Listens again on the same address after goDown(). */
+  goUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -218,6 +222,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return {
     apiRoot: `http://127.0.0.1:${port}`,
     calls,
@@ -237,10 +246,14 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     held: (method) => parked.get(method)?.length ?? 0,
     webhookOf: (token) => bots.get(token)?.webhook ?? null,
     messagesTo: (chatId) => delivered.filter((message) => message.chatId === String(chatId)).map((message) => message.text),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    goDown: () => stop(),
+    goUp: () => new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    }),
+    close: () => (server.listening ? stop() : Promise.resolve()),
   };
 }

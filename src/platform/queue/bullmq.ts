@@ -1,13 +1,16 @@
-import { Queue as BullQueue, UnrecoverableError, Worker } from 'bullmq';
+import { Queue as BullQueue, DelayedError, type Job as BullJob, UnrecoverableError, Worker } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import {
-  DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_RETRY_POLICY,
   type FailedJob,
   type JobOptions,
-  PermanentJobError,
+  type PendingJob,
   type Processor,
   type Queue,
+  type QueueOptions,
+  type RetryPolicy,
+  afterFailure,
   normalizeJobId,
   retryDelay,
 } from './port';
@@ -15,12 +18,30 @@ import {
 const BACKOFF_TYPE = 'desk';
 /** Completed jobs are kept a week so that a replayed event within that time is still deduplicated. */
 const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
+/** A job held behind an earlier job of its group looks again this often (the earlier one also wakes it when done). */
+const HELD_RECHECK_MS = 2000;
 
-export interface BullMqQueueOptions {
+export interface BullMqQueueOptions extends QueueOptions {
   url: string;
   /** Key prefix in Redis (REDIS_PREFIX); tests use their own so runs never meet. */
   prefix?: string;
 }
+
+/**
+ * What a BullMQ job carries: the producer's data, its group, and when its retry window started
+ * (reset when an admin retries it). Jobs written before this envelope existed are read as bare data.
+ */
+interface Envelope {
+  desk: 1;
+  payload: unknown;
+  group: string | null;
+  windowFrom: number;
+}
+
+const envelopeOf = (job: BullJob): Envelope => {
+  const data = job.data as Partial<Envelope> | null;
+  return data && typeof data === 'object' && data.desk === 1 ? (data as Envelope) : { desk: 1, payload: data, group: null, windowFrom: job.timestamp };
+};
 
 /**
  * A crashed worker's job goes back to the queue once its lock expires (the lock is renewed every
@@ -29,19 +50,36 @@ export interface BullMqQueueOptions {
 const LOCK_DURATION_MS = 10_000;
 const STALLED_INTERVAL_MS = 5_000;
 
-/** BullMQ on Redis: durable jobs shared by every process of the deployment. */
+/**
+ * Adds a job id to its group's line with the next number of the queue's counter, unless it is there
+ * already: the line's order is the order of adding.
+ */
+const JOIN_GROUP = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local n = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], n, ARGV[1])
+return 1`;
+
+/**
+ * BullMQ on Redis: durable jobs shared by every process of the deployment. Groups (per-recipient
+ * order) are a sorted set per group holding the ids of its unfinished jobs in the order they were
+ * added; a job runs only when it heads its line, else it is put back as delayed without counting a
+ * try, and the job ahead wakes it when it finishes.
+ */
 export class BullMqQueue implements Queue {
   readonly kind = 'bullmq' as const;
   private readonly connection: Redis;
   private readonly prefix: string;
+  private readonly policy: RetryPolicy;
   private readonly queues = new Map<string, BullQueue>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: Redis[] = [];
 
-  constructor(options: BullMqQueueOptions) {
+  constructor(private readonly options: BullMqQueueOptions) {
     // Workers block on Redis; BullMQ requires unlimited retries per request on their connection.
     this.connection = new IORedis(options.url, { maxRetriesPerRequest: null });
     this.prefix = options.prefix ?? 'desk';
+    this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
   }
 
   private queue(name: string): BullQueue {
@@ -53,14 +91,48 @@ export class BullMqQueue implements Queue {
     return queue;
   }
 
+  private groupKey(queue: string, group: string): string {
+    return `${this.prefix}:${queue}:group:${group}`;
+  }
+
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
-    await this.queue(queue).add(name, data, {
-      jobId: normalizeJobId(options.jobId),
-      attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+    const jobId = normalizeJobId(options.jobId);
+    const group = options.group ?? null;
+    const envelope: Envelope = { desk: 1, payload: data, group, windowFrom: Date.now() };
+    const bull = this.queue(queue);
+    // Joined before the job exists, so no process can run it ahead of its line. A replayed add of a
+    // job that finished long ago rejoins its line; the line drops it when it finds it finished.
+    if (group) await this.connection.eval(JOIN_GROUP, 2, this.groupKey(queue, group), `${this.prefix}:${queue}:group-seq`, jobId);
+    await bull.add(name, envelope, {
+      jobId,
+      attempts: options.attempts ?? Number.MAX_SAFE_INTEGER,
       backoff: { type: BACKOFF_TYPE, delay: options.backoffMs ?? DEFAULT_BACKOFF_MS },
       removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
       removeOnFail: false,
+      // A job retried for a day would otherwise keep every stack trace.
+      stackTraceLimit: 1,
     });
+  }
+
+  /** The id heading a group's line, after dropping ids of jobs that are finished or gone. */
+  private async headOf(queue: string, group: string): Promise<string | null> {
+    const key = this.groupKey(queue, group);
+    for (;;) {
+      const [head] = await this.connection.zrange(key, '0', '0');
+      if (head === undefined) return null;
+      const state = await this.queue(queue).getJobState(head);
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return head;
+      await this.connection.zrem(key, head);
+    }
+  }
+
+  /** Takes a finished job out of its line and wakes the job now heading it. */
+  private async leaveGroup(queue: string, group: string, jobId: string): Promise<void> {
+    await this.connection.zrem(this.groupKey(queue, group), jobId);
+    const head = await this.headOf(queue, group);
+    if (!head) return;
+    const next = await this.queue(queue).getJob(head);
+    if (next && (await next.getState()) === 'delayed' && next.attemptsMade === 0) await next.promote().catch(() => undefined);
   }
 
   process<D>(queue: string, processor: Processor<D>, options: { concurrency?: number } = {}): void {
@@ -68,13 +140,31 @@ export class BullMqQueue implements Queue {
     this.workerConnections.push(connection);
     const worker = new Worker(
       queue,
-      async (job) => {
-        try {
-          await processor({ id: job.id ?? '', name: job.name, data: job.data as D, attemptsMade: job.attemptsMade });
-        } catch (error) {
-          if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
-          throw error;
+      async (job, token) => {
+        const envelope = envelopeOf(job);
+        const id = job.id ?? '';
+        if (envelope.group) {
+          const inLine = (await this.connection.zscore(this.groupKey(queue, envelope.group), id)) !== null;
+          const head = inLine ? await this.headOf(queue, envelope.group) : id;
+          if (head !== id) {
+            await job.moveToDelayed(Date.now() + HELD_RECHECK_MS, token);
+            throw new DelayedError();
+          }
         }
+        try {
+          await processor({ id, name: job.name, data: envelope.payload as D, attemptsMade: job.attemptsMade });
+        } catch (error) {
+          const next = afterFailure(
+            { queue, id, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? null, backoffMs: this.backoffOf(job), addedAt: envelope.windowFrom },
+            error,
+            this.policy,
+            this.options.logger,
+          );
+          if (next.retry) throw error;
+          if (envelope.group) await this.leaveGroup(queue, envelope.group, id);
+          throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+        }
+        if (envelope.group) await this.leaveGroup(queue, envelope.group, id);
       },
       {
         connection,
@@ -83,29 +173,64 @@ export class BullMqQueue implements Queue {
         lockDuration: LOCK_DURATION_MS,
         stalledInterval: STALLED_INTERVAL_MS,
         settings: {
-          backoffStrategy: (attemptsMade, _type, error, job) => {
-            const backoff = job?.opts.backoff;
-            const base = typeof backoff === 'object' && backoff?.delay !== undefined ? backoff.delay : DEFAULT_BACKOFF_MS;
-            return retryDelay(attemptsMade, base, error);
-          },
+          backoffStrategy: (attemptsMade, _type, error, job) => retryDelay(attemptsMade, job ? this.backoffOf(job) : DEFAULT_BACKOFF_MS, error, this.policy.capMs),
         },
       },
     );
     // Errors of individual jobs are recorded on the jobs; this keeps connection hiccups from crashing.
-    worker.on('error', (error) => console.error(`queue ${queue}: ${error.message}`));
+    worker.on('error', (error) => this.options.logger?.error({ queue, reason: error.message }, 'queue connection error'));
     this.workers.push(worker);
   }
 
+  private backoffOf(job: { opts: { backoff?: number | { delay?: number } } }): number {
+    const backoff = job.opts.backoff;
+    return typeof backoff === 'object' && backoff?.delay !== undefined ? backoff.delay : DEFAULT_BACKOFF_MS;
+  }
+
   async failed(queue: string): Promise<FailedJob[]> {
-    const jobs = await this.queue(queue).getFailed(0, -1);
-    return jobs.map((job) => ({
-      id: job.id ?? '',
-      name: job.name,
-      data: job.data as unknown,
-      attemptsMade: job.attemptsMade,
-      failedReason: job.failedReason,
-      failedAt: new Date(job.finishedOn ?? job.timestamp).toISOString(),
-    }));
+    return (await this.pending(queue))
+      .filter((job) => job.state === 'failed')
+      .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+  }
+
+  async pending(queue: string): Promise<PendingJob[]> {
+    const bull = this.queue(queue);
+    const listed: PendingJob[] = [];
+    for (const state of ['active', 'waiting', 'prioritized', 'delayed', 'failed'] as const) {
+      for (const job of (await bull.getJobs(state, 0, -1, true)) as BullJob[]) {
+        listed.push({
+          id: job.id ?? '',
+          name: job.name,
+          data: envelopeOf(job).payload,
+          state: state === 'failed' ? 'failed' : state === 'active' ? 'active' : job.attemptsMade > 0 ? 'retrying' : 'waiting',
+          attemptsMade: job.attemptsMade,
+          lastError: job.failedReason || null,
+          addedAt: new Date(job.timestamp).toISOString(),
+          updatedAt: new Date(job.finishedOn ?? job.processedOn ?? job.timestamp).toISOString(),
+        });
+      }
+    }
+    return listed.sort((a, b) => a.addedAt.localeCompare(b.addedAt));
+  }
+
+  async retry(queue: string, id: string): Promise<boolean> {
+    const job = (await this.queue(queue).getJob(normalizeJobId(id))) as BullJob | undefined;
+    if (!job) return false;
+    const state = await job.getState();
+    if (state !== 'failed' && state !== 'delayed') return false;
+    await job.updateData({ ...envelopeOf(job), windowFrom: Date.now() });
+    if (state === 'delayed') await job.promote();
+    else await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return true;
+  }
+
+  async discard(queue: string, id: string): Promise<boolean> {
+    const job = (await this.queue(queue).getJob(normalizeJobId(id))) as BullJob | undefined;
+    if (!job || (await job.getState()) === 'active') return false;
+    const { group } = envelopeOf(job);
+    await job.remove();
+    if (group) await this.leaveGroup(queue, group, job.id ?? '');
+    return true;
   }
 
   async checkpoint(name: string): Promise<number | null> {

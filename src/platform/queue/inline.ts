@@ -1,17 +1,20 @@
 import Database from 'better-sqlite3';
 import {
-  DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_RETRY_POLICY,
   type FailedJob,
   type JobOptions,
-  PermanentJobError,
+  type PendingJob,
   type Processor,
   type Queue,
+  type QueueOptions,
+  type RetryPolicy,
+  afterFailure,
+  errorText,
   normalizeJobId,
-  retryDelay,
 } from './port';
 
-export interface InlineQueueOptions {
+export interface InlineQueueOptions extends QueueOptions {
   /** SQLite file holding the jobs and checkpoints (`DATA_DIR/queue.db`); in memory when absent. */
   filename?: string;
 }
@@ -24,15 +27,18 @@ interface JobRow {
   attempts_made: number;
   max_attempts: number;
   backoff_ms: number;
+  added_at: number;
 }
 
-interface FailedRow {
+interface ListedRow {
   id: string;
   name: string;
   data: string;
+  state: 'waiting' | 'active' | 'failed';
   attempts_made: number;
-  failed_reason: string;
-  finished_at: number;
+  failed_reason: string | null;
+  added_at: number;
+  updated_at: number;
 }
 
 interface Consumer {
@@ -42,8 +48,17 @@ interface Consumer {
   timer: NodeJS.Timeout | null;
 }
 
+/** max_attempts of a job that retries until its window ends. */
+const NO_LIMIT = 0;
+
 /** Completed ids are kept this long so that a replayed event is still deduplicated (as on BullMQ). */
 const KEEP_COMPLETED_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * A waiting job may start unless an earlier job of its group is still waiting or running: that is
+ * what keeps one recipient's messages in order while one of them is retried.
+ */
+const NOT_HELD = `NOT EXISTS (SELECT 1 FROM jobs e WHERE e.queue = j.queue AND e.grp = j.grp AND e.seq < j.seq AND e.state IN ('waiting', 'active'))`;
 
 /**
  * The queue of the embedded default: the same processors, retries and backoff as BullMQ, inside the
@@ -54,13 +69,15 @@ const KEEP_COMPLETED_MS = 7 * 24 * 3600 * 1000;
 export class InlineQueue implements Queue {
   readonly kind = 'inline' as const;
   private readonly db: Database.Database;
+  private readonly policy: RetryPolicy;
   private readonly consumers = new Map<string, Consumer>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Set by close(): no job starts after it; `closed` follows once running ones have finished. */
   private stopping = false;
   private closed = false;
 
-  constructor(options: InlineQueueOptions = {}) {
+  constructor(private readonly options: InlineQueueOptions = {}) {
+    this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.db = new Database(options.filename ?? ':memory:');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -80,8 +97,17 @@ export class InlineQueue implements Queue {
         finished_at INTEGER,
         UNIQUE (queue, id)
       );
-      CREATE INDEX IF NOT EXISTS jobs_due ON jobs (queue, state, run_at, seq);
       CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+    `);
+    // Files written before groups and retry windows existed get the columns (a group of NULL holds nothing back).
+    const columns = new Set((this.db.prepare(`PRAGMA table_info(jobs)`).all() as Array<{ name: string }>).map((column) => column.name));
+    if (!columns.has('grp')) this.db.exec(`ALTER TABLE jobs ADD COLUMN grp TEXT`);
+    if (!columns.has('added_at')) this.db.exec(`ALTER TABLE jobs ADD COLUMN added_at INTEGER NOT NULL DEFAULT 0; UPDATE jobs SET added_at = run_at`);
+    if (!columns.has('updated_at')) this.db.exec(`ALTER TABLE jobs ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0; UPDATE jobs SET updated_at = run_at`);
+    this.db.exec(`
+      DROP INDEX IF EXISTS jobs_due;
+      CREATE INDEX IF NOT EXISTS jobs_state ON jobs (queue, state, seq);
+      CREATE INDEX IF NOT EXISTS jobs_group ON jobs (queue, grp, state, seq);
     `);
     // Old completed ids are let go.
     this.db.prepare(`DELETE FROM jobs WHERE state = 'completed' AND finished_at < ?`).run(Date.now() - KEEP_COMPLETED_MS);
@@ -89,11 +115,12 @@ export class InlineQueue implements Queue {
 
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
     if (this.stopping) return;
+    const now = Date.now();
     this.db
       .prepare(
-        `INSERT OR IGNORE INTO jobs (queue, id, name, data, max_attempts, backoff_ms, state, run_at) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?)`,
+        `INSERT OR IGNORE INTO jobs (queue, id, name, data, grp, max_attempts, backoff_ms, state, run_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)`,
       )
-      .run(queue, normalizeJobId(options.jobId), name, JSON.stringify(data ?? null), options.attempts ?? DEFAULT_ATTEMPTS, options.backoffMs ?? DEFAULT_BACKOFF_MS, Date.now());
+      .run(queue, normalizeJobId(options.jobId), name, JSON.stringify(data ?? null), options.group ?? null, options.attempts ?? NO_LIMIT, options.backoffMs ?? DEFAULT_BACKOFF_MS, now, now, now);
     this.pump(queue);
   }
 
@@ -106,17 +133,41 @@ export class InlineQueue implements Queue {
   }
 
   async failed(queue: string): Promise<FailedJob[]> {
+    return (await this.pending(queue))
+      .filter((job) => job.state === 'failed')
+      .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+  }
+
+  async pending(queue: string): Promise<PendingJob[]> {
     const rows = this.db
-      .prepare(`SELECT id, name, data, attempts_made, failed_reason, finished_at FROM jobs WHERE queue = ? AND state = 'failed' ORDER BY finished_at`)
-      .all(queue) as FailedRow[];
+      .prepare(`SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`)
+      .all(queue) as ListedRow[];
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
       data: JSON.parse(row.data) as unknown,
+      state: row.state === 'waiting' && row.attempts_made > 0 ? 'retrying' : row.state,
       attemptsMade: row.attempts_made,
-      failedReason: row.failed_reason,
-      failedAt: new Date(row.finished_at).toISOString(),
+      lastError: row.failed_reason,
+      addedAt: new Date(row.added_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
     }));
+  }
+
+  async retry(queue: string, id: string): Promise<boolean> {
+    const now = Date.now();
+    // A new window from now, and the tries allowed afresh; the job keeps its place in its group.
+    const { changes } = this.db
+      .prepare(`UPDATE jobs SET state = 'waiting', run_at = ?, added_at = ?, updated_at = ?, attempts_made = 0, finished_at = NULL WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`)
+      .run(now, now, now, queue, normalizeJobId(id));
+    this.pump(queue);
+    return changes === 1;
+  }
+
+  async discard(queue: string, id: string): Promise<boolean> {
+    const { changes } = this.db.prepare(`DELETE FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`).run(queue, normalizeJobId(id));
+    this.pump(queue);
+    return changes === 1;
   }
 
   async checkpoint(name: string): Promise<number | null> {
@@ -136,7 +187,7 @@ export class InlineQueue implements Queue {
       const job = this.take(queue);
       if (!job) break;
       consumer.running++;
-      const run = this.run(consumer.processor, job).finally(() => {
+      const run = this.run(queue, consumer.processor, job).finally(() => {
         consumer.running--;
         this.inFlight.delete(run);
         this.pump(queue);
@@ -149,18 +200,21 @@ export class InlineQueue implements Queue {
   private take(queue: string): JobRow | null {
     return this.db.transaction(() => {
       const row = this.db
-        .prepare(`SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms FROM jobs WHERE queue = ? AND state = 'waiting' AND run_at <= ? ORDER BY run_at, seq LIMIT 1`)
+        .prepare(
+          `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
+        )
         .get(queue, Date.now()) as JobRow | undefined;
       if (!row) return null;
-      this.db.prepare(`UPDATE jobs SET state = 'active' WHERE seq = ?`).run(row.seq);
+      this.db.prepare(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
       return row;
     })();
   }
 
+  /** Held jobs are woken by the job ahead of them finishing, not by the clock. */
   private wakeForDelayed(queue: string, consumer: Consumer): void {
     if (consumer.timer) clearTimeout(consumer.timer);
     consumer.timer = null;
-    const next = this.db.prepare(`SELECT MIN(run_at) AS at FROM jobs WHERE queue = ? AND state = 'waiting'`).get(queue) as { at: number | null };
+    const next = this.db.prepare(`SELECT MIN(run_at) AS at FROM jobs j WHERE queue = ? AND state = 'waiting' AND ${NOT_HELD}`).get(queue) as { at: number | null };
     if (next.at === null || consumer.running >= consumer.concurrency) return;
     consumer.timer = setTimeout(() => {
       consumer.timer = null;
@@ -168,21 +222,28 @@ export class InlineQueue implements Queue {
     }, Math.max(0, next.at - Date.now()));
   }
 
-  private async run(processor: Processor, job: JobRow): Promise<void> {
+  private async run(queue: string, processor: Processor, job: JobRow): Promise<void> {
     try {
       await processor({ id: job.id, name: job.name, data: JSON.parse(job.data) as unknown, attemptsMade: job.attempts_made });
-      if (!this.closed) this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ? WHERE seq = ?`).run(Date.now(), job.seq);
+      if (!this.closed) this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ? WHERE seq = ?`).run(Date.now(), Date.now(), job.seq);
     } catch (error) {
       if (this.closed) return;
-      const attemptsMade = job.attempts_made + 1;
-      if (error instanceof PermanentJobError || attemptsMade >= job.max_attempts) {
+      const next = afterFailure(
+        { queue, id: job.id, attemptsMade: job.attempts_made, maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts, backoffMs: job.backoff_ms, addedAt: job.added_at },
+        error,
+        this.policy,
+        this.options.logger,
+      );
+      const now = Date.now();
+      if (next.retry) {
         this.db
-          .prepare(`UPDATE jobs SET state = 'failed', attempts_made = ?, failed_reason = ?, finished_at = ? WHERE seq = ?`)
-          .run(attemptsMade, error instanceof Error ? error.message : String(error), Date.now(), job.seq);
-        return;
+          .prepare(`UPDATE jobs SET state = 'waiting', attempts_made = attempts_made + 1, failed_reason = ?, run_at = ?, updated_at = ? WHERE seq = ?`)
+          .run(errorText(error), now + next.delayMs, now, job.seq);
+      } else {
+        this.db
+          .prepare(`UPDATE jobs SET state = 'failed', attempts_made = attempts_made + 1, failed_reason = ?, finished_at = ?, updated_at = ? WHERE seq = ?`)
+          .run(errorText(error), now, now, job.seq);
       }
-      const runAt = Date.now() + retryDelay(attemptsMade, job.backoff_ms, error);
-      this.db.prepare(`UPDATE jobs SET state = 'waiting', attempts_made = ?, run_at = ? WHERE seq = ?`).run(attemptsMade, runAt, job.seq);
     }
   }
 

@@ -7,9 +7,14 @@
 export interface JobOptions {
   /** Dedupe key: a second add with the same id is ignored while the first is kept. */
   jobId: string;
-  /** Total tries including the first (default 5). */
+  /**
+   * Jobs of one group (one Telegram chat, one mailbox) run in the order they were added: while one
+   * waits for a retry, later jobs of its group wait behind it; other groups go on.
+   */
+  group?: string;
+  /** Total tries including the first; without it a job retries until the queue's retry window ends. */
   attempts?: number;
-  /** First retry delay; each next retry doubles it (default 1000 ms). */
+  /** First retry delay; each next retry doubles it up to the queue's cap (default 1000 ms). */
   backoffMs?: number;
 }
 
@@ -32,6 +37,39 @@ export interface FailedJob {
   failedAt: string;
 }
 
+/** A job not yet completed: waiting its turn, running, waiting for a retry, or failed for good. */
+export interface PendingJob {
+  id: string;
+  name: string;
+  data: unknown;
+  state: 'waiting' | 'active' | 'retrying' | 'failed';
+  attemptsMade: number;
+  /** The reason of the last failed try (null before any). */
+  lastError: string | null;
+  addedAt: string;
+  /** When the job last changed state (its last try, or its failure). */
+  updatedAt: string;
+}
+
+/** How long and how often transient failures are retried (DELIVERY_RETRY_WINDOW_MS, DELIVERY_BACKOFF_CAP_MS). */
+export interface RetryPolicy {
+  /** A job gives up once its next try would start later than this after it was added. */
+  windowMs: number;
+  /** The longest wait between two tries. */
+  capMs: number;
+}
+
+/** What the queue reports about failed tries; never the job's data (it holds people's messages). */
+export interface QueueLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface QueueOptions {
+  retry?: RetryPolicy;
+  logger?: QueueLogger;
+}
+
 export interface Queue {
   readonly kind: 'inline' | 'bullmq';
   add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void>;
@@ -39,6 +77,12 @@ export interface Queue {
   process<D>(queue: string, processor: Processor<D>, options?: { concurrency?: number }): void;
   /** Jobs that failed for good, kept for inspection. */
   failed(queue: string): Promise<FailedJob[]>;
+  /** Every job not completed, oldest first (the Deliveries view). */
+  pending(queue: string): Promise<PendingJob[]>;
+  /** Runs a failed or retrying job again now, with a new retry window; false when there is no such job. */
+  retry(queue: string, id: string): Promise<boolean>;
+  /** Removes a job that is not running; false when there is no such job (or it is running). */
+  discard(queue: string, id: string): Promise<boolean>;
   /**
    * A reactor's position in the log, stored next to the jobs it added so that both survive
    * together (null before the first save).
@@ -49,8 +93,8 @@ export interface Queue {
   close(): Promise<void>;
 }
 
-export const DEFAULT_ATTEMPTS = 5;
 export const DEFAULT_BACKOFF_MS = 1000;
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { windowMs: 24 * 3600 * 1000, capMs: 5 * 60 * 1000 };
 
 /** Thrown by a processor when retrying cannot help (a chat that blocked the bot): fail at once. */
 export class PermanentJobError extends Error {
@@ -68,9 +112,35 @@ export class RetryAfterError extends Error {
   }
 }
 
-export function retryDelay(attemptsMade: number, backoffMs: number, error: unknown): number {
+export function retryDelay(attemptsMade: number, backoffMs: number, error: unknown, capMs = DEFAULT_RETRY_POLICY.capMs): number {
   if (error instanceof RetryAfterError) return error.delayMs;
-  return backoffMs * 2 ** Math.max(0, attemptsMade - 1);
+  return Math.min(capMs, backoffMs * 2 ** Math.max(0, attemptsMade - 1));
+}
+
+export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * What becomes of a try that failed: another try after `delayMs`, or failure for good (a permanent
+ * refusal, the tries allowed used up, or the next try past the retry window). Both adapters decide
+ * with this, and log it the same way.
+ */
+export function afterFailure(
+  job: { queue: string; id: string; attemptsMade: number; maxAttempts: number | null; backoffMs: number; addedAt: number },
+  error: unknown,
+  policy: RetryPolicy,
+  logger: QueueLogger | undefined,
+): { retry: true; delayMs: number } | { retry: false } {
+  const attempt = job.attemptsMade + 1;
+  const fields = { queue: job.queue, jobId: job.id, attempt, reason: errorText(error) };
+  const delayMs = retryDelay(attempt, job.backoffMs, error, policy.capMs);
+  const permanent = error instanceof PermanentJobError;
+  const exhausted = job.maxAttempts !== null && attempt >= job.maxAttempts;
+  if (permanent || exhausted || Date.now() + delayMs > job.addedAt + policy.windowMs) {
+    logger?.error({ ...fields, permanent }, 'job failed for good; it waits for an admin in the failed list');
+    return { retry: false };
+  }
+  logger?.warn({ ...fields, retryInMs: delayMs }, 'job failed; retrying');
+  return { retry: true, delayMs };
 }
 
 /** BullMQ refuses ':' in custom ids; every adapter applies the same mapping so ids compare equal. */

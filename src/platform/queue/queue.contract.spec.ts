@@ -5,14 +5,14 @@ import path from 'node:path';
 import IORedis from 'ioredis';
 import { BullMqQueue } from './bullmq';
 import { InlineQueue } from './inline';
-import { type Job, PermanentJobError, type Queue, RetryAfterError } from './port';
+import { type Job, PermanentJobError, type Queue, type QueueOptions, RetryAfterError } from './port';
 
 // Redis runs on every development machine and in CI, so BullMQ is always held to the same contract.
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `test-${randomUUID()}`;
-const adapters: Array<[string, () => Queue]> = [
-  ['inline', () => new InlineQueue()],
-  ['bullmq', () => new BullMqQueue({ url: REDIS_URL, prefix: `${PREFIX}-${randomUUID()}` })],
+const adapters: Array<[string, (options?: QueueOptions) => Queue]> = [
+  ['inline', (options) => new InlineQueue(options)],
+  ['bullmq', (options) => new BullMqQueue({ url: REDIS_URL, prefix: `${PREFIX}-${randomUUID()}`, ...options })],
 ];
 
 afterAll(async () => {
@@ -128,6 +128,85 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     await queue.saveCheckpoint('reactor', 41);
     await queue.saveCheckpoint('reactor', 42);
     expect(await queue.checkpoint('reactor')).toBe(42);
+  });
+
+  it('when a job of a group waits for a retry, then later jobs of that group wait behind it and other groups go on', async () => {
+    const order: string[] = [];
+    let failures = 0;
+    queue.process<{ n: string }>(name, async (job) => {
+      if (job.data.n === 'a1' && failures++ === 0) {
+        order.push('a1 failed');
+        throw new Error('far side down');
+      }
+      order.push(job.data.n);
+    });
+    await queue.add(name, 'send', { n: 'a1' }, { jobId: 'a1', group: 'chat-a', backoffMs: 600 });
+    await until(() => order.length === 1);
+    await queue.add(name, 'send', { n: 'a2' }, { jobId: 'a2', group: 'chat-a' });
+    await queue.add(name, 'send', { n: 'b1' }, { jobId: 'b1', group: 'chat-b' });
+    await until(() => order.length === 4, 10_000);
+    expect(order).toEqual(['a1 failed', 'b1', 'a1', 'a2']);
+  });
+
+  it('when a job fails for good, then later jobs of its group go on', async () => {
+    const seen: string[] = [];
+    queue.process<{ n: string }>(name, async (job) => {
+      seen.push(job.data.n);
+      if (job.data.n === 'c1') throw new PermanentJobError('blocked');
+    });
+    await queue.add(name, 'send', { n: 'c1' }, { jobId: 'c1', group: 'chat-c' });
+    await queue.add(name, 'send', { n: 'c2' }, { jobId: 'c2', group: 'chat-c' });
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(['c1', 'c2']);
+  });
+
+  it('when transient failures outlast the retry window, then the job fails for good with its last reason, and each wait is capped', async () => {
+    await queue.close();
+    const logged: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+    const logger = {
+      warn: (fields: Record<string, unknown>, message: string) => logged.push({ level: 'warn', fields, message }),
+      error: (fields: Record<string, unknown>, message: string) => logged.push({ level: 'error', fields, message }),
+    };
+    queue = create({ retry: { windowMs: 1500, capMs: 200 }, logger });
+    const at: number[] = [];
+    queue.process(name, async () => {
+      at.push(Date.now());
+      throw new Error(`down ${at.length}`);
+    });
+    await queue.add(name, 'send', { text: 'secret words' }, { jobId: 'window', backoffMs: 100 });
+    await until(async () => (await queue.failed(name)).length === 1, 10_000);
+    const gaps = at.slice(1).map((time, i) => time - at[i]!);
+    // 100, then 200 (capped) between tries: at least five tries fit into 1.5 s.
+    expect(at.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...gaps)).toBeLessThan(1000);
+    expect((await queue.failed(name))[0]).toMatchObject({ id: 'window', attemptsMade: at.length, failedReason: `down ${at.length}` });
+    expect(logged.filter((line) => line.level === 'warn')).toHaveLength(at.length - 1);
+    expect(logged.filter((line) => line.level === 'error')).toEqual([
+      { level: 'error', fields: expect.objectContaining({ queue: name, jobId: 'window', reason: `down ${at.length}` }), message: expect.stringContaining('failed for good') },
+    ]);
+    expect(JSON.stringify(logged)).not.toContain('secret words');
+  });
+
+  it('lists unfinished jobs with their state and last error; a failed job can be retried or discarded', async () => {
+    let broken = true;
+    queue.process<{ n: number }>(name, async (job) => {
+      if (broken) throw new PermanentJobError(`refused ${job.data.n}`);
+    });
+    await queue.add(name, 'send', { n: 1 }, { jobId: 'r:1', group: 'g' });
+    await queue.add(name, 'send', { n: 2 }, { jobId: 'r:2', group: 'g' });
+    await until(async () => (await queue.pending(name)).filter((job) => job.state === 'failed').length === 2);
+    const listed = await queue.pending(name);
+    expect(listed.map((job) => [job.id, job.state, job.attemptsMade, job.lastError])).toEqual([
+      ['r_1', 'failed', 1, 'refused 1'],
+      ['r_2', 'failed', 1, 'refused 2'],
+    ]);
+    expect(await queue.retry(name, 'nope')).toBe(false);
+    broken = false;
+    expect(await queue.retry(name, 'r:1')).toBe(true);
+    await until(async () => (await queue.pending(name)).length === 1);
+    expect(await queue.discard(name, 'r:2')).toBe(true);
+    expect(await queue.pending(name)).toEqual([]);
+    expect(await queue.discard(name, 'r:2')).toBe(false);
   });
 
   it('runs jobs in parallel up to the concurrency', async () => {

@@ -57,5 +57,5 @@ export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise
   const mail = emailFor(found, settings.systemName, publicUrl(deps.config));
   if (!mail) return [];
   const data: EmailJob = { to: found.customer.email, ticketId: found.ticket._id, ...mail };
-  return [{ queue: EMAIL_QUEUE, name: mail.kind, data, options: { jobId: `email:${event.id}`, attempts: 8, backoffMs: 5000 } }];
+  return [{ queue: EMAIL_QUEUE, name: mail.kind, data, options: { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 } }];
 }

@@ -73,6 +73,11 @@ export class TelegramConversation {
   ) {
     this.bot = new Telegraf(token, { telegram: { apiRoot: deps.config.TELEGRAM_API_ROOT } });
     this.bot.botInfo = botInfo;
+    // Telegraf's default handler prints the whole update (people's messages) to stderr; the queue
+    // logs the failure with its reason instead, and retries it.
+    this.bot.catch((error) => {
+      throw error;
+    });
     this.bot.on('callback_query', async (ctx) => {
       const query = ctx.callbackQuery;
       // Stops the button's spinner; the answer itself comes as a message.

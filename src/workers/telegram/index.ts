@@ -17,12 +17,7 @@ export const telegramChannel: WorkerChannel = {
     // One at a time, in order: each chat reads its messages in the order they were written.
     deps.queue.process(TELEGRAM_SEND_QUEUE, telegramSender(deps, api));
     deps.queue.process<TelegramUpdateJob>(TELEGRAM_UPDATES_QUEUE, async (job) => {
-      const conversation = await runner.conversationFor(job.data.botId);
-      if (!conversation) {
-        deps.logger.warn({ botId: job.data.botId, updateId: job.data.update.update_id }, 'update for a bot that is no longer configured: dropped');
-        return;
-      }
-      await conversation.handle(job.data.update as never);
+      await (await runner.conversationFor(job.data.botId)).handle(job.data.update as never);
     });
     await runner.start();
     return async () => {

@@ -26,16 +26,29 @@ export interface TelegramUpdateJob {
   update: { update_id: number } & Record<string, unknown>;
 }
 
+/** One chat's messages leave in the order they were planned; transient failures retry for the whole window. */
 export const sendJob = (jobId: string, data: TelegramSendJob): PlannedJob => ({
   queue: TELEGRAM_SEND_QUEUE,
   name: data.kind,
   data,
-  options: { jobId, attempts: 8, backoffMs: 1000 },
+  options: { jobId, group: `chat:${data.chatId}`, backoffMs: 1000 },
 });
 
 
-/** Takes an update in (from polling or the webhook), once per update id of that bot. */
+/** The chat an update comes from (a message's chat, the presser of a button). */
+const chatOfUpdate = (update: Record<string, unknown>): string | null => {
+  const message = update.message as { chat?: { id?: number } } | undefined;
+  const query = update.callback_query as { from?: { id?: number } } | undefined;
+  const id = message?.chat?.id ?? query?.from?.id;
+  return id === undefined ? null : String(id);
+};
+
+/**
+ * Takes an update in (from polling or the webhook), once per update id of that bot. One chat's
+ * updates are handled in order; one that waits (the bot cannot start yet) holds back only its chat.
+ */
 export async function enqueueUpdate(deps: { queue: Queue }, botId: number, update: { update_id: number }): Promise<void> {
   const data: TelegramUpdateJob = { botId, update: update as TelegramUpdateJob['update'] };
-  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: `update:${botId}:${update.update_id}`, attempts: 5, backoffMs: 2000 });
+  const chat = chatOfUpdate(data.update);
+  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: `update:${botId}:${update.update_id}`, backoffMs: 1000, ...(chat ? { group: `chat:${chat}` } : {}) });
 }

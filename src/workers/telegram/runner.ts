@@ -1,17 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppDeps } from '../../api/deps';
 import { SYSTEM_SETTINGS_STREAM } from '../../domain/settings/settings';
-import { TelegramApi, telegramErrorText, webhookSecret } from '../../platform/telegram';
+import { PermanentJobError } from '../../platform/queue/port';
+import { TelegramApi, botIdOf, telegramErrorText, webhookSecret } from '../../platform/telegram';
 import { loadSystemSettings } from '../../projections/settings';
 import { TelegramConversation } from './bot';
 import { enqueueUpdate } from './jobs';
 
 /** Seconds Telegram holds a getUpdates call open (long polling). */
 const POLL_TIMEOUT_SECONDS = 25;
-/** Wait after a failed start (bad token, Telegram down) before trying again. */
+/** Longest wait after a failed start (bad token, Telegram down) before trying again (shorter when DELIVERY_BACKOFF_CAP_MS is). */
 const START_RETRY_MS = 30_000;
 /** Wait after a failed poll. */
 const POLL_RETRY_MS = 5000;
+/**
+ * Shortest time between two getUpdates calls that returned nothing: a Bot API (or proxy) that
+ * answers at once instead of holding the call would otherwise be hammered in a tight loop.
+ */
+const MIN_EMPTY_POLL_MS = 1000;
 
 type Mode = { kind: 'off' } | { kind: 'polling' | 'standby'; token: string } | { kind: 'webhook'; token: string; url: string };
 
@@ -55,10 +61,18 @@ export class TelegramRunner {
     await this.stopPolling();
   }
 
-  /** The conversation for updates of `botId`; null when that bot is no longer the configured one. */
-  async conversationFor(botId: number): Promise<TelegramConversation | null> {
+  /**
+   * The conversation for updates of `botId`. An update confirmed to Telegram is never dropped: while
+   * its bot cannot run yet (Telegram unreachable at start, no token for now) this throws so that the
+   * queue tries again later; only an update of a bot whose token was replaced fails for good, as
+   * its chats can no longer be answered.
+   */
+  async conversationFor(botId: number): Promise<TelegramConversation> {
     await this.applying;
-    return this.conversation && this.conversation.botInfo.id === botId ? this.conversation : null;
+    if (this.conversation?.botInfo.id === botId) return this.conversation;
+    const { telegramBotToken: token } = await loadSystemSettings(this.deps.readStore);
+    if (token && botIdOf(token) !== botId) throw new PermanentJobError(`update for bot ${botId}, but the configured bot is now ${botIdOf(token)}`);
+    throw new Error(token ? 'the bot is not running yet (Telegram unreachable at start?)' : 'no Telegram bot token is set');
   }
 
   /** Reads the settings again and moves to what they say (serialised: one change at a time). */
@@ -75,7 +89,7 @@ export class TelegramRunner {
       this.retryTimer = null;
       this.mode = { kind: 'off' };
       this.refresh();
-    }, START_RETRY_MS);
+    }, Math.min(START_RETRY_MS, this.deps.config.DELIVERY_BACKOFF_CAP_MS));
   }
 
   private async apply(): Promise<void> {
@@ -117,7 +131,10 @@ export class TelegramRunner {
       let offset: number | undefined;
       while (!controller.signal.aborted) {
         try {
+          const asked = Date.now();
           const updates = await this.api.getUpdates(token, offset, POLL_TIMEOUT_SECONDS, controller.signal);
+          const early = MIN_EMPTY_POLL_MS - (Date.now() - asked);
+          if (updates.length === 0 && early > 0) await sleep(early, undefined, { signal: controller.signal }).catch(() => undefined);
           for (const update of updates) {
             await enqueueUpdate(this.deps, botId, update);
             // Confirmed to Telegram (by the next offset) only once it is in the durable queue.

@@ -1,0 +1,57 @@
+import type { Router } from 'express';
+import { NotFoundError } from '../../domain/shared/errors';
+import type { AppDeps } from '../deps';
+import { currentUser, requireRole } from '../http/auth';
+import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries } from './service';
+
+const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
+
+/** The Deliveries view's API (admins): undelivered notices, retried or discarded one by one or all failed at once. */
+export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
+  const admin = requireRole('admin');
+  const queueOf = (channel: string): string => {
+    if (!isDeliveryChannel(channel)) throw new NotFoundError('Delivery');
+    return DELIVERY_CHANNELS[channel];
+  };
+  const failedOfAll = async () => {
+    const rows: Array<{ channel: DeliveryChannel; id: string }> = [];
+    for (const channel of Object.keys(DELIVERY_CHANNELS) as DeliveryChannel[]) {
+      for (const job of await deps.queue.failed(DELIVERY_CHANNELS[channel])) rows.push({ channel, id: job.id });
+    }
+    return rows;
+  };
+
+  router.get('/deliveries', admin, async (_req, res) => {
+    const deliveries = await listDeliveries(deps);
+    const count = (state: string) => deliveries.filter((delivery) => delivery.state === state).length;
+    res.json({ deliveries, counts: { waiting: count('waiting') + count('active'), retrying: count('retrying'), failed: count('failed') } });
+  });
+
+  router.post('/deliveries/failed/retry', admin, async (req, res) => {
+    let retried = 0;
+    for (const row of await failedOfAll()) if (await deps.queue.retry(DELIVERY_CHANNELS[row.channel], row.id)) retried++;
+    deps.logger.info({ by: currentUser(req).id, count: retried }, 'failed deliveries retried');
+    res.json({ message: `Retrying ${plural(retried)}`, count: retried });
+  });
+
+  router.post('/deliveries/failed/discard', admin, async (req, res) => {
+    let discarded = 0;
+    for (const row of await failedOfAll()) if (await deps.queue.discard(DELIVERY_CHANNELS[row.channel], row.id)) discarded++;
+    deps.logger.info({ by: currentUser(req).id, count: discarded }, 'failed deliveries discarded');
+    res.json({ message: `Discarded ${plural(discarded)}`, count: discarded });
+  });
+
+  router.post('/deliveries/:channel/:id/retry', admin, async (req, res) => {
+    const { channel, id } = req.params as { channel: string; id: string };
+    if (!(await deps.queue.retry(queueOf(channel), id))) throw new NotFoundError('Failed or retrying delivery');
+    deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery retried by an admin');
+    res.json({ message: 'Delivery queued again' });
+  });
+
+  router.delete('/deliveries/:channel/:id', admin, async (req, res) => {
+    const { channel, id } = req.params as { channel: string; id: string };
+    if (!(await deps.queue.discard(queueOf(channel), id))) throw new NotFoundError('Waiting or failed delivery');
+    deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery discarded by an admin');
+    res.status(204).end();
+  });
+};

@@ -1,0 +1,32 @@
+import { TICKET_MESSAGES, type MessageView } from '../../src/projections/tickets';
+import { eventually } from './eventually';
+import type { FakeTelegram, TelegramUser } from './fakeTelegram';
+import type { TestServer } from './server';
+
+/** A Telegram user talking to the bot of `token` through the fake Bot API, waiting for the bot's answers. */
+export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
+  const say = async (text: string, answers = 1) => {
+    const before = fake.messagesTo(user.id).length;
+    fake.sendText(token, user, text);
+    await eventually(() => fake.messagesTo(user.id).length >= before + answers, { describe: `${answers} answer(s) to "${text}"` });
+    return fake.messagesTo(user.id).slice(before);
+  };
+  const press = async (data: string) => {
+    const before = fake.messagesTo(user.id).length;
+    fake.pressButton(token, user, data);
+    await eventually(() => fake.messagesTo(user.id).length > before, { describe: `answer to the button ${data}` });
+    return fake.messagesTo(user.id).slice(before);
+  };
+  /** Opens a ticket through the bot's form in a category without custom fields. */
+  const openTicket = async (categoryId: string, title: string) => {
+    await say('/ticket');
+    await press(`category:${categoryId}`);
+    await say(title);
+    await say('Described in the bot.');
+  };
+  return { say, press, openTicket };
+}
+
+/** The ticket's messages in the order they were posted, straight from the read model. */
+export const ticketMessages = (server: TestServer, ticketId: string) =>
+  server.deps.readStore.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticketId }, { sort: { seq: 1 } });
