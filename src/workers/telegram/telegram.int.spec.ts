@@ -183,7 +183,7 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(fake.messagesTo(dora.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage, DEFAULT_BOT_MESSAGES.helpMessage]);
   }, 20_000);
 
-  it('keeps a message that cannot be delivered as a failed job and tells no one twice', async () => {
+  it('when Telegram refuses a message for good, then it fails at once, shows in Deliveries with its reason, health says degraded, and a retry from there delivers it once', async () => {
     const eve: TelegramUser = { id: 5004, first_name: 'Eve' };
     await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5004', firstName: 'Eve' } });
     fake.failNext('sendMessage', 1, { status: 403, description: 'Forbidden: bot was blocked by the user' });
@@ -191,6 +191,51 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     const failed = await eventually(async () => (await server.deps.queue.failed('telegram')).find((job) => (job.data as { chatId: string }).chatId === '5004'));
     expect(failed).toMatchObject({ attemptsMade: 1, failedReason: 'Telegram answered 403: Forbidden: bot was blocked by the user' });
     expect(fake.messagesTo(eve.id)).toEqual([]);
+
+    const listed = await server.request('GET', '/api/deliveries', { token: admin });
+    expect(listed.status).toBe(200);
+    expect(listed.body.counts).toEqual({ waiting: 0, retrying: 0, failed: 1 });
+    expect(listed.body.deliveries).toEqual([
+      {
+        id: failed.id,
+        channel: 'telegram',
+        recipient: '5004',
+        ticket: null,
+        kind: 'reply',
+        state: 'failed',
+        attempts: 1,
+        lastError: 'Telegram answered 403: Forbidden: bot was blocked by the user',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain(DEFAULT_BOT_MESSAGES.welcomeMessage);
+    expect((await server.request('GET', '/api/health')).body).toMatchObject({ status: 'degraded', deliveries: { failed: 1 } });
+    const customer = await addMember(server, admin, 'customer', 'Nosy');
+    expect((await server.request('GET', '/api/deliveries', { token: customer.token })).status).toBe(403);
+    expect((await server.request('POST', `/api/deliveries/telegram/${failed.id}/retry`, { token: customer.token })).status).toBe(403);
+    expect((await server.request('POST', '/api/deliveries/sms/x/retry', { token: admin })).status).toBe(404);
+    expect((await server.request('POST', '/api/deliveries/telegram/no-such-job/retry', { token: admin })).status).toBe(404);
+
+    expect(await server.request('POST', `/api/deliveries/telegram/${failed.id}/retry`, { token: admin })).toEqual({ status: 200, body: { message: 'Delivery queued again' } });
+    await eventually(() => fake.messagesTo(eve.id).length === 1, { describe: 'the retried message' });
+    expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+    await eventually(async () => (await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries.length === 0);
+    expect((await server.request('GET', '/api/health')).body).toMatchObject({ status: 'ok', deliveries: { failed: 0 } });
+
+    // Discarded one by one, or all failed at once.
+    fake.failNext('sendMessage', 2, { status: 400, description: 'Bad Request: chat not found' });
+    fake.sendText(TOKEN, eve, '/help');
+    fake.sendText(TOKEN, eve, '/nonsense');
+    const two = await eventually(async () => {
+      const { deliveries } = (await server.request('GET', '/api/deliveries', { token: admin })).body as { deliveries: Array<{ id: string; state: string }> };
+      return deliveries.length === 2 && deliveries.every((delivery) => delivery.state === 'failed') ? deliveries : undefined;
+    });
+    expect((await server.request('DELETE', `/api/deliveries/telegram/${two[0]!.id}`, { token: admin })).status).toBe(204);
+    expect((await server.request('DELETE', `/api/deliveries/telegram/${two[0]!.id}`, { token: admin })).status).toBe(404);
+    expect(await server.request('POST', '/api/deliveries/failed/discard', { token: admin })).toEqual({ status: 200, body: { message: 'Discarded 1 delivery', count: 1 } });
+    expect((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries).toEqual([]);
+    expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
   });
 
   it('switches to a webhook with a secret when a webhook URL is set, and back to polling without restarting', async () => {
