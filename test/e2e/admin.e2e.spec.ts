@@ -287,4 +287,40 @@ describe('Web app in Chromium: administration screens', () => {
     await admin.getByText('Entry permanently deleted').waitFor();
     await admin.getByRole('row').filter({ hasText: '777000' }).waitFor({ state: 'detached' });
   });
+
+  it('when a bot message fails for good, then the admin sees it under Deliveries with its reason, retries it there and it arrives; failed ones can be discarded at once', async () => {
+    const tess: TelegramUser = { id: 5006, first_name: 'Tess' };
+    await server.request('POST', '/api/whitelist', { token: adminToken, body: { telegramId: '5006', firstName: 'Tess' } });
+    fake.failNext('sendMessage', 1, { status: 403, description: 'Forbidden: bot was blocked by the user' });
+    fake.sendText(TOKEN, tess, '/start');
+    await eventually(async () => (await server.request('GET', '/api/health')).body.status === 'degraded', { describe: 'the refused reply failing' });
+
+    await admin.goto(`${server.url}/admin`);
+    await admin.getByRole('tab', { name: 'Deliveries' }).click();
+    const panel = admin.getByRole('tabpanel', { name: 'Deliveries' });
+    await panel.getByText('0 pending · 0 retrying · 1 failed').waitFor();
+    const row = panel.getByRole('row').filter({ hasText: '5006' });
+    await row.getByText('Failed').waitFor();
+    await row.getByText('Telegram answered 403: Forbidden: bot was blocked by the user').waitFor();
+    await shootBothThemes(admin, 'admin-deliveries');
+    expect(fake.messagesTo(tess.id)).toEqual([]);
+
+    await row.getByRole('button', { name: 'Retry Bot reply to 5006' }).click();
+    await toast(admin, 'Delivery queued again').waitFor();
+    await eventually(() => fake.messagesTo(tess.id).length === 1, { describe: 'the retried reply' });
+    await panel.getByText('Every notice has been delivered').waitFor({ timeout: 15_000 });
+    expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+
+    fake.failNext('sendMessage', 2, { status: 400, description: 'Bad Request: chat not found' });
+    fake.sendText(TOKEN, tess, '/help');
+    fake.sendText(TOKEN, tess, '/nonsense');
+    await panel.getByText('0 pending · 0 retrying · 2 failed').waitFor({ timeout: 15_000 });
+    await panel.getByRole('button', { name: 'Discard all failed' }).click();
+    const confirm = admin.getByRole('dialog', { name: 'Please confirm' });
+    await confirm.getByText('Discard every failed notice? Their recipients will never get them.').waitFor();
+    await confirm.getByRole('button', { name: 'Discard' }).click();
+    await toast(admin, 'Discarded 2 deliveries').waitFor();
+    await panel.getByText('Every notice has been delivered').waitFor();
+    expect(fake.messagesTo(tess.id)).toHaveLength(1);
+  });
 });

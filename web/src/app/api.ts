@@ -35,7 +35,7 @@ const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> =
 export const api = createApi({
   reducerPath: 'api',
   baseQuery,
-  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Canned', 'User', 'BotCommand', 'BotSettings', 'Settings', 'Whitelist', 'AccessRequest'],
+  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Canned', 'User', 'BotCommand', 'BotSettings', 'Settings', 'Whitelist', 'AccessRequest', 'Delivery'],
   endpoints: () => ({}),
 });
 

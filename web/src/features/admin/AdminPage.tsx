@@ -9,9 +9,10 @@ import { useStatsQuery } from '../tickets/api';
 import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
+import { DeliveriesTab } from './DeliveriesTab';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -23,7 +24,7 @@ function useLogged(error: unknown, what: string) {
   }, [error, what]);
 }
 
-/** The Admin Panel of spec.md section 2: four stat cards, a welcome line, Logout and four tabs. */
+/** The Admin Panel of spec.md section 2: four stat cards, a welcome line, Logout and its tabs (the four of the spec, and Deliveries). */
 export function AdminPage() {
   const user = useAppSelector(selectUser);
   const logout = useLogout();
@@ -61,6 +62,7 @@ export function AdminPage() {
         {tab === 'Users' && <UsersTab />}
         {tab === 'Categories' && <CategoriesTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
+        {tab === 'Deliveries' && <DeliveriesTab />}
         {tab === 'Settings' && (
           <p className="muted">
             System-wide settings (Telegram bot token, uploads, rate limits, maintenance) live on the <Link to="/settings">System Settings</Link> screen.

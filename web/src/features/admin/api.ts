@@ -1,4 +1,5 @@
 import type { toBotCommand } from '../../../../src/projections/botCommands';
+import type { DeliveryView } from '../../../../src/api/deliveries/service';
 import type { BotSettingsView } from '../../../../src/projections/settings';
 import type { PublicUser } from '../../../../src/projections/users';
 import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';
@@ -46,6 +47,13 @@ export interface BotCommandInput {
   response: string | null;
   order: number;
   isActive: boolean;
+}
+
+export type Delivery = DeliveryView;
+
+export interface DeliveryList {
+  deliveries: Delivery[];
+  counts: { waiting: number; retrying: number; failed: number };
 }
 
 export interface TelegramStatus {
@@ -117,6 +125,19 @@ const adminApi = api.injectEndpoints({
       query: () => ({ url: '/bot-settings/reset', method: 'POST' }),
       invalidatesTags: ['BotSettings'],
     }),
+    deliveries: build.query<DeliveryList, void>({ query: () => '/deliveries', providesTags: ['Delivery'] }),
+    retryDelivery: build.mutation<{ message: string }, Pick<Delivery, 'channel' | 'id'>>({
+      query: ({ channel, id }) => ({ url: `/deliveries/${channel}/${encodeURIComponent(id)}/retry`, method: 'POST' }),
+      invalidatesTags: ['Delivery'],
+    }),
+    discardDelivery: build.mutation<void, Pick<Delivery, 'channel' | 'id'>>({
+      query: ({ channel, id }) => ({ url: `/deliveries/${channel}/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      invalidatesTags: ['Delivery'],
+    }),
+    settleFailedDeliveries: build.mutation<{ message: string; count: number }, 'retry' | 'discard'>({
+      query: (action) => ({ url: `/deliveries/failed/${action}`, method: 'POST' }),
+      invalidatesTags: ['Delivery'],
+    }),
     telegramStatus: build.query<TelegramStatus, void>({ query: () => ({ url: '/settings/telegram/status', timeout: 30_000 }), providesTags: ['Settings'] }),
   }),
 });
@@ -140,4 +161,8 @@ export const {
   useUpdateBotSettingsMutation,
   useResetBotSettingsMutation,
   useTelegramStatusQuery,
+  useDeliveriesQuery,
+  useRetryDeliveryMutation,
+  useDiscardDeliveryMutation,
+  useSettleFailedDeliveriesMutation,
 } = adminApi;

@@ -1,0 +1,153 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { errorMessage } from '../../app/api';
+import { useAppDispatch } from '../../app/hooks';
+import { Icon } from '../../components/icons';
+import { toastShown } from '../../components/toastsSlice';
+import { Badge, Banner, ConfirmDialog, EmptyState } from '../../components/ui';
+import { formatDateTime, timeAgo } from '../../lib/format';
+import { type Delivery, type DeliveryList, useDeliveriesQuery, useDiscardDeliveryMutation, useRetryDeliveryMutation, useSettleFailedDeliveriesMutation } from './api';
+
+/** The list refreshes on its own: retries happen in the background. */
+const REFRESH_MS = 5000;
+
+const STATE_BADGE = { waiting: ['secondary', 'Pending'], active: ['default', 'Sending'], retrying: ['warning', 'Retrying'], failed: ['destructive', 'Failed'] } as const;
+const CHANNEL_LABEL = { telegram: 'Telegram', email: 'E-mail' } as const;
+
+/** What the notice was, in words (the template of a bot message, the kind of a mail). */
+const KIND_LABEL: Record<string, string> = {
+  reply: 'Bot reply',
+  accessApproved: 'Access approved',
+  ticketCreatedMessage: 'Ticket created',
+  ticketUpdatedMessage: 'Status changed',
+  ticketClosedMessage: 'Ticket closed',
+  agentAssignedMessage: 'Agent assigned',
+  newMessageNotification: 'New reply',
+  created: 'Ticket created',
+  status: 'Status changed',
+};
+export const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
+
+type Action = { kind: 'retry' | 'discard'; delivery: Delivery } | { kind: 'retry-all' | 'discard-all' };
+
+/** One row per undelivered notice: channel, recipient, ticket, attempts, last error and time; Retry and Discard. */
+export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: Delivery[]; busy: boolean; onAction: (action: Action) => void }) {
+  if (deliveries.length === 0) return <EmptyState title="Every notice has been delivered" icon="check" />;
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label="Deliveries">
+        <thead>
+          <tr>
+            <th>Channel</th>
+            <th>Recipient</th>
+            <th>Ticket</th>
+            <th>Notice</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Last error</th>
+            <th>Time</th>
+            <th>Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => {
+            const [variant, label] = STATE_BADGE[delivery.state];
+            const name = `${kindLabel(delivery.kind)} to ${delivery.recipient}`;
+            return (
+              <tr key={`${delivery.channel}:${delivery.id}`}>
+                <td>{CHANNEL_LABEL[delivery.channel]}</td>
+                <td className="mono">{delivery.recipient}</td>
+                <td>{delivery.ticket ? <Link to={`/tickets/${delivery.ticket._id}`}>#{delivery.ticket.ticketId}</Link> : <span className="muted">—</span>}</td>
+                <td>{kindLabel(delivery.kind)}</td>
+                <td>
+                  <Badge variant={variant}>{label}</Badge>
+                </td>
+                <td>{delivery.attempts}</td>
+                <td className="small">{delivery.lastError ?? <span className="muted">—</span>}</td>
+                <td title={formatDateTime(delivery.updatedAt)}>{timeAgo(delivery.createdAt)}</td>
+                <td>
+                  <div className="row-actions">
+                    {(delivery.state === 'failed' || delivery.state === 'retrying') && (
+                      <button type="button" className="icon-button" aria-label={`Retry ${name}`} title="Retry now" disabled={busy} onClick={() => onAction({ kind: 'retry', delivery })}>
+                        <Icon name="refresh" size={16} />
+                      </button>
+                    )}
+                    {delivery.state !== 'active' && (
+                      <button type="button" className="icon-button danger" aria-label={`Discard ${name}`} title="Discard" disabled={busy} onClick={() => onAction({ kind: 'discard', delivery })}>
+                        <Icon name="trash" size={16} />
+                      </button>
+                    )}
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The counts and the actions on every failed notice at once, above the table. */
+export function DeliveriesView({ list, busy, onAction }: { list: DeliveryList; busy: boolean; onAction: (action: Action) => void }) {
+  const { waiting, retrying, failed } = list.counts;
+  return (
+    <>
+      <div className="toolbar">
+        <p className="muted" aria-live="polite">
+          {waiting} pending · {retrying} retrying · {failed} failed
+        </p>
+        <div className="toolbar-actions">
+          <button type="button" className="button button-secondary" disabled={busy || failed === 0} onClick={() => onAction({ kind: 'retry-all' })}>
+            <Icon name="refresh" size={16} /> Retry all failed
+          </button>
+          <button type="button" className="button button-danger" disabled={busy || failed === 0} onClick={() => onAction({ kind: 'discard-all' })}>
+            <Icon name="trash" size={16} /> Discard all failed
+          </button>
+        </div>
+      </div>
+      {failed > 0 && <Banner kind="warning">{failed === 1 ? 'One notice could not be delivered and waits for you.' : `${failed} notices could not be delivered and wait for you.`} Retry once the cause is fixed, or discard.</Banner>}
+      <DeliveriesTable deliveries={list.deliveries} busy={busy} onAction={onAction} />
+    </>
+  );
+}
+
+const CONFIRM = {
+  discard: 'Discard this notice? Its recipient will never get it.',
+  'discard-all': 'Discard every failed notice? Their recipients will never get them.',
+} as const;
+
+/** The Deliveries tab of the Admin Panel: notices waiting, retrying or failed, and what an admin can do about them. */
+export function DeliveriesTab() {
+  const dispatch = useAppDispatch();
+  const { data, error, isLoading } = useDeliveriesQuery(undefined, { pollingInterval: REFRESH_MS });
+  const [retryOne, retrying] = useRetryDeliveryMutation();
+  const [discardOne, discarding] = useDiscardDeliveryMutation();
+  const [settle, settling] = useSettleFailedDeliveriesMutation();
+  const [confirming, setConfirming] = useState<Action | null>(null);
+  const busy = retrying.isLoading || discarding.isLoading || settling.isLoading;
+
+  const run = async (action: Action) => {
+    setConfirming(null);
+    try {
+      if (action.kind === 'retry') dispatch(toastShown('success', (await retryOne(action.delivery).unwrap()).message));
+      else if (action.kind === 'discard') {
+        await discardOne(action.delivery).unwrap();
+        dispatch(toastShown('success', 'Delivery discarded'));
+      } else dispatch(toastShown('success', (await settle(action.kind === 'retry-all' ? 'retry' : 'discard').unwrap()).message));
+    } catch (failure) {
+      dispatch(toastShown('error', errorMessage(failure, 'The delivery could not be changed')));
+    }
+  };
+  const onAction = (action: Action) => (action.kind === 'discard' || action.kind === 'discard-all' ? setConfirming(action) : void run(action));
+
+  return (
+    <section aria-label="Deliveries">
+      {error ? <Banner kind="error">{errorMessage(error, 'Failed to load deliveries')}</Banner> : null}
+      {isLoading ? <p className="muted">Loading deliveries...</p> : data && <DeliveriesView list={data} busy={busy} onAction={onAction} />}
+      {confirming && (confirming.kind === 'discard' || confirming.kind === 'discard-all') && (
+        <ConfirmDialog message={CONFIRM[confirming.kind]} confirmLabel="Discard" busy={busy} onConfirm={() => void run(confirming)} onCancel={() => setConfirming(null)} />
+      )}
+    </section>
+  );
+}
