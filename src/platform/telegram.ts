@@ -62,7 +62,11 @@ export class TelegramApi {
   /** Streams a file to `destination`, refusing more than `maxBytes`; returns its size. */
   async downloadFile(token: string, filePath: string, destination: string, maxBytes: number): Promise<number> {
     const response = await fetch(`${this.apiRoot}/file/bot${token}/${filePath}`, { signal: AbortSignal.timeout(60_000) });
-    if (!response.ok || !response.body) throw new Error(`Telegram file download answered ${response.status}`);
+    if (!response.ok || !response.body) {
+      const text = `Telegram file download answered ${response.status}`;
+      // A 4xx (file gone, link expired) will not change by asking again; a 5xx may.
+      throw response.status >= 400 && response.status < 500 ? new PermanentJobError(text) : new Error(text);
+    }
     let size = 0;
     const counted = Readable.fromWeb(response.body as never).pipe(
       new Transform({

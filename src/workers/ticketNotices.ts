@@ -19,6 +19,9 @@ export interface CustomerNotice {
   customer: UserView;
 }
 
+/** Text on one line: a title with line breaks (CR, LF) must not start a new mail header or list line. */
+export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
 /**

@@ -52,6 +52,8 @@ export interface FakeTelegram {
   held(method: string): number;
   webhookOf(token: string): { url: string; secretToken: string } | null;
   messagesTo(chatId: number | string): string[];
+  /** getUpdates answers at once even with nothing to give (a proxy that ignores long polling). */
+  answerPollsAtOnce(on: boolean): void;
   /** A Telegram outage: the server closes (connections are refused) until goUp(); calls in flight are cut. */
   goDown(): Promise<void>;
   /** Listens again on the same address after goDown(). */
@@ -93,6 +95,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const holding = new Set<string>();
   const parked = new Map<string, Array<() => void>>();
   let nextUpdateId = 1000;
+  let pollsAtOnce = false;
   let nextMessageId = 1;
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
@@ -148,7 +151,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         if (bot.webhook) return reply(res, 409, { ok: false, error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active" });
         const offset = typeof payload.offset === 'number' ? payload.offset : 0;
         bot.updates = bot.updates.filter((update) => update.update_id >= offset);
-        if (bot.updates.length === 0) {
+        if (bot.updates.length === 0 && !pollsAtOnce) {
           const timeoutMs = Math.min(Number(payload.timeout ?? 0), 2) * 1000;
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, timeoutMs);
@@ -246,6 +249,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     held: (method) => parked.get(method)?.length ?? 0,
     webhookOf: (token) => bots.get(token)?.webhook ?? null,
     messagesTo: (chatId) => delivered.filter((message) => message.chatId === String(chatId)).map((message) => message.text),
+    answerPollsAtOnce: (on) => {
+      pollsAtOnce = on;
+    },
     goDown: () => stop(),
     goUp: () => new Promise<void>((resolve, reject) => {
       server.once('error', reject);

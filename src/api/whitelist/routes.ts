@@ -8,7 +8,7 @@ import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntry
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { addEntry, approveRequest, findEntry, findRequest } from './service';
+import { addEntryByHand, approveRequest, findEntry, findRequest } from './service';
 
 /** spec.md section 4: the messages name the request by username, else by Telegram ID. */
 const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => request.username || request.telegramId;
@@ -27,7 +27,7 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/whitelist', admin, async (req, res) => {
     const { telegramId, ...fields } = parse(addWhitelistSchema, req.body);
-    const { entryId, position } = await addEntry(deps, telegramId, fields, 'manual', commandContext(deps, req));
+    const { entryId, position } = await addEntryByHand(deps, telegramId, fields, commandContext(deps, req));
     await deps.projections.waitFor(position);
     res.status(201).json({ entry: await entryById(entryId), message: 'Telegram ID added to whitelist' });
   });

@@ -27,6 +27,18 @@ export async function addEntry(deps: AppDeps, telegramId: string, fields: Whitel
 }
 
 /**
+ * An ID added by hand while its owner's access request is pending: the request is approved with it,
+ * so it leaves the pending list and the user is told (the same notice as an approval).
+ */
+export async function addEntryByHand(deps: AppDeps, telegramId: string, fields: WhitelistFields, context: CommandContext) {
+  const added = await addEntry(deps, telegramId, fields, 'manual', context);
+  const { state } = await loadState(deps.events, accessRequestStream(telegramId), accessRequestDecider);
+  if (state.status !== 'pending') return added;
+  const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
+  return { entryId: added.entryId, position: Math.max(added.position, approved.position) };
+}
+
+/**
  * Records a message from a Telegram user who is not whitelisted (the bot calls this): the first one
  * opens a pending request, later ones count attempts and keep the last message.
  */

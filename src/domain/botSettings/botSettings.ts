@@ -53,10 +53,32 @@ export function evolve(state: BotSettingsState, event: BotSettingsEvent): BotSet
   }
 }
 
-/** Fills a template's {variables}; unknown names stay as written. */
-export function renderBotMessage(template: string, values: Partial<Record<(typeof BOT_VARIABLES)[number], string | number>>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = values[name as keyof typeof values];
-    return value === undefined ? whole : String(value);
+export type BotValues = Partial<Record<(typeof BOT_VARIABLES)[number], string | number | null>>;
+
+/**
+ * Fills a template's {variables}. A sentence whose variable has no value here (no open ticket, no agent
+ * yet) is left out rather than shown with a hole ("handled by .") or raw braces; a line left empty by
+ * that goes too. Should nothing be left, the variables are simply dropped.
+ */
+export function renderBotMessage(template: string, values: BotValues): string {
+  const valueOf = (name: string) => {
+    const value = (values as Record<string, string | number | null | undefined>)[name];
+    return value === undefined || value === null || String(value).trim() === '' ? null : String(value);
+  };
+  const fill = (text: string) => text.replace(/(#?)\{(\w+)\}/g, (_whole, hash: string, name: string) => {
+    const value = valueOf(name);
+    return value === null ? '' : `${hash}${value}`;
   });
+  const complete = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].every((match) => valueOf(match[1]!) !== null);
+  const lines: string[] = [];
+  for (const line of template.split('\n')) {
+    if (complete(line)) {
+      lines.push(fill(line));
+      continue;
+    }
+    const kept = (line.match(/[^.!?]+(?:[.!?]+|$)\s*/g) ?? []).filter(complete).join('').trimEnd();
+    if (kept.trim() !== '') lines.push(fill(kept));
+  }
+  const text = lines.join('\n').trim();
+  return text !== '' ? text : fill(template).replace(/[ \t]+/g, ' ').trim();
 }

@@ -3,7 +3,7 @@ import type { WorkerChannel } from '../channels';
 import { deliverOnce } from '../delivery';
 import { EMAIL_QUEUE, type EmailJob } from './jobs';
 import { createMailer } from './mailer';
-import { emailNotices, publicUrl } from './notifications';
+import { emailNotices, fallbackSender, publicUrl } from './notifications';
 
 /** E-mail notifications to customers (nodemailer): SMTP_URL, or `.eml` files in DATA_DIR/outbox. */
 export const emailChannel: WorkerChannel = {
@@ -15,8 +15,7 @@ export const emailChannel: WorkerChannel = {
       EMAIL_QUEUE,
       async (job) => {
         const settings = await loadSystemSettings(deps.readStore);
-        const host = new URL(publicUrl(deps.config)).hostname;
-        const from = { name: settings.systemName, address: settings.supportEmail || `no-reply@${host.includes('.') ? host : `${host}.localdomain`}` };
+        const from = { name: settings.systemName, address: settings.supportEmail || fallbackSender(publicUrl(deps.config)) };
         const { to, subject, text, ticketId, kind } = job.data;
         await deliverOnce(deps, job, { channel: 'email', recipient: to, ticketId, kind }, () => mailer.send({ from, to, subject, text }, job.id));
       },

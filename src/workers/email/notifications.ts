@@ -1,22 +1,30 @@
+import { isIP } from 'node:net';
 import type { AppDeps } from '../../api/deps';
 import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../reactor';
 import { STATUS_WORDS } from '../../domain/ticket/ticket';
-import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
+import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from './jobs';
 
 /** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */
 export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 
-/** Header text on one line: a title with line breaks must not start a new header. */
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The sender when the settings name no support address: no-reply at PUBLIC_URL's host when that is a
+ * domain, else at `localhost.localdomain` (an IP address or a bare name is no valid mail domain).
+ */
+export function fallbackSender(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  return `no-reply@${isIP(host) === 0 && host.includes('.') ? host : 'localhost.localdomain'}`;
+}
 
 export function emailFor({ notice, ticket, customer }: CustomerNotice, systemName: string, baseUrl: string): Pick<EmailJob, 'subject' | 'text' | 'kind'> | null {
   const link = `${baseUrl}/tickets/${ticket._id}`;
-  const named = `#${ticket.ticketId} “${ticket.title}”`;
+  const named = `#${ticket.ticketId} “${oneLine(ticket.title)}”`;
   const greeting = `Hello ${customer.firstName},`;
   const signature = `— ${systemName}`;
   switch (notice.kind) {
@@ -37,7 +45,7 @@ export function emailFor({ notice, ticket, customer }: CustomerNotice, systemNam
       return {
         kind: 'reply',
         subject: oneLine(`[${systemName}] New reply on ticket #${ticket.ticketId}: ${ticket.title}`),
-        text: `${greeting}\n\n${notice.senderName} replied to your ticket ${named}:\n\n${notice.content}${files}\n\nAnswer here: ${link}\n\n${signature}\n`,
+        text: `${greeting}\n\n${notice.senderName} replied to your ticket ${named}:\n\n${notice.content.replace(/\r\n?/g, '\n')}${files}\n\nAnswer here: ${link}\n\n${signature}\n`,
       };
     }
     case 'assigned':

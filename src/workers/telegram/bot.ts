@@ -4,8 +4,10 @@ import type { Update, UserFromGetMe } from 'telegraf/types';
 import type { AppDeps } from '../../api/deps';
 import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../api/tickets/service';
 import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../api/tickets/uploads';
+import { maintenanceMessage } from '../../api/http/guards';
 import { recordAccessAttempt } from '../../api/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
+import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '../../domain/shared/errors';
 import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
 import { answerCustomFields } from '../../domain/ticket/customFields';
@@ -13,7 +15,8 @@ import { createTicketSchema } from '../../domain/ticket/schema';
 import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { nameBasedId } from '../../platform/ids';
-import { FileTooLargeError, type TelegramApi } from '../../platform/telegram';
+import { PermanentJobError } from '../../platform/queue/port';
+import { FileTooLargeError, type TelegramApi, telegramJobError } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { loadBotSettings, loadSystemSettings } from '../../projections/settings';
@@ -21,6 +24,8 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
 import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
+import { oneLine } from '../ticketNotices';
+import { ticketValues } from './notifications';
 import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
 
 /** Texts of the conversation that Bot Messages do not cover. */
@@ -91,6 +96,9 @@ export class TelegramConversation {
     this.bot.on('message', async (ctx) => {
       const message = ctx.message;
       const text = 'text' in message ? message.text : null;
+      const command = text === null ? null : /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
+      // Another bot's command in a group (`/start@OtherBot`) is not for this bot: not answered, not posted.
+      if (command?.[2] && command[2].toLowerCase() !== this.botInfo.username.toLowerCase()) return;
       const turn = this.turn(ctx.update.update_id, message.from, message.chat.id, text);
       const customer = await this.admit(turn, message.chat.type);
       if (!customer) return;
@@ -99,10 +107,7 @@ export class TelegramConversation {
         if (!file) return this.reply(turn, TEXTS.textOnly);
         return this.postFile(turn, customer, file, 'caption' in message ? (message.caption ?? '') : '');
       }
-      const command = /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
-      if (command && (!command[2] || command[2].toLowerCase() === this.botInfo.username.toLowerCase())) {
-        return this.command(turn, customer, command[1]!.toLowerCase());
-      }
+      if (command) return this.command(turn, customer, command[1]!.toLowerCase());
       return this.plainText(turn, customer, text);
     });
   }
@@ -128,6 +133,12 @@ export class TelegramConversation {
   /** Whitelisted, active users only; anyone else is told so and becomes an access request. */
   private async admit(turn: Turn, chatType: string): Promise<UserView | null> {
     if (turn.person.is_bot) return null;
+    // Maintenance holds for the bot as for the web: a notice, and nothing recorded or posted.
+    const system = await loadSystemSettings(this.deps.readStore);
+    if (system.maintenanceMode) {
+      await this.reply(turn, maintenanceMessage(system.systemName));
+      return null;
+    }
     if (chatType !== 'private') {
       await this.reply(turn, TEXTS.privateOnly);
       return null;
@@ -161,23 +172,26 @@ export class TelegramConversation {
     const { draft } = (await this.chat(turn)).state;
     if (name === 'skip' && draft) return this.answerStep(turn, customer, draft, null);
     const { messages } = await loadBotSettings(this.deps.readStore);
+    // The texts an admin writes may name the customer's open ticket, its agent and status.
+    const open = await this.openTicketOf(customer);
+    const say = (template: string) => this.reply(turn, renderBotMessage(template, open ? ticketValues(open) : {}));
     const found = await this.deps.readStore.collection<BotCommandView>(BOT_COMMANDS).findOne({ command: name, isActive: true });
     switch (found?.handler) {
       case 'start':
-        return this.reply(turn, messages.welcomeMessage);
+        return say(messages.welcomeMessage);
       case 'help':
-        return this.reply(turn, messages.helpMessage);
+        return say(messages.helpMessage);
       case 'ticket':
         return this.startDraft(turn, customer);
       case 'mytickets':
         return this.myTickets(turn, customer);
       case 'cancel':
         await this.updateChat(turn, { type: 'CancelDraft', updateId: turn.updateId });
-        return this.reply(turn, messages.cancelMessage);
+        return say(messages.cancelMessage);
       case 'custom':
         return this.reply(turn, found.response ?? '');
       default:
-        return this.reply(turn, messages.invalidCommandMessage);
+        return say(messages.invalidCommandMessage);
     }
   }
 
@@ -218,7 +232,11 @@ export class TelegramConversation {
   private async chooseCategory(turn: Turn, customer: UserView, categoryId: string): Promise<void> {
     const category = await this.deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId, isActive: true });
     const { draft } = (await this.chat(turn)).state;
-    if (!draft) return this.reply(turn, TEXTS.formClosed);
+    if (!draft) {
+      // An old button pressed by someone whose ticket is open: name that ticket rather than a closed form.
+      const open = await this.openTicketOf(customer);
+      return this.reply(turn, open ? existingTicketText(open) : TEXTS.formClosed);
+    }
     if (!category) return this.reply(turn, TEXTS.useButtons, await this.categoryButtons());
     const next = await this.updateChat(turn, { type: 'ChooseCategory', updateId: turn.updateId, categoryId });
     if (next) await this.promptNext(turn, customer, next);
@@ -229,7 +247,7 @@ export class TelegramConversation {
       .collection<TicketView>(TICKETS)
       .find({ 'customer._id': customer._id }, { sort: { createdAt: -1 }, limit: MY_TICKETS_SHOWN });
     if (tickets.length === 0) return this.reply(turn, TEXTS.noTickets);
-    const lines = tickets.map((ticket) => `#${ticket.ticketId} ${ticket.title} — ${STATUS_WORDS[ticket.status]}`);
+    const lines = tickets.map((ticket) => `#${ticket.ticketId} ${oneLine(ticket.title)} — ${STATUS_WORDS[ticket.status]}`);
     await this.reply(turn, `Your tickets:\n${lines.join('\n')}`);
   }
 
@@ -238,13 +256,7 @@ export class TelegramConversation {
     if (draft) return this.answerStep(turn, customer, draft, text);
     const open = await this.openTicketOf(customer);
     if (!open) return this.reply(turn, TEXTS.noOpenTicket);
-    const messageId = nameBasedId(`telegram-message:${turn.botId}:${turn.updateId}`);
-    try {
-      await postMessage(this.deps, open._id, { messageId, content: text, isInternal: false, attachments: [], platform: 'telegram' }, this.customerContext(customer));
-    } catch (error) {
-      if (error instanceof DomainError) return this.reply(turn, error.message);
-      throw error;
-    }
+    await this.post(turn, customer, open, text, []);
   }
 
   /** A photo or document for the open ticket: downloaded, checked like a web upload, posted with its caption. */
@@ -266,15 +278,33 @@ export class TelegramConversation {
       await unlink(temp).catch(() => undefined);
       if (error instanceof FileTooLargeError) return this.reply(turn, tooLarge);
       if (error instanceof DomainError) return this.reply(turn, error.message);
-      throw error;
+      // A network hiccup is retried by the queue; a file Telegram will never hand over is given up
+      // here, so that the user hears it and the words they wrote with it still reach the ticket.
+      const judged = telegramJobError(error);
+      if (!(judged instanceof PermanentJobError)) throw judged;
+      this.deps.logger.warn({ updateId: turn.updateId, reason: judged.message }, 'telegram file could not be downloaded; its caption is posted as text');
+      await this.reply(turn, TEXTS.failed);
+      if (caption.trim() !== '') await this.post(turn, customer, open, caption, []);
+      return;
     }
+    let posted = false;
+    try {
+      posted = await this.post(turn, customer, open, caption, [attachment]);
+    } finally {
+      if (!posted) await discardFiles(this.deps, [{ fieldName: 'attachments', attachment }]);
+    }
+  }
+
+  /** Posts what the user sent to their open ticket, once per update; a refusal is explained to them (false). */
+  private async post(turn: Turn, customer: UserView, open: TicketView, content: string, attachments: Attachment[]): Promise<boolean> {
     const messageId = nameBasedId(`telegram-message:${turn.botId}:${turn.updateId}`);
     try {
-      await postMessage(this.deps, open._id, { messageId, content: caption, isInternal: false, attachments: [attachment], platform: 'telegram' }, this.customerContext(customer));
+      await postMessage(this.deps, open._id, { messageId, content, isInternal: false, attachments, platform: 'telegram' }, this.customerContext(customer));
+      return true;
     } catch (error) {
-      await discardFiles(this.deps, [{ fieldName: 'attachments', attachment }]);
-      if (error instanceof DomainError) return this.reply(turn, error.message);
-      throw error;
+      if (!(error instanceof DomainError)) throw error;
+      await this.reply(turn, error.message);
+      return false;
     }
   }
 
@@ -378,4 +408,4 @@ function fileOf(message: object, updateId: number): SentFile | null {
 
 /** The one-open-ticket rule in the bot's words (spec.md section 5's message, with the ticket named). */
 export const existingTicketText = (ticket: TicketView) =>
-  `${OPEN_TICKET_MESSAGE}.\nYour open ticket: #${ticket.ticketId} ${ticket.title} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;
+  `${OPEN_TICKET_MESSAGE}.\nYour open ticket: #${ticket.ticketId} ${oneLine(ticket.title)} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;

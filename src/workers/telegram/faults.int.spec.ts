@@ -131,4 +131,25 @@ describe('Telegram under faults, embedded queue', () => {
       await second.stop();
     }
   }, 120_000);
+
+  it('when the Bot API answers getUpdates at once with nothing, then the bot still polls at most about once a second', async () => {
+    const server = await startTestServer({ env: env(fake) });
+    try {
+      const admin = await server.login();
+      await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: TOKEN, emailNotifications: false } });
+      await eventually(() => fake.calls.some((call) => call.method === 'getUpdates'), { describe: 'polling started' });
+      fake.answerPollsAtOnce(true);
+      const polls = () => fake.calls.filter((call) => call.method === 'getUpdates').length;
+      const before = polls();
+      await sleep(4000);
+      // Four seconds at one call a second, plus the held call that was under way.
+      expect(polls() - before).toBeLessThanOrEqual(6);
+      expect(polls() - before).toBeGreaterThanOrEqual(2);
+      const ann: TelegramUser = { id: 8103, first_name: 'Ann' };
+      fake.sendText(TOKEN, ann, '/start');
+      await eventually(() => fake.messagesTo(ann.id).length === 1, { describe: 'an update still fetched' });
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
 });

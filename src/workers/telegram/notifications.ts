@@ -2,6 +2,7 @@ import type { AppDeps } from '../../api/deps';
 import { type BotMessages, renderBotMessage } from '../../domain/botSettings/botSettings';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadBotSettings } from '../../projections/settings';
+import type { TicketView } from '../../projections/tickets';
 import type { PlannedJob } from '../reactor';
 import { STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
@@ -9,15 +10,18 @@ import { sendJob } from './jobs';
 
 export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';
 
+/** A ticket's values for the Bot Messages variables ({message} is a reply's own). */
+export const ticketValues = (ticket: TicketView) => ({
+  ticketId: ticket.ticketId,
+  category: ticket.category.name,
+  status: STATUS_WORDS[ticket.status],
+  agentName: ticket.assignedAgent ? `${ticket.assignedAgent.firstName} ${ticket.assignedAgent.lastName}`.trim() : '',
+  message: '',
+});
+
 /** A notice in the words an admin set in Bot Messages, with its variables filled in. */
 export function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages; text: string } {
-  const values = {
-    ticketId: ticket.ticketId,
-    category: ticket.category.name,
-    status: STATUS_WORDS[ticket.status],
-    agentName: ticket.assignedAgent ? `${ticket.assignedAgent.firstName} ${ticket.assignedAgent.lastName}`.trim() : '',
-    message: '',
-  };
+  const values = ticketValues(ticket);
   let template: keyof BotMessages;
   switch (notice.kind) {
     case 'created':

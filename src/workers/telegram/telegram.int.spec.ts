@@ -4,8 +4,9 @@ import { addCategory, addMember } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../../../test/support/fakeTelegram';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { botChat, ticketMessages } from '../../../test/support/telegramDesk';
 import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
-import { TEXTS } from './bot';
+import { TEXTS, existingTicketText } from './bot';
 import { ACCESS_APPROVED_TEXT } from './notifications';
 
 // The queue is BullMQ on the real Redis of every development machine, under a prefix of its own.
@@ -236,6 +237,86 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(await server.request('POST', '/api/deliveries/failed/discard', { token: admin })).toEqual({ status: 200, body: { message: 'Discarded 1 delivery', count: 1 } });
     expect((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries).toEqual([]);
     expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
+  });
+
+  it('when a file cannot be downloaded, then the user gets the failed text and the caption reaches the ticket as text; another bot\'s command is ignored; an old button names the open ticket', async () => {
+    const hana: TelegramUser = { id: 5007, first_name: 'Hana' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5007', firstName: 'Hana' } });
+    const plain = await addCategory(server, admin, { name: 'Plain' });
+    await botChat(fake, TOKEN, hana).openTicket(plain, 'Files ticket');
+    const [ticket] = await ticketsOf('Hana');
+    const before = fake.messagesTo(hana.id).length;
+    fake.sendOther(TOKEN, hana, { document: { file_id: 'gone-file', file_unique_id: 'g1', file_name: 'gone.pdf' }, caption: 'Invoice attached' });
+    await eventually(() => fake.messagesTo(hana.id).length > before, { describe: 'the failed text' });
+    expect(fake.messagesTo(hana.id).slice(before)).toEqual([TEXTS.failed]);
+    const contents = async () => (await ticketMessages(server, ticket!._id)).map((message) => message.content);
+    await eventually(async () => (await contents()).includes('Invoice attached'), { describe: 'the caption on the ticket' });
+    expect(await server.deps.queue.failed('telegram-updates')).toEqual([]);
+
+    // `/start@OtherBot` in a chat is another bot's business: no answer, nothing posted.
+    fake.sendText(TOKEN, hana, '/start@other_bot');
+    fake.sendText(TOKEN, hana, 'After the other bot');
+    await eventually(async () => (await contents()).includes('After the other bot'), { describe: 'the later text posted' });
+    expect(await contents()).not.toContain('/start@other_bot');
+    expect(fake.messagesTo(hana.id).slice(before)).toEqual([TEXTS.failed]);
+
+    expect(await botChat(fake, TOKEN, hana).press(`category:${plain}`)).toEqual([existingTicketText(ticket as never)]);
+  }, 20_000);
+
+  it('when a Bot Messages text uses variables, then the values of the open ticket fill them and a sentence without a value is left out', async () => {
+    const ivan: TelegramUser = { id: 5008, first_name: 'Ivan' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5008', firstName: 'Ivan' } });
+    const welcome = 'Welcome back! Your ticket #{ticketId} in {category} is {status}. {agentName} is on it. Send /help for the commands.';
+    expect((await server.request('PUT', '/api/bot-settings', { token: admin, body: { messages: { welcomeMessage: welcome } } })).status).toBe(200);
+    try {
+      await greetIvan(ivan, admin);
+    } finally {
+      await server.request('POST', '/api/bot-settings/reset', { token: admin });
+    }
+  });
+
+  const greetIvan = async (ivan: TelegramUser, admin: string) => {
+    const chat = botChat(fake, TOKEN, ivan);
+    expect(await chat.say('/start')).toEqual(['Welcome back! Send /help for the commands.']);
+    const plain = await addCategory(server, admin, { name: 'Templates' });
+    await chat.openTicket(plain, 'Template ticket');
+    const [ticket] = await ticketsOf('Ivan');
+    expect(await chat.say('/start')).toEqual([`Welcome back! Your ticket #${ticket!.ticketId} in Templates is open. Send /help for the commands.`]);
+    const kate = await addMember(server, admin, 'agent', 'Kate');
+    await server.request('POST', `/api/tickets/${ticket!._id}/assign`, { token: kate.token, body: { agentId: kate.id } });
+    await eventually(() => fake.messagesTo(ivan.id).at(-1) === `Ticket #${ticket!.ticketId} is now in progress.`, { describe: 'the assignment notices' });
+    expect(await chat.say('/start')).toEqual([`Welcome back! Your ticket #${ticket!.ticketId} in Templates is in progress. Kate Tester is on it. Send /help for the commands.`]);
+  };
+
+  it('when maintenance mode is on, then the bot answers with the maintenance notice and posts nothing', async () => {
+    const jill: TelegramUser = { id: 5009, first_name: 'Jill' };
+    const stranger: TelegramUser = { id: 5010, first_name: 'Stan' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5009', firstName: 'Jill' } });
+    const plain = await addCategory(server, admin, { name: 'Maintenance' });
+    await botChat(fake, TOKEN, jill).openTicket(plain, 'Maintenance ticket');
+    const [ticket] = await ticketsOf('Jill');
+    await server.request('PUT', '/api/settings', { token: admin, body: { maintenanceMode: true } });
+    try {
+      const notice = 'Customer Support System is down for maintenance. Please try again later.';
+      expect(await botChat(fake, TOKEN, jill).say('Are you there?')).toEqual([notice]);
+      expect(await botChat(fake, TOKEN, jill).say('/ticket')).toEqual([notice]);
+      expect(await botChat(fake, TOKEN, stranger).say('Let me in')).toEqual([notice]);
+      expect((await ticketMessages(server, ticket!._id)).map((message) => message.content)).not.toContain('Are you there?');
+      expect((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests.map((request: { telegramId: string }) => request.telegramId)).not.toContain('5010');
+    } finally {
+      await server.request('PUT', '/api/settings', { token: admin, body: { maintenanceMode: false } });
+    }
+  });
+
+  it('when an admin adds by hand an ID whose access request is pending, then the request is approved and the user is told', async () => {
+    const lena: TelegramUser = { id: 5011, first_name: 'Lena' };
+    expect(await botChat(fake, TOKEN, lena).say('/start')).toEqual([TEXTS.notWhitelisted]);
+    const pending = async () => ((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests as Array<{ telegramId: string }>).map((request) => request.telegramId);
+    expect(await pending()).toContain('5011');
+    expect((await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5011', firstName: 'Lena' } })).status).toBe(201);
+    expect(await pending()).not.toContain('5011');
+    await eventually(() => fake.messagesTo(lena.id).at(-1) === ACCESS_APPROVED_TEXT, { describe: 'the approval notice' });
+    expect(await botChat(fake, TOKEN, lena).say('/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
   });
 
   it('switches to a webhook with a secret when a webhook URL is set, and back to polling without restarting', async () => {
