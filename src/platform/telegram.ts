@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Telegram, TelegramError } from 'telegraf';
@@ -38,6 +38,15 @@ export class TelegramApi {
 
   async sendMessage(token: string, chatId: number | string, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void> {
     await this.call(token, (telegram) => telegram.sendMessage(chatId, text, replyMarkup ? { reply_markup: replyMarkup } : {}));
+  }
+
+  /** Sends a stored file as a photo (shown inline) or a document; files may take a while to upload. */
+  async sendFile(token: string, chatId: number | string, file: { path: string; name: string; asPhoto: boolean }): Promise<void> {
+    const input = { source: createReadStream(file.path), filename: file.name };
+    await this.call(token, async (telegram) => {
+      if (file.asPhoto) await telegram.sendPhoto(chatId, input);
+      else await telegram.sendDocument(chatId, input);
+    }, FILE_TIMEOUT_MS);
   }
 
   async answerCallbackQuery(token: string, callbackQueryId: string): Promise<void> {
@@ -90,11 +99,11 @@ export class TelegramApi {
     return (await telegram.callApi('getUpdates', payload, options)) as Update[];
   }
 
-  private async call<T>(token: string, work: (telegram: Telegram) => Promise<T>): Promise<T> {
+  private async call<T>(token: string, work: (telegram: Telegram) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     const telegram = new Telegram(token, { apiRoot: this.apiRoot });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Telegram did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`Telegram did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
     });
     try {
       return await Promise.race([work(telegram), timeout]);
@@ -103,6 +112,9 @@ export class TelegramApi {
     }
   }
 }
+
+/** Uploading a file of up to 50 MB may take much longer than a text. */
+const FILE_TIMEOUT_MS = 120_000;
 
 export class FileTooLargeError extends Error {
   override name = 'FileTooLargeError';

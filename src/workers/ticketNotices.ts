@@ -1,4 +1,4 @@
-import type { MessagePostedData, TicketEvent, TicketStatus } from '../domain/ticket/ticket';
+import type { Attachment, MessagePostedData, TicketEvent, TicketStatus } from '../domain/ticket/ticket';
 import { isStaff } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
@@ -11,7 +11,7 @@ export type TicketNotice =
   | { kind: 'created' }
   | { kind: 'status'; from: TicketStatus; to: TicketStatus }
   | { kind: 'assigned'; agentName: string }
-  | { kind: 'reply'; content: string; senderName: string; fileNames: string[] };
+  | { kind: 'reply'; content: string; senderName: string; files: Attachment[] };
 
 export interface CustomerNotice {
   notice: TicketNotice;
@@ -50,7 +50,7 @@ export async function customerNoticeOf(recorded: RecordedEvent, store: ReadStore
         kind: 'reply',
         content: message.content,
         senderName: fullName(await findPerson(store, message.senderId)),
-        fileNames: message.attachments.map((file) => file.originalName),
+        files: message.attachments,
       };
       break;
     }

@@ -17,7 +17,10 @@ export interface TelegramUser {
 /** A message the fake answered with success: what the user would see in their chat. */
 export interface DeliveredMessage {
   chatId: string;
+  /** The text, or a file's caption ('' without one). */
   text: string;
+  /** A photo or document sent with sendPhoto / sendDocument. */
+  file?: { method: 'sendPhoto' | 'sendDocument' } & UploadedFile;
   replyMarkup?: { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> };
 }
 
@@ -51,6 +54,7 @@ export interface FakeTelegram {
   /** Calls of `method` now waiting unanswered. */
   held(method: string): number;
   webhookOf(token: string): { url: string; secretToken: string } | null;
+  /** What the chat shows, in order: texts, and files as `[sendPhoto: name]` / `[sendDocument: name]`. */
   messagesTo(chatId: number | string): string[];
   /** getUpdates answers at once even with nothing to give (a proxy that ignores long polling). */
   answerPollsAtOnce(on: boolean): void;
@@ -61,9 +65,25 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** A file telegraf uploaded (sendDocument, sendPhoto) as multipart/form-data. */
+export interface UploadedFile {
+  fileName: string;
+  content: Buffer;
+}
+
+/** The call's parameters: JSON, or multipart form fields with uploaded files as UploadedFile. */
+async function readPayload(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': type } }).formData();
+    const payload: Record<string, unknown> = {};
+    for (const [name, value] of form.entries()) {
+      payload[name] = typeof value === 'string' ? value : ({ fileName: value.name, content: Buffer.from(await value.arrayBuffer()) } satisfies UploadedFile);
+    }
+    return payload;
+  }
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text) return {};
   try {
@@ -176,6 +196,14 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         if (sent) delivered.push(message);
         return sent;
       }
+      case 'sendPhoto':
+      case 'sendDocument': {
+        const upload = payload[method === 'sendPhoto' ? 'photo' : 'document'] as UploadedFile | undefined;
+        if (!upload?.content) return reply(res, 400, { ok: false, error_code: 400, description: `Bad Request: there is no ${method === 'sendPhoto' ? 'photo' : 'document'} in the request` });
+        const sent = reply(res, 200, { ok: true, result: { message_id: nextMessageId++, chat: { id: Number(payload.chat_id), type: 'private' }, date: 0 } });
+        if (sent) delivered.push({ chatId: String(payload.chat_id), text: String(payload.caption ?? ''), file: { method, ...upload } });
+        return sent;
+      }
       case 'answerCallbackQuery':
         return reply(res, 200, { ok: true, result: true });
       case 'getFile': {
@@ -200,7 +228,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
       if (!match) return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
       const [, token = '', method = ''] = match;
-      const payload = await readJson(req);
+      const payload = await readPayload(req);
       calls.push({ token, method, payload });
       const failure = failures.get(method)?.shift();
       if (failure) return fail(res, failure);
@@ -248,7 +276,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     },
     held: (method) => parked.get(method)?.length ?? 0,
     webhookOf: (token) => bots.get(token)?.webhook ?? null,
-    messagesTo: (chatId) => delivered.filter((message) => message.chatId === String(chatId)).map((message) => message.text),
+    messagesTo: (chatId) => delivered.filter((message) => message.chatId === String(chatId)).map((message) => (message.file ? `[${message.file.method}: ${message.file.fileName}]` : message.text)),
     answerPollsAtOnce: (on) => {
       pollsAtOnce = on;
     },

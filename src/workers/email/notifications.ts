@@ -41,7 +41,7 @@ export function emailFor({ notice, ticket, customer }: CustomerNotice, systemNam
         text: `${greeting}\n\nYour ticket ${named} is now ${STATUS_WORDS[notice.to]}.\n\nSee it here: ${link}\n\n${signature}\n`,
       };
     case 'reply': {
-      const files = notice.fileNames.length > 0 ? `\n\nAttached: ${notice.fileNames.join(', ')}` : '';
+      const files = notice.files.length > 0 ? `\n\nAttached: ${notice.files.map((file) => file.originalName).join(', ')}` : '';
       return {
         kind: 'reply',
         subject: oneLine(`[${systemName}] New reply on ticket #${ticket.ticketId}: ${ticket.title}`),

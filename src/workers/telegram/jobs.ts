@@ -17,8 +17,10 @@ export interface TelegramSendJob {
   /** Inline keyboard rows (the category choice of /ticket). */
   buttons?: InlineButton[][];
   ticketId?: string | null;
-  /** What the message is: a reply of the bot or the template of a notification. */
+  /** What the message is: a reply of the bot, the template of a notification, or `file`. */
   kind: string;
+  /** A staff file of a reply, sent as a photo or document (then `text` is its caption, if any). */
+  file?: { fileId: string; name: string; mimeType: string };
 }
 
 export interface TelegramUpdateJob {

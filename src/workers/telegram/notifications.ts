@@ -37,7 +37,7 @@ export function telegramText(messages: BotMessages, { notice, ticket }: Customer
       break;
     case 'reply': {
       values.agentName = notice.senderName;
-      const files = notice.fileNames.map((name) => `📎 ${name}`);
+      const files = notice.files.map((file) => `📎 ${file.originalName}`);
       values.message = [notice.content, ...files].filter((line) => line !== '').join('\n');
       template = 'newMessageNotification';
       break;
@@ -59,5 +59,13 @@ export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Prom
   if (!found?.customer.telegramId) return [];
   const { messages } = await loadBotSettings(deps.readStore);
   const { template, text } = telegramText(messages, found);
-  return [sendJob(`telegram:${event.id}`, { chatId: found.customer.telegramId, text, ticketId: found.ticket._id, kind: template })];
+  const chatId = found.customer.telegramId;
+  const jobs = [sendJob(`telegram:${event.id}`, { chatId, text, ticketId: found.ticket._id, kind: template })];
+  // A staff reply's files follow its text, in the same chat's line (an internal note never gets here).
+  if (found.notice.kind === 'reply') {
+    found.notice.files.forEach((file, index) => {
+      jobs.push(sendJob(`telegram:${event.id}:file:${index}`, { chatId, text: '', ticketId: found.ticket._id, kind: 'file', file: { fileId: file.fileId, name: file.originalName, mimeType: file.mimeType } }));
+    });
+  }
+  return jobs;
 }

@@ -67,6 +67,15 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
       (ticket) => ticket.customer.firstName === firstName,
     );
 
+  /** Whitelists a Telegram user and opens a ticket for them through the bot, in a new category without custom fields. */
+  const customerWithTicket = async (user: TelegramUser, categoryName: string, title: string) => {
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: String(user.id), firstName: user.first_name } });
+    const category = await addCategory(server, admin, { name: categoryName });
+    await botChat(fake, TOKEN, user).openTicket(category, title);
+    const [ticket] = await ticketsOf(user.first_name);
+    return { category, ticket: ticket! };
+  };
+
   it('refuses a stranger politely, records the access request, and serves them once approved: a whole conversation to a closed ticket', async () => {
     const alice: TelegramUser = { id: 5001, first_name: 'Alice', last_name: 'Liddell', username: 'alice_tg' };
     expect(await say(alice, '/start')).toEqual([TEXTS.notWhitelisted]);
@@ -241,15 +250,12 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
 
   it('when a file cannot be downloaded, then the user gets the failed text and the caption reaches the ticket as text; another bot\'s command is ignored; an old button names the open ticket', async () => {
     const hana: TelegramUser = { id: 5007, first_name: 'Hana' };
-    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5007', firstName: 'Hana' } });
-    const plain = await addCategory(server, admin, { name: 'Plain' });
-    await botChat(fake, TOKEN, hana).openTicket(plain, 'Files ticket');
-    const [ticket] = await ticketsOf('Hana');
+    const { category: plain, ticket } = await customerWithTicket(hana, 'Plain', 'Files ticket');
     const before = fake.messagesTo(hana.id).length;
     fake.sendOther(TOKEN, hana, { document: { file_id: 'gone-file', file_unique_id: 'g1', file_name: 'gone.pdf' }, caption: 'Invoice attached' });
     await eventually(() => fake.messagesTo(hana.id).length > before, { describe: 'the failed text' });
     expect(fake.messagesTo(hana.id).slice(before)).toEqual([TEXTS.failed]);
-    const contents = async () => (await ticketMessages(server, ticket!._id)).map((message) => message.content);
+    const contents = async () => (await ticketMessages(server, ticket._id)).map((message) => message.content);
     await eventually(async () => (await contents()).includes('Invoice attached'), { describe: 'the caption on the ticket' });
     expect(await server.deps.queue.failed('telegram-updates')).toEqual([]);
 
@@ -291,17 +297,14 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
   it('when maintenance mode is on, then the bot answers with the maintenance notice and posts nothing', async () => {
     const jill: TelegramUser = { id: 5009, first_name: 'Jill' };
     const stranger: TelegramUser = { id: 5010, first_name: 'Stan' };
-    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5009', firstName: 'Jill' } });
-    const plain = await addCategory(server, admin, { name: 'Maintenance' });
-    await botChat(fake, TOKEN, jill).openTicket(plain, 'Maintenance ticket');
-    const [ticket] = await ticketsOf('Jill');
+    const { ticket } = await customerWithTicket(jill, 'Maintenance', 'Maintenance ticket');
     await server.request('PUT', '/api/settings', { token: admin, body: { maintenanceMode: true } });
     try {
       const notice = 'Customer Support System is down for maintenance. Please try again later.';
       expect(await botChat(fake, TOKEN, jill).say('Are you there?')).toEqual([notice]);
       expect(await botChat(fake, TOKEN, jill).say('/ticket')).toEqual([notice]);
       expect(await botChat(fake, TOKEN, stranger).say('Let me in')).toEqual([notice]);
-      expect((await ticketMessages(server, ticket!._id)).map((message) => message.content)).not.toContain('Are you there?');
+      expect((await ticketMessages(server, ticket._id)).map((message) => message.content)).not.toContain('Are you there?');
       expect((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests.map((request: { telegramId: string }) => request.telegramId)).not.toContain('5010');
     } finally {
       await server.request('PUT', '/api/settings', { token: admin, body: { maintenanceMode: false } });
@@ -317,6 +320,38 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(await pending()).not.toContain('5011');
     await eventually(() => fake.messagesTo(lena.id).at(-1) === ACCESS_APPROVED_TEXT, { describe: 'the approval notice' });
     expect(await botChat(fake, TOKEN, lena).say('/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
+  });
+
+  it('when staff reply with files, then the customer gets the reply and each file as a photo or document after it; a note\'s file never goes', async () => {
+    const maya: TelegramUser = { id: 5012, first_name: 'Maya' };
+    const { ticket } = await customerWithTicket(maya, 'Files out', 'Send me the files');
+    const before = fake.messagesTo(maya.id).length;
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+    const post = async (content: string, isInternal: boolean, files: Array<[Buffer, string]>) => {
+      const form = new FormData();
+      form.append('content', content);
+      form.append('isInternal', String(isInternal));
+      for (const [bytes, name] of files) form.append('attachments', new Blob([new Uint8Array(bytes)]), name);
+      const response = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: form });
+      expect(response.status).toBe(201);
+    };
+    await post('Internal: the signed copy', true, [[pdf, 'secret.pdf']]);
+    await post('Here are the screenshot and the terms.', false, [
+      [png, 'shot.png'],
+      [pdf, 'terms.pdf'],
+    ]);
+    await eventually(() => fake.messagesTo(maya.id).length >= before + 3, { describe: 'the reply and its two files' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.messagesTo(maya.id).slice(before)).toEqual([
+      `New reply on ticket #${ticket.ticketId} from System Administrator:\nHere are the screenshot and the terms.\n📎 shot.png\n📎 terms.pdf`,
+      '[sendPhoto: shot.png]',
+      '[sendDocument: terms.pdf]',
+    ]);
+    const files = fake.delivered.filter((message) => message.chatId === '5012' && message.file).map((message) => message.file!);
+    expect(files[0]!.content.equals(png)).toBe(true);
+    expect(files[1]!.content.equals(pdf)).toBe(true);
+    expect(fake.delivered.some((message) => message.file?.fileName === 'secret.pdf' || message.text.includes('signed copy'))).toBe(false);
   });
 
   it('switches to a webhook with a secret when a webhook URL is set, and back to polling without restarting', async () => {

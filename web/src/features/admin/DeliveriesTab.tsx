@@ -25,6 +25,7 @@ const KIND_LABEL: Record<string, string> = {
   newMessageNotification: 'New reply',
   created: 'Ticket created',
   status: 'Status changed',
+  file: 'File of a reply',
 };
 export const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
 
