@@ -7,16 +7,34 @@ export type CustomFieldAnswer = string | number | Attachment;
 
 const TEXT_ANSWER_MAX = 2000;
 
+/** A prompt this long, or written as a sentence or question, is no name for an error message. */
+const LABEL_MAX = 40;
+
+/**
+ * How errors name a field: its prompt when that reads as a name ("Order number"), otherwise its
+ * field name in words ("order_number" → "Order number") rather than a whole question.
+ */
+export function fieldLabel(field: Pick<CustomField, 'fieldName' | 'prompt'>): string {
+  const prompt = field.prompt.trim();
+  if (prompt.length <= LABEL_MAX && !/[.?!:\n]/.test(prompt)) return prompt;
+  const words = field.fieldName
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 const isAttachment = (value: CustomFieldAnswer): value is Attachment => typeof value === 'object';
 const isBlank = (value: CustomFieldAnswer | undefined) => value === undefined || (typeof value === 'string' && value.trim() === '');
 
 function checkNumber(field: CustomField, raw: CustomFieldAnswer): number | string {
-  if (isAttachment(raw)) return `${field.prompt} must be a number, not a file`;
+  if (isAttachment(raw)) return `${fieldLabel(field)} must be a number, not a file`;
   const value = typeof raw === 'number' ? raw : Number(raw.trim());
-  if (!Number.isFinite(value)) return `${field.prompt} must be a number`;
+  if (!Number.isFinite(value)) return `${fieldLabel(field)} must be a number`;
   const { min, max } = field.validation;
-  if (min !== undefined && value < min) return `${field.prompt} must be at least ${min}`;
-  if (max !== undefined && value > max) return `${field.prompt} must be at most ${max}`;
+  if (min !== undefined && value < min) return `${fieldLabel(field)} must be at least ${min}`;
+  if (max !== undefined && value > max) return `${fieldLabel(field)} must be at most ${max}`;
   return value;
 }
 
@@ -24,9 +42,9 @@ function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswe
   if (isAttachment(raw)) return raw;
   const value = String(raw).trim();
   const { minLength, maxLength, pattern } = field.validation;
-  if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)) return { error: `${field.prompt} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
-  if (minLength !== undefined && value.length < minLength) return { error: `${field.prompt} must be at least ${minLength} characters` };
-  if (pattern !== undefined && !new RegExp(pattern).test(value)) return { error: `${field.prompt} does not have the expected format` };
+  if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)) return { error: `${fieldLabel(field)} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
+  if (minLength !== undefined && value.length < minLength) return { error: `${fieldLabel(field)} must be at least ${minLength} characters` };
+  if (pattern !== undefined && !new RegExp(pattern).test(value)) return { error: `${fieldLabel(field)} does not have the expected format` };
   return value;
 }
 
@@ -46,7 +64,7 @@ export function answerCustomFields(fields: CustomField[], answers: Record<string
     const raw = answers[field.fieldName];
     const path = `customFieldValues.${field.fieldName}`;
     if (raw === undefined || isBlank(raw)) {
-      if (field.required) details.push({ path, message: `${field.prompt} is required` });
+      if (field.required) details.push({ path, message: `${fieldLabel(field)} is required` });
       continue;
     }
     if (field.fieldType === 'number') {

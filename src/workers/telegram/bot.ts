@@ -10,7 +10,7 @@ import type { CustomField } from '../../domain/category/category';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '../../domain/shared/errors';
 import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
-import { answerCustomFields } from '../../domain/ticket/customFields';
+import { answerCustomFields, fieldLabel } from '../../domain/ticket/customFields';
 import { createTicketSchema } from '../../domain/ticket/schema';
 import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
@@ -325,7 +325,7 @@ export class TelegramConversation {
     } else {
       const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
       if (!field) return this.submit(turn, customer, draft);
-      if (text === null && field.required) return this.reply(turn, `${field.prompt} is required.`);
+      if (text === null && field.required) return this.reply(turn, `${fieldLabel(field)} is required.`);
       if (text !== null) {
         try {
           answerCustomFields([field], { [field.fieldName]: text });
