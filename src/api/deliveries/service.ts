@@ -51,6 +51,6 @@ export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>)
 /** Notices that failed for good and wait for an admin (GET /api/health reports `degraded` while any do). */
 export async function failedDeliveryCount(deps: Pick<AppDeps, 'queue'>): Promise<number> {
   let count = 0;
-  for (const queue of Object.values(DELIVERY_CHANNELS)) count += (await deps.queue.failed(queue)).length;
+  for (const queue of Object.values(DELIVERY_CHANNELS)) count += await deps.queue.failedCount(queue);
   return count;
 }

@@ -55,6 +55,6 @@ describe('Bot messages', () => {
     expect(decideBot({ type: 'ResetBotMessages' }, edited.reduce(evolveBot, initialBot))[0]?.type).toBe('BotMessagesReset');
   });
 
-  it('when rendered, then known variables are filled and unknown ones left as written', () =>
-    expect(renderBotMessage('#{ticketId} is {status} ({other})', { ticketId: 1001, status: 'resolved' })).toBe('#1001 is resolved ({other})'));
+  it('when rendered, then known variables are filled and a sentence with an unknown one is left out, braces and all', () =>
+    expect(renderBotMessage('#{ticketId} is {status}. Ask {other}.', { ticketId: 1001, status: 'resolved' })).toBe('#1001 is resolved.'));
 });

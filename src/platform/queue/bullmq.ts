@@ -193,6 +193,10 @@ export class BullMqQueue implements Queue {
       .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
   }
 
+  async failedCount(queue: string): Promise<number> {
+    return this.queue(queue).getFailedCount();
+  }
+
   async pending(queue: string): Promise<PendingJob[]> {
     const bull = this.queue(queue);
     const listed: PendingJob[] = [];

@@ -138,6 +138,10 @@ export class InlineQueue implements Queue {
       .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
   }
 
+  async failedCount(queue: string): Promise<number> {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE queue = ? AND state = 'failed'`).get(queue) as { n: number }).n;
+  }
+
   async pending(queue: string): Promise<PendingJob[]> {
     const rows = this.db
       .prepare(`SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`)

@@ -77,6 +77,8 @@ export interface Queue {
   process<D>(queue: string, processor: Processor<D>, options?: { concurrency?: number }): void;
   /** Jobs that failed for good, kept for inspection. */
   failed(queue: string): Promise<FailedJob[]>;
+  /** How many jobs failed for good (cheap enough for every health check). */
+  failedCount(queue: string): Promise<number>;
   /** Every job not completed, oldest first (the Deliveries view). */
   pending(queue: string): Promise<PendingJob[]>;
   /** Runs a failed or retrying job again now, with a new retry window; false when there is no such job. */

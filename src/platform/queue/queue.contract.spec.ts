@@ -196,6 +196,7 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     await queue.add(name, 'send', { n: 2 }, { jobId: 'r:2', group: 'g' });
     await until(async () => (await queue.pending(name)).filter((job) => job.state === 'failed').length === 2);
     const listed = await queue.pending(name);
+    expect(await queue.failedCount(name)).toBe(2);
     expect(listed.map((job) => [job.id, job.state, job.attemptsMade, job.lastError])).toEqual([
       ['r_1', 'failed', 1, 'refused 1'],
       ['r_2', 'failed', 1, 'refused 2'],
@@ -206,6 +207,7 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     await until(async () => (await queue.pending(name)).length === 1);
     expect(await queue.discard(name, 'r:2')).toBe(true);
     expect(await queue.pending(name)).toEqual([]);
+    expect(await queue.failedCount(name)).toBe(0);
     expect(await queue.discard(name, 'r:2')).toBe(false);
   });
 
