@@ -11,6 +11,7 @@ import {
   type QueueOptions,
   type RetryPolicy,
   afterFailure,
+  isLastTry,
   normalizeJobId,
   retryDelay,
 } from './port';
@@ -151,15 +152,11 @@ export class BullMqQueue implements Queue {
             throw new DelayedError();
           }
         }
+        const tries = { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? null, backoffMs: this.backoffOf(job), addedAt: envelope.windowFrom };
         try {
-          await processor({ id, name: job.name, data: envelope.payload as D, attemptsMade: job.attemptsMade });
+          await processor({ id, name: job.name, data: envelope.payload as D, attemptsMade: job.attemptsMade, lastTry: isLastTry(tries, this.policy) });
         } catch (error) {
-          const next = afterFailure(
-            { queue, id, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? null, backoffMs: this.backoffOf(job), addedAt: envelope.windowFrom },
-            error,
-            this.policy,
-            this.options.logger,
-          );
+          const next = afterFailure({ queue, id, ...tries }, error, this.policy, this.options.logger);
           if (next.retry) throw error;
           if (envelope.group) await this.leaveGroup(queue, envelope.group, id);
           throw new UnrecoverableError(error instanceof Error ? error.message : String(error));

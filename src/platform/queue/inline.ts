@@ -11,6 +11,7 @@ import {
   type RetryPolicy,
   afterFailure,
   errorText,
+  isLastTry,
   normalizeJobId,
 } from './port';
 
@@ -227,17 +228,13 @@ export class InlineQueue implements Queue {
   }
 
   private async run(queue: string, processor: Processor, job: JobRow): Promise<void> {
+    const tries = { attemptsMade: job.attempts_made, maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts, backoffMs: job.backoff_ms, addedAt: job.added_at };
     try {
-      await processor({ id: job.id, name: job.name, data: JSON.parse(job.data) as unknown, attemptsMade: job.attempts_made });
+      await processor({ id: job.id, name: job.name, data: JSON.parse(job.data) as unknown, attemptsMade: job.attempts_made, lastTry: isLastTry(tries, this.policy) });
       if (!this.closed) this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ? WHERE seq = ?`).run(Date.now(), Date.now(), job.seq);
     } catch (error) {
       if (this.closed) return;
-      const next = afterFailure(
-        { queue, id: job.id, attemptsMade: job.attempts_made, maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts, backoffMs: job.backoff_ms, addedAt: job.added_at },
-        error,
-        this.policy,
-        this.options.logger,
-      );
+      const next = afterFailure({ queue, id: job.id, ...tries }, error, this.policy, this.options.logger);
       const now = Date.now();
       if (next.retry) {
         this.db

@@ -24,6 +24,8 @@ export interface Job<D = unknown> {
   data: D;
   /** Tries already made before this one. */
   attemptsMade: number;
+  /** A failure of this try will be final (tries used up, or the retry window ends before the next). */
+  lastTry: boolean;
 }
 
 export type Processor<D = unknown> = (job: Job<D>) => Promise<void>;
@@ -121,13 +123,27 @@ export function retryDelay(attemptsMade: number, backoffMs: number, error: unkno
 
 export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** What the queue knows of a job's tries, to decide about the next one. */
+export interface TryState {
+  attemptsMade: number;
+  maxAttempts: number | null;
+  backoffMs: number;
+  addedAt: number;
+}
+
+/** Whether a failure of the try about to start would be final, unless the far side names a time to come back. */
+export function isLastTry(job: TryState, policy: RetryPolicy): boolean {
+  const attempt = job.attemptsMade + 1;
+  return (job.maxAttempts !== null && attempt >= job.maxAttempts) || Date.now() + retryDelay(attempt, job.backoffMs, null, policy.capMs) > job.addedAt + policy.windowMs;
+}
+
 /**
  * What becomes of a try that failed: another try after `delayMs`, or failure for good (a permanent
  * refusal, the tries allowed used up, or the next try past the retry window). Both adapters decide
  * with this, and log it the same way.
  */
 export function afterFailure(
-  job: { queue: string; id: string; attemptsMade: number; maxAttempts: number | null; backoffMs: number; addedAt: number },
+  job: TryState & { queue: string; id: string },
   error: unknown,
   policy: RetryPolicy,
   logger: QueueLogger | undefined,

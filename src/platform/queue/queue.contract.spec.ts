@@ -169,8 +169,10 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     };
     queue = create({ retry: { windowMs: 1500, capMs: 200 }, logger });
     const at: number[] = [];
-    queue.process(name, async () => {
+    const lastTries: boolean[] = [];
+    queue.process(name, async (job) => {
       at.push(Date.now());
+      lastTries.push(job.lastTry);
       throw new Error(`down ${at.length}`);
     });
     await queue.add(name, 'send', { text: 'secret words' }, { jobId: 'window', backoffMs: 100 });
@@ -185,6 +187,8 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
       { level: 'error', fields: expect.objectContaining({ queue: name, jobId: 'window', reason: `down ${at.length}` }), message: expect.stringContaining('failed for good') },
     ]);
     expect(JSON.stringify(logged)).not.toContain('secret words');
+    // The processor knows which try is the last, so it can tell someone before giving up.
+    expect(lastTries).toEqual([...Array.from({ length: at.length - 1 }, () => false), true]);
   });
 
   it('lists unfinished jobs with their state and last error; a failed job can be retried or discarded', async () => {

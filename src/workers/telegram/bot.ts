@@ -58,6 +58,8 @@ interface Turn {
   person: TelegramPerson;
   text: string | null;
   replies: number;
+  /** The queue gives up on this update if handling it fails now: tell the user rather than leave them waiting. */
+  lastTry: boolean;
 }
 
 const sortedFields = (category: CategoryView) => [...(category.customFields as unknown as CustomField[])].sort((a, b) => a.order - b.order);
@@ -87,7 +89,7 @@ export class TelegramConversation {
       const query = ctx.callbackQuery;
       // Stops the button's spinner; the answer itself comes as a message.
       void this.api.answerCallbackQuery(this.token, query.id).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'answerCallbackQuery failed'));
-      const turn = this.turn(ctx.update.update_id, query.from, query.message?.chat.id ?? query.from.id, 'data' in query ? (query.data ?? null) : null);
+      const turn = this.turn(ctx.update, query.from, query.message?.chat.id ?? query.from.id, 'data' in query ? (query.data ?? null) : null);
       const customer = await this.admit(turn, query.message?.chat.type ?? 'private');
       if (!customer) return;
       const chosen = /^category:(.+)$/.exec(turn.text ?? '')?.[1];
@@ -99,7 +101,7 @@ export class TelegramConversation {
       const command = text === null ? null : /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
       // Another bot's command in a group (`/start@OtherBot`) is not for this bot: not answered, not posted.
       if (command?.[2] && command[2].toLowerCase() !== this.botInfo.username.toLowerCase()) return;
-      const turn = this.turn(ctx.update.update_id, message.from, message.chat.id, text);
+      const turn = this.turn(ctx.update, message.from, message.chat.id, text);
       const customer = await this.admit(turn, message.chat.type);
       if (!customer) return;
       if (text === null) {
@@ -112,12 +114,16 @@ export class TelegramConversation {
     });
   }
 
-  async handle(update: Update): Promise<void> {
+  /** Updates being handled on their last try (telegraf hands handlers the same update object). */
+  private readonly lastTries = new WeakSet<object>();
+
+  async handle(update: Update, lastTry = false): Promise<void> {
+    if (lastTry) this.lastTries.add(update);
     await this.bot.handleUpdate(update);
   }
 
-  private turn(updateId: number, from: TelegramPerson, chatId: number, text: string | null): Turn {
-    return { botId: this.botInfo.id, updateId, chatId: String(chatId), person: from, text, replies: 0 };
+  private turn(update: Update, from: TelegramPerson, chatId: number, text: string | null): Turn {
+    return { botId: this.botInfo.id, updateId: update.update_id, chatId: String(chatId), person: from, text, replies: 0, lastTry: this.lastTries.has(update) };
   }
 
   private async reply(turn: Turn, text: string, buttons?: InlineButton[][]): Promise<void> {
@@ -278,10 +284,10 @@ export class TelegramConversation {
       await unlink(temp).catch(() => undefined);
       if (error instanceof FileTooLargeError) return this.reply(turn, tooLarge);
       if (error instanceof DomainError) return this.reply(turn, error.message);
-      // A network hiccup is retried by the queue; a file Telegram will never hand over is given up
-      // here, so that the user hears it and the words they wrote with it still reach the ticket.
+      // A network hiccup is retried by the queue; a file Telegram will never hand over (or not within
+      // the retry window) is given up here, so that the user hears it and their words still reach the ticket.
       const judged = telegramJobError(error);
-      if (!(judged instanceof PermanentJobError)) throw judged;
+      if (!(judged instanceof PermanentJobError) && !turn.lastTry) throw judged;
       this.deps.logger.warn({ updateId: turn.updateId, reason: judged.message }, 'telegram file could not be downloaded; its caption is posted as text');
       await this.reply(turn, TEXTS.failed);
       if (caption.trim() !== '') await this.post(turn, customer, open, caption, []);

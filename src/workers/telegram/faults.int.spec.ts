@@ -6,6 +6,7 @@ import { report, tally } from '../../../test/support/tally';
 import { botChat, ticketMessages } from '../../../test/support/telegramDesk';
 import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
 import { TICKETS, type TicketView } from '../../projections/tickets';
+import { TEXTS } from './bot';
 import { TELEGRAM_UPDATES_QUEUE } from './jobs';
 
 const TOKEN = '626262:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
@@ -152,4 +153,24 @@ describe('Telegram under faults, embedded queue', () => {
       await server.stop();
     }
   }, 30_000);
+
+  it('when a file keeps failing to download until the retry window ends, then the user gets the failed text and the caption still reaches the ticket', async () => {
+    const server = await startTestServer({ env: { ...env(fake), DELIVERY_RETRY_WINDOW_MS: '4000', DELIVERY_BACKOFF_CAP_MS: '1000' } });
+    try {
+      const vera: TelegramUser = { id: 8104, first_name: 'Vera' };
+      const { ticket } = await setUp(server, vera);
+      const before = fake.messagesTo(vera.id).length;
+      fake.addFile(TOKEN, 'flaky-file', Buffer.from('never arrives'));
+      fake.failNext('getFile', 1000, { status: 502, description: 'Bad Gateway' });
+      const sent = Date.now();
+      fake.sendOther(TOKEN, vera, { document: { file_id: 'flaky-file', file_unique_id: 'f1', file_name: 'flaky.pdf' }, caption: 'My receipt is attached' });
+      await eventually(() => fake.messagesTo(vera.id).length > before, { timeoutMs: 20_000, describe: 'the failed text' });
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(2000);
+      expect(fake.messagesTo(vera.id).slice(before)).toEqual([TEXTS.failed]);
+      expect(fake.calls.filter((call) => call.method === 'getFile').length).toBeGreaterThanOrEqual(3);
+      await eventually(async () => (await ticketMessages(server, ticket._id)).some((message) => message.content === 'My receipt is attached'), { describe: 'the caption on the ticket' });
+    } finally {
+      await server.stop();
+    }
+  }, 40_000);
 });

@@ -1,6 +1,8 @@
-import { TelegramApi } from '../../platform/telegram';
+import { PermanentJobError } from '../../platform/queue/port';
+import { TelegramApi, telegramJobError } from '../../platform/telegram';
 import type { WorkerChannel } from '../channels';
-import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob } from './jobs';
+import { TEXTS, type TelegramConversation } from './bot';
+import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, chatOfUpdate, sendJob } from './jobs';
 import { telegramNotices } from './notifications';
 import { TelegramRunner } from './runner';
 import { telegramSender } from './sender';
@@ -17,7 +19,28 @@ export const telegramChannel: WorkerChannel = {
     // One at a time, in order: each chat reads its messages in the order they were written.
     deps.queue.process(TELEGRAM_SEND_QUEUE, telegramSender(deps, api));
     deps.queue.process<TelegramUpdateJob>(TELEGRAM_UPDATES_QUEUE, async (job) => {
-      await (await runner.conversationFor(job.data.botId)).handle(job.data.update as never);
+      // An update given up for good is never silent for its sender: they get the `failed` text.
+      const tellFailed = async () => {
+        const chatId = chatOfUpdate(job.data.update);
+        if (!chatId) return;
+        const notice = sendJob(`reply:${job.data.botId}:${job.data.update.update_id}:failed`, { chatId, text: TEXTS.failed, kind: 'reply' });
+        await deps.queue.add(notice.queue, notice.name, notice.data, notice.options);
+      };
+      let conversation: TelegramConversation;
+      try {
+        conversation = await runner.conversationFor(job.data.botId);
+      } catch (error) {
+        // An update of a replaced bot cannot be answered by the new one; anything else waits for the bot.
+        if (job.lastTry && !(error instanceof PermanentJobError)) await tellFailed();
+        throw error;
+      }
+      try {
+        await conversation.handle(job.data.update as never, job.lastTry);
+      } catch (error) {
+        const judged = telegramJobError(error);
+        if (judged instanceof PermanentJobError || job.lastTry) await tellFailed();
+        throw judged;
+      }
     });
     await runner.start();
     return async () => {

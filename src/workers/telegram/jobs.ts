@@ -38,7 +38,7 @@ export const sendJob = (jobId: string, data: TelegramSendJob): PlannedJob => ({
 
 
 /** The chat an update comes from (a message's chat, the presser of a button). */
-const chatOfUpdate = (update: Record<string, unknown>): string | null => {
+export const chatOfUpdate = (update: Record<string, unknown>): string | null => {
   const message = update.message as { chat?: { id?: number } } | undefined;
   const query = update.callback_query as { from?: { id?: number } } | undefined;
   const id = message?.chat?.id ?? query?.from?.id;
