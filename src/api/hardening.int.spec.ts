@@ -6,6 +6,7 @@ import { type Socket, io } from 'socket.io-client';
 import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
 import { eventually } from '../../test/support/eventually';
 import { ADMIN, type TestServer, startTestServer } from '../../test/support/server';
+import { createMailer, outboxDir } from '../workers/email/mailer';
 import { recordAccessAttempt } from './whitelist/service';
 
 // Each test starts users and tickets (argon2 hashing) on a machine shared with other suites.
@@ -256,7 +257,7 @@ describe('Security hardening (issue 22)', () => {
   });
 
   describe('9. data at rest', () => {
-    it('when a server starts on a new DATA_DIR and takes an upload, then the directory, the log, the queue and the uploads are private to its user', async () => {
+    it('when a server starts on a new DATA_DIR and takes an upload, then the directory, the log, the queue, the uploads and the outbox are private to its user', async () => {
       const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'desk-modes-')), 'data');
       const fresh = await startTestServer({ dataDir });
       try {
@@ -277,6 +278,11 @@ describe('Security hardening (issue 22)', () => {
         expect(modeOf(path.join(dataDir, 'uploads', '.incoming'))).toBe(0o700);
         expect(modeOf(path.join(dataDir, 'uploads', fileId))).toBe(0o600);
         expect(modeOf(path.join(dataDir, 'jwt-secret'))).toBe(0o600);
+        const mailer = createMailer({ DATA_DIR: dataDir, SMTP_URL: undefined });
+        await mailer.send({ from: { name: 'Desk', address: 'desk@example.com' }, to: 'carol@example.com', subject: 'Hi', text: 'Hello' }, 'mode-check');
+        mailer.close();
+        expect(modeOf(outboxDir({ DATA_DIR: dataDir }))).toBe(0o700);
+        expect(modeOf(path.join(outboxDir({ DATA_DIR: dataDir }), 'mode-check.eml'))).toBe(0o600);
       } finally {
         await fresh.stop();
       }
