@@ -321,7 +321,7 @@ async function main() {
     const client = await timeSequential(size.baselineRequests, async () => {
       const [list, categories] = await Promise.all([
         api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
-        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories', agentToken),
+        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories?limit=1000', agentToken),
       ]);
       return clientStatistics(list.tickets, categories.categories);
     });

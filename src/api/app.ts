@@ -7,6 +7,7 @@ import type { AppDeps } from './deps';
 import { categoryRoutes } from './categories/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
+import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { identityRoutes } from './identity/routes';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const api = Router();
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   api.use(express.json({ limit: '1mb' }));
+  api.use(requireKnownBody);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));

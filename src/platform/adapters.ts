@@ -8,6 +8,7 @@ import { BullMqQueue } from './queue/bullmq';
 import { InlineQueue } from './queue/inline';
 import type { Queue } from './queue/port';
 import { type RateLimiterFactory, memoryRateLimiters, redisRateLimiters } from './ratelimit';
+import { PRIVATE_DIR_MODE } from './files';
 import { MemoryReadStore } from './readstore/memory';
 import { MongoReadStore } from './readstore/mongodb';
 import type { ReadStore } from './readstore/port';
@@ -22,7 +23,7 @@ export interface Adapters {
 
 /** The event log alone (the audit commands need nothing else). */
 export function createEventStore(config: Config): EventStore {
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   return config.EVENTSTORE_URL ? new EventStoreDbEventStore(config.EVENTSTORE_URL) : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
 }
 

@@ -112,7 +112,12 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
         if (!ticket) return;
         if (event.type === 'TicketOpened') return toEveryoneConcerned(ticket, 'new_ticket', (view) => ({ ticket: view }));
         const change = changeOf(event);
-        toEveryoneConcerned(ticket, 'ticket_updated', (view) => ({ ticket: view, change }));
+        io.local.to(STAFF_ROLES).emit('ticket_updated', { ticket: ticketFor(ticket, { role: 'agent' }), change });
+        // The outcome is staff-only (spec.md section 6): the customer hears nothing of it. Of other
+        // changes they learn what changed, not which member of staff did it.
+        if (change.kind === 'outcome') return;
+        const { by: _by, ...customerChange } = change;
+        io.local.to(`user:${ticket.customer._id}`).except(STAFF_ROLES).emit('ticket_updated', { ticket: ticketFor(ticket, { role: 'customer' }), change: customerChange });
         return;
       }
       case 'MessagePosted':

@@ -75,6 +75,12 @@ export class UnsupportedTypeError extends DomainError {
   readonly code = 'UNSUPPORTED_TYPE';
 }
 
+/** A request body in a format the endpoint does not read (a file's type is UnsupportedTypeError). */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+
 export class RateLimitedError extends DomainError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';

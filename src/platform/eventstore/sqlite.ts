@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../files';
 import {
   type AppendResult,
   DuplicateEventIdError,
@@ -81,6 +82,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
+    if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

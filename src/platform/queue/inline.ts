@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../files';
 import {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
@@ -61,6 +62,7 @@ export class InlineQueue implements Queue {
   private closed = false;
 
   constructor(options: InlineQueueOptions = {}) {
+    if (options.filename !== undefined && options.filename !== ':memory:') ensurePrivateFile(options.filename);
     this.db = new Database(options.filename ?? ':memory:');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -32,6 +32,13 @@ const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> =
   return result;
 };
 
+/**
+ * Lists are paged (API.md: at most 1000 a page). The screens that show a whole list (categories,
+ * canned messages, bot commands, the whitelist) ask for the largest page; the desk's admin lists
+ * stay well below it.
+ */
+export const WHOLE_LIST = { limit: 1000 } as const;
+
 export const api = createApi({
   reducerPath: 'api',
   baseQuery,

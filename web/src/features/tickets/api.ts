@@ -1,4 +1,4 @@
-import { api } from '../../app/api';
+import { WHOLE_LIST, api } from '../../app/api';
 import type { RootState } from '../../app/store';
 import { onLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
@@ -167,8 +167,8 @@ const ticketsApi = api.injectEndpoints({
         stops.forEach((stop) => stop());
       },
     }),
-    categories: build.query<{ categories: Category[] }, void>({ query: () => '/categories', providesTags: ['Category'] }),
-    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => '/canned-messages', providesTags: ['Canned'] }),
+    categories: build.query<{ categories: Category[] }, void>({ query: () => ({ url: '/categories', params: WHOLE_LIST }), providesTags: ['Category'] }),
+    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => ({ url: '/canned-messages', params: WHOLE_LIST }), providesTags: ['Canned'] }),
     recordCannedUse: build.mutation<unknown, string>({
       query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
       // spec.md section 2: choosing one raises its usage count locally, before the server answers.
