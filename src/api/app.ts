@@ -25,11 +25,18 @@ const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, cat
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  // Helmet's default CSP asks browsers to upgrade every request to https: on a plain-http host other
+  // than localhost the scripts then fail to load and the page stays blank. Ask only when served on https.
+  const https = deps.config.PUBLIC_URL?.startsWith('https://') ?? false;
   app.use(
     helmet({
       contentSecurityPolicy: {
-        directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'", 'ws:', 'wss:'] },
+        directives: {
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'connect-src': ["'self'", 'ws:', 'wss:'],
+          'upgrade-insecure-requests': https ? [] : null,
+        },
       },
     }),
   );
