@@ -1,3 +1,4 @@
+import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore, RecordedEvent, Subscription } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 
@@ -144,14 +145,13 @@ export class ProjectionRunner {
 
   private async catchUp(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     const head = await this.events.headPosition();
-    const pageSize = this.options.pageSize ?? 2000;
     let after = this.position;
-    for (;;) {
-      const page = await this.events.readAll({ after, maxCount: pageSize });
+    for await (const page of pagesOfAll(this.events, { after, pageSize: this.options.pageSize ?? 2000 })) {
       for (const event of page) await this.apply(event);
-      if (page.length > 0) after = page.at(-1)!.position;
+      after = page.at(-1)!.position;
       onProgress?.({ position: after, head, events: this.processed });
-      if (page.length < pageSize || after >= head) break;
+      // Events appended meanwhile come through the live subscription.
+      if (after >= head) break;
     }
     // Positions of system events the adapter filters out still count as reached.
     for (const projection of this.projections) {
