@@ -8,6 +8,7 @@ import { categoryRoutes } from './categories/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
 import { corsOrigin, maintenance, rateLimit } from './http/guards';
+import { whileStarting } from './startup';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { identityRoutes } from './identity/routes';
 import { userRoutes } from './users/routes';
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const api = Router();
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   api.use(express.json({ limit: '1mb' }));
+  api.use(whileStarting(deps.startup));
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));

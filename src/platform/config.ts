@@ -98,6 +98,9 @@ const schema = z.object({
 
 export type Config = z.output<typeof schema>;
 
+/** Every variable the parser reads (README's configuration table and docker-compose.yml are checked against it). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape) as Array<keyof Config>;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -64,6 +64,11 @@ export class ProjectionRunner {
     return this.projections.length === 0 ? Number.MAX_SAFE_INTEGER : Math.min(...this.projections.map((p) => this.positions.get(p.name) ?? 0));
   }
 
+  /** Caught up with the log and following it live. */
+  get isLive(): boolean {
+    return this.live;
+  }
+
   /** Events applied since this runner started. */
   get eventsProcessed(): number {
     return this.processed;
@@ -75,6 +80,8 @@ export class ProjectionRunner {
     this.live = false;
     await this.loadCheckpoints();
     await this.catchUp(onProgress);
+    // Stopped during the catch-up (a shutdown while starting): nothing to follow.
+    if (this.stopped) return;
     this.live = true;
     this.subscribe();
   }
@@ -147,8 +154,12 @@ export class ProjectionRunner {
     const head = await this.events.headPosition();
     let after = this.position;
     for await (const page of pagesOfAll(this.events, { after, pageSize: this.options.pageSize ?? 2000 })) {
-      for (const event of page) await this.apply(event);
-      after = page.at(-1)!.position;
+      for (const event of page) {
+        if (this.stopped) break;
+        await this.apply(event);
+        after = event.position;
+      }
+      if (this.stopped) break;
       onProgress?.({ position: after, head, events: this.processed });
       // Events appended meanwhile come through the live subscription.
       if (after >= head) break;
