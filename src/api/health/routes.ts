@@ -14,8 +14,10 @@ const LAG_COUNTED_UP_TO = 1000;
 
 export const healthRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/health', async (_req, res) => {
+    // One moment's figures: the catch-up goes on while the awaits below run.
+    const { position: reached, eventsProcessed: applied, isLive: live } = deps.projections;
     const head = await deps.events.headPosition();
-    const position = Math.min(deps.projections.position, head);
+    const position = Math.min(reached, head);
     const lag = await countEventsAfter(deps.events, position, LAG_COUNTED_UP_TO);
     const status: HealthStatus = deps.startup.ready ? 'ok' : 'starting';
     if (status === 'starting') res.status(503).setHeader('Retry-After', String(STARTING_RETRY_AFTER_SECONDS));
@@ -25,12 +27,12 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
       readStore: deps.readStore.kind,
       queue: deps.queue.kind === 'bullmq' ? 'bullmq' : 'inline',
       projections: {
-        state: deps.projections.isLive ? 'live' : 'catching up',
+        state: live ? 'live' : 'catching up',
         position,
         lag: lag.count,
         ...(lag.exact ? {} : { lagAtLeast: true }),
         // Progress of the catch-up: events applied since this process started, and how far into the log.
-        applied: deps.projections.eventsProcessed,
+        applied,
         percent: head === 0 ? 100 : Math.floor((position / head) * 1000) / 10,
       },
     });

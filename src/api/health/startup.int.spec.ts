@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { io } from 'socket.io-client';
 import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDouble';
 import { ADMIN } from '../../../test/support/server';
 import { categoryStream } from '../../domain/category/category';
@@ -82,6 +83,10 @@ describe.each([
     expect(login.headers.get('retry-after')).toBe('5');
     expect(await login.json()).toMatchObject({ code: 'STARTING', error: expect.stringContaining('starting') });
     expect((await get('/api/categories')).status).toBe(503);
+    const socket = io(server.url, { auth: { token: 'any' }, transports: ['websocket'], reconnection: false });
+    const refused = await new Promise<Error>((resolve) => socket.once('connect_error', resolve));
+    socket.close();
+    expect(refused.message).toContain('starting');
 
     expect(await healthcheck(new URL(server.url).port)).toEqual({ code: 0, output: 'starting' });
   }, 30_000);
@@ -110,4 +115,37 @@ describe.each([
     expect(server.deps.projections.isLive).toBe(false);
     expect(await healthcheck(new URL(server.url).port)).toMatchObject({ code: 1 });
   }, 30_000);
+});
+
+describe('A desk starting on a large embedded log', () => {
+  const PAGES = 40;
+  const PAGE = 2000;
+  let dataDir: string;
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'desk-large-'));
+    const store = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
+    // Facts no projection reads: the catch-up still walks and offers every one to every projection.
+    const metadata = { occurredAt: '2026-03-01T10:00:00.000Z', schemaVersion: 1 };
+    for (let page = 0; page < PAGES; page++) {
+      await store.append(`noise-${page}`, Array.from({ length: PAGE }, (_, n) => ({ type: 'NoiseRecorded', data: { n }, metadata })), 'no_stream');
+    }
+    await store.close();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('when health is asked right after the port opens, then it answers during the catch-up, not after it', async () => {
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
+    server = await startServer(config, { logger: pino({ level: 'silent' }) });
+    const first = await fetch(`${server.url}/api/health`);
+    const body = (await first.json()) as { status: string; projections: { state: string; percent: number; applied: number } };
+    expect(first.status).toBe(503);
+    expect(body).toMatchObject({ status: 'starting', projections: { state: 'catching up' } });
+    expect(body.projections.applied).toBeLessThan(PAGES * PAGE);
+    await server.ready;
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  }, 60_000);
 });

@@ -1,8 +1,12 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, RecordedEvent } from './port';
 
 /**
  * The global log after `after`, page by page, until its true end. A page may be shorter than asked
  * (the EventStoreDB adapter hides the server's own records), so only an empty page ends the walk.
+ * Between pages it yields to the event loop: the embedded log reads synchronously and the embedded
+ * read store answers in microtasks, so a long walk (the catch-up at start, a check over HTTP) would
+ * otherwise hold every request, health checks included, until it ends.
  */
 export async function* pagesOfAll(store: Pick<EventStore, 'readAll'>, options: { after?: number; pageSize: number }): AsyncGenerator<RecordedEvent[]> {
   let after = options.after ?? 0;
@@ -11,6 +15,7 @@ export async function* pagesOfAll(store: Pick<EventStore, 'readAll'>, options: {
     if (page.length === 0) return;
     yield page;
     after = page.at(-1)!.position;
+    await nextTurn();
   }
 }
 
