@@ -37,3 +37,26 @@ describe('The security headers on a real host', () => {
     expect(csp).toContain('upgrade-insecure-requests');
   });
 });
+
+describe('TRUST_PROXY', () => {
+  let server: TestServer | undefined;
+  afterEach(() => server?.stop());
+
+  /** Two anonymous calls from two clients behind the same proxy (this test, on the loopback), with a limit of one call. */
+  const twoClientsBehindTheProxy = async (env: Record<string, string>) => {
+    server = await startTestServer({ env });
+    const token = await server.login();
+    expect((await server.request('PUT', '/api/settings', { token, body: { rateLimitMaxRequests: 1 } })).status).toBe(200);
+    const first = await server.request('GET', '/api/settings/public', { headers: { 'x-forwarded-for': '198.51.100.1' } });
+    const second = await server.request('GET', '/api/settings/public', { headers: { 'x-forwarded-for': '198.51.100.2' } });
+    return [first.status, second.status];
+  };
+
+  it('when the proxy is trusted (the default, loopback), then each forwarded client has its own rate limit', async () => {
+    expect(await twoClientsBehindTheProxy({})).toEqual([200, 200]);
+  });
+
+  it('when TRUST_PROXY is false, then X-Forwarded-For is ignored and both clients count as the proxy', async () => {
+    expect(await twoClientsBehindTheProxy({ TRUST_PROXY: 'false' })).toEqual([200, 429]);
+  });
+});
