@@ -201,14 +201,24 @@ export class EventStoreDbEventStore implements EventStore {
     for (;;) {
       let records = 0;
       let oldest: Position | null = null;
-      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: RAW_PAGE_MIN })) {
-        records += 1;
-        const recorded = toDeskEvent(resolved);
-        if (recorded) return recorded.position;
-        if (resolved.event?.position) oldest = resolved.event.position;
+      let found: number | null = null;
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: RAW_PAGE_MIN });
+      try {
+        for await (const resolved of read) {
+          records += 1;
+          const recorded = toDeskEvent(resolved);
+          if (recorded) {
+            found = recorded.position;
+            break;
+          }
+          if (resolved.event?.position) oldest = resolved.event.position;
+        }
+      } finally {
+        if (found !== null) await read.cancel();
       }
+      if (found !== null) return found;
       if (records < RAW_PAGE_MIN || oldest === null) return 0;
-      // Backwards reads are inclusive too: the oldest record seen comes again first and is skipped.
+      // Backwards reads may include the position they start from: a page that only repeats it is the start.
       if (from !== END && oldest.commit === from.commit) return 0;
       from = oldest;
     }

@@ -46,9 +46,12 @@ describe('The EventStoreDB adapter', () => {
       expect(await countEventsAfter(store, first!.position, 10_000)).toEqual({ count: 1, exact: true });
     });
 
-    it('then a full page leaves no read open on the server', async () => {
+    it('then a full page and the head leave no read open on the server', async () => {
       await store.readAll({ maxCount: 1 });
       await store.readAll({ maxCount: 2 });
+      await store.headPosition();
+      await store.append('ticket-2', [fact('C')], 'no_stream');
+      await store.headPosition();
       expect(client.openReads).toBe(0);
     });
   });
