@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../config';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { GENESIS, streamLink, verifyStreamEvents } from './integrity';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
@@ -12,7 +13,8 @@ const adapters: Array<[string, () => EventStore]> = [
   ['eventstoredb adapter, client double', () => new EventStoreDbEventStore(new EventStoreDbClientDouble().asClient())],
 ];
 if (process.env.EVENTSTORE_URL) {
-  const url = process.env.EVENTSTORE_URL;
+  // Through the configuration parser, as the app does: a kurrentdb:// string becomes the esdb form.
+  const url = loadConfig({ EVENTSTORE_URL: process.env.EVENTSTORE_URL }).EVENTSTORE_URL!;
   adapters.push(['eventstoredb', () => new EventStoreDbEventStore(url)]);
 }
 
