@@ -28,8 +28,8 @@ export function createEventStore(config: Config): EventStore {
 }
 
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
-export async function createAdapters(config: Config): Promise<Adapters> {
-  const events = createEventStore(config);
+export async function createAdapters(config: Config, events: EventStore = createEventStore(config)): Promise<Adapters> {
+  mkdirSync(config.DATA_DIR, { recursive: true });
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
   const queue = config.REDIS_URL
     ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX })

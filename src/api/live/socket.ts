@@ -3,13 +3,14 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import IORedis from 'ioredis';
 import { Server } from 'socket.io';
 import type { SessionEvent } from '../../domain/session/session';
-import { DomainError } from '../../domain/shared/errors';
+import { DomainError, StartingError } from '../../domain/shared/errors';
 import type { UserEvent } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
 import { type AuthUser, authenticateToken } from '../http/auth';
 import { corsOrigin, maintenanceMessage } from '../http/guards';
 import { loadSystemSettings } from '../../projections/settings';
+import { STARTING_RETRY_AFTER_SECONDS } from '../startup';
 import { attachTicketChannel } from './tickets';
 
 const userRoom = (userId: string) => `user:${userId}`;
@@ -31,6 +32,8 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
     io.adapter(createAdapter(redis.pub, redis.sub, { key: `${REDIS_PREFIX}:socket.io` }));
   }
   io.use(async (socket, next) => {
+    // Sessions and users are read models: until they caught up a handshake could not be checked.
+    if (!deps.startup.ready) return next(new StartingError(STARTING_RETRY_AFTER_SECONDS));
     const token: unknown = socket.handshake.auth?.token;
     if (typeof token !== 'string' || token.length === 0) return next(new Error('Authentication required'));
     try {

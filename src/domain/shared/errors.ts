@@ -102,3 +102,12 @@ export class MaintenanceError extends DomainError {
   readonly status = 503;
   readonly code = 'MAINTENANCE';
 }
+
+/** The process is up but its read models are still catching up with the log: ask again shortly. */
+export class StartingError extends DomainError {
+  readonly status = 503;
+  readonly code = 'STARTING';
+  constructor(readonly retryAfterSeconds: number) {
+    super('The desk is starting and catching up with its history. Please try again in a few seconds.');
+  }
+}
