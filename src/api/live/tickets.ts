@@ -120,6 +120,11 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
     await Promise.all([socket.leave(staffRoom(ticketId)), socket.leave(customerRoom(ticketId))]);
     presence.left(socket, ticketId);
   };
+  // Where this connection starts in the log, sent after every push already due (the chain runs in
+  // order): the client resumes from here if it drops before any push reaches it.
+  const startsAt = deps.projections.position;
+  enqueue(async () => void socket.emit('live_position', { position: startsAt }));
+
   const limiters = { typing: new RateLimiterMemory(LIVE_LIMITS.typing), control: new RateLimiterMemory(LIVE_LIMITS.control) };
   /** Runs `handle` within the socket's budget for `kind`; a socket over it is told and cut off. */
   const limited =
