@@ -57,9 +57,10 @@ export function liveDesk() {
     desk.admin = await desk.server.login();
     desk.agent = await addMember(desk.server, desk.admin, 'agent', 'Alice');
     desk.category = await addCategory(desk.server, desk.admin);
-  });
+    // Start-up hashes passwords and replays the log: seconds on a loaded machine.
+  }, 30_000);
   afterEach(() => clients.splice(0).forEach((client) => client.socket.disconnect()));
-  afterAll(() => desk.server.stop());
+  afterAll(() => desk.server.stop(), 30_000);
   const connect = async (token: string) => {
     const client = await LiveClient.connect(desk.server.url, token);
     clients.push(client);

@@ -17,7 +17,7 @@ describe('Live channel > who is on a ticket (staff presence)', () => {
   beforeAll(async () => {
     ({ server, admin, agent: alice, category } = desk);
     bob = await addMember(server, admin, 'agent', 'Bob');
-  });
+  }, 30_000);
 
   /** The latest presence a client was told for the ticket, once it satisfies `check`. */
   const presence = (client: LiveClient, ticketId: string, check: (viewers: TicketPresence['viewers']) => boolean) =>

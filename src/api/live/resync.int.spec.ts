@@ -1,6 +1,7 @@
 import { addMember, openTicket } from '../../../test/support/desk';
 import { type LiveClient, liveDesk } from '../../../test/support/liveClient';
-import type { ResyncAnswer } from './contract';
+import { postMessage } from '../tickets/service';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';
 
 const WAIT_MS = 10_000;
 
@@ -70,6 +71,20 @@ describe('Live channel > resync after a reconnect', () => {
     expect(answer.ok).toBe(true);
     expect(JSON.stringify(stranger.received)).not.toContain(ticket._id);
   });
+
+  it('when a client is more than the replay limit behind, then it is told to refetch, with the position to resume from', async () => {
+    const owner = await addMember(desk.server, desk.admin, 'customer');
+    const ticket = await openTicket(desk.server, owner, desk.category);
+    const client = await connect(owner.token);
+    await client.join(ticket._id);
+    const from = await desk.server.deps.events.headPosition();
+    for (let i = 0; i <= RESYNC_MAX_EVENTS; i++) {
+      await postMessage(desk.server.deps, ticket._id, { content: `message ${i}`, isInternal: false, attachments: [], platform: 'web' }, { actor: { userId: owner.id, role: 'customer', platform: 'web' }, now: new Date() });
+    }
+    await desk.server.deps.projections.waitFor(await desk.server.deps.events.headPosition(), 30_000);
+    const answer = await resync(client, from);
+    expect(answer).toEqual({ ok: true, complete: false, position: await desk.server.deps.events.headPosition() });
+  }, 60_000);
 
   it('when the resync payload is not a log position, then the answer says what is needed', async () => {
     const client = await connect(desk.agent.token);

@@ -55,11 +55,30 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
       next(error instanceof DomainError ? refusal(error.message, error.code) : refusal('Authentication failed', 'AUTHENTICATION_FAILED'));
     }
   });
-  io.on('connection', (socket) => {
+  io.on('connection', async (socket) => {
     const user = socket.data.user as AuthUser;
-    void socket.join([userRoom(user.id), roleRoom(user.role), sessionRoom(user.sessionId)]);
     watchToken(socket);
+    await socket.join([userRoom(user.id), roleRoom(user.role), sessionRoom(user.sessionId)]);
+    // A session that ended between the handshake and the join was announced to an empty room.
+    await checkSession(socket);
   });
+
+  /** Ends the socket (told why) if its session is no longer on; true if it was. */
+  async function checkSession(socket: Socket): Promise<boolean> {
+    const user = socket.data.user as AuthUser;
+    try {
+      await sessionUser(deps, user.id, user.sessionId);
+      return true;
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) {
+        deps.logger.warn({ err: error }, 'live session check failed');
+        return true;
+      }
+      socket.emit('session_ended', { reason: error.code === 'ACCOUNT_DEACTIVATED' ? 'account_deactivated' : 'session_ended' });
+      socket.disconnect(true);
+      return false;
+    }
+  }
 
   /**
    * A socket holds its access only as long as its token: when the token runs out, the session is
@@ -75,14 +94,7 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
       expiry = setTimeout(() => void expired(), Math.max(0, (socket.data.tokenExpiresAt as number) - Date.now()));
     };
     const expired = async () => {
-      const user = socket.data.user as AuthUser;
-      try {
-        await sessionUser(deps, user.id, user.sessionId);
-      } catch (error) {
-        if (!(error instanceof UnauthorizedError)) return deps.logger.warn({ err: error }, 'live session check failed');
-        socket.emit('session_ended', { reason: error.code === 'ACCOUNT_DEACTIVATED' ? 'account_deactivated' : 'session_ended' });
-        return socket.disconnect(true);
-      }
+      if (!(await checkSession(socket))) return;
       socket.emit('reauth_required');
       grace = setTimeout(() => {
         socket.emit('token_expired');
