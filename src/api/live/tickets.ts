@@ -114,31 +114,36 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
 /** Runs tasks one at a time in the order given: pushes and replays reach a socket in log order. */
 type Enqueue = (task: () => Promise<void>) => void;
 
-function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence: Presence): void {
+type Limiters = Record<keyof typeof LIVE_LIMITS, RateLimiterMemory>;
+
+function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence: Presence, limiters: Limiters): void {
   const user = () => socket.data.user as AuthUser;
   const leave = async (ticketId: string) => {
+    const viewing = socket.rooms.has(staffRoom(ticketId));
     await Promise.all([socket.leave(staffRoom(ticketId)), socket.leave(customerRoom(ticketId))]);
-    presence.left(socket, ticketId);
+    if (viewing) presence.left(socket, ticketId);
   };
   // Where this connection starts in the log, sent after every push already due (the chain runs in
   // order): the client resumes from here if it drops before any push reaches it.
   const startsAt = deps.projections.position;
   enqueue(async () => void socket.emit('live_position', { position: startsAt }));
 
-  const limiters = { typing: new RateLimiterMemory(LIVE_LIMITS.typing), control: new RateLimiterMemory(LIVE_LIMITS.control) };
   /** Runs `handle` within the socket's budget for `kind`; a socket over it is told and cut off. */
   const limited =
-    (kind: keyof typeof limiters, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) =>
+    (kind: keyof Limiters, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) =>
     (payload: unknown, ack: unknown) => {
-      limiters[kind].consume(socket.id).then(
-        () => handle(payload, ackOf(ack)),
-        () => {
-          if (!socket.connected) return;
-          deps.logger.warn({ userId: user().id, kind }, 'live socket over its rate limit; disconnected');
-          socket.emit('live_error', { error: 'Too many live events; this connection is closed' });
-          socket.disconnect(true);
-        },
-      );
+      limiters[kind]
+        .consume(socket.id)
+        .then(
+          () => handle(payload, ackOf(ack)),
+          () => {
+            if (!socket.connected) return;
+            deps.logger.warn({ userId: user().id, kind }, 'live socket over its rate limit; disconnected');
+            socket.emit('live_error', { error: 'Too many live events; this connection is closed' });
+            socket.disconnect(true);
+          },
+        )
+        .catch((error: unknown) => deps.logger.error({ err: error, kind }, 'live event failed'));
     };
 
   socket.on(
@@ -238,7 +243,9 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
     chain = chain.then(task).catch((error: unknown) => deps.logger.error({ err: error }, 'live push failed'));
   };
   const presence = createPresence(io, deps.logger);
-  io.on('connection', (socket) => onConnection(deps, socket, enqueue, presence));
+  // Keyed by socket id: a socket lives in one process, so its budget needs no shared store.
+  const limiters: Limiters = { typing: new RateLimiterMemory({ keyPrefix: 'live-typing', ...LIVE_LIMITS.typing }), control: new RateLimiterMemory({ keyPrefix: 'live-control', ...LIVE_LIMITS.control }) };
+  io.on('connection', (socket) => onConnection(deps, socket, enqueue, presence, limiters));
 
   async function push(recorded: RecordedEvent): Promise<void> {
     for (const delivery of await deliveriesOf(deps, recorded)) {

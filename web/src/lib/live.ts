@@ -39,6 +39,11 @@ const setStatus = (next: LiveStatus) => {
 let seen: number | null = null;
 /** Pushes at or below this position were covered by the last resync's replay: late copies are dropped. */
 let replayedUpTo = 0;
+/**
+ * While catching up, a live push and its replay can both arrive (the push went out after the rooms
+ * were joined, the replay covers it too): each event-and-position is delivered once.
+ */
+let catchingUpSeen: Set<string> | null = null;
 
 const positionOf = (payload: unknown) => {
   const position = (payload as { position?: unknown } | null)?.position;
@@ -49,6 +54,11 @@ function deliver(event: string, payload: unknown): void {
   const position = event === 'live_position' ? null : positionOf(payload);
   if (position !== null) {
     if (position <= replayedUpTo) return;
+    if (catchingUpSeen) {
+      const key = `${event}@${position}`;
+      if (catchingUpSeen.has(key)) return;
+      catchingUpSeen.add(key);
+    }
     seen = Math.max(seen ?? 0, position);
   }
   listeners.get(event)?.forEach((listener) => listener(payload));
@@ -121,8 +131,10 @@ export function connectLive(): void {
       return setStatus('connected');
     }
     catchingUp = true;
+    catchingUpSeen = new Set();
     void catchUp(next, resumeFrom).finally(() => {
       catchingUp = false;
+      catchingUpSeen = null;
     });
   });
   next.on('disconnect', () => {
