@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, messageList, signIn } from '../support/browser';
+import { mkdirSync } from 'node:fs';
+import { SHOTS, launchBrowser, messageList, shootBothThemes, signIn } from '../support/browser';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type TestServer, startTestServer } from '../support/server';
@@ -22,6 +23,7 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     server = await startTestServer();
     link = await cuttableLink(server.url);
     admin = await server.login();
@@ -75,6 +77,7 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     link.cut();
     await customer.getByRole('status').getByText('Reconnecting…').waitFor();
     await watcher.getByRole('status').getByText('Reconnecting…').waitFor();
+    await shootBothThemes(customer, 'ticket-reconnecting');
 
     await send(agent, 'First reply while away');
     await send(agent, 'Second reply while away');
@@ -124,6 +127,21 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     await messageList(customer).getByText('After the return', { exact: true }).waitFor();
     expect(await messageList(customer).getByText('After the return', { exact: true }).count()).toBe(1);
     await agent.getByLabel(/Status of ticket/).selectOption('in_progress');
+  });
+
+  it('when only the connection breaks and the browser still thinks it is online, then the client comes back by itself and catches up', async () => {
+    const { page: customer } = await pageFor(cara, link.url);
+    const { page: agent } = await pageFor(alice, server.url);
+    await openTicketPage(customer, link.url);
+    await openTicketPage(agent, server.url);
+    link.cut();
+    await customer.getByRole('status').getByText('Reconnecting…').waitFor();
+    await send(agent, 'Written during a silent drop');
+    const back = Date.now();
+    link.restore();
+    await messageList(customer).getByText('Written during a silent drop', { exact: true }).waitFor({ timeout: WAIT_MS });
+    report(`silent drop (no offline event, reconnection backoff only): caught up ${Date.now() - back} ms after the link came back`);
+    expect(await messageList(customer).getByText('Written during a silent drop', { exact: true }).count()).toBe(1);
   });
 
   /**
@@ -209,12 +227,14 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
 
     await bobPage.getByRole('textbox', { name: 'Message' }).pressSequentially('Let me take this one');
     await aliceSees.getByText('Bob Tester is replying now').waitFor();
+    await shootBothThemes(alicePage, 'ticket-presence');
     await customer.getByText('Bob is typing...').waitFor();
     expect(await customer.getByText(/Also viewing|replying now/).count()).toBe(0);
 
     await alicePage.goto(`${server.url}/live-tickets`);
     const card = alicePage.getByRole('article', { name: /Charged twice/ });
     await card.getByText(/(Viewing|Replying): Bob/).waitFor();
+    await shootBothThemes(alicePage, 'live-tickets-presence');
     await bobPage.getByRole('link', { name: 'Dashboard' }).click();
     await card.getByText(/(Viewing|Replying): Bob/).waitFor({ state: 'detached' });
   });
