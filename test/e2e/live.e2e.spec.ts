@@ -5,6 +5,8 @@ import { SHOTS, launchBrowser, messageList, shootBothThemes, signIn } from '../s
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type TestServer, startTestServer } from '../support/server';
+import { RESYNC_MAX_EVENTS } from '../../src/api/live/contract';
+import { postMessage } from '../../src/api/tickets/service';
 
 /** Generous bounds: the machine is loaded; the measured figures are printed for the report. */
 const WAIT_MS = 30_000;
@@ -143,6 +145,32 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     report(`silent drop (no offline event, reconnection backoff only): caught up ${Date.now() - back} ms after the link came back`);
     expect(await messageList(customer).getByText('Written during a silent drop', { exact: true }).count()).toBe(1);
   });
+
+  it('when the client is further behind than the server replays, then it fetches exactly the views it shows again', async () => {
+    const { context, page: customer } = await pageFor(cara, link.url);
+    await openTicketPage(customer, link.url);
+    await context.setOffline(true);
+    link.cut();
+    await customer.getByRole('status').getByText('Reconnecting…').waitFor();
+    // Someone else's busy ticket puts the customer more than RESYNC_MAX_EVENTS behind.
+    const other = await addMember(server, admin, 'customer');
+    const busy = await openTicket(server, other, category, { title: 'Busy elsewhere' });
+    for (let i = 0; i <= RESYNC_MAX_EVENTS; i++) {
+      await postMessage(server.deps, busy._id, { content: `noise ${i}`, isInternal: false, attachments: [], platform: 'web' }, { actor: { userId: other.id, role: 'customer', platform: 'web' }, now: new Date() });
+    }
+    await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content: 'Answer after a long absence' } });
+    const asked: string[] = [];
+    customer.on('request', (request) => request.url().includes('/api/') && asked.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    const back = Date.now();
+    link.restore();
+    await context.setOffline(false);
+    await messageList(customer).getByText('Answer after a long absence', { exact: true }).waitFor({ timeout: WAIT_MS });
+    await customer.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: WAIT_MS });
+    report(`too far behind: caught up by refetching ${Date.now() - back} ms after the network came back; calls: ${asked.join(', ')}`);
+    expect(asked).toContain(`GET /api/tickets/${ticket._id}`);
+    expect(await messageList(customer).getByText('Answer after a long absence', { exact: true }).count()).toBe(1);
+    expect(await customer.getByText('Busy elsewhere').count()).toBe(0);
+  }, 120_000);
 
   /**
    * Types for about 6 s on `typist` while `watcher` samples its typing indicator every 50 ms, then
