@@ -25,14 +25,15 @@ export function PresenceLine({ viewers }: { viewers: Viewer[] }) {
   );
 }
 
-/** The marker on a Live Tickets card: who is on the ticket, and whether someone is replying. */
+/** The marker on a Live Tickets card: who is replying if anyone is, else who is viewing; all on hover. */
 export function PresenceMarker({ viewers }: { viewers: Viewer[] }) {
   if (viewers.length === 0) return null;
-  const replying = viewers.some((viewer) => viewer.replying);
-  const names = viewers.map(nameOf).join(', ');
+  const replying = viewers.filter((viewer) => viewer.replying);
+  const shown = replying.length > 0 ? replying : viewers;
+  const title = [replying.length > 0 && `Replying now: ${replying.map(nameOf).join(', ')}`, `Viewing now: ${viewers.map(nameOf).join(', ')}`].filter(Boolean).join('; ');
   return (
-    <span className={`badge ${replying ? 'badge-warning' : 'badge-secondary'} presence-marker`} title={`${replying ? 'Replying now' : 'Viewing now'}: ${names}`}>
-      {replying ? 'Replying' : 'Viewing'}: {viewers.map((viewer) => viewer.firstName).join(', ')}
+    <span className={`badge ${replying.length > 0 ? 'badge-warning' : 'badge-secondary'} presence-marker`} title={title}>
+      {replying.length > 0 ? 'Replying' : 'Viewing'}: {shown.map((viewer) => viewer.firstName).join(', ')}
     </span>
   );
 }
