@@ -24,7 +24,7 @@ module.exports = {
   projects: [
     tier('unit', 'unit'),
     tier('contract', 'contract'),
-    tier('int', 'int'),
+    tier('int', 'int', { setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'] }),
     tier('e2e', 'e2e', { setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.js'] }),
   ],
 };

@@ -12,14 +12,14 @@ import { clientStatistics } from './clientStats';
 import { type SeededDesk, seedDesk } from './seed';
 
 /**
- * `npm run bench`: the six figures of the benchmark, each beside its baseline from the same run,
+ * `npm run bench`: the seven figures of the benchmark, each beside its baseline from the same run,
  * written to bench/results.json and bench/results.md. Sizes are options; `--size smoke` is what
  * CI runs (it checks that every figure is produced, never how fast).
  */
 const SIZES = {
-  smoke: { tickets: 300, events: 3000, appendEvents: 2000, conversations: 8, messages: 3, connections: 10, seconds: 1, statsRequests: 50, baselineRequests: 5 },
-  small: { tickets: 10_000, events: 100_000, appendEvents: 20_000, conversations: 50, messages: 10, connections: 50, seconds: 5, statsRequests: 300, baselineRequests: 20 },
-  full: { tickets: 100_000, events: 1_000_000, appendEvents: 100_000, conversations: 200, messages: 10, connections: 50, seconds: 10, statsRequests: 1000, baselineRequests: 50 },
+  smoke: { tickets: 300, events: 3000, appendEvents: 2000, conversations: 8, messages: 3, connections: 10, seconds: 1, statsRequests: 50, baselineRequests: 5, longMessages: 60 },
+  small: { tickets: 10_000, events: 100_000, appendEvents: 20_000, conversations: 50, messages: 10, connections: 50, seconds: 5, statsRequests: 300, baselineRequests: 20, longMessages: 1000 },
+  full: { tickets: 100_000, events: 1_000_000, appendEvents: 100_000, conversations: 200, messages: 10, connections: 50, seconds: 10, statsRequests: 1000, baselineRequests: 50, longMessages: 3000 },
 } as const;
 type Size = { -readonly [K in keyof (typeof SIZES)['full']]: number };
 
@@ -204,6 +204,30 @@ async function deliveryRun(base: string, conversations: Conversation[], agentTok
   }
 }
 
+/**
+ * Figure 7: a conversation grown to `count` messages, posted one after another, against a short one.
+ * A command's cost must not grow with the conversation it adds to. The last rounds alternate between
+ * the long ticket (its messages around `count`) and a short one (its messages around 10), so both are
+ * timed at the same moments and whatever else the machine is doing weighs on both alike. The admin
+ * posts (staff may write on any ticket): admins are the one role the API rate limit leaves alone.
+ */
+async function longConversation(base: string, longTicketId: string, shortTicketId: string, adminToken: string, count: number): Promise<{ short: number[]; long: number[] }> {
+  const post = async (ticketId: string, content: string) => {
+    const started = process.hrtime.bigint();
+    await api(base, 'POST', `/api/tickets/${ticketId}/messages`, adminToken, { content });
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  const ROUNDS = 21;
+  for (let m = 1; m <= count - ROUNDS + 10; m++) await post(longTicketId, `long conversation message ${m}`);
+  const short: number[] = [];
+  const long: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    short.push(await post(shortTicketId, `short conversation message ${round + 1}`));
+    long.push(await post(longTicketId, `long conversation message ${count - ROUNDS + 11 + round}`));
+  }
+  return { short, long };
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -232,6 +256,7 @@ async function main() {
       events: { type: 'string' },
       conversations: { type: 'string' },
       seconds: { type: 'string' },
+      long: { type: 'string' },
       out: { type: 'string', default: path.join(root, 'bench') },
       server: { type: 'string', default: 'dist' },
     },
@@ -243,6 +268,7 @@ async function main() {
   if (values.events) size.events = Number(values.events);
   if (values.conversations) size.conversations = Number(values.conversations);
   if (values.seconds) size.seconds = Number(values.seconds);
+  if (values.long) size.longMessages = Number(values.long);
   // BENCH_PROFILE=<dir>: the app writes a V8 CPU profile there when it stops (to find where time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   const serverCommand = values.server === 'tsx' ? [process.execPath, [...profile, '--import', 'tsx', 'src/main.ts']] : [process.execPath, [...profile, 'dist/src/main.js']];
@@ -258,7 +284,7 @@ async function main() {
 
   try {
     // 1. append
-    log('1/6 append ...');
+    log('1/7 append ...');
     const append = await appendFigures(size.appendEvents, 100);
     figures.push({
       id: 'append',
@@ -291,7 +317,7 @@ async function main() {
     log(`  ${thousands(desk.events)} events in ${(seedMs / 1000).toFixed(1)} s`);
 
     // 4. replay, in a process of its own
-    log('4/6 replay ...');
+    log('4/7 replay ...');
     const replay = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })) as { events: number; ms: number; rate: number; rssMb: number };
 
     // Cold start of the real app on that log (read models rebuilt from the log at every start).
@@ -315,13 +341,13 @@ async function main() {
     await api(base, 'PUT', '/api/settings', admin, { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 });
 
     // 5. dashboard statistics
-    log('5/6 dashboard ...');
+    log('5/7 dashboard ...');
     const agentToken = await login(base, desk.agents[0]!.email);
     const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', agentToken));
     const client = await timeSequential(size.baselineRequests, async () => {
       const [list, categories] = await Promise.all([
         api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
-        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories', agentToken),
+        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories?limit=1000', agentToken),
       ]);
       return clientStatistics(list.tickets, categories.categories);
     });
@@ -337,13 +363,29 @@ async function main() {
 
     // The conversations of figures 2 and 3: open tickets of seeded customers, each signed in.
     log(`signing in ${size.conversations} customers and ${desk.agents.length} agents ...`);
-    const open = desk.openTickets.slice(0, size.conversations);
-    if (open.length < size.conversations) throw new Error(`only ${open.length} open tickets for ${size.conversations} conversations: raise --tickets`);
+    const [long, ...open] = desk.openTickets.slice(0, size.conversations + 1);
+    if (open.length < size.conversations) throw new Error(`only ${open.length + 1} open tickets for ${size.conversations} conversations and a long one: raise --tickets`);
     const conversations: Conversation[] = await pool(open, 4, async ({ ticketId, customer }) => ({ ticketId, customerToken: await login(base, customer.email) }));
+
+    // 7. one long conversation, before the loads (so nothing else runs beside it)
+    log(`7/7 long conversation (${size.longMessages} messages) ...`);
+    const { short, long: longPosts } = await longConversation(base, long!.ticketId, conversations[0]!.ticketId, admin, size.longMessages);
+    // Medians of the middle 11 rounds: the short ticket's messages 6 to 16, the long one's around `longMessages`.
+    const early = percentile(short.slice(5, 16), 50);
+    const late = percentile(longPosts.slice(5, 16), 50);
+    figures.push({
+      id: 'long',
+      figure: `Long conversation: POST /api/tickets/:id/messages as message ${thousands(size.longMessages)} of one ticket, one client`,
+      result: `median ${ms(late)} (${(late / early).toFixed(2)}x message 10)`,
+      baseline: `message 10 of a short conversation, posted alternately with it: median ${ms(early)}`,
+      target: '≤ 1.3x message 10',
+      holds: verdict(late <= early * 1.3),
+      values: { early, late, ratio: late / early, messages: size.longMessages },
+    });
     const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
 
     // 3. delivery (before the chat load, which makes conversations long)
-    log('3/6 delivery ...');
+    log('3/7 delivery ...');
     const bare = await startProcess(process.execPath, ['--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
     children.push(bare.child);
     const delivered = await deliveryRun(base, conversations, agentTokens, size);
@@ -359,7 +401,7 @@ async function main() {
     });
 
     // 2. chat under load
-    log('2/6 chat ...');
+    log('2/7 chat ...');
     const chat = await chatLoad(base, conversations, size);
     const bareChat = await chatLoad(bare.url, conversations, size);
     figures.push({
@@ -388,7 +430,7 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const order = ['append', 'chat', 'delivery', 'replay', 'dashboard', 'memory'];
+  const order = ['append', 'chat', 'delivery', 'long', 'replay', 'dashboard', 'memory'];
   figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
   const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;

@@ -4,17 +4,6 @@ import { startServer } from './server';
 async function main() {
   const config = loadConfig();
   const server = await startServer(config);
-  const lines = [`Support desk running at ${server.url}`];
-  if (server.firstAdmin) {
-    lines.push(`First admin created: ${server.firstAdmin.email}`);
-    lines.push(
-      server.firstAdmin.generatedPassword
-        ? `  password: ${server.firstAdmin.generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
-        : '  password: the ADMIN_PASSWORD you set',
-    );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-
   const shutdown = (signal: string) => {
     server.deps.logger.info({ signal }, 'shutting down');
     server.close().then(
@@ -27,6 +16,19 @@ async function main() {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  process.stdout.write(`Support desk listening at ${server.url}; catching up with the event log (GET /api/health shows the progress)\n`);
+
+  const { firstAdmin } = await server.ready;
+  const lines = [`Support desk running at ${server.url}`];
+  if (firstAdmin) {
+    lines.push(`First admin created: ${firstAdmin.email}`);
+    lines.push(
+      firstAdmin.generatedPassword
+        ? `  password: ${firstAdmin.generatedPassword}  (shown once; set ADMIN_PASSWORD to choose it)`
+        : '  password: the ADMIN_PASSWORD you set',
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { AppDeps } from './api/deps';
+import { Startup } from './api/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
+import type { EventStore } from './platform/eventstore/port';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { ProjectionRunner } from './projections/runner';
@@ -10,29 +12,33 @@ import { ProjectionRunner } from './projections/runner';
 export interface RuntimeOptions {
   logger?: Logger;
   clock?: () => Date;
+  /** An event log built by the caller instead of the one the configuration picks (tests wrap one). */
+  events?: EventStore;
 }
 
 export interface Runtime {
   deps: AppDeps;
   adapters: Adapters;
+  /** Brings the read models up to the head of the log and follows it live from there. */
+  catchUp(): Promise<void>;
   /** Stops the projections and releases every adapter. */
   close(): Promise<void>;
 }
 
+/** Catch-up progress is logged at most this often. */
+const PROGRESS_LOG_EVERY_MS = 10_000;
+
 /**
  * What every process of the desk needs, the app and `npm run workers` alike: the adapters the
- * configuration picks and read models caught up with the log.
+ * configuration picks and a projection runner, not yet started (see `catchUp`).
  */
-export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const adapters = await createAdapters(config, logger);
+  const adapters = await createAdapters(config, { logger, ...(options.events ? { events: options.events } : {}) });
   const { events, readStore, queue, limiters } = adapters;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
-  const started = Date.now();
-  await projections.start();
-  logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
   const deps: AppDeps = {
     config,
     events,
@@ -40,6 +46,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     queue,
     limiters,
     projections,
+    startup: new Startup(),
     logger,
     jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
     clock: options.clock ?? (() => new Date()),
@@ -48,9 +55,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   return {
     deps,
     adapters,
+    async catchUp() {
+      const started = Date.now();
+      let logged = started;
+      await projections.start((progress) => {
+        if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
+        logged = Date.now();
+        logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
+      });
+      logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
+    },
     async close() {
       await projections.stop();
       await adapters.close();
     },
   };
+}
+
+/** A runtime with its read models caught up (the workers process: it serves no HTTP while starting). */
+export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const runtime = await createRuntime(config, options);
+  await runtime.catchUp();
+  runtime.deps.startup.markReady();
+  return runtime;
 }

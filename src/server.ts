@@ -8,14 +8,21 @@ import { type FirstAdmin, ensureFirstAdmin } from './api/identity/firstAdmin';
 import { createLiveServer } from './api/live/socket';
 import { ensureSystemCommands } from './api/bot/service';
 import type { Config } from './platform/config';
+import type { EventStore } from './platform/eventstore/port';
 import { projectRoot } from './platform/paths';
-import { startRuntime } from './runtime';
+import { createRuntime } from './runtime';
 import { startWorkers } from './workers/channels';
 
 export interface RunningServer {
   url: string;
   deps: AppDeps;
-  firstAdmin: FirstAdmin | null;
+  /**
+   * Settles once the read models have caught up with the log, the first admin exists and the
+   * in-process workers run: from then on every route answers. Until then the server already listens,
+   * `/api/health` says `starting` and every other route answers 503 with Retry-After. Rejects when the
+   * start fails (the log cannot be read, or the server was closed first).
+   */
+  ready: Promise<{ firstAdmin: FirstAdmin | null }>;
   close(): Promise<void>;
 }
 
@@ -23,37 +30,62 @@ export interface ServerOptions {
   logger?: Logger;
   clock?: () => Date;
   webDir?: string;
+  /** An event log built by the caller instead of the one the configuration picks (tests wrap one). */
+  events?: EventStore;
 }
 
 /**
- * The composition root: picks the adapters, catches the read models up with the log, makes sure an
- * admin exists, then serves the API, the live channel and the built web app on one port.
+ * The composition root: picks the adapters and serves the API, the live channel and the built web
+ * app on one port at once; then, in the background, catches the read models up with the log and
+ * makes sure an admin exists (see `ready`). A large log no longer keeps the port closed.
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const runtime = await startRuntime(config, options);
+  const runtime = await createRuntime(config, options);
   const { deps } = runtime;
-  const firstAdmin = await ensureFirstAdmin(deps);
-  await ensureSystemCommands(deps);
-  const stopWorkers = config.WORKERS_IN_PROCESS ? await startWorkers(deps) : async () => undefined;
 
   const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
   const httpServer = createServer(app);
   const io = createLiveServer(httpServer, deps);
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.PORT, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(config.PORT, resolve);
+    });
+  } catch (error) {
+    await io.close();
+    await runtime.close();
+    throw error;
+  }
   const { port } = httpServer.address() as AddressInfo;
   const url = `http://localhost:${port}`;
+
+  let closingStarted = false;
+  let stopWorkers: () => Promise<void> = async () => undefined;
+  const ready = (async () => {
+    await runtime.catchUp();
+    if (closingStarted) throw new Error('The server was closed before its read models caught up');
+    const firstAdmin = await ensureFirstAdmin(deps);
+    await ensureSystemCommands(deps);
+    if (config.WORKERS_IN_PROCESS) stopWorkers = await startWorkers(deps);
+    deps.startup.markReady();
+    return { firstAdmin };
+  })();
+  // Whoever started the server awaits `ready`; this keeps a failure seen only there from also
+  // surfacing as an unhandled rejection.
+  ready.catch(() => undefined);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      closingStarted = true;
+      // Ends a catch-up still running, so the start settles before anything is released.
+      await deps.projections.stop();
+      await ready.catch(() => undefined);
       await io.close();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       await stopWorkers();
       await runtime.close();
     })());
-  return { url, deps, firstAdmin, close };
+  return { url, deps, ready, close };
 }

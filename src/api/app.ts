@@ -8,7 +8,9 @@ import { categoryRoutes } from './categories/routes';
 import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
+import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit } from './http/guards';
+import { whileStarting } from './startup';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { identityRoutes } from './identity/routes';
 import { userRoutes } from './users/routes';
@@ -26,11 +28,18 @@ const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, cat
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  // Helmet's default CSP asks browsers to upgrade every request to https: on a plain-http host other
+  // than localhost the scripts then fail to load and the page stays blank. Ask only when served on https.
+  const https = deps.config.PUBLIC_URL?.startsWith('https://') ?? false;
   app.use(
     helmet({
       contentSecurityPolicy: {
-        directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'", 'ws:', 'wss:'] },
+        directives: {
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'connect-src': ["'self'", 'ws:', 'wss:'],
+          'upgrade-insecure-requests': https ? [] : null,
+        },
       },
     }),
   );
@@ -38,6 +47,8 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const api = Router();
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   api.use(express.json({ limit: '1mb' }));
+  api.use(whileStarting(deps.startup));
+  api.use(requireKnownBody);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));

@@ -5,6 +5,7 @@ import type { Queue } from '../platform/queue/port';
 import type { RateLimiterFactory } from '../platform/ratelimit';
 import type { ReadStore } from '../platform/readstore/port';
 import type { ProjectionRunner } from '../projections/runner';
+import type { Startup } from './startup';
 
 /** Everything a route module may use; built once by the composition root (src/server.ts). */
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   queue: Queue;
   limiters: RateLimiterFactory;
   projections: ProjectionRunner;
+  /** Whether the read models have caught up at start (see startup.ts). */
+  startup: Startup;
   logger: Logger;
   jwtSecret: string;
   clock: () => Date;

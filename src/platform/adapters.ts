@@ -8,6 +8,7 @@ import { BullMqQueue } from './queue/bullmq';
 import { InlineQueue } from './queue/inline';
 import type { Queue, QueueLogger } from './queue/port';
 import { type RateLimiterFactory, memoryRateLimiters, redisRateLimiters } from './ratelimit';
+import { PRIVATE_DIR_MODE } from './files';
 import { MemoryReadStore } from './readstore/memory';
 import { MongoReadStore } from './readstore/mongodb';
 import type { ReadStore } from './readstore/port';
@@ -22,13 +23,14 @@ export interface Adapters {
 
 /** The event log alone (the audit commands need nothing else). */
 export function createEventStore(config: Config): EventStore {
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   return config.EVENTSTORE_URL ? new EventStoreDbEventStore(config.EVENTSTORE_URL) : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
 }
 
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
-export async function createAdapters(config: Config, logger?: QueueLogger): Promise<Adapters> {
-  const events = createEventStore(config);
+export async function createAdapters(config: Config, { events = createEventStore(config), logger }: { events?: EventStore; logger?: QueueLogger } = {}): Promise<Adapters> {
+  // The queue's file and the uploads live here even when the caller brought its own event log.
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
   const queueOptions = { retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS }, ...(logger ? { logger } : {}) };
   const queue = config.REDIS_URL

@@ -28,6 +28,70 @@ export async function loadState<State, Event extends DomainEvent>(
   return { state, revision: events.at(-1)?.revision ?? null, events };
 }
 
+/** How many folded streams each event store keeps; a stream read again after eviction is folded anew. */
+export const FOLDED_STREAMS_KEPT = 5_000;
+
+interface Folded {
+  state: unknown;
+  revision: number;
+}
+
+/**
+ * Folded state of recently used streams, so that a command reads only the events appended after
+ * what it folded last time: its cost stays flat however long a ticket's conversation grows. Safe
+ * because evolve never mutates (every state is a new value) and the tail read always follows: an
+ * append by another process or another command is folded in before deciding. Keyed per decider,
+ * since two deciders may fold one stream differently.
+ */
+class FoldedStreams {
+  private readonly entries = new Map<string, Folded>();
+  private readonly deciderIds = new WeakMap<object, number>();
+  private deciders = 0;
+
+  private key(decider: object, streamId: string): string {
+    let id = this.deciderIds.get(decider);
+    if (id === undefined) this.deciderIds.set(decider, (id = this.deciders++));
+    return `${id}\u0000${streamId}`;
+  }
+
+  get(decider: object, streamId: string): Folded | undefined {
+    const key = this.key(decider, streamId);
+    const found = this.entries.get(key);
+    if (found) {
+      // Map keeps insertion order: re-inserting makes this the most recently used.
+      this.entries.delete(key);
+      this.entries.set(key, found);
+    }
+    return found;
+  }
+
+  set(decider: object, streamId: string, folded: Folded) {
+    const key = this.key(decider, streamId);
+    this.entries.delete(key);
+    this.entries.set(key, folded);
+    if (this.entries.size > FOLDED_STREAMS_KEPT) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+const foldedByStore = new WeakMap<EventStore, FoldedStreams>();
+const foldedStreams = (store: EventStore) => foldedByStore.get(store) ?? foldedByStore.set(store, new FoldedStreams()).get(store)!;
+
+/** A stream's current state and revision: the cached fold plus whatever was appended since. */
+export async function foldStream<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
+): Promise<{ state: State; revision: number | null }> {
+  const cache = foldedStreams(store);
+  const cached = cache.get(decider, streamId) as { state: State; revision: number } | undefined;
+  const tail = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {});
+  if (tail.length === 0) return cached ?? { state: decider.initialState, revision: null };
+  const state = tail.reduce((current, event) => decider.evolve(current, event as unknown as Event), cached?.state ?? decider.initialState);
+  const revision = tail.at(-1)!.revision;
+  cache.set(decider, streamId, { state, revision });
+  return { state, revision };
+}
+
 /**
  * Runs one command against one stream with optimistic concurrency: load, decide, append with the
  * revision that was read. When another writer got there first the command is decided again on the
@@ -42,7 +106,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   attempts = 5,
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await loadState(store, streamId, decider);
+    const { state, revision } = await foldStream(store, streamId, decider);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, position: 0 };
     try {
@@ -51,7 +115,9 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         events.map((event) => ({ type: event.type, data: event.data as Record<string, unknown>, metadata: metadataOf(context) })),
         revision ?? 'no_stream',
       );
-      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+      const next = events.reduce(decider.evolve, state);
+      foldedStreams(store).set(decider, streamId, { state: next, revision: result.nextRevision });
+      return { events, state: next, position: result.position };
     } catch (error) {
       if (!isWrongExpectedVersion(error) || attempt >= attempts) throw error;
     }

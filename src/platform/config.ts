@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { parseConnectionString } from '@eventstore/db-client/dist/Client/parseConnectionString';
 import { z } from 'zod';
 
 /** The environment of API.md, parsed once at start. A wrong value stops the start and names the variable. */
@@ -11,20 +13,76 @@ const optionalUrl = (protocols: string[]) =>
       message: `must start with ${protocols.join(' or ')}`,
     });
 
+/**
+ * KurrentDB's own schemes. `@eventstore/db-client` 6 parses only `esdb://` and `esdb+discover://`;
+ * the rest of the syntax is the same, so the scheme is translated and the client gets the `esdb` form.
+ */
+const KURRENT_SCHEMES: Record<string, string> = {
+  'kurrentdb://': 'esdb://',
+  'kurrentdb+discover://': 'esdb+discover://',
+  'kdb://': 'esdb://',
+  'kdb+discover://': 'esdb+discover://',
+};
+
+const eventStoreUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined || value === '') return undefined;
+    const scheme = Object.keys(KURRENT_SCHEMES).find((prefix) => value.startsWith(prefix));
+    const translated = scheme ? `${KURRENT_SCHEMES[scheme]}${value.slice(scheme.length)}` : value;
+    try {
+      // The client's own parser, so a string that passes here cannot fail at connect time.
+      parseConnectionString(translated);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      context.addIssue({ code: 'custom', message: `not a connection string the EventStoreDB client accepts (esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb://, kdb+discover://): ${reason}` });
+      return z.NEVER;
+    }
+    return translated;
+  });
+
+/** Express's `trust proxy`: true/false, a hop count, or addresses, subnets and the names loopback, linklocal, uniquelocal. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isProxyAddress = (item: string) => {
+  if (PROXY_NAMES.has(item)) return true;
+  const [address = '', bits, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const max = family === 4 ? 32 : 128;
+  return /^\d+$/.test(bits) ? Number(bits) <= max : isIP(bits) === 4;
+};
+const trustProxy = z
+  .string()
+  .trim()
+  .default('loopback')
+  .transform((value, context): boolean | number | string => {
+    if (value === 'true' || value === 'false') return value === 'true';
+    if (/^\d+$/.test(value)) return Number(value);
+    const items = value.split(',').map((item) => item.trim());
+    if (items.every((item) => item !== '' && isProxyAddress(item))) return items.join(',');
+    context.addIssue({ code: 'custom', message: 'must be true, false, a number of proxies, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal' });
+    return z.NEVER;
+  });
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_EMAIL: z.email().default('admin@example.com'),
   ADMIN_PASSWORD: z.string().min(6, 'must be at least 6 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  EVENTSTORE_URL: optionalUrl(['esdb://', 'esdb+discover://', 'kurrentdb://', 'kurrentdb+discover://', 'kdb://']),
+  EVENTSTORE_URL: eventStoreUrl,
   MONGO_URL: optionalUrl(['mongodb://', 'mongodb+srv://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   /** Key prefix in Redis, so several desks (or test runs) can share one server. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').default('desk'),
   TELEGRAM_API_ROOT: z.url().default('https://api.telegram.org'),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
-  PUBLIC_URL: z.url().optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Which proxies in front of the app are trusted for the client address and scheme (rate limits, sign-in throttling). */
+  TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * How long a stopped or stalled holder keeps the workers' lease (reactor and Telegram poller) before
@@ -43,6 +101,9 @@ const schema = z.object({
 });
 
 export type Config = z.output<typeof schema>;
+
+/** Every variable the parser reads (README's configuration table and docker-compose.yml are checked against it). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape) as Array<keyof Config>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -1,3 +1,4 @@
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { ConfigError, loadConfig } from './config';
 
 describe('Configuration', () => {
@@ -23,5 +24,50 @@ describe('Configuration', () => {
 
   it('when a URL is empty, then it counts as unset', () => {
     expect(loadConfig({ REDIS_URL: '' }).REDIS_URL).toBeUndefined();
+  });
+
+  describe('when EVENTSTORE_URL uses a KurrentDB scheme', () => {
+    it.each([
+      ['kurrentdb://eventstore:2113?tls=false', 'esdb://eventstore:2113?tls=false'],
+      ['kurrentdb+discover://admin:changeit@cluster.example:2113', 'esdb+discover://admin:changeit@cluster.example:2113'],
+      ['kdb://a:2113,b:2113?nodePreference=leader', 'esdb://a:2113,b:2113?nodePreference=leader'],
+      ['kdb+discover://cluster.example', 'esdb+discover://cluster.example'],
+      ['esdb://localhost:2113?tls=false', 'esdb://localhost:2113?tls=false'],
+    ])('when it is %s, then the client gets %s and can build a client from it', (given, expected) => {
+      const url = loadConfig({ EVENTSTORE_URL: given }).EVENTSTORE_URL;
+      expect(url).toBe(expected);
+      const client = EventStoreDBClient.connectionString(url!);
+      void client.dispose();
+    });
+  });
+
+  it.each([
+    ['http://eventstore:2113', 'EVENTSTORE_URL: not a connection string'],
+    ['kurrentdb://', 'EVENTSTORE_URL: not a connection string'],
+    ['esdb://host:2113?tls=maybe', 'EVENTSTORE_URL: not a connection string'],
+  ])('when EVENTSTORE_URL is %s, then the start stops and names the variable', (given, message) => {
+    expect(() => loadConfig({ EVENTSTORE_URL: given })).toThrow(message);
+  });
+
+  it('when TRUST_PROXY is unset, then only a proxy on the loopback is trusted', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe('loopback');
+  });
+
+  it.each([
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.0/8, 172.16.0.1', '10.0.0.0/8,172.16.0.1'],
+    ['loopback,uniquelocal,fd00::/8', 'loopback,uniquelocal,fd00::/8'],
+  ])('when TRUST_PROXY is %s, then express gets %p', (given, expected) => {
+    expect(loadConfig({ TRUST_PROXY: given }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each(['yes', '10.0.0.0/64', 'proxy.example'])('when TRUST_PROXY is %s, then the start stops and names the variable', (given) => {
+    expect(() => loadConfig({ TRUST_PROXY: given })).toThrow('TRUST_PROXY: must be true, false');
+  });
+
+  it('when PUBLIC_URL is not http or https, then the start stops and names the variable', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://desk.example' })).toThrow('PUBLIC_URL');
+    expect(loadConfig({ PUBLIC_URL: 'https://desk.example' }).PUBLIC_URL).toBe('https://desk.example');
   });
 });

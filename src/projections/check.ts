@@ -1,4 +1,5 @@
 import { canonicalJson } from '../platform/eventstore/integrity';
+import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { Doc, ReadStore } from '../platform/readstore/port';
@@ -40,20 +41,19 @@ export interface ProjectionCheck {
 /** Replays the log from its start up to `upTo` (inclusive) into `store` through every projection. */
 export async function replayInto(events: EventStore, projections: Projection[], store: ReadStore, upTo: number, onProgress?: (progress: ReplayProgress) => void): Promise<number> {
   for (const projection of projections) await projection.setup?.(store);
-  const pageSize = 2000;
-  let after = 0;
+  let reached = 0;
   let count = 0;
-  for (;;) {
-    const page = await events.readAll({ after, maxCount: pageSize });
+  for await (const page of pagesOfAll(events, { pageSize: 2000 })) {
     for (const event of page) {
       if (event.position > upTo) return count;
       for (const projection of projections) await projection.apply(event, store);
       count += 1;
-      after = event.position;
+      reached = event.position;
     }
-    onProgress?.({ position: after, head: upTo, events: count });
-    if (page.length < pageSize || after >= upTo) return count;
+    onProgress?.({ position: reached, head: upTo, events: count });
+    if (reached >= upTo) return count;
   }
+  return count;
 }
 
 const byId = (docs: Doc[]) => new Map(docs.map((doc) => [String(doc._id), doc]));

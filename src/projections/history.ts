@@ -178,17 +178,37 @@ export interface TicketAtMoment {
 }
 
 /** Picks the last event at or before the moment. */
-function cutAt(stream: TicketRecorded[], moment: Moment): number {
-  const last = stream.length - 1;
+/**
+ * The stream indexes of the events a customer can see the effect of: not internal notes (nor their
+ * edits), the outcome or read marks. A customer's revisions count these only, so neither a
+ * revision number nor a refusal tells them how much staff-only activity the ticket has.
+ */
+function customerRevisions(stream: TicketRecorded[]): number[] {
+  const internal = new Set<string>();
+  const visible: number[] = [];
+  for (const [index, event] of stream.entries()) {
+    if (event.type === 'MessagePosted' && event.data.isInternal) internal.add(event.data.messageId);
+    const staffOnly =
+      event.type === 'TicketOutcomeRecorded' ||
+      event.type === 'MessagesRead' ||
+      ((event.type === 'MessagePosted' || event.type === 'MessageEdited') && internal.has(event.data.messageId));
+    if (!staffOnly) visible.push(index);
+  }
+  return visible;
+}
+
+/** The chosen moment as a revision among `revisions` (stream indexes the viewer may count). */
+function cutAt(stream: TicketRecorded[], revisions: number[], moment: Moment): number {
+  const last = revisions.length - 1;
   if ('revision' in moment) {
     if (moment.revision > last) throw new ValidationError(`Revision ${moment.revision} does not exist: this ticket's history has revisions 0 to ${last}`, [{ path: 'revision', message: `At most ${last}` }]);
     return moment.revision;
   }
   const time = Date.parse(moment.time);
-  let index = -1;
-  for (const [i, event] of stream.entries()) if (Date.parse(event.metadata.occurredAt) <= time) index = i;
-  if (index < 0) throw new ValidationError(`The ticket did not exist yet at ${moment.time}: it was opened at ${stream[0]!.metadata.occurredAt}`, [{ path: 'time', message: 'Before the ticket was opened' }]);
-  return index;
+  let revision = -1;
+  for (const [i, index] of revisions.entries()) if (Date.parse(stream[index]!.metadata.occurredAt) <= time) revision = i;
+  if (revision < 0) throw new ValidationError(`The ticket did not exist yet at ${moment.time}: it was opened at ${stream[0]!.metadata.occurredAt}`, [{ path: 'time', message: 'Before the ticket was opened' }]);
+  return revision;
 }
 
 /**
@@ -200,8 +220,9 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
   const stream = await readTicketHistory(events, key);
   const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
   if (!isStaff(viewer.role) && (opened.data.customerId !== viewer.id || stream.some((event) => event.type === 'TicketDeleted'))) throw new NotFoundError('Ticket');
-  const cut = cutAt(stream, moment);
-  const upTo = stream.slice(0, cut + 1);
+  const revisions = isStaff(viewer.role) ? stream.map((_, index) => index) : customerRevisions(stream);
+  const cut = cutAt(stream, revisions, moment);
+  const upTo = stream.slice(0, revisions[cut]! + 1);
   const position = upTo.at(-1)!.position;
   const replay = [...upTo.filter((event) => event.type !== 'TicketDeleted'), ...(await directoryEvents(events, stream)).filter((event) => event.position <= position)].sort((a, b) => a.position - b.position);
   const store: ReadStore = new MemoryReadStore();
@@ -222,7 +243,7 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
     revision: cut,
     position,
     at: upTo.at(-1)!.metadata.occurredAt,
-    latestRevision: stream.length - 1,
+    latestRevision: revisions.length - 1,
     deleted: upTo.some((event) => event.type === 'TicketDeleted'),
     ticket,
     messages: messages.map((message) => {

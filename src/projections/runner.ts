@@ -1,3 +1,4 @@
+import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore, RecordedEvent, Subscription } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 
@@ -63,6 +64,11 @@ export class ProjectionRunner {
     return this.projections.length === 0 ? Number.MAX_SAFE_INTEGER : Math.min(...this.projections.map((p) => this.positions.get(p.name) ?? 0));
   }
 
+  /** Caught up with the log and following it live. */
+  get isLive(): boolean {
+    return this.live;
+  }
+
   /** Events applied since this runner started. */
   get eventsProcessed(): number {
     return this.processed;
@@ -74,6 +80,8 @@ export class ProjectionRunner {
     this.live = false;
     await this.loadCheckpoints();
     await this.catchUp(onProgress);
+    // Stopped during the catch-up (a shutdown while starting): nothing to follow.
+    if (this.stopped) return;
     this.live = true;
     this.subscribe();
   }
@@ -144,14 +152,17 @@ export class ProjectionRunner {
 
   private async catchUp(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     const head = await this.events.headPosition();
-    const pageSize = this.options.pageSize ?? 2000;
     let after = this.position;
-    for (;;) {
-      const page = await this.events.readAll({ after, maxCount: pageSize });
-      for (const event of page) await this.apply(event);
-      if (page.length > 0) after = page.at(-1)!.position;
+    for await (const page of pagesOfAll(this.events, { after, pageSize: this.options.pageSize ?? 2000 })) {
+      for (const event of page) {
+        if (this.stopped) break;
+        await this.apply(event);
+        after = event.position;
+      }
+      if (this.stopped) break;
       onProgress?.({ position: after, head, events: this.processed });
-      if (page.length < pageSize || after >= head) break;
+      // Events appended meanwhile come through the live subscription.
+      if (after >= head) break;
     }
     // Positions of system events the adapter filters out still count as reached.
     for (const projection of this.projections) {

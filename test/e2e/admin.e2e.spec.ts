@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, launchBrowser, shootBothThemes, signIn } from '../support/browser';
+import { SHOTS, fieldValue, launchBrowser, shootBothThemes, signIn } from '../support/browser';
 import { addMember, openTicket } from '../support/desk';
 import { eventually } from '../support/eventually';
 import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../support/fakeTelegram';
@@ -136,7 +136,7 @@ describe('Web app in Chromium: administration screens', () => {
     await admin.getByText('Max files must be between 1 and 20').waitFor();
     await shootBothThemes(admin, 'settings-refused');
     await admin.reload();
-    expect(await admin.getByLabel('Max File Size (MB)').inputValue()).toBe('10');
+    await fieldValue(admin.getByLabel('Max File Size (MB)'), '10');
 
     await admin.getByRole('button', { name: 'Test Bot' }).click();
     await admin.getByText('Please enter a Telegram bot token first.').waitFor();
@@ -223,7 +223,7 @@ describe('Web app in Chromium: administration screens', () => {
     await agent.goto(`${server.url}/tickets/${ticket._id}`);
     const quick = agent.getByRole('complementary', { name: 'Quick Messages' });
     await quick.getByRole('button', { name: /#thanks/ }).click();
-    expect(await agent.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('Thank you for your patience, we are on it.');
+    await fieldValue(agent.getByRole('textbox', { name: 'Message' }), 'Thank you for your patience, we are on it.');
     await quick.getByText('1 uses').waitFor();
     await agent.goto(`${server.url}/canned-messages`);
     await agent.getByRole('article', { name: '#thanks' }).getByText('1 use', { exact: true }).waitFor();
@@ -274,7 +274,7 @@ describe('Web app in Chromium: administration screens', () => {
     await dialog.getByRole('button', { name: 'Add to Whitelist' }).click();
     await admin.getByText('Telegram ID added to whitelist').waitFor();
     await admin.getByPlaceholder('Search by Telegram ID, username, or name...').fill('SAM');
-    expect(await admin.getByRole('row').count()).toBe(2);
+    await eventually(async () => (await admin.getByRole('row').count()) === 2, { describe: 'the header row and the one matching entry' });
     await admin.getByPlaceholder('Search by Telegram ID, username, or name...').fill('nobody');
     await admin.getByText('No entries match your search').waitFor();
     await admin.getByPlaceholder('Search by Telegram ID, username, or name...').fill('');

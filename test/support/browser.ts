@@ -1,15 +1,16 @@
 /// <reference lib="dom" />
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { eventually } from './eventually';
 
 /** Where the e2e suites leave their screenshots (both themes of every screen). */
 export const SHOTS = 'test-results/screenshots';
 
-/** Debian's Chromium, headless, with the flags this machine's closed network needs. */
-export function launchBrowser(): Promise<Browser> {
+/** Debian's Chromium, headless, with the flags this machine's closed network needs (and any `extraArgs`). */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs],
   });
 }
 
@@ -32,6 +33,23 @@ export async function shootBothThemes(page: Page, name: string) {
  * composer or a toast can hold the same words.
  */
 export const messageList = (page: Page) => page.getByRole('list', { name: 'Messages' });
+
+/**
+ * Waits until a form field holds what is wanted and returns its value. Forms fill in after their data
+ * loads (a dialog's first category, a settings page after a reload), so a field read the moment it
+ * appears can still be empty.
+ */
+export function fieldValue(field: Locator, wanted: string | ((value: string) => boolean)): Promise<string> {
+  const matches = typeof wanted === 'string' ? (value: string) => value === wanted : wanted;
+  let last = '';
+  return eventually(
+    async () => {
+      last = await field.inputValue();
+      return matches(last) ? last : undefined;
+    },
+    { describe: `field value ${typeof wanted === 'string' ? JSON.stringify(wanted) : 'as wanted'} (last seen ${JSON.stringify(last)})` },
+  );
+}
 
 export async function signIn(page: Page, url: string, email: string, password: string) {
   await page.goto(`${url}/login`);

@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/platform/config';
+import type { FirstAdmin } from '../../src/api/identity/firstAdmin';
+import type { EventStore } from '../../src/platform/eventstore/port';
 import { type RunningServer, startServer } from '../../src/server';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
 export interface TestServer extends RunningServer {
   dataDir: string;
+  firstAdmin: FirstAdmin | null;
   request(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
   login(email?: string, password?: string): Promise<string>;
   /** Signs in and returns the whole answer: user, access token and refresh token. */
@@ -16,8 +19,14 @@ export interface TestServer extends RunningServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
-/** A real server on port 0 with its own DATA_DIR: real HTTP, embedded adapters unless env says otherwise. */
-export async function startTestServer(options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date } = {}): Promise<TestServer> {
+/**
+ * A real server on port 0 with its own DATA_DIR: real HTTP, embedded adapters unless env says
+ * otherwise. Resolves once the server is ready (read models caught up, first admin made); `events`
+ * replaces the configured event log (a wrapper that holds the catch-up, for instance).
+ */
+export async function startTestServer(
+  options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date; events?: EventStore } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'desk-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -27,7 +36,14 @@ export async function startTestServer(options: { dataDir?: string; env?: Record<
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.events ? { events: options.events } : {}) });
+  let firstAdmin: FirstAdmin | null;
+  try {
+    ({ firstAdmin } = await server.ready);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   const request: TestServer['request'] = async (method, url, { token, body, headers } = {}) => {
     const response = await fetch(`${server.url}${url}`, {
       method,
@@ -66,6 +82,7 @@ export async function startTestServer(options: { dataDir?: string; env?: Record<
   }
   return {
     ...server,
+    firstAdmin,
     dataDir,
     request,
     signIn,

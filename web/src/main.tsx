@@ -1,3 +1,5 @@
+// First of all: zod's settings must hold before any schema module is evaluated.
+import './zodConfig';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';

@@ -11,6 +11,7 @@ import { BOT_COMMANDS, type BotCommandView, toBotCommand } from '../../projectio
 import { type BotSettingsView, loadBotSettings, loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
+import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { createBotCommand, deleteBotCommand, updateBotCommand } from './service';
 
@@ -28,9 +29,9 @@ export const botRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
 
   router.get('/bot-commands', admin, async (req, res) => {
-    const { active } = parse(listBotCommandsQuery, req.query);
-    const found = await commands().find(active === undefined ? {} : { isActive: active === 'true' }, { sort: { order: 1, command: 1 } });
-    res.json({ commands: found.map(toBotCommand) });
+    const { active, ...page } = parse(listBotCommandsQuery, req.query);
+    const { items, pagination } = await findPage(commands(), active === undefined ? {} : { isActive: active === 'true' }, { order: 1, command: 1 }, page);
+    res.json({ commands: items.map(toBotCommand), pagination });
   });
 
   router.get('/bot-commands/:id', admin, async (req, res) => {

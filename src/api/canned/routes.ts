@@ -10,6 +10,7 @@ import { CANNED, type CannedView } from '../../projections/canned';
 import { CATEGORIES } from '../../projections/categories';
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
+import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
 
@@ -53,14 +54,15 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
   const id = (req: Request) => req.params.id as string;
 
   router.get('/canned-messages', staff, async (req, res) => {
-    const { q, category } = parse(listCannedQuery, req.query);
+    const { q, category, ...page } = parse(listCannedQuery, req.query);
     const filter: Filter = {};
     if (category) filter['category._id'] = category;
     if (q) {
       const pattern = { $regex: escapeRegex(q), $options: 'i' };
       filter.$or = [{ shortcode: pattern }, { title: pattern }, { content: pattern }];
     }
-    res.json({ cannedMessages: (await collection().find(filter, { sort: BY_USAGE })).map(toCanned) });
+    const { items, pagination } = await findPage(collection(), filter, BY_USAGE, page);
+    res.json({ cannedMessages: items.map(toCanned), pagination });
   });
 
   router.get('/canned-messages/suggestions', staff, async (req, res) => {

@@ -4,14 +4,16 @@ import { categoryStream } from '../../domain/category/category';
 import { categoryDecider } from '../../domain/category/decide';
 import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
 import { NotFoundError } from '../../domain/shared/errors';
+import { pageQuery } from '../../domain/shared/paging';
 import { handleCommand } from '../../platform/commands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import type { AppDeps } from '../deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
+import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { categoryStatistics } from '../tickets/stats';
 
-const listQuery = z.object({ includeInactive: z.enum(['true', 'false']).optional() });
+const listQuery = z.object({ includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(), ...pageQuery(20) });
 
 export const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
 
@@ -25,10 +27,10 @@ export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
   };
 
   router.get('/categories', requireRole(), async (req, res) => {
-    const { includeInactive } = parse(listQuery, req.query);
+    const { includeInactive, ...page } = parse(listQuery, req.query);
     const showInactive = includeInactive === 'true' && currentUser(req).role !== 'customer';
-    const found = await categories().find(showInactive ? {} : { isActive: true }, { sort: { order: 1, name: 1 } });
-    res.json({ categories: found.map(toCategory) });
+    const { items, pagination } = await findPage(categories(), showInactive ? {} : { isActive: true }, { order: 1, name: 1, _id: 1 }, page);
+    res.json({ categories: items.map(toCategory), pagination });
   });
 
   router.get('/categories/stats', requireRole('agent', 'admin'), async (_req, res) => {

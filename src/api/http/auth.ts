@@ -57,9 +57,17 @@ export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readS
     throw new UnauthorizedError(expired ? 'Your session has expired' : 'Invalid token', expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN');
   }
   if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  return sessionUser(deps, claims.sub, claims.sid);
+}
+
+/**
+ * The user of a session that is still on: the check behind every token, also made again for a live
+ * socket whose token has run out, so a socket ends with its session exactly as HTTP access does.
+ */
+export async function sessionUser(deps: Pick<AppDeps, 'readStore'>, userId: string, sessionId: string): Promise<AuthUser> {
   const [user, session] = await Promise.all([
-    deps.readStore.collection<UserView>(USERS).findOne({ _id: claims.sub }),
-    deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: claims.sid }),
+    deps.readStore.collection<UserView>(USERS).findOne({ _id: userId }),
+    deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId }),
   ]);
   if (!user || !session || session.userId !== user._id) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');

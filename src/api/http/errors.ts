@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, RateLimitedError, ValidationError } from '../../domain/shared/errors';
+import { DomainError, RateLimitedError, StartingError, ValidationError } from '../../domain/shared/errors';
 import { WrongExpectedVersionError } from '../../platform/eventstore/port';
 
 interface BodyParserError extends Error {
@@ -13,7 +13,7 @@ export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (error: unknown, _req, res, _next) => {
     if (error instanceof DomainError) {
-      if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      if (error instanceof RateLimitedError || error instanceof StartingError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       res.status(error.status).json({
         error: error.message,
         code: error.code,

@@ -108,7 +108,13 @@ describe('Identity over HTTP', () => {
     it('when fields are missing or of the wrong type, then it answers 400', async () => {
       expect(await server.request('POST', '/api/auth/login', { body: { email: 'a@b.c' } })).toMatchObject({ status: 400, body: { error: 'Password is required' } });
       expect(await server.request('POST', '/api/auth/login', { body: { email: 42, password: 'x' } })).toMatchObject({ status: 400, body: { error: 'Email is required' } });
-      expect((await server.request('POST', '/api/auth/login', { body: 'email=a' , headers: { 'content-type': 'text/plain' } })).status).toBe(400);
+    });
+
+    it('when the body is not sent as JSON, then it answers 415 with what to send', async () => {
+      expect(await server.request('POST', '/api/auth/login', { body: 'email=a', headers: { 'content-type': 'text/plain' } })).toMatchObject({
+        status: 415,
+        body: { code: 'UNSUPPORTED_MEDIA_TYPE', error: 'Send the body as JSON (Content-Type: application/json)' },
+      });
     });
 
     it('when one account keeps failing from one address, then it is refused with 429 even with the right password, and others are not', async () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Router } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
 import { userDecider } from '../../domain/user/decide';
@@ -33,7 +34,8 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/auth/login', async (req, res) => {
     const { email, password } = parse(loginSchema, req.body);
     const ip = req.ip ?? 'unknown';
-    await throttle.check(email, ip);
+    const { delayMs } = await throttle.check(email, ip);
+    if (delayMs > 0) await sleep(delayMs);
     let user: UserView;
     try {
       user = await verifyCredentials(deps, email, password);

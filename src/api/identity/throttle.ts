@@ -3,17 +3,30 @@ import { RateLimitedError } from '../../domain/shared/errors';
 import type { RateLimiterFactory } from '../../platform/ratelimit';
 
 /**
- * Brute-force protection for sign-in, after OWASP's advice: failures are counted per account and
- * address together (a few, so one attacker is stopped soon), per account from any address (so a
- * spread-out guess is stopped too) and per address over any accounts (so one machine cannot sweep
- * many accounts). A success clears the account-and-address count. Once a count is spent the
- * sign-in is refused with 429 before the password is even checked.
+ * Brute-force protection for sign-in, after OWASP's advice, without handing anyone a way to lock
+ * others out:
+ * - per account and address: a few failures, then that pair waits (429). Checked first, so one
+ *   person mistyping behind a shared NAT address stops only themselves;
+ * - per address over any accounts: one machine cannot sweep many accounts (429);
+ * - per account from any address: never a refusal, since anyone can send wrong passwords for any
+ *   e-mail and the owner must still get in. Instead every attempt on that account is slowed down,
+ *   longer with each failure, up to a cap: a spread-out guesser gets few guesses per hour while the
+ *   owner, from an address with no failures, still signs in after at most the cap.
+ * A success clears the account-and-address count.
  */
 export const LOGIN_LIMITS = {
   accountAndAddress: { points: 5, duration: 15 * 60, blockDuration: 15 * 60 },
-  account: { points: 20, duration: 60 * 60, blockDuration: 60 * 60 },
   address: { points: 100, duration: 60 * 60, blockDuration: 60 * 60 },
+  /** Failures per account counted over an hour; past `free` of them each attempt waits. */
+  account: { duration: 60 * 60, free: 5, firstDelayMs: 250, maxDelayMs: 4000 },
 } as const;
+
+/** The wait before an attempt on an account that has failed `failures` times this hour. */
+export function accountDelayMs(failures: number): number {
+  const { free, firstDelayMs, maxDelayMs } = LOGIN_LIMITS.account;
+  if (failures < free) return 0;
+  return Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(failures - free, 16));
+}
 
 export class LoginThrottle {
   private readonly accountAndAddress: RateLimiterAbstract;
@@ -22,15 +35,18 @@ export class LoginThrottle {
 
   constructor(limiters: RateLimiterFactory) {
     this.accountAndAddress = limiters.create({ keyPrefix: 'login-fail-account-ip', ...LOGIN_LIMITS.accountAndAddress });
-    this.account = limiters.create({ keyPrefix: 'login-fail-account', ...LOGIN_LIMITS.account });
+    // Only counted, never spent: the points are out of reach.
+    this.account = limiters.create({ keyPrefix: 'login-fail-account-count', points: Number.MAX_SAFE_INTEGER, duration: LOGIN_LIMITS.account.duration });
     this.address = limiters.create({ keyPrefix: 'login-fail-ip', ...LOGIN_LIMITS.address });
   }
 
-  /** Throws 429 while any count for this e-mail or address is spent. */
-  async check(email: string, ip: string): Promise<void> {
+  /**
+   * Throws 429 while this account-and-address pair, or this address, has spent its count; otherwise
+   * answers how long to wait before checking the password.
+   */
+  async check(email: string, ip: string): Promise<{ delayMs: number }> {
     const checks: Array<[RateLimiterAbstract, string, number]> = [
       [this.accountAndAddress, `${email}|${ip}`, LOGIN_LIMITS.accountAndAddress.points],
-      [this.account, email, LOGIN_LIMITS.account.points],
       [this.address, ip, LOGIN_LIMITS.address.points],
     ];
     let waitMs = 0;
@@ -39,14 +55,12 @@ export class LoginThrottle {
       if (state && state.consumedPoints >= points) waitMs = Math.max(waitMs, state.msBeforeNext);
     }
     if (waitMs > 0) throw tooMany(waitMs);
+    const failures = (await this.account.get(email))?.consumedPoints ?? 0;
+    return { delayMs: accountDelayMs(failures) };
   }
 
   async recordFailure(email: string, ip: string): Promise<void> {
-    await Promise.all([
-      spend(this.accountAndAddress, `${email}|${ip}`),
-      spend(this.account, email),
-      spend(this.address, ip),
-    ]);
+    await Promise.all([spend(this.accountAndAddress, `${email}|${ip}`), spend(this.account, email), spend(this.address, ip)]);
   }
 
   async recordSuccess(email: string, ip: string): Promise<void> {
@@ -66,8 +80,5 @@ async function spend(limiter: RateLimiterAbstract, key: string): Promise<void> {
 function tooMany(waitMs: number): RateLimitedError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   const minutes = Math.ceil(seconds / 60);
-  return new RateLimitedError(
-    `Too many failed sign-in attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-    seconds,
-  );
+  return new RateLimitedError(`Too many failed sign-in attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, seconds);
 }

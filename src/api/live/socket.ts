@@ -1,20 +1,32 @@
 import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import IORedis from 'ioredis';
-import { Server } from 'socket.io';
+import jwt from 'jsonwebtoken';
+import { type Socket, Server } from 'socket.io';
+import { z } from 'zod';
 import type { SessionEvent } from '../../domain/session/session';
-import { DomainError } from '../../domain/shared/errors';
+import { DomainError, StartingError, UnauthorizedError } from '../../domain/shared/errors';
 import type { UserEvent } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
-import { type AuthUser, authenticateToken } from '../http/auth';
+import { type AuthUser, authenticateToken, sessionUser } from '../http/auth';
 import { corsOrigin, maintenanceMessage } from '../http/guards';
 import { loadSystemSettings } from '../../projections/settings';
+import { STARTING_RETRY_AFTER_SECONDS } from '../startup';
+import { roleRoom, sessionRoom, userRoom } from './rooms';
 import { attachTicketChannel } from './tickets';
 
-const userRoom = (userId: string) => `user:${userId}`;
-const roleRoom = (role: string) => `role:${role}`;
-const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+/** How long a socket whose access token ran out has to present a fresh one (`reauth`). */
+export const REAUTH_GRACE_MS = 10_000;
+const reauthPayload = z.object({ token: z.string().min(1).max(4096) });
+
+/** When a verified access token runs out, in epoch milliseconds. */
+const expiryOf = (token: string) => ((jwt.decode(token) as { exp: number }).exp ?? 0) * 1000;
+
+/** A refused handshake carries the error code too, so a client can tell "refresh and retry" from "sign in again". */
+function refusal(message: string, code: string): Error {
+  return Object.assign(new Error(message), { data: { code } });
+}
 
 /**
  * The live channel of API.md: same origin, authenticated with the access token at the handshake.
@@ -31,22 +43,88 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
     io.adapter(createAdapter(redis.pub, redis.sub, { key: `${REDIS_PREFIX}:socket.io` }));
   }
   io.use(async (socket, next) => {
+    // Sessions and users are read models: until they caught up a handshake could not be checked.
+    if (!deps.startup.ready) return next(new StartingError(STARTING_RETRY_AFTER_SECONDS));
     const token: unknown = socket.handshake.auth?.token;
     if (typeof token !== 'string' || token.length === 0) return next(new Error('Authentication required'));
     try {
       const user = await authenticateToken(deps, token);
       const settings = await loadSystemSettings(deps.readStore);
-      if (settings.maintenanceMode && user.role !== 'admin') return next(new Error(maintenanceMessage(settings.systemName)));
+      if (settings.maintenanceMode && user.role !== 'admin') return next(refusal(maintenanceMessage(settings.systemName), 'MAINTENANCE'));
       socket.data.user = user;
+      socket.data.tokenExpiresAt = expiryOf(token);
       next();
     } catch (error) {
-      next(new Error(error instanceof DomainError ? error.message : 'Authentication failed'));
+      next(error instanceof DomainError ? refusal(error.message, error.code) : refusal('Authentication failed', 'AUTHENTICATION_FAILED'));
     }
   });
-  io.on('connection', (socket) => {
+  io.on('connection', async (socket) => {
     const user = socket.data.user as AuthUser;
-    void socket.join([userRoom(user.id), roleRoom(user.role), sessionRoom(user.sessionId)]);
+    watchToken(socket);
+    await socket.join([userRoom(user.id), roleRoom(user.role), sessionRoom(user.sessionId)]);
+    // A session that ended between the handshake and the join was announced to an empty room.
+    await checkSession(socket);
   });
+
+  /** Ends the socket (told why) if its session is no longer on; true if it was. */
+  async function checkSession(socket: Socket): Promise<boolean> {
+    const user = socket.data.user as AuthUser;
+    try {
+      await sessionUser(deps, user.id, user.sessionId);
+      return true;
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) {
+        deps.logger.warn({ err: error }, 'live session check failed');
+        return true;
+      }
+      socket.emit('session_ended', { reason: error.code === 'ACCOUNT_DEACTIVATED' ? 'account_deactivated' : 'session_ended' });
+      socket.disconnect(true);
+      return false;
+    }
+  }
+
+  /**
+   * A socket holds its access only as long as its token: when the token runs out, the session is
+   * checked again as HTTP would check the next call (ended, deactivated: the socket ends), and the
+   * client must present a fresh token within the grace time, or the socket is closed.
+   */
+  function watchToken(socket: Socket): void {
+    let expiry: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    const schedule = () => {
+      clearTimeout(expiry);
+      clearTimeout(grace);
+      expiry = setTimeout(() => void expired(), Math.max(0, (socket.data.tokenExpiresAt as number) - Date.now()));
+    };
+    const expired = async () => {
+      if (!(await checkSession(socket))) return;
+      socket.emit('reauth_required');
+      grace = setTimeout(() => {
+        socket.emit('token_expired');
+        socket.disconnect(true);
+      }, REAUTH_GRACE_MS);
+    };
+    socket.on('reauth', async (payload: unknown, ack: unknown) => {
+      const answer = typeof ack === 'function' ? (ack as (answer: object) => void) : () => undefined;
+      const parsed = reauthPayload.safeParse(payload);
+      if (!parsed.success) return answer({ ok: false, error: 'reauth needs {token}' });
+      try {
+        const user = await authenticateToken(deps, parsed.data.token);
+        if (user.id !== (socket.data.user as AuthUser).id) return answer({ ok: false, error: 'That token belongs to someone else' });
+        socket.data.user = user;
+        socket.data.tokenExpiresAt = expiryOf(parsed.data.token);
+        schedule();
+        answer({ ok: true });
+      } catch (error) {
+        answer({ ok: false, error: error instanceof DomainError ? error.message : 'Authentication failed' });
+      }
+    });
+    socket.on('disconnect', () => {
+      clearTimeout(expiry);
+      clearTimeout(grace);
+    });
+    schedule();
+  }
 
   // Access already granted must end with the access itself: a socket does not outlive its session.
   const endLive = (room: string, reason: string) => {

@@ -1,74 +1,20 @@
-import { type Socket, io } from 'socket.io-client';
-import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
-import { type TestServer, startTestServer } from '../../../test/support/server';
+import { type Member, addMember, openTicket } from '../../../test/support/desk';
+import { liveDesk } from '../../../test/support/liveClient';
+import type { TestServer } from '../../../test/support/server';
 import { postMessage } from '../tickets/service';
-
-interface Received {
-  event: string;
-  payload: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions read arbitrary payloads
-}
-
-/** A real socket.io client that records everything the server sends it. */
-class Client {
-  readonly received: Received[] = [];
-  constructor(readonly socket: Socket) {
-    socket.onAny((event: string, payload: Record<string, unknown>) => this.received.push({ event, payload }));
-  }
-  static async connect(url: string, token: string): Promise<Client> {
-    const socket = io(url, { path: '/socket.io', transports: ['websocket'], reconnection: false, auth: { token } });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return new Client(socket);
-  }
-  join(ticketId: string): Promise<{ ok: boolean; error?: string }> {
-    return this.socket.timeout(2000).emitWithAck('join_ticket', ticketId);
-  }
-  events(name: string) {
-    return this.received.filter((r) => r.event === name).map((r) => r.payload);
-  }
-  /** Resolves with the first matching event, waiting for it if it has not come yet. */
-  next(name: string, where: (payload: Received['payload']) => boolean = () => true, timeoutMs = 2000): Promise<Received['payload']> {
-    const seen = this.events(name).find(where);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${name} within ${timeoutMs} ms`)), timeoutMs);
-      const listener = (event: string, payload: Received['payload']) => {
-        if (event !== name || !where(payload)) return;
-        clearTimeout(timer);
-        this.socket.offAny(listener);
-        resolve(payload);
-      };
-      this.socket.onAny(listener);
-    });
-  }
-}
 
 /** Lets pushes already on their way arrive before asserting that something did not. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 describe('Live ticket channel', () => {
+  const desk = liveDesk();
+  const { connect } = desk;
   let server: TestServer;
   let admin: string;
   let agent: Member;
   let category: string;
-  const clients: Client[] = [];
+  beforeAll(() => ({ server, admin, agent, category } = desk));
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    admin = await server.login();
-    agent = await addMember(server, admin, 'agent', 'Alice');
-    category = await addCategory(server, admin);
-  });
-  afterEach(() => clients.splice(0).forEach((client) => client.socket.disconnect()));
-  afterAll(() => server.stop());
-
-  const connect = async (token: string) => {
-    const client = await Client.connect(server.url, token);
-    clients.push(client);
-    return client;
-  };
   const post = (token: string, ticketId: string, body: Record<string, unknown>) => server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body });
 
   it('when a ticket is opened, then staff and its customer are told, and no other customer', async () => {

@@ -144,7 +144,7 @@ describe('Ticket history and time travel over HTTP', () => {
       };
       expect(await refused('')).toEqual([400, 'Give either revision or time, not both']);
       expect(await refused('?revision=1&time=2026-11-21T09:00:00Z')).toEqual([400, 'Give either revision or time, not both']);
-      expect(await refused('?revision=-1')).toEqual([400, 'revision must be at least 0']);
+      expect(await refused('?revision=-1')).toEqual([400, 'revision must be a whole number']);
       expect(await refused('?revision=abc')).toEqual([400, 'revision must be a whole number']);
       expect(await refused('?revision=12')).toEqual([400, "Revision 12 does not exist: this ticket's history has revisions 0 to 11"]);
       expect(await refused('?time=yesterday')).toEqual([400, 'time must be an ISO-8601 date and time, for example 2026-11-21T09:30:00Z']);
@@ -154,11 +154,15 @@ describe('Ticket history and time travel over HTTP', () => {
 
   describe('when the customer travels back in their own ticket', () => {
     it('then they see their conversation as it read, without internal notes, the outcome or the stream', async () => {
-      const body = (await get(`/api/tickets/${ticket._id}/at?revision=8`, carol.token)).body;
+      // A customer's revisions count only what they can see: the internal note (6), the outcomes (7, 8)
+      // and the read mark (11) are not theirs, so their revision 5 is the edit and 7 the last.
+      const body = (await get(`/api/tickets/${ticket._id}/at?revision=5`, carol.token)).body;
       expect(Object.keys(body).sort()).toEqual(['messages', 'ticket']);
       expect(body.messages.map((m: { content: string }) => m.content)).toEqual(['Which tray do you use?', 'Tray two, sorry']);
       expect(body.messages[1].versions).toBeUndefined();
       expect(body.ticket).toMatchObject({ outcomeMessage: null, messageCount: 2 });
+      expect((await get(`/api/tickets/${ticket._id}/at?revision=7`, carol.token)).body.ticket).toMatchObject({ status: 'resolved', assignedAgent: null });
+      expect((await get(`/api/tickets/${ticket._id}/at?revision=8`, carol.token)).body.error).toBe("Revision 8 does not exist: this ticket's history has revisions 0 to 7");
     });
 
     it("then another customer's ticket does not exist for them", async () => {

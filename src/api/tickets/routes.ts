@@ -19,6 +19,7 @@ import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/po
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
 import type { AppDeps } from '../deps';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
+import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import {
   assignTicket,
@@ -98,9 +99,8 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.assigned === 'unassigned') filter.assignedAgent = null;
     if (query.assigned === 'assigned') filter.assignedAgent = { $ne: null };
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
-    const { page, limit } = query;
-    const [found, total] = await Promise.all([tickets().find(filter, { sort: SORTS[query.sort], skip: (page - 1) * limit, limit }), tickets().count(filter)]);
-    res.json({ tickets: found.map((ticket) => ticketFor(ticket, user)), pagination: { page, limit, total, pages: Math.ceil(total / limit) } });
+    const { items, pagination } = await findPage(tickets(), filter, SORTS[query.sort]!, query);
+    res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });
   });
 
   router.post('/tickets', requireRole(), async (req, res) => {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Request, Response } from 'express';
 import FileType from 'file-type';
 import multer from 'multer';
 import { PayloadTooLargeError, UnsupportedTypeError, ValidationError } from '../../domain/shared/errors';
 import type { Attachment } from '../../domain/ticket/ticket';
+import { isCleanText } from '../../domain/shared/text';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../deps';
 
@@ -44,9 +46,8 @@ export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 function checkName(name: string): void {
   if (name.length === 0 || name.length > 255) throw new ValidationError('File names must be 1 to 255 characters long', [{ path: 'attachments', message: 'File names must be 1 to 255 characters long' }]);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
-  if (/[/\\]/.test(name) || name === '.' || name === '..' || /[\u0000-\u001f\u007f]/.test(name)) {
-    const message = `File names cannot contain a path or control characters: ${JSON.stringify(name)}`;
+  if (/[/\\]/.test(name) || name === '.' || name === '..' || !isCleanText(name, { multiLine: false })) {
+    const message = `File names cannot contain a path, line breaks or control characters: ${JSON.stringify(name)}`;
     throw new ValidationError(message, [{ path: 'attachments', message }]);
   }
 }
@@ -110,13 +111,15 @@ export async function storeFile(deps: Pick<AppDeps, 'config'>, tempPath: string,
   checkName(originalName);
   const mimeType = await sniff(tempPath, originalName);
   const fileId = `${randomUUID()}${path.extname(originalName).toLowerCase()}`;
-  await rename(tempPath, path.join(uploadsDir(deps), fileId));
+  const stored = path.join(uploadsDir(deps), fileId);
+  await rename(tempPath, stored);
+  await chmod(stored, PRIVATE_FILE_MODE);
   return { fileId, mimeType, originalName, size };
 }
 
 /** Where received files wait (same disk as the uploads, so storing is a rename). */
 export async function incomingFile(deps: Pick<AppDeps, 'config'>): Promise<string> {
-  await mkdir(incomingDir(deps), { recursive: true });
+  await mkdir(incomingDir(deps), { recursive: true, mode: PRIVATE_DIR_MODE });
   return path.join(incomingDir(deps), randomUUID());
 }
 
@@ -132,7 +135,7 @@ export async function discardFiles(deps: Pick<AppDeps, 'config'>, files: Receive
 export async function receiveMultipart(deps: Pick<AppDeps, 'config' | 'readStore'>, req: Request, res: Response, acceptField: (fieldName: string) => boolean): Promise<ReceivedFile[]> {
   const settings = await loadSystemSettings(deps.readStore);
   const limits = { maxFileSize: settings.maxFileSize, maxFiles: settings.maxFiles };
-  await mkdir(incomingDir(deps), { recursive: true });
+  await mkdir(incomingDir(deps), { recursive: true, mode: PRIVATE_DIR_MODE });
   const upload = multer({
     storage: multer.diskStorage({ destination: incomingDir(deps), filename: (_req, _file, done) => done(null, randomUUID()) }),
     preservePath: true,

@@ -1,12 +1,13 @@
 import type { Router } from 'express';
 import { ValidationError } from '../../domain/shared/errors';
 import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/decide';
-import { addWhitelistSchema, updateWhitelistSchema } from '../../domain/whitelist/schema';
+import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '../../domain/whitelist/schema';
 import { accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
 import { handleCommand } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
 import type { AppDeps } from '../deps';
 import { commandContext, requireRole } from '../http/auth';
+import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { addEntryByHand, approveRequest, findEntry, findRequest } from './service';
 
@@ -20,9 +21,9 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
   const requests = () => deps.readStore.collection<AccessRequestView>(ACCESS_REQUESTS);
   const entryById = async (id: string) => toWhitelistEntry(await findEntry(deps, id));
 
-  router.get('/whitelist', admin, async (_req, res) => {
-    const found = await entries().find({}, { sort: { createdAt: -1, _id: 1 } });
-    res.json({ entries: found.map(toWhitelistEntry) });
+  router.get('/whitelist', admin, async (req, res) => {
+    const { items, pagination } = await findPage(entries(), {}, { createdAt: -1, _id: 1 }, parse(listWhitelistQuery, req.query));
+    res.json({ entries: items.map(toWhitelistEntry), pagination });
   });
 
   router.post('/whitelist', admin, async (req, res) => {
@@ -33,14 +34,19 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.get('/whitelist/check/:value', admin, async (req, res) => {
-    const value = (req.params.value as string).replace(/^@/, '');
-    const entry = (await entries().findOne({ telegramId: value })) ?? (await entries().findOne({ username: { $regex: `^${value.replace(/[^A-Za-z0-9_]/g, '')}$`, $options: 'i' } }));
+    const value = (req.params.value as string).trim().replace(/^@/, '');
+    // Only a whole Telegram ID or a whole username matches: an empty value, or one with characters a
+    // username cannot hold, matches nothing (stripping them once turned `*` into '' and matched any
+    // entry without a username).
+    const byId = /^\d{1,20}$/.test(value) ? await entries().findOne({ telegramId: value }) : null;
+    const byUsername = !byId && /^[A-Za-z0-9_]{1,32}$/.test(value) ? await entries().findOne({ username: { $regex: `^${value}$`, $options: 'i' } }) : null;
+    const entry = byId ?? byUsername;
     res.json({ whitelisted: entry?.isActive === true, ...(entry ? { entry: toWhitelistEntry(entry) } : {}) });
   });
 
-  router.get('/whitelist/access-requests', admin, async (_req, res) => {
-    const found = await requests().find({}, { sort: { lastAttemptAt: -1, _id: 1 } });
-    res.json({ requests: found.map(toAccessRequest) });
+  router.get('/whitelist/access-requests', admin, async (req, res) => {
+    const { items, pagination } = await findPage(requests(), {}, { lastAttemptAt: -1, _id: 1 }, parse(listWhitelistQuery, req.query));
+    res.json({ requests: items.map(toAccessRequest), pagination });
   });
 
   router.post('/whitelist/access-requests/:key/approve', admin, async (req, res) => {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pageQuery } from '../shared/paging';
+import { multiLine, singleLine } from '../shared/text';
 import { HANDLERS } from './botCommand';
 
 /** Bot command form rules of spec.md section 5; Telegram itself allows at most 32 characters. */
@@ -15,11 +17,9 @@ const fields = {
         .max(32, 'Command name must be at most 32 characters')
         .regex(/^[a-z_]+$/, 'Command name can only contain lowercase letters and underscores'),
     ),
-  description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(256, 'Description must be at most 256 characters'),
+  description: singleLine(z.string({ message: 'Description is required' }).trim(), 'Description').min(1, 'Description is required').max(256, 'Description must be at most 256 characters'),
   handler: z.enum(HANDLERS, { message: 'Handler must be one of start, help, ticket, mytickets, cancel, custom' }),
-  response: z
-    .string({ message: 'Response must be text' })
-    .trim()
+  response: multiLine(z.string({ message: 'Response must be text' }).trim(), 'Response')
     .max(2000, 'Response must be at most 2000 characters')
     .nullable()
     .transform((value) => (value === '' ? null : value)),
@@ -33,4 +33,4 @@ export const createBotCommandSchema = z
 
 export const updateBotCommandSchema = z.object(fields).partial().strict();
 
-export const listBotCommandsQuery = z.object({ active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional() });
+export const listBotCommandsQuery = z.object({ active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional(), ...pageQuery(20) });

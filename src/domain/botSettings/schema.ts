@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiLine } from '../shared/text';
 import { BOT_MESSAGE_KEYS, BOT_VARIABLES } from './botSettings';
 
 /** What each template is called in messages and on the bot messages form. */
@@ -17,9 +18,7 @@ export const BOT_MESSAGE_LABELS: Record<(typeof BOT_MESSAGE_KEYS)[number], strin
 const variables = BOT_VARIABLES.map((name) => `{${name}}`).join(', ');
 
 const template = (label: string) =>
-  z
-    .string({ message: `${label} must be text` })
-    .trim()
+  multiLine(z.string({ message: `${label} must be text` }).trim(), label)
     .min(1, `${label} cannot be empty`)
     .max(1000, `${label} must be at most 1000 characters`)
     .superRefine((text, ctx) => {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pageQuery, queryInt } from '../shared/paging';
+import { multiLine, singleLine } from '../shared/text';
 
 /** Canned message rules and wordings of spec.md section 5; shared by the API and the web form. */
 const shortcode = z
@@ -15,8 +17,8 @@ const shortcode = z
       .max(50, 'Shortcode must be between 2 and 50 characters'),
   );
 
-const title = z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(99, 'Title must be less than 100 characters');
-const content = z.string({ message: 'Content is required' }).trim().min(1, 'Content is required').max(2000, 'Content must be less than 2000 characters');
+const title = singleLine(z.string({ message: 'Title is required' }).trim(), 'Title').min(1, 'Title is required').max(99, 'Title must be less than 100 characters');
+const content = multiLine(z.string({ message: 'Content is required' }).trim(), 'Content').min(1, 'Content is required').max(2000, 'Content must be less than 2000 characters');
 /** The form sends 'none' (or nothing) for "No Category". */
 const category = z
   .union([z.string(), z.null()], { message: 'Category must be a category id or none' })
@@ -28,11 +30,12 @@ export const updateCannedSchema = z.object({ shortcode, title, content, category
 export const listCannedQuery = z.object({
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   category: z.string().min(1).optional(),
+  ...pageQuery(20),
 });
 
 export const suggestionsQuery = z.object({
   q: z.string().trim().toLowerCase().transform((value) => value.replace(/^#/, '')).pipe(z.string().max(50, 'Search text must be at most 50 characters')).default(''),
-  limit: z.coerce.number({ message: 'limit must be a whole number' }).int().min(1, 'limit must be at least 1').max(50, 'limit must be at most 50').default(10),
+  limit: queryInt('limit', { min: 1, max: 50 }).default(10),
 });
 
 export type CannedInput = z.output<typeof createCannedSchema>;

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { multiLine, singleLine } from '../shared/text';
+import { patternProblem } from '../shared/pattern';
 
 /** Input rules of spec.md section 5 for categories; shared by the API and the web forms. */
-const trimmed = (max: number, label: string) => z.string().trim().max(max, `${label} must be at most ${max} characters`);
+const trimmed = (max: number, label: string) => singleLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
+const paragraph = (max: number, label: string) => multiLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
 
 export const customFieldSchema = z
   .object({
@@ -16,7 +19,13 @@ export const customFieldSchema = z
         maxLength: z.number().int().min(0, 'Maximum length cannot be negative').optional(),
         min: z.number().optional(),
         max: z.number().optional(),
-        pattern: z.string().max(200).optional(),
+        pattern: z
+          .string()
+          .superRefine((pattern, ctx) => {
+            const problem = patternProblem(pattern);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          .optional(),
       })
       .strict()
       .default({})
@@ -25,24 +34,14 @@ export const customFieldSchema = z
       })
       .refine((v) => v.min === undefined || v.max === undefined || v.min <= v.max, {
         message: 'Minimum value cannot exceed maximum value',
-      })
-      .refine((v) => v.pattern === undefined || isValidRegex(v.pattern), { message: 'Pattern is not a valid regular expression' }),
+      }),
     order: z.number().int().min(0).optional(),
   })
   .strict();
 
-function isValidRegex(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const categoryFields = {
   name: trimmed(100, 'Name').min(1, 'Name is required'),
-  description: trimmed(500, 'Description').default(''),
+  description: paragraph(500, 'Description').default(''),
   color: z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff')
@@ -63,7 +62,7 @@ export const createCategorySchema = z
 export const updateCategorySchema = z
   .object({
     name: categoryFields.name.optional(),
-    description: trimmed(500, 'Description').optional(),
+    description: paragraph(500, 'Description').optional(),
     color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff').optional(),
     order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').optional(),
     isActive: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLine } from '../shared/text';
 
 /** Bounds of spec.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
 export const SETTINGS_BOUNDS = {
@@ -35,7 +36,7 @@ export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
 export const updateSettingsSchema = z
   .object({
-    telegramBotToken: z.string({ message: 'Telegram bot token must be text' }).trim().max(200, 'Telegram bot token is too long'),
+    telegramBotToken: singleLine(z.string({ message: 'Telegram bot token must be text' }).trim(), 'Telegram bot token').max(200, 'Telegram bot token is too long'),
     telegramWebhookUrl: z
       .string({ message: 'Webhook URL must be text' })
       .trim()
@@ -53,7 +54,7 @@ export const updateSettingsSchema = z
       .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter((item) => item !== ''))
       .pipe(z.array(origin)),
     maintenanceMode: z.boolean({ message: 'maintenanceMode must be true or false' }),
-    systemName: z.string({ message: 'System name must be text' }).trim().min(1, 'System name is required').max(100, 'System name must be at most 100 characters'),
+    systemName: singleLine(z.string({ message: 'System name must be text' }).trim(), 'System name').min(1, 'System name is required').max(100, 'System name must be at most 100 characters'),
     supportEmail: z
       .string({ message: 'Support e-mail must be text' })
       .trim()

@@ -75,6 +75,12 @@ export class UnsupportedTypeError extends DomainError {
   readonly code = 'UNSUPPORTED_TYPE';
 }
 
+/** A request body in a format the endpoint does not read (a file's type is UnsupportedTypeError). */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+
 export class RateLimitedError extends DomainError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';
@@ -95,4 +101,13 @@ export class UpstreamError extends DomainError {
 export class MaintenanceError extends DomainError {
   readonly status = 503;
   readonly code = 'MAINTENANCE';
+}
+
+/** The process is up but its read models are still catching up with the log: ask again shortly. */
+export class StartingError extends DomainError {
+  readonly status = 503;
+  readonly code = 'STARTING';
+  constructor(readonly retryAfterSeconds: number) {
+    super('The desk is starting and catching up with its history. Please try again in a few seconds.');
+  }
 }

@@ -1,12 +1,19 @@
 import { z } from 'zod';
 
+/**
+ * A whole number in a query string: plain decimal digits only. `Number()` would read '' as 0,
+ * '0x10' as 16 and '1e1' as 10, so a typo or a probe would silently mean something else.
+ */
+export const queryInt = (label: string, { min, max }: { min: number; max: number }) =>
+  z
+    .string({ message: `${label} must be a whole number` })
+    .regex(/^\d{1,15}$/, `${label} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${label} must be at least ${min}`).max(max, `${label} must be at most ${max}`));
+
 /** `?page&limit` of API.md lists: limit at most 1000; each list picks its default page size. */
 export const pageQuery = (defaultLimit: number) => ({
-  page: z.coerce.number({ message: 'page must be a whole number' }).int('page must be a whole number').min(1, 'page must be at least 1').default(1),
-  limit: z.coerce
-    .number({ message: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(1000, 'limit must be at most 1000')
-    .default(defaultLimit),
+  page: queryInt('page', { min: 1, max: Number.MAX_SAFE_INTEGER }).default(1),
+  limit: queryInt('limit', { min: 1, max: 1000 }).default(defaultLimit),
 });
+

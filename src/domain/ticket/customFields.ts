@@ -1,5 +1,7 @@
 import type { CustomField } from '../category/category';
 import { type ErrorDetail, ValidationError } from '../shared/errors';
+import { compilePattern } from '../shared/pattern';
+import { isCleanText, multiLineMessage, singleLineMessage } from '../shared/text';
 import type { Attachment, CustomFieldValue } from './ticket';
 
 /** An answer as the caller sent it: text, a number, or a file stored for a text field. */
@@ -42,9 +44,17 @@ function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswe
   if (isAttachment(raw)) return raw;
   const value = String(raw).trim();
   const { minLength, maxLength, pattern } = field.validation;
+  if (!isCleanText(value, { multiLine: field.fieldType === 'textarea' })) {
+    return { error: field.fieldType === 'textarea' ? multiLineMessage(fieldLabel(field)) : singleLineMessage(fieldLabel(field)) };
+  }
   if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)) return { error: `${fieldLabel(field)} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
   if (minLength !== undefined && value.length < minLength) return { error: `${fieldLabel(field)} must be at least ${minLength} characters` };
-  if (pattern !== undefined && !new RegExp(pattern).test(value)) return { error: `${fieldLabel(field)} does not have the expected format` };
+  if (pattern !== undefined) {
+    const compiled = compilePattern(pattern);
+    // A pattern stored before RE2 syntax was required is refused rather than skipped or backtracked.
+    if (!compiled.ok) return { error: `${fieldLabel(field)} cannot be checked: its format rule is not supported; please ask an admin to fix the category` };
+    if (!compiled.test(value)) return { error: `${fieldLabel(field)} does not have the expected format` };
+  }
   return value;
 }
 

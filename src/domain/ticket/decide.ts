@@ -107,6 +107,10 @@ function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatu
  * Agents take tickets for themselves; admins assign any active agent or admin. Taking an open
  * ticket starts work on it (status in_progress, spec.md section 4); a resolved or closed ticket
  * keeps its status, since reopening it is a decision of its own.
+ *
+ * The same rule as unassigning (spec.md section 6): only the assignee or an admin may let go of a
+ * ticket, so an agent cannot take one another agent holds either. The check runs against the state
+ * the events are appended to, so of two agents taking a ticket at once the second gets 409.
  */
 function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
@@ -115,6 +119,9 @@ function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state
     throw new ValidationError('Tickets can only be assigned to an active agent or admin', [{ path: 'agentId', message: 'Tickets can only be assigned to an active agent or admin' }]);
   }
   if (actor.role !== 'admin' && agent.userId !== actor.userId) throw new ForbiddenError('Agents can only assign tickets to themselves');
+  if (actor.role !== 'admin' && ticket.assignedAgentId !== null && ticket.assignedAgentId !== actor.userId) {
+    throw new ConflictError('This ticket is already assigned to another agent; only that agent or an admin can unassign it', 'TICKET_ALREADY_ASSIGNED');
+  }
   const events: TicketEvent[] = [];
   if (ticket.assignedAgentId !== agent.userId) {
     events.push({ type: 'AgentAssignedToTicket', data: { ticketId: ticket.ticketId, agentId: agent.userId, previousAgentId: ticket.assignedAgentId } });

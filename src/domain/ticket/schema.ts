@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageQuery } from '../shared/paging';
+import { multiLine, singleLine } from '../shared/text';
+import { pageQuery, queryInt } from '../shared/paging';
 import { DESCRIPTION_MAX, MESSAGE_MAX, OUTCOME_MAX, PRIORITIES, TICKET_STATUSES, TITLE_MAX } from './ticket';
 
 /**
@@ -37,8 +38,8 @@ const customFieldAnswers = z.preprocess(
 
 export const createTicketSchema = z
   .object({
-    title: z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
-    description: z.string({ message: 'Description is required' }).trim().min(1, 'Description is required').max(DESCRIPTION_MAX, `Description must be at most ${DESCRIPTION_MAX} characters`),
+    title: singleLine(z.string({ message: 'Title is required' }).trim(), 'Title').min(1, 'Title is required').max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
+    description: multiLine(z.string({ message: 'Description is required' }).trim(), 'Description').min(1, 'Description is required').max(DESCRIPTION_MAX, `Description must be at most ${DESCRIPTION_MAX} characters`),
     category: z.string({ message: 'Category is required' }).trim().min(1, 'Category is required'),
     priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).default('medium'),
     customFieldValues: customFieldAnswers.default({}),
@@ -57,9 +58,7 @@ export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agent
 
 export const outcomeSchema = z
   .object({
-    outcomeMessage: z
-      .string({ message: 'Outcome is required' })
-      .trim()
+    outcomeMessage: multiLine(z.string({ message: 'Outcome is required' }).trim(), 'Outcome')
       .min(1, 'Outcome is required')
       .max(OUTCOME_MAX, `Outcome must be at most ${OUTCOME_MAX} characters`),
   })
@@ -67,7 +66,7 @@ export const outcomeSchema = z
 
 export const postMessageSchema = z
   .object({
-    content: z.string().max(MESSAGE_MAX, `Message must be at most ${MESSAGE_MAX} characters`).default(''),
+    content: multiLine(z.string(), 'Message').max(MESSAGE_MAX, `Message must be at most ${MESSAGE_MAX} characters`).default(''),
     /** Derived on the server from what was sent; accepted so the web form can send it. */
     messageType: z.enum(['text', 'file'], { message: 'messageType must be text or file' }).optional(),
     isInternal: booleanish.default(false),
@@ -76,8 +75,7 @@ export const postMessageSchema = z
 
 export const editMessageSchema = z
   .object({
-    content: z
-      .string({ message: 'Message text is required' })
+    content: multiLine(z.string({ message: 'Message text is required' }), 'Message')
       .max(MESSAGE_MAX, `Message must be at most ${MESSAGE_MAX} characters`)
       .refine((text) => text.trim().length > 0, 'Message text is required'),
   })
@@ -105,7 +103,7 @@ export const listMessagesQuery = z.object(pageQuery(100));
 /** `GET /tickets/:id/at`: a moment of the ticket's history, by stream revision or by time. */
 export const momentQuery = z
   .object({
-    revision: z.coerce.number({ message: 'revision must be a whole number' }).int('revision must be a whole number').min(0, 'revision must be at least 0').optional(),
+    revision: queryInt('revision', { min: 0, max: Number.MAX_SAFE_INTEGER }).optional(),
     time: z.iso.datetime({ offset: true, message: 'time must be an ISO-8601 date and time, for example 2026-11-21T09:30:00Z' }).optional(),
   })
   .refine((query) => (query.revision === undefined) !== (query.time === undefined), { message: 'Give either revision or time, not both' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleLine } from '../shared/text';
 import { pageQuery } from '../shared/paging';
 import { ROLES } from './user';
 
@@ -11,9 +12,7 @@ export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 128;
 
 const name = (label: string) =>
-  z
-    .string({ message: `${label} is required` })
-    .trim()
+  singleLine(z.string({ message: `${label} is required` }).trim(), label)
     .min(1, `${label} is required`)
     .max(50, `${label} must be at most 50 characters`);
 

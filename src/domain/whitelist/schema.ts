@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { pageQuery } from '../shared/paging';
+import { multiLine, singleLine } from '../shared/text';
 
 /** Whitelist form rules (spec.md section 5: the Telegram ID is required, the rest optional). */
 export const telegramIdSchema = z
@@ -6,11 +8,8 @@ export const telegramIdSchema = z
   .transform((value) => String(value).trim())
   .pipe(z.string().min(1, 'Telegram ID is required').regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)'));
 
-const optionalText = (label: string, max: number) =>
-  z
-    .string({ message: `${label} must be text` })
-    .trim()
-    .max(max, `${label} must be at most ${max} characters`);
+const optionalText = (label: string, max: number) => singleLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
+const optionalParagraph = (label: string, max: number) => multiLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
 
 const fields = {
   username: optionalText('Username', 33)
@@ -18,7 +17,7 @@ const fields = {
     .pipe(z.string().regex(/^[A-Za-z0-9_]*$/, 'Username can only contain letters, numbers and underscores')),
   firstName: optionalText('First name', 64),
   lastName: optionalText('Last name', 64),
-  notes: optionalText('Notes', 500),
+  notes: optionalParagraph('Notes', 500),
   isActive: z.boolean({ message: 'isActive must be true or false' }),
 };
 
@@ -32,6 +31,8 @@ export const addWhitelistSchema = z
     isActive: fields.isActive.default(true),
   })
   .strict();
+
+export const listWhitelistQuery = z.object(pageQuery(20));
 
 /** The Telegram ID may be sent back unchanged (the edit form does); changing it is refused by the route. */
 export const updateWhitelistSchema = z

@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../config';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { GENESIS, streamLink, verifyStreamEvents } from './integrity';
 import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
+import { pagesOfAll } from './paging';
+import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDouble';
 
-const adapters: Array<[string, () => EventStore]> = [['sqlite', () => new SqliteEventStore({ filename: ':memory:' })]];
+const adapters: Array<[string, () => EventStore]> = [
+  ['sqlite', () => new SqliteEventStore({ filename: ':memory:' })],
+  // No server runs on the development machine: the adapter's own logic against a stand-in client.
+  ['eventstoredb adapter, client double', () => new EventStoreDbEventStore(new EventStoreDbClientDouble().asClient())],
+];
 if (process.env.EVENTSTORE_URL) {
-  const url = process.env.EVENTSTORE_URL;
+  // Through the configuration parser, as the app does: a kurrentdb:// string becomes the esdb form.
+  const url = loadConfig({ EVENTSTORE_URL: process.env.EVENTSTORE_URL }).EVENTSTORE_URL!;
   adapters.push(['eventstoredb', () => new EventStoreDbEventStore(url)]);
 }
 
@@ -85,6 +93,18 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       expect(await store.readStream(stream)).toHaveLength(1);
     });
 
+    it('when a batch appended with any is retried after another append, then nothing is stored twice and the retry gets the first result', async () => {
+      const ids = [randomUUID(), randomUUID()];
+      const first = await store.append(stream, ids.map((id, n) => event('A', { n }, id)), 'any');
+      await store.append(stream, [event('Other')], 'any');
+      const retry = await store.append(stream, ids.map((id, n) => event('A', { n }, id)), 'any');
+      expect(retry).toEqual(first);
+      const stored = await store.readStream(stream);
+      expect(stored.map((e) => e.type)).toEqual(['A', 'A', 'Other']);
+      expect(verifyStreamEvents(stored).ok).toBe(true);
+      expect((await store.append(stream, [event('A', { n: 0 }, ids[0])], 'stream_exists'))).toEqual({ nextRevision: 0, position: stored[0]!.position });
+    });
+
     it('treats a retried batch as one append', async () => {
       const ids = [randomUUID(), randomUUID()];
       const first = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
@@ -138,6 +158,50 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       const rest = ours(await store.readAll({ after: middle.position, maxCount: 1000 }));
       expect(rest.map((e) => e.type)).toEqual(['C']);
       expect(await store.headPosition()).toBe(all[2]?.position);
+    });
+  });
+
+  describe("when the store's own records ($-streams) sit between the desk's events", () => {
+    const system = () => `$contract-${randomUUID()}`;
+    let start: number;
+    let ours: RecordedEvent[];
+    beforeEach(async () => {
+      start = await store.headPosition();
+      // Visible, hidden, hidden, visible, hidden, visible, hidden: every page boundary lands on hidden records.
+      await store.append(stream, [event('V1')]);
+      await store.append(system(), [event('H'), event('H')]);
+      await store.append(stream, [event('V2')]);
+      await store.append(system(), [event('H')]);
+      await store.append(stream, [event('V3')]);
+      await store.append(system(), [event('H'), event('H'), event('H')]);
+      ours = await store.readStream(stream);
+    });
+
+    it('then readAll hides them and still fills a page', async () => {
+      const page = (await store.readAll({ after: start, maxCount: 2 })).filter((e) => e.streamId === stream || e.streamId.startsWith('$'));
+      expect(page.map((e) => e.type)).toEqual(['V1', 'V2']);
+      const rest = await store.readAll({ after: page[1]!.position, maxCount: 2 });
+      expect(rest.filter((e) => e.streamId === stream || e.streamId.startsWith('$')).map((e) => e.type)).toEqual(['V3']);
+    });
+
+    it('then paging by one event walks every desk event to the end and no record of the store', async () => {
+      const seen: RecordedEvent[] = [];
+      for await (const page of pagesOfAll(store, { after: start, pageSize: 1 })) seen.push(...page);
+      expect(seen.filter((e) => e.streamId.startsWith('$'))).toEqual([]);
+      expect(seen.filter((e) => e.streamId === stream).map((e) => e.type)).toEqual(['V1', 'V2', 'V3']);
+    });
+
+    it('then the head is the last desk event, not a record of the store after it', async () => {
+      expect(await store.headPosition()).toBe(ours[2]!.position);
+    });
+
+    it('then a subscription delivers only the desk events', async () => {
+      const seen: string[] = [];
+      const subscription = store.subscribeToAll({ after: start, onEvent: (e) => void seen.push(`${e.streamId.startsWith('$') ? '$' : ''}${e.type}`) });
+      await store.append(stream, [event('V4')]);
+      await until(() => seen.includes('V4'));
+      await subscription.stop();
+      expect(seen).toEqual(['V1', 'V2', 'V3', 'V4']);
     });
   });
 

@@ -16,6 +16,7 @@ import {
 } from '@eventstore/db-client';
 import {
   type AppendResult,
+  DuplicateEventIdError,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -32,6 +33,19 @@ import { GENESIS, streamLink } from './integrity';
 /** Where the stream-chain link travels in an event's metadata (taken out again when read). */
 const CHAIN_KEY = 'chain';
 
+/** Records of $all read per round trip when paging past records the port hides. */
+const RAW_PAGE_MIN = 256;
+
+/**
+ * How far back a retried `any` or `stream_exists` append is looked for (caller-given ids only): the
+ * server's own idempotency check compares ids at the revision the append is pinned to, which for
+ * these expectations is the stream's current end, past the earlier append.
+ */
+const RETRY_WINDOW = 1000;
+
+/** The parts of the client this adapter uses (tests hand in a double: no server runs there). */
+export type EventStoreDbClientLike = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
+
 /**
  * EventStoreDB / KurrentDB adapter. Global positions are the commit positions of the transaction
  * file; for events written outside explicit transactions (all of ours) prepare equals commit, so the
@@ -39,11 +53,12 @@ const CHAIN_KEY = 'chain';
  */
 export class EventStoreDbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
-  private readonly client: EventStoreDBClient;
+  private readonly client: EventStoreDbClientLike;
   private readonly subscriptions = new Set<Subscription>();
 
-  constructor(connectionString: string) {
-    this.client = EventStoreDBClient.connectionString(connectionString);
+  /** `connection`: an `esdb://` string (config.ts translates the KurrentDB schemes), or a client. */
+  constructor(connection: string | EventStoreDbClientLike) {
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
   }
 
   /**
@@ -55,6 +70,10 @@ export class EventStoreDbEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const ids = events.map((event) => event.id ?? randomUUID());
+    if (events[0]?.id && (expected === 'any' || expected === 'stream_exists')) {
+      const earlier = await this.findEarlierAppend(streamId, events);
+      if (earlier) return earlier;
+    }
     for (let attempt = 0; ; attempt += 1) {
       const previous = await this.linkBefore(streamId, expected);
       let hash = previous.hash;
@@ -81,6 +100,27 @@ export class EventStoreDbEventStore implements EventStore {
         throw error;
       }
     }
+  }
+
+  /**
+   * A retried batch: its first id among the stream's last RETRY_WINDOW events, followed by the rest
+   * of its ids in order, is that earlier append, answered with its result; found otherwise is a
+   * caller bug. (EventStoreDB has no index by event id, so an id reused in another stream, or a retry
+   * after more than RETRY_WINDOW later events, is not recognised here as it is on SQLite.)
+   */
+  private async findEarlierAppend(streamId: string, events: NewEvent[]): Promise<AppendResult | null> {
+    const tail = await this.readStream(streamId, { direction: 'backwards', maxCount: RETRY_WINDOW });
+    const firstId = events[0]!.id;
+    const first = tail.find((event) => event.id === firstId);
+    if (!first) return null;
+    const stored = new Map(tail.map((event) => [event.revision, event]));
+    let last = first;
+    for (const [index, event] of events.entries()) {
+      const at = stored.get(first.revision + index);
+      if (!at || at.id !== event.id) throw new DuplicateEventIdError(event.id ?? firstId!);
+      last = at;
+    }
+    return { nextRevision: last.revision, position: last.position };
   }
 
   /** The revision an append is pinned to (null: a new stream) and the link it chains from. */
@@ -118,31 +158,77 @@ export class EventStoreDbEventStore implements EventStore {
     return events;
   }
 
+  /**
+   * The desk's events after `after`, up to `maxCount`. $all also holds the server's own records
+   * (system streams and event types, non-JSON records) which the port hides, so one round trip may
+   * yield fewer events than asked: it reads on by position until the page is full or the log ends,
+   * and answers an empty page only at the true end.
+   */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? 1000;
-    const after = options.after ?? 0;
+    const rawPage = Math.max(maxCount + 1, RAW_PAGE_MIN);
     const events: RecordedEvent[] = [];
-    // The server reads from a position inclusively; ask for one more and drop the checkpoint itself.
-    const read = this.client.readAll({
-      direction: FORWARDS,
-      fromPosition: after > 0 ? toPosition(after) : START,
-      maxCount: maxCount + 1,
-    });
-    for await (const resolved of read) {
-      const recorded = toRecorded(resolved);
-      if (recorded && recorded.position > after && !recorded.streamId.startsWith('$')) events.push(recorded);
-      if (events.length === maxCount) break;
+    let from = options.after ?? 0;
+    for (;;) {
+      // The server reads from a position inclusively: the record at `from` was seen already.
+      const read = this.client.readAll({ direction: FORWARDS, fromPosition: from > 0 ? toPosition(from) : START, maxCount: rawPage });
+      let records = 0;
+      let reached = from;
+      let full = false;
+      try {
+        for await (const resolved of read) {
+          records += 1;
+          reached = Math.max(reached, recordPosition(resolved) ?? reached);
+          const recorded = toDeskEvent(resolved);
+          if (recorded && recorded.position > from) events.push(recorded);
+          if (events.length === maxCount) {
+            full = true;
+            break;
+          }
+        }
+      } finally {
+        // Leaving the loop early destroys the stream on this side only; the gRPC call must be ended too.
+        if (full) await read.cancel();
+      }
+      if (full || records < rawPage || reached === from) return events;
+      from = reached;
     }
-    return events;
   }
 
+  /** Position of the desk's last event; the server's own records after it do not count. */
   async headPosition(): Promise<number> {
-    for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
-      return resolved.event ? Number(resolved.event.position.commit) : 0;
+    let from: Position | typeof END = END;
+    for (;;) {
+      let records = 0;
+      let oldest: Position | null = null;
+      let found: number | null = null;
+      const read = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: RAW_PAGE_MIN });
+      try {
+        for await (const resolved of read) {
+          records += 1;
+          const recorded = toDeskEvent(resolved);
+          if (recorded) {
+            found = recorded.position;
+            break;
+          }
+          if (resolved.event?.position) oldest = resolved.event.position;
+        }
+      } finally {
+        if (found !== null) await read.cancel();
+      }
+      if (found !== null) return found;
+      if (records < RAW_PAGE_MIN || oldest === null) return 0;
+      // Backwards reads may include the position they start from: a page that only repeats it is the start.
+      if (from !== END && oldest.commit === from.commit) return 0;
+      from = oldest;
     }
-    return 0;
   }
 
+  /**
+   * The gRPC subscription is always ended on the server (`unsubscribe`), however the loop stops: a
+   * handler that throws, a stop, or the server closing the stream, so a resubscribe never leaves the
+   * old one open. A stream that ends without an error while nobody stopped it is reported too.
+   */
   subscribeToAll(options: SubscribeOptions): Subscription {
     const after = options.after ?? 0;
     const stream = this.client.subscribeToAll({
@@ -150,11 +236,18 @@ export class EventStoreDbEventStore implements EventStore {
       filter: excludeSystemEvents(),
     });
     let stopped = false;
+    let ended: Promise<void> | null = null;
+    const end = () => (ended ??= stream.unsubscribe());
     const running = (async () => {
-      for await (const resolved of stream) {
-        if (stopped) break;
-        const recorded = toRecorded(resolved);
-        if (recorded && recorded.position > after) await options.onEvent(recorded);
+      try {
+        for await (const resolved of stream) {
+          if (stopped) return;
+          const recorded = toDeskEvent(resolved);
+          if (recorded && recorded.position > after) await options.onEvent(recorded);
+        }
+        if (!stopped) throw new Error('The EventStoreDB subscription to $all ended without an error: the server closed it');
+      } finally {
+        await end();
       }
     })().catch((error: unknown) => {
       if (!stopped) options.onError?.(error);
@@ -162,7 +255,7 @@ export class EventStoreDbEventStore implements EventStore {
     const subscription: Subscription = {
       stop: async () => {
         stopped = true;
-        await stream.unsubscribe();
+        await end();
         await running;
         this.subscriptions.delete(subscription);
       },
@@ -179,6 +272,17 @@ export class EventStoreDbEventStore implements EventStore {
 
 function toPosition(position: number): Position {
   return { commit: BigInt(position), prepare: BigInt(position) };
+}
+
+function recordPosition(resolved: AllStreamResolvedEvent): number | null {
+  const position = resolved.event?.position ?? resolved.link?.position;
+  return position ? Number(position.commit) : null;
+}
+
+/** Records of the server itself ($-streams, $-types such as links and metadata) are not the desk's. */
+function toDeskEvent(resolved: AllStreamResolvedEvent): RecordedEvent | null {
+  const recorded = toRecorded(resolved);
+  return recorded && !recorded.streamId.startsWith('$') && !recorded.type.startsWith('$') ? recorded : null;
 }
 
 function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {

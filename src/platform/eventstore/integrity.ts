@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pagesOfAll } from './paging';
 import type { EventStore, RecordedEvent } from './port';
 
 /**
@@ -99,7 +100,6 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
   let events = 0;
   let unsealed = 0;
   let head: VerifyReport['head'] = { position: 0, hash: null, log: null };
-  let after = 0;
   const finish = (firstBreak: ChainBreak | null): VerifyReport => ({
     ok: firstBreak === null,
     events,
@@ -112,8 +112,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
     durationMs: Date.now() - started,
   });
 
-  for (;;) {
-    const page = await store.readAll({ after, maxCount: pageSize });
+  for await (const page of pagesOfAll(store, { pageSize })) {
     for (const event of page) {
       events += 1;
       if (events === 1) logChain = event.chain?.log != null;
@@ -123,11 +122,10 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
       if (!event.chain) unsealed += 1;
       previousLog = event.chain?.log ?? previousLog;
       head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };
-      after = event.position;
     }
-    options.onProgress?.({ position: after, events });
-    if (page.length < pageSize) return finish(null);
+    options.onProgress?.({ position: head.position, events });
   }
+  return finish(null);
 }
 
 export interface StreamVerification {

@@ -82,10 +82,15 @@ export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb';
   append(streamId: string, events: NewEvent[], expected?: ExpectedRevision): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Up to `maxCount` of the desk's events after `after`, in order. Fewer than asked is not the end of
+   * the log (records the store keeps for itself are skipped); an empty answer is. Walk it with
+   * `pagesOfAll` (paging.ts).
+   */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up (from `after`) and then live tail of the global log, in order, at least once. */
   subscribeToAll(options: SubscribeOptions): Subscription;
-  /** Position of the last event in the global log (0 when empty). */
+  /** Position of the desk's last event in the global log (0 when empty); the store's own records do not count. */
   headPosition(): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../files';
 import {
   type AppendResult,
   DuplicateEventIdError,
@@ -42,6 +43,13 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream_id, revision)
 );`;
 
+/**
+ * Streams whose id starts with `$` are the store's own, as on EventStoreDB: readable by stream, but
+ * not in the global log the port shows (readAll, subscriptions, headPosition) nor in its hash chain.
+ */
+const DESK = "substr(stream_id, 1, 1) <> '$'";
+const isStoreStream = (streamId: string) => streamId.startsWith('$');
+
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
@@ -81,6 +89,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
+    if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -97,9 +106,9 @@ export class SqliteEventStore implements EventStore {
       streamLast: this.db.prepare<[string], { revision: number; hash: string }>(
         'SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
       ),
-      logLast: this.db.prepare<[], { log_hash: string }>('SELECT log_hash FROM events ORDER BY position DESC LIMIT 1'),
+      logLast: this.db.prepare<[], { log_hash: string }>(`SELECT log_hash FROM events WHERE ${DESK} ORDER BY position DESC LIMIT 1`),
       byEventId: this.db.prepare<[string], EventRow>('SELECT * FROM events WHERE event_id = ?'),
-      insert: this.db.prepare<[string, string, number, string, string, string, string, string]>(
+      insert: this.db.prepare<[string, string, number, string, string, string, string, string | null]>(
         'INSERT INTO events (event_id, stream_id, revision, type, data, metadata, hash, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       forwards: this.db.prepare<[string, number, number], EventRow>(
@@ -109,9 +118,10 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
       ),
       all: this.db.prepare<[number, number], EventRow>(
-        'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?',
+        `SELECT * FROM events WHERE position > ? AND ${DESK} ORDER BY position ASC LIMIT ?`,
       ),
-      head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+      // Walks back from the end to the first desk event: no scan of the whole log.
+      head: this.db.prepare<[], { position: number }>(`SELECT position FROM events WHERE ${DESK} ORDER BY position DESC LIMIT 1`),
     };
   }
 
@@ -123,13 +133,14 @@ export class SqliteEventStore implements EventStore {
     let revision = last?.revision ?? -1;
     let hash = last?.hash ?? GENESIS;
     let log = this.statements.logLast.get()?.log_hash ?? GENESIS;
+    const inLog = !isStoreStream(streamId);
     let position = 0;
     for (const event of events) {
       revision += 1;
       const id = event.id ?? randomUUID();
       hash = streamLink(hash, { id, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
-      log = logLink(log, hash);
-      const info = this.statements.insert.run(id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), hash, log);
+      if (inLog) log = logLink(log, hash);
+      const info = this.statements.insert.run(id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), hash, inLog ? log : null);
       position = Number(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
@@ -149,14 +160,15 @@ export class SqliteEventStore implements EventStore {
         if (unsealed === 0) return;
         const streams = new Map<string, string>();
         let log = GENESIS;
-        const seal = this.db.prepare<[string, string, number]>('UPDATE events SET hash = ?, log_hash = ? WHERE position = ?');
+        const seal = this.db.prepare<[string, string | null, number]>('UPDATE events SET hash = ?, log_hash = ? WHERE position = ?');
         const page = this.db.prepare<[number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT 5000');
         for (let rows = page.all(0); rows.length > 0; rows = page.all(rows.at(-1)!.position)) {
           for (const row of rows) {
             const hash = row.hash ?? streamLink(streams.get(row.stream_id) ?? GENESIS, toRecorded(row));
-            log = row.log_hash ?? logLink(log, hash);
+            const inLog = !isStoreStream(row.stream_id);
+            if (inLog) log = row.log_hash ?? logLink(log, hash);
             streams.set(row.stream_id, hash);
-            if (row.hash === null) seal.run(hash, log, row.position);
+            if (row.hash === null) seal.run(hash, inLog ? log : null, row.position);
           }
         }
       })

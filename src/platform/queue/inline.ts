@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../files';
 import {
   DEFAULT_BACKOFF_MS,
   DEFAULT_RETRY_POLICY,
@@ -79,6 +80,7 @@ export class InlineQueue implements Queue {
 
   constructor(private readonly options: InlineQueueOptions = {}) {
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
+    if (options.filename !== undefined && options.filename !== ':memory:') ensurePrivateFile(options.filename);
     this.db = new Database(options.filename ?? ':memory:');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -2,6 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../platform/config';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import { PermanentJobError } from '../../platform/queue/port';
 
 export interface OutgoingMail {
@@ -44,10 +45,10 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
     kind: 'outbox',
     async send(mail, key) {
       const info = await transport.sendMail(mail);
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = path.join(dir, `${key.replace(/[^A-Za-z0-9_-]/g, '_')}.eml`);
       // Written whole or not at all: a reader of the outbox never sees half a mail.
-      await writeFile(`${file}.tmp`, info.message as Buffer);
+      await writeFile(`${file}.tmp`, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
       await rename(`${file}.tmp`, file);
     },
     close: () => transport.close(),

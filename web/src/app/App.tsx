@@ -6,6 +6,7 @@ import { PublicOnly, RequireRole } from '../features/auth/guards';
 import { followSessionEnd, restoreSession } from '../features/auth/session';
 import { lazyPage } from '../lib/lazyPage';
 import { applyTheme, selectTheme } from '../lib/theme';
+import { refetchAfterResync } from './api';
 import { useAppDispatch, useAppSelector } from './hooks';
 import { Layout } from './shell/Layout';
 
@@ -48,7 +49,8 @@ export function App() {
   const theme = useAppSelector(selectTheme);
   useEffect(() => {
     void restoreSession(dispatch);
-    return followSessionEnd(dispatch);
+    const stops = [followSessionEnd(dispatch), refetchAfterResync(dispatch)];
+    return () => stops.forEach((stop) => stop());
   }, [dispatch]);
   useEffect(() => {
     applyTheme(theme);

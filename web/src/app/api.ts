@@ -1,5 +1,5 @@
 import { type BaseQueryFn, type FetchArgs, type FetchBaseQueryError, createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
-import { disconnectLive } from '../lib/live';
+import { disconnectLive, onLiveResynced } from '../lib/live';
 import { refreshTokens, tokens } from '../lib/tokens';
 import { signedOut } from '../features/auth/sessionSlice';
 
@@ -18,11 +18,17 @@ const urlOf = (args: string | FetchArgs) => (typeof args === 'string' ? args : a
 /** A 401 from these means wrong credentials, not an expired session. */
 const isCredentialCheck = (url: string) => url.startsWith('/auth/login') || url.startsWith('/auth/register') || url.startsWith('/auth/refresh');
 
-/** spec.md section 7: on a 401 refresh once and retry; without a refresh token or on failure, sign out. */
+/**
+ * spec.md section 7: on a 401 refresh once and retry; without a refresh token or when the refresh is
+ * refused, sign out. A refresh that got no answer (aborted, offline) signs nobody out: the call
+ * fails as a network error would, and the tokens stay for the next try.
+ */
 const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
   let result = await rawBaseQuery(args, api, extra);
   if (result.error?.status === 401 && !isCredentialCheck(urlOf(args))) {
-    if (await refreshTokens()) result = await rawBaseQuery(args, api, extra);
+    const refreshed = await refreshTokens();
+    if (refreshed === 'unavailable') return { error: { status: 'FETCH_ERROR', error: 'The session could not be refreshed; the network or the server did not answer' } };
+    if (refreshed === 'refreshed') result = await rawBaseQuery(args, api, extra);
     if (result.error?.status === 401) {
       tokens.clear();
       disconnectLive();
@@ -32,10 +38,17 @@ const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> =
   return result;
 };
 
+/**
+ * Lists are paged (API.md: at most 1000 a page). The screens that show a whole list (categories,
+ * canned messages, bot commands, the whitelist) ask for the largest page; the desk's admin lists
+ * stay well below it.
+ */
+export const WHOLE_LIST = { limit: 1000 } as const;
+
 export const api = createApi({
   reducerPath: 'api',
   baseQuery,
-  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Canned', 'User', 'BotCommand', 'BotSettings', 'Settings', 'Whitelist', 'AccessRequest', 'Delivery'],
+  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Presence', 'Canned', 'User', 'BotCommand', 'BotSettings', 'Settings', 'Whitelist', 'AccessRequest', 'Delivery'],
   endpoints: () => ({}),
 });
 
@@ -43,4 +56,12 @@ export const api = createApi({
 export function errorMessage(error: unknown, fallback: string): string {
   const data = (error as { data?: { error?: unknown } } | undefined)?.data;
   return typeof data?.error === 'string' ? data.error : fallback;
+}
+
+/**
+ * Once the live channel is back: presence is never in the log, so it is always asked for again;
+ * the views fed by the log are fetched again only when the server could not replay what was missed.
+ */
+export function refetchAfterResync(dispatch: (action: unknown) => unknown): () => void {
+  return onLiveResynced((kind) => void dispatch(api.util.invalidateTags(kind === 'refetch' ? ['Ticket', 'Stats', 'Presence'] : ['Presence'])));
 }

@@ -1,30 +1,108 @@
 import { useSyncExternalStore } from 'react';
 import { type Socket, io } from 'socket.io-client';
+import type { ResyncAnswer } from '../../../src/api/live/contract';
 import { refreshTokens, tokens } from './tokens';
 
 type Listener = (payload: unknown) => void;
 
 /**
+ * What a screen must do once the channel is back: `replayed` when the server sent everything that
+ * was missed (only presence, which is not in the log, must be asked for again), `refetch` when it
+ * could not (too far behind, or no position known), so every view it shows is fetched again.
+ */
+export type Resynced = 'replayed' | 'refetch';
+
+/** connecting (first time); connected; reconnecting (lost, or back but not yet caught up); off (no channel). */
+export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'off';
+
+/**
  * The one live connection of the app (spec.md section 7): opened after sign-in or a restored
  * session, closed on logout. Screens subscribe through `onLive` whether or not a socket exists yet,
  * so a subscription made before the connection (or across a reconnect) keeps working. Rooms joined
- * with `joinTicket` are joined again after every reconnect.
+ * with `joinTicket` are joined again after every reconnect, and then the client catches up: every
+ * push carries its log position; the client keeps the last one it has seen and, once back, asks the
+ * server for what came after it (docs/web.md, "Live updates").
  */
 const listeners = new Map<string, Set<Listener>>();
+const resyncListeners = new Set<(kind: Resynced) => void>();
 const joined = new Map<string, number>();
 let socket: Socket | null = null;
+let status: LiveStatus = 'off';
 const statusListeners = new Set<() => void>();
-const statusChanged = () => statusListeners.forEach((listener) => listener());
+const setStatus = (next: LiveStatus) => {
+  if (status === next) return;
+  status = next;
+  statusListeners.forEach((listener) => listener());
+};
+
+/** The last log position this client has seen everything up to (null: not known yet). */
+let seen: number | null = null;
+/** Pushes at or below this position were covered by the last resync's replay: late copies are dropped. */
+let replayedUpTo = 0;
+/**
+ * While catching up, a live push and its replay can both arrive (the push went out after the rooms
+ * were joined, the replay covers it too): each event-and-position is delivered once.
+ */
+let catchingUpSeen: Set<string> | null = null;
+
+const positionOf = (payload: unknown) => {
+  const position = (payload as { position?: unknown } | null)?.position;
+  return typeof position === 'number' ? position : null;
+};
+
+function deliver(event: string, payload: unknown): void {
+  const position = event === 'live_position' ? null : positionOf(payload);
+  if (position !== null) {
+    if (position <= replayedUpTo) return;
+    if (catchingUpSeen) {
+      const key = `${event}@${position}`;
+      if (catchingUpSeen.has(key)) return;
+      catchingUpSeen.add(key);
+    }
+    seen = Math.max(seen ?? 0, position);
+  }
+  listeners.get(event)?.forEach((listener) => listener(payload));
+}
 
 /** Whether the live channel is connected now, for the conversation's Live badge. */
 export function useLiveConnected(): boolean {
+  return useLiveStatus() === 'connected';
+}
+
+export function useLiveStatus(): LiveStatus {
   return useSyncExternalStore(
     (notify) => {
       statusListeners.add(notify);
       return () => statusListeners.delete(notify);
     },
-    () => socket?.connected ?? false,
+    () => status,
   );
+}
+
+/**
+ * Back after a drop: rooms first (so nothing new can slip between the replay and the live pushes),
+ * then the replay of what came after the last position seen. Until it is done the app still says
+ * "Reconnecting…", so nothing stale is shown as live.
+ */
+async function catchUp(current: Socket, resumeFrom: number | null): Promise<void> {
+  await Promise.all([...joined.keys()].map((ticketId) => current.timeout(10_000).emitWithAck('join_ticket', ticketId).catch(() => undefined)));
+  let kind: Resynced = 'refetch';
+  if (resumeFrom !== null) {
+    const answer = (await current
+      .timeout(10_000)
+      .emitWithAck('resync', { after: resumeFrom })
+      .catch(() => null)) as ResyncAnswer | null;
+    if (answer?.ok) {
+      seen = Math.max(seen ?? 0, answer.position);
+      if (answer.complete) {
+        replayedUpTo = answer.position;
+        kind = 'replayed';
+      }
+    }
+  }
+  if (socket !== current || !current.connected) return;
+  resyncListeners.forEach((listener) => listener(kind));
+  setStatus('connected');
 }
 
 export function connectLive(): void {
@@ -35,29 +113,79 @@ export function connectLive(): void {
     // A function, so every reconnect presents the newest access token.
     auth: (callback) => callback({ token: tokens.access() }),
   });
-  next.onAny((event: string, payload: unknown) => listeners.get(event)?.forEach((listener) => listener(payload)));
-  next.on('connect', () => {
-    for (const ticketId of joined.keys()) next.emit('join_ticket', ticketId);
-    statusChanged();
+  let connectedBefore = false;
+  let droppedBefore = false;
+  // Kept across a failed catch-up too: a drop in the middle of one resumes from the same point.
+  let resumeFrom: number | null = null;
+  let catchingUp = false;
+  next.onAny(deliver);
+  next.on('live_position', ({ position }: { position: number }) => {
+    // The channel's starting point (it comes just after `connect`); after a drop, the resync
+    // answer says where the client stands instead.
+    if (!droppedBefore) seen = Math.max(seen ?? 0, position);
   });
-  next.on('disconnect', statusChanged);
-  next.on('connect_error', (error) => {
+  next.on('connect', () => {
+    if (!connectedBefore) {
+      connectedBefore = true;
+      for (const ticketId of joined.keys()) next.emit('join_ticket', ticketId);
+      return setStatus('connected');
+    }
+    catchingUp = true;
+    catchingUpSeen = new Set();
+    void catchUp(next, resumeFrom).finally(() => {
+      catchingUp = false;
+      catchingUpSeen = null;
+    });
+  });
+  next.on('disconnect', () => {
+    droppedBefore = true;
+    if (!catchingUp) resumeFrom = seen;
+    if (socket === next) setStatus('reconnecting');
+  });
+  next.on('connect_error', (error: Error & { data?: { code?: string } }) => {
     console.warn('Live connection failed:', error.message);
     // An expired access token is refused at the handshake: refresh once, then let it reconnect.
-    if (/token|auth/i.test(error.message)) {
-      void refreshTokens().then((refreshed) => {
-        if (refreshed && socket === next) next.connect();
+    const code = error.data?.code;
+    if (code === 'TOKEN_EXPIRED' || code === 'INVALID_TOKEN' || code === 'UNAUTHORIZED') {
+      void refreshTokens().then((outcome) => {
+        if (outcome === 'refreshed' && socket === next) next.connect();
       });
     }
   });
+  // The server asks for a fresh token when the one of the handshake runs out, and closes the
+  // socket if none comes: then it is reconnected with the refreshed one.
+  next.on('reauth_required', () => {
+    void refreshTokens().then((outcome) => {
+      if (outcome === 'refreshed' && socket === next) next.emit('reauth', { token: tokens.access() });
+    });
+  });
+  next.on('token_expired', () => {
+    void refreshTokens().then((outcome) => {
+      if (outcome === 'refreshed' && socket === next) next.connect();
+    });
+  });
+  next.on('live_error', ({ error }: { error: string }) => console.warn('Live channel closed:', error));
   socket = next;
+  setStatus('connecting');
+}
+
+/**
+ * The browser says the network is back: try at once rather than wait out the reconnection backoff
+ * (up to 5 s by default), which is what makes a return feel instant.
+ */
+if (typeof window !== 'undefined') {
+  window.addEventListener('online', () => {
+    if (socket && !socket.connected) socket.disconnect().connect();
+  });
 }
 
 export function disconnectLive(): void {
   socket?.disconnect();
   socket = null;
   joined.clear();
-  statusChanged();
+  seen = null;
+  replayedUpTo = 0;
+  setStatus('off');
 }
 
 export function onLive<T>(event: string, listener: (payload: T) => void): () => void {
@@ -69,8 +197,32 @@ export function onLive<T>(event: string, listener: (payload: T) => void): () => 
   };
 }
 
+/** Called each time the channel is back and caught up (see `Resynced`). */
+export function onLiveResynced(listener: (kind: Resynced) => void): () => void {
+  resyncListeners.add(listener);
+  return () => resyncListeners.delete(listener);
+}
+
 export function emitLive(event: string, payload: unknown): void {
   if (socket?.connected) socket.emit(event, payload);
+}
+
+/** Asks the server something over the live channel, once it is connected; rejects after 10 s. */
+export function requestLive<T>(event: string, payload: unknown): Promise<T> {
+  const current = socket;
+  if (!current) return Promise.reject(new Error('The live channel is not open'));
+  if (current.connected) return current.timeout(10_000).emitWithAck(event, payload) as Promise<T>;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      current.off('connect', ask);
+      reject(new Error('The live channel did not connect'));
+    }, 10_000);
+    function ask() {
+      clearTimeout(timer);
+      (current!.timeout(10_000).emitWithAck(event, payload) as Promise<T>).then(resolve, reject);
+    }
+    current.once('connect', ask);
+  });
 }
 
 /** Joins a ticket's live room until the returned function is called (counted, for overlapping screens). */

@@ -12,20 +12,25 @@ export const tokens = {
   },
 };
 
-let inFlight: Promise<boolean> | null = null;
+/** refreshed: a new pair is stored; refused: the server said no (sign in again); unavailable: no answer (try later). */
+export type RefreshOutcome = 'refreshed' | 'refused' | 'unavailable';
+
+let inFlight: Promise<RefreshOutcome> | null = null;
 
 /**
  * Spends the stored refresh token once for a new pair. The server ends the whole session when a
  * spent token comes back, so every tab must spend each token only once: one refresh at a time per
  * tab, one across tabs under a Web Lock, and a tab that waited uses the pair another tab got.
+ * Only a refusal is final: an aborted call (a page navigating away), a lost network or a server
+ * error leaves the tokens as they are, so the session survives them.
  */
-export function refreshTokens(): Promise<boolean> {
+export function refreshTokens(): Promise<RefreshOutcome> {
   const presented = tokens.refresh();
-  if (!presented) return Promise.resolve(false);
-  const run = async () => {
+  if (!presented) return Promise.resolve('refused');
+  const run = async (): Promise<RefreshOutcome> => {
     const current = tokens.refresh();
-    if (!current) return false;
-    if (current !== presented) return true;
+    if (!current) return 'refused';
+    if (current !== presented) return 'refreshed';
     try {
       const response = await fetch('/api/auth/refresh', {
         method: 'POST',
@@ -33,12 +38,13 @@ export function refreshTokens(): Promise<boolean> {
         body: JSON.stringify({ refreshToken: current }),
         signal: AbortSignal.timeout(10_000),
       });
-      if (!response.ok) return false;
+      if (isRefusal(response.status)) return 'refused';
+      if (!response.ok) return 'unavailable';
       const body = (await response.json()) as { accessToken: string; refreshToken: string };
       tokens.save(body.accessToken, body.refreshToken);
-      return true;
+      return 'refreshed';
     } catch {
-      return false;
+      return 'unavailable';
     }
   };
   inFlight ??= (navigator.locks ? navigator.locks.request('support-desk-token-refresh', run) : run()).finally(() => {
@@ -46,3 +52,6 @@ export function refreshTokens(): Promise<boolean> {
   });
   return inFlight;
 }
+
+/** A refusal that no retry can change: the credentials themselves were rejected. */
+export const isRefusal = (status: unknown) => status === 400 || status === 401 || status === 403;

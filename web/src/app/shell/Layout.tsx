@@ -2,6 +2,7 @@ import { Suspense, useEffect, useState } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
+import { useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
 import { Sidebar } from './Sidebar';
 
@@ -15,6 +16,7 @@ export function Layout() {
   const [collapsed, setCollapsed] = useState(false);
   const [openOnNarrow, setOpenOnNarrow] = useState(false);
   const { pathname } = useLocation();
+  const live = useLiveStatus();
   useDesktopNotifications();
   useEffect(() => setOpenOnNarrow(false), [pathname, narrow]);
 
@@ -25,6 +27,12 @@ export function Layout() {
       <Sidebar collapsed={isCollapsed} onToggle={toggle} />
       {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
       <main className="shell-main" id="main">
+        {/* Until the channel is back and caught up, what the screen shows may be behind. */}
+        {live === 'reconnecting' && (
+          <div className="banner banner-warning live-banner" role="status">
+            Reconnecting…
+          </div>
+        )}
         <Suspense fallback={<LoadingScreen />}>
           <Outlet />
         </Suspense>

@@ -4,7 +4,7 @@ import type { BotSettingsView } from '../../../../src/projections/settings';
 import type { PublicUser } from '../../../../src/projections/users';
 import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';
 import type { BotMessages } from '../../../../src/domain/botSettings/botSettings';
-import { api } from '../../app/api';
+import { WHOLE_LIST, api } from '../../app/api';
 import type { Category } from '../tickets/types';
 
 export type AdminUser = PublicUser;
@@ -83,7 +83,7 @@ const adminApi = api.injectEndpoints({
       invalidatesTags: ['User'],
     }),
     allCategories: build.query<{ categories: Category[] }, void>({
-      query: () => ({ url: '/categories', params: { includeInactive: 'true' } }),
+      query: () => ({ url: '/categories', params: { includeInactive: 'true', ...WHOLE_LIST } }),
       providesTags: ['Category'],
     }),
     createCategory: build.mutation<{ category: Category }, CategoryInput>({
@@ -98,7 +98,7 @@ const adminApi = api.injectEndpoints({
       query: (id) => ({ url: `/categories/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: ['Category', 'Stats', 'Canned'],
     }),
-    botCommands: build.query<{ commands: BotCommand[] }, void>({ query: () => '/bot-commands', providesTags: ['BotCommand'] }),
+    botCommands: build.query<{ commands: BotCommand[] }, void>({ query: () => ({ url: '/bot-commands', params: WHOLE_LIST }), providesTags: ['BotCommand'] }),
     createBotCommand: build.mutation<{ command: BotCommand }, BotCommandInput>({
       query: (body) => ({ url: '/bot-commands', method: 'POST', body }),
       invalidatesTags: ['BotCommand'],

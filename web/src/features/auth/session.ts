@@ -9,19 +9,30 @@ import { tokens } from '../../lib/tokens';
 import { profile, useLogoutMutation } from './authApi';
 import { type User, signedIn, signedOut } from './sessionSlice';
 
+/** Waits between tries of a profile call that got no answer: 0.5 s, doubling up to 8 s. */
+const restoreDelay = (attempt: number) => Math.min(500 * 2 ** attempt, 8000);
+
 /**
- * Restores a stored session at start (spec.md section 4): loading the profile with the stored tokens;
- * if that fails, the tokens are cleared and the visitor is anonymous.
+ * Restores a stored session at start (spec.md section 4): loading the profile with the stored tokens.
+ * Only a refusal (401 or 403 once the refresh was tried) clears the tokens; a call that got no answer
+ * (aborted by a navigation, offline, a server error) is tried again, and the session stays loading.
  */
 export async function restoreSession(dispatch: AppDispatch): Promise<void> {
   if (!tokens.access()) return void dispatch(signedOut());
-  const result = await dispatch(profile.initiate(undefined, { subscribe: false, forceRefetch: true }));
-  if (result.data) {
-    dispatch(signedIn(result.data.user));
-    connectLive();
-  } else {
-    tokens.clear();
-    dispatch(signedOut());
+  for (let attempt = 0; ; attempt++) {
+    const result = await dispatch(profile.initiate(undefined, { subscribe: false, forceRefetch: true }));
+    if (result.data) {
+      dispatch(signedIn(result.data.user));
+      connectLive();
+      return;
+    }
+    const status = (result.error as { status?: unknown } | undefined)?.status;
+    if (status === 401 || status === 403 || !tokens.access()) {
+      tokens.clear();
+      dispatch(signedOut());
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, restoreDelay(attempt)));
   }
 }
 

@@ -8,6 +8,7 @@ import { formatDate, fullName } from '../../lib/format';
 import { selectUser } from '../auth/sessionSlice';
 import { useStatsQuery, useTicketsQuery } from './api';
 import { PRIORITY_COLOR } from './display';
+import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs } from './types';
 import { useTicketActions } from './useTicketActions';
@@ -33,6 +34,7 @@ const PAGE = 50;
 const fromControl = (event: MouseEvent) => (event.target as HTMLElement).closest('button, select, a, input, label') !== null;
 
 export function LiveTicketCard({ ticket, myId, onOpen, onAssign, onStatus }: { ticket: Ticket; myId: string; onOpen: () => void; onAssign: () => void; onStatus: (status: string) => void }) {
+  const others = useOthersOn(ticket._id, myId, true);
   const unassigned = ticket.assignedAgent === null;
   return (
     <article
@@ -44,6 +46,7 @@ export function LiveTicketCard({ ticket, myId, onOpen, onAssign, onStatus }: { t
         <span className="ticket-number">#{ticket.ticketId}</span>
         <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
         {unassigned && <Badge variant="destructive">NEEDS ASSIGNMENT</Badge>}
+        <PresenceMarker viewers={others} />
         <time className="muted" dateTime={ticket.createdAt}>
           {formatDate(ticket.createdAt)}
         </time>

@@ -16,6 +16,7 @@ import { useCannedMessagesQuery, useEditMessageMutation, useMarkReadMutation, us
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
+import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket } from './types';
@@ -209,6 +210,7 @@ export function TicketPage() {
   const [draft, setDraft] = useState('');
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
+  const others = useOthersOn(recordId, me._id, staff);
 
   useEffect(() => (recordId ? joinTicket(recordId) : undefined), [recordId]);
   const messageCount = data?.messages.length ?? 0;
@@ -266,6 +268,7 @@ export function TicketPage() {
         onAssign={() => void actions.assignToMe(ticket)}
         onUnassign={() => void actions.unassign(ticket)}
       />
+      <PresenceLine viewers={others} />
       <div className="ticket-columns">
         <div className="ticket-main">
           <Card title="Description">

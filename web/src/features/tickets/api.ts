@@ -1,6 +1,7 @@
-import { api } from '../../app/api';
+import { WHOLE_LIST, api } from '../../app/api';
 import type { RootState } from '../../app/store';
-import { onLive } from '../../lib/live';
+import type { PresenceSnapshot, TicketPresence, Viewer } from '../../../../src/api/live/contract';
+import { onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
 import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment, TicketStats } from './types';
 
@@ -167,8 +168,32 @@ const ticketsApi = api.injectEndpoints({
         stops.forEach((stop) => stop());
       },
     }),
-    categories: build.query<{ categories: Category[] }, void>({ query: () => '/categories', providesTags: ['Category'] }),
-    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => '/canned-messages', providesTags: ['Canned'] }),
+    /** Staff only: who is on which ticket (ticket id to viewers), kept current by `ticket_presence`. */
+    presence: build.query<Record<string, Viewer[]>, void>({
+      async queryFn() {
+        try {
+          const answer = await requestLive<PresenceSnapshot>('presence_snapshot', {});
+          if (!answer.ok) return { error: { status: 'CUSTOM_ERROR', error: answer.error } };
+          return { data: Object.fromEntries(answer.tickets.map(({ ticketId, viewers }) => [ticketId, viewers])) };
+        } catch (failure) {
+          return { error: { status: 'CUSTOM_ERROR', error: failure instanceof Error ? failure.message : 'Presence is not available' } };
+        }
+      },
+      providesTags: ['Presence'],
+      async onCacheEntryAdded(_args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved }) {
+        await cacheDataLoaded.catch(() => undefined);
+        const stop = onLive<TicketPresence>('ticket_presence', ({ ticketId, viewers }) =>
+          updateCachedData((draft) => {
+            if (viewers.length > 0) draft[ticketId] = viewers;
+            else delete draft[ticketId];
+          }),
+        );
+        await cacheEntryRemoved;
+        stop();
+      },
+    }),
+    categories: build.query<{ categories: Category[] }, void>({ query: () => ({ url: '/categories', params: WHOLE_LIST }), providesTags: ['Category'] }),
+    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => ({ url: '/canned-messages', params: WHOLE_LIST }), providesTags: ['Canned'] }),
     recordCannedUse: build.mutation<unknown, string>({
       query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
       // spec.md section 2: choosing one raises its usage count locally, before the server answers.
@@ -219,6 +244,7 @@ export const {
   useEditMessageMutation,
   useMarkReadMutation,
   useStatsQuery,
+  usePresenceQuery,
   useCategoriesQuery,
   useCannedMessagesQuery,
   useRecordCannedUseMutation,

@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { TYPING_REFRESH_MS, TYPING_STALE_MS, TYPING_TIMEOUT_MS } from '../../../../src/api/live/contract';
 import { emitLive, onLive } from '../../lib/live';
 
-/** spec.md section 9: typing clears after 2 s without a keystroke. */
-export const TYPING_TIMEOUT_MS = 2000;
 
 interface TypingEvent {
   ticketId: string;
@@ -11,12 +10,18 @@ interface TypingEvent {
   user?: { firstName: string; lastName: string; role: string };
 }
 
-/** Who else is typing on this ticket, and a function to report one's own typing. */
+/**
+ * Who else is typing on this ticket, and a function to report one's own typing. The typist says
+ * "typing" again every second while keys keep coming and "stopped" 2 s after the last one
+ * (spec.md section 9); a watcher drops a typist who stopped without saying so (a dropped
+ * connection) once a refresh is overdue.
+ */
 export function useTyping(ticketId: string | undefined, myId: string) {
   const [typers, setTypers] = useState<Record<string, string>>({});
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
   const myTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const typing = useRef(false);
+  const lastSaid = useRef(0);
 
   useEffect(() => {
     const clearTimers = timers.current;
@@ -30,7 +35,7 @@ export function useTyping(ticketId: string | undefined, myId: string) {
       if (!event.isTyping) return drop(event.userId);
       setTypers((current) => ({ ...current, [event.userId]: event.user?.firstName || 'Someone' }));
       clearTimeout(clearTimers.get(event.userId));
-      clearTimers.set(event.userId, setTimeout(() => drop(event.userId), TYPING_TIMEOUT_MS));
+      clearTimers.set(event.userId, setTimeout(() => drop(event.userId), TYPING_STALE_MS));
     });
     return () => {
       stop();
@@ -45,7 +50,10 @@ export function useTyping(ticketId: string | undefined, myId: string) {
       if (!ticketId) return;
       clearTimeout(myTimer.current);
       if (isTyping) {
-        if (!typing.current) emitLive('typing', { ticketId, userId: myId, isTyping: true, isInternal });
+        if (!typing.current || Date.now() - lastSaid.current >= TYPING_REFRESH_MS) {
+          emitLive('typing', { ticketId, userId: myId, isTyping: true, isInternal });
+          lastSaid.current = Date.now();
+        }
         typing.current = true;
         myTimer.current = setTimeout(() => {
           typing.current = false;

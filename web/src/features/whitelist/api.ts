@@ -1,5 +1,5 @@
 import type { toAccessRequest, toWhitelistEntry } from '../../../../src/projections/whitelist';
-import { api } from '../../app/api';
+import { WHOLE_LIST, api } from '../../app/api';
 
 export type WhitelistEntry = ReturnType<typeof toWhitelistEntry>;
 export type AccessRequest = ReturnType<typeof toAccessRequest>;
@@ -21,8 +21,8 @@ type Answer = { message: string };
  */
 const whitelistApi = api.injectEndpoints({
   endpoints: (build) => ({
-    whitelist: build.query<{ entries: WhitelistEntry[] }, void>({ query: () => '/whitelist', providesTags: ['Whitelist'] }),
-    accessRequests: build.query<{ requests: AccessRequest[] }, void>({ query: () => '/whitelist/access-requests', providesTags: ['AccessRequest'] }),
+    whitelist: build.query<{ entries: WhitelistEntry[] }, void>({ query: () => ({ url: '/whitelist', params: WHOLE_LIST }), providesTags: ['Whitelist'] }),
+    accessRequests: build.query<{ requests: AccessRequest[] }, void>({ query: () => ({ url: '/whitelist/access-requests', params: WHOLE_LIST }), providesTags: ['AccessRequest'] }),
     addToWhitelist: build.mutation<Answer, WhitelistInput>({
       query: (body) => ({ url: '/whitelist', method: 'POST', body }),
       invalidatesTags: ['Whitelist', 'AccessRequest'],

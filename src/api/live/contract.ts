@@ -1,0 +1,38 @@
+/**
+ * What the live channel and the web client agree on beyond the payloads of API.md: timings of the
+ * typing state, the resync after a reconnect and the staff presence (docs/tickets.md, "Live channel").
+ * Pure constants and types, so the web app imports this file as it is.
+ */
+
+/** spec.md section 9: typing clears 2 s after the last keystroke. */
+export const TYPING_TIMEOUT_MS = 2000;
+/** While keys keep coming, the typist says so again this often, so the other side never times out. */
+export const TYPING_REFRESH_MS = 1000;
+/**
+ * How long a typing state lasts without a refresh where the explicit stop can be lost (a dropped
+ * connection): one missed refresh more than the spec's timeout.
+ */
+export const TYPING_STALE_MS = TYPING_TIMEOUT_MS + TYPING_REFRESH_MS;
+
+/** A resync replays at most this many log events; further behind, the client refetches its views. */
+export const RESYNC_MAX_EVENTS = 500;
+
+/** Answer to `resync {after}`: `complete` false means "too far behind, refetch what you show". */
+export type ResyncAnswer = { ok: true; complete: true; position: number; replayed: number } | { ok: true; complete: false; position: number } | { ok: false; error: string };
+
+/** A staff member looking at a ticket; `replying` while they type in its conversation. */
+export interface Viewer {
+  userId: string;
+  firstName: string;
+  lastName: string;
+  replying: boolean;
+}
+
+/** `ticket_presence`, sent to staff only whenever who is on a ticket, or who is replying, changes. */
+export interface TicketPresence {
+  ticketId: string;
+  viewers: Viewer[];
+}
+
+/** Answer to `presence_snapshot` (staff only): every ticket someone is on now. */
+export type PresenceSnapshot = { ok: true; tickets: TicketPresence[] } | { ok: false; error: string };

@@ -1,0 +1,99 @@
+import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDouble';
+import { eventually } from '../../../test/support/eventually';
+import { EventStoreDbEventStore } from './eventstoredb';
+import { countEventsAfter, pagesOfAll } from './paging';
+import type { NewEvent, RecordedEvent } from './port';
+
+/**
+ * What only the EventStoreDB adapter does, against the client double (no server runs on this
+ * machine; the contract suite runs the same adapter against a real one when EVENTSTORE_URL is set).
+ */
+const fact = (type: string, data: Record<string, unknown> = {}): NewEvent => ({ type, data, metadata: { occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
+
+describe('The EventStoreDB adapter', () => {
+  let client: EventStoreDbClientDouble;
+  let store: EventStoreDbEventStore;
+  beforeEach(() => {
+    client = new EventStoreDbClientDouble();
+    store = new EventStoreDbEventStore(client.asClient());
+  });
+  afterEach(() => store.close());
+
+  describe("when $all holds more of the server's records than a page between two desk events", () => {
+    beforeEach(async () => {
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      for (let i = 0; i < 700; i++) client.addServerRecord(i % 2 === 0 ? { streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' } : { streamId: 'ticket-1-files', type: 'Blob', isJson: false });
+      await store.append('ticket-1', [fact('B')], 0);
+      for (let i = 0; i < 600; i++) client.addServerRecord({ streamId: '$$ticket-1', type: '$metadata' });
+    });
+
+    it('then a page of two still holds both events, and the page after them is empty', async () => {
+      const page = await store.readAll({ maxCount: 2 });
+      expect(page.map((e) => e.type)).toEqual(['A', 'B']);
+      expect(await store.readAll({ after: page[1]!.position })).toEqual([]);
+    });
+
+    it('then paging one event at a time reaches the second event and ends', async () => {
+      const seen: RecordedEvent[] = [];
+      for await (const page of pagesOfAll(store, { pageSize: 1 })) seen.push(...page);
+      expect(seen.map((e) => e.type)).toEqual(['A', 'B']);
+    });
+
+    it('then the head is the second event and the lag behind the first is one event, not its bytes', async () => {
+      const [first, second] = await store.readAll();
+      expect(await store.headPosition()).toBe(second!.position);
+      expect(second!.position - first!.position).toBeGreaterThan(1000);
+      expect(await countEventsAfter(store, first!.position, 10_000)).toEqual({ count: 1, exact: true });
+    });
+
+    it('then a full page and the head leave no read open on the server', async () => {
+      await store.readAll({ maxCount: 1 });
+      await store.readAll({ maxCount: 2 });
+      await store.headPosition();
+      await store.append('ticket-2', [fact('C')], 'no_stream');
+      await store.headPosition();
+      expect(client.openReads).toBe(0);
+    });
+  });
+
+  describe('when subscribed to $all', () => {
+    it('when a handler throws, then the subscription is ended on the server before the failure is reported', async () => {
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      for (let round = 1; round <= 3; round++) {
+        const errors: unknown[] = [];
+        store.subscribeToAll({
+          onEvent: () => {
+            throw new Error('handler broke');
+          },
+          onError: (error) => errors.push(error),
+        });
+        await eventually(() => errors.length === 1);
+        expect(client.openSubscriptions).toBe(0);
+      }
+    });
+
+    it('when the server ends the stream without an error, then it is reported once and ended', async () => {
+      const errors: Error[] = [];
+      const seen: string[] = [];
+      const subscription = store.subscribeToAll({ onEvent: (e) => void seen.push(e.type), onError: (error) => errors.push(error as Error) });
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual(['A']);
+      client.closeSubscriptionsFromServer();
+      await eventually(() => errors.length > 0);
+      expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('ended without an error')]);
+      expect(client.openSubscriptions).toBe(0);
+      await subscription.stop();
+      expect(errors).toHaveLength(1);
+    });
+
+    it('when stopped, then the subscription is ended on the server and nothing is reported', async () => {
+      const errors: unknown[] = [];
+      const subscription = store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error) });
+      expect(client.openSubscriptions).toBe(1);
+      await subscription.stop();
+      expect(client.openSubscriptions).toBe(0);
+      expect(errors).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type EventData,
+  type Position,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+} from '@eventstore/db-client';
+import type { EventStoreDbClientLike } from '../../src/platform/eventstore/eventstoredb';
+
+/**
+ * No EventStoreDB server can run on the development machine, so the adapter's own logic (paging past
+ * hidden records, ending subscriptions, retried appends) is proven against this stand-in for the
+ * client. It keeps what the server guarantees and the adapter relies on, as documented for
+ * `@eventstore/db-client` 6 and the server: positions are byte offsets of the transaction file (so
+ * they grow by more than 1 per record); $all holds the server's own records ($-streams, $-types,
+ * non-JSON records); reads from a position include the record at it; an append with an exact expected
+ * revision whose ids are the events right after that revision is an idempotent success; a stream that
+ * does not exist makes a stream read fail with StreamNotFoundError.
+ * It counts the gRPC calls the adapter leaves open: subscriptions not unsubscribed and reads not drained
+ * or cancelled.
+ */
+
+interface StoredRecord {
+  id: string;
+  streamId: string;
+  revision: bigint;
+  type: string;
+  isJson: boolean;
+  data: unknown;
+  metadata: unknown;
+  position: Position;
+}
+
+type Subscriber = { stream: Readable & { unsubscribe(): Promise<void> }; after: bigint };
+
+export class EventStoreDbClientDouble {
+  private readonly records: StoredRecord[] = [];
+  private nextPosition = 1000n;
+  private readonly subscribers = new Set<Subscriber>();
+  /** Subscriptions opened and not yet ended with unsubscribe() (the server would still hold them). */
+  openSubscriptions = 0;
+  /** Reads neither drained to their end nor cancelled (their gRPC calls would stay open). */
+  openReads = 0;
+
+  /** Writes a record the way the server writes its own ($stats, $metadata, projections' links), or a binary one. */
+  addServerRecord(record: { streamId: string; type: string; isJson?: boolean }): void {
+    const revision = BigInt(this.records.filter((r) => r.streamId === record.streamId).length);
+    this.store({ id: randomUUID(), streamId: record.streamId, revision, type: record.type, isJson: record.isJson ?? true, data: {}, metadata: {} });
+  }
+
+  /** Ends every live subscription from the server's side, without an error (a leader change, a restart). */
+  closeSubscriptionsFromServer(): void {
+    for (const subscriber of this.subscribers) subscriber.stream.push(null);
+  }
+
+  private store(record: Omit<StoredRecord, 'position'>): StoredRecord {
+    const stored = { ...record, position: { commit: this.nextPosition, prepare: this.nextPosition } };
+    // Byte offsets: a record takes more than one position.
+    this.nextPosition += 137n + BigInt(JSON.stringify(record.data ?? null).length);
+    this.records.push(stored);
+    for (const subscriber of this.subscribers) {
+      if (stored.position.commit > subscriber.after) subscriber.stream.push(resolved(stored));
+    }
+    return stored;
+  }
+
+  private streamRecords(streamId: string) {
+    return this.records.filter((record) => record.streamId === streamId);
+  }
+
+  appendToStream(streamId: string, events: EventData | EventData[], options: { expectedRevision?: AppendExpectedRevision } = {}) {
+    const batch = Array.isArray(events) ? events : [events];
+    const existing = this.streamRecords(streamId);
+    const current = existing.length === 0 ? null : BigInt(existing.length - 1);
+    const expected = options.expectedRevision ?? 'any';
+    const startsAt = expected === 'no_stream' ? 0n : typeof expected === 'bigint' ? expected + 1n : null;
+    if (startsAt !== null && batch.every((event, index) => existing[Number(startsAt) + index]?.id === event.id)) {
+      const last = existing[Number(startsAt) + batch.length - 1]!;
+      return Promise.resolve({ success: true, nextExpectedRevision: last.revision, position: last.position });
+    }
+    const ok = expected === 'any' || (expected === 'no_stream' && current === null) || (expected === 'stream_exists' && current !== null) || expected === current;
+    if (!ok) {
+      return Promise.reject(new WrongExpectedVersionError(undefined, { streamName: streamId, expected: expected as bigint, current: current ?? 'no_stream' } as never));
+    }
+    let revision = current ?? -1n;
+    let last: StoredRecord | null = null;
+    for (const event of batch) {
+      revision += 1n;
+      last = this.store({ id: event.id, streamId, revision, type: event.type, isJson: event.contentType === 'application/json', data: event.data, metadata: event.metadata });
+    }
+    return Promise.resolve({ success: true, nextExpectedRevision: revision, position: last!.position });
+  }
+
+  readStream(streamId: string, options: { direction?: string; fromRevision?: bigint | 'start' | 'end'; maxCount?: number | bigint } = {}) {
+    const existing = this.streamRecords(streamId);
+    if (existing.length === 0) return failing(new StreamNotFoundError(undefined as never, streamId));
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision;
+    const picked = backwards
+      ? existing.filter((r) => from === undefined || from === 'end' || r.revision <= (from as bigint)).reverse()
+      : existing.filter((r) => from === undefined || from === 'start' || r.revision >= (from as bigint));
+    return this.drained(picked.slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER)).map(resolved));
+  }
+
+  readAll(options: { direction?: string; fromPosition?: Position | 'start' | 'end'; maxCount?: number | bigint } = {}) {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromPosition;
+    const at = (record: StoredRecord) => record.position.commit;
+    const picked = backwards
+      ? this.records.filter((r) => from === undefined || from === 'end' || at(r) <= (from as Position).commit).reverse()
+      : this.records.filter((r) => from === undefined || from === 'start' || at(r) >= (from as Position).commit);
+    return this.drained(picked.slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER)).map(resolved));
+  }
+
+  /** A read the adapter may drain or cancel; the real one is a Readable with cancel(). */
+  private drained(items: AllStreamResolvedEvent[]) {
+    this.openReads += 1;
+    let open = true;
+    const close = () => {
+      if (open) this.openReads -= 1;
+      open = false;
+    };
+    const stream = Readable.from(items, { objectMode: true });
+    stream.once('end', close);
+    return Object.assign(stream, {
+      cancel: async () => {
+        close();
+        stream.destroy();
+      },
+    });
+  }
+
+  subscribeToAll(options: { fromPosition?: Position | 'start' | 'end' } = {}) {
+    const from = options.fromPosition;
+    // A subscription from a position delivers what follows it (exclusive), unlike a read.
+    const after = from === undefined || from === 'start' ? -1n : from === 'end' ? this.nextPosition : from.commit;
+    this.openSubscriptions += 1;
+    let ended = false;
+    const stream = Object.assign(new Readable({ objectMode: true, read() {} }), {
+      unsubscribe: async () => {
+        if (ended) return;
+        ended = true;
+        this.openSubscriptions -= 1;
+        this.subscribers.delete(subscriber);
+        stream.push(null);
+      },
+    });
+    const subscriber: Subscriber = { stream, after };
+    for (const record of this.records) if (at(record) > after) stream.push(resolved(record));
+    this.subscribers.add(subscriber);
+    return stream;
+    function at(record: StoredRecord) {
+      return record.position.commit;
+    }
+  }
+
+  dispose(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Typed as the real client for the adapter's constructor. */
+  asClient(): EventStoreDbClientLike {
+    return this as unknown as EventStoreDbClientLike;
+  }
+}
+
+function resolved(record: StoredRecord): AllStreamResolvedEvent {
+  return {
+    event: {
+      id: record.id,
+      streamId: record.streamId,
+      revision: record.revision,
+      type: record.type,
+      isJson: record.isJson,
+      data: record.data,
+      metadata: record.metadata,
+      created: new Date(),
+      position: record.position,
+    } as never,
+    commitPosition: record.position.commit,
+  };
+}
+
+function failing(error: Error) {
+  const stream = new Readable({
+    objectMode: true,
+    read() {
+      this.destroy(error);
+    },
+  });
+  return Object.assign(stream, { cancel: async () => void stream.destroy() });
+}
