@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './platform/logger';
 import type { AppDeps } from './api/deps';
 import { Startup } from './api/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
@@ -33,7 +34,7 @@ const PROGRESS_LOG_EVERY_MS = 10_000;
  * configuration picks and a projection runner, not yet started (see `catchUp`).
  */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const adapters = await createAdapters(config, { logger, ...(options.events ? { events: options.events } : {}) });
   const { events, readStore, queue, limiters } = adapters;
   const projections = new ProjectionRunner(events, readStore, allProjections, {

@@ -84,6 +84,8 @@ const schema = z.object({
   /** Which proxies in front of the app are trusted for the client address and scheme (rate limits, sign-in throttling). */
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** pretty: readable lines; json: one object a line; auto: pretty when standard output is a terminal. */
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json'], { message: 'must be auto, pretty or json' }).default('auto'),
   /**
    * How long a stopped or stalled holder keeps the workers' lease (reactor and Telegram poller) before
    * another process takes over; only used with REDIS_URL.

@@ -1,4 +1,4 @@
-import pino from 'pino';
+import { createLogger } from '../platform/logger';
 import { ConfigError, loadConfig } from '../platform/config';
 import { startRuntime } from '../runtime';
 import { startWorkers } from './channels';
@@ -15,7 +15,7 @@ async function main() {
       'npm run workers needs REDIS_URL: without Redis the job queue lives inside the app process, which runs the workers itself (WORKERS_IN_PROCESS=true).',
     );
   }
-  const logger = pino({ level: config.LOG_LEVEL });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const runtime = await startRuntime(config, { logger });
   const stopWorkers = await startWorkers(runtime.deps);
   logger.info('workers running');

@@ -1,0 +1,123 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SqliteEventStore } from '../platform/eventstore/sqlite';
+import { ADMIN, type TestServer, startTestServer } from '../../test/support/server';
+import { DEMO_PASSWORDS, type DemoDesk, DemoRefusedError, seedDemoDesk } from './desk';
+
+interface TicketRow {
+  _id: string;
+  status: string;
+  outcomeMessage?: string | null;
+}
+
+describe('the demo desk', () => {
+  let dataDir: string;
+  let desk: DemoDesk;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'desk-demo-'));
+    const events = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
+    try {
+      desk = await seedDemoDesk(events, { adminEmail: ADMIN.email, adminPassword: ADMIN.password });
+    } finally {
+      await events.close();
+    }
+    server = await startTestServer({ dataDir });
+  });
+  afterAll(() => server?.close());
+
+  const signIn = async (email: string, password: string) => {
+    const response = await server.request('POST', '/api/auth/login', { body: { email, password } });
+    expect(response.status).toBe(200);
+    return response.body.accessToken as string;
+  };
+
+  it('when the server starts on it, then the seeded admin is the admin and no other is created', async () => {
+    expect(server.firstAdmin).toBeNull();
+    const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
+    const profile = await server.request('GET', '/api/auth/profile', { token: admin });
+    expect(profile.body.user ?? profile.body).toMatchObject({ role: 'admin', email: ADMIN.email });
+  });
+
+  it('when the demo agent and customer sign in with the printed passwords, then they get in', async () => {
+    expect(desk.accounts.agent.password).toBe(DEMO_PASSWORDS.agent);
+    expect(desk.accounts.customer.password).toBe(DEMO_PASSWORDS.customer);
+    const agent = await signIn(desk.accounts.agent.email, desk.accounts.agent.password);
+    const customer = await signIn(desk.accounts.customer.email, desk.accounts.customer.password);
+    const wrong = await server.request('POST', '/api/auth/login', { body: { email: desk.accounts.agent.email, password: 'not-the-demo-one' } });
+    expect(wrong.status).toBe(401);
+    // The customer sees only their own tickets; the agent sees the whole desk.
+    const own = (await server.request('GET', '/api/tickets?limit=100', { token: customer })).body.tickets as TicketRow[];
+    const all = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body.tickets as TicketRow[];
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.length).toBeLessThan(all.length);
+  });
+
+  it('when an agent looks at the tickets, then every status is there, with conversations, internal notes and outcomes', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const tickets = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body.tickets as TicketRow[];
+    const statuses = new Set(tickets.map((ticket) => ticket.status));
+    expect([...statuses].sort()).toEqual(['closed', 'in_progress', 'open', 'pending_customer', 'resolved']);
+    expect(tickets).toHaveLength(Object.values(desk.ticketsByStatus).reduce((a, b) => a + b, 0));
+
+    let notes = 0;
+    let replies = 0;
+    for (const ticket of tickets) {
+      const messages = (await server.request('GET', `/api/tickets/${ticket._id}/messages`, { token: agent })).body.messages as Array<{ isInternal: boolean; senderRole?: string }>;
+      notes += messages.filter((message) => message.isInternal).length;
+      replies += messages.filter((message) => !message.isInternal).length;
+    }
+    expect(notes).toBeGreaterThanOrEqual(4);
+    expect(replies).toBeGreaterThanOrEqual(tickets.length);
+    const finished = tickets.filter((ticket) => ticket.status === 'resolved' || ticket.status === 'closed');
+    for (const ticket of finished) {
+      const detail = (await server.request('GET', `/api/tickets/${ticket._id}`, { token: agent })).body.ticket as TicketRow;
+      expect(detail.outcomeMessage).toEqual(expect.stringMatching(/\w+/));
+    }
+  });
+
+  it('when staff look at categories and canned replies, then there are categories with custom fields and replies with shortcodes', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const categories = (await server.request('GET', '/api/categories', { token: agent })).body.categories as Array<{ name: string; customFields: Array<{ fieldName: string }> }>;
+    expect(categories.map((category) => category.name)).toEqual(expect.arrayContaining(['Billing', 'Technical', 'Account']));
+    expect(categories.every((category) => category.customFields.length > 0)).toBe(true);
+    const canned = (await server.request('GET', '/api/canned-messages', { token: agent })).body.cannedMessages as Array<{ shortcode: string }>;
+    expect(canned.length).toBe(desk.cannedMessages);
+    expect(canned.map((message) => message.shortcode)).toEqual(expect.arrayContaining(['hello', 'refund', 'reset-pw']));
+  });
+
+  it('when demo customers open a ticket, then the category asks its custom fields and the one-open-ticket rule holds for seeded tickets', async () => {
+    const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
+    const categories = (await server.request('GET', '/api/categories', { token: admin })).body.categories as Array<{ _id: string; name: string }>;
+    const account = categories.find((category) => category.name === 'Account')!._id;
+    const ticket = { title: 'Cannot change my avatar', description: 'The upload button does nothing.', category: account };
+
+    // The printed customer has only finished tickets: the category's required field is asked, then it opens.
+    const customer = await signIn(desk.accounts.customer.email, DEMO_PASSWORDS.customer);
+    const missing = await server.request('POST', '/api/tickets', { token: customer, body: ticket });
+    expect(missing.status).toBe(400);
+    const created = await server.request('POST', '/api/tickets', { token: customer, body: { ...ticket, customFieldValues: { accountEmail: desk.accounts.customer.email } } });
+    expect(created.status).toBe(201);
+
+    // A customer whose seeded ticket is still being worked on holds the open-ticket claim.
+    const withOpen = await signIn('liam.chen@example.com', DEMO_PASSWORDS.customer);
+    const refused = await server.request('POST', '/api/tickets', { token: withOpen, body: { ...ticket, customFieldValues: { accountEmail: 'liam.chen@example.com' } } });
+    expect(refused).toMatchObject({ status: 409, body: { code: 'OPEN_TICKET_EXISTS' } });
+  });
+
+  it('when the data directory already has events, then seeding is refused with a clear message and nothing is appended', async () => {
+    await server.close();
+    const events = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
+    try {
+      const before = await events.headPosition();
+      const attempt = seedDemoDesk(events, { adminEmail: 'someone@example.com' });
+      await expect(attempt).rejects.toBeInstanceOf(DemoRefusedError);
+      await expect(attempt).rejects.toThrow(/only seeded into an empty data directory.*already has \d+ events/);
+      expect(await events.headPosition()).toBe(before);
+    } finally {
+      await events.close();
+    }
+  });
+});

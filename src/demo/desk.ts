@@ -1,0 +1,407 @@
+import { randomUUID } from 'node:crypto';
+import argon2 from 'argon2';
+import { cannedDecider } from '../domain/canned/decide';
+import { cannedStream } from '../domain/canned/canned';
+import { categoryDecider } from '../domain/category/decide';
+import { type CustomField, categoryStream } from '../domain/category/category';
+import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
+import { type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
+import type { CustomFieldAnswer } from '../domain/ticket/customFields';
+import { FIRST_TICKET_NUMBER, type Priority, TICKET_NUMBER_STREAM, type TicketStatus, isOpenStatus, ticketStream } from '../domain/ticket/ticket';
+import { userDecider } from '../domain/user/decide';
+import { type Role, userStream } from '../domain/user/user';
+import { type CommandContext, handleCommand, metadataOf } from '../platform/commands';
+import type { EventStore } from '../platform/eventstore/port';
+
+/**
+ * A desk a newcomer can look around in: people with names, categories with custom fields, canned
+ * replies, and tickets in every status with their conversations, internal notes and outcomes, spread
+ * over the last three weeks. Everything is decided by the domain's deciders and appended through the
+ * EventStore port, so the read models are built from it exactly as from a desk that was really used.
+ */
+
+/** The demo's passwords are fixed and printed: it is a demo, not a desk to keep. */
+export const DEMO_PASSWORDS = { admin: 'demo-admin', agent: 'demo-agent', customer: 'demo-customer' } as const;
+
+export class DemoRefusedError extends Error {}
+
+export interface DemoAccount {
+  role: Role;
+  name: string;
+  email: string;
+  password: string;
+}
+
+export interface DemoDesk {
+  /** One account of each role to sign in with; every agent and customer shares its role's password. */
+  accounts: { admin: DemoAccount; agent: DemoAccount; customer: DemoAccount };
+  agents: number;
+  customers: number;
+  categories: number;
+  cannedMessages: number;
+  ticketsByStatus: Record<TicketStatus, number>;
+  events: number;
+}
+
+interface Person {
+  userId: string;
+  role: Role;
+  firstName: string;
+  lastName: string;
+  username: string;
+  email: string;
+}
+
+const AGENTS = [
+  ['Priya', 'Raman'],
+  ['Marcus', 'Lee'],
+  ['Sofia', 'Alvarez'],
+  ['Tom', 'Becker'],
+] as const;
+
+const CUSTOMERS = [
+  ['Emma', 'Johnson'],
+  ['Liam', 'Chen'],
+  ['Olivia', 'Brown'],
+  ['Noah', 'Patel'],
+  ['Ava', 'Martinez'],
+  ['Lucas', 'Novak'],
+  ['Mia', 'Rossi'],
+  ['Ethan', 'Walker'],
+  ['Hannah', 'Kim'],
+] as const;
+
+type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
+
+const CATEGORIES: Record<CategoryKey, { name: string; description: string; color: string; customFields: CustomField[] }> = {
+  billing: {
+    name: 'Billing',
+    description: 'Invoices, charges, refunds and payment methods.',
+    color: '#28a745',
+    customFields: [
+      { fieldName: 'invoiceNumber', fieldType: 'text', prompt: 'Invoice number (on the top right of your invoice)', placeholder: 'INV-2026-0001', required: false, validation: { pattern: '^INV-\\d{4}-\\d{4}$' }, order: 0 },
+      { fieldName: 'amount', fieldType: 'number', prompt: 'Amount in question (EUR)', placeholder: '49.90', required: false, validation: { min: 0, max: 100000 }, order: 1 },
+    ],
+  },
+  technical: {
+    name: 'Technical',
+    description: 'Something does not work as it should: errors, crashes, slowness.',
+    color: '#dc3545',
+    customFields: [
+      { fieldName: 'device', fieldType: 'text', prompt: 'Device and browser or app version', placeholder: 'iPhone 15, app 4.2.1', required: true, validation: { minLength: 3, maxLength: 100 }, order: 0 },
+      { fieldName: 'stepsToReproduce', fieldType: 'textarea', prompt: 'What did you do before it happened?', placeholder: '1. Open… 2. Tap…', required: false, validation: { maxLength: 1000 }, order: 1 },
+    ],
+  },
+  account: {
+    name: 'Account',
+    description: 'Signing in, profile details, security and closing an account.',
+    color: '#007bff',
+    customFields: [{ fieldName: 'accountEmail', fieldType: 'text', prompt: 'Email address of the account concerned', placeholder: 'you@example.com', required: true, validation: { maxLength: 120 }, order: 0 }],
+  },
+  shipping: {
+    name: 'Shipping',
+    description: 'Deliveries, tracking and returns.',
+    color: '#fd7e14',
+    customFields: [{ fieldName: 'orderNumber', fieldType: 'text', prompt: 'Order number', placeholder: 'ORD-48213', required: true, validation: { pattern: '^ORD-\\d{5}$' }, order: 0 }],
+  },
+};
+
+const CANNED: Array<{ shortcode: string; title: string; content: string; category: CategoryKey | null }> = [
+  { shortcode: 'hello', title: 'Greeting', content: 'Hi there, thanks for reaching out! I am looking into this for you now.', category: null },
+  { shortcode: 'moreinfo', title: 'Ask for details', content: 'Could you tell me a little more: what you expected to happen, what happened instead, and when it started?', category: null },
+  { shortcode: 'thanks-bye', title: 'Closing', content: 'Glad we could sort this out. If anything else comes up, just reply here. Have a great day!', category: null },
+  { shortcode: 'refund', title: 'Refund issued', content: 'I have issued the refund. It usually shows on your statement within 5 to 7 business days.', category: 'billing' },
+  { shortcode: 'invoice-copy', title: 'Invoice copy', content: 'You can download every invoice under Account > Billing > Invoices. I have also attached a copy here.', category: 'billing' },
+  { shortcode: 'cache', title: 'Clear cache', content: 'Please sign out, clear your browser cache (or reinstall the app), sign in again and tell me if it still happens.', category: 'technical' },
+  { shortcode: 'reset-pw', title: 'Password reset', content: 'I have sent a password reset link to the email on your account. The link is valid for one hour.', category: 'account' },
+  { shortcode: 'tracking', title: 'Tracking link', content: 'Your parcel is on its way. You can follow it with the tracking link in your shipping confirmation email.', category: 'shipping' },
+];
+
+/** One line of a ticket's life: who says what (c customer, a agent, note an internal note). */
+type Line = ['c' | 'a' | 'note', string];
+
+interface Story {
+  customer: number;
+  agent: number | null;
+  category: CategoryKey;
+  priority: Priority;
+  title: string;
+  description: string;
+  answers: Record<string, CustomFieldAnswer>;
+  platform?: 'web' | 'telegram';
+  daysAgo: number;
+  lines: Line[];
+  outcome?: string;
+  status: TicketStatus;
+}
+
+/** Oldest first, so ticket numbers follow the dates; every status appears, open ones one per customer. */
+const STORIES: Story[] = [
+  {
+    customer: 0, agent: 0, category: 'billing', priority: 'high', daysAgo: 20, status: 'closed',
+    title: 'Charged twice for my March subscription',
+    description: 'My card statement shows two charges of 49.90 on the same day for the monthly plan.',
+    answers: { invoiceNumber: 'INV-2026-0311', amount: 49.9 },
+    lines: [
+      ['c', 'Hello, I was charged twice this month. Can you refund one of them?'],
+      ['a', 'Hi Emma, thanks for reaching out! I can see both charges; the second one came from a retried payment.'],
+      ['note', 'Payment provider retried after a timeout. Refund the second charge, reference PX-88213.'],
+      ['a', 'I have issued the refund. It usually shows on your statement within 5 to 7 business days.'],
+      ['c', 'Great, thank you for the quick help!'],
+    ],
+    outcome: 'Duplicate charge caused by a payment retry; refunded 49.90.',
+  },
+  {
+    customer: 1, agent: 1, category: 'technical', priority: 'medium', daysAgo: 18, status: 'closed', platform: 'telegram',
+    title: 'App crashes when uploading a photo',
+    description: 'Every time I attach a photo to my profile the app closes.',
+    answers: { device: 'Pixel 8, app 4.1.0', stepsToReproduce: '1. Open profile 2. Tap the photo 3. Pick one from the gallery' },
+    lines: [
+      ['c', 'The app closes as soon as I pick a photo.'],
+      ['a', 'Sorry about that, Liam. Which version of the app do you have installed?'],
+      ['c', '4.1.0 from the Play Store.'],
+      ['note', 'Known crash with large HEIC images in 4.1.0, fixed in 4.1.2.'],
+      ['a', 'This is fixed in version 4.1.2, which is out now. Could you update and try again?'],
+      ['c', 'Updated, it works now. Thanks!'],
+    ],
+    outcome: 'Crash on large photos, fixed by updating the app to 4.1.2.',
+  },
+  {
+    customer: 2, agent: 2, category: 'account', priority: 'low', daysAgo: 16, status: 'closed',
+    title: 'Change the email address on my account',
+    description: 'I have a new work email and would like to use it to sign in.',
+    answers: { accountEmail: 'olivia.brown@example.com' },
+    lines: [
+      ['c', 'Can you move my account to olivia.b@newjob.example?'],
+      ['a', 'Of course. For security I have sent a confirmation link to your current address; once you click it the change is done.'],
+      ['c', 'Done, I can sign in with the new one.'],
+    ],
+    outcome: 'Email changed after confirmation from the old address.',
+  },
+  {
+    customer: 3, agent: 3, category: 'shipping', priority: 'medium', daysAgo: 14, status: 'closed',
+    title: 'Parcel marked as delivered but not received',
+    description: 'Tracking says delivered yesterday, but nothing arrived and my neighbours have not seen it.',
+    answers: { orderNumber: 'ORD-48213' },
+    lines: [
+      ['c', 'The tracking page says delivered, but there is nothing here.'],
+      ['a', 'Hi Noah, I am sorry to hear that. I have opened an investigation with the carrier.'],
+      ['note', 'Carrier claim #C-55120 opened. Reship if no answer in 48 h.'],
+      ['a', 'The carrier could not locate it, so I have sent a replacement at no cost. It should arrive on Thursday.'],
+      ['c', 'The replacement arrived today. Thanks a lot.'],
+    ],
+    outcome: 'Lost by the carrier; replacement shipped free of charge.',
+  },
+  {
+    customer: 4, agent: 0, category: 'billing', priority: 'medium', daysAgo: 10, status: 'resolved',
+    title: 'Need an invoice with my company details',
+    description: 'Our accounting needs the company name and VAT number on the invoice for February.',
+    answers: { invoiceNumber: 'INV-2026-0207' },
+    lines: [
+      ['c', 'Could you add Martinez Design SL and VAT ES-B12345678 to the invoice?'],
+      ['a', 'Sure. I have reissued the invoice with your company details; you will find it under Account > Billing > Invoices.'],
+      ['c', 'Perfect, that is what we needed.'],
+    ],
+    outcome: 'Invoice reissued with the company name and VAT number.',
+  },
+  {
+    customer: 5, agent: 1, category: 'technical', priority: 'high', daysAgo: 7, status: 'resolved',
+    title: 'Dashboard takes a minute to load',
+    description: 'Since Monday the dashboard is very slow for our whole team.',
+    answers: { device: 'Chrome 131 on Windows 11', stepsToReproduce: 'Sign in and open the dashboard.' },
+    lines: [
+      ['c', 'The dashboard has been very slow all week, for everyone in the office.'],
+      ['a', 'Thanks Lucas, I can reproduce it on your workspace. Our engineers are on it.'],
+      ['note', 'Slow query on workspaces with more than 10k items; hotfix deployed Wednesday.'],
+      ['a', 'A fix has been deployed. Could you check whether it loads normally again?'],
+      ['c', 'Yes, it loads in a second now.'],
+    ],
+    outcome: 'Slow dashboard query on large workspaces, fixed by a hotfix.',
+  },
+  {
+    customer: 0, agent: 2, category: 'account', priority: 'medium', daysAgo: 4, status: 'resolved',
+    title: 'Locked out after too many sign-in attempts',
+    description: 'I mistyped my password a few times and now I cannot sign in.',
+    answers: { accountEmail: 'emma.johnson@example.com' },
+    lines: [
+      ['c', 'My account says it is locked. What can I do?'],
+      ['a', 'I have sent a password reset link to the email on your account. The link is valid for one hour.'],
+      ['c', 'That worked, I am back in.'],
+    ],
+    outcome: 'Account unlocked with a password reset.',
+  },
+  {
+    customer: 6, agent: 3, category: 'shipping', priority: 'medium', daysAgo: 5, status: 'pending_customer',
+    title: 'Return label for a damaged item',
+    description: 'The lamp I ordered arrived with a cracked shade. I would like to return it.',
+    answers: { orderNumber: 'ORD-50877' },
+    lines: [
+      ['c', 'The shade is cracked, I would like to send it back.'],
+      ['a', 'Sorry about that, Mia! Could you send a photo of the damage so I can create a free return label?'],
+    ],
+  },
+  {
+    customer: 7, agent: 0, category: 'billing', priority: 'low', daysAgo: 3, status: 'pending_customer',
+    title: 'Switch from monthly to yearly billing',
+    description: 'I would like to pay yearly to get the discount. What happens to the current month?',
+    answers: {},
+    lines: [
+      ['c', 'If I switch to yearly now, do I lose what I paid for this month?'],
+      ['a', 'Not at all: the unused part of this month is credited to the yearly plan. Shall I make the switch for you?'],
+    ],
+  },
+  {
+    customer: 1, agent: 1, category: 'technical', priority: 'urgent', daysAgo: 2, status: 'in_progress',
+    title: 'Export to CSV fails with an error',
+    description: 'Exporting the monthly report shows "Something went wrong" and no file is downloaded.',
+    answers: { device: 'Firefox 133 on macOS', stepsToReproduce: 'Reports > Monthly > Export > CSV' },
+    lines: [
+      ['c', 'We need this report for a board meeting tomorrow morning.'],
+      ['a', 'Understood, Liam. I have escalated it to our engineers and will keep you posted.'],
+      ['note', 'Export times out for reports with more than 50k rows. Engineering ticket ENG-2231.'],
+    ],
+  },
+  {
+    customer: 2, agent: 2, category: 'account', priority: 'medium', daysAgo: 1, status: 'in_progress',
+    title: 'Two-factor codes are not arriving',
+    description: 'I enabled two-factor sign-in but the SMS codes never arrive.',
+    answers: { accountEmail: 'olivia.b@newjob.example' },
+    lines: [
+      ['c', 'No SMS code has arrived in the last hour.'],
+      ['a', 'Thanks Olivia. Could you check that the phone number on your profile is correct, including the country code?'],
+      ['c', 'It is +44 7700 900123, that looks right to me.'],
+    ],
+  },
+  {
+    customer: 3, agent: null, category: 'billing', priority: 'medium', daysAgo: 1, status: 'open',
+    title: 'Discount code not applied at checkout',
+    description: 'The code SPRING20 was accepted but the total did not change.',
+    answers: { amount: 120 },
+    lines: [['c', 'I have a screenshot of the checkout if that helps.']],
+  },
+  {
+    customer: 4, agent: null, category: 'technical', priority: 'low', daysAgo: 0, status: 'open', platform: 'telegram',
+    title: 'Notifications arrive twice',
+    description: 'Every notification on my phone shows up two times.',
+    answers: { device: 'iPhone 15, app 4.2.1' },
+    lines: [['c', 'Not a big deal, but a little annoying.']],
+  },
+  {
+    customer: 8, agent: null, category: 'shipping', priority: 'high', daysAgo: 0, status: 'open',
+    title: 'Wrong size delivered',
+    description: 'I ordered the jacket in M and received an XL.',
+    answers: { orderNumber: 'ORD-51302' },
+    lines: [],
+  },
+];
+
+const DAY = 24 * 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+const system = (now: Date): CommandContext => ({ actor: { userId: 'system', role: 'system', platform: 'system' }, now });
+const contextOf = (person: Person, now: Date, platform: 'web' | 'telegram' = 'web'): CommandContext => ({ actor: { userId: person.userId, role: person.role, platform }, now });
+const nameOf = (person: Person) => `${person.firstName} ${person.lastName}`;
+
+/**
+ * Seeds the demo desk into an empty event log; refuses a log that already has events, since mixing a
+ * demo into a real desk (or seeding twice) cannot be undone in an append-only log.
+ */
+export async function seedDemoDesk(events: EventStore, { adminEmail, adminPassword, now = new Date() }: { adminEmail: string; adminPassword?: string; now?: Date }): Promise<DemoDesk> {
+  const head = await events.headPosition();
+  if (head > 0) {
+    throw new DemoRefusedError(`The demo desk is only seeded into an empty data directory, and this one already has ${head} events. Point DATA_DIR at a new directory to try the demo.`);
+  }
+  const passwords = { ...DEMO_PASSWORDS, admin: adminPassword ?? DEMO_PASSWORDS.admin };
+  const hashes = {
+    admin: await argon2.hash(passwords.admin, { type: argon2.argon2id }),
+    agent: await argon2.hash(passwords.agent, { type: argon2.argon2id }),
+    customer: await argon2.hash(passwords.customer, { type: argon2.argon2id }),
+  };
+  const start = now.getTime() - 22 * DAY;
+
+  const person = async (role: Role, firstName: string, lastName: string, email: string, at: Date): Promise<Person> => {
+    const userId = randomUUID();
+    const username = `${firstName}.${lastName}`.toLowerCase();
+    const profile = { username, email, firstName, lastName };
+    const context = role === 'customer' ? contextOf({ userId, role, firstName, lastName, username, email }, at) : system(at);
+    // The same unique claims the sign-up and user forms make, so the addresses stay taken.
+    for (const [kind, value, code] of [['email', email, 'EMAIL_TAKEN'], ['username', username, 'USERNAME_TAKEN']] as const) {
+      await handleCommand(events, reservationStream(kind, value), reservationDecider, { type: 'Reserve', kind, value, ownerId: userId, conflictMessage: `${kind} taken`, conflictCode: code }, context);
+    }
+    const command =
+      role === 'customer'
+        ? { type: 'RegisterUser' as const, userId, profile, passwordHash: hashes.customer }
+        : { type: 'CreateUser' as const, userId, profile, role, isActive: true, passwordHash: hashes[role], telegramUsername: null };
+    await handleCommand(events, userStream(userId), userDecider, command, context);
+    return { userId, role, firstName, lastName, username, email };
+  };
+
+  const admin = await person('admin', 'Dana', 'Whitfield', adminEmail.toLowerCase(), new Date(start));
+  const agents: Person[] = [];
+  for (const [first, last] of AGENTS) agents.push(await person('agent', first, last, `${first}.${last}@desk.demo`.toLowerCase(), new Date(start + MINUTE)));
+
+  const categories = {} as Record<CategoryKey, CategoryLookup>;
+  let order = 0;
+  for (const [key, category] of Object.entries(CATEGORIES) as Array<[CategoryKey, (typeof CATEGORIES)[CategoryKey]]>) {
+    const categoryId = randomUUID();
+    const input = { name: category.name, description: category.description, color: category.color, order: order++, isActive: true, customFields: category.customFields };
+    await handleCommand(events, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input }, contextOf(admin, new Date(start + 2 * MINUTE)));
+    categories[key] = { categoryId, isActive: true, customFields: category.customFields };
+  }
+
+  for (const canned of CANNED) {
+    const cannedId = randomUUID();
+    const context = contextOf(admin, new Date(start + 3 * MINUTE));
+    await handleCommand(events, reservationStream('shortcode', canned.shortcode), reservationDecider, { type: 'Reserve', kind: 'shortcode', value: canned.shortcode, ownerId: cannedId, conflictMessage: 'shortcode taken', conflictCode: 'SHORTCODE_TAKEN' }, context);
+    const details = { shortcode: canned.shortcode, title: canned.title, content: canned.content, categoryId: canned.category ? categories[canned.category].categoryId : null };
+    await handleCommand(events, cannedStream(cannedId), cannedDecider, { type: 'CreateCannedMessage', cannedId, createdBy: admin.userId, details }, context);
+  }
+
+  const customers: Person[] = [];
+  for (const [i, [first, last]] of CUSTOMERS.entries()) customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
+
+  const ticketsByStatus: Record<TicketStatus, number> = { open: 0, in_progress: 0, pending_customer: 0, resolved: 0, closed: 0 };
+  for (const [index, story] of STORIES.entries()) {
+    const ticketId = randomUUID();
+    const number = FIRST_TICKET_NUMBER + index;
+    const customer = customers[story.customer]!;
+    const agent = story.agent === null ? null : agents[story.agent]!;
+    const platform = story.platform ?? 'web';
+    // A ticket opened today starts a couple of hours ago, so all of its life lies in the past.
+    let at = Math.min(now.getTime() - story.daysAgo * DAY - 9 * 60 * MINUTE + index * 37 * MINUTE, now.getTime() - 3 * 60 * MINUTE);
+    const step = (minutes: number) => new Date((at += minutes * MINUTE));
+    const run = (command: TicketCommand, who: Person, when: Date) => handleCommand(events, ticketStream(ticketId), ticketDecider, command, contextOf(who, when, who === customer ? platform : 'web'));
+    const actor = (who: Person): TicketActor => ({ userId: who.userId, role: who.role });
+
+    const opened = step(0);
+    await events.append(TICKET_NUMBER_STREAM, [{ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf(contextOf(customer, opened, platform)) }], index === 0 ? 'no_stream' : index - 1);
+    const { title, description, priority, answers } = story;
+    await run({ type: 'OpenTicket', ticketId, number, customerId: customer.userId, platform, title, description, priority, category: categories[story.category], answers }, customer, opened);
+    if (isOpenStatus(story.status)) {
+      await handleCommand(events, reservationStream('openticket', customer.userId), reservationDecider, { type: 'Reserve', kind: 'openticket', value: customer.userId, ownerId: ticketId, conflictMessage: 'open ticket exists', conflictCode: 'OPEN_TICKET_EXISTS' }, contextOf(customer, opened));
+    }
+    if (agent) await run({ type: 'AssignTicket', ticketId, actor: actor(agent), agent: { userId: agent.userId, role: agent.role, isActive: true } }, agent, step(25));
+    for (const [kind, content] of story.lines) {
+      const who = kind === 'c' ? customer : agent!;
+      const when = step(kind === 'c' ? 40 : 15);
+      await run({ type: 'PostMessage', ticketId, messageId: randomUUID(), actor: actor(who), content, isInternal: kind === 'note', platform: who === customer ? platform : 'web', attachments: [], now: when }, who, when);
+    }
+    if (agent && story.lines.length > 0) await run({ type: 'MarkMessagesRead', ticketId, actor: actor(customer) }, customer, step(5));
+    if (agent && story.outcome) await run({ type: 'RecordOutcome', ticketId, actor: actor(agent), outcomeMessage: story.outcome }, agent, step(10));
+    if (agent && story.status !== 'in_progress') {
+      if (story.status === 'closed') await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: 'resolved' }, agent, step(1));
+      await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: story.status }, agent, step(story.status === 'closed' ? 3 * 24 * 60 : 1));
+    }
+    ticketsByStatus[story.status]++;
+  }
+
+  const account = (who: Person, password: string): DemoAccount => ({ role: who.role, name: nameOf(who), email: who.email, password });
+  return {
+    accounts: { admin: account(admin, passwords.admin), agent: account(agents[0]!, passwords.agent), customer: account(customers[0]!, passwords.customer) },
+    agents: agents.length,
+    customers: customers.length,
+    categories: Object.keys(categories).length,
+    cannedMessages: CANNED.length,
+    ticketsByStatus,
+    events: await events.headPosition(),
+  };
+}
