@@ -3,6 +3,7 @@ import { type DemoDesk, DemoRefusedError, seedDemoDesk } from './demo/desk';
 import { type Config, ConfigError, loadConfig } from './platform/config';
 import { createEventStore } from './platform/adapters';
 import { createLogger } from './platform/logger';
+import { USERS, type UserView } from './projections/users';
 import { startServer } from './server';
 
 /** `--demo`: seed the demo desk into an empty DATA_DIR first (npm run demo). */
@@ -55,7 +56,11 @@ async function main() {
         : '  password: the ADMIN_PASSWORD you set',
     );
   } else {
-    lines.push(`  admin: ${config.ADMIN_EMAIL} was the first admin (ADMIN_EMAIL); admins manage accounts under Users`);
+    // The desk already had an admin: name the oldest active one, whoever ADMIN_EMAIL says today.
+    const users = server.deps.readStore.collection<UserView>(USERS);
+    const [oldest] = await users.find({ role: 'admin', isActive: true }, { sort: { createdAt: 1 }, limit: 1 });
+    const admins = await users.count({ role: 'admin' });
+    if (oldest) lines.push(`  admin: ${oldest.email}${admins > 1 ? ` (and ${admins - 1} more)` : ''} (its password was set or printed on the first start)`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
