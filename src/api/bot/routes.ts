@@ -9,11 +9,11 @@ import { handleCommand } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView, toBotCommand } from '../../projections/botCommands';
 import { type BotSettingsView, loadBotSettings, loadSystemSettings } from '../../projections/settings';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
-import { createBotCommand, deleteBotCommand, updateBotCommand } from './service';
+import { createBotCommand, deleteBotCommand, updateBotCommand } from '../../app/bot/service';
 
 const toBotSettings = ({ messages, lastSyncedAt, updatedAt }: BotSettingsView) => ({ messages, lastSyncedAt, updatedAt });
 

@@ -8,11 +8,11 @@ import { type CommandContext, handleCommand, loadState } from '../../platform/co
 import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { CATEGORIES } from '../../projections/categories';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../../app/reservations';
 
 const shortcodeClaim = (shortcode: string): Claim => ({
   kind: 'shortcode',

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../domain/shared/errors';
 import { pageQuery } from '../../domain/shared/paging';
 import { handleCommand } from '../../platform/commands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';

@@ -6,11 +6,11 @@ import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema
 import { userStream } from '../../domain/user/user';
 import { handleCommand } from '../../platform/commands';
 import { USERS, type UserView, publicUser } from '../../projections/users';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { registerUser, verifyCredentials } from './service';
-import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from './sessions';
+import { registerUser, verifyCredentials } from '../../app/identity/service';
+import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 
 const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });

@@ -6,7 +6,7 @@ import { ValidationError } from '../../domain/shared/errors';
 import { handleCommand } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 

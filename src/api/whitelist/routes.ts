@@ -5,11 +5,11 @@ import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '.
 import { accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
 import { handleCommand } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
-import { addEntryByHand, approveRequest, findEntry, findRequest } from './service';
+import { addEntryByHand, approveRequest, findEntry, findRequest } from '../../app/whitelist/service';
 
 /** spec.md section 4: the messages name the request by username, else by Telegram ID. */
 const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => request.username || request.telegramId;

@@ -1,11 +1,11 @@
 import { unlink } from 'node:fs/promises';
 import { Telegraf } from 'telegraf';
 import type { Update, UserFromGetMe } from 'telegraf/types';
-import type { AppDeps } from '../../api/deps';
-import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../api/tickets/service';
-import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../api/tickets/uploads';
-import { maintenanceMessage } from '../../api/http/guards';
-import { recordAccessAttempt } from '../../api/whitelist/service';
+import type { AppDeps } from '../../app/deps';
+import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../app/tickets/service';
+import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../app/tickets/files';
+import { maintenanceMessage } from '../../app/maintenance';
+import { recordAccessAttempt } from '../../app/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '../../domain/shared/errors';
@@ -26,7 +26,7 @@ import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist'
 import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
 import { oneLine } from '../ticketNotices';
 import { ticketValues } from './notifications';
-import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
+import { type InlineButton, type TelegramSendJob, sendJob } from '../../app/jobs/telegram';
 
 /** Texts of the conversation that Bot Messages do not cover. */
 export const TEXTS = {
