@@ -6,7 +6,7 @@ import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
-import { isTelegramOnlyEmail } from '../telegram/customers';
+import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 
 /** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */

@@ -23,7 +23,7 @@ import { loadBotSettings, loadSystemSettings } from '../../projections/settings'
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
-import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
+import { type TelegramPerson, customerForTelegram, telegramUserActor } from '../../app/telegram/customers';
 import { oneLine } from '../ticketNotices';
 import { ticketValues } from './notifications';
 import { type InlineButton, type TelegramSendJob, sendJob } from '../../app/jobs/telegram';
