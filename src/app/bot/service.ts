@@ -1,6 +1,14 @@
 import { type BotCommandFields, SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
 import { botCommandDecider } from '../../domain/botCommand/decide';
+import { BOT_SETTINGS_STREAM, type BotMessages } from '../../domain/botSettings/botSettings';
+import { botSettingsDecider } from '../../domain/botSettings/decide';
+import { NO_TOKEN_MESSAGE } from '../../domain/settings/schema';
+import { UpstreamError, ValidationError } from '../../domain/shared/errors';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { TelegramApi, telegramErrorText } from '../../platform/telegram';
+import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
+import { loadSystemSettings } from '../../projections/settings';
+import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
 
@@ -58,4 +66,27 @@ export async function ensureSystemCommands(deps: AppDeps): Promise<void> {
     position = Math.max(position, await createBotCommand(deps, commandId, fields, true, context));
   }
   await deps.projections.waitFor(position);
+}
+
+/** Publishes the active commands to Telegram (setMyCommands) and records that it did; answers what was published. */
+export async function syncBotCommands(deps: AppDeps, context: CommandContext): Promise<Array<{ command: string; description: string }>> {
+  const { telegramBotToken } = await loadSystemSettings(deps.readStore);
+  if (!telegramBotToken) throw new ValidationError(NO_TOKEN_MESSAGE);
+  const active = await deps.readStore.collection<BotCommandView>(BOT_COMMANDS).find({ isActive: true }, { sort: { order: 1, command: 1 } });
+  const published = active.map(({ command, description }) => ({ command, description }));
+  try {
+    await new TelegramApi(deps.config.TELEGRAM_API_ROOT).setMyCommands(telegramBotToken, published);
+  } catch (error) {
+    throw new UpstreamError(`Telegram refused the commands: ${telegramErrorText(error)}`);
+  }
+  await runCommand(deps, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'RecordBotCommandsSync', commands: published }, context);
+  return published;
+}
+
+export async function updateBotMessages(deps: AppDeps, changes: Partial<BotMessages>, context: CommandContext): Promise<void> {
+  await runCommand(deps, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'UpdateBotMessages', changes }, context);
+}
+
+export async function resetBotMessages(deps: AppDeps, context: CommandContext): Promise<void> {
+  await runCommand(deps, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'ResetBotMessages' }, context);
 }
