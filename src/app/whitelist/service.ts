@@ -2,8 +2,9 @@ import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/d
 import { type AccessAttempt, type WhitelistFields, accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
+import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
-import { NotFoundError } from '../../domain/shared/errors';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors';
 
 /** The screens address entries and requests by record id or by Telegram ID (API.md); both are accepted. */
 export async function findEntry(deps: AppDeps, key: string): Promise<WhitelistEntryView> {
@@ -74,4 +75,25 @@ export async function approveRequest(deps: AppDeps, request: AccessRequestView, 
   }
   const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
   return { entryId, position: Math.max(position, approved.position) };
+}
+
+export async function rejectRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<void> {
+  await runCommand(deps, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RejectAccessRequest' }, context);
+}
+
+export async function removeRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<void> {
+  await runCommand(deps, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RemoveAccessRequest' }, context);
+}
+
+/** Changes an entry; its Telegram ID is what the entry is, so it never changes. */
+export async function updateEntry(deps: AppDeps, entry: WhitelistEntryView, { telegramId, ...changes }: Partial<WhitelistFields> & { telegramId?: string }, context: CommandContext): Promise<void> {
+  if (telegramId !== undefined && telegramId !== entry.telegramId) {
+    throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [{ path: 'telegramId', message: 'The Telegram ID cannot be changed' }]);
+  }
+  await runCommand(deps, whitelistStream(entry.telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes }, context);
+}
+
+export async function deleteEntry(deps: AppDeps, key: string, context: CommandContext): Promise<void> {
+  const entry = await findEntry(deps, key);
+  await runCommand(deps, whitelistStream(entry.telegramId), whitelistDecider, { type: 'DeleteWhitelistEntry' }, context);
 }
