@@ -35,19 +35,19 @@ export const botRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/bot-commands', admin, async (req, res) => {
     const fields = parse(createBotCommandSchema, req.body);
     const commandId = deps.newId();
-    await deps.projections.waitFor(await createBotCommand(deps, commandId, fields, false, commandContext(deps, req)));
+    await createBotCommand(deps, commandId, fields, commandContext(deps, req));
     res.status(201).json({ command: await load(commandId) });
   });
 
   router.put('/bot-commands/:id', admin, async (req, res) => {
     const changes = parse(updateBotCommandSchema, req.body);
     const commandId = req.params.id as string;
-    await deps.projections.waitFor(await updateBotCommand(deps, commandId, changes, commandContext(deps, req)));
+    await updateBotCommand(deps, commandId, changes, commandContext(deps, req));
     res.json({ command: await load(commandId) });
   });
 
   router.delete('/bot-commands/:id', admin, async (req, res) => {
-    await deps.projections.waitFor(await deleteBotCommand(deps, req.params.id as string, commandContext(deps, req)));
+    await deleteBotCommand(deps, req.params.id as string, commandContext(deps, req));
     res.status(204).end();
   });
 

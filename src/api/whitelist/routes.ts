@@ -24,8 +24,7 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/whitelist', admin, async (req, res) => {
     const { telegramId, ...fields } = parse(addWhitelistSchema, req.body);
-    const { entryId, position } = await addEntryByHand(deps, telegramId, fields, commandContext(deps, req));
-    await deps.projections.waitFor(position);
+    const entryId = await addEntryByHand(deps, telegramId, fields, commandContext(deps, req));
     res.status(201).json({ entry: await entryById(entryId), message: 'Telegram ID added to whitelist' });
   });
 
@@ -47,8 +46,7 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/whitelist/access-requests/:key/approve', admin, async (req, res) => {
     const request = await findRequest(deps, req.params.key as string);
-    const { entryId, position } = await approveRequest(deps, request, commandContext(deps, req));
-    await deps.projections.waitFor(position);
+    const entryId = await approveRequest(deps, request, commandContext(deps, req));
     res.json({ entry: await entryById(entryId), message: `Approved ${who(request)} and added to whitelist` });
   });
 

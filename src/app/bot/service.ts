@@ -30,8 +30,12 @@ const abandonedBy =
     return state.command !== value;
   };
 
-/** Creates a command after claiming its name, so two commands can never share one. */
-export async function createBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, isSystem: boolean, context: CommandContext): Promise<number> {
+/** Creates a command after claiming its name, so two commands can never share one; answers once the read models include it. */
+export async function createBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, context: CommandContext): Promise<void> {
+  await deps.projections.waitFor(await appendBotCommand(deps, commandId, fields, false, context));
+}
+
+async function appendBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, isSystem: boolean, context: CommandContext): Promise<number> {
   const result = await withClaims(deps, commandId, [nameClaim(fields.command)], context, abandonedBy(deps, context.now), () =>
     handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'CreateBotCommand', commandId, fields, isSystem }, context),
   );
@@ -39,7 +43,7 @@ export async function createBotCommand(deps: AppDeps, commandId: string, fields:
 }
 
 /** A renamed command claims its new name first and frees the old one after. */
-export async function updateBotCommand(deps: AppDeps, commandId: string, changes: Partial<BotCommandFields>, context: CommandContext): Promise<number> {
+export async function updateBotCommand(deps: AppDeps, commandId: string, changes: Partial<BotCommandFields>, context: CommandContext): Promise<void> {
   const { state } = await loadCommand(deps, commandId);
   const renamed = state.status === 'existing' && changes.command !== undefined && changes.command !== state.command ? state.command : null;
   const claims = renamed !== null ? [nameClaim(changes.command!)] : [];
@@ -47,13 +51,13 @@ export async function updateBotCommand(deps: AppDeps, commandId: string, changes
     handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'UpdateBotCommand', commandId, changes }, context),
   );
   if (renamed !== null) await release(deps, commandId, nameClaim(renamed), context);
-  return result.position;
+  await deps.projections.waitFor(result.position);
 }
 
-export async function deleteBotCommand(deps: AppDeps, commandId: string, context: CommandContext): Promise<number> {
+export async function deleteBotCommand(deps: AppDeps, commandId: string, context: CommandContext): Promise<void> {
   const result = await handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'DeleteBotCommand', commandId }, context);
   for (const event of result.events) if (event.type === 'BotCommandDeleted') await release(deps, commandId, nameClaim(event.data.command), context);
-  return result.position;
+  await deps.projections.waitFor(result.position);
 }
 
 /** Seeds the system commands on a start that lacks them; their fixed ids make this idempotent. */
@@ -63,7 +67,7 @@ export async function ensureSystemCommands(deps: AppDeps): Promise<void> {
   for (const { commandId, ...fields } of SYSTEM_COMMANDS) {
     const { state } = await loadCommand(deps, commandId);
     if (state.status !== 'none') continue;
-    position = Math.max(position, await createBotCommand(deps, commandId, fields, true, context));
+    position = Math.max(position, await appendBotCommand(deps, commandId, fields, true, context));
   }
   await deps.projections.waitFor(position);
 }
