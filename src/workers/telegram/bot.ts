@@ -9,11 +9,12 @@ import { recordAccessAttempt } from '../../app/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '../../domain/shared/errors';
-import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
+import type { TelegramChatCommand, TicketDraft } from '../../domain/telegramChat/chat';
 import { answerCustomFields, fieldLabel } from '../../domain/ticket/customFields';
 import { createTicketSchema } from '../../domain/ticket/schema';
 import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
-import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { CommandContext } from '../../platform/commands';
+import { loadChat, updateChat } from '../../app/telegram/chat';
 import { nameBasedId } from '../../platform/ids';
 import { PermanentJobError } from '../../platform/queue/port';
 import { FileTooLargeError, type TelegramApi, telegramJobError } from '../../platform/telegram';
@@ -202,13 +203,11 @@ export class TelegramConversation {
   }
 
   private chat(turn: Turn) {
-    return loadState(this.deps.events, telegramChatStream(String(turn.person.id)), telegramChatDecider);
+    return loadChat(this.deps, String(turn.person.id));
   }
 
   private async updateChat(turn: Turn, command: TelegramChatCommand): Promise<TicketDraft | null> {
-    const stream = telegramChatStream(String(turn.person.id));
-    const result = await handleCommand(this.deps.events, stream, telegramChatDecider, command, this.context(telegramUserActor(turn.person)));
-    return result.state.draft;
+    return updateChat(this.deps, String(turn.person.id), command, this.context(telegramUserActor(turn.person)));
   }
 
   private async openTicketOf(customer: UserView): Promise<TicketView | null> {
