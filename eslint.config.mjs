@@ -2,6 +2,36 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/**
+ * Layer directions (README "How it is built"): the HTTP routes (src/api) and the workers, the
+ * Telegram bot among them (src/workers), both run commands through the application layer
+ * (src/app) and never import each other; the application layer knows neither, nor HTTP; the
+ * domain imports nothing of the outer layers. A rule is the only boundary that lasts.
+ */
+const layer = (name) => ({ regex: `(^|/)${name}(/|$)` });
+const forbid = (files, message, ...layers) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: layers.map((name) => ({ ...layer(name), message })) }] },
+});
+const zones = [
+  forbid(['src/api/**/*.ts'], 'HTTP routes run commands through src/app, never through the workers.', 'workers'),
+  forbid(['src/workers/**/*.ts'], 'Workers and the bot run commands through src/app, never through the HTTP layer.', 'api'),
+  {
+    files: ['src/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['express', 'multer', 'socket.io'].map((name) => ({ name, message: 'The application layer is HTTP-free: parsing requests belongs to src/api.' })),
+          patterns: ['api', 'workers'].map((name) => ({ ...layer(name), message: 'The application layer is called by src/api and src/workers and imports neither.' })),
+        },
+      ],
+    },
+  },
+  forbid(['src/projections/**/*.ts', 'src/platform/**/*.ts'], 'Read models and adapters sit below the application layer and import none of it.', 'api', 'app', 'workers'),
+  forbid(['src/domain/**/*.ts'], 'The domain imports nothing of the outer layers.', 'api', 'app', 'workers', 'platform', 'projections', 'cli'),
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'data/**'] },
   js.configs.recommended,
@@ -22,4 +52,5 @@ export default tseslint.config(
     files: ['src/cli/**/*.ts', 'bench/**/*.ts', '**/*.js', '**/*.mjs'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
+  ...zones,
 );

@@ -5,8 +5,8 @@ import { type TicketCommand, ticketDecider } from '../src/domain/ticket/decide';
 import { type Priority, TICKET_NUMBER_STREAM, FIRST_TICKET_NUMBER, type TicketEvent, type TicketState, ticketStream } from '../src/domain/ticket/ticket';
 import { userDecider } from '../src/domain/user/decide';
 import { type Role, userStream } from '../src/domain/user/user';
-import { claim } from '../src/api/reservations';
-import { OPEN_TICKET_MESSAGE } from '../src/api/tickets/service';
+import { claim } from '../src/app/reservations';
+import { OPEN_TICKET_MESSAGE } from '../src/app/tickets/service';
 import { type CommandContext, handleCommand, metadataOf } from '../src/platform/commands';
 import type { EventStore, NewEvent } from '../src/platform/eventstore/port';
 

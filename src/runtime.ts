@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createLogger } from './platform/logger';
-import type { AppDeps } from './api/deps';
-import { Startup } from './api/startup';
+import type { AppDeps } from './app/deps';
+import { Startup } from './app/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../api/deps';
+import type { AppDeps } from '../app/deps';
 import { type Lease, LocalLease, RedisLease } from '../platform/lease';
 import { emailChannel } from './email';
 import { type Reaction, Reactor } from './reactor';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../api/deps';
+import type { AppDeps } from '../app/deps';
 import { isWrongExpectedVersion } from '../platform/eventstore/port';
 import { metadataOf } from '../platform/commands';
 import type { Job } from '../platform/queue/port';

@@ -1,14 +1,6 @@
-import type { AppDeps } from '../api/deps';
+import type { AppDeps } from '../app/deps';
 import type { RecordedEvent, Subscription } from '../platform/eventstore/port';
-import type { JobOptions } from '../platform/queue/port';
-
-/** A job a reaction wants added: its id is derived from the event, so a replay adds nothing twice. */
-export interface PlannedJob {
-  queue: string;
-  name: string;
-  data: unknown;
-  options: JobOptions;
-}
+import type { PlannedJob } from '../app/jobs/planned';
 
 /** Turns one event of the log into jobs; reads the read models, which already include the event. */
 export type Reaction = (event: RecordedEvent, deps: AppDeps) => Promise<PlannedJob[]>;

@@ -107,7 +107,8 @@ describe('The workers process, killed mid-job', () => {
     const first = startWorkersProcess();
     await eventually(() => fake.calls.filter((call) => call.method === 'getUpdates').length > 2, { timeoutMs: 30_000, describe: 'the workers process polling' });
     await botChat(fake, TOKEN, kim).openTicket(category, 'Burst ticket');
-    const [ticket] = await server.deps.readStore.collection<TicketView>(TICKETS).find({ title: 'Burst ticket' });
+    // The bot answered once its own process's read models had the ticket; the app process follows the shared log on its own.
+    const ticket = await eventually(async () => (await server.deps.readStore.collection<TicketView>(TICKETS).find({ title: 'Burst ticket' }))[0], { describe: 'the ticket in the app process' });
     const agent = await addMember(server, admin, 'agent', 'Lou');
     const before = fake.messagesTo(kim.id).length;
 

@@ -6,7 +6,7 @@ import { type Member, addCategory, addMember, openTicket } from '../support/desk
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type TestServer, startTestServer } from '../support/server';
 import { RESYNC_MAX_EVENTS } from '../../src/api/live/contract';
-import { postMessage } from '../../src/api/tickets/service';
+import { postMessage } from '../../src/app/tickets/service';
 
 /** Generous bounds: the machine is loaded; the measured figures are printed for the report. */
 const WAIT_MS = 30_000;

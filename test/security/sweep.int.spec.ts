@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Socket, io } from 'socket.io-client';
-import { recordAccessAttempt } from '../../src/api/whitelist/service';
+import { recordAccessAttempt } from '../../src/app/whitelist/service';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/platform/config';
-import type { FirstAdmin } from '../../src/api/identity/firstAdmin';
+import type { FirstAdmin } from '../../src/app/identity/firstAdmin';
 import type { EventStore } from '../../src/platform/eventstore/port';
 import { type RunningServer, startServer } from '../../src/server';
 

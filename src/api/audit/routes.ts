@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { verifyLog } from '../../platform/eventstore/integrity';
 import { allProjections } from '../../projections/all';
 import { checkProjections } from '../../projections/check';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { requireRole } from '../http/auth';
 
 /**

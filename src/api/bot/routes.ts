@@ -1,25 +1,19 @@
 import type { Router } from 'express';
-import { BOT_SETTINGS_STREAM } from '../../domain/botSettings/botSettings';
-import { botSettingsDecider } from '../../domain/botSettings/decide';
 import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
-import { NO_TOKEN_MESSAGE } from '../../domain/settings/schema';
 import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
-import { NotFoundError, UpstreamError, ValidationError } from '../../domain/shared/errors';
-import { handleCommand } from '../../platform/commands';
-import { TelegramApi, telegramErrorText } from '../../platform/telegram';
+import { NotFoundError } from '../../domain/shared/errors';
 import { BOT_COMMANDS, type BotCommandView, toBotCommand } from '../../projections/botCommands';
-import { type BotSettingsView, loadBotSettings, loadSystemSettings } from '../../projections/settings';
-import type { AppDeps } from '../deps';
+import { type BotSettingsView, loadBotSettings } from '../../projections/settings';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
-import { createBotCommand, deleteBotCommand, updateBotCommand } from './service';
+import { createBotCommand, deleteBotCommand, resetBotMessages, syncBotCommands, updateBotCommand, updateBotMessages } from '../../app/bot/service';
 
 const toBotSettings = ({ messages, lastSyncedAt, updatedAt }: BotSettingsView) => ({ messages, lastSyncedAt, updatedAt });
 
 /** Bot commands and bot messages (spec.md section 6: admins). */
 export const botRoutes = (deps: AppDeps) => (router: Router) => {
-  const telegram = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
   const commands = () => deps.readStore.collection<BotCommandView>(BOT_COMMANDS);
   const load = async (id: string) => {
     const found = await commands().findOne({ _id: id });
@@ -41,35 +35,25 @@ export const botRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/bot-commands', admin, async (req, res) => {
     const fields = parse(createBotCommandSchema, req.body);
     const commandId = deps.newId();
-    await deps.projections.waitFor(await createBotCommand(deps, commandId, fields, false, commandContext(deps, req)));
+    await createBotCommand(deps, commandId, fields, commandContext(deps, req));
     res.status(201).json({ command: await load(commandId) });
   });
 
   router.put('/bot-commands/:id', admin, async (req, res) => {
     const changes = parse(updateBotCommandSchema, req.body);
     const commandId = req.params.id as string;
-    await deps.projections.waitFor(await updateBotCommand(deps, commandId, changes, commandContext(deps, req)));
+    await updateBotCommand(deps, commandId, changes, commandContext(deps, req));
     res.json({ command: await load(commandId) });
   });
 
   router.delete('/bot-commands/:id', admin, async (req, res) => {
-    await deps.projections.waitFor(await deleteBotCommand(deps, req.params.id as string, commandContext(deps, req)));
+    await deleteBotCommand(deps, req.params.id as string, commandContext(deps, req));
     res.status(204).end();
   });
 
   /** Publishes the active commands to Telegram (setMyCommands) and records that it did. */
   router.post('/bot-commands/sync', admin, async (req, res) => {
-    const { telegramBotToken } = await loadSystemSettings(deps.readStore);
-    if (!telegramBotToken) throw new ValidationError(NO_TOKEN_MESSAGE);
-    const active = await commands().find({ isActive: true }, { sort: { order: 1, command: 1 } });
-    const published = active.map(({ command, description }) => ({ command, description }));
-    try {
-      await telegram.setMyCommands(telegramBotToken, published);
-    } catch (error) {
-      throw new UpstreamError(`Telegram refused the commands: ${telegramErrorText(error)}`);
-    }
-    const result = await handleCommand(deps.events, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'RecordBotCommandsSync', commands: published }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    const published = await syncBotCommands(deps, commandContext(deps, req));
     res.json({ success: true, synced: published.length, commands: published });
   });
 
@@ -79,14 +63,12 @@ export const botRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.put('/bot-settings', admin, async (req, res) => {
     const { messages } = parse(updateBotSettingsSchema, req.body);
-    const result = await handleCommand(deps.events, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'UpdateBotMessages', changes: messages }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await updateBotMessages(deps, messages, commandContext(deps, req));
     res.json({ settings: toBotSettings(await loadBotSettings(deps.readStore)) });
   });
 
   router.post('/bot-settings/reset', admin, async (req, res) => {
-    const result = await handleCommand(deps.events, BOT_SETTINGS_STREAM, botSettingsDecider, { type: 'ResetBotMessages' }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await resetBotMessages(deps, commandContext(deps, req));
     res.json({ settings: toBotSettings(await loadBotSettings(deps.readStore)) });
   });
 };

@@ -1,13 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { categoryStream } from '../../domain/category/category';
-import { categoryDecider } from '../../domain/category/decide';
 import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
 import { NotFoundError } from '../../domain/shared/errors';
 import { pageQuery } from '../../domain/shared/paging';
-import { handleCommand } from '../../platform/commands';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import type { AppDeps } from '../deps';
+import { createCategory, deleteCategory, reorderCategories, updateCategory } from '../../app/categories/service';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
@@ -43,36 +41,25 @@ export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/categories', requireRole('admin'), async (req, res) => {
     const input = parse(createCategorySchema, req.body);
-    const categoryId = deps.newId();
-    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input }, context(req));
-    await deps.projections.waitFor(result.position);
+    const categoryId = await createCategory(deps, input, context(req));
     res.status(201).json({ category: await load(categoryId) });
   });
 
   router.put('/categories/:id', requireRole('admin'), async (req, res) => {
     const changes = parse(updateCategorySchema, req.body);
     const categoryId = req.params.id as string;
-    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'UpdateCategory', categoryId, changes }, context(req));
-    await deps.projections.waitFor(result.position);
+    await updateCategory(deps, categoryId, changes, context(req));
     res.json({ category: await load(categoryId) });
   });
 
   router.delete('/categories/:id', requireRole('admin'), async (req, res) => {
-    const categoryId = req.params.id as string;
-    const result = await handleCommand(deps.events, categoryStream(categoryId), categoryDecider, { type: 'DeleteCategory', categoryId }, context(req));
-    await deps.projections.waitFor(result.position);
+    await deleteCategory(deps, req.params.id as string, context(req));
     res.status(204).end();
   });
 
   router.post('/categories/reorder', requireRole('admin'), async (req, res) => {
     const { categoryOrders } = parse(reorderCategoriesSchema, req.body);
-    for (const { id } of categoryOrders) await load(id);
-    let position = 0;
-    for (const { id, order } of categoryOrders) {
-      const result = await handleCommand(deps.events, categoryStream(id), categoryDecider, { type: 'ReorderCategory', categoryId: id, order }, context(req));
-      position = Math.max(position, result.position);
-    }
-    await deps.projections.waitFor(position);
+    await reorderCategories(deps, categoryOrders, context(req));
     const found = await categories().find({}, { sort: { order: 1, name: 1 } });
     res.json({ categories: found.map(toCategory) });
   });

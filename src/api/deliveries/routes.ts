@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import { NotFoundError } from '../../domain/shared/errors';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { currentUser, requireRole } from '../http/auth';
-import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries } from './service';
+import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries } from '../../app/deliveries/service';
 
 const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 

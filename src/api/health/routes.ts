@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { failedDeliveryCount } from '../deliveries/service';
+import { failedDeliveryCount } from '../../app/deliveries/service';
 import { countEventsAfter } from '../../platform/eventstore/paging';
-import type { AppDeps } from '../deps';
-import { STARTING_RETRY_AFTER_SECONDS } from '../startup';
+import type { AppDeps } from '../../app/deps';
+import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { Role } from '../../domain/user/user';
@@ -6,11 +5,8 @@ import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
 import type { CommandContext } from '../../platform/commands';
 import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';
-import type { AppDeps } from '../deps';
-
-export const TOKEN_ISSUER = 'support-desk';
-export const TOKEN_AUDIENCE = 'support-desk-api';
-export const ACCESS_TOKEN_SECONDS = 15 * 60;
+import type { AppDeps } from '../../app/deps';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
 
 export interface AuthUser {
   id: string;
@@ -28,17 +24,6 @@ declare module 'express-serve-static-core' {
     /** Why the presented token was refused; public routes ignore it, guarded routes answer with it. */
     authError?: UnauthorizedError;
   }
-}
-
-export function signAccessToken(secret: string, user: { _id: string; role: Role }, sessionId: string): string {
-  return jwt.sign({ role: user.role, typ: 'access', sid: sessionId }, secret, {
-    algorithm: 'HS256',
-    subject: user._id,
-    jwtid: randomUUID(),
-    issuer: TOKEN_ISSUER,
-    audience: TOKEN_AUDIENCE,
-    expiresIn: ACCESS_TOKEN_SECONDS,
-  });
 }
 
 /**

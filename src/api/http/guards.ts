@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { MaintenanceError, RateLimitedError } from '../../domain/shared/errors';
+import { MaintenanceError, RateLimitedError, StartingError } from '../../domain/shared/errors';
 import { loadSystemSettings } from '../../projections/settings';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
+import { maintenanceMessage } from '../../app/maintenance';
+import { STARTING_RETRY_AFTER_SECONDS, type Startup } from '../../app/startup';
 
 /** Routes that answer whatever the settings say: health checks, and the way back in for admins. */
 const ALWAYS_OPEN = new Set(['/health', '/settings/public', '/auth/login', '/auth/refresh', '/auth/logout']);
@@ -50,8 +52,6 @@ export const maintenance =
     next();
   };
 
-export const maintenanceMessage = (systemName: string) => `${systemName} is down for maintenance. Please try again later.`;
-
 /** Cross-origin callers are allowed only from the origins of the system settings (same-origin needs none). */
 export const corsOrigin =
   (deps: Pick<AppDeps, 'readStore'>) =>
@@ -61,4 +61,12 @@ export const corsOrigin =
       (settings) => callback(null, settings.corsOrigins.includes(origin)),
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
     );
+  };
+
+/** Until ready, every API route but the health check answers 503 with Retry-After: it would read stale or empty views. */
+export const whileStarting =
+  (startup: Startup): RequestHandler =>
+  (req, _res, next) => {
+    if (startup.ready || req.path === '/health') return next();
+    throw new StartingError(STARTING_RETRY_AFTER_SECONDS);
   };

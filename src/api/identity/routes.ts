@@ -1,16 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Router } from 'express';
-import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
-import { userDecider } from '../../domain/user/decide';
+import { UnauthorizedError } from '../../domain/shared/errors';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '../../domain/user/schema';
-import { userStream } from '../../domain/user/user';
-import { handleCommand } from '../../platform/commands';
 import { USERS, type UserView, publicUser } from '../../projections/users';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { registerUser, verifyCredentials } from './service';
-import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from './sessions';
+import { registerUser, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
+import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 
 const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
@@ -44,13 +41,8 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
       throw error;
     }
     await throttle.recordSuccess(email, ip);
-    if (!user.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
-    const actor = { userId: user._id, role: user.role, platform: 'web' as const };
-    const signedIn = await handleCommand(deps.events, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, { actor, now: deps.clock() });
-    await deps.projections.waitFor(signedIn.position);
-    const fresh = (await users().findOne({ _id: user._id })) ?? user;
-    const tokens = await startSession(deps, fresh, clientOf(req));
-    res.json({ user: publicUser(fresh), ...tokens });
+    const { user: signedIn, ...tokens } = await signIn(deps, user, clientOf(req));
+    res.json({ user: publicUser(signedIn), ...tokens });
   });
 
   router.post('/auth/refresh', async (req, res) => {
@@ -81,11 +73,6 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.put('/auth/notifications/preferences', requireRole('agent', 'admin'), async (req, res) => {
     const changes = parse(notificationPreferencesSchema, req.body);
-    const userId = currentUser(req).id;
-    const current = (await loadUser(userId)).notificationPreferences;
-    const preferences = { ...current, ...changes };
-    const result = await handleCommand(deps.events, userStream(userId), userDecider, { type: 'SetNotificationPreferences', userId, preferences }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
-    res.json({ notificationPreferences: (await loadUser(userId)).notificationPreferences });
+    res.json({ notificationPreferences: await setNotificationPreferences(deps, currentUser(req).id, changes, commandContext(deps, req)) });
   });
 };

@@ -1,6 +1,6 @@
 import { addMember, openTicket } from '../../../test/support/desk';
 import { type LiveClient, liveDesk } from '../../../test/support/liveClient';
-import { postMessage } from '../tickets/service';
+import { postMessage } from '../../app/tickets/service';
 import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';
 
 const WAIT_MS = 10_000;

@@ -8,11 +8,12 @@ import type { SessionEvent } from '../../domain/session/session';
 import { DomainError, StartingError, UnauthorizedError } from '../../domain/shared/errors';
 import type { UserEvent } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { type AuthUser, authenticateToken, sessionUser } from '../http/auth';
-import { corsOrigin, maintenanceMessage } from '../http/guards';
+import { corsOrigin } from '../http/guards';
+import { maintenanceMessage } from '../../app/maintenance';
 import { loadSystemSettings } from '../../projections/settings';
-import { STARTING_RETRY_AFTER_SECONDS } from '../startup';
+import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { roleRoom, sessionRoom, userRoom } from './rooms';
 import { attachTicketChannel } from './tickets';
 

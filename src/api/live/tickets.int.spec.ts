@@ -1,7 +1,7 @@
 import { type Member, addMember, openTicket } from '../../../test/support/desk';
 import { liveDesk } from '../../../test/support/liveClient';
 import type { TestServer } from '../../../test/support/server';
-import { postMessage } from '../tickets/service';
+import { postMessage } from '../../app/tickets/service';
 
 /** Lets pushes already on their way arrive before asserting that something did not. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));

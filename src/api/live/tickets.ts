@@ -5,7 +5,7 @@ import type { TicketEvent } from '../../domain/ticket/ticket';
 import { type UserEvent, isStaff } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
 import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';

@@ -1,12 +1,11 @@
 import type { Router } from 'express';
-import { SYSTEM_SETTINGS_STREAM, type SystemSettings, maskToken } from '../../domain/settings/settings';
-import { systemSettingsDecider } from '../../domain/settings/decide';
+import { maskToken } from '../../domain/settings/settings';
 import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
 import { ValidationError } from '../../domain/shared/errors';
-import { handleCommand } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
+import { invalidToken, updateSystemSettings } from '../../app/settings/service';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 
@@ -15,18 +14,6 @@ export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettin
   ...settings,
   telegramBotToken: maskToken(settings.telegramBotToken),
 });
-
-const invalidToken = () => new ValidationError('That does not look like a Telegram bot token (it looks like 123456789:ABC-DEF...)', [{ path: 'telegramBotToken', message: 'Invalid Telegram bot token' }]);
-
-/**
- * A token sent back exactly as it was shown (masked) keeps the stored one; an empty one clears it;
- * anything else must look like a bot token.
- */
-function resolveToken(sent: string | undefined, stored: string): string | undefined {
-  if (sent === undefined || sent === maskToken(stored)) return undefined;
-  if (sent !== '' && !TELEGRAM_TOKEN.test(sent)) throw invalidToken();
-  return sent;
-}
 
 export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
   const telegram = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
@@ -43,10 +30,7 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.put('/settings', requireRole('admin'), async (req, res) => {
     const input = parse(updateSettingsSchema, req.body);
-    const current = await loadSystemSettings(deps.readStore);
-    const changes: Partial<SystemSettings> = { ...input, telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken) };
-    const result = await handleCommand(deps.events, SYSTEM_SETTINGS_STREAM, systemSettingsDecider, { type: 'UpdateSystemSettings', changes }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await updateSystemSettings(deps, input, commandContext(deps, req));
     res.json({ settings: toSettings(await loadSystemSettings(deps.readStore)) });
   });
 

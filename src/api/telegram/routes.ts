@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../domain/shared/errors';
 import { loadSystemSettings } from '../../projections/settings';
 import { botIdOf, webhookSecret } from '../../platform/telegram';
-import { enqueueUpdate } from '../../workers/telegram/jobs';
-import type { AppDeps } from '../deps';
+import { enqueueUpdate } from '../../app/jobs/telegram';
+import type { AppDeps } from '../../app/deps';
 
 export const WEBHOOK_PATH = '/telegram/webhook';
 

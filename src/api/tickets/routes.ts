@@ -17,7 +17,7 @@ import {
 } from '../../domain/ticket/schema';
 import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
@@ -33,10 +33,11 @@ import {
   projectedTicket,
   recordOutcome,
   unassignTicket,
-} from './service';
+} from '../../app/tickets/service';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketStatistics } from './stats';
-import { FILE_ID, type ReceivedFile, discardFiles, receiveMultipart, uploadsDir } from './uploads';
+import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
+import { receiveMultipart } from './uploads';
 import { findVisibleMessage, findVisibleTicket, messageFor, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {

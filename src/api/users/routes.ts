@@ -4,10 +4,10 @@ import { createUserSchema, listUsersQuery, updateUserSchema } from '../../domain
 import { ROLES } from '../../domain/user/user';
 import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { USERS, type UserView, publicUser } from '../../projections/users';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { createUser, deleteUser, updateUser } from '../identity/service';
+import { createUser, deleteUser, updateUser } from '../../app/identity/service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

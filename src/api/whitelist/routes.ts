@@ -1,15 +1,11 @@
 import type { Router } from 'express';
-import { ValidationError } from '../../domain/shared/errors';
-import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/decide';
 import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '../../domain/whitelist/schema';
-import { accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
-import { handleCommand } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
-import { addEntryByHand, approveRequest, findEntry, findRequest } from './service';
+import { addEntryByHand, approveRequest, deleteEntry, findEntry, findRequest, rejectRequest, removeRequest, updateEntry } from '../../app/whitelist/service';
 
 /** spec.md section 4: the messages name the request by username, else by Telegram ID. */
 const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => request.username || request.telegramId;
@@ -28,8 +24,7 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/whitelist', admin, async (req, res) => {
     const { telegramId, ...fields } = parse(addWhitelistSchema, req.body);
-    const { entryId, position } = await addEntryByHand(deps, telegramId, fields, commandContext(deps, req));
-    await deps.projections.waitFor(position);
+    const entryId = await addEntryByHand(deps, telegramId, fields, commandContext(deps, req));
     res.status(201).json({ entry: await entryById(entryId), message: 'Telegram ID added to whitelist' });
   });
 
@@ -51,33 +46,26 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/whitelist/access-requests/:key/approve', admin, async (req, res) => {
     const request = await findRequest(deps, req.params.key as string);
-    const { entryId, position } = await approveRequest(deps, request, commandContext(deps, req));
-    await deps.projections.waitFor(position);
+    const entryId = await approveRequest(deps, request, commandContext(deps, req));
     res.json({ entry: await entryById(entryId), message: `Approved ${who(request)} and added to whitelist` });
   });
 
   router.post('/whitelist/access-requests/:key/reject', admin, async (req, res) => {
     const request = await findRequest(deps, req.params.key as string);
-    const result = await handleCommand(deps.events, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RejectAccessRequest' }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await rejectRequest(deps, request, commandContext(deps, req));
     res.json({ message: `Rejected access request from ${who(request)}` });
   });
 
   router.delete('/whitelist/access-requests/entry/:id', admin, async (req, res) => {
     const request = await findRequest(deps, req.params.id as string);
-    const result = await handleCommand(deps.events, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RemoveAccessRequest' }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await removeRequest(deps, request, commandContext(deps, req));
     res.status(204).end();
   });
 
   router.put('/whitelist/:key', admin, async (req, res) => {
-    const { telegramId, ...changes } = parse(updateWhitelistSchema, req.body);
+    const changes = parse(updateWhitelistSchema, req.body);
     const entry = await findEntry(deps, req.params.key as string);
-    if (telegramId !== undefined && telegramId !== entry.telegramId) {
-      throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [{ path: 'telegramId', message: 'The Telegram ID cannot be changed' }]);
-    }
-    const result = await handleCommand(deps.events, whitelistStream(entry.telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
+    await updateEntry(deps, entry, changes, commandContext(deps, req));
     const updated = await entryById(entry._id);
     const message =
       changes.isActive !== undefined && changes.isActive !== entry.isActive
@@ -88,11 +76,7 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ entry: updated, message });
   });
 
-  const remove = async (key: string, req: Parameters<typeof commandContext>[1]) => {
-    const entry = await findEntry(deps, key);
-    const result = await handleCommand(deps.events, whitelistStream(entry.telegramId), whitelistDecider, { type: 'DeleteWhitelistEntry' }, commandContext(deps, req));
-    await deps.projections.waitFor(result.position);
-  };
+  const remove = (key: string, req: Parameters<typeof commandContext>[1]) => deleteEntry(deps, key, commandContext(deps, req));
   router.delete('/whitelist/entry/:id', admin, async (req, res) => {
     await remove(req.params.id as string, req);
     res.status(204).end();

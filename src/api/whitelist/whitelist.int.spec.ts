@@ -1,5 +1,5 @@
 import { type TestServer, startTestServer } from '../../../test/support/server';
-import { recordAccessAttempt } from './service';
+import { recordAccessAttempt } from '../../app/whitelist/service';
 
 describe('Telegram whitelist and access requests over HTTP', () => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import { loadSystemSettings } from '../../projections/settings';
 import type { WorkerChannel } from '../channels';
 import { deliverOnce } from '../delivery';
-import { EMAIL_QUEUE, type EmailJob } from './jobs';
+import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 import { createMailer } from './mailer';
 import { emailNotices, fallbackSender, publicUrl } from './notifications';
 

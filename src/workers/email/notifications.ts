@@ -1,13 +1,13 @@
 import { isIP } from 'node:net';
-import type { AppDeps } from '../../api/deps';
+import type { AppDeps } from '../../app/deps';
 import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
-import type { PlannedJob } from '../reactor';
+import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
-import { isTelegramOnlyEmail } from '../telegram/customers';
-import { EMAIL_QUEUE, type EmailJob } from './jobs';
+import { isTelegramOnlyEmail } from '../../app/telegram/customers';
+import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 
 /** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */
 export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');

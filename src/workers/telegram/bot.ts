@@ -1,19 +1,20 @@
 import { unlink } from 'node:fs/promises';
 import { Telegraf } from 'telegraf';
 import type { Update, UserFromGetMe } from 'telegraf/types';
-import type { AppDeps } from '../../api/deps';
-import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../api/tickets/service';
-import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../api/tickets/uploads';
-import { maintenanceMessage } from '../../api/http/guards';
-import { recordAccessAttempt } from '../../api/whitelist/service';
+import type { AppDeps } from '../../app/deps';
+import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../app/tickets/service';
+import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../app/tickets/files';
+import { maintenanceMessage } from '../../app/maintenance';
+import { recordAccessAttempt } from '../../app/whitelist/service';
 import type { CustomField } from '../../domain/category/category';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '../../domain/shared/errors';
-import { type TelegramChatCommand, type TicketDraft, telegramChatDecider, telegramChatStream } from '../../domain/telegramChat/chat';
+import type { TelegramChatCommand, TicketDraft } from '../../domain/telegramChat/chat';
 import { answerCustomFields, fieldLabel } from '../../domain/ticket/customFields';
 import { createTicketSchema } from '../../domain/ticket/schema';
 import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
-import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { CommandContext } from '../../platform/commands';
+import { loadChat, updateChat } from '../../app/telegram/chat';
 import { nameBasedId } from '../../platform/ids';
 import { PermanentJobError } from '../../platform/queue/port';
 import { FileTooLargeError, type TelegramApi, telegramJobError } from '../../platform/telegram';
@@ -23,10 +24,10 @@ import { loadBotSettings, loadSystemSettings } from '../../projections/settings'
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
-import { type TelegramPerson, customerForTelegram, telegramUserActor } from './customers';
+import { type TelegramPerson, customerForTelegram, telegramUserActor } from '../../app/telegram/customers';
 import { oneLine } from '../ticketNotices';
 import { ticketValues } from './notifications';
-import { type InlineButton, type TelegramSendJob, sendJob } from './jobs';
+import { type InlineButton, type TelegramSendJob, sendJob } from '../../app/jobs/telegram';
 
 /** Texts of the conversation that Bot Messages do not cover. */
 export const TEXTS = {
@@ -202,13 +203,11 @@ export class TelegramConversation {
   }
 
   private chat(turn: Turn) {
-    return loadState(this.deps.events, telegramChatStream(String(turn.person.id)), telegramChatDecider);
+    return loadChat(this.deps, String(turn.person.id));
   }
 
   private async updateChat(turn: Turn, command: TelegramChatCommand): Promise<TicketDraft | null> {
-    const stream = telegramChatStream(String(turn.person.id));
-    const result = await handleCommand(this.deps.events, stream, telegramChatDecider, command, this.context(telegramUserActor(turn.person)));
-    return result.state.draft;
+    return updateChat(this.deps, String(turn.person.id), command, this.context(telegramUserActor(turn.person)));
   }
 
   private async openTicketOf(customer: UserView): Promise<TicketView | null> {

@@ -7,7 +7,7 @@ import { botChat, ticketMessages } from '../../../test/support/telegramDesk';
 import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { TEXTS } from './bot';
-import { TELEGRAM_UPDATES_QUEUE } from './jobs';
+import { TELEGRAM_UPDATES_QUEUE } from '../../app/jobs/telegram';
 
 const TOKEN = '626262:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const BOT = { id: 626262, username: 'desk_fault_bot', firstName: 'Desk' };

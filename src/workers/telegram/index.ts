@@ -2,7 +2,7 @@ import { PermanentJobError } from '../../platform/queue/port';
 import { TelegramApi, telegramJobError } from '../../platform/telegram';
 import type { WorkerChannel } from '../channels';
 import { TEXTS, type TelegramConversation } from './bot';
-import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, chatOfUpdate, sendJob } from './jobs';
+import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, chatOfUpdate, sendJob } from '../../app/jobs/telegram';
 import { telegramNotices } from './notifications';
 import { TelegramRunner } from './runner';
 import { telegramSender } from './sender';

@@ -1,12 +1,12 @@
-import type { AppDeps } from '../../api/deps';
+import type { AppDeps } from '../../app/deps';
 import { type BotMessages, renderBotMessage } from '../../domain/botSettings/botSettings';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadBotSettings } from '../../projections/settings';
 import type { TicketView } from '../../projections/tickets';
-import type { PlannedJob } from '../reactor';
+import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS } from '../../domain/ticket/ticket';
 import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
-import { sendJob } from './jobs';
+import { sendJob } from '../../app/jobs/telegram';
 
 export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';
 

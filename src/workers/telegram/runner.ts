@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AppDeps } from '../../api/deps';
+import type { AppDeps } from '../../app/deps';
 import { SYSTEM_SETTINGS_STREAM } from '../../domain/settings/settings';
 import { PermanentJobError } from '../../platform/queue/port';
 import { TelegramApi, botIdOf, telegramErrorText, webhookSecret } from '../../platform/telegram';
 import { loadSystemSettings } from '../../projections/settings';
 import { TelegramConversation } from './bot';
-import { enqueueUpdate } from './jobs';
+import { enqueueUpdate } from '../../app/jobs/telegram';
 
 /** Seconds Telegram holds a getUpdates call open (long polling). */
 const POLL_TIMEOUT_SECONDS = 25;

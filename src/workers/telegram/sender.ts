@@ -1,12 +1,12 @@
-import type { AppDeps } from '../../api/deps';
+import type { AppDeps } from '../../app/deps';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { uploadsDir } from '../../api/tickets/uploads';
+import { uploadsDir } from '../../app/tickets/files';
 import { PermanentJobError, type Processor } from '../../platform/queue/port';
 import { type TelegramApi, telegramJobError } from '../../platform/telegram';
 import { loadSystemSettings } from '../../projections/settings';
 import { deliverOnce } from '../delivery';
-import type { TelegramSendJob } from './jobs';
+import type { TelegramSendJob } from '../../app/jobs/telegram';
 
 /** Telegram shows these inline as photos (up to 10 MB); anything else goes as a document. */
 const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);

@@ -1,5 +1,5 @@
 import type { toBotCommand } from '../../../../src/projections/botCommands';
-import type { DeliveryView } from '../../../../src/api/deliveries/service';
+import type { DeliveryView } from '../../../../src/app/deliveries/service';
 import type { BotSettingsView } from '../../../../src/projections/settings';
 import type { PublicUser } from '../../../../src/projections/users';
 import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';

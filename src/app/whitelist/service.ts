@@ -2,8 +2,9 @@ import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/d
 import { type AccessAttempt, type WhitelistFields, accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
+import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
-import { NotFoundError } from '../../domain/shared/errors';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors';
 
 /** The screens address entries and requests by record id or by Telegram ID (API.md); both are accepted. */
 export async function findEntry(deps: AppDeps, key: string): Promise<WhitelistEntryView> {
@@ -30,12 +31,12 @@ export async function addEntry(deps: AppDeps, telegramId: string, fields: Whitel
  * An ID added by hand while its owner's access request is pending: the request is approved with it,
  * so it leaves the pending list and the user is told (the same notice as an approval).
  */
-export async function addEntryByHand(deps: AppDeps, telegramId: string, fields: WhitelistFields, context: CommandContext) {
+export async function addEntryByHand(deps: AppDeps, telegramId: string, fields: WhitelistFields, context: CommandContext): Promise<string> {
   const added = await addEntry(deps, telegramId, fields, 'manual', context);
   const { state } = await loadState(deps.events, accessRequestStream(telegramId), accessRequestDecider);
-  if (state.status !== 'pending') return added;
-  const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
-  return { entryId: added.entryId, position: Math.max(added.position, approved.position) };
+  const position = state.status === 'pending' ? (await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context)).position : 0;
+  await deps.projections.waitFor(Math.max(added.position, position));
+  return added.entryId;
 }
 
 /**
@@ -56,9 +57,10 @@ export async function recordAccessAttempt(deps: AppDeps, telegramId: string, att
 
 /**
  * Approving whitelists the user first (or re-activates an inactive entry) and then closes the
- * request, so a crash between the two never leaves an approved user outside the list.
+ * request, so a crash between the two never leaves an approved user outside the list. Answers the
+ * entry's id once the read models include both.
  */
-export async function approveRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<{ entryId: string; position: number }> {
+export async function approveRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<string> {
   const { telegramId, username, firstName, lastName } = request;
   const { state } = await loadState(deps.events, whitelistStream(telegramId), whitelistDecider);
   let entryId: string;
@@ -73,5 +75,27 @@ export async function approveRequest(deps: AppDeps, request: AccessRequestView, 
     position = added.position;
   }
   const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
-  return { entryId, position: Math.max(position, approved.position) };
+  await deps.projections.waitFor(Math.max(position, approved.position));
+  return entryId;
+}
+
+export async function rejectRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<void> {
+  await runCommand(deps, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RejectAccessRequest' }, context);
+}
+
+export async function removeRequest(deps: AppDeps, request: AccessRequestView, context: CommandContext): Promise<void> {
+  await runCommand(deps, accessRequestStream(request.telegramId), accessRequestDecider, { type: 'RemoveAccessRequest' }, context);
+}
+
+/** Changes an entry; its Telegram ID is what the entry is, so it never changes. */
+export async function updateEntry(deps: AppDeps, entry: WhitelistEntryView, { telegramId, ...changes }: Partial<WhitelistFields> & { telegramId?: string }, context: CommandContext): Promise<void> {
+  if (telegramId !== undefined && telegramId !== entry.telegramId) {
+    throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [{ path: 'telegramId', message: 'The Telegram ID cannot be changed' }]);
+  }
+  await runCommand(deps, whitelistStream(entry.telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes }, context);
+}
+
+export async function deleteEntry(deps: AppDeps, key: string, context: CommandContext): Promise<void> {
+  const entry = await findEntry(deps, key);
+  await runCommand(deps, whitelistStream(entry.telegramId), whitelistDecider, { type: 'DeleteWhitelistEntry' }, context);
 }

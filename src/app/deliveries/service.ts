@@ -1,7 +1,7 @@
 import type { PendingJob } from '../../platform/queue/port';
 import { TICKETS, type TicketView } from '../../projections/tickets';
-import { EMAIL_QUEUE, type EmailJob } from '../../workers/email/jobs';
-import { TELEGRAM_SEND_QUEUE, type TelegramSendJob } from '../../workers/telegram/jobs';
+import { EMAIL_QUEUE, type EmailJob } from '../jobs/email';
+import { TELEGRAM_SEND_QUEUE, type TelegramSendJob } from '../jobs/telegram';
 import type { AppDeps } from '../deps';
 
 export const DELIVERY_CHANNELS = { telegram: TELEGRAM_SEND_QUEUE, email: EMAIL_QUEUE } as const;

@@ -1,6 +1,3 @@
-import type { RequestHandler } from 'express';
-import { StartingError } from '../domain/shared/errors';
-
 /** How long a client is asked to wait (Retry-After) while the desk starts. */
 export const STARTING_RETRY_AFTER_SECONDS = 5;
 
@@ -20,11 +17,3 @@ export class Startup {
     this.isReady = true;
   }
 }
-
-/** Until ready, every API route but the health check answers 503 with Retry-After: it would read stale or empty views. */
-export const whileStarting =
-  (startup: Startup): RequestHandler =>
-  (req, _res, next) => {
-    if (startup.ready || req.path === '/health') return next();
-    throw new StartingError(STARTING_RETRY_AFTER_SECONDS);
-  };

@@ -1,5 +1,5 @@
 import type { Queue } from '../../platform/queue/port';
-import type { PlannedJob } from '../reactor';
+import type { PlannedJob } from './planned';
 
 /** Outgoing Bot API messages, one job each (replies of the bot and notifications alike). */
 export const TELEGRAM_SEND_QUEUE = 'telegram';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { AppDeps } from '../../api/deps';
-import { createUser } from '../../api/identity/service';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, claim } from '../../api/reservations';
+import type { AppDeps } from '../deps';
+import { createUser } from '../identity/service';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, claim } from '../reservations';
 import { ConflictError } from '../../domain/shared/errors';
 import { userDecider } from '../../domain/user/decide';
 import { userStream } from '../../domain/user/user';

@@ -1,12 +1,14 @@
 import argon2 from 'argon2';
-import { NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
 import type { CreateUserInput, Registration, UpdateUserInput } from '../../domain/user/schema';
-import { type UserProfile, userStream } from '../../domain/user/user';
+import { type NotificationPreferences, type UserProfile, userStream } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
+import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+import { type ClientInfo, type Tokens, startSession } from './sessions';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
 /** Verified when the e-mail is unknown, so a wrong address costs the same time as a wrong password. */
@@ -108,4 +110,25 @@ export async function verifyCredentials(deps: AppDeps, email: string, password: 
   const matches = await argon2.verify(hash, password).catch(() => false);
   if (!user || !matches) throw new UnauthorizedError('Invalid email or password', 'INVALID_CREDENTIALS');
   return user;
+}
+
+/** Signs in a user whose credentials were verified: records the sign-in, then starts a session. */
+export async function signIn(deps: AppDeps, user: UserView, client: ClientInfo): Promise<{ user: UserView } & Tokens> {
+  if (!user.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
+  const actor = { userId: user._id, role: user.role, platform: 'web' as const };
+  await runCommand(deps, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, { actor, now: deps.clock() });
+  const fresh = (await deps.readStore.collection<UserView>(USERS).findOne({ _id: user._id })) ?? user;
+  return { user: fresh, ...(await startSession(deps, fresh, client)) };
+}
+
+/** Changes some of a staff member's notification preferences; answers all of them as they now stand. */
+export async function setNotificationPreferences(deps: AppDeps, userId: string, changes: Partial<NotificationPreferences>, context: CommandContext): Promise<NotificationPreferences> {
+  const users = deps.readStore.collection<UserView>(USERS);
+  const current = await users.findOne({ _id: userId });
+  if (!current) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  const preferences = { ...current.notificationPreferences, ...changes };
+  await runCommand(deps, userStream(userId), userDecider, { type: 'SetNotificationPreferences', userId, preferences }, context);
+  const updated = await users.findOne({ _id: userId });
+  if (!updated) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  return updated.notificationPreferences;
 }

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Socket, io } from 'socket.io-client';
-import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
-import { eventually } from '../../test/support/eventually';
-import { ADMIN, type TestServer, startTestServer } from '../../test/support/server';
-import { createMailer, outboxDir } from '../workers/email/mailer';
-import { recordAccessAttempt } from './whitelist/service';
+import { type Member, addCategory, addMember, openTicket } from '../support/desk';
+import { eventually } from '../support/eventually';
+import { ADMIN, type TestServer, startTestServer } from '../support/server';
+import { createMailer, outboxDir } from '../../src/workers/email/mailer';
+import { recordAccessAttempt } from '../../src/app/whitelist/service';
 
 // Each test starts users and tickets (argon2 hashing) on a machine shared with other suites.
 jest.setTimeout(60_000);

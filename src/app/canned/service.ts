@@ -1,0 +1,85 @@
+import { cannedStream } from '../../domain/canned/canned';
+import { type CannedCommand, cannedDecider } from '../../domain/canned/decide';
+import type { CannedChanges, CannedInput } from '../../domain/canned/schema';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors';
+import type { Role } from '../../domain/user/user';
+import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { CANNED, type CannedView } from '../../projections/canned';
+import { CATEGORIES } from '../../projections/categories';
+import type { AppDeps } from '../deps';
+import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+
+/** Canned-message commands; each answers once the read models include it (read-your-writes). */
+
+const shortcodeClaim = (shortcode: string): Claim => ({
+  kind: 'shortcode',
+  value: shortcode,
+  conflictMessage: `A canned message with the shortcode #${shortcode} already exists`,
+  conflictCode: 'SHORTCODE_TAKEN',
+});
+
+const loadCanned = (deps: AppDeps, id: string) => loadState(deps.events, cannedStream(id), cannedDecider);
+
+/** A shortcode is let go by deleting its message, by moving to another, or by a crash before creation. */
+const abandonedBy =
+  (deps: AppDeps, now: Date): AbandonedCheck =>
+  async (holderId, { value }, reservedAt) => {
+    const { state } = await loadCanned(deps, holderId);
+    if (state.status === 'deleted') return true;
+    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
+    return state.shortcode !== value;
+  };
+
+const run = (deps: AppDeps, id: string, command: CannedCommand, context: CommandContext) => handleCommand(deps.events, cannedStream(id), cannedDecider, command, context);
+
+async function settled(deps: AppDeps, id: string, position: number): Promise<CannedView> {
+  await deps.projections.waitFor(position);
+  const found = await deps.readStore.collection<CannedView>(CANNED).findOne({ _id: id });
+  if (!found) throw new NotFoundError('Canned message');
+  return found;
+}
+
+async function checkCategory(deps: AppDeps, categoryId: string | null | undefined): Promise<void> {
+  if (!categoryId) return;
+  if (!(await deps.readStore.collection(CATEGORIES).findOne({ _id: categoryId }))) {
+    throw new ValidationError('The chosen category does not exist', [{ path: 'category', message: 'The chosen category does not exist' }]);
+  }
+}
+
+/** Creates a message after claiming its shortcode, so two messages can never share one. */
+export async function createCanned(deps: AppDeps, { category, ...input }: CannedInput, context: CommandContext): Promise<CannedView> {
+  await checkCategory(deps, category);
+  const cannedId = deps.newId();
+  const result = await withClaims(deps, cannedId, [shortcodeClaim(input.shortcode)], context, abandonedBy(deps, context.now), () =>
+    run(deps, cannedId, { type: 'CreateCannedMessage', cannedId, createdBy: context.actor.userId, details: { ...input, categoryId: category } }, context),
+  );
+  return settled(deps, cannedId, result.position);
+}
+
+/** Changes a message; a new shortcode is claimed first and the old one released after. */
+export async function updateCanned(deps: AppDeps, cannedId: string, { category, ...changes }: CannedChanges, context: CommandContext): Promise<CannedView> {
+  await checkCategory(deps, category);
+  const { state } = await loadCanned(deps, cannedId);
+  if (state.status !== 'active') throw new NotFoundError('Canned message');
+  const moving = changes.shortcode !== undefined && changes.shortcode !== state.shortcode;
+  const claims = moving ? [shortcodeClaim(changes.shortcode!)] : [];
+  const result = await withClaims(deps, cannedId, claims, context, abandonedBy(deps, context.now), () =>
+    run(deps, cannedId, { type: 'UpdateCannedMessage', cannedId, changes: { ...changes, ...(category !== undefined ? { categoryId: category } : {}) } }, context),
+  );
+  if (moving) await release(deps, cannedId, shortcodeClaim(state.shortcode), context);
+  return settled(deps, cannedId, result.position);
+}
+
+export async function useCanned(deps: AppDeps, cannedId: string, context: CommandContext): Promise<CannedView> {
+  const result = await run(deps, cannedId, { type: 'UseCannedMessage', cannedId, usedBy: context.actor.userId }, context);
+  return settled(deps, cannedId, result.position);
+}
+
+/** Deletes a message and lets its shortcode go. */
+export async function deleteCanned(deps: AppDeps, cannedId: string, context: CommandContext): Promise<void> {
+  const result = await run(deps, cannedId, { type: 'DeleteCannedMessage', cannedId, actorRole: context.actor.role as Role }, context);
+  for (const event of result.events) {
+    if (event.type === 'CannedMessageDeleted') await release(deps, cannedId, shortcodeClaim(event.data.shortcode), context);
+  }
+  await deps.projections.waitFor(result.position);
+}

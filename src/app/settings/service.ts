@@ -1,0 +1,28 @@
+import { SYSTEM_SETTINGS_STREAM, type SystemSettings, maskToken } from '../../domain/settings/settings';
+import { systemSettingsDecider } from '../../domain/settings/decide';
+import { type SettingsUpdate, TELEGRAM_TOKEN } from '../../domain/settings/schema';
+import { ValidationError } from '../../domain/shared/errors';
+import type { CommandContext } from '../../platform/commands';
+import { loadSystemSettings } from '../../projections/settings';
+import { runCommand } from '../commands';
+import type { AppDeps } from '../deps';
+
+/** The refusal of a value that cannot be a bot token, when saving the settings or testing a token. */
+export const invalidToken = () => new ValidationError('That does not look like a Telegram bot token (it looks like 123456789:ABC-DEF...)', [{ path: 'telegramBotToken', message: 'Invalid Telegram bot token' }]);
+
+/**
+ * A token sent back exactly as it was shown (masked) keeps the stored one; an empty one clears it;
+ * anything else must look like a bot token.
+ */
+function resolveToken(sent: string | undefined, stored: string): string | undefined {
+  if (sent === undefined || sent === maskToken(stored)) return undefined;
+  if (sent !== '' && !TELEGRAM_TOKEN.test(sent)) throw invalidToken();
+  return sent;
+}
+
+/** Changes the system settings; they hold from the moment this answers. */
+export async function updateSystemSettings(deps: AppDeps, input: SettingsUpdate, context: CommandContext): Promise<void> {
+  const current = await loadSystemSettings(deps.readStore);
+  const changes: Partial<SystemSettings> = { ...input, telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken) };
+  await runCommand(deps, SYSTEM_SETTINGS_STREAM, systemSettingsDecider, { type: 'UpdateSystemSettings', changes }, context);
+}
