@@ -65,7 +65,7 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
                 </td>
                 <td>{delivery.attempts}</td>
                 <td className="small">{delivery.lastError ?? <span className="muted">—</span>}</td>
-                <td title={formatDateTime(delivery.updatedAt)}>{timeAgo(delivery.createdAt)}</td>
+                <td title={`Queued ${formatDateTime(delivery.createdAt)}; last change ${formatDateTime(delivery.updatedAt)}`}>{timeAgo(delivery.updatedAt)}</td>
                 <td>
                   <div className="row-actions">
                     {(delivery.state === 'failed' || delivery.state === 'retrying') && (
