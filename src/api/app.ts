@@ -13,6 +13,7 @@ import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards
 import { errorHandler, notFoundHandler } from './http/errors';
 import { correlateRequest, markMount, trackRequests } from './http/requests';
 import { metricsRoute } from './metrics/routes';
+import { openApiRoutes } from './openapi/routes';
 import { identityRoutes } from './identity/routes';
 import { userRoutes } from './users/routes';
 import { botRoutes } from './bot/routes';
@@ -52,6 +53,8 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const api = Router();
   api.use(markMount);
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
+  // The API reference is public and holds no data: it answers while starting and in maintenance too.
+  openApiRoutes()(api);
   api.use(express.json({ limit: '1mb' }));
   api.use(whileStarting(deps.startup));
   api.use(requireKnownBody);
