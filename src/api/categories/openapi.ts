@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
 import type { ApiRegistry } from '../openapi/registry';
-import { Pagination, anyObject } from '../openapi/schemas';
+import { Category, Pagination, anyObject } from '../openapi/schemas';
 import { listCategoriesQuery } from './routes';
 
-const Category = anyObject('A category with its custom fields').meta({ id: 'Category' });
 const categoryAnswer = z.strictObject({ category: Category });
 
 export function describeCategories(docs: ApiRegistry): void {

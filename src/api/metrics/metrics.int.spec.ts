@@ -92,6 +92,21 @@ describe('Prometheus metrics', () => {
     });
   });
 
+  describe('with METRICS_PORT only', () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer({ env: { METRICS_PORT: '0' } });
+    });
+    afterAll(() => server.stop());
+
+    it('when scraped, then the separate listener serves the figures without a token and the app port keeps /metrics closed', async () => {
+      const separate = await fetch(server.metricsUrl!);
+      expect(separate.status).toBe(200);
+      expect(await separate.text()).toContain('desk_live_sockets');
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+    });
+  });
+
   describe('with neither METRICS_TOKEN nor METRICS_PORT', () => {
     let server: TestServer;
     beforeAll(async () => {

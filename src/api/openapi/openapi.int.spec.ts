@@ -121,6 +121,14 @@ describe('The OpenAPI document', () => {
     expectDescribed('GET', '/api/users', await server.request('GET', '/api/users', { token: admin }));
     expectDescribed('GET', '/api/categories', await server.request('GET', '/api/categories', { token: carol.token }));
     expectDescribed('GET', '/api/health', await server.request('GET', '/api/health'));
+    expectDescribed('GET', '/api/users/stats', await server.request('GET', '/api/users/stats', { token: admin }));
+    expectDescribed('GET', '/api/settings/public', await server.request('GET', '/api/settings/public'));
+    expectDescribed('GET', '/api/categories/{id}', await server.request('GET', `/api/categories/${category}`, { token: carol.token }));
+    expectDescribed('GET', '/api/deliveries', await server.request('GET', '/api/deliveries', { token: admin }));
+    const canned = await server.request('POST', '/api/canned-messages', { token: agent.token, body: { shortcode: 'refund', title: 'Refund', content: 'Your refund is on its way', category } });
+    expectDescribed('POST', '/api/canned-messages', canned);
+    expectDescribed('PUT', '/api/canned-messages/{id}/usage', await server.request('PUT', `/api/canned-messages/${canned.body.cannedMessage._id}/usage`, { token: agent.token }));
+    expectDescribed('GET', '/api/canned-messages', await server.request('GET', '/api/canned-messages', { token: agent.token }));
   });
 
   it('describes real errors: 400, 401, 403, 404, 409 with its extra field', async () => {

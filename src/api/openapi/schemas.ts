@@ -141,3 +141,62 @@ export const anyObject = (description: string) => z.object({}).catchall(z.unknow
 
 /** `{ message }` answers of actions (retry, sync, reset...). */
 export const Notice = z.object({ message: z.string() }).catchall(z.unknown()).meta({ id: 'Notice' });
+
+export const Category = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    description: z.string(),
+    color: z.string(),
+    order: z.int(),
+    isActive: z.boolean(),
+    customFields: z.array(z.object({}).catchall(z.unknown()).meta({ description: 'A custom field: fieldName, fieldType, prompt, placeholder, required...' })),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Category' });
+
+export const CannedMessage = z
+  .strictObject({
+    _id: id,
+    shortcode: z.string(),
+    title: z.string(),
+    content: z.string(),
+    category: z.strictObject({ _id: id, name: z.string() }).nullable(),
+    usageCount: z.int(),
+    createdBy: z.strictObject({ _id: id, firstName: z.string(), lastName: z.string() }),
+    createdAt: time,
+    lastUsed: time.nullable(),
+  })
+  .meta({ id: 'CannedMessage' });
+
+export const Delivery = z
+  .strictObject({
+    id: z.string(),
+    channel: z.enum(['telegram', 'email']),
+    recipient: z.string().meta({ description: 'Telegram chat id or e-mail address' }),
+    ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string() }).nullable(),
+    kind: z.string(),
+    state: z.enum(['waiting', 'active', 'retrying', 'failed']),
+    attempts: z.int(),
+    lastError: z.string().nullable(),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Delivery' });
+
+export const UserStats = z
+  .strictObject({
+    total: z.int(),
+    active: z.int(),
+    inactive: z.int(),
+    byRole: z.strictObject(Object.fromEntries(ROLES.map((role) => [role, z.int()])) as Record<(typeof ROLES)[number], z.ZodInt>),
+    activeAgents: z.int(),
+    activeStaff: z.int(),
+    newThisWeek: z.int(),
+  })
+  .meta({ id: 'UserStats' });
+
+export const PublicSettings = z
+  .strictObject({ settings: z.strictObject({ systemName: z.string(), supportEmail: z.string(), maintenanceMode: z.boolean(), maxFileSize: z.int().meta({ description: 'Bytes' }), maxFiles: z.int() }) })
+  .meta({ id: 'PublicSettings' });

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { createUserSchema, listUsersQuery, updateUserSchema } from '../../domain/user/schema';
 import type { ApiRegistry } from '../openapi/registry';
-import { Pagination, User, anyObject } from '../openapi/schemas';
+import { Pagination, User, UserStats } from '../openapi/schemas';
 
 const userAnswer = z.strictObject({ user: User });
 
 export function describeUsers(docs: ApiRegistry): void {
   const admin = ['admin' as const];
-  docs.route({ method: 'get', path: '/users/stats', summary: 'User counts', access: admin, responses: { 200: { description: 'total, active, inactive, byRole, activeAgents, activeStaff, newThisWeek', schema: anyObject('User counts') } } });
+  docs.route({ method: 'get', path: '/users/stats', summary: 'User counts', access: admin, responses: { 200: { description: 'total, active, inactive, byRole, activeAgents, activeStaff, newThisWeek', schema: UserStats } } });
   docs.route({ method: 'get', path: '/users', summary: 'List users', access: admin, query: listUsersQuery, responses: { 200: { description: 'One page of users', schema: z.strictObject({ users: z.array(User), pagination: Pagination }) } } });
   docs.route({ method: 'get', path: '/users/:id', summary: 'A user', access: admin, responses: { 200: { description: 'The user', schema: userAnswer } } });
   docs.route({ method: 'post', path: '/users', summary: 'Create a user', access: admin, body: createUserSchema, responses: { 201: { description: 'The new user', schema: userAnswer } }, errors: [409] });
