@@ -8,6 +8,7 @@ export function describeHealth(docs: ApiRegistry): void {
     summary: 'Health check',
     description: '`starting` answers 503 with Retry-After until the read models have caught up; `degraded` while failed notices wait for an admin.',
     access: 'public',
+    unguarded: true,
     responses: { 200: { description: 'Serving (`ok` or `degraded`)', schema: Health }, 503: { description: 'Starting', schema: Health } },
   });
 }

@@ -16,14 +16,15 @@ import { ApiRegistry } from './registry';
 
 /** The document's own routes and the app-level /metrics. */
 function describeOperations(docs: ApiRegistry): void {
-  docs.route({ method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', access: 'public', responses: { 200: { description: 'The document', schema: z.object({}).catchall(z.unknown()) } } });
-  docs.route({ method: 'get', path: '/docs', summary: 'The API reference page (Swagger UI) for this document', access: 'public', responses: { 200: { description: 'An HTML page', schema: z.string(), contentType: 'text/html' } } });
-  docs.route({ method: 'get', path: '/docs/init.js', summary: "The reference page's start script", access: 'public', responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } } });
+  docs.route({ method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', access: 'public', unguarded: true, responses: { 200: { description: 'The document', schema: z.object({}).catchall(z.unknown()) } } });
+  docs.route({ method: 'get', path: '/docs', summary: 'The API reference page (Swagger UI) for this document', access: 'public', unguarded: true, responses: { 200: { description: 'An HTML page', schema: z.string(), contentType: 'text/html' } } });
+  docs.route({ method: 'get', path: '/docs/init.js', summary: "The reference page's start script", access: 'public', unguarded: true, responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } } });
   docs.route({
     method: 'get',
     path: '/docs/assets/:file',
     summary: "The reference page's files (Swagger UI, served from the app: the page works offline)",
     access: 'public',
+    unguarded: true,
     responses: { 200: { description: 'swagger-ui.css, swagger-ui-bundle.js or favicon-32x32.png', schema: z.string(), contentType: 'application/octet-stream' } },
   });
   docs.route({

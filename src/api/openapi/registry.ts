@@ -29,7 +29,17 @@ export interface RouteDoc {
   errors?: number[];
   /** The path is outside /api. */
   root?: boolean;
+  /** Served before the start-up, rate-limit and maintenance guards (no 429, no 503). */
+  unguarded?: boolean;
 }
+
+/** Every answer carries the request id (src/api/http/requests.ts). */
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is 1 to 100 letters, digits, '.', '_', ':' or '-', else a new UUID. Also the correlationId of the events the request appends.",
+    schema: { type: 'string' as const },
+  },
+};
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input: `VALIDATION_FAILED` with `details`, `INVALID_JSON`, or another 400 code',
@@ -74,17 +84,20 @@ export class ApiRegistry {
     if (Array.isArray(doc.access)) errors.add(403);
     if (params) errors.add(404);
     if (doc.body) errors.add(415);
-    if (!doc.root) {
+    if (!doc.root && !doc.unguarded) {
       errors.add(429);
       errors.add(503);
     }
 
     const responses: Record<number, ResponseConfig> = {};
     for (const [status, answer] of Object.entries(doc.responses)) {
-      responses[Number(status)] = answer.schema ? { description: answer.description, content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } } } : { description: answer.description };
+      const headers = doc.root ? {} : { headers: REQUEST_ID_HEADER };
+      responses[Number(status)] = answer.schema
+        ? { description: answer.description, ...headers, content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } } }
+        : { description: answer.description, ...headers };
     }
     for (const status of [...errors].sort()) {
-      responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } };
+      responses[status] = { description: ERROR_TEXT[status] ?? 'Error', ...(doc.root ? {} : { headers: REQUEST_ID_HEADER }), content: { 'application/json': { schema: ErrorBody } } };
     }
 
     const body = doc.body

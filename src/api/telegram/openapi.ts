@@ -11,6 +11,8 @@ export function describeTelegram(docs: ApiRegistry): void {
     access: 'public',
     body: updateShape,
     responses: { 200: { description: 'Queued', schema: z.strictObject({ ok: z.literal(true) }) } },
-    errors: [401, 404],
+    // Before the rate limit and maintenance mode, after the start-up guard.
+    unguarded: true,
+    errors: [401, 404, 503],
   });
 }
