@@ -129,6 +129,14 @@ describe('The OpenAPI document', () => {
     expectDescribed('POST', '/api/canned-messages', canned);
     expectDescribed('PUT', '/api/canned-messages/{id}/usage', await server.request('PUT', `/api/canned-messages/${canned.body.cannedMessage._id}/usage`, { token: agent.token }));
     expectDescribed('GET', '/api/canned-messages', await server.request('GET', '/api/canned-messages', { token: agent.token }));
+    expectDescribed('POST', '/api/whitelist', await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '777001', username: 'zoe', notes: 'VIP' } }));
+    expectDescribed('PUT', '/api/whitelist/{key}', await server.request('PUT', '/api/whitelist/777001', { token: admin, body: { isActive: false } }));
+    expectDescribed('GET', '/api/whitelist', await server.request('GET', '/api/whitelist', { token: admin }));
+    expectDescribed('GET', '/api/whitelist/check/{value}', await server.request('GET', '/api/whitelist/check/777001', { token: admin }));
+    expectDescribed('GET', '/api/whitelist/access-requests', await server.request('GET', '/api/whitelist/access-requests', { token: admin }));
+    expectDescribed('POST', '/api/bot-commands', await server.request('POST', '/api/bot-commands', { token: admin, body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'Mon-Fri 9-17' } }));
+    expectDescribed('GET', '/api/bot-commands', await server.request('GET', '/api/bot-commands', { token: admin }));
+    expectDescribed('GET', '/api/bot-settings', await server.request('GET', '/api/bot-settings', { token: admin }));
   });
 
   it('describes real errors: 400, 401, 403, 404, 409 with its extra field', async () => {

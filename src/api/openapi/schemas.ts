@@ -200,3 +200,25 @@ export const UserStats = z
 export const PublicSettings = z
   .strictObject({ settings: z.strictObject({ systemName: z.string(), supportEmail: z.string(), maintenanceMode: z.boolean(), maxFileSize: z.int().meta({ description: 'Bytes' }), maxFiles: z.int() }) })
   .meta({ id: 'PublicSettings' });
+
+export const WhitelistEntry = z
+  .strictObject({ _id: id, telegramId: z.string(), username: z.string(), firstName: z.string(), lastName: z.string(), notes: z.string(), isActive: z.boolean(), createdAt: time })
+  .meta({ id: 'WhitelistEntry' });
+
+export const AccessRequest = z
+  .strictObject({
+    _id: id,
+    telegramId: z.string(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    firstAttemptAt: time,
+    lastAttemptAt: time,
+    attemptCount: z.int(),
+    lastMessage: z.string(),
+  })
+  .meta({ id: 'AccessRequest' });
+
+export const BotCommand = z
+  .strictObject({ _id: id, command: z.string(), description: z.string(), handler: z.string(), response: z.string().nullable(), order: z.int(), isActive: z.boolean(), isSystem: z.boolean() })
+  .meta({ id: 'BotCommand' });
