@@ -11,3 +11,9 @@ const scope = new AsyncLocalStorage<string>();
 export const withCorrelationId = <T>(correlationId: string, work: () => T): T => scope.run(correlationId, work);
 
 export const currentCorrelationId = (): string | undefined => scope.getStore();
+
+/**
+ * Runs `work` with no correlation id, for background work a request merely starts (a queue's
+ * consumers): it must not stamp the request's id on what it does later for others.
+ */
+export const withoutCorrelationId = <T>(work: () => T): T => scope.exit(work);
