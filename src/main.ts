@@ -40,7 +40,9 @@ async function main() {
 
   const { firstAdmin } = await server.ready;
   // bench/run.ts and the scale-out test wait for "running at <url>": keep that phrase.
-  const lines = [`Support desk running at ${server.url}`, `  data:  ${whereDataLives(config)}`];
+  const lines = [`Support desk running at ${server.url}`, `  data:  ${whereDataLives(config)}`, `  API reference: ${server.url}/api/docs`];
+  if (server.metricsUrl) lines.push(`  metrics: ${server.metricsUrl}${config.METRICS_TOKEN ? ' (bearer METRICS_TOKEN)' : ''}`);
+  else if (config.METRICS_TOKEN) lines.push(`  metrics: ${server.url}/metrics (bearer METRICS_TOKEN)`);
   if (demo) {
     const { admin, agent, customer } = demo.accounts;
     const open = demo.ticketsByStatus.open + demo.ticketsByStatus.in_progress + demo.ticketsByStatus.pending_customer;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createLogger } from './platform/logger';
+import { countAppends, createMetrics } from './platform/metrics';
 import type { AppDeps } from './app/deps';
 import { Startup } from './app/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
@@ -36,7 +37,9 @@ const PROGRESS_LOG_EVERY_MS = 10_000;
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const adapters = await createAdapters(config, { logger, ...(options.events ? { events: options.events } : {}) });
-  const { events, readStore, queue, limiters } = adapters;
+  const { readStore, queue, limiters } = adapters;
+  const metrics = createMetrics();
+  const events = countAppends(adapters.events, metrics.eventsAppended);
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
@@ -49,6 +52,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     projections,
     startup: new Startup(),
     logger,
+    metrics,
     jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
     clock: options.clock ?? (() => new Date()),
     newId: randomUUID,

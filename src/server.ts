@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -6,6 +6,8 @@ import { createApp } from './api/app';
 import type { AppDeps } from './app/deps';
 import { type FirstAdmin, ensureFirstAdmin } from './app/identity/firstAdmin';
 import { createLiveServer } from './api/live/socket';
+import { createMetricsApp } from './api/metrics/routes';
+import { registerDeskMetrics } from './app/metrics';
 import { ensureSystemCommands } from './app/bot/service';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
@@ -15,6 +17,8 @@ import { startWorkers } from './workers/channels';
 
 export interface RunningServer {
   url: string;
+  /** The METRICS_PORT listener's /metrics, when one is configured. */
+  metricsUrl: string | null;
   deps: AppDeps;
   /**
    * Settles once the read models have caught up with the log, the first admin exists and the
@@ -34,6 +38,17 @@ export interface ServerOptions {
   events?: EventStore;
 }
 
+const listen = (server: Server, port: number) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, resolve);
+  });
+
+const closeServer = (server: Server) => {
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+};
+
 /**
  * The composition root: picks the adapters and serves the API, the live channel and the built web
  * app on one port at once; then, in the background, catches the read models up with the log and
@@ -46,18 +61,20 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
   const httpServer = createServer(app);
   const io = createLiveServer(httpServer, deps);
+  registerDeskMetrics(deps);
+  const metricsServer = config.METRICS_PORT !== undefined ? createServer(createMetricsApp(deps)) : null;
   try {
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(config.PORT, resolve);
-    });
+    await listen(httpServer, config.PORT);
+    if (metricsServer) await listen(metricsServer, config.METRICS_PORT!);
   } catch (error) {
     await io.close();
+    if (httpServer.listening) await closeServer(httpServer);
     await runtime.close();
     throw error;
   }
   const { port } = httpServer.address() as AddressInfo;
   const url = `http://localhost:${port}`;
+  const metricsUrl = metricsServer ? `http://localhost:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
 
   let closingStarted = false;
   let stopWorkers: () => Promise<void> = async () => undefined;
@@ -82,10 +99,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await deps.projections.stop();
       await ready.catch(() => undefined);
       await io.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await closeServer(httpServer);
+      if (metricsServer) await closeServer(metricsServer);
       await stopWorkers();
       await runtime.close();
     })());
-  return { url, deps, ready, close };
+  return { url, metricsUrl, deps, ready, close };
 }

@@ -11,6 +11,9 @@ import { authenticate } from './http/auth';
 import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
+import { correlateRequest, markMount, trackRequests } from './http/requests';
+import { metricsRoute } from './metrics/routes';
+import { openApiRoutes } from './openapi/routes';
 import { identityRoutes } from './identity/routes';
 import { userRoutes } from './users/routes';
 import { botRoutes } from './bot/routes';
@@ -28,6 +31,8 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
+  // First, so every answer (an error, a refusal, a static file) is logged and timed with its request id.
+  app.use(trackRequests(deps));
   // Helmet's default CSP asks browsers to upgrade every request to https: on a plain-http host other
   // than localhost the scripts then fail to load and the page stays blank. Ask only when served on https.
   const https = deps.config.PUBLIC_URL?.startsWith('https://') ?? false;
@@ -43,11 +48,17 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
     }),
   );
 
+  metricsRoute(deps)(app);
+
   const api = Router();
+  api.use(markMount);
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
+  // The API reference is public and holds no data: it answers while starting and in maintenance too.
+  openApiRoutes()(api);
   api.use(express.json({ limit: '1mb' }));
   api.use(whileStarting(deps.startup));
   api.use(requireKnownBody);
+  api.use(correlateRequest);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));

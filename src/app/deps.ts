@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import type { EventStore } from '../platform/eventstore/port';
+import type { Metrics } from '../platform/metrics';
 import type { Queue } from '../platform/queue/port';
 import type { RateLimiterFactory } from '../platform/ratelimit';
 import type { ReadStore } from '../platform/readstore/port';
@@ -18,6 +19,8 @@ export interface AppDeps {
   /** Whether the read models have caught up at start (see startup.ts). */
   startup: Startup;
   logger: Logger;
+  /** Prometheus metrics of the process (/metrics). */
+  metrics: Metrics;
   jwtSecret: string;
   clock: () => Date;
   newId: () => string;

@@ -1,4 +1,5 @@
 import type { Decider, DomainEvent } from '../domain/shared/decider';
+import { currentCorrelationId } from './correlation';
 import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion } from './eventstore/port';
 
 export const SCHEMA_VERSION = 1;
@@ -124,10 +125,14 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   }
 }
 
-export const metadataOf = (context: CommandContext) => ({
-  actor: context.actor,
-  occurredAt: context.now.toISOString(),
-  schemaVersion: SCHEMA_VERSION,
-  ...(context.correlationId ? { correlationId: context.correlationId } : {}),
-  ...(context.causationId ? { causationId: context.causationId } : {}),
-});
+/** Event metadata; the correlation id is the context's, or else the one of the request in progress. */
+export const metadataOf = (context: CommandContext) => {
+  const correlationId = context.correlationId ?? currentCorrelationId();
+  return {
+    actor: context.actor,
+    occurredAt: context.now.toISOString(),
+    schemaVersion: SCHEMA_VERSION,
+    ...(correlationId ? { correlationId } : {}),
+    ...(context.causationId ? { causationId: context.causationId } : {}),
+  };
+};

@@ -95,6 +95,28 @@ const schema = z.object({
   DELIVERY_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).default(24 * 3600 * 1000),
   /** The longest wait between two tries of a notice (retries double from 1 s up to this). */
   DELIVERY_BACKOFF_CAP_MS: z.coerce.number().int().min(100).max(3_600_000).default(5 * 60 * 1000),
+  /**
+   * Bearer token that opens GET /metrics on the app's port. Without it (and without METRICS_PORT)
+   * /metrics answers 404: the figures are not for the public.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value))
+    .refine((value) => value === undefined || value.length >= 16, { message: 'must be at least 16 characters' }),
+  /** A separate port serving only GET /metrics, for a scraper on a private network (with METRICS_TOKEN too, it asks for the token). */
+  METRICS_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value === '') return undefined;
+      const port = Number(value);
+      if (/^\d+$/.test(value) && port <= 65535) return port;
+      context.addIssue({ code: 'custom', message: 'must be a port number from 0 (any free port) to 65535' });
+      return z.NEVER;
+    }),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

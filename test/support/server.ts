@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig } from '../../src/platform/config';
 import type { FirstAdmin } from '../../src/app/identity/firstAdmin';
 import type { EventStore } from '../../src/platform/eventstore/port';
@@ -25,7 +25,7 @@ export interface TestServer extends RunningServer {
  * replaces the configured event log (a wrapper that holds the catch-up, for instance).
  */
 export async function startTestServer(
-  options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date; events?: EventStore } = {},
+  options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date; events?: EventStore; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'desk-test-'));
   const config = loadConfig({
@@ -36,7 +36,7 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.events ? { events: options.events } : {}) });
+  const server = await startServer(config, { logger: options.logger ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.events ? { events: options.events } : {}) });
   let firstAdmin: FirstAdmin | null;
   try {
     ({ firstAdmin } = await server.ready);

@@ -11,7 +11,7 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { categoryStatistics } from '../tickets/stats';
 
-const listQuery = z.object({ includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(), ...pageQuery(20) });
+export const listCategoriesQuery = z.object({ includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(), ...pageQuery(20) });
 
 export const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
 
@@ -25,7 +25,7 @@ export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
   };
 
   router.get('/categories', requireRole(), async (req, res) => {
-    const { includeInactive, ...page } = parse(listQuery, req.query);
+    const { includeInactive, ...page } = parse(listCategoriesQuery, req.query);
     const showInactive = includeInactive === 'true' && currentUser(req).role !== 'customer';
     const { items, pagination } = await findPage(categories(), showInactive ? {} : { isActive: true }, { order: 1, name: 1, _id: 1 }, page);
     res.json({ categories: items.map(toCategory), pagination });

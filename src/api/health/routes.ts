@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { failedDeliveryCount } from '../../app/deliveries/service';
-import { countEventsAfter } from '../../platform/eventstore/paging';
 import type { AppDeps } from '../../app/deps';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
+import { projectionStatus } from '../../app/status';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
@@ -10,16 +10,9 @@ import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
  */
 export type HealthStatus = 'ok' | 'starting' | 'degraded';
 
-/** Lag is counted event by event (log positions are bytes on EventStoreDB); beyond this it is a lower bound. */
-const LAG_COUNTED_UP_TO = 1000;
-
 export const healthRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/health', async (_req, res) => {
-    // One moment's figures: the catch-up goes on while the awaits below run.
-    const { position: reached, eventsProcessed: applied, isLive: live } = deps.projections;
-    const head = await deps.events.headPosition();
-    const position = Math.min(reached, head);
-    const lag = await countEventsAfter(deps.events, position, LAG_COUNTED_UP_TO);
+    const { live, position, head, lag, exact, applied } = await projectionStatus(deps);
     // Failed deliveries wait for an admin (the Deliveries view): the desk works, but someone was not told something.
     const failedDeliveries = await failedDeliveryCount(deps);
     const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 ? 'degraded' : 'ok';
@@ -32,8 +25,8 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
       projections: {
         state: live ? 'live' : 'catching up',
         position,
-        lag: lag.count,
-        ...(lag.exact ? {} : { lagAtLeast: true }),
+        lag,
+        ...(exact ? {} : { lagAtLeast: true }),
         // Progress of the catch-up: events applied since this process started, and how far into the log.
         applied,
         percent: head === 0 ? 100 : Math.floor((position / head) * 1000) / 10,

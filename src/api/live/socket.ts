@@ -2,6 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import IORedis from 'ioredis';
 import jwt from 'jsonwebtoken';
+import { Gauge } from 'prom-client';
 import { type Socket, Server } from 'socket.io';
 import { z } from 'zod';
 import type { SessionEvent } from '../../domain/session/session';
@@ -36,6 +37,14 @@ function refusal(message: string, code: string): Error {
  */
 export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server {
   const io = new Server(httpServer, { path: '/socket.io', serveClient: false, cors: { origin: corsOrigin(deps) } });
+  new Gauge({
+    name: 'desk_live_sockets',
+    help: 'Live channel (socket.io) connections open on this process',
+    registers: [deps.metrics.registry],
+    collect() {
+      this.set(io.of('/').sockets.size);
+    },
+  });
   // Several API processes: socket-to-socket messages (typing) cross processes through Redis.
   const { REDIS_URL, REDIS_PREFIX } = deps.config;
   const redis = REDIS_URL ? { pub: new IORedis(REDIS_URL), sub: new IORedis(REDIS_URL) } : null;

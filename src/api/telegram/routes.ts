@@ -9,7 +9,7 @@ import type { AppDeps } from '../../app/deps';
 
 export const WEBHOOK_PATH = '/telegram/webhook';
 
-const updateShape = z.looseObject({ update_id: z.number().int().nonnegative() });
+export const updateShape = z.looseObject({ update_id: z.number().int().nonnegative() });
 
 const sameText = (a: string, b: string) => {
   const left = Buffer.from(a);

@@ -1,0 +1,14 @@
+import type { ApiRegistry } from '../openapi/registry';
+import { Health } from '../openapi/schemas';
+
+export function describeHealth(docs: ApiRegistry): void {
+  docs.route({
+    method: 'get',
+    path: '/health',
+    summary: 'Health check',
+    description: '`starting` answers 503 with Retry-After until the read models have caught up; `degraded` while failed notices wait for an admin.',
+    access: 'public',
+    unguarded: true,
+    responses: { 200: { description: 'Serving (`ok` or `degraded`)', schema: Health }, 503: { description: 'Starting', schema: Health } },
+  });
+}

@@ -1,0 +1,126 @@
+import { OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { Role } from '../../domain/user/user';
+import { ErrorBody } from './schemas';
+
+/** Who may call a route: anyone, anyone signed in, or these roles (requireRole in src/api/http/auth.ts). */
+export type Access = 'public' | 'signed-in' | Role[];
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+type ZodObjectLike = z.ZodObject;
+
+export interface RouteDoc {
+  method: Method;
+  /** The Express path below /api (`/tickets/:id`), or a full path outside it (`/metrics`, with `root`). */
+  path: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  /** The schema the route parses its query with. */
+  query?: ZodObjectLike;
+  /** The schema the route parses its JSON body with. */
+  body?: z.ZodType;
+  /** The route also takes multipart/form-data (files), with the same fields plus files. */
+  multipart?: boolean;
+  /** Success answers by status; without a schema the answer has no body. */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  /** Errors this route answers beyond those its access, parameters and input imply. */
+  errors?: number[];
+  /** The path is outside /api. */
+  root?: boolean;
+  /** Served before the start-up, rate-limit and maintenance guards (no 429, no 503). */
+  unguarded?: boolean;
+}
+
+/** Every answer carries the request id (src/api/http/requests.ts). */
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is 1 to 100 letters, digits, '.', '_', ':' or '-', else a new UUID. Also the correlationId of the events the request appends.",
+    schema: { type: 'string' as const },
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid input: `VALIDATION_FAILED` with `details`, `INVALID_JSON`, or another 400 code',
+  401: 'No valid access token (`UNAUTHORIZED`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `SESSION_ENDED`, `ACCOUNT_DEACTIVATED`) or wrong credentials',
+  403: 'Signed in, but the role may not do this (`FORBIDDEN`)',
+  404: 'No such record, or one this user may not see (`NOT_FOUND`)',
+  409: 'In conflict with the current state (`CONFLICT`, `CONCURRENT_CHANGE`, or a route-specific code)',
+  413: 'The body or a file is too large (`PAYLOAD_TOO_LARGE`)',
+  415: 'The body is neither JSON nor, where files travel, multipart/form-data (`UNSUPPORTED_MEDIA_TYPE`)',
+  422: 'Understood but cannot be done',
+  429: 'Rate limited (`RATE_LIMITED`), with `Retry-After`',
+  503: 'Starting (`STARTING`, with `Retry-After`) or in maintenance mode (`MAINTENANCE`)',
+};
+
+/** `/tickets/:id` as OpenAPI writes it: `/tickets/{id}`. */
+export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}');
+
+/**
+ * The registry the areas describe their routes in (src/api/<area>/openapi.ts), each route with the
+ * zod schemas its handler parses; errors all answer the one error body of API.md.
+ */
+export class ApiRegistry {
+  readonly registry = new OpenAPIRegistry();
+
+  constructor() {
+    this.registry.registerComponent('securitySchemes', 'bearer', {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'The access token of POST /api/auth/login (15 minutes; renew it with POST /api/auth/refresh)',
+    });
+  }
+
+  route(doc: RouteDoc): void {
+    const path = doc.root ? doc.path : `/api${doc.path}`;
+    const names = [...doc.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+    const params = names.length > 0 ? z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) : undefined;
+
+    const errors = new Set(doc.errors ?? []);
+    if (doc.body || doc.query) errors.add(400);
+    if (doc.access !== 'public') errors.add(401);
+    if (Array.isArray(doc.access)) errors.add(403);
+    if (params) errors.add(404);
+    if (doc.body) errors.add(415);
+    if (!doc.root && !doc.unguarded) {
+      errors.add(429);
+      errors.add(503);
+    }
+
+    const responses: Record<number, ResponseConfig> = {};
+    for (const [status, answer] of Object.entries(doc.responses)) {
+      const headers = doc.root ? {} : { headers: REQUEST_ID_HEADER };
+      responses[Number(status)] = answer.schema
+        ? { description: answer.description, ...headers, content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } } }
+        : { description: answer.description, ...headers };
+    }
+    for (const status of [...errors].sort()) {
+      responses[status] = { description: ERROR_TEXT[status] ?? 'Error', ...(doc.root ? {} : { headers: REQUEST_ID_HEADER }), content: { 'application/json': { schema: ErrorBody } } };
+    }
+
+    const body = doc.body
+      ? {
+          required: true,
+          content: {
+            'application/json': { schema: doc.body },
+            ...(doc.multipart ? { 'multipart/form-data': { schema: doc.body } } : {}),
+          },
+        }
+      : undefined;
+    const roles = Array.isArray(doc.access) ? `Roles: ${doc.access.join(', ')}.` : doc.access === 'signed-in' ? 'Any signed-in user.' : 'No sign-in needed.';
+
+    const config: RouteConfig = {
+      method: doc.method,
+      path: openApiPath(path),
+      summary: doc.summary,
+      description: [doc.description, roles].filter(Boolean).join('\n\n'),
+      tags: [doc.root ? 'operations' : doc.path.split('/')[1]!],
+      ...(doc.access !== 'public' ? { security: [{ bearer: [] }] } : {}),
+      request: { ...(params ? { params } : {}), ...(doc.query ? { query: doc.query } : {}), ...(body ? { body } : {}) },
+      responses,
+    };
+    this.registry.registerPath(config);
+  }
+}

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { PRIORITIES, TICKET_STATUSES } from '../../domain/ticket/ticket';
+import { ROLES } from '../../domain/user/user';
+
+/**
+ * Response bodies of the API as the OpenAPI document describes them (src/api/openapi/document.ts).
+ * Requests are described by the very zod schemas the routes parse with (src/domain/<area>/schema.ts);
+ * answers are built from read models, so their shapes are written here, strict where the
+ * document's tests check real answers against them (src/api/openapi/openapi.int.spec.ts).
+ */
+
+const id = z.string().meta({ description: 'Record id' });
+const time = z.string().meta({ description: 'ISO 8601 date and time', example: '2026-01-31T09:30:00.000Z' });
+const platform = z.enum(['web', 'telegram']);
+
+/** The error body of every 4xx and 5xx (API.md), plus route-specific fields such as `existingTicket`. */
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({ description: 'A message a person can read' }),
+    code: z.string().meta({ description: 'A machine-readable code', example: 'VALIDATION_FAILED' }),
+    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().meta({ description: 'Every validation issue (400 VALIDATION_FAILED)' }),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'Error' });
+
+export const Pagination = z.strictObject({ page: z.int(), limit: z.int(), total: z.int(), pages: z.int() }).meta({ id: 'Pagination' });
+
+export const User = z
+  .strictObject({
+    _id: id,
+    username: z.string(),
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    role: z.enum(ROLES),
+    isActive: z.boolean(),
+    lastLogin: time.nullable(),
+    telegramUsername: z.string().nullable(),
+    createdAt: time,
+  })
+  .meta({ id: 'User' });
+
+export const SignedIn = z.strictObject({ user: User, accessToken: z.string(), refreshToken: z.string() }).meta({ id: 'SignedIn' });
+export const Tokens = z.strictObject({ accessToken: z.string(), refreshToken: z.string() }).meta({ id: 'Tokens' });
+
+const person = z.strictObject({ _id: id, username: z.string(), firstName: z.string(), lastName: z.string() });
+export const Attachment = z
+  .strictObject({ url: z.string().meta({ description: 'GET it to download: /api/uploads/{fileId}' }), mimeType: z.string(), originalName: z.string(), size: z.int() })
+  .meta({ id: 'Attachment' });
+
+export const Ticket = z
+  .strictObject({
+    _id: id,
+    ticketId: z.int().meta({ description: 'The number people see (#1001)' }),
+    title: z.string(),
+    description: z.string(),
+    category: z.strictObject({ _id: id, name: z.string(), color: z.string() }),
+    priority: z.enum(PRIORITIES),
+    status: z.enum(TICKET_STATUSES),
+    customer: person,
+    assignedAgent: person.nullable(),
+    outcomeMessage: z.string().nullable().meta({ description: 'Staff only; null for a customer' }),
+    outcomeUpdatedAt: time.nullable(),
+    outcomeUpdatedBy: z.strictObject({ _id: id, username: z.string(), firstName: z.string() }).nullable(),
+    customFieldValues: z.array(z.strictObject({ fieldName: z.string(), fieldPrompt: z.string(), value: z.union([z.string(), z.number(), Attachment]) })),
+    platform,
+    createdAt: time,
+    updatedAt: time,
+    resolvedAt: time.nullable(),
+    closedAt: time.nullable(),
+    messageCount: z.int().meta({ description: 'A customer counts only what they can see (no internal notes)' }),
+    lastMessageAt: time.nullable(),
+  })
+  .meta({ id: 'Ticket' });
+
+export const Message = z
+  .strictObject({
+    _id: id,
+    ticket: id,
+    content: z.string(),
+    messageType: z.enum(['text', 'file', 'system']),
+    isInternal: z.boolean(),
+    platform,
+    sender: z.strictObject({ _id: id, firstName: z.string(), lastName: z.string(), role: z.enum(ROLES) }),
+    createdAt: time,
+    editedAt: time.nullable(),
+    attachments: z.array(Attachment),
+  })
+  .meta({ id: 'Message' });
+
+export const TicketList = z.strictObject({ tickets: z.array(Ticket), pagination: Pagination }).meta({ id: 'TicketList' });
+export const TicketDetail = z.strictObject({ ticket: Ticket, messages: z.array(Message), unreadCount: z.int() }).meta({ id: 'TicketDetail' });
+export const MessagePage = z.strictObject({ messages: z.array(Message), pagination: Pagination, unreadCount: z.int() }).meta({ id: 'MessagePage' });
+
+const categoryStat = z.strictObject({ _id: id, name: z.string(), color: z.string(), count: z.int(), open: z.int(), avgResolutionTime: z.number().meta({ description: 'Milliseconds; 0 without resolved tickets' }) });
+export const TicketStats = z
+  .strictObject({
+    total: z.int(),
+    open: z.int(),
+    inProgress: z.int(),
+    pendingCustomer: z.int(),
+    resolved: z.int(),
+    closed: z.int(),
+    unassigned: z.int(),
+    todayTickets: z.int(),
+    weekTickets: z.int(),
+    avgResponseTime: z.number().meta({ description: 'Milliseconds' }),
+    avgResolutionTime: z.number().meta({ description: 'Milliseconds' }),
+    categoryStats: z.array(categoryStat),
+    recentActivity: z.array(
+      z.strictObject({
+        type: z.enum(['new', 'updated']),
+        message: z.string(),
+        time,
+        ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string(), status: z.enum(TICKET_STATUSES) }),
+      }),
+    ),
+  })
+  .meta({ id: 'TicketStats' });
+
+export const Health = z
+  .strictObject({
+    status: z.enum(['ok', 'starting', 'degraded']),
+    eventStore: z.enum(['sqlite', 'eventstoredb']),
+    readStore: z.enum(['memory', 'mongodb']),
+    queue: z.enum(['bullmq', 'inline']),
+    projections: z.strictObject({
+      state: z.enum(['live', 'catching up']),
+      position: z.number(),
+      lag: z.int(),
+      lagAtLeast: z.literal(true).optional(),
+      applied: z.int(),
+      percent: z.number(),
+    }),
+    deliveries: z.strictObject({ failed: z.int() }),
+  })
+  .meta({ id: 'Health' });
+
+/** A body whose fields this document does not list one by one (see API.md for them). */
+export const anyObject = (description: string) => z.object({}).catchall(z.unknown()).meta({ description });
+
+/** `{ message }` answers of actions (retry, sync, reset...). */
+export const Notice = z.object({ message: z.string() }).catchall(z.unknown()).meta({ id: 'Notice' });
+
+export const Category = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    description: z.string(),
+    color: z.string(),
+    order: z.int(),
+    isActive: z.boolean(),
+    customFields: z.array(z.object({}).catchall(z.unknown()).meta({ description: 'A custom field: fieldName, fieldType, prompt, placeholder, required...' })),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Category' });
+
+export const CannedMessage = z
+  .strictObject({
+    _id: id,
+    shortcode: z.string(),
+    title: z.string(),
+    content: z.string(),
+    category: z.strictObject({ _id: id, name: z.string() }).nullable(),
+    usageCount: z.int(),
+    createdBy: z.strictObject({ _id: id, firstName: z.string(), lastName: z.string() }),
+    createdAt: time,
+    lastUsed: time.nullable(),
+  })
+  .meta({ id: 'CannedMessage' });
+
+export const Delivery = z
+  .strictObject({
+    id: z.string(),
+    channel: z.enum(['telegram', 'email']),
+    recipient: z.string().meta({ description: 'Telegram chat id or e-mail address' }),
+    ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string() }).nullable(),
+    kind: z.string(),
+    state: z.enum(['waiting', 'active', 'retrying', 'failed']),
+    attempts: z.int(),
+    lastError: z.string().nullable(),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Delivery' });
+
+export const UserStats = z
+  .strictObject({
+    total: z.int(),
+    active: z.int(),
+    inactive: z.int(),
+    byRole: z.strictObject(Object.fromEntries(ROLES.map((role) => [role, z.int()])) as Record<(typeof ROLES)[number], z.ZodInt>),
+    activeAgents: z.int(),
+    activeStaff: z.int(),
+    newThisWeek: z.int(),
+  })
+  .meta({ id: 'UserStats' });
+
+export const PublicSettings = z
+  .strictObject({ settings: z.strictObject({ systemName: z.string(), supportEmail: z.string(), maintenanceMode: z.boolean(), maxFileSize: z.int().meta({ description: 'Bytes' }), maxFiles: z.int() }) })
+  .meta({ id: 'PublicSettings' });
+
+export const WhitelistEntry = z
+  .strictObject({ _id: id, telegramId: z.string(), username: z.string(), firstName: z.string(), lastName: z.string(), notes: z.string(), isActive: z.boolean(), createdAt: time })
+  .meta({ id: 'WhitelistEntry' });
+
+export const AccessRequest = z
+  .strictObject({
+    _id: id,
+    telegramId: z.string(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    firstAttemptAt: time,
+    lastAttemptAt: time,
+    attemptCount: z.int(),
+    lastMessage: z.string(),
+  })
+  .meta({ id: 'AccessRequest' });
+
+export const BotCommand = z
+  .strictObject({ _id: id, command: z.string(), description: z.string(), handler: z.string(), response: z.string().nullable(), order: z.int(), isActive: z.boolean(), isSystem: z.boolean() })
+  .meta({ id: 'BotCommand' });
