@@ -95,6 +95,11 @@ const schema = z.object({
   DELIVERY_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).default(24 * 3600 * 1000),
   /** The longest wait between two tries of a notice (retries double from 1 s up to this). */
   DELIVERY_BACKOFF_CAP_MS: z.coerce.number().int().min(100).max(3_600_000).default(5 * 60 * 1000),
+  /**
+   * The embedded read store is saved to DATA_DIR this often while it changes (and on a clean stop),
+   * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
+   */
+  READSTORE_SNAPSHOT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

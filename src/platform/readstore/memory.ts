@@ -40,8 +40,8 @@ const isOperatorKey = (key: string) => key.startsWith('$');
 
 /**
  * Embedded collections held in memory and queried with mingo, which implements MongoDB's query,
- * update and aggregation language. Nothing is written to disk: at start the projection runner
- * rebuilds these collections from the event log, which is the only durable state.
+ * update and aggregation language. The event log stays the only durable truth: a snapshot of these
+ * collections (snapshot.ts) only spares a start the replay of what it covers.
  */
 class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, T>();
@@ -54,7 +54,22 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    */
   private readonly fieldIndexes = new Map<string, { byValue: Map<Primitive, Set<string>>; unindexed: Set<string> }>();
 
+  /** The indexes asked for, in order: a snapshot stores them, so a restore builds the same ones. */
+  private readonly specs: IndexSpec[] = [];
+
   constructor(readonly name: string) {}
+
+  /** The stored documents themselves (no copies) and the index definitions, for a snapshot. */
+  dump(): { docs: T[]; indexes: IndexSpec[] } {
+    return { docs: [...this.docs.values()], indexes: this.specs.map((spec) => ({ ...spec })) };
+  }
+
+  /** Replaces the contents with documents the caller hands over (not copied) and builds their indexes. */
+  async restore(docs: T[], indexes: IndexSpec[]): Promise<void> {
+    await this.drop();
+    for (const doc of docs) this.docs.set(doc._id, doc);
+    for (const spec of indexes) await this.createIndex(spec);
+  }
 
   private candidates(filter: Filter): T[] {
     const id = filter._id;
@@ -210,6 +225,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
+    if (!this.specs.some((known) => isDeepStrictEqual(known, spec))) this.specs.push({ ...spec, keys: { ...spec.keys } });
     if (!spec.unique) {
       const [field] = Object.keys(spec.keys);
       if (!field || field.includes('.') || this.fieldIndexes.has(field)) return;
@@ -230,6 +246,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   async drop(): Promise<void> {
     this.docs.clear();
+    this.specs.length = 0;
     this.uniqueIndexes.length = 0;
     this.fieldIndexes.clear();
   }
@@ -440,6 +457,21 @@ export class MemoryReadStore implements ReadStore {
       this.collections.set(name, collection);
     }
     return collection as unknown as Collection<T>;
+  }
+
+  /** Every collection with its documents (not copied: serialize them before the next write). */
+  dump(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
+    return [...this.collections].map(([name, collection]) => ({ name, ...collection.dump() }));
+  }
+
+  /** Replaces every collection with the given ones, taking ownership of their documents. */
+  async restore(collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>): Promise<void> {
+    this.collections.clear();
+    for (const { name, docs, indexes } of collections) {
+      const collection = new MemoryCollection<Doc>(name);
+      await collection.restore(docs, indexes);
+      this.collections.set(name, collection);
+    }
   }
 
   async close(): Promise<void> {
