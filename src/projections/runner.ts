@@ -158,6 +158,8 @@ export class ProjectionRunner {
       if (!checkpoint || checkpoint.version !== projection.version) {
         await this.reset(projection);
       } else {
+        // Indexes declared since the models were built (both stores create only what is missing).
+        await projection.setup?.(this.store);
         this.positions.set(projection.name, checkpoint.position);
       }
     }
