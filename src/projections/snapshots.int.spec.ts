@@ -144,8 +144,12 @@ describe('Embedded read models across restarts (snapshot in DATA_DIR)', () => {
       await exited;
     }
 
+    // What a write cut short by the kill would have left: removed at the next start, never read.
+    const torn = path.join(dataDir, `${SNAPSHOT_FILE}.${child.pid}.tmp`);
+    writeFileSync(torn, 'half a snapshot');
     const restarted = await startTestServer({ dataDir });
     try {
+      expect(existsSync(torn)).toBe(false);
       const admin = await restarted.login();
       const categories = (await restarted.request('GET', '/api/categories', { token: admin })).body.categories as Array<{ name: string }>;
       expect(categories.map(({ name }) => name)).toEqual(expect.arrayContaining(['Before the snapshot', 'After the snapshot']));

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore } from '../platform/eventstore/port';
 import type { MemoryReadStore } from '../platform/readstore/memory';
-import { type LogIdentity, logIdentityAt, readSnapshot, writeSnapshot } from '../platform/readstore/snapshot';
+import { type LogIdentity, logIdentityAt, readSnapshot, removeTornWrites, writeSnapshot } from '../platform/readstore/snapshot';
 import type { ProjectionRunner } from './runner';
 
 /** A start that replayed at least this many events writes a snapshot at once, not only on its period. */
@@ -34,6 +34,8 @@ export class ReadStoreSnapshots {
   /** Loads the snapshot into the store if it is sound and of this log; otherwise leaves the store empty. */
   async restore(): Promise<boolean> {
     const started = Date.now();
+    const torn = await removeTornWrites(this.dataDir);
+    if (torn.length > 0) this.logger.warn({ files: torn }, 'removed snapshot writes a stopped process left unfinished');
     const loaded = await readSnapshot(this.dataDir);
     if (!loaded.ok) {
       if (loaded.reason === 'no snapshot') this.logger.info('no read store snapshot: read models are built from the log');

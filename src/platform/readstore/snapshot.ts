@@ -1,4 +1,4 @@
-import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -113,6 +113,26 @@ export async function writeSnapshot(dataDir: string, store: MemoryReadStore, ide
       await rm(temp, { force: true });
     }
   }
+}
+
+/** Removes temp files of writes that a killed process left behind (a snapshot is never read from them). */
+export async function removeTornWrites(dataDir: string): Promise<string[]> {
+  const names = (await readdir(dataDir).catch(() => [] as string[])).filter((name) => name.startsWith(`${SNAPSHOT_FILE}.`) && name.endsWith('.tmp'));
+  // Another live process on the same DATA_DIR (npm run workers) may be writing its own.
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  };
+  const stale = names.filter((name) => {
+    const pid = Number(name.slice(SNAPSHOT_FILE.length + 1, -'.tmp'.length));
+    return !Number.isInteger(pid) || pid <= 0 || !alive(pid);
+  });
+  for (const name of stale) await rm(path.join(dataDir, name), { force: true });
+  return stale;
 }
 
 export type SnapshotLoad =
