@@ -1,4 +1,4 @@
-import { type FileHandle, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -139,44 +139,62 @@ export type SnapshotLoad =
   | { ok: true; identity: LogIdentity; collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>; bytes: number }
   | { ok: false; reason: string };
 
-/** Reads and checks a snapshot file; any defect is a reason to refuse it, never an exception. */
+/**
+ * Reads and checks a snapshot file; any defect is a reason to refuse it, never an exception. Frame by
+ * frame, so the load's peak is the models plus one frame, not the models plus the whole file; the
+ * documents are handed out only once the checksum at the end matched.
+ */
 export async function readSnapshot(dataDir: string): Promise<SnapshotLoad> {
-  let data: Buffer;
+  let file: FileHandle;
   try {
-    data = await readFile(path.join(dataDir, SNAPSHOT_FILE));
+    file = await open(path.join(dataDir, SNAPSHOT_FILE), 'r');
   } catch (error) {
     return { ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no snapshot' : `unreadable: ${(error as Error).message}` };
   }
-  if (data.length < MAGIC.length + 4 + CHECKSUM_BYTES || !data.subarray(0, MAGIC.length).equals(MAGIC)) return { ok: false, reason: 'not a snapshot file' };
-  const version = data.readUInt32LE(MAGIC.length);
-  if (version !== SNAPSHOT_FORMAT) return { ok: false, reason: `format ${version}, this version reads ${SNAPSHOT_FORMAT}` };
-  const body = data.subarray(0, data.length - CHECKSUM_BYTES);
-  if (crc32(body) !== data.readUInt32LE(data.length - CHECKSUM_BYTES)) return { ok: false, reason: 'checksum mismatch (torn or corrupt)' };
   try {
-    let offset = MAGIC.length + 4;
-    const next = () => {
-      const length = body.readUInt32LE(offset);
-      const value = deserialize(body.subarray(offset + 4, offset + 4 + length)) as unknown;
-      offset += 4 + length;
-      return value;
+    const { size } = await file.stat();
+    const bodyEnd = size - CHECKSUM_BYTES;
+    let position = 0;
+    let checksum = 0;
+    const read = async (length: number) => {
+      if (position + length > bodyEnd) throw new TornError();
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await file.read(buffer, 0, length, position);
+      if (bytesRead !== length) throw new TornError();
+      position += length;
+      checksum = crc32(buffer, checksum);
+      return buffer;
     };
-    const header = next() as Header;
+    const start = await read(MAGIC.length + 4).catch(() => null);
+    if (!start || !start.subarray(0, MAGIC.length).equals(MAGIC)) return { ok: false, reason: 'not a snapshot file' };
+    const version = start.readUInt32LE(MAGIC.length);
+    if (version !== SNAPSHOT_FORMAT) return { ok: false, reason: `format ${version}, this version reads ${SNAPSHOT_FORMAT}` };
+    const next = async () => deserialize(await read((await read(4)).readUInt32LE(0))) as unknown;
+    const header = (await next()) as Header;
     const collections = header.collections.map(({ name, indexes }) => ({ name, indexes, docs: [] as Doc[] }));
     let frames = 1;
     for (;;) {
-      const value = next() as { c?: number; docs?: Doc[]; end?: number };
+      const value = (await next()) as { c?: number; docs?: Doc[]; end?: number };
       frames++;
       if (value.end !== undefined) {
-        if (value.end !== frames || offset !== body.length) return { ok: false, reason: 'frame count mismatch' };
+        if (value.end !== frames || position !== bodyEnd) return { ok: false, reason: 'frame count mismatch' };
         break;
       }
       const target = collections[value.c ?? -1];
       if (!target || !Array.isArray(value.docs)) return { ok: false, reason: 'malformed frame' };
       for (const doc of value.docs) target.docs.push(doc);
     }
+    const trailer = Buffer.alloc(CHECKSUM_BYTES);
+    await file.read(trailer, 0, CHECKSUM_BYTES, bodyEnd);
+    if (trailer.readUInt32LE(0) !== checksum) return { ok: false, reason: 'checksum mismatch (torn or corrupt)' };
     if (collections.some(({ docs }, index) => docs.length !== header.collections[index]!.count)) return { ok: false, reason: 'document count mismatch' };
-    return { ok: true, identity: header.identity, collections, bytes: data.length };
+    return { ok: true, identity: header.identity, collections, bytes: size };
   } catch (error) {
-    return { ok: false, reason: `malformed: ${(error as Error).message}` };
+    // A cut file ends inside a frame; anything else unreadable is corrupt (its checksum would not match).
+    return { ok: false, reason: error instanceof TornError ? 'truncated (torn write)' : `malformed (corrupt): ${(error as Error).message}` };
+  } finally {
+    await file.close();
   }
 }
+
+class TornError extends Error {}
