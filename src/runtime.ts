@@ -72,7 +72,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
       }, snapshots ? () => snapshots.restore() : undefined);
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
-      await snapshots?.started();
+      snapshots?.started();
     },
     async close() {
       await projections.stop();

@@ -59,9 +59,12 @@ export class ReadStoreSnapshots {
     return true;
   }
 
-  /** After the catch-up: a snapshot now if the start replayed much, then one per period while the models change. */
-  async started(): Promise<void> {
-    if (this.runner.eventsProcessed >= SNAPSHOT_AFTER_CATCH_UP_EVENTS) await this.save();
+  /**
+   * After the catch-up: a snapshot now if the start replayed much (in the background: the desk is
+   * ready meanwhile), then one per period while the models change.
+   */
+  started(): void {
+    if (this.runner.eventsProcessed >= SNAPSHOT_AFTER_CATCH_UP_EVENTS) void this.save();
     this.timer = setInterval(() => void this.save(), this.everyMs);
     this.timer.unref();
   }
