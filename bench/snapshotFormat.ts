@@ -28,7 +28,7 @@ async function main() {
   };
   try {
     const identity = { position: 1, eventId: 'e', link: null };
-    const v8Write = await time(() => writeSnapshot(dir, store, identity));
+    const v8Write = await time(() => writeSnapshot(dir, store.dump(), identity));
     const file = path.join(dir, SNAPSHOT_FILE);
     const v8Bytes = readFileSync(file).length;
     const v8Load = await time(async () => {

@@ -12,7 +12,7 @@ const sameIdentity = (a: LogIdentity | null, b: LogIdentity) => a !== null && a.
 /**
  * Keeps the embedded read models across restarts: `restore` before the runner starts (the runner
  * then replays only the log after the snapshot's checkpoints), a snapshot every `everyMs` while the
- * models changed, and one on a clean stop. A snapshot is written at a quiescent point of the runner
+ * models changed, and one on a clean stop. A snapshot is frozen at a quiescent point of the runner
  * (`exclusive`), so it is always the models of one log position; a crash falls back to the last
  * complete one and replays the rest.
  */
@@ -75,18 +75,27 @@ export class ReadStoreSnapshots {
     return this.writing;
   }
 
+  /**
+   * The models are frozen between two event applications (a few milliseconds), then written while
+   * the projections go on: a write meanwhile changes a copy of the document, not the frozen one.
+   */
   private async saveNow(): Promise<void> {
     try {
-      await this.runner.exclusive(async () => {
+      const frozen = await this.runner.exclusive(async () => {
         const position = this.runner.position;
-        if (position === this.savedAt) return;
+        if (position === this.savedAt) return null;
         const identity = await logIdentityAt(this.events, position);
-        if (!identity) return;
-        const started = Date.now();
-        const { bytes, docs } = await writeSnapshot(this.dataDir, this.store, identity);
-        this.savedAt = position;
-        this.logger.info({ position, docs, bytes, ms: Date.now() - started }, 'read store snapshot written');
+        return identity ? { identity, collections: this.store.freeze() } : null;
       });
+      if (!frozen) return;
+      const started = Date.now();
+      try {
+        const { bytes, docs } = await writeSnapshot(this.dataDir, frozen.collections, frozen.identity);
+        this.savedAt = frozen.identity.position;
+        this.logger.info({ position: frozen.identity.position, docs, bytes, ms: Date.now() - started }, 'read store snapshot written');
+      } finally {
+        this.store.thaw();
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'read store snapshot failed; the previous one stays');
     }

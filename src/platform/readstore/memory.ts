@@ -66,9 +66,31 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   constructor(readonly name: string) {}
 
-  /** The stored documents themselves (no copies) and the index definitions, for a snapshot. */
+  /** Documents handed to a snapshot, which a write copies before changing (see `freeze`). */
+  private frozen: Set<T> | null = null;
+
+  /** The stored documents themselves (no copies) and the index definitions. */
   dump(): { docs: T[]; indexes: IndexSpec[] } {
     return { docs: [...this.docs.values()], indexes: this.specs.map((spec) => ({ ...spec })) };
+  }
+
+  /** Like `dump`, but the documents handed out stay as they are until `thaw`: writes meanwhile change copies. */
+  freeze(): { docs: T[]; indexes: IndexSpec[] } {
+    const dumped = this.dump();
+    this.frozen = new Set(dumped.docs);
+    return dumped;
+  }
+
+  thaw(): void {
+    this.frozen = null;
+  }
+
+  /** The document to change in place: a copy of it (stored instead) while it is frozen. */
+  private writable(doc: T): T {
+    if (!this.frozen?.delete(doc)) return doc;
+    const copy = clone(doc);
+    this.docs.set(doc._id, copy);
+    return copy;
   }
 
   /** Replaces the contents with documents the caller hands over (not copied) and builds their indexes. */
@@ -334,9 +356,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Applies an update in place; a unique-index violation leaves the document as it was. */
-  private modify(doc: T, update: Update): boolean {
+  private modify(stored: T, update: Update): boolean {
     const { $setOnInsert: _ignored, ...modifier } = update;
     if (Object.keys(modifier).length === 0) return false;
+    const doc = this.writable(stored);
     const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
     this.indexFields(doc, false);
     let changed: string[];
@@ -603,6 +626,7 @@ function uniqueKey(doc: AnyObject, keys: string[]): string | null {
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
+  private frozen: Array<MemoryCollection<Doc>> = [];
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let collection = this.collections.get(name);
@@ -616,6 +640,21 @@ export class MemoryReadStore implements ReadStore {
   /** Every collection with its documents (not copied: serialize them before the next write). */
   dump(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
     return [...this.collections].map(([name, collection]) => ({ name, ...collection.dump() }));
+  }
+
+  /**
+   * Every collection with its documents, which stay as they are until `thaw` (a write meanwhile
+   * stores a changed copy): a snapshot serializes them while the projections go on.
+   */
+  freeze(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
+    this.thaw();
+    this.frozen = [...this.collections.values()];
+    return [...this.collections].map(([name, collection]) => ({ name, ...collection.freeze() }));
+  }
+
+  thaw(): void {
+    for (const collection of this.frozen) collection.thaw();
+    this.frozen = [];
   }
 
   /** Replaces every collection with the given ones, taking ownership of their documents. */

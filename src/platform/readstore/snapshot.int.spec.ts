@@ -17,7 +17,7 @@ describe('Read store snapshot file', () => {
     // More documents than one frame holds, and a collection with none.
     for (let i = 0; i < 12_345; i++) await tickets.insertOne({ _id: `t${i}`, ticketId: i, status: i % 2 ? 'open' : 'closed', createdAt: new Date(i * 1000).toISOString(), nested: { tags: ['a', i] } } as never);
     await store.collection('empty').createIndex({ keys: { name: 1 } });
-    await writeSnapshot(dir, store, identity);
+    await writeSnapshot(dir, store.dump(), identity);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
   const file = () => path.join(dir, SNAPSHOT_FILE);
@@ -31,6 +31,28 @@ describe('Read store snapshot file', () => {
     expect(restored.dump()).toEqual(store.dump());
     await expect(restored.collection('tickets').insertOne({ _id: 'again', ticketId: 7 } as never)).rejects.toThrow('Duplicate key');
     expect(await restored.collection('tickets').count({ status: 'open' })).toBe(6172);
+  });
+
+  it('when the store changes while a frozen snapshot is written, then the file holds the models of the moment they were frozen', async () => {
+    const before = store.dump().map(({ name, docs, indexes }) => ({ name, indexes, docs: structuredClone(docs) }));
+    const tickets = store.collection<{ _id: string; status: string; nested?: { tags: unknown[] } }>('tickets');
+    const writing = writeSnapshot(dir, store.freeze(), { ...identity, position: 43 });
+    // Writes while the frames go out: in place, a nested change, a delete, an insert, a new collection.
+    await tickets.updateOne({ _id: 't1' }, { $set: { status: 'closed', 'nested.tags': ['changed'] } });
+    await tickets.updateMany({ status: 'open' }, { $set: { status: 'pending' } });
+    await tickets.deleteOne({ _id: 't2' });
+    await tickets.insertOne({ _id: 'new', status: 'open' });
+    await store.collection('later').insertOne({ _id: 'x' });
+    await writing;
+    store.thaw();
+    const loaded = await readSnapshot(dir);
+    if (!loaded.ok) throw new Error(loaded.reason);
+    expect(loaded.collections).toEqual(before);
+    expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ status: 'closed', nested: { tags: ['changed'] } });
+    expect(await tickets.count({ status: 'open' })).toBe(1);
+    // Thawed: a change is made in place again, and the store's answers are the changed ones.
+    await tickets.updateOne({ _id: 't3' }, { $set: { status: 'open' } });
+    expect(await tickets.count({ status: 'open' })).toBe(2);
   });
 
   it.each([

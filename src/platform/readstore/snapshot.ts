@@ -56,14 +56,15 @@ const frame = (value: unknown) => {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+export type SnapshotCollections = ReturnType<MemoryReadStore['dump']>;
+
 /**
- * Writes the store's current contents. The caller guarantees no projection writes until the returned
- * promise settles (ProjectionRunner.exclusive); reads may run between frames.
+ * Writes collections as they were at `identity`: the caller hands over documents nothing changes
+ * until the returned promise settles (`MemoryReadStore.freeze`, taken in `ProjectionRunner.exclusive`).
  */
-export async function writeSnapshot(dataDir: string, store: MemoryReadStore, identity: LogIdentity): Promise<{ bytes: number; docs: number }> {
+export async function writeSnapshot(dataDir: string, collections: SnapshotCollections, identity: LogIdentity): Promise<{ bytes: number; docs: number }> {
   const target = path.join(dataDir, SNAPSHOT_FILE);
   const temp = `${target}.${process.pid}.tmp`;
-  const collections = store.dump();
   let checksum = 0;
   let file: FileHandle | null = await open(temp, 'w');
   let bytes = 0;
