@@ -49,9 +49,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   /** Each unique index maps its key (JSON of the indexed values) to the owning document's id. */
   private readonly uniqueIndexes: Array<{ keys: string[]; owners: Map<string, string> }> = [];
   /**
-   * Other indexes whose first key is a top-level field map each primitive value to the ids holding
-   * it, so `{ ticket: id }` reads one ticket's messages instead of every message. Documents whose
-   * value is not primitive (an array matches by element) are always candidates.
+   * Other indexes map their first key's primitive values (at a path through plain objects) to the
+   * ids holding them, so `{ ticket: id }` reads one ticket's messages instead of every message; built
+   * when a filter first asks for that field. Documents whose value is not primitive (an array
+   * matches by element) are always candidates.
    */
   private readonly fieldIndexes = new Map<string, FieldIndex>();
   /**
