@@ -5,7 +5,8 @@ import { Server } from 'socket.io';
 
 /**
  * The baseline server: a bare Express route shaped like `POST /api/tickets/:id/messages` (JSON in,
- * a message out) and a bare socket.io room push, with none of the desk's work (no token, no event
+ * a message out), one answering a fixed page of 50 tickets like `GET /api/tickets`, and a bare
+ * socket.io room push, with none of the desk's work (no token, no event
  * log, no read models). The distance to it is what the desk itself costs.
  */
 const app = express();
@@ -25,6 +26,31 @@ app.post('/api/tickets/:id/messages', express.json(), (req, res) => {
   const message = { _id: String(++sequence), ticket: req.params.id, content, messageType: 'text', isInternal: false, createdAt: new Date().toISOString() };
   io.to(`ticket:${req.params.id}`).emit('new_message', { message });
   res.status(201).json({ message });
+});
+
+/** Shaped like a page of `GET /api/tickets`: 50 tickets as the desk answers them, built once. */
+const page = {
+  tickets: Array.from({ length: 50 }, (_, i) => ({
+    _id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    ticketId: 100_000 - i,
+    title: `Cannot sign in to the portal ${i}`,
+    description: 'The page keeps reloading after I enter my password, on every browser I tried.',
+    category: { _id: 'category', name: 'Account', color: '#3b82f6' },
+    priority: 'high',
+    status: 'open',
+    customer: { _id: 'customer', username: 'customer', firstName: 'Carla', lastName: 'Customer', email: 'carla@example.com' },
+    assignedAgent: null,
+    customFieldValues: [],
+    platform: 'web',
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    updatedAt: new Date(Date.UTC(2026, 0, 1, 1, i)).toISOString(),
+    messageCount: 3,
+    lastMessageAt: null,
+  })),
+  pagination: { page: 1, limit: 50, total: 20_000, pages: 400 },
+};
+app.get('/api/tickets', (_req, res) => {
+  res.json(page);
 });
 
 httpServer.listen(0, () => {

@@ -7,9 +7,11 @@ import { Startup } from './app/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
+import { MemoryReadStore } from './platform/readstore/memory';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { ProjectionRunner } from './projections/runner';
+import { ReadStoreSnapshots } from './projections/snapshots';
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -43,6 +45,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
+  // The embedded read store is kept across restarts in DATA_DIR (MongoDB keeps itself).
+  const snapshots =
+    readStore instanceof MemoryReadStore && config.READSTORE_SNAPSHOT_MS > 0
+      ? new ReadStoreSnapshots(config.DATA_DIR, readStore, events, projections, logger, config.READSTORE_SNAPSHOT_MS)
+      : null;
   const deps: AppDeps = {
     config,
     events,
@@ -67,11 +74,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
         logged = Date.now();
         logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
-      });
+      }, snapshots ? () => snapshots.restore() : undefined);
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
+      snapshots?.started();
     },
     async close() {
       await projections.stop();
+      await snapshots?.stop();
       await adapters.close();
     },
   };

@@ -117,6 +117,11 @@ const schema = z.object({
       context.addIssue({ code: 'custom', message: 'must be a port number from 0 (any free port) to 65535' });
       return z.NEVER;
     }),
+  /**
+   * The embedded read store is saved to DATA_DIR this often while it changes (and on a clean stop),
+   * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
+   */
+  READSTORE_SNAPSHOT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

@@ -51,6 +51,8 @@ export class ProjectionRunner {
   private live = false;
   private processed = 0;
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
+  /** Event applications and `exclusive` sections run one after another through this chain. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly events: EventStore,
@@ -74,10 +76,15 @@ export class ProjectionRunner {
     return this.processed;
   }
 
-  /** Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then tails live. */
-  async start(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
+  /**
+   * Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then tails
+   * live. `prepare` runs first (a snapshot restored into the store); a stop meanwhile ends the start.
+   */
+  async start(onProgress?: (progress: ReplayProgress) => void, prepare?: () => Promise<unknown>): Promise<void> {
     this.stopped = false;
     this.live = false;
+    await prepare?.();
+    if (this.stopped) return;
     await this.loadCheckpoints();
     await this.catchUp(onProgress);
     // Stopped during the catch-up (a shutdown while starting): nothing to follow.
@@ -119,6 +126,23 @@ export class ProjectionRunner {
     });
   }
 
+  /**
+   * Runs `fn` between two event applications, with the checkpoints stored: while it runs, the read
+   * store holds exactly the models at `position` and no projection writes (a snapshot is taken so).
+   */
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.inTurn(async () => {
+      await this.flush();
+      return fn();
+    });
+  }
+
+  private inTurn<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.turn.then(fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
@@ -134,6 +158,8 @@ export class ProjectionRunner {
       if (!checkpoint || checkpoint.version !== projection.version) {
         await this.reset(projection);
       } else {
+        // Indexes declared since the models were built (both stores create only what is missing).
+        await projection.setup?.(this.store);
         this.positions.set(projection.name, checkpoint.position);
       }
     }
@@ -185,7 +211,11 @@ export class ProjectionRunner {
     });
   }
 
-  private async apply(event: RecordedEvent): Promise<void> {
+  private apply(event: RecordedEvent): Promise<void> {
+    return this.inTurn(() => this.applyNow(event));
+  }
+
+  private async applyNow(event: RecordedEvent): Promise<void> {
     for (const projection of this.projections) {
       if ((this.positions.get(projection.name) ?? 0) >= event.position) continue;
       await projection.apply(event, this.store);

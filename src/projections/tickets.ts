@@ -275,7 +275,11 @@ export const ticketsProjection: Projection = {
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
     await tickets.createIndex({ keys: { ticketId: 1 }, unique: true });
-    await tickets.createIndex({ keys: { createdAt: -1 } });
+    // The orders of the list's sorts (latest and oldest, priority, status, updated) and of the dashboard's newest tickets.
+    await tickets.createIndex({ keys: { createdAt: -1, ticketId: -1 } });
+    await tickets.createIndex({ keys: { priorityWeight: -1, createdAt: -1 } });
+    await tickets.createIndex({ keys: { statusRank: 1, createdAt: -1 } });
+    await tickets.createIndex({ keys: { updatedAt: -1, ticketId: -1 } });
     await tickets.createIndex({ keys: { 'customer._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { 'assignedAgent._id': 1, createdAt: -1 } });

@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/platform/paths';
 import { launchBrowser, messageList, signIn } from '../support/browser';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { eventually } from '../support/eventually';
-import { ADMIN, type TestServer, startTestServer } from '../support/server';
+import { ADMIN, type TestServer, startTestServer, urlOfStarted } from '../support/server';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -53,15 +53,7 @@ describe('Two API processes behind one event log and one Redis', () => {
       env: { ...process.env, ...env, PORT: '0', DATA_DIR: first.dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const found = /running at (http:\/\/\S+)/.exec(output);
-        if (found) resolve(found[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`second API process exited with ${code}: ${output}`)));
-    });
+    const url = await urlOfStarted(child);
     second = { url, child };
 
     const category = await addCategory(first, admin, { name: 'Scale' });

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,19 @@ import { loadConfig } from '../../src/platform/config';
 import type { FirstAdmin } from '../../src/app/identity/firstAdmin';
 import type { EventStore } from '../../src/platform/eventstore/port';
 import { type RunningServer, startServer } from '../../src/server';
+
+/** The URL an app process (`src/main.ts`) prints once it is ready; rejects if it exits first. */
+export function urlOfStarted(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /running at (http:\/\/\S+)/.exec(output);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the app process exited with ${code}: ${output}`)));
+  });
+}
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 

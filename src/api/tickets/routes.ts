@@ -97,8 +97,9 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.priority) filter.priority = { $in: query.priority };
     if (query.category) filter['category._id'] = query.category;
     if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
-    if (query.assigned === 'unassigned') filter.assignedAgent = null;
-    if (query.assigned === 'assigned') filter.assignedAgent = { $ne: null };
+    // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
+    if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
+    if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
     const { items, pagination } = await findPage(tickets(), filter, SORTS[query.sort]!, query);
     res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });

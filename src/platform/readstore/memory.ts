@@ -14,6 +14,7 @@ import {
   type Update,
   type UpdateResult,
 } from './port';
+import { OrderedIndex, compareValues } from './ordered';
 
 type AnyObject = Record<string, unknown>;
 
@@ -40,21 +41,65 @@ const isOperatorKey = (key: string) => key.startsWith('$');
 
 /**
  * Embedded collections held in memory and queried with mingo, which implements MongoDB's query,
- * update and aggregation language. Nothing is written to disk: at start the projection runner
- * rebuilds these collections from the event log, which is the only durable state.
+ * update and aggregation language. The event log stays the only durable truth: a snapshot of these
+ * collections (snapshot.ts) only spares a start the replay of what it covers.
  */
 class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, T>();
   /** Each unique index maps its key (JSON of the indexed values) to the owning document's id. */
   private readonly uniqueIndexes: Array<{ keys: string[]; owners: Map<string, string> }> = [];
   /**
-   * Other indexes whose first key is a top-level field map each primitive value to the ids holding
-   * it, so `{ ticket: id }` reads one ticket's messages instead of every message. Documents whose
-   * value is not primitive (an array matches by element) are always candidates.
+   * Other indexes map their first key's primitive values (at a path through plain objects) to the
+   * ids holding them, so `{ ticket: id }` reads one ticket's messages instead of every message; built
+   * when a filter first asks for that field. Documents whose value is not primitive (an array
+   * matches by element) are always candidates.
    */
-  private readonly fieldIndexes = new Map<string, { byValue: Map<Primitive, Set<string>>; unindexed: Set<string> }>();
+  private readonly fieldIndexes = new Map<string, FieldIndex>();
+  /**
+   * Ordered indexes answer a sorted, limited find by walking the first matches in order. Each is
+   * built the first time a query sorts by its keys (a replay that nobody reads pays nothing for
+   * it) and kept up to date from then on.
+   */
+  private readonly orderedIndexes = new Map<string, OrderedIndex>();
+
+  /** The indexes asked for, in order: a snapshot stores them, so a restore builds the same ones. */
+  private readonly specs: IndexSpec[] = [];
 
   constructor(readonly name: string) {}
+
+  /** Documents handed to a snapshot, which a write copies before changing (see `freeze`). */
+  private frozen: Set<T> | null = null;
+
+  /** The stored documents themselves (no copies) and the index definitions. */
+  dump(): { docs: T[]; indexes: IndexSpec[] } {
+    return { docs: [...this.docs.values()], indexes: this.specs.map((spec) => ({ ...spec })) };
+  }
+
+  /** Like `dump`, but the documents handed out stay as they are until `thaw`: writes meanwhile change copies. */
+  freeze(): { docs: T[]; indexes: IndexSpec[] } {
+    const dumped = this.dump();
+    this.frozen = new Set(dumped.docs);
+    return dumped;
+  }
+
+  thaw(): void {
+    this.frozen = null;
+  }
+
+  /** The document to change in place: a copy of it (stored instead) while it is frozen. */
+  private writable(doc: T): T {
+    if (!this.frozen?.delete(doc)) return doc;
+    const copy = clone(doc);
+    this.docs.set(doc._id, copy);
+    return copy;
+  }
+
+  /** Replaces the contents with documents the caller hands over (not copied) and builds their indexes. */
+  async restore(docs: T[], indexes: IndexSpec[]): Promise<void> {
+    await this.drop();
+    for (const doc of docs) this.docs.set(doc._id, doc);
+    for (const spec of indexes) await this.createIndex(spec);
+  }
 
   private candidates(filter: Filter): T[] {
     const id = filter._id;
@@ -62,28 +107,43 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
-    for (const [field, { byValue, unindexed }] of this.fieldIndexes) {
-      const wanted = filter[field];
-      if (!isPrimitive(wanted) || wanted === null) continue;
-      const ids = [...(byValue.get(wanted) ?? []), ...unindexed];
-      return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
+    const ids = this.candidateIds(filter);
+    if (!ids) return [...this.docs.values()];
+    return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
+  }
+
+  /** Ids an equality (or `$in` of primitives) on an indexed field narrows the filter to; null if none does. */
+  private candidateIds(filter: Filter): string[] | null {
+    for (const [field, condition] of Object.entries(filter)) {
+      const wanted = isPrimitive(condition) ? [condition] : inList(condition);
+      const index = wanted && this.fieldIndexFor(field);
+      if (!index) continue;
+      const { byValue, unindexed } = index;
+      const ids = new Set<string>(unindexed);
+      for (const value of wanted!) for (const id of byValue.get(value) ?? []) ids.add(id);
+      // `null` also matches documents without the field, which the index files under null.
+      return [...ids];
     }
-    return [...this.docs.values()];
+    return null;
+  }
+
+  /**
+   * The equality index of a field that a declared index starts with, built the first time a filter
+   * asks for the field (a field only ever sorted on, like a timestamp, never costs one).
+   */
+  private fieldIndexFor(field: string) {
+    const known = this.fieldIndexes.get(field);
+    if (known) return known;
+    if (field === '_id' || field.startsWith('$') || !this.specs.some(({ keys, unique }) => !unique && Object.keys(keys)[0] === field)) return null;
+    const index = { path: field.split('.'), byValue: new Map<Primitive, Set<string>>(), unindexed: new Set<string>() };
+    this.fieldIndexes.set(field, index);
+    for (const doc of this.docs.values()) fileField(index, doc, true);
+    return index;
   }
 
   private indexFields(doc: T, add: boolean): void {
-    for (const [field, { byValue, unindexed }] of this.fieldIndexes) {
-      const value = (doc as unknown as AnyObject)[field];
-      if (value !== undefined && !isPrimitive(value)) {
-        if (add) unindexed.add(doc._id);
-        else unindexed.delete(doc._id);
-        continue;
-      }
-      const key = value === undefined ? null : value;
-      const ids = byValue.get(key) ?? new Set<string>();
-      if (add) byValue.set(key, ids.add(doc._id));
-      else if (ids.delete(doc._id) && ids.size === 0) byValue.delete(key);
-    }
+    if (add) for (const ordered of this.orderedIndexes.values()) refile(ordered, doc as unknown as AnyObject);
+    for (const index of this.fieldIndexes.values()) fileField(index, doc, add);
   }
 
   private matching(filter: Filter): T[] {
@@ -105,6 +165,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const walked = options.sort && !options.projection ? this.walkOrdered(filter, options.sort, options.limit ? (options.skip ?? 0) + options.limit : Number.POSITIVE_INFINITY) : null;
+    if (walked) return clone(walked.slice(options.skip ?? 0));
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
     if (top) return clone(top.slice(options.skip ?? 0));
     let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
@@ -112,6 +174,54 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
     return clone(cursor.all() as T[]);
+  }
+
+  /**
+   * The first `k` matches in `sort` order from an ordered index with those keys, stopping at the
+   * `k`th: "the 50 newest open tickets" reads a few hundred entries of 100,000. Null when no index
+   * serves the sort, or when an equality on an indexed field leaves few enough candidates that
+   * sorting them is cheaper.
+   */
+  private walkOrdered(filter: Filter, sort: Record<string, 1 | -1>, k: number): T[] | null {
+    const narrowed = this.candidateIds(filter);
+    if (narrowed && narrowed.length <= FEW_CANDIDATES) return null;
+    const index = this.orderedFor(sort);
+    if (!index) return null;
+    const direction = index.serves(sort);
+    if (direction === 0) return null;
+    const simple = Object.keys(filter).length === 0 ? () => true : simpleMatcher(filter);
+    let query: Query | null = null;
+    const found: T[] = [];
+    index.walk(direction, (id) => {
+      const doc = this.docs.get(id);
+      if (!doc) return true;
+      let verdict = simple?.(doc as unknown as AnyObject);
+      if (verdict === undefined) {
+        query ??= new Query(filter);
+        verdict = query.test(doc as unknown as AnyObject);
+      }
+      if (verdict) found.push(doc);
+      return found.length < k;
+    });
+    return found;
+  }
+
+  /** The ordered index declared with exactly these keys (or all of them reversed), built on first use. */
+  private orderedFor(sort: Record<string, 1 | -1>): OrderedIndex | null {
+    const fields = Object.keys(sort);
+    const spec = this.specs.find(
+      ({ keys, unique }) => !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
+    );
+    if (!spec) return null;
+    const name = JSON.stringify(spec.keys);
+    let index = this.orderedIndexes.get(name);
+    if (!index) {
+      index = new OrderedIndex(Object.keys(spec.keys), Object.values(spec.keys));
+      const ordered = index;
+      ordered.build([...this.docs.values()].map((doc) => ({ id: doc._id, key: keyOf(ordered, doc as unknown as AnyObject) })));
+      this.orderedIndexes.set(name, index);
+    }
+    return index;
   }
 
   /**
@@ -152,6 +262,20 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async count(filter: Filter = {}): Promise<number> {
+    const fields = Object.keys(filter);
+    if (fields.length === 0) return this.docs.size;
+    // One equality or `$in` on an indexed field: its value sets are the answer, only unindexed documents need a test.
+    const [only] = fields;
+    const condition = filter[only!];
+    const wanted = fields.length === 1 ? (isPrimitive(condition) ? [condition] : inList(condition)) : null;
+    const index = wanted && this.fieldIndexFor(only!);
+    if (index) {
+      let total = 0;
+      for (const value of new Set(wanted)) total += index.byValue.get(value)?.size ?? 0;
+      if (index.unindexed.size === 0) return total;
+      const unindexed = [...index.unindexed].map((id) => this.docs.get(id)!);
+      return total + find(unindexed as unknown as AnyObject[], filter).all().length;
+    }
     return this.matching(filter).length;
   }
 
@@ -210,13 +334,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    if (!spec.unique) {
-      const [field] = Object.keys(spec.keys);
-      if (!field || field.includes('.') || this.fieldIndexes.has(field)) return;
-      this.fieldIndexes.set(field, { byValue: new Map(), unindexed: new Set() });
-      for (const doc of this.docs.values()) this.indexFields(doc, true);
-      return;
-    }
+    if (!this.specs.some((known) => isDeepStrictEqual(known, spec))) this.specs.push({ ...spec, keys: { ...spec.keys } });
+    // Equality and ordered indexes are built when a query first needs them.
+    if (!spec.unique) return;
     const keys = Object.keys(spec.keys);
     if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
     const owners = new Map<string, string>();
@@ -230,14 +350,17 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   async drop(): Promise<void> {
     this.docs.clear();
+    this.specs.length = 0;
     this.uniqueIndexes.length = 0;
     this.fieldIndexes.clear();
+    this.orderedIndexes.clear();
   }
 
   /** Applies an update in place; a unique-index violation leaves the document as it was. */
-  private modify(doc: T, update: Update): boolean {
+  private modify(stored: T, update: Update): boolean {
     const { $setOnInsert: _ignored, ...modifier } = update;
     if (Object.keys(modifier).length === 0) return false;
+    const doc = this.writable(stored);
     const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
     this.indexFields(doc, false);
     let changed: string[];
@@ -286,6 +409,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private index(before: T | null, after: T | null): void {
+    if (before && !after) for (const ordered of this.orderedIndexes.values()) ordered.remove(before._id);
     if (before) this.indexFields(before, false);
     if (after) this.indexFields(after, true);
     this.indexUnique(before, after);
@@ -302,6 +426,57 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 }
 
 type Primitive = string | number | boolean | null;
+/** Below this many candidates from an equality index, sorting them beats walking an ordered index. */
+const FEW_CANDIDATES = 2000;
+/** Marks a dotted path that runs through an array: MongoDB matches its elements, mingo decides those. */
+const THROUGH_ARRAY = Symbol('through an array');
+
+/** The value at a path through plain objects (undefined where it ends early, as MongoDB reads it). */
+function valueAt(doc: AnyObject, path: string[]): unknown {
+  let value: unknown = doc;
+  for (const part of path) {
+    if (value === undefined || value === null) return undefined;
+    if (Array.isArray(value)) return THROUGH_ARRAY;
+    if (typeof value !== 'object') return undefined;
+    value = (value as AnyObject)[part];
+  }
+  return value;
+}
+
+/** The values of `{ $in: [...] }` when they are all primitives, else null. */
+function inList(condition: unknown): Primitive[] | null {
+  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || !Array.isArray(condition.$in)) return null;
+  return condition.$in.every(isPrimitive) ? (condition.$in as Primitive[]) : null;
+}
+
+type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; unindexed: Set<string> };
+
+/** Files a document under its value (missing counts as null), or as unindexed when that is not a primitive. */
+function fileField({ path, byValue, unindexed }: FieldIndex, doc: Doc, add: boolean): void {
+  const value = valueAt(doc as unknown as AnyObject, path);
+  if (value !== undefined && !isPrimitive(value)) {
+    if (add) unindexed.add(doc._id);
+    else unindexed.delete(doc._id);
+    return;
+  }
+  const key = value === undefined ? null : value;
+  const ids = byValue.get(key) ?? new Set<string>();
+  if (add) byValue.set(key, ids.add(doc._id));
+  else if (ids.delete(doc._id) && ids.size === 0) byValue.delete(key);
+}
+
+const keyOf = (index: OrderedIndex, doc: AnyObject) =>
+  index.fields.map((field) => {
+    const value = field.includes('.') ? valueAt(doc, field.split('.')) : doc[field];
+    return value === THROUGH_ARRAY ? [] : value;
+  });
+
+function refile(index: OrderedIndex, doc: AnyObject): void {
+  const key = keyOf(index, doc);
+  if (index.holds(doc._id as string, key)) return;
+  index.remove(doc._id as string);
+  index.add(doc._id as string, key);
+}
 const isPrimitive = (value: unknown): value is Primitive => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 const COMPARISONS: Record<string, (a: number | string, b: number | string) => boolean> = {
   $lt: (a, b) => a < b,
@@ -311,33 +486,35 @@ const COMPARISONS: Record<string, (a: number | string, b: number | string) => bo
 };
 
 /**
- * Projections guard every write with filters like `{ _id, _revision: { $lt: n } }`; compiling a
- * mingo Query for each made replay slow. Top-level equality and comparisons on primitive values are
- * decided here with MongoDB's semantics; anything else (arrays, nested paths, other operators)
- * answers undefined and goes to mingo.
+ * Projections guard every write with filters like `{ _id, _revision: { $lt: n } }`, and lists filter
+ * with `$in`, `$ne: null` and `$regex`; compiling a mingo Query for each made replay and lists slow.
+ * Equality, comparisons, `$in`, `$ne` and `$regex` (without options) on primitive values, at paths
+ * through plain objects, are decided here with MongoDB's semantics; anything else (arrays on the
+ * way, other operators) answers undefined and goes to mingo.
  */
 function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined) | null {
   const tests: Array<(doc: AnyObject) => boolean | undefined> = [];
   for (const [key, condition] of Object.entries(filter)) {
-    if (key.startsWith('$') || key.includes('.')) return null;
-    const field = (doc: AnyObject) => doc[key];
+    if (key.startsWith('$')) return null;
+    const path = key.split('.');
+    const field = path.length === 1 ? (doc: AnyObject) => doc[key] : (doc: AnyObject) => valueAt(doc, path);
     if (isPrimitive(condition)) {
       tests.push((doc) => {
         const value = field(doc);
         if (value === undefined) return condition === null;
-        return isPrimitive(value) ? value === condition : undefined;
+        // A document (not an array, whose elements MongoDB compares) never equals a primitive.
+        return isPrimitive(value) ? value === condition : isSubDocument(value) ? false : undefined;
       });
       continue;
     }
-    if (typeof condition !== 'object' || Array.isArray(condition)) return null;
-    for (const [operator, operand] of Object.entries(condition as AnyObject)) {
-      const compare = COMPARISONS[operator];
-      if (!compare || (typeof operand !== 'number' && typeof operand !== 'string')) return null;
+    if (!isPlainObject(condition) || Object.keys(condition).length === 0) return null;
+    for (const [operator, operand] of Object.entries(condition)) {
+      const test = operatorTest(operator, operand, condition);
+      if (!test) return null;
       tests.push((doc) => {
         const value = field(doc);
-        if (value === undefined || value === null) return false;
-        if (!isPrimitive(value)) return undefined;
-        return typeof value === typeof operand && compare(value as number | string, operand);
+        if (value === undefined || isPrimitive(value)) return test(value);
+        return isSubDocument(value) ? test(SUB_DOCUMENT) : undefined;
       });
     }
   }
@@ -348,6 +525,33 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
     }
     return true;
   };
+}
+
+/** Stands for a sub-document in operator tests: it equals no primitive, is in no list of them, matches no pattern. */
+const SUB_DOCUMENT = Symbol('sub-document');
+const isSubDocument = (value: unknown) => isPlainObject(value);
+
+/** One operator's test of a primitive, missing (undefined) or sub-document value, or null if it is not one decided here. */
+function operatorTest(operator: string, operand: unknown, condition: AnyObject): ((value: Primitive | undefined | typeof SUB_DOCUMENT) => boolean) | null {
+  const compare = COMPARISONS[operator];
+  if (compare) {
+    if (typeof operand !== 'number' && typeof operand !== 'string') return null;
+    return (value) => value !== undefined && value !== null && typeof value === typeof operand && compare(value as number | string, operand);
+  }
+  if (operator === '$in') {
+    const list = inList({ $in: operand });
+    return list ? (value) => value !== SUB_DOCUMENT && list.includes(value === undefined ? null : value) : null;
+  }
+  if (operator === '$ne') {
+    if (!isPrimitive(operand)) return null;
+    return (value) => (value === undefined ? operand !== null : value !== operand);
+  }
+  if (operator === '$regex') {
+    if (typeof operand !== 'string' || '$options' in condition) return null;
+    const pattern = new RegExp(operand);
+    return (value) => typeof value === 'string' && pattern.test(value);
+  }
+  return null;
 }
 
 const FAST_OPERATORS = new Set(['$set', '$inc', '$max', '$min', '$unset']);
@@ -415,15 +619,6 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
   return changed;
 }
 
-/** MongoDB's order for what the fast paths handle: missing and null, then numbers, then strings. */
-function compareValues(a: unknown, b: unknown): number {
-  const rank = (value: unknown) => (value === undefined || value === null ? 0 : typeof value === 'number' ? 1 : 2);
-  const difference = rank(a) - rank(b);
-  if (difference !== 0) return difference;
-  if (rank(a) === 0) return 0;
-  return (a as number | string) < (b as number | string) ? -1 : (a as number | string) > (b as number | string) ? 1 : 0;
-}
-
 function uniqueKey(doc: AnyObject, keys: string[]): string | null {
   const values = keys.map((key) => key.split('.').reduce<unknown>((value, part) => (value as AnyObject | undefined)?.[part], doc));
   return values.every((value) => value === undefined) ? null : JSON.stringify(values);
@@ -432,6 +627,7 @@ function uniqueKey(doc: AnyObject, keys: string[]): string | null {
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
+  private frozen: Array<MemoryCollection<Doc>> = [];
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let collection = this.collections.get(name);
@@ -440,6 +636,36 @@ export class MemoryReadStore implements ReadStore {
       this.collections.set(name, collection);
     }
     return collection as unknown as Collection<T>;
+  }
+
+  /** Every collection with its documents (not copied: serialize them before the next write). */
+  dump(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
+    return [...this.collections].map(([name, collection]) => ({ name, ...collection.dump() }));
+  }
+
+  /**
+   * Every collection with its documents, which stay as they are until `thaw` (a write meanwhile
+   * stores a changed copy): a snapshot serializes them while the projections go on.
+   */
+  freeze(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
+    this.thaw();
+    this.frozen = [...this.collections.values()];
+    return [...this.collections].map(([name, collection]) => ({ name, ...collection.freeze() }));
+  }
+
+  thaw(): void {
+    for (const collection of this.frozen) collection.thaw();
+    this.frozen = [];
+  }
+
+  /** Replaces every collection with the given ones, taking ownership of their documents. */
+  async restore(collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>): Promise<void> {
+    this.collections.clear();
+    for (const { name, docs, indexes } of collections) {
+      const collection = new MemoryCollection<Doc>(name);
+      await collection.restore(docs, indexes);
+      this.collections.set(name, collection);
+    }
   }
 
   async close(): Promise<void> {

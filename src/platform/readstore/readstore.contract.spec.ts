@@ -179,6 +179,102 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
     });
   });
 
+  describe('with ordered and equality indexes (random documents, filters and sorts)', () => {
+    /** A small deterministic generator, so a failure can be replayed. */
+    const random = (seed: number) => () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    interface Row extends Doc {
+      a?: number | string | null;
+      b?: number;
+      when?: string;
+      owner?: { id: string | null } | null;
+      tags?: string[];
+    }
+    const pick = <V>(next: () => number, values: V[]) => values[Math.floor(next() * values.length)]!;
+    const row = (next: () => number, id: string): Row => {
+      const doc: Row = { _id: id };
+      const a = pick(next, [0, 1, 2, 3, 'x', 'y', null, undefined]);
+      if (a !== undefined) doc.a = a;
+      if (next() < 0.9) doc.b = Math.floor(next() * 20);
+      doc.when = `2026-01-${String(1 + Math.floor(next() * 28)).padStart(2, '0')}`;
+      const owner = pick(next, [null, undefined, { id: 'u1' }, { id: 'u2' }, { id: null }]);
+      if (owner !== undefined) doc.owner = owner;
+      if (next() < 0.2) doc.tags = pick(next, [['p'], ['p', 'q'], []]);
+      return doc;
+    };
+    const FILTERS: Array<Record<string, unknown>> = [
+      {},
+      { a: 1 },
+      { a: null },
+      { a: { $in: [1, 'x', null] } },
+      { 'owner.id': 'u1' },
+      { 'owner.id': null },
+      { 'owner.id': { $ne: null } },
+      { owner: null },
+      { b: { $gte: 10 }, a: { $ne: 2 } },
+      { when: { $regex: '-1' } },
+      { tags: 'p' },
+      { a: { $in: [0, 3] }, 'owner.id': 'u2' },
+    ];
+    const SORTS: Array<Record<string, 1 | -1>> = [
+      { b: -1, when: -1 },
+      { b: 1, when: 1 },
+      { when: 1, a: -1 },
+      { when: -1, a: 1 },
+    ];
+
+    it('answers every find and count as the same collection without indexes does, through inserts, updates and deletes', async () => {
+      const next = random(24);
+      const indexed = store.collection<Row>(`indexed_${randomUUID().slice(0, 8)}`);
+      const plain = store.collection<Row>(`plain_${randomUUID().slice(0, 8)}`);
+      try {
+        const declared: Array<Record<string, 1 | -1>> = [{ b: -1, when: -1 }, { when: 1, a: -1 }, { a: 1 }, { 'owner.id': 1, when: -1 }];
+        for (const keys of declared) await indexed.createIndex({ keys });
+        for (let i = 0; i < 300; i++) {
+          const doc = row(next, `d${i}`);
+          await indexed.insertOne(doc);
+          await plain.insertOne(doc);
+        }
+        const sortKey = (sort: Record<string, 1 | -1>) => (doc: Row) => Object.keys(sort).map((field) => (doc as unknown as Record<string, unknown>)[field] ?? null);
+        const compare = async () => {
+          for (const filter of FILTERS) {
+            expect(await indexed.count(filter)).toBe(await plain.count(filter));
+            const ids = async (collection: Collection<Row>) => (await collection.find(filter)).map((doc) => doc._id).sort();
+            expect(await ids(indexed)).toEqual(await ids(plain));
+            for (const sort of SORTS) {
+              for (const limit of [1, 7, 50, undefined]) {
+                const options = { sort, ...(limit ? { limit } : {}) };
+                const [got, want] = [await indexed.find(filter, options), await plain.find(filter, options)];
+                // Ties may come in any order: the same sort keys in the same order, the same count.
+                expect(got.map(sortKey(sort))).toEqual(want.map(sortKey(sort)));
+                if (!limit) expect(got.map((doc) => doc._id).sort()).toEqual(want.map((doc) => doc._id).sort());
+              }
+            }
+          }
+        };
+        await compare();
+        for (let round = 0; round < 3; round++) {
+          for (let i = 0; i < 60; i++) {
+            const id = `d${Math.floor(next() * 330)}`;
+            const change = next();
+            for (const collection of [indexed, plain]) {
+              if (change < 0.5) await collection.updateOne({ _id: id }, { $set: { b: i % 20, when: `2026-02-${String(1 + (i % 28)).padStart(2, '0')}` } });
+              else if (change < 0.7) await collection.updateOne({ _id: id }, { $set: { owner: i % 2 ? { id: 'u1' } : null, a: i % 3 } });
+              else if (change < 0.85) await collection.deleteOne({ _id: id });
+              else if (!(await collection.findOne({ _id: id }))) await collection.insertOne(row(random(i + round * 100), id));
+            }
+          }
+          await compare();
+        }
+      } finally {
+        await indexed.drop();
+        await plain.drop();
+      }
+    });
+  });
+
   describe('when aggregating', () => {
     it('runs $match, $unwind, $group and $sort pipelines', async () => {
       const byTag = await tickets.aggregate<{ _id: string; count: number; top: number }>([
