@@ -28,7 +28,7 @@ export function CannedCard({ canned, canDelete, onEdit, onDelete }: { canned: Ca
     <article className="canned-card" aria-label={`#${canned.shortcode}`}>
       <header className="admin-card-head">
         <div>
-          <h3 className="mono">#{canned.shortcode}</h3>
+          <h2 className="mono">#{canned.shortcode}</h2>
           <p className="canned-title">{canned.title}</p>
         </div>
         <div className="row-actions">

@@ -21,7 +21,7 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
   const [search, setSearch] = useState('');
   const shown = useMemo(() => messages.filter((canned) => matchesSearch(canned, search)).sort(byUsage), [messages, search]);
   return (
-    <aside className={`card quick-messages ${open ? '' : 'quick-collapsed'}`} aria-label="Quick Messages">
+    <section className={`card quick-messages ${open ? '' : 'quick-collapsed'}`} aria-label="Quick Messages">
       <header className="card-header">
         <h2>Quick Messages</h2>
         <button type="button" className="icon-button" aria-expanded={open} aria-label={open ? 'Collapse quick messages' : 'Expand quick messages'} onClick={() => setOpen((value) => !value)}>
@@ -40,13 +40,13 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
                 <button type="button" className="quick-item" title={preview(canned.content)} onClick={() => onChoose(canned)}>
                   <span className="quick-code">#{canned.shortcode}</span>
                   <span className="quick-title">{canned.title}</span>
-                  <span className="muted quick-uses">{canned.usageCount} uses</span>
+                  <span className="muted quick-uses">{canned.usageCount} {canned.usageCount === 1 ? 'use' : 'uses'}</span>
                 </button>
               </li>
             ))}
           </ul>
         </>
       )}
-    </aside>
+    </section>
   );
 }

@@ -1,0 +1,186 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, launchBrowser, messageList, signIn } from '../support/browser';
+import { LONG_URL_TITLE, type SeededDesk, seedDesk } from '../support/screens';
+import { type TestServer, startTestServer } from '../support/server';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the axe engine is injected into the page as source text
+const AXE_SOURCE: string = require('axe-core').source;
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+const SIZES = [
+  { name: 'desktop', width: 1366, height: 900 },
+  { name: 'tablet', width: 768, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+type Role = 'customer' | 'agent' | 'admin';
+
+/** Every screen each role can reach (spec.md section 2), with the ticket screens of the seeded desk. */
+function screensOf(role: Role, desk: SeededDesk): Array<{ name: string; path: string }> {
+  const ticket = { name: 'ticket', path: `/tickets/${desk.ticketId}` };
+  const common = [{ name: 'dashboard', path: '/dashboard' }, ticket, { name: 'profile', path: '/profile' }];
+  if (role === 'customer') return common;
+  const staff = [...common, { name: 'live-tickets', path: '/live-tickets' }, { name: 'live-tickets-open', path: '/live-tickets?filter=open' }, { name: 'canned-messages', path: '/canned-messages' }, { name: 'long-title-ticket', path: `/tickets/${desk.longTicketId}` }];
+  if (role === 'agent') return staff;
+  return [...staff, { name: 'admin', path: '/admin' }, { name: 'settings', path: '/settings' }, { name: 'telegram-whitelist', path: '/telegram-whitelist' }];
+}
+
+async function setTheme(page: Page, theme: 'light' | 'dark') {
+  await page.evaluate((next) => {
+    document.documentElement.dataset.theme = next;
+  }, theme);
+}
+
+/** Axe's violations on the page as it is now, as "rule: target" lines. */
+async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(' ')}`);
+  }, AXE_TAGS);
+  return violations;
+}
+
+/** Waits until the screen has its heading and nothing is loading any more. */
+async function settled(page: Page) {
+  await page.locator('h1').first().waitFor();
+  await page.waitForFunction(() => document.querySelector('.loading, .spinner') === null && !document.body.textContent?.includes('Loading'));
+  // Fonts and the last layout pass before measuring or taking a picture.
+  await page.evaluate(() => document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))));
+}
+
+const horizontalOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe('Every screen at every size, in both themes: layout and accessibility (issue 25)', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let desk: SeededDesk;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startTestServer();
+    desk = await seedDesk(server);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('when a visitor opens sign-in and registration, then neither scrolls sideways nor has an axe violation', async () => {
+    for (const size of SIZES) {
+      const page = await (await browser.newContext({ viewport: size, bypassCSP: true })).newPage();
+      for (const screen of ['login', 'register']) {
+        await page.goto(`${server.url}/${screen}`);
+        await settled(page);
+        for (const theme of ['light', 'dark'] as const) {
+          await setTheme(page, theme);
+          expect({ screen, size: size.name, theme, overflow: await horizontalOverflow(page) }).toEqual({ screen, size: size.name, theme, overflow: 0 });
+          await page.screenshot({ path: `${SHOTS}/screen-visitor-${screen}-${size.name}-${theme}.png`, fullPage: true });
+          if (size.name !== 'tablet') expect({ screen, size: size.name, theme, violations: await axeViolations(page) }).toEqual({ screen, size: size.name, theme, violations: [] });
+        }
+      }
+      await page.context().close();
+    }
+  }, 120_000);
+
+  for (const role of ['customer', 'agent', 'admin'] as const) {
+    it(`when ${role === 'admin' ? 'an' : 'a'} ${role} visits every screen at 1366, 768 and 390 px, then none scrolls sideways and none has an axe violation in either theme`, async () => {
+      for (const size of SIZES) {
+        const page = await (await browser.newContext({ viewport: size, bypassCSP: true })).newPage();
+        await signIn(page, server.url, desk[role].email, desk[role].password);
+        for (const screen of screensOf(role, desk)) {
+          await page.goto(`${server.url}${screen.path}`);
+          await settled(page);
+          if (screen.name === 'ticket') await messageList(page).getByText('Message 12').waitFor();
+          for (const theme of ['light', 'dark'] as const) {
+            await setTheme(page, theme);
+            const where = { role, screen: screen.name, size: size.name, theme };
+            expect({ ...where, overflow: await horizontalOverflow(page) }).toEqual({ ...where, overflow: 0 });
+            await page.screenshot({ path: `${SHOTS}/screen-${role}-${screen.name}-${size.name}-${theme}.png`, fullPage: true });
+            // Axe at the desktop and the phone size; the tablet size is the phone layout again.
+            if (size.name !== 'tablet') expect({ ...where, violations: await axeViolations(page) }).toEqual({ ...where, violations: [] });
+          }
+          await setTheme(page, 'light');
+        }
+        await page.context().close();
+      }
+    }, 300_000);
+  }
+
+  it('when the ticket screen opens at 1366x900, then the composer and the last message show without scrolling', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 }, bypassCSP: true })).newPage();
+    await signIn(page, server.url, desk.agent.email, desk.agent.password);
+    await page.goto(`${server.url}/tickets/${desk.ticketId}`);
+    await messageList(page).getByText('Message 12').waitFor();
+    await settled(page);
+    const seen = await page.evaluate(() => {
+      const inWindow = (element: Element | null) => {
+        if (!element) return false;
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= window.innerHeight && box.height > 0;
+      };
+      const list = document.querySelector('ol[aria-label="Messages"]')!;
+      const last = list.lastElementChild!;
+      const listBox = list.getBoundingClientRect();
+      const lastBox = last.getBoundingClientRect();
+      return {
+        composer: inWindow(document.querySelector('textarea[aria-label="Message"]')),
+        send: inWindow([...document.querySelectorAll('button')].find((button) => button.textContent?.includes('Send')) ?? null),
+        lastMessage: inWindow(last) && lastBox.top >= listBox.top && lastBox.bottom <= listBox.bottom + 1,
+        pageScroll: document.documentElement.scrollHeight - window.innerHeight,
+      };
+    });
+    expect(seen).toEqual({ composer: true, send: true, lastMessage: true, pageScroll: 0 });
+    // The status change of the seed is a quiet system line in the conversation.
+    await messageList(page).getByText('Status changed to waiting for customer response').waitFor();
+    await page.screenshot({ path: `${SHOTS}/ticket-two-panes-1366.png` });
+    await page.context().close();
+  });
+
+  it('when the narrow menu is opened at 768 and 390 px, then the sidebar is a drawer over the dimmed page, which stays in place', async () => {
+    for (const size of SIZES.filter((candidate) => candidate.name !== 'desktop')) {
+      const page = await (await browser.newContext({ viewport: size, bypassCSP: true })).newPage();
+      await signIn(page, server.url, desk.agent.email, desk.agent.password);
+      await page.goto(`${server.url}/live-tickets`);
+      await settled(page);
+      expect(await page.getByRole('complementary', { name: 'Main navigation' }).count()).toBe(0);
+      await page.getByRole('banner').getByRole('button', { name: 'Expand sidebar' }).click();
+      const drawer = page.getByRole('complementary', { name: 'Main navigation' });
+      await drawer.getByRole('link', { name: 'Canned Messages' }).waitFor();
+      await page.getByTestId('sidebar-overlay').waitFor();
+      const layout = await page.evaluate(() => {
+        const main = document.querySelector('main')!.getBoundingClientRect();
+        const heading = document.querySelector('main h1')!.getBoundingClientRect();
+        const overlay = getComputedStyle(document.querySelector('[data-testid="sidebar-overlay"]')!);
+        const drawerBox = document.querySelector('aside')!.getBoundingClientRect();
+        return { mainWidth: Math.round(main.width), headingShown: heading.width > 0 && heading.left >= 0, dimmed: overlay.backgroundColor !== 'rgba(0, 0, 0, 0)', drawerInside: drawerBox.left >= 0 && drawerBox.right <= window.innerWidth };
+      });
+      expect(layout).toEqual({ mainWidth: size.width, headingShown: true, dimmed: true, drawerInside: true });
+      expect(await horizontalOverflow(page)).toBe(0);
+      await page.screenshot({ path: `${SHOTS}/drawer-${size.name}.png` });
+      expect(await axeViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('sidebar-overlay').waitFor({ state: 'detached' });
+      await page.context().close();
+    }
+  });
+
+  it('when a ticket is titled with a 200-character URL, then the queue, the dashboard and the ticket wrap it at every size', async () => {
+    expect(LONG_URL_TITLE).toHaveLength(200);
+    for (const size of SIZES) {
+      const page = await (await browser.newContext({ viewport: size, bypassCSP: true })).newPage();
+      await signIn(page, server.url, desk.agent.email, desk.agent.password);
+      for (const path of ['/live-tickets', '/dashboard', `/tickets/${desk.longTicketId}`]) {
+        await page.goto(`${server.url}${path}`);
+        await settled(page);
+        await page.getByText(LONG_URL_TITLE.slice(0, 30)).first().waitFor();
+        expect({ path, size: size.name, overflow: await horizontalOverflow(page) }).toEqual({ path, size: size.name, overflow: 0 });
+      }
+      await page.context().close();
+    }
+  });
+});
