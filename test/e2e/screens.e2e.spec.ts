@@ -183,4 +183,57 @@ describe('Every screen at every size, in both themes: layout and accessibility (
       await page.context().close();
     }
   });
+
+  it("when staff follow 'View All Open', then the queue shows exactly the open, in progress and pending customer tickets", async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    await signIn(page, server.url, desk.agent.email, desk.agent.password);
+    await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'View All Open' }).click();
+    await page.waitForURL('**/live-tickets?filter=open');
+    await page.getByRole('article', { name: /Invoice shows the wrong amount/ }).waitFor();
+    const titles = await page.getByRole('article').evaluateAll((cards) => cards.map((card) => card.getAttribute('aria-label')!.replace(/:.*/, '')).sort());
+    expect(titles).toEqual(['Ticket #1001', 'Ticket #1002']);
+    await page.context().close();
+  });
+
+  it('when the queue is switched to the table, then the choice is remembered after a reload', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    await signIn(page, server.url, desk.agent.email, desk.agent.password);
+    await page.goto(`${server.url}/live-tickets`);
+    await page.getByRole('button', { name: 'Table' }).click();
+    const table = page.getByRole('table', { name: 'Tickets' });
+    await table.getByRole('link', { name: 'Invoice shows the wrong amount' }).waitFor();
+    await table.getByText('NEEDS ASSIGNMENT').first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/live-tickets-table-1366.png`, fullPage: true });
+    await page.reload();
+    await page.getByRole('table', { name: 'Tickets' }).getByRole('link', { name: 'Invoice shows the wrong amount' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Table' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('button', { name: 'Cards' }).click();
+    await page.getByRole('article', { name: /Invoice shows the wrong amount/ }).waitFor();
+    await page.context().close();
+  });
+
+  it('when the ticket list fails to load, then the dashboard shows the error and not the empty state under it', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    await signIn(page, server.url, desk.customer.email, desk.customer.password);
+    await page.route('**/api/tickets?**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'Service unavailable' }) }));
+    await page.reload();
+    await page.getByText('Service unavailable').waitFor();
+    expect(await page.getByText("You haven't created any support tickets yet.").count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('when a customer with an open ticket asks for a new one, then the dialog offers the way to that ticket, not a form', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signIn(page, server.url, desk.customer.email, desk.customer.password);
+    await page.getByRole('button', { name: 'Create New Ticket' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create New Ticket' });
+    await dialog.getByText('You already have an open ticket').waitFor();
+    expect(await dialog.getByLabel('Title').count()).toBe(0);
+    expect(await horizontalOverflow(page)).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/create-ticket-blocked-390.png` });
+    await dialog.getByRole('link', { name: 'Go to your open ticket' }).click();
+    await page.waitForURL(`**/tickets/${desk.ticketId}`);
+    await messageList(page).getByText('Message 12').waitFor();
+    await page.context().close();
+  });
 });

@@ -10,7 +10,7 @@ export interface SeededDesk {
   customer: Member & { password: string };
   /** The customer's open ticket with a conversation, a status change and an assignment. */
   ticketId: string;
-  /** Another customer's ticket titled with LONG_URL_TITLE, unassigned. */
+  /** Another customer's ticket titled with LONG_URL_TITLE, unassigned (a third customer's ticket is resolved). */
   longTicketId: string;
 }
 
@@ -42,5 +42,8 @@ export async function seedDesk(server: TestServer): Promise<SeededDesk> {
   await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Internal: refund approved by finance.', isInternal: true } });
   await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'pending_customer' } });
   const long = await openTicket(server, other, billing, { title: LONG_URL_TITLE, description: `See ${LONG_URL_TITLE}` });
+  const rita = await addMember(server, adminToken, 'customer', 'Rita');
+  const done = await openTicket(server, rita, billing, { title: 'Password reset worked', description: 'All good now' });
+  await server.request('PUT', `/api/tickets/${done._id}`, { token: agent.token, body: { status: 'resolved' } });
   return { admin, agent, customer, ticketId: ticket._id, longTicketId: long._id };
 }

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Icon } from '../../components/icons';
+import { plural } from '../../lib/format';
 import type { CannedMessage } from './types';
 
 /** spec.md section 9: the tooltip previews 100 characters. */
@@ -40,7 +41,7 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
                 <button type="button" className="quick-item" title={preview(canned.content)} onClick={() => onChoose(canned)}>
                   <span className="quick-code">#{canned.shortcode}</span>
                   <span className="quick-title">{canned.title}</span>
-                  <span className="muted quick-uses">{canned.usageCount} {canned.usageCount === 1 ? 'use' : 'uses'}</span>
+                  <span className="muted quick-uses">{plural(canned.usageCount, 'use')}</span>
                 </button>
               </li>
             ))}
