@@ -27,6 +27,48 @@ function screensOf(role: Role, desk: SeededDesk): Array<{ name: string; path: st
   return [...staff, { name: 'admin', path: '/admin' }, { name: 'settings', path: '/settings' }, { name: 'telegram-whitelist', path: '/telegram-whitelist' }];
 }
 
+/** States within a screen that have their own markup: each admin tab, the queue's table, the create dialog. */
+function statesOf(role: Role, screen: string): Array<{ name: string; enter: (page: Page) => Promise<void>; leave?: (page: Page) => Promise<void> }> {
+  if (screen === 'admin') {
+    return ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Settings'].map((tab) => ({
+      name: `tab-${tab.toLowerCase().replace(' ', '-')}`,
+      enter: async (page) => {
+        await page.getByRole('tab', { name: tab }).click();
+        await page.getByRole('tabpanel', { name: tab }).waitFor();
+        await settled(page);
+      },
+    }));
+  }
+  if (screen === 'live-tickets') {
+    return [
+      {
+        name: 'table',
+        enter: async (page) => {
+          await page.getByRole('button', { name: 'Table' }).click();
+          await page.getByRole('table', { name: 'Tickets' }).waitFor();
+        },
+        leave: (page) => page.getByRole('button', { name: 'Cards' }).click(),
+      },
+    ];
+  }
+  if (screen === 'dashboard' && role === 'customer') {
+    return [
+      {
+        name: 'create-dialog',
+        enter: async (page) => {
+          await page.getByRole('button', { name: 'Create New Ticket' }).click();
+          await page.getByRole('dialog', { name: 'Create New Ticket' }).getByText('You already have an open ticket').waitFor();
+        },
+        leave: async (page) => {
+          await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+          await page.getByRole('dialog').waitFor({ state: 'detached' });
+        },
+      },
+    ];
+  }
+  return [];
+}
+
 async function setTheme(page: Page, theme: 'light' | 'dark') {
   await page.evaluate((next) => {
     document.documentElement.dataset.theme = next;
@@ -96,15 +138,23 @@ describe('Every screen at every size, in both themes: layout and accessibility (
           await page.goto(`${server.url}${screen.path}`);
           await settled(page);
           if (screen.name === 'ticket') await messageList(page).getByText('Message 12').waitFor();
-          for (const theme of ['light', 'dark'] as const) {
-            await setTheme(page, theme);
-            const where = { role, screen: screen.name, size: size.name, theme };
-            expect({ ...where, overflow: await horizontalOverflow(page) }).toEqual({ ...where, overflow: 0 });
-            await page.screenshot({ path: `${SHOTS}/screen-${role}-${screen.name}-${size.name}-${theme}.png`, fullPage: true });
-            // Axe at the desktop and the phone size; the tablet size is the phone layout again.
-            if (size.name !== 'tablet') expect({ ...where, violations: await axeViolations(page) }).toEqual({ ...where, violations: [] });
+          const check = async (state: string) => {
+            for (const theme of ['light', 'dark'] as const) {
+              await setTheme(page, theme);
+              const where = { role, screen: state, size: size.name, theme };
+              expect({ ...where, overflow: await horizontalOverflow(page) }).toEqual({ ...where, overflow: 0 });
+              await page.screenshot({ path: `${SHOTS}/screen-${role}-${state}-${size.name}-${theme}.png`, fullPage: true });
+              // Axe at the desktop and the phone size; the tablet size is the phone layout again.
+              if (size.name !== 'tablet') expect({ ...where, violations: await axeViolations(page) }).toEqual({ ...where, violations: [] });
+            }
+            await setTheme(page, 'light');
+          };
+          await check(screen.name);
+          for (const state of statesOf(role, screen.name)) {
+            await state.enter(page);
+            await check(`${screen.name}-${state.name}`);
+            await state.leave?.(page);
           }
-          await setTheme(page, 'light');
         }
         await page.context().close();
       }

@@ -7,7 +7,7 @@ import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui
 import { formatDate, fullName } from '../../lib/format';
 import { selectUser } from '../auth/sessionSlice';
 import { useStatsQuery, useTicketsQuery } from './api';
-import { OPEN_FILTER, PRIORITY_COLOR, statusLabel, statusVariant } from './display';
+import { OPEN_FILTER, PRIORITY_COLOR } from './display';
 import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs } from './types';
@@ -105,8 +105,8 @@ export function LiveTicketsTable({ tickets, myId, onOpen, onAssign, onStatus }: 
               </td>
               <td>
                 {ticket.assignedAgent?._id !== myId && (
-                  <button type="button" className="button button-primary button-small" onClick={() => onAssign(ticket)} aria-label={`Assign ticket #${ticket.ticketId} to me`}>
-                    Assign to Me
+                  <button type="button" className="button button-primary button-small" onClick={() => onAssign(ticket)}>
+                    Assign to Me<span className="visually-hidden"> (ticket #{ticket.ticketId})</span>
                   </button>
                 )}
               </td>
