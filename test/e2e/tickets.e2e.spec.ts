@@ -167,7 +167,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await agent.getByRole('region', { name: 'Total Tickets' }).getByText('1', { exact: true }).waitFor();
     await agent.getByRole('heading', { name: 'Recent Tickets' }).waitFor();
     await agent.getByRole('heading', { name: 'Categories' }).waitFor();
-    await agent.getByText('1 tickets', { exact: false }).waitFor();
+    await agent.getByText('1 ticket ·', { exact: false }).waitFor();
     await shootBothThemes(agent, 'dashboard-staff');
     await customer.getByRole('link', { name: 'Dashboard' }).click();
     await customer.getByRole('heading', { name: 'Your Tickets' }).waitFor();
