@@ -51,6 +51,21 @@ function statesOf(role: Role, screen: string): Array<{ name: string; enter: (pag
       },
     ];
   }
+  if (screen === 'canned-messages') {
+    return [
+      {
+        name: 'add-dialog',
+        enter: async (page) => {
+          await page.getByRole('button', { name: 'Add Canned Message' }).click();
+          await page.getByRole('dialog', { name: 'Add New Canned Message' }).getByLabel('Shortcode').waitFor();
+        },
+        leave: async (page) => {
+          await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+          await page.getByRole('dialog').waitFor({ state: 'detached' });
+        },
+      },
+    ];
+  }
   if (screen === 'dashboard' && role === 'customer') {
     return [
       {
@@ -93,6 +108,15 @@ async function settled(page: Page) {
   // Fonts and the last layout pass before measuring or taking a picture.
   await page.evaluate(() => document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))));
 }
+
+/** An open dialog lies wholly inside the window (its own content may scroll); true when none is open. */
+const dialogFits = (page: Page) =>
+  page.evaluate(() => {
+    const dialog = document.querySelector('[role="dialog"]');
+    if (!dialog) return true;
+    const box = dialog.getBoundingClientRect();
+    return box.left >= 0 && box.top >= 0 && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
+  });
 
 const horizontalOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
@@ -143,6 +167,7 @@ describe('Every screen at every size, in both themes: layout and accessibility (
               await setTheme(page, theme);
               const where = { role, screen: state, size: size.name, theme };
               expect({ ...where, overflow: await horizontalOverflow(page) }).toEqual({ ...where, overflow: 0 });
+              expect({ ...where, dialogFits: await dialogFits(page) }).toEqual({ ...where, dialogFits: true });
               await page.screenshot({ path: `${SHOTS}/screen-${role}-${state}-${size.name}-${theme}.png`, fullPage: true });
               // Axe at the desktop and the phone size; the tablet size is the phone layout again.
               if (size.name !== 'tablet') expect({ ...where, violations: await axeViolations(page) }).toEqual({ ...where, violations: [] });
@@ -284,6 +309,24 @@ describe('Every screen at every size, in both themes: layout and accessibility (
     await dialog.getByRole('link', { name: 'Go to your open ticket' }).click();
     await page.waitForURL(`**/tickets/${desk.ticketId}`);
     await messageList(page).getByText('Message 12').waitFor();
+    await page.context().close();
+  });
+
+  it('when staff change the status and unassign, then the customer sees quiet system lines arrive in the conversation, live', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    await signIn(page, server.url, desk.customer.email, desk.customer.password);
+    await page.goto(`${server.url}/tickets/${desk.ticketId}`);
+    await messageList(page).getByText('Message 12').waitFor();
+    await messageList(page).getByText('Assigned to Alice Tester').waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    expect((await server.request('PUT', `/api/tickets/${desk.ticketId}`, { token: desk.agent.token, body: { status: 'in_progress' } })).status).toBe(200);
+    // The first came with the assignment when the ticket was seeded; this is the second.
+    await messageList(page).getByText('Status changed to in progress').nth(1).waitFor();
+    expect((await server.request('PUT', `/api/tickets/${desk.ticketId}`, { token: desk.admin.token, body: { assignedAgent: null } })).status).toBe(200);
+    await messageList(page).getByText('Alice Tester was unassigned').waitFor();
+    // A customer never sees the internal note, as a message or as a line.
+    expect(await messageList(page).getByText('refund approved').count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/ticket-system-lines-customer-1366.png` });
     await page.context().close();
   });
 });
