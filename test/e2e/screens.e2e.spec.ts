@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { SHOTS, launchBrowser, messageList, signIn } from '../support/browser';
 import { LONG_URL_TITLE, type SeededDesk, seedDesk } from '../support/screens';
 import { type TestServer, startTestServer } from '../support/server';
@@ -27,6 +27,19 @@ function screensOf(role: Role, desk: SeededDesk): Array<{ name: string; path: st
   return [...staff, { name: 'admin', path: '/admin' }, { name: 'settings', path: '/settings' }, { name: 'telegram-whitelist', path: '/telegram-whitelist' }];
 }
 
+/** A dialog opened by a button, ready when `ready` shows, left by its Cancel button. */
+const dialogState = (name: string, button: string, ready: (page: Page) => Locator) => ({
+  name,
+  enter: async (page: Page) => {
+    await page.getByRole('button', { name: button }).click();
+    await ready(page).waitFor();
+  },
+  leave: async (page: Page) => {
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  },
+});
+
 /** States within a screen that have their own markup: each admin tab, the queue's table, the create dialog. */
 function statesOf(role: Role, screen: string): Array<{ name: string; enter: (page: Page) => Promise<void>; leave?: (page: Page) => Promise<void> }> {
   if (screen === 'admin') {
@@ -51,35 +64,9 @@ function statesOf(role: Role, screen: string): Array<{ name: string; enter: (pag
       },
     ];
   }
-  if (screen === 'canned-messages') {
-    return [
-      {
-        name: 'add-dialog',
-        enter: async (page) => {
-          await page.getByRole('button', { name: 'Add Canned Message' }).click();
-          await page.getByRole('dialog', { name: 'Add New Canned Message' }).getByLabel('Shortcode').waitFor();
-        },
-        leave: async (page) => {
-          await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
-          await page.getByRole('dialog').waitFor({ state: 'detached' });
-        },
-      },
-    ];
-  }
+  if (screen === 'canned-messages') return [dialogState('add-dialog', 'Add Canned Message', (page) => page.getByRole('dialog', { name: 'Add New Canned Message' }).getByLabel('Shortcode'))];
   if (screen === 'dashboard' && role === 'customer') {
-    return [
-      {
-        name: 'create-dialog',
-        enter: async (page) => {
-          await page.getByRole('button', { name: 'Create New Ticket' }).click();
-          await page.getByRole('dialog', { name: 'Create New Ticket' }).getByText('You already have an open ticket').waitFor();
-        },
-        leave: async (page) => {
-          await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
-          await page.getByRole('dialog').waitFor({ state: 'detached' });
-        },
-      },
-    ];
+    return [dialogState('create-dialog', 'Create New Ticket', (page) => page.getByRole('dialog', { name: 'Create New Ticket' }).getByText('You already have an open ticket'))];
   }
   return [];
 }
