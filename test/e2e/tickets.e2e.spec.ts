@@ -167,7 +167,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await agent.getByRole('region', { name: 'Total Tickets' }).getByText('1', { exact: true }).waitFor();
     await agent.getByRole('heading', { name: 'Recent Tickets' }).waitFor();
     await agent.getByRole('heading', { name: 'Categories' }).waitFor();
-    await agent.getByText('1 tickets', { exact: false }).waitFor();
+    await agent.getByText('1 ticket ·', { exact: false }).waitFor();
     await shootBothThemes(agent, 'dashboard-staff');
     await customer.getByRole('link', { name: 'Dashboard' }).click();
     await customer.getByRole('heading', { name: 'Your Tickets' }).waitFor();
@@ -189,7 +189,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await customer.waitForFunction(() => document.documentElement.dataset.theme === 'light' && localStorage.getItem('theme') === 'light');
   });
 
-  it('when the window is narrow, then the sidebar is forced collapsed and expands over an overlay', async () => {
+  it('when the window is narrow, then the sidebar is forced collapsed into a top bar and expands as a drawer over an overlay', async () => {
     const sidebar = agent.getByRole('complementary', { name: 'Main navigation' });
     await sidebar.getByRole('button', { name: 'Collapse sidebar' }).click();
     await sidebar.getByRole('button', { name: 'Expand sidebar' }).waitFor();
@@ -198,14 +198,19 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await sidebar.getByRole('button', { name: 'Collapse sidebar' }).waitFor();
 
     await agent.setViewportSize({ width: 700, height: 900 });
-    await sidebar.getByRole('button', { name: 'Expand sidebar' }).waitFor();
+    const menu = agent.getByRole('banner').getByRole('button', { name: 'Expand sidebar' });
+    await menu.waitFor();
+    expect(await sidebar.count()).toBe(0);
     expect(await agent.getByTestId('sidebar-overlay').count()).toBe(0);
     await shootBothThemes(agent, 'dashboard-narrow');
-    await sidebar.getByRole('button', { name: 'Expand sidebar' }).click();
+    await menu.click();
     await agent.getByTestId('sidebar-overlay').waitFor();
+    await sidebar.getByRole('link', { name: 'Dashboard' }).waitFor();
+    // The page stays behind the dimmed overlay, not blank.
+    expect(await agent.locator('main h1').isVisible()).toBe(true);
     await shootBothThemes(agent, 'sidebar-overlay');
     await agent.getByTestId('sidebar-overlay').click({ position: { x: 650, y: 400 } });
-    await sidebar.getByRole('button', { name: 'Expand sidebar' }).waitFor();
+    await sidebar.waitFor({ state: 'detached' });
     expect(await agent.getByTestId('sidebar-overlay').count()).toBe(0);
     await agent.setViewportSize({ width: 1280, height: 900 });
     await sidebar.getByRole('button', { name: 'Collapse sidebar' }).waitFor();

@@ -18,6 +18,7 @@ import {
 import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
+import { activityLines, withActivity } from './activity';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
@@ -116,8 +117,10 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tickets/:id', requireRole(), async (req, res) => {
     const user = currentUser(req);
     const ticket = await visible(req);
-    const [{ messages }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
-    res.json({ ticket: ticketFor(ticket, user), messages, unreadCount: unread });
+    const [{ messages, pagination }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
+    // Status and assignment changes join the conversation as system lines (issue 25), back to the oldest message shown.
+    const lines = await activityLines(deps, ticket._id, pagination.pages > 1 ? (messages[0]?.createdAt ?? null) : null);
+    res.json({ ticket: ticketFor(ticket, user), messages: withActivity(messages, lines), unreadCount: unread });
   });
 
   /** The auditor's view: every event of the ticket's stream, also after deletion (staff). */

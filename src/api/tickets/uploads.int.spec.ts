@@ -90,7 +90,7 @@ describe('Attachments', () => {
     const { customer, ticket } = await withTicket();
     const before = storedFiles().length;
     const cases: Array<[Buffer, string, RegExp]> = [
-      [EXE, 'report.pdf', /report\.pdf is a EXE file; allowed are/],
+      [EXE, 'report.pdf', /report\.pdf is an EXE file; allowed are/],
       [PNG, 'notes.txt', /notes\.txt does not hold what its name says/],
       [Buffer.from('just text'), 'photo.png', /photo\.png is not an allowed file type/],
       [Buffer.from('name,amount\nJos\xe9,1\n', 'latin1'), 'data.csv', /data\.csv is not a plain UTF-8 text file/],

@@ -64,13 +64,22 @@ async function isUtf8Text(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * "a" or "an" before a file type in capitals: an EXE, an MP4, an HTML (letters said one by one), a PNG, a ZIP.
+ */
+export function withArticle(type: string): string {
+  const upper = type.toUpperCase();
+  const vowelSound = /^[AEIOU]/.test(upper) || /^[FHLMNRSX][^AEIOU]*$/.test(upper);
+  return `${vowelSound ? 'an' : 'a'} ${upper}`;
+}
+
 /** The type the content really has, if it is one spec.md allows and the name agrees with it. */
 async function sniff(file: string, originalName: string): Promise<string> {
   const extension = path.extname(originalName).toLowerCase();
   const detected = await FileType.fromFile(file);
   if (detected) {
     const allowed = BINARY_TYPES[detected.mime];
-    if (!allowed) throw new UnsupportedTypeError(`${originalName} is a ${detected.ext.toUpperCase()} file; allowed are ${ALLOWED}`);
+    if (!allowed) throw new UnsupportedTypeError(`${originalName} is ${withArticle(detected.ext)} file; allowed are ${ALLOWED}`);
     if (!allowed.extensions.includes(extension)) throw new UnsupportedTypeError(`${originalName} does not hold what its name says: its content is ${detected.ext.toUpperCase()}`);
     return allowed.mimeType;
   }

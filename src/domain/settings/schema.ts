@@ -43,10 +43,10 @@ export const updateSettingsSchema = z
       .max(500, 'Webhook URL must be at most 500 characters')
       .refine((value) => value === '' || /^https:\/\/[^\s]+$/.test(value), 'Webhook URL must start with https://'),
     emailNotifications: z.boolean({ message: 'emailNotifications must be true or false' }),
-    maxFileSize: int('Max file size', SETTINGS_BOUNDS.maxFileSize, 'Max file size must be between 1 MB and 100 MB (1048576 to 104857600 bytes)'),
+    maxFileSize: int('Max file size', SETTINGS_BOUNDS.maxFileSize, 'Max file size must be between 1 and 100 MB'),
     maxFiles: int('Max files', SETTINGS_BOUNDS.maxFiles, 'Max files must be between 1 and 20'),
     rateLimitMaxRequests: int('Rate limit requests', SETTINGS_BOUNDS.rateLimitMaxRequests, 'Rate limit requests must be between 1 and 1000'),
-    rateLimitWindowMs: int('Rate limit window', SETTINGS_BOUNDS.rateLimitWindowMs, 'Rate limit window must be between 1 and 60 minutes (60000 to 3600000 ms)'),
+    rateLimitWindowMs: int('Rate limit window', SETTINGS_BOUNDS.rateLimitWindowMs, 'Rate limit window must be between 1 and 60 minutes'),
     corsOrigins: z
       .union([z.array(z.string({ message: 'Each CORS origin must be text' })).max(50, 'At most 50 CORS origins'), z.string().max(5000)], {
         message: 'CORS origins must be a list or a comma-separated text',

@@ -19,7 +19,7 @@ export function StatCard({ label, value, hint, icon, tone = 'neutral' }: { label
   return (
     <section className={`stat-card stat-${tone}`} aria-label={label}>
       <div className="stat-head">
-        <h3>{label}</h3>
+        <h2>{label}</h2>
         {icon && <Icon name={icon} />}
       </div>
       <p className="stat-value">{value}</p>

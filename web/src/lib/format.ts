@@ -31,3 +31,6 @@ export function timeAgo(iso: string, now = Date.now()): string {
   if (days <= 7) return `${days} day${days === 1 ? '' : 's'} ago`;
   return formatDate(iso);
 }
+
+/** A count with its noun: '1 ticket', '2 tickets', '0 uses' (issue 25). */
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

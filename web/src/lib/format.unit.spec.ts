@@ -1,4 +1,4 @@
-import { formatDuration, formatKb, fullName, initialsOf, timeAgo } from './format';
+import { formatDuration, formatKb, fullName, initialsOf, plural, timeAgo } from './format';
 
 describe('Display formats (spec.md section 9)', () => {
   it.each([
@@ -34,5 +34,9 @@ describe('Display formats (spec.md section 9)', () => {
     expect(timeAgo(ago(3 * 3_600_000), now)).toBe('3 hours ago');
     expect(timeAgo(ago(2 * 86_400_000), now)).toBe('2 days ago');
     expect(timeAgo(ago(9 * 86_400_000), now)).toBe(new Date(now - 9 * 86_400_000).toLocaleDateString());
+  });
+
+  it('when a count is shown with its noun, then one is singular and any other number plural (issue 25)', () => {
+    expect([plural(0, 'use'), plural(1, 'use'), plural(2, 'use'), plural(1, 'ticket'), plural(5, 'ticket')]).toEqual(['0 uses', '1 use', '2 uses', '1 ticket', '5 tickets']);
   });
 });

@@ -1,5 +1,6 @@
 import { Suspense, useEffect, useState } from 'react';
 import { Outlet, useLocation } from 'react-router';
+import { Icon } from '../../components/icons';
 import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
 import { useLiveStatus } from '../../lib/live';
@@ -8,8 +9,9 @@ import { Sidebar } from './Sidebar';
 
 /**
  * Every signed-in screen: the sidebar beside the page. On windows 768 px wide or narrower the
- * sidebar is forced collapsed; expanding it there lays it over the page with an overlay that
- * collapses it again when clicked (spec.md section 2).
+ * sidebar is forced collapsed into a top bar with a menu button; expanding it there lays it over the
+ * dimmed page as a drawer, and clicking the overlay (or Escape) collapses it again (spec.md section 2,
+ * issue 25).
  */
 export function Layout() {
   const narrow = useMediaQuery(NARROW);
@@ -20,11 +22,28 @@ export function Layout() {
   useDesktopNotifications();
   useEffect(() => setOpenOnNarrow(false), [pathname, narrow]);
 
+  useEffect(() => {
+    if (!openOnNarrow) return undefined;
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && setOpenOnNarrow(false);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [openOnNarrow]);
+
   const isCollapsed = narrow ? !openOnNarrow : collapsed;
   const toggle = () => (narrow ? setOpenOnNarrow((open) => !open) : setCollapsed((value) => !value));
   return (
     <div className={`shell ${isCollapsed ? 'shell-collapsed' : ''} ${narrow ? 'shell-narrow' : ''}`}>
-      <Sidebar collapsed={isCollapsed} onToggle={toggle} />
+      {narrow && (
+        <header className="topbar">
+          <button type="button" className="icon-button" onClick={toggle} aria-expanded={openOnNarrow} aria-label="Expand sidebar" title="Expand sidebar">
+            <Icon name="menu" />
+          </button>
+          <span className="brand">
+            <Icon name="bolt" /> Support Desk
+          </span>
+        </header>
+      )}
+      {(!narrow || openOnNarrow) && <Sidebar collapsed={isCollapsed} onToggle={toggle} />}
       {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
       <main className="shell-main" id="main">
         {/* Until the channel is back and caught up, what the screen shows may be behind. */}

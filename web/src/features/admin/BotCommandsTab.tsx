@@ -145,7 +145,7 @@ export function BotCommandsTab() {
   const lastSynced = settings.data?.settings.lastSyncedAt;
 
   return (
-    <section aria-label="Bot Commands">
+    <div className="admin-tab">
       <div className="toolbar">
         <div>
           <BotStatusLine connection={botConnection(status.data, status.isError)} status={status.data} />
@@ -183,6 +183,6 @@ export function BotCommandsTab() {
       )}
       {confirmingReset && <ConfirmDialog message="Replace all nine bot messages with their default texts?" confirmLabel="Reset" busy={resetting.isLoading} onConfirm={() => void reset()} onCancel={() => setConfirmingReset(false)} />}
       {deleting && <ConfirmDialog message="Are you sure you want to delete this bot command? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
-    </section>
+    </div>
   );
 }

@@ -80,7 +80,7 @@ export function CategoriesTab() {
   };
 
   return (
-    <section aria-label="Categories">
+    <div className="admin-tab">
       <div className="toolbar">
         <p className="muted">Categories sort tickets and decide which extra questions a new ticket asks.</p>
         <button type="button" className="button button-primary" onClick={() => setEditing('new')}>
@@ -101,6 +101,6 @@ export function CategoriesTab() {
         </Modal>
       )}
       {deleting && <ConfirmDialog message="Are you sure you want to delete this category? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
-    </section>
+    </div>
   );
 }

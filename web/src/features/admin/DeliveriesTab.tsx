@@ -143,12 +143,12 @@ export function DeliveriesTab() {
   const onAction = (action: Action) => (action.kind === 'discard' || action.kind === 'discard-all' ? setConfirming(action) : void run(action));
 
   return (
-    <section aria-label="Deliveries">
+    <div className="admin-tab">
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load deliveries')}</Banner> : null}
       {isLoading ? <p className="muted">Loading deliveries...</p> : data && <DeliveriesView list={data} busy={busy} onAction={onAction} />}
       {confirming && (confirming.kind === 'discard' || confirming.kind === 'discard-all') && (
         <ConfirmDialog message={CONFIRM[confirming.kind]} confirmLabel="Discard" busy={busy} onConfirm={() => void run(confirming)} onCancel={() => setConfirming(null)} />
       )}
-    </section>
+    </div>
   );
 }

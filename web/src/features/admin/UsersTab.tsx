@@ -106,7 +106,7 @@ export function UsersTab() {
   const pages = data?.pagination.pages ?? 1;
 
   return (
-    <section aria-label="Users">
+    <div className="admin-tab">
       <div className="toolbar">
         <input
           type="search"
@@ -144,6 +144,6 @@ export function UsersTab() {
         </Modal>
       )}
       {deleting && <ConfirmDialog message="Are you sure you want to delete this user? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
-    </section>
+    </div>
   );
 }

@@ -6,7 +6,7 @@ import { Icon } from '../../components/icons';
 import { AccessDenied, Badge, Banner, ConfirmDialog, EmptyState, FlashBanner, Modal, PageHeader } from '../../components/ui';
 import { useEditing } from '../../lib/editing';
 import { useFlash } from '../../lib/flash';
-import { formatDate, fullName } from '../../lib/format';
+import { formatDate, fullName, plural } from '../../lib/format';
 import { selectUser } from '../auth/sessionSlice';
 import { useCannedMessagesQuery, useCategoriesQuery } from '../tickets/api';
 import type { CannedMessage, Category } from '../tickets/types';
@@ -28,7 +28,7 @@ export function CannedCard({ canned, canDelete, onEdit, onDelete }: { canned: Ca
     <article className="canned-card" aria-label={`#${canned.shortcode}`}>
       <header className="admin-card-head">
         <div>
-          <h3 className="mono">#{canned.shortcode}</h3>
+          <h2 className="mono">#{canned.shortcode}</h2>
           <p className="canned-title">{canned.title}</p>
         </div>
         <div className="row-actions">
@@ -45,7 +45,7 @@ export function CannedCard({ canned, canDelete, onEdit, onDelete }: { canned: Ca
       <p className="clamp-3 preserve">{canned.content}</p>
       <footer className="canned-meta small muted">
         {canned.category && <Badge variant="secondary">{canned.category.name}</Badge>}
-        <span>{canned.usageCount === 1 ? '1 use' : `${canned.usageCount} uses`}</span>
+        <span>{plural(canned.usageCount, 'use')}</span>
         <span>By {fullName(canned.createdBy)}</span>
         <span>Created {formatDate(canned.createdAt)}</span>
         {canned.lastUsed && <span>Last used {formatDate(canned.lastUsed)}</span>}

@@ -158,7 +158,8 @@ export function MessageList({ messages, myId, onEdit, typing }: { messages: Mess
     if (list.current) list.current.scrollTop = list.current.scrollHeight;
   }, []);
   return (
-    <ol className="message-list" ref={list} aria-label="Messages" aria-live="polite">
+    // Focusable so the keyboard can scroll it even when no message holds a control.
+    <ol className="message-list" ref={list} aria-label="Messages" aria-live="polite" tabIndex={0}>
       {messages.length === 0 && <li className="message-empty muted">No messages yet. Start the conversation below.</li>}
       {messages.map((message) => (
         <MessageItem

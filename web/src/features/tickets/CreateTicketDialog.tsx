@@ -38,7 +38,23 @@ export function ExistingTicketNotice({ ticket }: { ticket: ExistingTicket }) {
         #{ticket.ticketId} {ticket.title} ({statusLabel(ticket.status)})
       </p>
       <p>Please resolve your existing ticket before creating a new one</p>
-      <Link to={`/tickets/${ticket._id}`}>View ticket #{ticket.ticketId}</Link>
+    </div>
+  );
+}
+
+/** A customer held by the one-open-ticket rule gets the way to that ticket, not a form they cannot send (issue 25). */
+function BlockedByOpenTicket({ ticket, onCancel }: { ticket: ExistingTicket; onCancel: () => void }) {
+  return (
+    <div className="form">
+      <ExistingTicketNotice ticket={ticket} />
+      <div className="form-actions">
+        <button type="button" className="button button-ghost" onClick={onCancel}>
+          Cancel
+        </button>
+        <Link to={`/tickets/${ticket._id}`} className="button button-primary" onClick={onCancel}>
+          Go to your open ticket
+        </Link>
+      </div>
     </div>
   );
 }
@@ -46,8 +62,8 @@ export function ExistingTicketNotice({ ticket }: { ticket: ExistingTicket }) {
 /**
  * The create-ticket form of spec.md sections 2 and 5: counters on title and description, the first
  * category chosen once categories load, priority medium, the chosen category's custom fields, and
- * submit disabled while sending, while title or description is blank, without a category, or while
- * an open ticket exists.
+ * submit disabled while sending, while title or description is blank or without a category; while an
+ * open ticket exists the form gives way to a link to that ticket.
  */
 export function TicketForm({
   categories,
@@ -74,7 +90,7 @@ export function TicketForm({
   }, [categories, draft.category]);
   const category = categories?.find((candidate) => candidate._id === draft.category);
   const fieldErrors = useMemo(() => customFieldErrors(category, draft.customFieldValues), [category, draft.customFieldValues]);
-  const blocked = submitting || !draft.title.trim() || !draft.description.trim() || !draft.category || existing !== null;
+  const blocked = submitting || !draft.title.trim() || !draft.description.trim() || !draft.category;
   const set = (patch: Partial<TicketDraft>) => setDraft((current) => ({ ...current, ...patch }));
 
   const submit = (event: FormEvent) => {
@@ -85,9 +101,9 @@ export function TicketForm({
     onSubmit({ ...draft, title: draft.title.trim(), description: draft.description.trim(), customFieldValues: answers });
   };
 
+  if (existing) return <BlockedByOpenTicket ticket={existing} onCancel={onCancel} />;
   return (
     <form onSubmit={submit} className="form" noValidate>
-      {existing && <ExistingTicketNotice ticket={existing} />}
       {error && <Banner kind="error">{error}</Banner>}
       {categoriesError && <Banner kind="error">Failed to load categories</Banner>}
       <div className="field">

@@ -8,8 +8,9 @@ import { TicketForm } from './CreateTicketDialog';
 
 function renderForm(props: Partial<Parameters<typeof TicketForm>[0]> = {}) {
   const onSubmit = jest.fn();
-  renderWeb(<TicketForm categories={CATEGORIES} categoriesError={false} existing={null} submitting={false} error={null} onSubmit={onSubmit} onCancel={jest.fn()} {...props} />);
-  return { onSubmit, user: userEvent.setup() };
+  const onCancel = jest.fn();
+  renderWeb(<TicketForm categories={CATEGORIES} categoriesError={false} existing={null} submitting={false} error={null} onSubmit={onSubmit} onCancel={onCancel} {...props} />);
+  return { onSubmit, onCancel, user: userEvent.setup() };
 }
 
 describe('Create-ticket form', () => {
@@ -62,15 +63,16 @@ describe('Create-ticket form', () => {
     expect(onSubmit).toHaveBeenCalledWith({ title: 'Broken', description: 'It fails', category: 'technical', priority: 'urgent', customFieldValues: {} });
   });
 
-  it('when an open ticket exists, then the notice links to it and submit is disabled', async () => {
-    const { user } = renderForm({ existing: { _id: 'ticket-9', ticketId: 1009, title: 'Still broken', status: 'in_progress' } });
+  it('when an open ticket exists, then the notice links to it instead of a form that cannot be sent', async () => {
+    const { user, onCancel } = renderForm({ existing: { _id: 'ticket-9', ticketId: 1009, title: 'Still broken', status: 'in_progress' } });
     expect(screen.getByText('You already have an open ticket')).toBeInTheDocument();
     expect(screen.getByText('#1009 Still broken (in progress)')).toBeInTheDocument();
     expect(screen.getByText('Please resolve your existing ticket before creating a new one')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'View ticket #1009' })).toHaveAttribute('href', '/tickets/ticket-9');
-    await user.type(screen.getByLabelText('Title'), 'Broken');
-    await user.type(screen.getByLabelText('Description'), 'It fails');
-    expect(screen.getByRole('button', { name: 'Create Ticket' })).toBeDisabled();
+    expect(screen.getByRole('link', { name: 'Go to your open ticket' })).toHaveAttribute('href', '/tickets/ticket-9');
+    expect(screen.queryByLabelText('Title')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Create Ticket' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(onCancel).toHaveBeenCalled();
   });
 
   it('when categories fail to load, then the form says so', () => {

@@ -5,7 +5,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Badge, Banner, Card, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
-import { formatDate, formatDuration, timeAgo } from '../../lib/format';
+import { formatDate, formatDuration, plural, timeAgo } from '../../lib/format';
 import { type User, selectUser } from '../auth/sessionSlice';
 import { useStatsQuery, useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
@@ -44,7 +44,7 @@ export function CategoriesCard({ stats }: { stats: TicketStats }) {
               <span className="color-dot" style={{ background: category.color }} aria-hidden="true" />
               <span className="category-name">{category.name}</span>
               <span className="muted">
-                {category.count} tickets · {formatDuration(category.avgResolutionTime)}
+                {plural(category.count, 'ticket')} · {formatDuration(category.avgResolutionTime)}
               </span>
             </li>
           ))}
@@ -140,7 +140,8 @@ export function DashboardPage() {
       {failure && <Banner kind="error">{errorMessage(failure, 'Failed to load dashboard data')}</Banner>}
       {staff && stats.data && <StatsGrid stats={stats.data} />}
       <div className={staff ? 'dashboard-grid' : ''}>
-        <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />
+        {/* A failed load shows its error above, never the empty state under it (issue 25). */}
+        {!list.error && <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />}
         {staff && stats.data && (
           <div className="dashboard-side">
             <CategoriesCard stats={stats.data} />

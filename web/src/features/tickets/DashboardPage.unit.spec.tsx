@@ -32,6 +32,7 @@ describe('Dashboard', () => {
     expect(screen.getByText('Category 6')).toBeInTheDocument();
     expect(screen.queryByText('Category 0')).not.toBeInTheDocument();
     expect(screen.getByText('6 tickets · 2h')).toBeInTheDocument();
+    expect(screen.getByText('1 ticket · 2h')).toBeInTheDocument();
     expect(screen.getAllByRole('link')).toHaveLength(5);
   });
 

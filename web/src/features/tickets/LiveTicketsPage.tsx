@@ -3,11 +3,11 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
-import { Badge, Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
+import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
 import { formatDate, fullName } from '../../lib/format';
 import { selectUser } from '../auth/sessionSlice';
 import { useStatsQuery, useTicketsQuery } from './api';
-import { PRIORITY_COLOR } from './display';
+import { OPEN_FILTER, PRIORITY_COLOR } from './display';
 import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs } from './types';
@@ -17,7 +17,8 @@ export const FILTERS = [
   { key: 'all', label: 'All', args: {} },
   { key: 'unassigned', label: 'Unassigned', args: { assigned: 'unassigned' } },
   { key: 'mine', label: 'My Tickets', args: { assigned: 'me' } },
-  { key: 'open', label: 'Open', args: { status: 'open' } },
+  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 9).
+  { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
 type FilterKey = (typeof FILTERS)[number]['key'];
@@ -33,6 +34,90 @@ const PAGE = 50;
 /** Clicks on the card's own controls do their own thing; anywhere else opens the ticket. */
 const fromControl = (event: MouseEvent) => (event.target as HTMLElement).closest('button, select, a, input, label') !== null;
 
+/** The priority at a glance: its colour as a dot and its word (issue 25). */
+export function PriorityBadge({ priority }: { priority: Ticket['priority'] }) {
+  return (
+    <span className={`badge priority-badge priority-${PRIORITY_COLOR[priority]}`}>
+      <span className="priority-dot" aria-hidden="true" /> {priority}
+    </span>
+  );
+}
+
+/** An unassigned ticket's marker: quiet, not an alarm (issue 25); the words are spec.md's. */
+const NeedsAssignment = () => (
+  <span className="badge needs-assignment">
+    <Icon name="user" size={12} /> NEEDS ASSIGNMENT
+  </span>
+);
+
+/** Cards or a compact table; the choice is remembered in this browser (issue 25). */
+export const VIEW_KEY = 'liveTicketsView';
+type View = 'cards' | 'table';
+const storedView = (): View => {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'table' ? 'table' : 'cards';
+  } catch {
+    return 'cards';
+  }
+};
+
+export function LiveTicketsTable({ tickets, myId, onOpen, onAssign, onStatus }: { tickets: Ticket[]; myId: string; onOpen: (ticket: Ticket) => void; onAssign: (ticket: Ticket) => void; onStatus: (ticket: Ticket, status: string) => void }) {
+  return (
+    <div className="table-wrap card live-table-card">
+      <table className="table live-table">
+        <caption className="visually-hidden">Tickets</caption>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Title</th>
+            <th scope="col">Priority</th>
+            <th scope="col">Status</th>
+            <th scope="col">Customer</th>
+            <th scope="col">Assignee</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tickets.map((ticket) => (
+            <tr key={ticket._id} className={ticket.assignedAgent === null ? 'needs-attention-row' : ''}>
+              <td className="ticket-number">#{ticket.ticketId}</td>
+              <td className="live-table-title">
+                <a href={`/tickets/${ticket._id}`} onClick={(event) => (event.preventDefault(), onOpen(ticket))}>
+                  {ticket.title}
+                </a>
+                <span className="muted small live-table-category">
+                  <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
+                </span>
+              </td>
+              <td>
+                <PriorityBadge priority={ticket.priority} />
+              </td>
+              <td>
+                <StatusSelect ticket={ticket} onChange={(status) => onStatus(ticket, status)} />
+              </td>
+              <td>{fullName(ticket.customer)}</td>
+              <td>{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
+              <td>
+                <time dateTime={ticket.createdAt}>{formatDate(ticket.createdAt)}</time>
+              </td>
+              <td>
+                {ticket.assignedAgent?._id !== myId && (
+                  <button type="button" className="button button-primary button-small" onClick={() => onAssign(ticket)}>
+                    Assign to Me<span className="visually-hidden"> (ticket #{ticket.ticketId})</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function LiveTicketCard({ ticket, myId, onOpen, onAssign, onStatus }: { ticket: Ticket; myId: string; onOpen: () => void; onAssign: () => void; onStatus: (status: string) => void }) {
   const others = useOthersOn(ticket._id, myId, true);
   const unassigned = ticket.assignedAgent === null;
@@ -44,8 +129,8 @@ export function LiveTicketCard({ ticket, myId, onOpen, onAssign, onStatus }: { t
     >
       <header className="live-card-head">
         <span className="ticket-number">#{ticket.ticketId}</span>
-        <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
-        {unassigned && <Badge variant="destructive">NEEDS ASSIGNMENT</Badge>}
+        <PriorityBadge priority={ticket.priority} />
+        {unassigned && <NeedsAssignment />}
         <PresenceMarker viewers={others} />
         <time className="muted" dateTime={ticket.createdAt}>
           {formatDate(ticket.createdAt)}
@@ -90,6 +175,15 @@ export function LiveTicketsPage() {
   const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : 'all';
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
   const [limit, setLimit] = useState(PAGE);
+  const [view, setView] = useState<View>(storedView);
+  const chooseView = (next: View) => {
+    setView(next);
+    try {
+      localStorage.setItem(VIEW_KEY, next);
+    } catch {
+      // private mode: the choice lasts this visit only
+    }
+  };
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
   const list = useTicketsQuery({ ...filter.args, sort, limit });
   const stats = useStatsQuery();
@@ -121,6 +215,14 @@ export function LiveTicketsPage() {
             </button>
           ))}
         </div>
+        <div className="toolbar-end">
+        <div className="segmented" role="group" aria-label="Show tickets as">
+          {(['cards', 'table'] as const).map((option) => (
+            <button key={option} type="button" className={option === view ? 'active' : ''} aria-pressed={option === view} onClick={() => chooseView(option)}>
+              <Icon name={option === 'cards' ? 'dashboard' : 'live'} size={14} /> {option === 'cards' ? 'Cards' : 'Table'}
+            </button>
+          ))}
+        </div>
         <label className="sort-control">
           <span>Sort</span>
           <select value={sort} onChange={(e) => setSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
@@ -131,12 +233,22 @@ export function LiveTicketsPage() {
             ))}
           </select>
         </label>
+        </div>
       </div>
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
       {list.isLoading ? (
         <LoadingScreen text="Loading tickets..." />
       ) : list.data && list.data.tickets.length > 0 ? (
         <>
+          {view === 'table' ? (
+            <LiveTicketsTable
+              tickets={list.data.tickets}
+              myId={me._id}
+              onOpen={(ticket) => void navigate(`/tickets/${ticket._id}`)}
+              onAssign={(ticket) => void actions.assignToMe(ticket)}
+              onStatus={(ticket, status) => void actions.changeStatus(ticket, status)}
+            />
+          ) : (
           <div className="live-grid">
             {list.data.tickets.map((ticket) => (
               <LiveTicketCard
@@ -149,6 +261,7 @@ export function LiveTicketsPage() {
               />
             ))}
           </div>
+          )}
           {list.data.pagination.total > list.data.tickets.length && (
             <div className="load-more">
               <span className="muted">

@@ -4,7 +4,7 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AGENT, ticket } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
-import { LiveTicketCard } from './LiveTicketsPage';
+import { FILTERS, LiveTicketCard, LiveTicketsTable } from './LiveTicketsPage';
 
 const ASSIGNED = { _id: AGENT._id, username: 'alice_agent', firstName: 'Alice', lastName: 'Agent' };
 
@@ -46,5 +46,25 @@ describe('Live ticket card', () => {
     expect(onOpen).toHaveBeenCalledTimes(1);
     await user.click(screen.getByRole('button', { name: 'View ticket #1001' }));
     expect(onOpen).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('Live tickets table (issue 25)', () => {
+  it('when shown as a table, then each ticket is a row with its priority, marker and actions', async () => {
+    const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
+    renderWeb(<LiveTicketsTable tickets={[ticket({}), ticket({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED })]} myId={AGENT._id} {...handlers} />);
+    const user = userEvent.setup();
+    expect(screen.getAllByRole('row')).toHaveLength(3);
+    expect(screen.getAllByText('NEEDS ASSIGNMENT')).toHaveLength(1);
+    expect(screen.getByText('alice_agent')).toBeInTheDocument();
+    await user.click(screen.getByRole('link', { name: 'Invoice shows the wrong amount' }));
+    expect(handlers.onOpen).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1001 }));
+    await user.click(screen.getByRole('button', { name: 'Assign to Me (ticket #1001)' }));
+    expect(handlers.onAssign).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1001 }));
+    expect(screen.queryByRole('button', { name: 'Assign to Me (ticket #1002)' })).not.toBeInTheDocument();
+  });
+
+  it("when the Open filter is chosen, then it asks for what the sidebar calls open", () => {
+    expect(FILTERS.find((filter) => filter.key === 'open')!.args).toEqual({ status: 'open,in_progress,pending_customer' });
   });
 });

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Icon } from '../../components/icons';
+import { plural } from '../../lib/format';
 import type { CannedMessage } from './types';
 
 /** spec.md section 9: the tooltip previews 100 characters. */
@@ -21,7 +22,7 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
   const [search, setSearch] = useState('');
   const shown = useMemo(() => messages.filter((canned) => matchesSearch(canned, search)).sort(byUsage), [messages, search]);
   return (
-    <aside className={`card quick-messages ${open ? '' : 'quick-collapsed'}`} aria-label="Quick Messages">
+    <section className={`card quick-messages ${open ? '' : 'quick-collapsed'}`} aria-label="Quick Messages">
       <header className="card-header">
         <h2>Quick Messages</h2>
         <button type="button" className="icon-button" aria-expanded={open} aria-label={open ? 'Collapse quick messages' : 'Expand quick messages'} onClick={() => setOpen((value) => !value)}>
@@ -40,13 +41,13 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
                 <button type="button" className="quick-item" title={preview(canned.content)} onClick={() => onChoose(canned)}>
                   <span className="quick-code">#{canned.shortcode}</span>
                   <span className="quick-title">{canned.title}</span>
-                  <span className="muted quick-uses">{canned.usageCount} uses</span>
+                  <span className="muted quick-uses">{plural(canned.usageCount, 'use')}</span>
                 </button>
               </li>
             ))}
           </ul>
         </>
       )}
-    </aside>
+    </section>
   );
 }

@@ -144,7 +144,27 @@ export function TicketInformation({ ticket }: { ticket: Ticket }) {
   );
 }
 
-export function TicketHeader({ ticket, staff, myId, isAdmin, onStatus, onAssign, onUnassign }: { ticket: Ticket; staff: boolean; myId: string; isAdmin: boolean; onStatus: (status: string) => void; onAssign: () => void; onUnassign: () => void }) {
+export function TicketHeader({
+  ticket,
+  staff,
+  myId,
+  isAdmin,
+  onStatus,
+  onAssign,
+  onUnassign,
+  detailsOpen,
+  onToggleDetails,
+}: {
+  ticket: Ticket;
+  staff: boolean;
+  myId: string;
+  isAdmin: boolean;
+  onStatus: (status: string) => void;
+  onAssign: () => void;
+  onUnassign: () => void;
+  detailsOpen?: boolean;
+  onToggleDetails?: () => void;
+}) {
   const canUnassign = ticket.assignedAgent !== null && (isAdmin || ticket.assignedAgent._id === myId);
   return (
     <header className="ticket-header card">
@@ -189,6 +209,11 @@ export function TicketHeader({ ticket, staff, myId, isAdmin, onStatus, onAssign,
             </button>
           )}
         </div>
+        {onToggleDetails && (
+          <button type="button" className="button button-ghost button-small details-toggle" aria-expanded={detailsOpen} aria-controls="ticket-details" onClick={onToggleDetails}>
+            <Icon name={detailsOpen ? 'chevronRight' : 'chevronLeft'} size={14} /> {detailsOpen ? 'Hide details' : 'Show details'}
+          </button>
+        )}
       </div>
     </header>
   );
@@ -208,6 +233,7 @@ export function TicketPage() {
   const [markRead] = useMarkReadMutation();
   const actions = useTicketActions();
   const [draft, setDraft] = useState('');
+  const [detailsOpen, setDetailsOpen] = useState(true);
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
   const others = useOthersOn(recordId, me._id, staff);
@@ -257,8 +283,21 @@ export function TicketPage() {
     }
   };
 
+  const quickMessages = staff && (
+    <QuickMessages
+      messages={canned.data?.cannedMessages ?? []}
+      loading={canned.isLoading}
+      failed={canned.isError}
+      onChoose={(chosen) => {
+        setDraft((current) => (current ? `${current}${current.endsWith(' ') || current.endsWith('\n') ? '' : ' '}${chosen.content}` : chosen.content).slice(0, MESSAGE_MAX));
+        void recordCannedUse(chosen._id);
+      }}
+    />
+  );
+
+  // Issue 25: the conversation first, its composer at the bottom of the pane; the rest in a side column.
   return (
-    <div className={`page ticket-page ${staff ? 'with-quick' : ''}`}>
+    <div className={`page ticket-page ${detailsOpen ? '' : 'details-hidden'}`}>
       <TicketHeader
         ticket={ticket}
         staff={staff}
@@ -267,44 +306,38 @@ export function TicketPage() {
         onStatus={(status) => void actions.changeStatus(ticket, status)}
         onAssign={() => void actions.assignToMe(ticket)}
         onUnassign={() => void actions.unassign(ticket)}
+        detailsOpen={detailsOpen}
+        onToggleDetails={() => setDetailsOpen((open) => !open)}
       />
       <PresenceLine viewers={others} />
-      <div className="ticket-columns">
-        <div className="ticket-main">
-          <Card title="Description">
-            <p className="preserve">{ticket.description}</p>
-          </Card>
-          {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
-          <TicketInformation ticket={ticket} />
-          <section className="card conversation" aria-label="Conversation">
-            <ConversationHeader count={messages.length} />
-            <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typing} />
-            <p className="typing-indicator" aria-live="polite">
-              {typing ?? ''}
-            </p>
-            <ChatInput
-              text={draft}
-              onText={setDraft}
-              staff={staff}
-              closedForMe={!staff && ticket.status === 'closed'}
-              onSend={send}
-              onTyping={reportTyping}
-              canned={canned.data?.cannedMessages ?? []}
-              onCanned={(chosen) => void recordCannedUse(chosen._id)}
-            />
-          </section>
-          {staff && <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />}
-        </div>
-        {staff && (
-          <QuickMessages
-            messages={canned.data?.cannedMessages ?? []}
-            loading={canned.isLoading}
-            failed={canned.isError}
-            onChoose={(chosen) => {
-              setDraft((current) => (current ? `${current}${current.endsWith(' ') || current.endsWith('\n') ? '' : ' '}${chosen.content}` : chosen.content).slice(0, MESSAGE_MAX));
-              void recordCannedUse(chosen._id);
-            }}
+      <div className="ticket-workspace">
+        <section className="card conversation" aria-label="Conversation">
+          <ConversationHeader count={messages.filter((message) => message.messageType !== 'system').length} />
+          <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typing} />
+          <p className="typing-indicator" aria-live="polite">
+            {typing ?? ''}
+          </p>
+          <ChatInput
+            text={draft}
+            onText={setDraft}
+            staff={staff}
+            closedForMe={!staff && ticket.status === 'closed'}
+            onSend={send}
+            onTyping={reportTyping}
+            canned={canned.data?.cannedMessages ?? []}
+            onCanned={(chosen) => void recordCannedUse(chosen._id)}
           />
+        </section>
+        {detailsOpen && (
+          <section className="ticket-side" id="ticket-details" aria-label="Ticket details">
+            <Card title="Description">
+              <p className="preserve">{ticket.description}</p>
+            </Card>
+            {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
+            <TicketInformation ticket={ticket} />
+            {quickMessages}
+            {staff && <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />}
+          </section>
         )}
       </div>
     </div>

@@ -63,11 +63,16 @@ const ticketsApi = api.injectEndpoints({
         await cacheDataLoaded.catch(() => undefined);
         const mine = (draft: TicketDetail, ticketId: string) => draft.ticket._id === ticketId;
         const stops = [
-          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) =>
+          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) => {
+            let changed = false;
             updateCachedData((draft) => {
-              if (mine(draft, ticket._id)) draft.ticket = ticket;
-            }),
-          ),
+              if (!mine(draft, ticket._id)) return;
+              // A status or assignment change brings a system line into the conversation: fetch it.
+              changed = draft.ticket.status !== ticket.status || draft.ticket.assignedAgent?._id !== ticket.assignedAgent?._id;
+              draft.ticket = ticket;
+            });
+            if (changed) dispatch(api.util.invalidateTags([{ type: 'Ticket', id }]));
+          }),
           onLive<{ message: Message; ticket: Ticket }>('new_message', ({ message, ticket }) =>
             updateCachedData((draft) => {
               if (!mine(draft, ticket._id)) return;
@@ -218,7 +223,11 @@ async function putTicket({ dispatch, queryFulfilled, getState }: { dispatch: (ac
   if (!result) return;
   const { ticket } = result.data;
   for (const { endpointName, originalArgs } of ticketsApi.util.selectInvalidatedBy(getState() as RootState, ['Ticket'])) {
-    if (endpointName === 'ticket') dispatch(ticketsApi.util.updateQueryData('ticket', originalArgs as string, (draft) => void (draft.ticket._id === ticket._id && (draft.ticket = ticket))));
+    if (endpointName === 'ticket' && ticketsApi.endpoints.ticket.select(originalArgs as string)(getState() as RootState).data?.ticket._id === ticket._id) {
+      dispatch(ticketsApi.util.updateQueryData('ticket', originalArgs as string, (draft) => void (draft.ticket = ticket)));
+      // The change may have added a system line to the conversation (status, assignment).
+      dispatch(api.util.invalidateTags([{ type: 'Ticket', id: originalArgs as string }]));
+    }
     if (endpointName === 'tickets')
       dispatch(
         ticketsApi.util.updateQueryData('tickets', originalArgs as TicketListArgs, (draft) => {

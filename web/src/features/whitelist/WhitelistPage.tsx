@@ -251,7 +251,8 @@ export function WhitelistPage() {
         <div className="toolbar">
           <input type="search" className="search" placeholder="Search by Telegram ID, username, or name..." aria-label="Search whitelist" value={search} onChange={(e) => setSearch(e.target.value)} />
         </div>
-        {entries.isLoading ? <p className="muted">Loading whitelist...</p> : <WhitelistTable entries={shown} filtering={search.trim() !== ''} busy={updating.isLoading} onEdit={setEditing} onToggle={toggle} onDelete={setDeleting} />}
+        {/* A failed load shows its error above, never an empty list under it (issue 25). */}
+        {entries.isLoading ? <p className="muted">Loading whitelist...</p> : entries.error ? null : <WhitelistTable entries={shown} filtering={search.trim() !== ''} busy={updating.isLoading} onEdit={setEditing} onToggle={toggle} onDelete={setDeleting} />}
       </Card>
       {editing && (
         <Modal title={editing === 'new' ? 'Add Telegram ID' : 'Edit Whitelist Entry'} onClose={close}>
