@@ -19,6 +19,12 @@ export interface CustomerNotice {
   customer: UserView;
 }
 
+/** The event types `customerNoticeOf` may turn into a notice. */
+export const NOTICE_TYPES = ['TicketOpened', 'TicketStatusChanged', 'AgentAssignedToTicket', 'MessagePosted'] as const;
+
+/** The projections whose read models `customerNoticeOf` and the channels read (names, tickets, users, settings). */
+export const NOTICE_READS = ['directory', 'tickets', 'users', 'settings'];
+
 /** Text on one line: a title with line breaks (CR, LF) must not start a new mail header or list line. */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
