@@ -9,6 +9,7 @@ import type { EventStore } from './platform/eventstore/port';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { ProjectionRunner } from './projections/runner';
+import { StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -37,7 +38,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const adapters = await createAdapters(config, { logger, ...(options.events ? { events: options.events } : {}) });
   const { events, readStore, queue, limiters } = adapters;
+  // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
+  // lease kept in that store) applies the log, the others follow its checkpoints.
+  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: 'projections', logger }) : undefined;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
+    ...(lease ? { lease } : {}),
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
   const deps: AppDeps = {

@@ -1,5 +1,5 @@
 import { OPEN_STATUSES, type TicketStatus } from '../domain/ticket/ticket';
-import type { Doc, ReadStore, Update } from '../platform/readstore/port';
+import { type Collection, type Doc, DuplicateKeyError, type ReadStore, type Update } from '../platform/readstore/port';
 
 export const TICKET_STATS = 'ticket_stats_v2';
 /** Tickets created per 15-minute bucket: `{ _id: bucket key, count }`. */
@@ -34,9 +34,10 @@ export interface TicketStatsDoc extends Doc {
 }
 
 /** The stored sums: everything but the creation buckets, which live in TICKET_CREATED. */
-type StatsRow = Omit<TicketStatsDoc, 'created'>;
+type StatsRow = Omit<TicketStatsDoc, 'created'> & { position?: number };
 interface BucketRow extends Doc {
   count: number;
+  position?: number;
 }
 
 /** The fields of a ticket document the statistics depend on. */
@@ -86,8 +87,29 @@ function contribution(ticket: StatsSource): Record<string, number> {
   return parts;
 }
 
-/** Moves the sums from a ticket's earlier state to its new one (null for "did not exist" / "deleted"). */
-export async function moveStats(store: ReadStore, before: StatsSource | null, after: StatsSource | null): Promise<void> {
+/**
+ * `$inc` at most once per event: the document keeps the log position of the last move applied to
+ * it, and a move is applied only to a document that has not seen its position yet. A re-applied
+ * event (a crash before the checkpoint, a writer that lost its lease mid-page) changes nothing.
+ */
+async function incOnce<T extends Doc & { position?: number }>(collection: Collection<T>, _id: string, update: Update, position: number): Promise<void> {
+  const guarded = { ...update, $set: { ...update.$set, position } };
+  if ((await collection.updateOne({ _id, position: { $lt: position } }, guarded)).matched === 1) return;
+  // Not matched: the document does not exist yet, or it has this move already.
+  try {
+    await collection.insertOne({ _id, position: -1 } as T);
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return;
+    throw error;
+  }
+  await collection.updateOne({ _id, position: { $lt: position } }, guarded);
+}
+
+/**
+ * Moves the sums from a ticket's earlier state to its new one (null for "did not exist" /
+ * "deleted") for the event at `position`; a second call for the same position changes nothing.
+ */
+export async function moveStats(store: ReadStore, before: StatsSource | null, after: StatsSource | null, position: number): Promise<void> {
   const inc: Record<string, number> = {};
   for (const [key, value] of Object.entries(before ? contribution(before) : {})) inc[key] = (inc[key] ?? 0) - value;
   for (const [key, value] of Object.entries(after ? contribution(after) : {})) inc[key] = (inc[key] ?? 0) + value;
@@ -97,7 +119,7 @@ export async function moveStats(store: ReadStore, before: StatsSource | null, af
   const stats = store.collection<StatsRow>(TICKET_STATS);
   // Most changes (status, assignment, outcome) move sums only: no read needed.
   if (created.length === 0) {
-    if (sums.length > 0) await stats.updateOne({ _id: STATS_ID }, { $inc: Object.fromEntries(sums) }, { upsert: true });
+    if (sums.length > 0) await incOnce(stats, STATS_ID, { $inc: Object.fromEntries(sums) }, position);
     return;
   }
   // An opened or deleted ticket moves a creation bucket, kept for 8 days before the newest ticket.
@@ -106,14 +128,14 @@ export async function moveStats(store: ReadStore, before: StatsSource | null, af
   const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
   const update: Update = newest !== previous ? { $set: { newestCreatedAt: newest } } : {};
   if (sums.length > 0) update.$inc = Object.fromEntries(sums);
-  if (Object.keys(update).length > 0) await stats.updateOne({ _id: STATS_ID }, update, { upsert: true });
+  if (Object.keys(update).length > 0) await incOnce(stats, STATS_ID, update, position);
   // Creation buckets are documents of their own, so that a change reads and writes a few small
   // documents; a bucket already dropped stays dropped (deleting an old ticket must not bring it back).
   const buckets = store.collection<BucketRow>(TICKET_CREATED);
   for (const [key, value] of created) {
     const bucket = key.slice(CREATED.length);
     if (oldestKept && bucket < oldestKept) continue;
-    await buckets.updateOne({ _id: bucket }, { $inc: { count: value } }, { upsert: true });
+    await incOnce(buckets, bucket, { $inc: { count: value } }, position);
   }
   // Dropped once a day of the newest ticket: a bucket kept a little longer is past the week anyway.
   if (oldestKept && previous && previous.slice(0, 10) !== newest!.slice(0, 10)) await buckets.deleteMany({ _id: { $lt: oldestKept } });

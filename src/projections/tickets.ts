@@ -151,10 +151,11 @@ async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Prom
       search: searchText(number, title, description, ref),
       _revision: rev,
     };
+    // The sums first: their own position guard makes them exactly once, even if the ticket write is lost.
+    await moveStats(store, null, view, recorded.position);
     await tickets.insertOne(view);
     const files = customFieldValues.flatMap(({ value }) => (typeof value === 'object' ? [value] : []));
     await recordUploads(store, id, customerId, false, files);
-    await moveStats(store, null, view);
     return;
   }
 
@@ -162,8 +163,8 @@ async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Prom
   if (!before || before._revision >= rev) return;
   const save = async (changes: Partial<TicketView>, countsForStats = true) => {
     const after: TicketView = { ...before, ...changes, _revision: rev };
+    if (countsForStats) await moveStats(store, before, after, recorded.position);
     await tickets.replaceOne({ _id: id, _revision: before._revision }, after);
-    if (countsForStats) await moveStats(store, before, after);
   };
 
   switch (event.type) {
@@ -191,11 +192,11 @@ async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Prom
       return;
     }
     case 'TicketDeleted':
+      await moveStats(store, before, null, recorded.position);
       await tickets.deleteOne({ _id: id });
       await messages.deleteMany({ ticket: id });
       await store.collection(TICKET_READS).deleteMany({ ticket: id });
       await store.collection(UPLOADS).deleteMany({ ticket: id });
-      await moveStats(store, before, null);
       return;
     case 'MessagePosted': {
       const { messageId, senderId, content, messageType, isInternal, platform, attachments } = event.data;
@@ -270,7 +271,7 @@ async function applyRename(recorded: RecordedEvent, store: ReadStore): Promise<v
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 2,
+  version: 3,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
