@@ -29,14 +29,27 @@ export interface CategoryEntry extends Doc {
 export const personKey = (userId: string) => `user:${userId}`;
 export const categoryKey = (categoryId: string) => `category:${categoryId}`;
 
+/** What a name no directory entry gives reads as. */
+export const unknownPerson = (userId: string): PersonEntry => ({ _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' });
+export const unknownCategory = (categoryId: string): CategoryEntry => ({ _id: categoryKey(categoryId), kind: 'category', name: 'Unknown category', color: '#6c757d' });
+
 export async function findPerson(store: ReadStore, userId: string): Promise<PersonEntry> {
-  const found = await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) });
-  return found ?? { _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' };
+  return (await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) })) ?? unknownPerson(userId);
 }
 
 export async function findCategory(store: ReadStore, categoryId: string): Promise<CategoryEntry> {
-  const found = await store.collection<CategoryEntry>(DIRECTORY).findOne({ _id: categoryKey(categoryId) });
-  return found ?? { _id: categoryKey(categoryId), kind: 'category', name: 'Unknown category', color: '#6c757d' };
+  return (await store.collection<CategoryEntry>(DIRECTORY).findOne({ _id: categoryKey(categoryId) })) ?? unknownCategory(categoryId);
+}
+
+/** The directory entries of a page's people and categories, in one query: names are joined per page, not per event. */
+export async function loadDirectory(store: ReadStore, people: Iterable<string>, categories: Iterable<string>) {
+  const keys = [...new Set([...[...people].map(personKey), ...[...categories].map(categoryKey)])];
+  const found = keys.length === 0 ? [] : await store.collection<PersonEntry | CategoryEntry>(DIRECTORY).find({ _id: { $in: keys } });
+  const byKey = new Map(found.map((entry) => [entry._id, entry]));
+  return {
+    person: (userId: string) => (byKey.get(personKey(userId)) as PersonEntry | undefined) ?? unknownPerson(userId),
+    category: (categoryId: string) => (byKey.get(categoryKey(categoryId)) as CategoryEntry | undefined) ?? unknownCategory(categoryId),
+  };
 }
 
 export const directoryProjection: Projection = {

@@ -17,6 +17,36 @@ export interface Projection {
   types?: ReadonlySet<string>;
   setup?(store: ReadStore): Promise<void>;
   apply(event: RecordedEvent, store: ReadStore): Promise<void>;
+  /**
+   * Applies a page of events at once (one read and one write per touched document); must leave
+   * the read model as `apply` over each event in turn does. The runner uses it when present.
+   */
+  applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
+}
+
+/**
+ * Applies a page to each projection in turn (a projection sees the page after those before it in
+ * the list), skipping for each the events its checkpoint already covers. `positions` moves as each
+ * projection finishes; `stopping` is asked between projections.
+ */
+export async function applyToProjections(
+  projections: Projection[],
+  page: RecordedEvent[],
+  store: ReadStore,
+  positions: Map<string, number> = new Map(),
+  stopping: () => boolean = () => false,
+): Promise<void> {
+  const last = page.at(-1)?.position ?? 0;
+  for (const projection of projections) {
+    if (stopping()) return;
+    const from = positions.get(projection.name) ?? 0;
+    if (from >= last) continue;
+    const types = projection.types;
+    const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
+    if (fresh.length > 0 && projection.applyPage) await projection.applyPage(fresh, store);
+    else for (const event of fresh) await projection.apply(event, store);
+    positions.set(projection.name, last);
+  }
 }
 
 interface Checkpoint {
@@ -265,19 +295,12 @@ export class ProjectionRunner {
   }
 
   private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
-    let reached = 0;
-    for (const event of page) {
-      if (context.stopping()) return reached;
-      for (const projection of this.projections) {
-        if ((this.positions.get(projection.name) ?? 0) >= event.position) continue;
-        if (!projection.types || projection.types.has(event.type)) await projection.apply(event, this.store);
-        this.positions.set(projection.name, event.position);
-      }
-      this.processed++;
-      reached = event.position;
-      this.release();
-      if (context.live) this.announce(event);
-    }
+    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping);
+    const reached = this.position;
+    const applied = page.filter((event) => event.position <= reached);
+    this.processed += applied.length;
+    this.release();
+    if (context.live) for (const event of applied) this.announce(event);
     return reached;
   }
 

@@ -1,6 +1,8 @@
 import { addCategory, addMember, openTicket } from '../../test/support/desk';
 import { type TestServer, startTestServer } from '../../test/support/server';
 import { MemoryReadStore } from '../platform/readstore/memory';
+import { allProjections } from './all';
+import { compareCollection, replayInto } from './check';
 import { directoryProjection } from './directory';
 import { TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, ticketsProjection } from './tickets';
 import { TICKET_STATS, loadTicketStats } from './ticketStats';
@@ -55,6 +57,20 @@ describe('Tickets read models', () => {
     await store.collection(TICKETS).deleteMany({});
     for (const event of log) await ticketsProjection.apply(event, store);
     expect(await loadTicketStats(store)).toEqual(sums);
+  });
+
+  it('when the log is applied a page at a time, then every read model equals the one applied an event at a time', async () => {
+    const events = server.deps.events;
+    const paged = new MemoryReadStore();
+    const head = await events.headPosition();
+    await replayInto(events, allProjections, paged, head);
+    const single = new MemoryReadStore();
+    for (const projection of allProjections) await projection.setup?.(single);
+    for (const event of await events.readAll()) for (const projection of allProjections) await projection.apply(event, single);
+    for (const name of allProjections.flatMap((projection) => projection.collections)) {
+      const report = await compareCollection(name, single, paged);
+      expect({ name, missing: report.missing.count, extra: report.extra.count, different: report.different.documents }).toEqual({ name, missing: 0, extra: 0, different: [] });
+    }
   });
 
   it('when built from the log alone, then they equal what the running server holds', async () => {

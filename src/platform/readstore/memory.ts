@@ -43,6 +43,10 @@ const isOperatorKey = (key: string) => key.startsWith('$');
  * update and aggregation language. Nothing is written to disk: at start the projection runner
  * rebuilds these collections from the event log, which is the only durable state.
  */
+/** `{ $in: [...] }` and nothing else, on string ids. */
+const isIdIn = (value: unknown): value is { $in: unknown[] } =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 && Array.isArray((value as { $in?: unknown }).$in);
+
 class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, T>();
   /** Each unique index maps its key (JSON of the indexed values) to the owning document's id. */
@@ -62,6 +66,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
+    // `{ _id: { $in: [...] } }`: how a projection loads the documents a page of events touches.
+    if (isIdIn(id)) return [...new Set(id.$in)].flatMap((key) => (typeof key === 'string' ? (this.docs.get(key) ?? []) : []));
     for (const [field, { byValue, unindexed }] of this.fieldIndexes) {
       const wanted = filter[field];
       if (!isPrimitive(wanted) || wanted === null) continue;
@@ -88,7 +94,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private matching(filter: Filter): T[] {
     const candidates = this.candidates(filter);
-    if (Object.keys(filter).length === 0) return candidates;
+    const keys = Object.keys(filter);
+    if (keys.length === 0) return candidates;
+    // Only `{ _id: { $in } }`: the candidates are exactly the matches.
+    if (keys.length === 1 && isIdIn(filter._id)) return candidates;
     const simple = simpleMatcher(filter);
     let query: Query | null = null;
     return candidates.filter((doc) => {
