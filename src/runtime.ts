@@ -8,7 +8,7 @@ import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
-import { ProjectionRunner } from './projections/runner';
+import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
 import { StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
@@ -40,7 +40,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const { events, readStore, queue, limiters } = adapters;
   // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
   // lease kept in that store) applies the log, the others follow its checkpoints.
-  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: 'projections', logger }) : undefined;
+  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),

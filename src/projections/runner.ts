@@ -56,6 +56,8 @@ interface Checkpoint {
 }
 
 export const CHECKPOINTS = 'projection_checkpoints';
+/** The lease (in the `leases` collection of a shared read store) whose holder applies the log. */
+export const PROJECTIONS_LEASE = 'projections';
 
 export interface RunnerOptions {
   /** Store checkpoints at most this often while events flow (they are also stored when idle). */

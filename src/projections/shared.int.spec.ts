@@ -13,7 +13,7 @@ import { MongoReadStore } from '../platform/readstore/mongodb';
 import type { ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
-import { CHECKPOINTS, type Projection, ProjectionRunner } from './runner';
+import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
 
 const logger = pino({ level: 'silent' });
 const CONTEXT = { actor: { userId: 'admin-1', role: 'admin', platform: 'web' as const }, now: new Date('2026-03-01T10:00:00Z') };
@@ -50,7 +50,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   };
   const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection]) => {
     const created = new ProjectionRunner(events, store, projections, {
-      lease: new StoreLease({ store, key: 'projections', ttlMs: 300, logger }),
+      lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger }),
       checkpointEveryMs: 10,
       followEveryMs: 10,
     });

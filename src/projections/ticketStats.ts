@@ -51,11 +51,23 @@ export interface StatsSource {
   closedAt: string | null;
 }
 
-const minutesBetween = (from: string, to: string) => Math.max(0, (Date.parse(to) - Date.parse(from)) / 60_000);
+/** Parsing an ISO date is the costliest step of a statistics move; a ticket's dates are parsed again at each of its moves. */
+const parsed = new Map<string, number>();
+const timeOf = (at: string) => {
+  let time = parsed.get(at);
+  if (time === undefined) {
+    if (parsed.size >= 50_000) parsed.clear();
+    time = Date.parse(at);
+    parsed.set(at, time);
+  }
+  return time;
+};
+
+const minutesBetween = (from: string, to: string) => Math.max(0, (timeOf(to) - timeOf(from)) / 60_000);
 
 /** Bucket keys sort as time and hold no dots, so they can be field names in dotted update paths. */
 export const bucketKey = (at: string | number) => {
-  const bucket = Math.floor(new Date(at).getTime() / BUCKET_MS);
+  const bucket = Math.floor((typeof at === 'string' ? timeOf(at) : at) / BUCKET_MS);
   if (bucket !== lastBucket.bucket) lastBucket = { bucket, key: `${new Date(bucket * BUCKET_MS).toISOString().slice(0, 16)}Z` };
   return lastBucket.key;
 };
