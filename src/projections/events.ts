@@ -11,6 +11,7 @@ import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
 import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whitelist';
 import type { RecordedEvent } from '../platform/eventstore/port';
+import type { ReadStore } from '../platform/readstore/port';
 
 /** Every event the desk's deciders write: event type names are unique across the domain. */
 export type DeskEvent =
@@ -49,6 +50,17 @@ export function dispatcher<Context, Result>(handlers: Handlers<Context, Result>)
     types: new Set(Object.keys(handlers)),
     handle(event: RecordedEvent, context: Context): Result | undefined {
       return table[event.type]?.(event, context);
+    },
+  };
+}
+
+/** A projection's `apply` and `types` from a handler map: each handler writes its event to the store. */
+export function handledBy(handlers: Handlers<ReadStore, Promise<void>>) {
+  const { types, handle } = dispatcher(handlers);
+  return {
+    types,
+    async apply(event: RecordedEvent, store: ReadStore): Promise<void> {
+      await handle(event, store);
     },
   };
 }
