@@ -265,7 +265,17 @@ export class ProjectionRunner {
       this.release();
     });
     this.processor = processor;
-    this.leading = processor.start(this.progress);
+    const started = processor.start(this.progress);
+    // Alone, a failed catch-up fails `start` (as a projection that throws on a fact must be seen);
+    // behind a lease it is logged and tried again while this process still holds the lease.
+    this.leading = !this.options.lease
+      ? started
+      : started.catch((error: unknown) => {
+          this.options.onError?.(error, null);
+          setTimeout(() => {
+            if (!this.stopped && this.mode === 'leading' && this.processor === processor) void processor.stop().then(() => this.startProcessor());
+          }, 1000);
+        });
   }
 
   /** Stops writing and reads the positions the lease holder stores; still tells listeners of live events. */
