@@ -116,6 +116,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
     if (top) return clone(top.slice(options.skip ?? 0));
+    // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
+    if (!options.sort && !options.skip && !options.limit && !options.projection) return clone(this.matching(filter));
     let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
