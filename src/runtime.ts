@@ -10,8 +10,9 @@ import type { EventStore } from './platform/eventstore/port';
 import { MemoryReadStore } from './platform/readstore/memory';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
-import { ProjectionRunner } from './projections/runner';
+import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
 import { ReadStoreSnapshots } from './projections/snapshots';
+import { StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -42,7 +43,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const { readStore, queue, limiters } = adapters;
   const metrics = createMetrics();
   const events = countAppends(adapters.events, metrics.eventsAppended);
+  // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
+  // lease kept in that store) applies the log, the others follow its checkpoints.
+  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
   const projections = new ProjectionRunner(events, readStore, allProjections, {
+    ...(lease ? { lease } : {}),
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
   });
   // The embedded read store is kept across restarts in DATA_DIR (MongoDB keeps itself).

@@ -5,7 +5,9 @@ import type { ReadStore } from '../platform/readstore/port';
 import { allProjections } from '../projections/all';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { type ProjectionCheck, checkProjections, describeCheck, replayInto } from '../projections/check';
-import { CHECKPOINTS, ProjectionRunner, type ReplayProgress } from '../projections/runner';
+import { CHECKPOINTS, PROJECTIONS_LEASE, ProjectionRunner, type ReplayProgress } from '../projections/runner';
+import { StoreLease } from '../platform/lease';
+import pino from 'pino';
 
 /**
  * `npm run projections:rebuild`: replays the whole log from zero into fresh read models, with a
@@ -98,13 +100,25 @@ async function main(args: string[]): Promise<number> {
       code = report(check, `the live ${readStore.kind} read models`);
     }
     if (args.includes('--write') || live === null) {
-      const bar = progressBar('write  ');
-      bar.start(head);
-      const runner = new ProjectionRunner(events, readStore, allProjections);
-      await runner.rebuild(bar.update);
-      await runner.stop();
-      bar.stop();
-      console.log(`Rebuilt the ${readStore.kind} read models in place from ${runner.eventsProcessed} events.`);
+      // Only the holder of the read models' lease writes them: a running app holds it while it applies the log.
+      const lease = new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger: pino({ level: 'silent' }) });
+      await lease.start();
+      if (!lease.held) {
+        await lease.stop();
+        console.log('A running app holds the read models (their lease): stop the apps first, then run this again.');
+        return 1;
+      }
+      try {
+        const bar = progressBar('write  ');
+        bar.start(head);
+        const runner = new ProjectionRunner(events, readStore, allProjections);
+        await runner.rebuild(bar.update);
+        await runner.stop();
+        bar.stop();
+        console.log(`Rebuilt the ${readStore.kind} read models in place from ${runner.eventsProcessed} events.`);
+      } finally {
+        await lease.stop();
+      }
     } else if (code !== 0) {
       console.log('Run again with `-- --write` to replace them with the rebuilt ones.');
     }

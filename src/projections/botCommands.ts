@@ -1,6 +1,6 @@
-import type { BotCommandEvent, BotCommandFields } from '../domain/botCommand/botCommand';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { BotCommandFields } from '../domain/botCommand/botCommand';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const BOT_COMMANDS = 'bot_commands_v1';
@@ -30,24 +30,18 @@ export const botCommandsProjection: Projection = {
   async setup(store: ReadStore) {
     await store.collection(BOT_COMMANDS).createIndex({ keys: { command: 1 }, unique: true });
   },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (!recorded.streamId.startsWith('botcommand-')) return;
-    const event = recorded as unknown as RecordedEvent & BotCommandEvent;
-    const commands = store.collection<BotCommandView>(BOT_COMMANDS);
-    const at = recorded.metadata.occurredAt;
-    const rev = recorded.revision;
-    switch (event.type) {
-      case 'BotCommandCreated': {
-        const { commandId, ...fields } = event.data;
-        await commands.updateOne({ _id: commandId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: rev } }, { upsert: true });
-        return;
-      }
-      case 'BotCommandUpdated':
-        await commands.updateOne({ _id: event.data.commandId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: at, _revision: rev } });
-        return;
-      case 'BotCommandDeleted':
-        await commands.deleteOne({ _id: event.data.commandId });
-        return;
-    }
-  },
+  ...handledBy({
+    async BotCommandCreated(event, store) {
+      const { commandId, ...fields } = event.data;
+      const at = event.metadata.occurredAt;
+      await store.collection<BotCommandView>(BOT_COMMANDS).updateOne({ _id: commandId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
+    },
+    async BotCommandUpdated(event, store) {
+      const rev = event.revision;
+      await store.collection<BotCommandView>(BOT_COMMANDS).updateOne({ _id: event.data.commandId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } });
+    },
+    async BotCommandDeleted(event, store) {
+      await store.collection<BotCommandView>(BOT_COMMANDS).deleteOne({ _id: event.data.commandId });
+    },
+  }),
 };

@@ -1,9 +1,6 @@
-import type { CannedEvent } from '../domain/canned/canned';
-import type { CategoryEvent } from '../domain/category/category';
-import type { UserEvent } from '../domain/user/user';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { findCategory, findPerson } from './directory';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const CANNED = 'canned_messages_v1';
@@ -24,16 +21,21 @@ export interface CannedView extends Doc {
 
 const categoryRef = async (store: ReadStore, categoryId: string | null) => (categoryId ? { _id: categoryId, name: (await findCategory(store, categoryId)).name } : null);
 
-async function applyCanned(recorded: RecordedEvent, store: ReadStore) {
-  const event = recorded as unknown as RecordedEvent & CannedEvent;
-  const canned = store.collection<CannedView>(CANNED);
-  const at = recorded.metadata.occurredAt;
-  const rev = recorded.revision;
-  const id = event.data.cannedId;
-  const guard = { _id: id, _revision: { $lt: rev } };
-  switch (event.type) {
-    case 'CannedMessageCreated': {
+const canned = (store: ReadStore) => store.collection<CannedView>(CANNED);
+const guard = (event: { data: { cannedId: string }; revision: number }) => ({ _id: event.data.cannedId, _revision: { $lt: event.revision } });
+
+/** Serves the canned-messages screen, the quick-messages panel and #shortcode suggestions. */
+export const cannedProjection: Projection = {
+  name: 'canned',
+  version: 1,
+  collections: [CANNED],
+  async setup(store: ReadStore) {
+    await store.collection(CANNED).createIndex({ keys: { shortcode: 1 }, unique: true });
+  },
+  ...handledBy({
+    async CannedMessageCreated(event, store) {
       const { shortcode, title, content, categoryId, createdBy } = event.data;
+      const at = event.metadata.occurredAt;
       const author = await findPerson(store, createdBy);
       const view: Omit<CannedView, '_id'> = {
         shortcode,
@@ -45,46 +47,32 @@ async function applyCanned(recorded: RecordedEvent, store: ReadStore) {
         createdAt: at,
         updatedAt: at,
         lastUsed: null,
-        _revision: rev,
+        _revision: event.revision,
       };
-      await canned.updateOne({ _id: id }, { $setOnInsert: view }, { upsert: true });
-      return;
-    }
-    case 'CannedMessageUpdated': {
+      await canned(store).updateOne({ _id: event.data.cannedId }, { $setOnInsert: view }, { upsert: true });
+    },
+    async CannedMessageUpdated(event, store) {
       const { categoryId, ...rest } = event.data.changes;
       const category = categoryId === undefined ? {} : { category: await categoryRef(store, categoryId) };
-      await canned.updateOne(guard, { $set: { ...rest, ...category, updatedAt: at, _revision: rev } });
-      return;
-    }
-    case 'CannedMessageUsed':
-      await canned.updateOne(guard, { $inc: { usageCount: 1 }, $set: { lastUsed: at, _revision: rev } });
-      return;
-    case 'CannedMessageDeleted':
-      await canned.deleteOne({ _id: id });
-      return;
-  }
-}
-
-/** Serves the canned-messages screen, the quick-messages panel and #shortcode suggestions. */
-export const cannedProjection: Projection = {
-  name: 'canned',
-  version: 1,
-  collections: [CANNED],
-  async setup(store: ReadStore) {
-    await store.collection(CANNED).createIndex({ keys: { shortcode: 1 }, unique: true });
-  },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (recorded.streamId.startsWith('canned-')) return applyCanned(recorded, store);
-    const event = recorded as unknown as RecordedEvent & (UserEvent | CategoryEvent);
-    const canned = store.collection<CannedView>(CANNED);
-    if (event.type === 'CategoryUpdated' && event.data.changes.name !== undefined) {
-      await canned.updateMany({ 'category._id': event.data.categoryId }, { $set: { 'category.name': event.data.changes.name } });
-    } else if (event.type === 'CategoryDeleted') {
-      await canned.updateMany({ 'category._id': event.data.categoryId }, { $set: { category: null } });
-    } else if (event.type === 'UserDetailsUpdated') {
+      await canned(store).updateOne(guard(event), { $set: { ...rest, ...category, updatedAt: event.metadata.occurredAt, _revision: event.revision } });
+    },
+    async CannedMessageUsed(event, store) {
+      await canned(store).updateOne(guard(event), { $inc: { usageCount: 1 }, $set: { lastUsed: event.metadata.occurredAt, _revision: event.revision } });
+    },
+    async CannedMessageDeleted(event, store) {
+      await canned(store).deleteOne({ _id: event.data.cannedId });
+    },
+    // Names shown on canned messages follow their category and author.
+    async CategoryUpdated(event, store) {
+      if (event.data.changes.name !== undefined) await canned(store).updateMany({ 'category._id': event.data.categoryId }, { $set: { 'category.name': event.data.changes.name } });
+    },
+    async CategoryDeleted(event, store) {
+      await canned(store).updateMany({ 'category._id': event.data.categoryId }, { $set: { category: null } });
+    },
+    async UserDetailsUpdated(event, store) {
       const { firstName, lastName } = event.data.changes;
       const set = Object.fromEntries(Object.entries({ 'createdBy.firstName': firstName, 'createdBy.lastName': lastName }).filter(([, v]) => v !== undefined));
-      if (Object.keys(set).length > 0) await canned.updateMany({ 'createdBy._id': event.data.userId }, { $set: set });
-    }
-  },
+      if (Object.keys(set).length > 0) await canned(store).updateMany({ 'createdBy._id': event.data.userId }, { $set: set });
+    },
+  }),
 };

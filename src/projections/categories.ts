@@ -1,6 +1,5 @@
-import type { CategoryEvent } from '../domain/category/category';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const CATEGORIES = 'categories_v1';
@@ -17,33 +16,30 @@ export interface CategoryView extends Doc {
   _revision: number;
 }
 
+const update = (store: ReadStore, event: { data: { categoryId: string }; revision: number; metadata: { occurredAt: string } }, fields: Record<string, unknown>) =>
+  store
+    .collection<CategoryView>(CATEGORIES)
+    .updateOne({ _id: event.data.categoryId, _revision: { $lt: event.revision } }, { $set: { ...fields, updatedAt: event.metadata.occurredAt, _revision: event.revision } });
+
 /** Serves GET /api/categories: one document per live category, deleted ones removed. */
 export const categoriesProjection: Projection = {
   name: 'categories',
   version: 1,
   collections: [CATEGORIES],
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (!recorded.streamId.startsWith('category-')) return;
-    const event = recorded as unknown as RecordedEvent & CategoryEvent;
-    const categories = store.collection<CategoryView>(CATEGORIES);
-    const at = recorded.metadata.occurredAt;
-    const id = event.data.categoryId;
-    const guard = { _id: id, _revision: { $lt: recorded.revision } };
-    switch (event.type) {
-      case 'CategoryCreated': {
-        const { categoryId: _id, ...details } = event.data;
-        await categories.updateOne({ _id: id }, { $setOnInsert: { ...details, createdAt: at, updatedAt: at, _revision: recorded.revision } }, { upsert: true });
-        return;
-      }
-      case 'CategoryUpdated':
-        await categories.updateOne(guard, { $set: { ...event.data.changes, updatedAt: at, _revision: recorded.revision } });
-        return;
-      case 'CategoryReordered':
-        await categories.updateOne(guard, { $set: { order: event.data.order, updatedAt: at, _revision: recorded.revision } });
-        return;
-      case 'CategoryDeleted':
-        await categories.deleteOne({ _id: id });
-        return;
-    }
-  },
+  ...handledBy({
+    async CategoryCreated(event, store) {
+      const { categoryId: id, ...details } = event.data;
+      const at = event.metadata.occurredAt;
+      await store.collection<CategoryView>(CATEGORIES).updateOne({ _id: id }, { $setOnInsert: { ...details, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
+    },
+    async CategoryUpdated(event, store) {
+      await update(store, event, { ...event.data.changes });
+    },
+    async CategoryReordered(event, store) {
+      await update(store, event, { order: event.data.order });
+    },
+    async CategoryDeleted(event, store) {
+      await store.collection<CategoryView>(CATEGORIES).deleteOne({ _id: event.data.categoryId });
+    },
+  }),
 };

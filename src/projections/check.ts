@@ -3,7 +3,7 @@ import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { Doc, ReadStore } from '../platform/readstore/port';
-import { CHECKPOINTS, type Projection, type ReplayProgress } from './runner';
+import { CHECKPOINTS, type Projection, type ReplayProgress, applyToProjections } from './runner';
 
 /**
  * "Are the live read models what the log says?": every projection replayed from zero into a private
@@ -44,14 +44,12 @@ export async function replayInto(events: EventStore, projections: Projection[], 
   let reached = 0;
   let count = 0;
   for await (const page of pagesOfAll(events, { pageSize: 2000 })) {
-    for (const event of page) {
-      if (event.position > upTo) return count;
-      for (const projection of projections) await projection.apply(event, store);
-      count += 1;
-      reached = event.position;
-    }
+    const wanted = page.filter((event) => event.position <= upTo);
+    if (wanted.length > 0) await applyToProjections(projections, wanted, store);
+    count += wanted.length;
+    reached = wanted.at(-1)?.position ?? reached;
     onProgress?.({ position: reached, head: upTo, events: count });
-    if (reached >= upTo) return count;
+    if (wanted.length < page.length || reached >= upTo) return count;
   }
   return count;
 }

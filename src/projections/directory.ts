@@ -1,7 +1,6 @@
-import type { CategoryEvent } from '../domain/category/category';
-import type { Role, UserEvent } from '../domain/user/user';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { Role } from '../domain/user/user';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const DIRECTORY = 'directory_v1';
@@ -29,58 +28,61 @@ export interface CategoryEntry extends Doc {
 export const personKey = (userId: string) => `user:${userId}`;
 export const categoryKey = (categoryId: string) => `category:${categoryId}`;
 
+/** What a name no directory entry gives reads as. */
+export const unknownPerson = (userId: string): PersonEntry => ({ _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' });
+export const unknownCategory = (categoryId: string): CategoryEntry => ({ _id: categoryKey(categoryId), kind: 'category', name: 'Unknown category', color: '#6c757d' });
+
 export async function findPerson(store: ReadStore, userId: string): Promise<PersonEntry> {
-  const found = await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) });
-  return found ?? { _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' };
+  return (await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) })) ?? unknownPerson(userId);
 }
 
 export async function findCategory(store: ReadStore, categoryId: string): Promise<CategoryEntry> {
-  const found = await store.collection<CategoryEntry>(DIRECTORY).findOne({ _id: categoryKey(categoryId) });
-  return found ?? { _id: categoryKey(categoryId), kind: 'category', name: 'Unknown category', color: '#6c757d' };
+  return (await store.collection<CategoryEntry>(DIRECTORY).findOne({ _id: categoryKey(categoryId) })) ?? unknownCategory(categoryId);
+}
+
+/** The directory entries of a page's people and categories, in one query: names are joined per page, not per event. */
+export async function loadDirectory(store: ReadStore, people: Iterable<string>, categories: Iterable<string>) {
+  const keys = [...new Set([...[...people].map(personKey), ...[...categories].map(categoryKey)])];
+  const found = keys.length === 0 ? [] : await store.collection<PersonEntry | CategoryEntry>(DIRECTORY).find({ _id: { $in: keys } });
+  const byKey = new Map(found.map((entry) => [entry._id, entry]));
+  return {
+    person: (userId: string) => (byKey.get(personKey(userId)) as PersonEntry | undefined) ?? unknownPerson(userId),
+    category: (categoryId: string) => (byKey.get(categoryKey(categoryId)) as CategoryEntry | undefined) ?? unknownCategory(categoryId),
+  };
+}
+
+const entries = (store: ReadStore) => store.collection<Doc>(DIRECTORY);
+
+async function setPerson(store: ReadStore, userId: string, details: Partial<Pick<PersonEntry, 'username' | 'firstName' | 'lastName' | 'role'>>) {
+  const changes = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length > 0) await entries(store).updateOne({ _id: personKey(userId) }, { $set: changes });
+}
+
+async function putPerson(store: ReadStore, { userId, username, firstName, lastName }: { userId: string; username: string; firstName: string; lastName: string }, role: Role) {
+  const entry: PersonEntry = { _id: personKey(userId), kind: 'user', userId, username, firstName, lastName, role };
+  await entries(store).replaceOne({ _id: entry._id }, entry, { upsert: true });
 }
 
 export const directoryProjection: Projection = {
   name: 'directory',
   version: 1,
   collections: [DIRECTORY],
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    const entries = store.collection<Doc>(DIRECTORY);
-    if (recorded.streamId.startsWith('user-')) {
-      const event = recorded as unknown as RecordedEvent & UserEvent;
-      const key = personKey(event.data.userId);
-      switch (event.type) {
-        case 'UserRegistered':
-        case 'UserCreated': {
-          const { username, firstName, lastName } = event.data;
-          const role = event.type === 'UserCreated' ? event.data.role : 'customer';
-          const entry: PersonEntry = { _id: key, kind: 'user', userId: event.data.userId, username, firstName, lastName, role };
-          await entries.replaceOne({ _id: key }, entry, { upsert: true });
-          return;
-        }
-        case 'UserDetailsUpdated': {
-          const { username, firstName, lastName } = event.data.changes;
-          const changes = Object.fromEntries(Object.entries({ username, firstName, lastName }).filter(([, value]) => value !== undefined));
-          if (Object.keys(changes).length > 0) await entries.updateOne({ _id: key }, { $set: changes });
-          return;
-        }
-        case 'UserRoleChanged':
-          await entries.updateOne({ _id: key }, { $set: { role: event.data.to } });
-          return;
-        default:
-          return;
-      }
-    }
-    if (recorded.streamId.startsWith('category-')) {
-      const event = recorded as unknown as RecordedEvent & CategoryEvent;
-      const key = categoryKey(event.data.categoryId);
-      if (event.type === 'CategoryCreated') {
-        const entry: CategoryEntry = { _id: key, kind: 'category', name: event.data.name, color: event.data.color };
-        await entries.replaceOne({ _id: key }, entry, { upsert: true });
-      } else if (event.type === 'CategoryUpdated') {
-        const { name, color } = event.data.changes;
-        const changes = Object.fromEntries(Object.entries({ name, color }).filter(([, value]) => value !== undefined));
-        if (Object.keys(changes).length > 0) await entries.updateOne({ _id: key }, { $set: changes });
-      }
-    }
-  },
+  ...handledBy({
+    UserRegistered: (event, store) => putPerson(store, event.data, 'customer'),
+    UserCreated: (event, store) => putPerson(store, event.data, event.data.role),
+    UserDetailsUpdated: (event, store) => {
+      const { username, firstName, lastName } = event.data.changes;
+      return setPerson(store, event.data.userId, { username, firstName, lastName });
+    },
+    UserRoleChanged: (event, store) => setPerson(store, event.data.userId, { role: event.data.to }),
+    async CategoryCreated(event, store) {
+      const entry: CategoryEntry = { _id: categoryKey(event.data.categoryId), kind: 'category', name: event.data.name, color: event.data.color };
+      await entries(store).replaceOne({ _id: entry._id }, entry, { upsert: true });
+    },
+    async CategoryUpdated(event, store) {
+      const { name, color } = event.data.changes;
+      const changes = Object.fromEntries(Object.entries({ name, color }).filter(([, value]) => value !== undefined));
+      if (Object.keys(changes).length > 0) await entries(store).updateOne({ _id: categoryKey(event.data.categoryId) }, { $set: changes });
+    },
+  }),
 };

@@ -1,18 +1,52 @@
-import { pagesOfAll } from '../platform/eventstore/paging';
-import type { EventStore, RecordedEvent, Subscription } from '../platform/eventstore/port';
+import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
+import type { Lease } from '../platform/lease';
 import type { ReadStore } from '../platform/readstore/port';
+import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
 /**
  * A read model fed by the global log. `apply` must be idempotent for a replayed event (guard each
- * write with the stream revision it last applied) and must never throw on a recorded fact.
+ * write with the stream revision or log position it last applied) and must never throw on a
+ * recorded fact.
  */
 export interface Projection {
   name: string;
   /** Bump when `apply` changes meaning: the projection's collections are then rebuilt from zero. */
   version: number;
   collections: string[];
+  /** The event types `apply` does something with; the runner skips the others. All when absent. */
+  types?: ReadonlySet<string>;
   setup?(store: ReadStore): Promise<void>;
   apply(event: RecordedEvent, store: ReadStore): Promise<void>;
+  /**
+   * Applies a page of events at once (one read and one write per touched document); must leave
+   * the read model as `apply` over each event in turn does. The runner uses it when present.
+   */
+  applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
+}
+
+/**
+ * Applies a page to each projection in turn (a projection sees the page after those before it in
+ * the list), skipping for each the events its checkpoint already covers. `positions` moves as each
+ * projection finishes; `stopping` is asked between projections.
+ */
+export async function applyToProjections(
+  projections: Projection[],
+  page: RecordedEvent[],
+  store: ReadStore,
+  positions: Map<string, number> = new Map(),
+  stopping: () => boolean = () => false,
+): Promise<void> {
+  const last = page.at(-1)?.position ?? 0;
+  for (const projection of projections) {
+    if (stopping()) return;
+    const from = positions.get(projection.name) ?? 0;
+    if (from >= last) continue;
+    const types = projection.types;
+    const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
+    if (fresh.length > 0 && projection.applyPage) await projection.applyPage(fresh, store);
+    else for (const event of fresh) await projection.apply(event, store);
+    positions.set(projection.name, last);
+  }
 }
 
 interface Checkpoint {
@@ -22,37 +56,55 @@ interface Checkpoint {
 }
 
 export const CHECKPOINTS = 'projection_checkpoints';
+/** The lease (in the `leases` collection of a shared read store) whose holder applies the log. */
+export const PROJECTIONS_LEASE = 'projections';
 
 export interface RunnerOptions {
   /** Store checkpoints at most this often while events flow (they are also stored when idle). */
   checkpointEveryMs?: number;
   pageSize?: number;
   onError?: (error: unknown, event: RecordedEvent | null) => void;
+  /**
+   * On a read store shared by several processes: only the holder of this lease applies events
+   * (and resets a projection whose version changed); the others follow the shared checkpoints.
+   * Absent: this runner is the only writer of its read store.
+   */
+  lease?: Lease;
+  /** How often a runner that does not hold the lease reads the shared checkpoints (default 50 ms). */
+  followEveryMs?: number;
 }
 
-export interface ReplayProgress {
+export type ReplayProgress = ProgressReport;
+
+interface Waiter {
   position: number;
-  head: number;
-  events: number;
+  names: readonly string[] | undefined;
+  resolve: (reached: boolean) => void;
+  timer: NodeJS.Timeout | null;
 }
 
 /**
- * Runs every projection from its own checkpoint over one pass of the log: catch-up in pages, then a
- * live subscription. Checkpoints are stored after the read models they cover, so a crash between
- * the two only replays events that the revision guards then skip.
+ * Runs every projection from its own checkpoint over one pass of the log (a LogProcessor: catch-up
+ * in pages, then live). Checkpoints are stored after the read models they cover, so a crash between
+ * the two only replays events that the projections' guards then skip. With a lease (a shared read
+ * store), a runner that does not hold it applies nothing: it reads the positions the holder stored
+ * and still calls `onApplied` listeners once the shared read models include each live event.
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
-  private subscription: Subscription | null = null;
-  private waiters: Array<{ position: number; resolve: (reached: boolean) => void; timer: NodeJS.Timeout }> = [];
-  private flushTimer: NodeJS.Timeout | null = null;
-  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(event: RecordedEvent) => void>();
+  private waiters: Waiter[] = [];
+  private processor: LogProcessor | null = null;
+  private leading: Promise<void> = Promise.resolve();
+  private mode: 'idle' | 'leading' | 'following' = 'idle';
+  private switching: Promise<void> = Promise.resolve();
+  private serial: Promise<unknown> = Promise.resolve();
+  private followTimer: NodeJS.Timeout | null = null;
+  private unlisten: (() => void) | null = null;
+  private progress: ((progress: ReplayProgress) => void) | undefined;
   private stopped = false;
   private live = false;
   private processed = 0;
-  private readonly listeners = new Set<(event: RecordedEvent) => void>();
-  /** Event applications and `exclusive` sections run one after another through this chain. */
-  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly events: EventStore,
@@ -63,7 +115,7 @@ export class ProjectionRunner {
 
   /** The global position every projection has applied. */
   get position(): number {
-    return this.projections.length === 0 ? Number.MAX_SAFE_INTEGER : Math.min(...this.projections.map((p) => this.positions.get(p.name) ?? 0));
+    return this.positionOf(undefined);
   }
 
   /** Caught up with the log and following it live. */
@@ -71,26 +123,45 @@ export class ProjectionRunner {
     return this.live;
   }
 
-  /** Events applied since this runner started. */
+  /** Events this process applied to the read models since it started (none while it does not hold the lease). */
   get eventsProcessed(): number {
     return this.processed;
   }
 
+  /** This process applies the events (no lease, or it holds the lease). */
+  get isWriter(): boolean {
+    return this.mode === 'leading';
+  }
+
   /**
-   * Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then tails
-   * live. `prepare` runs first (a snapshot restored into the store); a stop meanwhile ends the start.
+   * Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then
+   * tails live. With a lease it resolves once the read models (applied here or by the holder)
+   * reach the head the log had at the call. `prepare` runs first (a snapshot restored into the
+   * store); a stop meanwhile ends the start.
    */
   async start(onProgress?: (progress: ReplayProgress) => void, prepare?: () => Promise<unknown>): Promise<void> {
     this.stopped = false;
     this.live = false;
+    this.progress = onProgress;
     await prepare?.();
     if (this.stopped) return;
-    await this.loadCheckpoints();
-    await this.catchUp(onProgress);
-    // Stopped during the catch-up (a shutdown while starting): nothing to follow.
-    if (this.stopped) return;
-    this.live = true;
-    this.subscribe();
+    const lease = this.options.lease;
+    if (!lease) {
+      await this.lead();
+      await this.leading;
+    } else {
+      await this.readShared();
+      this.scheduleFollow();
+      this.unlisten = lease.onChange((held) => {
+        this.switchTo(held);
+      });
+      await lease.start();
+      if (!lease.held) this.switchTo(false);
+      await this.switching;
+      const head = await this.events.headPosition();
+      await this.reach(head);
+    }
+    if (!this.stopped) this.live = true;
   }
 
   /**
@@ -103,52 +174,175 @@ export class ProjectionRunner {
     return () => this.listeners.delete(listener);
   }
 
-  /** Drops every read model and replays the whole log into it. */
+  /** Drops every read model and replays the whole log into it (only the writer may). */
   async rebuild(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
+    if (this.options.lease) {
+      await this.switching;
+      if (this.mode !== 'leading') throw new Error('Another process holds the read-model lease: rebuild there');
+      this.progress = onProgress;
+      await this.processor?.stop();
+      for (const projection of this.projections) await this.reset(projection);
+      this.startProcessor();
+      await this.leading;
+      return;
+    }
     await this.stop();
     for (const projection of this.projections) await this.reset(projection);
     await this.start(onProgress);
   }
 
-  /** Read-your-writes: resolves true once `position` is projected, false if the timeout came first. */
-  waitFor(position: number, timeoutMs = 5000): Promise<boolean> {
-    if (this.position >= position) return Promise.resolve(true);
+  /**
+   * Read-your-writes: resolves true once `position` is projected (by the named projections only,
+   * when given), false if the timeout came first.
+   */
+  waitFor(position: number, timeoutMs = 5000, names?: readonly string[]): Promise<boolean> {
+    if (this.positionOf(names) >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const waiter = {
-        position,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve(false);
-        }, timeoutMs),
-      };
+      const waiter: Waiter = { position, names, resolve, timer: null };
+      waiter.timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
       this.waiters.push(waiter);
     });
   }
 
   /**
-   * Runs `fn` between two event applications, with the checkpoints stored: while it runs, the read
-   * store holds exactly the models at `position` and no projection writes (a snapshot is taken so).
+   * Runs `fn` between two pages, with the checkpoints stored: while it runs, the read store holds
+   * exactly the models at `position` and no projection writes (a snapshot is taken so).
    */
   exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
     return this.inTurn(async () => {
-      await this.flush();
+      await this.saveCheckpoints();
       return fn();
     });
   }
 
+  /** Pages and `exclusive` sections run one after another through this chain. */
   private inTurn<T>(fn: () => Promise<T> | T): Promise<T> {
-    const run = this.turn.then(fn);
-    this.turn = run.catch(() => undefined);
-    return run;
+    const result = this.serial.then(fn);
+    this.serial = result.catch(() => undefined);
+    return result;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    await this.subscription?.stop();
-    this.subscription = null;
-    await this.flush();
+    this.live = false;
+    this.unlisten?.();
+    this.unlisten = null;
+    if (this.followTimer) clearTimeout(this.followTimer);
+    this.followTimer = null;
+    await this.switching;
+    await this.processor?.stop();
+    await this.leading.catch(() => undefined);
+    this.processor = null;
+    this.mode = 'idle';
+    await this.options.lease?.stop();
+  }
+
+  private positionOf(names: readonly string[] | undefined): number {
+    const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
+    if (chosen.length === 0) return Number.MAX_SAFE_INTEGER;
+    let least = Number.MAX_SAFE_INTEGER;
+    for (const projection of chosen) least = Math.min(least, this.positions.get(projection.name) ?? 0);
+    return least;
+  }
+
+  /** Lease changes are acted on one at a time, without holding up the lease's own renewals. */
+  private switchTo(held: boolean): void {
+    this.switching = this.switching
+      .then(() => (this.stopped ? undefined : held ? this.lead() : this.follow()))
+      .catch((error: unknown) => this.options.onError?.(error, null));
+  }
+
+  /** Becomes the writer: resets projections whose version changed, then catches up and tails the log. */
+  private async lead(): Promise<void> {
+    if (this.mode === 'leading') return;
+    await this.processor?.stop();
+    this.mode = 'leading';
+    await this.loadCheckpoints();
+    this.startProcessor();
+  }
+
+  private startProcessor(): void {
+    const processor = new LogProcessor(this.events, {
+      id: 'projections',
+      pageSize: this.options.pageSize,
+      checkpointEveryMs: this.options.checkpointEveryMs,
+      handle: (page, context) => this.inTurn(() => this.applyPage(page, context)),
+      checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
+      onError: (error) => this.options.onError?.(error, null),
+    });
+    // Events the processor skipped (system records the adapter filters out) count as reached by all.
+    processor.onProgress((position) => {
+      for (const projection of this.projections) if ((this.positions.get(projection.name) ?? 0) < position) this.positions.set(projection.name, position);
+      this.release();
+    });
+    this.processor = processor;
+    const started = processor.start(this.progress);
+    // Alone, a failed catch-up fails `start` (as a projection that throws on a fact must be seen);
+    // behind a lease it is logged and tried again while this process still holds the lease.
+    this.leading = !this.options.lease
+      ? started
+      : started.catch((error: unknown) => {
+          this.options.onError?.(error, null);
+          setTimeout(() => {
+            if (!this.stopped && this.mode === 'leading' && this.processor === processor) void processor.stop().then(() => this.startProcessor());
+          }, 1000);
+        });
+  }
+
+  /** Stops writing and reads the positions the lease holder stores; still tells listeners of live events. */
+  private async follow(): Promise<void> {
+    if (this.mode === 'following') return;
+    await this.processor?.stop();
+    await this.leading.catch(() => undefined);
+    this.mode = 'following';
+    const processor = new LogProcessor(this.events, {
+      id: 'projections-follower',
+      handle: (page, context) => this.announceWhenShared(page, context),
+      // A follower replays no history: it only announces live events.
+      checkpoint: { load: () => this.events.headPosition(), save: async () => undefined },
+      onError: (error) => this.options.onError?.(error, null),
+    });
+    this.processor = processor;
+    this.leading = processor.start();
+    await this.leading;
+  }
+
+  private async announceWhenShared(page: RecordedEvent[], context: HandleContext): Promise<number> {
+    let reached = 0;
+    for (const event of page) {
+      while (!(await this.waitFor(event.position, 1000))) if (context.stopping()) return reached;
+      this.announce(event);
+      reached = event.position;
+    }
+    return reached;
+  }
+
+  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
+    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping);
+    const reached = this.position;
+    const applied = page.filter((event) => event.position <= reached);
+    this.processed += applied.length;
+    this.release();
+    if (context.live) for (const event of applied) this.announce(event);
+    return reached;
+  }
+
+  private announce(event: RecordedEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.options.onError?.(error, event);
+      }
+    }
+  }
+
+  /** Resolves once every projection reached `position` (or the runner stopped). */
+  private async reach(position: number): Promise<void> {
+    while (!this.stopped && !(await this.waitFor(position, 1000)));
   }
 
   private async loadCheckpoints(): Promise<void> {
@@ -158,13 +352,14 @@ export class ProjectionRunner {
       if (!checkpoint || checkpoint.version !== projection.version) {
         await this.reset(projection);
       } else {
-        // Indexes declared since the models were built (both stores create only what is missing).
+        // Indexes declared since the models were stored (or restored from a snapshot) are built.
         await projection.setup?.(this.store);
         this.positions.set(projection.name, checkpoint.position);
       }
     }
   }
 
+  /** Only the writer resets: a version bump in a process without the lease empties nothing. */
   private async reset(projection: Projection): Promise<void> {
     for (const name of projection.collections) await this.store.collection(name).drop();
     await projection.setup?.(this.store);
@@ -176,91 +371,42 @@ export class ProjectionRunner {
     this.positions.set(projection.name, 0);
   }
 
-  private async catchUp(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
-    const head = await this.events.headPosition();
-    let after = this.position;
-    for await (const page of pagesOfAll(this.events, { after, pageSize: this.options.pageSize ?? 2000 })) {
-      for (const event of page) {
-        if (this.stopped) break;
-        await this.apply(event);
-        after = event.position;
+  /** Checkpoints never move backwards, and never onto another version of the projection. */
+  private async saveCheckpoints(): Promise<void> {
+    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    for (const projection of this.projections) {
+      const position = this.positions.get(projection.name) ?? 0;
+      await checkpoints.updateOne({ _id: projection.name, version: projection.version, position: { $lt: position } }, { $set: { position } });
+    }
+  }
+
+  /** A follower's positions: the shared checkpoints of the same projection versions. */
+  private async readShared(): Promise<void> {
+    const stored = await this.store.collection<Checkpoint>(CHECKPOINTS).find({ _id: { $in: this.projections.map((p) => p.name) } });
+    for (const projection of this.projections) {
+      const checkpoint = stored.find((c) => c._id === projection.name);
+      if (checkpoint?.version === projection.version && checkpoint.position > (this.positions.get(projection.name) ?? 0)) {
+        this.positions.set(projection.name, checkpoint.position);
       }
-      if (this.stopped) break;
-      onProgress?.({ position: after, head, events: this.processed });
-      // Events appended meanwhile come through the live subscription.
-      if (after >= head) break;
     }
-    // Positions of system events the adapter filters out still count as reached.
-    for (const projection of this.projections) {
-      if ((this.positions.get(projection.name) ?? 0) < after) this.positions.set(projection.name, after);
-    }
-    await this.flush();
-  }
-
-  private subscribe(): void {
-    if (this.stopped) return;
-    this.subscription = this.events.subscribeToAll({
-      after: this.position,
-      onEvent: (event) => this.apply(event),
-      onError: (error) => {
-        this.options.onError?.(error, null);
-        this.subscription = null;
-        // Resume from the positions reached; guards make the overlap harmless.
-        this.restartTimer = setTimeout(() => this.subscribe(), 1000);
-      },
-    });
-  }
-
-  private apply(event: RecordedEvent): Promise<void> {
-    return this.inTurn(() => this.applyNow(event));
-  }
-
-  private async applyNow(event: RecordedEvent): Promise<void> {
-    for (const projection of this.projections) {
-      if ((this.positions.get(projection.name) ?? 0) >= event.position) continue;
-      await projection.apply(event, this.store);
-      this.positions.set(projection.name, event.position);
-    }
-    this.processed++;
-    this.scheduleFlush();
     this.release();
-    if (!this.live) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.options.onError?.(error, event);
-      }
-    }
+  }
+
+  private scheduleFollow(): void {
+    if (this.stopped) return;
+    this.followTimer = setTimeout(() => {
+      const read = this.mode === 'leading' ? Promise.resolve() : this.readShared();
+      void read.catch((error: unknown) => this.options.onError?.(error, null)).finally(() => this.scheduleFollow());
+    }, this.options.followEveryMs ?? 50);
   }
 
   private release(): void {
     if (this.waiters.length === 0) return;
-    const reached = this.position;
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > reached) return true;
-      clearTimeout(waiter.timer);
+      if (waiter.position > this.positionOf(waiter.names)) return true;
+      if (waiter.timer) clearTimeout(waiter.timer);
       waiter.resolve(true);
       return false;
     });
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      void this.flush().catch((error: unknown) => this.options.onError?.(error, null));
-    }, this.options.checkpointEveryMs ?? 100);
-  }
-
-  private async flush(): Promise<void> {
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = null;
-    }
-    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
-    for (const projection of this.projections) {
-      await checkpoints.updateOne({ _id: projection.name }, { $set: { position: this.positions.get(projection.name) ?? 0 } });
-    }
   }
 }

@@ -1,6 +1,6 @@
-import type { SessionEndReason, SessionEvent } from '../domain/session/session';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { SessionEndReason } from '../domain/session/session';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const SESSIONS = 'sessions_v1';
@@ -27,37 +27,30 @@ export const sessionsProjection: Projection = {
   async setup(store: ReadStore) {
     await store.collection(SESSIONS).createIndex({ keys: { userId: 1 } });
   },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (!recorded.streamId.startsWith('session-')) return;
-    const event = recorded as unknown as RecordedEvent & SessionEvent;
-    const sessions = store.collection<SessionView>(SESSIONS);
-    const at = recorded.metadata.occurredAt;
-    const rev = recorded.revision;
-    const guarded = { _id: event.data.sessionId, _revision: { $lt: rev } };
-    switch (event.type) {
-      case 'SessionStarted': {
-        const { sessionId, userId, expiresAt, ip, userAgent } = event.data;
-        const view: Omit<SessionView, '_id'> = {
-          userId,
-          startedPosition: recorded.position,
-          startedAt: at,
-          lastRefreshedAt: null,
-          expiresAt,
-          endedAt: null,
-          endReason: null,
-          ip,
-          userAgent,
-          _revision: rev,
-        };
-        await sessions.updateOne({ _id: sessionId }, { $setOnInsert: view }, { upsert: true });
-        return;
-      }
-      case 'RefreshTokenRotated':
-        await sessions.updateOne(guarded, { $set: { lastRefreshedAt: at, expiresAt: event.data.expiresAt, _revision: rev } });
-        return;
-      case 'SessionEnded':
-        await sessions.updateOne(guarded, { $set: { endedAt: at, endReason: event.data.reason, _revision: rev } });
-        return;
-    }
-  },
+  ...handledBy({
+    async SessionStarted(event, store) {
+      const { sessionId, userId, expiresAt, ip, userAgent } = event.data;
+      const view: Omit<SessionView, '_id'> = {
+        userId,
+        startedPosition: event.position,
+        startedAt: event.metadata.occurredAt,
+        lastRefreshedAt: null,
+        expiresAt,
+        endedAt: null,
+        endReason: null,
+        ip,
+        userAgent,
+        _revision: event.revision,
+      };
+      await store.collection<SessionView>(SESSIONS).updateOne({ _id: sessionId }, { $setOnInsert: view }, { upsert: true });
+    },
+    async RefreshTokenRotated(event, store) {
+      const guarded = { _id: event.data.sessionId, _revision: { $lt: event.revision } };
+      await store.collection<SessionView>(SESSIONS).updateOne(guarded, { $set: { lastRefreshedAt: event.metadata.occurredAt, expiresAt: event.data.expiresAt, _revision: event.revision } });
+    },
+    async SessionEnded(event, store) {
+      const guarded = { _id: event.data.sessionId, _revision: { $lt: event.revision } };
+      await store.collection<SessionView>(SESSIONS).updateOne(guarded, { $set: { endedAt: event.metadata.occurredAt, endReason: event.data.reason, _revision: event.revision } });
+    },
+  }),
 };

@@ -1,7 +1,8 @@
-import { BOT_SETTINGS_STREAM, type BotMessages, type BotSettingsEvent, DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
-import { DEFAULT_SYSTEM_SETTINGS, SYSTEM_SETTINGS_STREAM, type SystemSettings, type SystemSettingsEvent } from '../domain/settings/settings';
+import { type BotMessages, DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
+import { DEFAULT_SYSTEM_SETTINGS, type SystemSettings } from '../domain/settings/settings';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const SETTINGS = 'settings_v1';
@@ -18,36 +19,30 @@ export type BotSettingsView = Doc & { messages: BotMessages; lastSyncedAt: strin
  * The current system settings (doc `system`) and bot settings (doc `bot`). The stored bot token is
  * here because the Telegram worker needs it; responses mask it.
  */
+const changed = (event: RecordedEvent) => ({ updatedAt: event.metadata.occurredAt, updatedBy: event.metadata.actor?.userId ?? null, _revision: event.revision });
+
+/** Sets fields on the bot settings (created with the defaults first) that have not seen this event yet. */
+async function setBot(store: ReadStore, event: { revision: number }, fields: Record<string, unknown>) {
+  const settings = store.collection(SETTINGS);
+  await settings.updateOne({ _id: 'bot' }, { $setOnInsert: { messages: DEFAULT_BOT_MESSAGES, lastSyncedAt: null, _revision: -1 } }, { upsert: true });
+  await settings.updateOne({ _id: 'bot', _revision: { $lt: event.revision } }, { $set: fields });
+}
+
 export const settingsProjection: Projection = {
   name: 'settings',
   version: 1,
   collections: [SETTINGS],
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    const settings = store.collection(SETTINGS);
-    const rev = recorded.revision;
-    const changed = { updatedAt: recorded.metadata.occurredAt, updatedBy: recorded.metadata.actor?.userId ?? null, _revision: rev };
-    if (recorded.streamId === SYSTEM_SETTINGS_STREAM) {
-      const event = recorded as unknown as RecordedEvent & SystemSettingsEvent;
+  ...handledBy({
+    async SystemSettingsUpdated(event, store) {
+      const settings = store.collection(SETTINGS);
       await settings.updateOne({ _id: 'system' }, { $setOnInsert: { ...DEFAULT_SYSTEM_SETTINGS, _revision: -1 } }, { upsert: true });
-      await settings.updateOne({ _id: 'system', _revision: { $lt: rev } }, { $set: { ...event.data.changes, ...changed } });
-      return;
-    }
-    if (recorded.streamId !== BOT_SETTINGS_STREAM) return;
-    const event = recorded as unknown as RecordedEvent & BotSettingsEvent;
-    await settings.updateOne({ _id: 'bot' }, { $setOnInsert: { messages: DEFAULT_BOT_MESSAGES, lastSyncedAt: null, _revision: -1 } }, { upsert: true });
-    const guarded = { _id: 'bot', _revision: { $lt: rev } };
-    switch (event.type) {
-      case 'BotMessagesUpdated':
-        await settings.updateOne(guarded, { $set: { ...Object.fromEntries(Object.entries(event.data.changes).map(([key, value]) => [`messages.${key}`, value])), ...changed } });
-        return;
-      case 'BotMessagesReset':
-        await settings.updateOne(guarded, { $set: { messages: DEFAULT_BOT_MESSAGES, ...changed } });
-        return;
-      case 'BotCommandsSynced':
-        await settings.updateOne(guarded, { $set: { lastSyncedAt: recorded.metadata.occurredAt, _revision: rev } });
-        return;
-    }
-  },
+      await settings.updateOne({ _id: 'system', _revision: { $lt: event.revision } }, { $set: { ...event.data.changes, ...changed(event) } });
+    },
+    BotMessagesUpdated: (event, store) =>
+      setBot(store, event, { ...Object.fromEntries(Object.entries(event.data.changes).map(([key, value]) => [`messages.${key}`, value])), ...changed(event) }),
+    BotMessagesReset: (event, store) => setBot(store, event, { messages: DEFAULT_BOT_MESSAGES, ...changed(event) }),
+    BotCommandsSynced: (event, store) => setBot(store, event, { lastSyncedAt: event.metadata.occurredAt, _revision: event.revision }),
+  }),
 };
 
 export async function loadSystemSettings(store: ReadStore): Promise<SystemSettingsView> {

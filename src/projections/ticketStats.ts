@@ -34,9 +34,10 @@ export interface TicketStatsDoc extends Doc {
 }
 
 /** The stored sums: everything but the creation buckets, which live in TICKET_CREATED. */
-type StatsRow = Omit<TicketStatsDoc, 'created'>;
+type StatsRow = Omit<TicketStatsDoc, 'created'> & { position?: number };
 interface BucketRow extends Doc {
   count: number;
+  position?: number;
 }
 
 /** The fields of a ticket document the statistics depend on. */
@@ -50,73 +51,148 @@ export interface StatsSource {
   closedAt: string | null;
 }
 
-const minutesBetween = (from: string, to: string) => Math.max(0, (Date.parse(to) - Date.parse(from)) / 60_000);
+/** Parsing an ISO date is the costliest step of a statistics move; a ticket's dates are parsed again at each of its moves. */
+const parsed = new Map<string, number>();
+const timeOf = (at: string) => {
+  let time = parsed.get(at);
+  if (time === undefined) {
+    if (parsed.size >= 50_000) parsed.clear();
+    time = Date.parse(at);
+    parsed.set(at, time);
+  }
+  return time;
+};
+
+const minutesBetween = (from: string, to: string) => Math.max(0, (timeOf(to) - timeOf(from)) / 60_000);
 
 /** Bucket keys sort as time and hold no dots, so they can be field names in dotted update paths. */
 export const bucketKey = (at: string | number) => {
-  const bucket = Math.floor(new Date(at).getTime() / BUCKET_MS);
+  const bucket = Math.floor((typeof at === 'string' ? timeOf(at) : at) / BUCKET_MS);
   if (bucket !== lastBucket.bucket) lastBucket = { bucket, key: `${new Date(bucket * BUCKET_MS).toISOString().slice(0, 16)}Z` };
   return lastBucket.key;
 };
 /** Consecutive calls mostly ask for the same bucket (a ticket's before and after, a replay in time order). */
 let lastBucket = { bucket: Number.NaN, key: '' };
 
-/** What one ticket adds to the sums; subtracting the old contribution and adding the new keeps them exact. */
-function contribution(ticket: StatsSource): Record<string, number> {
+const add = (into: Map<string, number>, key: string, value: number) => into.set(key, (into.get(key) ?? 0) + value);
+
+/**
+ * Adds `sign` times what one ticket adds to the sums into `into` (its creation bucket under
+ * `created.<bucket>`); subtracting the old contribution and adding the new keeps them exact.
+ */
+function addContribution(into: Map<string, number>, ticket: StatsSource, sign: 1 | -1): void {
   const isOpen = OPEN_STATUSES.includes(ticket.status);
   const category = `categories.${ticket.category._id}`;
-  const parts: Record<string, number> = {
-    [`byStatus.${ticket.status}`]: 1,
-    unassigned: isOpen && !ticket.assignedAgent ? 1 : 0,
-    [`${category}.count`]: 1,
-    [`${category}.open`]: isOpen ? 1 : 0,
-    [`created.${bucketKey(ticket.createdAt)}`]: 1,
-  };
+  add(into, `byStatus.${ticket.status}`, sign);
+  add(into, 'unassigned', isOpen && !ticket.assignedAgent ? sign : 0);
+  add(into, `${category}.count`, sign);
+  add(into, `${category}.open`, isOpen ? sign : 0);
+  add(into, `${CREATED}${bucketKey(ticket.createdAt)}`, sign);
   // Average response time: tickets with an agent that are no longer open, creation to last update, capped.
   if (ticket.assignedAgent && ticket.status !== 'open') {
-    parts['response.sum'] = Math.min(minutesBetween(ticket.createdAt, ticket.updatedAt), RESPONSE_CAP_MINUTES);
-    parts['response.count'] = 1;
+    add(into, 'response.sum', sign * Math.min(minutesBetween(ticket.createdAt, ticket.updatedAt), RESPONSE_CAP_MINUTES));
+    add(into, 'response.count', sign);
   }
   // Average resolution time: resolved or closed tickets with such a date, creation to that date, uncapped.
   const resolvedOn = ticket.status === 'resolved' ? ticket.resolvedAt : ticket.status === 'closed' ? (ticket.closedAt ?? ticket.resolvedAt) : null;
   if (resolvedOn) {
-    const minutes = minutesBetween(ticket.createdAt, resolvedOn);
-    Object.assign(parts, { 'resolution.sum': minutes, 'resolution.count': 1, [`${category}.resolutionSum`]: minutes, [`${category}.resolutionCount`]: 1 });
+    const minutes = sign * minutesBetween(ticket.createdAt, resolvedOn);
+    add(into, 'resolution.sum', minutes);
+    add(into, 'resolution.count', sign);
+    add(into, `${category}.resolutionSum`, minutes);
+    add(into, `${category}.resolutionCount`, sign);
   }
-  return parts;
 }
 
-/** Moves the sums from a ticket's earlier state to its new one (null for "did not exist" / "deleted"). */
-export async function moveStats(store: ReadStore, before: StatsSource | null, after: StatsSource | null): Promise<void> {
-  const inc: Record<string, number> = {};
-  for (const [key, value] of Object.entries(before ? contribution(before) : {})) inc[key] = (inc[key] ?? 0) - value;
-  for (const [key, value] of Object.entries(after ? contribution(after) : {})) inc[key] = (inc[key] ?? 0) + value;
-  const changed = Object.entries(inc).filter(([, value]) => value !== 0);
-  const sums = changed.filter(([key]) => !key.startsWith(CREATED));
-  const created = changed.filter(([key]) => key.startsWith(CREATED));
+/** One event's move of the sums: a ticket from its earlier state to its new one (null: did not exist / deleted). */
+export interface StatsMove {
+  position: number;
+  before: StatsSource | null;
+  after: StatsSource | null;
+}
+
+/**
+ * Applies a page's moves with one read and at most one write per document: the sums document and
+ * each creation bucket keep the log position of the last move applied to them, and only moves
+ * after it count. A re-applied page (a crash before the checkpoint, a writer that lost its lease
+ * mid-page) therefore changes nothing, and a write is refused if another writer moved the document
+ * since it was read (the page is then tried again by the runner).
+ */
+export async function applyStatsMoves(store: ReadStore, moves: StatsMove[]): Promise<void> {
+  if (moves.length === 0) return;
   const stats = store.collection<StatsRow>(TICKET_STATS);
-  // Most changes (status, assignment, outcome) move sums only: no read needed.
-  if (created.length === 0) {
-    if (sums.length > 0) await stats.updateOne({ _id: STATS_ID }, { $inc: Object.fromEntries(sums) }, { upsert: true });
-    return;
-  }
-  // An opened or deleted ticket moves a creation bucket, kept for 8 days before the newest ticket.
-  const previous = (await stats.findOne({ _id: STATS_ID }))?.newestCreatedAt ?? null;
-  const newest = [previous, after?.createdAt].filter((at): at is string => !!at).sort().at(-1) ?? null;
-  const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
-  const update: Update = newest !== previous ? { $set: { newestCreatedAt: newest } } : {};
-  if (sums.length > 0) update.$inc = Object.fromEntries(sums);
-  if (Object.keys(update).length > 0) await stats.updateOne({ _id: STATS_ID }, update, { upsert: true });
-  // Creation buckets are documents of their own, so that a change reads and writes a few small
-  // documents; a bucket already dropped stays dropped (deleting an old ticket must not bring it back).
   const buckets = store.collection<BucketRow>(TICKET_CREATED);
-  for (const [key, value] of created) {
-    const bucket = key.slice(CREATED.length);
-    if (oldestKept && bucket < oldestKept) continue;
-    await buckets.updateOne({ _id: bucket }, { $inc: { count: value } }, { upsert: true });
+  const loaded = await stats.findOne({ _id: STATS_ID });
+  const sums = new Map<string, number>();
+  const created: Array<{ bucket: string; value: number; position: number }> = [];
+  let statsAt = loaded?.position ?? -1;
+  const previous = loaded?.newestCreatedAt ?? null;
+  let newest = previous;
+  let pruneBelow: string | null = null;
+  for (const { position, before, after } of moves) {
+    if (position <= statsAt) continue;
+    const inc = new Map<string, number>();
+    if (before) addContribution(inc, before, -1);
+    if (after) addContribution(inc, after, 1);
+    let moved = false;
+    let createdMoved = false;
+    for (const [key, value] of inc) {
+      if (value === 0) continue;
+      if (key.startsWith(CREATED)) {
+        createdMoved = true;
+        continue;
+      }
+      add(sums, key, value);
+      moved = true;
+    }
+    if (createdMoved) {
+      // An opened or deleted ticket moves a creation bucket, kept for 8 days before the newest ticket.
+      const was = newest;
+      newest = [was, after?.createdAt].filter((at): at is string => !!at).sort().at(-1) ?? null;
+      const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
+      if (newest !== was) moved = true;
+      for (const [key, value] of inc) {
+        if (value === 0 || !key.startsWith(CREATED)) continue;
+        const bucket = key.slice(CREATED.length);
+        // A bucket already dropped stays dropped (deleting an old ticket must not bring it back).
+        if (oldestKept && bucket < oldestKept) continue;
+        created.push({ bucket, value, position });
+      }
+      // Dropped once a day of the newest ticket: a bucket kept a little longer is past the week anyway.
+      if (oldestKept && was && newest && was.slice(0, 10) !== newest.slice(0, 10)) pruneBelow = oldestKept;
+    }
+    if (moved) statsAt = position;
   }
-  // Dropped once a day of the newest ticket: a bucket kept a little longer is past the week anyway.
-  if (oldestKept && previous && previous.slice(0, 10) !== newest!.slice(0, 10)) await buckets.deleteMany({ _id: { $lt: oldestKept } });
+  // Buckets first, each guarded by its own position: the sums document, written last, then never
+  // claims moves a bucket has not got.
+  const kept = pruneBelow ? created.filter(({ bucket }) => bucket >= pruneBelow!) : created;
+  if (kept.length > 0) {
+    const stored = new Map((await buckets.find({ _id: { $in: [...new Set(kept.map((move) => move.bucket))] } })).map((row) => [row._id, row.position ?? -1]));
+    const totals = new Map<string, { count: number; position: number }>();
+    for (const { bucket, value, position } of kept) {
+      if (position <= (stored.get(bucket) ?? -1)) continue;
+      totals.set(bucket, { count: (totals.get(bucket)?.count ?? 0) + value, position });
+    }
+    for (const [bucket, { count, position }] of totals) {
+      if (!stored.has(bucket)) await buckets.insertOne({ _id: bucket, count, position });
+      else if ((await buckets.updateOne({ _id: bucket, position: stored.get(bucket) }, { $inc: { count }, $set: { position } })).matched === 0) throw new MovedMeanwhileError(TICKET_CREATED);
+    }
+  }
+  if (pruneBelow) await buckets.deleteMany({ _id: { $lt: pruneBelow } });
+  if (statsAt !== (loaded?.position ?? -1)) {
+    const update: Update = { $set: { position: statsAt, ...(newest !== previous ? { newestCreatedAt: newest } : {}) } };
+    if (sums.size > 0) update.$inc = Object.fromEntries(sums);
+    if (!loaded) await stats.insertOne({ _id: STATS_ID, position: -1 } as StatsRow);
+    if ((await stats.updateOne({ _id: STATS_ID, position: loaded?.position ?? -1 }, update)).matched === 0) throw new MovedMeanwhileError(TICKET_STATS);
+  }
+}
+
+/** Another writer changed a sums document between this page's read and its write. */
+export class MovedMeanwhileError extends Error {
+  constructor(collection: string) {
+    super(`${collection} was moved by another writer meanwhile; the page is applied again`);
+    this.name = 'MovedMeanwhileError';
+  }
 }
 
 export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc> {

@@ -1,11 +1,11 @@
-import type { CategoryEvent } from '../domain/category/category';
-import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketEvent, type TicketStatus } from '../domain/ticket/ticket';
-import type { Role, UserEvent } from '../domain/user/user';
+import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '../domain/ticket/ticket';
+import type { Role } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
-import { type PersonEntry, findCategory, findPerson } from './directory';
+import { type PersonEntry, loadDirectory } from './directory';
+import { type RecordedOf, dispatcher } from './events';
 import type { Projection } from './runner';
-import { TICKET_CREATED, TICKET_STATS, moveStats } from './ticketStats';
+import { type StatsMove, TICKET_CREATED, TICKET_STATS, applyStatsMoves } from './ticketStats';
 
 export const TICKETS = 'tickets_v1';
 export const TICKET_MESSAGES = 'ticket_messages_v1';
@@ -103,26 +103,50 @@ const customFieldView = ({ fieldName, fieldPrompt, value }: CustomFieldValue) =>
 const searchText = (number: number, title: string, description: string, customer: PersonRef) =>
   `#${number} ${title} ${description} ${customer.firstName} ${customer.lastName} ${customer.username}`.toLowerCase();
 
-async function recordUploads(store: ReadStore, ticket: string, customerId: string, isInternal: boolean, attachments: Attachment[]) {
-  const uploads = store.collection<UploadView>(UPLOADS);
-  for (const { fileId, mimeType, originalName, size } of attachments) {
-    await uploads.replaceOne({ _id: fileId }, { _id: fileId, ticket, customerId, isInternal, mimeType, originalName, size }, { upsert: true });
-  }
+type Directory = Awaited<ReturnType<typeof loadDirectory>>;
+
+/**
+ * What a page of ticket events does, built in memory: the ticket documents it touched (as loaded,
+ * and as they are now), the messages, uploads and read marks it wrote, the tickets it deleted, and
+ * the statistics moves. `flush` writes each document once.
+ */
+interface Page {
+  directory: Directory;
+  tickets: Map<string, { loaded: TicketView | null; now: TicketView | null }>;
+  messages: Map<string, MessageView>;
+  edits: RecordedOf<'MessageEdited'>[];
+  reads: Map<string, ReadMarkView>;
+  uploads: Map<string, UploadView>;
+  deleted: Set<string>;
+  moves: StatsMove[];
 }
 
-async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Promise<void> {
-  const event = recorded as unknown as RecordedEvent & TicketEvent;
-  const tickets = store.collection<TicketView>(TICKETS);
-  const messages = store.collection<MessageView>(TICKET_MESSAGES);
-  const at = recorded.metadata.occurredAt;
-  const rev = recorded.revision;
-  const id = event.data.ticketId;
+function recordUploads(page: Page, ticket: string, customerId: string, isInternal: boolean, attachments: Attachment[]) {
+  for (const { fileId, mimeType, originalName, size } of attachments) page.uploads.set(fileId, { _id: fileId, ticket, customerId, isInternal, mimeType, originalName, size });
+}
 
-  if (event.type === 'TicketOpened') {
-    if (await tickets.findOne({ _id: id })) return;
-    const { number, title, description, priority, customFieldValues, platform, customerId, categoryId } = event.data;
-    const [customer, category] = await Promise.all([findPerson(store, customerId), findCategory(store, categoryId)]);
-    const ref = personRef(customer);
+/** The ticket an event changes, when it exists and has not seen the event yet. */
+function current(page: Page, event: { data: { ticketId: string }; revision: number }): TicketView | null {
+  const ticket = page.tickets.get(event.data.ticketId)?.now ?? null;
+  return ticket && ticket._revision < event.revision ? ticket : null;
+}
+
+/** Replaces a ticket with its changed copy; `countsForStats` moves the dashboard sums with it. */
+function save(page: Page, event: { revision: number; position: number }, before: TicketView, changes: Partial<TicketView>, countsForStats = true) {
+  const after: TicketView = { ...before, ...changes, _revision: event.revision };
+  page.tickets.get(before._id)!.now = after;
+  if (countsForStats) page.moves.push({ position: event.position, before, after });
+}
+
+/** Each ticket event folded into the page (pure: no I/O). */
+const evolve = dispatcher<Page, void>({
+  TicketOpened(event, page) {
+    const entry = page.tickets.get(event.data.ticketId)!;
+    if (entry.now || page.deleted.has(event.data.ticketId)) return;
+    const { ticketId: id, number, title, description, priority, customFieldValues, platform, customerId, categoryId } = event.data;
+    const at = event.metadata.occurredAt;
+    const ref = personRef(page.directory.person(customerId));
+    const category = page.directory.category(categoryId);
     const view: TicketView = {
       _id: id,
       ticketId: number,
@@ -149,107 +173,144 @@ async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Prom
       priorityWeight: PRIORITY_WEIGHT[priority],
       statusRank: STATUS_RANK.open,
       search: searchText(number, title, description, ref),
-      _revision: rev,
+      _revision: event.revision,
     };
-    await tickets.insertOne(view);
-    const files = customFieldValues.flatMap(({ value }) => (typeof value === 'object' ? [value] : []));
-    await recordUploads(store, id, customerId, false, files);
-    await moveStats(store, null, view);
-    return;
+    entry.now = view;
+    recordUploads(page, id, customerId, false, customFieldValues.flatMap(({ value }) => (typeof value === 'object' ? [value] : [])));
+    page.moves.push({ position: event.position, before: null, after: view });
+  },
+  TicketStatusChanged(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { to } = event.data;
+    const at = event.metadata.occurredAt;
+    save(page, event, before, {
+      status: to,
+      statusRank: STATUS_RANK[to],
+      updatedAt: at,
+      ...(to === 'resolved' ? { resolvedAt: at } : {}),
+      ...(to === 'closed' ? { closedAt: at } : {}),
+    });
+  },
+  AgentAssignedToTicket(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { assignedAgent: personRef(page.directory.person(event.data.agentId)), updatedAt: event.metadata.occurredAt });
+  },
+  AgentUnassignedFromTicket(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { assignedAgent: null, updatedAt: event.metadata.occurredAt });
+  },
+  TicketOutcomeRecorded(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const at = event.metadata.occurredAt;
+    const { _id, username, firstName } = personRef(page.directory.person(event.metadata.actor?.userId ?? ''));
+    save(page, event, before, { outcomeMessage: event.data.outcomeMessage, outcomeUpdatedAt: at, outcomeUpdatedBy: { _id, username, firstName }, updatedAt: at });
+  },
+  TicketDeleted(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    page.moves.push({ position: event.position, before, after: null });
+    page.tickets.get(before._id)!.now = null;
+    page.deleted.add(before._id);
+  },
+  MessagePosted(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: id, messageId, senderId, content, messageType, isInternal, platform, attachments } = event.data;
+    const at = event.metadata.occurredAt;
+    const sender = page.directory.person(senderId);
+    const seq = before.messageCount + 1;
+    page.messages.set(messageId, {
+      _id: messageId,
+      ticket: id,
+      seq,
+      content,
+      messageType,
+      isInternal,
+      platform,
+      sender: { _id: senderId, firstName: sender.firstName, lastName: sender.lastName, role: event.data.senderRole },
+      createdAt: at,
+      editedAt: null,
+      attachments: attachments.map(attachmentView),
+      _revision: event.revision,
+    });
+    recordUploads(page, id, before.customer._id, isInternal, attachments);
+    // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
+    save(page, event, before, { messageCount: seq, lastMessageAt: at, ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }) }, false);
+  },
+  MessageEdited(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const posted = page.messages.get(event.data.messageId);
+    if (!posted) page.edits.push(event);
+    else if (posted._revision < event.revision) page.messages.set(posted._id, { ...posted, content: event.data.content, editedAt: event.metadata.occurredAt, _revision: event.revision });
+    save(page, event, before, {}, false);
+  },
+  MessagesRead(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: ticket, readerId: user, upTo } = event.data;
+    const key = `${ticket}:${user}`;
+    page.reads.set(key, { _id: key, ticket, user, upTo: Math.max(upTo, page.reads.get(key)?.upTo ?? upTo) });
+    save(page, event, before, {}, false);
+  },
+});
+
+/** The people and categories whose names a page of ticket events shows. */
+function mentioned(events: RecordedEvent[]) {
+  const people = new Set<string>();
+  const categories = new Set<string>();
+  for (const { type, data, metadata } of events) {
+    if (type === 'TicketOpened') {
+      people.add(String(data.customerId));
+      categories.add(String(data.categoryId));
+    } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
+    else if (type === 'MessagePosted') people.add(String(data.senderId));
+    else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
   }
+  return { people, categories };
+}
 
-  const before = await tickets.findOne({ _id: id });
-  if (!before || before._revision >= rev) return;
-  const save = async (changes: Partial<TicketView>, countsForStats = true) => {
-    const after: TicketView = { ...before, ...changes, _revision: rev };
-    await tickets.replaceOne({ _id: id, _revision: before._revision }, after);
-    if (countsForStats) await moveStats(store, before, after);
-  };
+/** One read per collection for the tickets a run of ticket events touches, then one write per changed document. */
+async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Promise<void> {
+  const tickets = store.collection<TicketView>(TICKETS);
+  const ids = [...new Set(events.map((event) => String(event.data.ticketId)))];
+  const { people, categories } = mentioned(events);
+  const [loaded, directory] = await Promise.all([tickets.find({ _id: { $in: ids } }), loadDirectory(store, people, categories)]);
+  const page: Page = { directory, tickets: new Map(), messages: new Map(), edits: [], reads: new Map(), uploads: new Map(), deleted: new Set(), moves: [] };
+  for (const id of ids) page.tickets.set(id, { loaded: null, now: null });
+  for (const ticket of loaded) page.tickets.set(ticket._id, { loaded: ticket, now: ticket });
+  for (const event of events) evolve.handle(event, page);
 
-  switch (event.type) {
-    case 'TicketStatusChanged': {
-      const { to } = event.data;
-      await save({
-        status: to,
-        statusRank: STATUS_RANK[to],
-        updatedAt: at,
-        ...(to === 'resolved' ? { resolvedAt: at } : {}),
-        ...(to === 'closed' ? { closedAt: at } : {}),
-      });
-      return;
-    }
-    case 'AgentAssignedToTicket':
-      await save({ assignedAgent: personRef(await findPerson(store, event.data.agentId)), updatedAt: at });
-      return;
-    case 'AgentUnassignedFromTicket':
-      await save({ assignedAgent: null, updatedAt: at });
-      return;
-    case 'TicketOutcomeRecorded': {
-      const author = await findPerson(store, recorded.metadata.actor?.userId ?? '');
-      const { _id, username, firstName } = personRef(author);
-      await save({ outcomeMessage: event.data.outcomeMessage, outcomeUpdatedAt: at, outcomeUpdatedBy: { _id, username, firstName }, updatedAt: at });
-      return;
-    }
-    case 'TicketDeleted':
-      await tickets.deleteOne({ _id: id });
-      await messages.deleteMany({ ticket: id });
-      await store.collection(TICKET_READS).deleteMany({ ticket: id });
-      await store.collection(UPLOADS).deleteMany({ ticket: id });
-      await moveStats(store, before, null);
-      return;
-    case 'MessagePosted': {
-      const { messageId, senderId, content, messageType, isInternal, platform, attachments } = event.data;
-      const sender = await findPerson(store, senderId);
-      const seq = before.messageCount + 1;
-      await messages.replaceOne(
-        { _id: messageId },
-        {
-          _id: messageId,
-          ticket: id,
-          seq,
-          content,
-          messageType,
-          isInternal,
-          platform,
-          sender: { _id: senderId, firstName: sender.firstName, lastName: sender.lastName, role: event.data.senderRole },
-          createdAt: at,
-          editedAt: null,
-          attachments: attachments.map(attachmentView),
-          _revision: rev,
-        },
-        { upsert: true },
-      );
-      await recordUploads(store, id, before.customer._id, isInternal, attachments);
-      // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
-      await save(
-        {
-          messageCount: seq,
-          lastMessageAt: at,
-          ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }),
-        },
-        false,
-      );
-      return;
-    }
-    case 'MessageEdited':
-      await messages.updateOne({ _id: event.data.messageId, _revision: { $lt: rev } }, { $set: { content: event.data.content, editedAt: at, _revision: rev } });
-      await save({}, false);
-      return;
-    case 'MessagesRead': {
-      const { readerId, upTo } = event.data;
-      const key = `${id}:${readerId}`;
-      await store.collection<ReadMarkView>(TICKET_READS).updateOne({ _id: key }, { $set: { ticket: id, user: readerId }, $max: { upTo } }, { upsert: true });
-      await save({}, false);
-      return;
-    }
+  // The sums first: their own position guards make them exactly once, even if a later write is lost.
+  await applyStatsMoves(store, page.moves);
+  for (const { loaded: before, now } of page.tickets.values()) {
+    if (!now || now === before) continue;
+    if (before) await tickets.replaceOne({ _id: now._id, _revision: before._revision }, now);
+    else await tickets.insertOne(now);
+  }
+  const messages = store.collection<MessageView>(TICKET_MESSAGES);
+  for (const message of page.messages.values()) await messages.replaceOne({ _id: message._id }, message, { upsert: true });
+  for (const { data, metadata, revision } of page.edits) {
+    await messages.updateOne({ _id: data.messageId, _revision: { $lt: revision } }, { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } });
+  }
+  const uploads = store.collection<UploadView>(UPLOADS);
+  for (const upload of page.uploads.values()) await uploads.replaceOne({ _id: upload._id }, upload, { upsert: true });
+  const reads = store.collection<ReadMarkView>(TICKET_READS);
+  for (const { _id, ticket, user, upTo } of page.reads.values()) await reads.updateOne({ _id }, { $set: { ticket, user }, $max: { upTo } }, { upsert: true });
+  for (const id of page.deleted) {
+    await tickets.deleteOne({ _id: id });
+    await messages.deleteMany({ ticket: id });
+    await reads.deleteMany({ ticket: id });
+    await uploads.deleteMany({ ticket: id });
   }
 }
 
 /** Names shown on tickets and messages follow a rename, as a help desk user expects. */
-async function applyRename(recorded: RecordedEvent, store: ReadStore): Promise<void> {
-  const event = recorded as unknown as RecordedEvent & (UserEvent | CategoryEvent);
-  const tickets = store.collection<TicketView>(TICKETS);
-  if (event.type === 'UserDetailsUpdated') {
+const rename = dispatcher<ReadStore, Promise<void>>({
+  async UserDetailsUpdated(event, store) {
+    const tickets = store.collection<TicketView>(TICKETS);
     const { userId, changes } = event.data;
     const names = Object.fromEntries(Object.entries({ username: changes.username, firstName: changes.firstName, lastName: changes.lastName }).filter(([, v]) => v !== undefined));
     if (Object.keys(names).length === 0) return;
@@ -260,17 +321,36 @@ async function applyRename(recorded: RecordedEvent, store: ReadStore): Promise<v
     if (Object.keys(outcome).length > 0) await tickets.updateMany({ 'outcomeUpdatedBy._id': userId }, { $set: outcome });
     const sender = prefixed('sender', ['firstName', 'lastName']);
     if (Object.keys(sender).length > 0) await store.collection(TICKET_MESSAGES).updateMany({ 'sender._id': userId }, { $set: sender });
-  } else if (event.type === 'CategoryUpdated') {
+  },
+  async CategoryUpdated(event, store) {
     const { categoryId, changes } = event.data;
     const set = Object.fromEntries(Object.entries({ 'category.name': changes.name, 'category.color': changes.color }).filter(([, v]) => v !== undefined));
-    if (Object.keys(set).length > 0) await tickets.updateMany({ 'category._id': categoryId }, { $set: set });
+    if (Object.keys(set).length > 0) await store.collection<TicketView>(TICKETS).updateMany({ 'category._id': categoryId }, { $set: set });
+  },
+});
+
+/**
+ * A page in runs: ticket events are folded in memory a run at a time; a rename (rare) is applied
+ * to the stored documents between runs, so it sees every ticket the run before it wrote.
+ */
+async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
+  let run: RecordedEvent[] = [];
+  for (const event of events) {
+    if (evolve.types.has(event.type)) {
+      run.push(event);
+      continue;
+    }
+    if (run.length > 0) await applyTicketEvents(run, store);
+    run = [];
+    await rename.handle(event, store);
   }
+  if (run.length > 0) await applyTicketEvents(run, store);
 }
 
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 2,
+  version: 3,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
@@ -288,8 +368,7 @@ export const ticketsProjection: Projection = {
     await store.collection(TICKET_READS).createIndex({ keys: { ticket: 1 } });
     await store.collection(UPLOADS).createIndex({ keys: { ticket: 1 } });
   },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (recorded.streamId.startsWith('ticket-')) return applyTicketEvent(recorded, store);
-    if (recorded.type === 'UserDetailsUpdated' || recorded.type === 'CategoryUpdated') return applyRename(recorded, store);
-  },
+  types: new Set([...evolve.types, ...rename.types]),
+  apply: (event: RecordedEvent, store: ReadStore) => applyTicketsPage([event], store),
+  applyPage: applyTicketsPage,
 };

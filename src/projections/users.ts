@@ -1,7 +1,7 @@
 import type { NotificationPreferences, Role, UserEvent } from '../domain/user/user';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '../domain/user/user';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { type RecordedOf, handledBy } from './events';
 import type { Projection } from './runner';
 
 export const USERS = 'users_v1';
@@ -44,6 +44,35 @@ export const publicUser = (user: UserView): PublicUser => ({
   createdAt: user.createdAt,
 });
 
+type UserEventOf<Type extends UserEvent['type']> = RecordedOf<Type>;
+
+async function insertUser(store: ReadStore, event: UserEventOf<'UserRegistered'> | UserEventOf<'UserCreated'>, fields: Pick<UserView, 'role' | 'isActive' | 'telegramUsername'>) {
+  const { userId, username, email, firstName, lastName } = event.data;
+  const at = event.metadata.occurredAt;
+  const view: Omit<UserView, '_id'> = {
+    username,
+    email,
+    firstName,
+    lastName,
+    role: fields.role,
+    isActive: fields.isActive,
+    lastLogin: null,
+    telegramUsername: fields.telegramUsername,
+    telegramId: null,
+    notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+    sessionsValidAfter: 0,
+    createdAt: at,
+    updatedAt: at,
+    _revision: event.revision,
+  };
+  await store.collection<UserView>(USERS).updateOne({ _id: userId }, { $setOnInsert: view }, { upsert: true });
+}
+
+/** Sets fields on a user that has not seen this event yet. */
+async function setUser(store: ReadStore, event: { data: { userId: string }; revision: number }, fields: Partial<UserView>) {
+  await store.collection<UserView>(USERS).updateOne({ _id: event.data.userId, _revision: { $lt: event.revision } }, { $set: { ...fields, _revision: event.revision } });
+}
+
 export const usersProjection: Projection = {
   name: 'users',
   version: 3,
@@ -55,73 +84,26 @@ export const usersProjection: Projection = {
     await users.createIndex({ keys: { role: 1, createdAt: -1 } });
     await users.createIndex({ keys: { telegramId: 1 } });
   },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    if (!recorded.streamId.startsWith('user-')) return;
-    const event = recorded as unknown as RecordedEvent & UserEvent;
-    const users = store.collection<UserView>(USERS);
-    const at = recorded.metadata.occurredAt;
-    const rev = recorded.revision;
-    const userId = event.data.userId;
-    const guarded = { _id: userId, _revision: { $lt: rev } };
-    const set = (fields: Partial<UserView>) => users.updateOne(guarded, { $set: { ...fields, _revision: rev } });
-    switch (event.type) {
-      case 'UserRegistered':
-      case 'UserCreated': {
-        const { username, email, firstName, lastName } = event.data;
-        const role = event.type === 'UserCreated' ? event.data.role : 'customer';
-        const isActive = event.type === 'UserCreated' ? event.data.isActive : true;
-        const telegramUsername = event.type === 'UserCreated' ? (event.data.telegramUsername ?? null) : null;
-        const view: Omit<UserView, '_id'> = {
-          username,
-          email,
-          firstName,
-          lastName,
-          role,
-          isActive,
-          lastLogin: null,
-          telegramUsername,
-          telegramId: null,
-          notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
-          sessionsValidAfter: 0,
-          createdAt: at,
-          updatedAt: at,
-          _revision: rev,
-        };
-        await users.updateOne({ _id: userId }, { $setOnInsert: view }, { upsert: true });
-        return;
-      }
-      case 'UserDetailsUpdated':
-        await set({ ...event.data.changes, updatedAt: at });
-        return;
-      case 'UserPasswordChanged':
-        if (event.data.endsSessions) await set({ sessionsValidAfter: recorded.position, updatedAt: at });
-        else await set({ updatedAt: at });
-        return;
-      case 'UserRoleChanged':
-        await set({ role: event.data.to, updatedAt: at });
-        return;
-      case 'UserActivated':
-        await set({ isActive: true, updatedAt: at });
-        return;
-      case 'UserDeactivated':
-        await set({ isActive: false, sessionsValidAfter: recorded.position, updatedAt: at });
-        return;
-      case 'UserDeleted':
-        await users.deleteOne({ _id: userId });
-        return;
-      case 'UserSignedIn':
-        await set({ lastLogin: at });
-        return;
-      case 'NotificationPreferencesSet': {
-        const { newTickets, ticketUpdates, browserNotifications } = event.data;
-        await set({ notificationPreferences: { newTickets, ticketUpdates, browserNotifications }, updatedAt: at });
-        return;
-      }
-      case 'TelegramAccountLinked': {
-        const { telegramId, telegramUsername } = event.data;
-        await set({ telegramId, ...(telegramUsername !== null ? { telegramUsername } : {}), updatedAt: at });
-        return;
-      }
-    }
-  },
+  ...handledBy({
+    UserRegistered: (event, store) => insertUser(store, event, { role: 'customer', isActive: true, telegramUsername: null }),
+    UserCreated: (event, store) => insertUser(store, event, { role: event.data.role, isActive: event.data.isActive, telegramUsername: event.data.telegramUsername ?? null }),
+    UserDetailsUpdated: (event, store) => setUser(store, event, { ...event.data.changes, updatedAt: event.metadata.occurredAt }),
+    UserPasswordChanged: (event, store) =>
+      setUser(store, event, event.data.endsSessions ? { sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt } : { updatedAt: event.metadata.occurredAt }),
+    UserRoleChanged: (event, store) => setUser(store, event, { role: event.data.to, updatedAt: event.metadata.occurredAt }),
+    UserActivated: (event, store) => setUser(store, event, { isActive: true, updatedAt: event.metadata.occurredAt }),
+    UserDeactivated: (event, store) => setUser(store, event, { isActive: false, sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt }),
+    async UserDeleted(event, store) {
+      await store.collection<UserView>(USERS).deleteOne({ _id: event.data.userId });
+    },
+    UserSignedIn: (event, store) => setUser(store, event, { lastLogin: event.metadata.occurredAt }),
+    NotificationPreferencesSet(event, store) {
+      const { newTickets, ticketUpdates, browserNotifications } = event.data;
+      return setUser(store, event, { notificationPreferences: { newTickets, ticketUpdates, browserNotifications }, updatedAt: event.metadata.occurredAt });
+    },
+    TelegramAccountLinked(event, store) {
+      const { telegramId, telegramUsername } = event.data;
+      return setUser(store, event, { telegramId, ...(telegramUsername !== null ? { telegramUsername } : {}), updatedAt: event.metadata.occurredAt });
+    },
+  }),
 };

@@ -1,6 +1,5 @@
-import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whitelist';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { handledBy } from './events';
 import type { Projection } from './runner';
 
 export const WHITELIST = 'whitelist_v1';
@@ -33,6 +32,11 @@ export interface AccessRequestView extends Doc {
 export const toWhitelistEntry = ({ _revision: _r, updatedAt: _u, ...entry }: WhitelistEntryView) => entry;
 export const toAccessRequest = ({ _revision: _r, ...request }: AccessRequestView) => request;
 
+/** A request approved, rejected or removed is no longer pending. */
+async function dropRequest(store: ReadStore, requestId: string) {
+  await store.collection<AccessRequestView>(ACCESS_REQUESTS).deleteOne({ _id: requestId });
+}
+
 /** Whitelist entries keyed by their record id, and the pending access requests. */
 export const whitelistProjection: Projection = {
   name: 'whitelist',
@@ -42,45 +46,36 @@ export const whitelistProjection: Projection = {
     await store.collection(WHITELIST).createIndex({ keys: { telegramId: 1 }, unique: true });
     await store.collection(ACCESS_REQUESTS).createIndex({ keys: { telegramId: 1 }, unique: true });
   },
-  async apply(recorded: RecordedEvent, store: ReadStore) {
-    const at = recorded.metadata.occurredAt;
-    const rev = recorded.revision;
-    if (recorded.streamId.startsWith('whitelist-')) {
-      const event = recorded as unknown as RecordedEvent & WhitelistEvent;
+  ...handledBy({
+    async WhitelistEntryAdded(event, store) {
       const entries = store.collection<WhitelistEntryView>(WHITELIST);
-      switch (event.type) {
-        case 'WhitelistEntryAdded': {
-          const { entryId, source: _source, ...fields } = event.data;
-          // A re-added Telegram ID is a new record; the deleted one is already gone.
-          await entries.deleteMany({ telegramId: fields.telegramId, _id: { $ne: entryId } });
-          await entries.updateOne({ _id: entryId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: rev } }, { upsert: true });
-          return;
-        }
-        case 'WhitelistEntryUpdated':
-          await entries.updateOne({ _id: event.data.entryId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: at, _revision: rev } });
-          return;
-        case 'WhitelistEntryDeleted':
-          await entries.deleteOne({ _id: event.data.entryId });
-          return;
-      }
-    }
-    if (recorded.streamId.startsWith('accessrequest-')) {
-      const event = recorded as unknown as RecordedEvent & AccessRequestEvent;
+      const { entryId, source: _source, ...fields } = event.data;
+      const at = event.metadata.occurredAt;
+      // A re-added Telegram ID is a new record; the deleted one is already gone.
+      await entries.deleteMany({ telegramId: fields.telegramId, _id: { $ne: entryId } });
+      await entries.updateOne({ _id: entryId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
+    },
+    async WhitelistEntryUpdated(event, store) {
+      const rev = event.revision;
+      await store
+        .collection<WhitelistEntryView>(WHITELIST)
+        .updateOne({ _id: event.data.entryId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } });
+    },
+    async WhitelistEntryDeleted(event, store) {
+      await store.collection<WhitelistEntryView>(WHITELIST).deleteOne({ _id: event.data.entryId });
+    },
+    async AccessAttempted(event, store) {
       const requests = store.collection<AccessRequestView>(ACCESS_REQUESTS);
-      if (event.type !== 'AccessAttempted') {
-        await requests.deleteOne({ _id: event.data.requestId });
-        return;
-      }
       const { requestId, telegramId, username, firstName, lastName, message } = event.data;
+      const at = event.metadata.occurredAt;
+      await requests.updateOne({ _id: requestId }, { $setOnInsert: { telegramId, firstAttemptAt: at, attemptCount: 0, _revision: -1 } }, { upsert: true });
       await requests.updateOne(
-        { _id: requestId },
-        { $setOnInsert: { telegramId, firstAttemptAt: at, attemptCount: 0, _revision: -1 } },
-        { upsert: true },
+        { _id: requestId, _revision: { $lt: event.revision } },
+        { $set: { username, firstName, lastName, lastAttemptAt: at, lastMessage: message, _revision: event.revision }, $inc: { attemptCount: 1 } },
       );
-      await requests.updateOne(
-        { _id: requestId, _revision: { $lt: rev } },
-        { $set: { username, firstName, lastName, lastAttemptAt: at, lastMessage: message, _revision: rev }, $inc: { attemptCount: 1 } },
-      );
-    }
-  },
+    },
+    AccessRequestApproved: (event, store) => dropRequest(store, event.data.requestId),
+    AccessRequestRejected: (event, store) => dropRequest(store, event.data.requestId),
+    AccessRequestRemoved: (event, store) => dropRequest(store, event.data.requestId),
+  }),
 };

@@ -9,6 +9,10 @@ export interface WorkerChannel {
   name: string;
   /** Plans this channel's jobs for an event of the log. */
   reaction: Reaction;
+  /** The event types `reaction` may plan jobs for: the reactor passes the others over. */
+  types: readonly string[];
+  /** The projections whose read models `reaction` reads: the reactor waits for these only. */
+  reads: readonly string[];
   /**
    * Registers the processors (every process takes jobs) and starts what the channel runs; what must
    * run once per deployment follows `lease`. Resolves to its stop function.
@@ -42,6 +46,10 @@ export async function startWorkers(deps: AppDeps, lease: Lease = workersLease(de
     'notifications',
     deps,
     workerChannels.map((channel) => channel.reaction),
+    {
+      types: new Set(workerChannels.flatMap((channel) => channel.types)),
+      reads: [...new Set(workerChannels.flatMap((channel) => channel.reads))],
+    },
   );
   lease.onChange((held) => (held ? reactor.start() : reactor.stop()));
   await lease.start();

@@ -1,8 +1,9 @@
-import type { Attachment, MessagePostedData, TicketEvent, TicketStatus } from '../domain/ticket/ticket';
+import type { Attachment, MessagePostedData, TicketStatus } from '../domain/ticket/ticket';
 import { isStaff } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 import { findPerson } from '../projections/directory';
+import { dispatcher } from '../projections/events';
 import { TICKETS, type TicketView } from '../projections/tickets';
 import { USERS, type UserView } from '../projections/users';
 
@@ -19,10 +20,27 @@ export interface CustomerNotice {
   customer: UserView;
 }
 
+/** The projections whose read models `customerNoticeOf` and the channels read (names, tickets, users, settings). */
+export const NOTICE_READS = ['directory', 'tickets', 'users', 'settings'];
+
 /** Text on one line: a title with line breaks (CR, LF) must not start a new mail header or list line. */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
+
+const noticeOf = dispatcher<ReadStore, Promise<TicketNotice | null>>({
+  TicketOpened: async () => ({ kind: 'created' }),
+  TicketStatusChanged: async (event) => ({ kind: 'status', from: event.data.from, to: event.data.to }),
+  AgentAssignedToTicket: async (event, store) => ({ kind: 'assigned', agentName: fullName(await findPerson(store, event.data.agentId)) }),
+  async MessagePosted(event, store) {
+    const message: MessagePostedData = event.data;
+    if (message.isInternal || !isStaff(message.senderRole)) return null;
+    return { kind: 'reply', content: message.content, senderName: fullName(await findPerson(store, message.senderId)), files: message.attachments };
+  },
+});
+
+/** The event types `customerNoticeOf` may turn into a notice. */
+export const NOTICE_TYPES = [...noticeOf.types];
 
 /**
  * Reads a ticket event as a notice for the ticket's customer, or null when there is none: internal
@@ -30,34 +48,9 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
  * gone or a customer who no longer exists. Channels render the notice in their own words.
  */
 export async function customerNoticeOf(recorded: RecordedEvent, store: ReadStore): Promise<CustomerNotice | null> {
-  if (!recorded.streamId.startsWith('ticket-')) return null;
-  const event = recorded as unknown as TicketEvent;
-  let notice: TicketNotice;
-  switch (event.type) {
-    case 'TicketOpened':
-      notice = { kind: 'created' };
-      break;
-    case 'TicketStatusChanged':
-      notice = { kind: 'status', from: event.data.from, to: event.data.to };
-      break;
-    case 'AgentAssignedToTicket':
-      notice = { kind: 'assigned', agentName: fullName(await findPerson(store, event.data.agentId)) };
-      break;
-    case 'MessagePosted': {
-      const message: MessagePostedData = event.data;
-      if (message.isInternal || !isStaff(message.senderRole)) return null;
-      notice = {
-        kind: 'reply',
-        content: message.content,
-        senderName: fullName(await findPerson(store, message.senderId)),
-        files: message.attachments,
-      };
-      break;
-    }
-    default:
-      return null;
-  }
-  const ticket = await store.collection<TicketView>(TICKETS).findOne({ _id: event.data.ticketId });
+  const notice = (await noticeOf.handle(recorded, store)) ?? null;
+  if (!notice) return null;
+  const ticket = await store.collection<TicketView>(TICKETS).findOne({ _id: String(recorded.data.ticketId) });
   if (!ticket) return null;
   const customer = await store.collection<UserView>(USERS).findOne({ _id: ticket.customer._id });
   if (!customer) return null;

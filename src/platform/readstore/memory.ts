@@ -39,6 +39,10 @@ function clone<T>(value: T): T {
 }
 const isOperatorKey = (key: string) => key.startsWith('$');
 
+/** `{ $in: [...] }` and nothing else, on string ids. */
+const isIdIn = (value: unknown): value is { $in: unknown[] } =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 && Array.isArray((value as { $in?: unknown }).$in);
+
 /**
  * Embedded collections held in memory and queried with mingo, which implements MongoDB's query,
  * update and aggregation language. The event log stays the only durable truth: a snapshot of these
@@ -107,6 +111,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const doc = this.docs.get(id);
       return doc ? [doc] : [];
     }
+    // `{ _id: { $in: [...] } }`: how a projection loads the documents a page of events touches.
+    if (isIdIn(id)) return [...new Set(id.$in)].flatMap((key) => (typeof key === 'string' ? (this.docs.get(key) ?? []) : []));
     const ids = this.candidateIds(filter);
     if (!ids) return [...this.docs.values()];
     return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
@@ -148,7 +154,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private matching(filter: Filter): T[] {
     const candidates = this.candidates(filter);
-    if (Object.keys(filter).length === 0) return candidates;
+    const keys = Object.keys(filter);
+    if (keys.length === 0) return candidates;
+    // Only `{ _id: { $in } }`: the candidates are exactly the matches.
+    if (keys.length === 1 && isIdIn(filter._id)) return candidates;
     const simple = simpleMatcher(filter);
     let query: Query | null = null;
     return candidates.filter((doc) => {
@@ -169,6 +178,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (walked) return clone(walked.slice(options.skip ?? 0));
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
     if (top) return clone(top.slice(options.skip ?? 0));
+    // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
+    if (!options.sort && !options.skip && !options.limit && !options.projection) return clone(this.matching(filter));
     let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);

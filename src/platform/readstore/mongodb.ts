@@ -110,10 +110,11 @@ export class MongoReadStore implements ReadStore {
     private readonly db: Db,
   ) {}
 
-  static async connect(url: string): Promise<MongoReadStore> {
+  /** `dbName` overrides the database of the connection string (tests keep theirs apart). */
+  static async connect(url: string, dbName?: string): Promise<MongoReadStore> {
     const client = new MongoClient(url);
     await client.connect();
-    return new MongoReadStore(client, client.db());
+    return new MongoReadStore(client, client.db(dbName));
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {

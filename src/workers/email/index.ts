@@ -2,6 +2,7 @@ import { loadSystemSettings } from '../../projections/settings';
 import type { WorkerChannel } from '../channels';
 import { deliverOnce } from '../delivery';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
+import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
 import { createMailer } from './mailer';
 import { emailNotices, fallbackSender, publicUrl } from './notifications';
 
@@ -9,6 +10,8 @@ import { emailNotices, fallbackSender, publicUrl } from './notifications';
 export const emailChannel: WorkerChannel = {
   name: 'email',
   reaction: emailNotices,
+  types: NOTICE_TYPES,
+  reads: NOTICE_READS,
   async start(deps) {
     const mailer = createMailer(deps.config);
     deps.queue.process<EmailJob>(

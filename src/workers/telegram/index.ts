@@ -3,6 +3,7 @@ import { TelegramApi, telegramJobError } from '../../platform/telegram';
 import type { WorkerChannel } from '../channels';
 import { TEXTS, type TelegramConversation } from './bot';
 import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, chatOfUpdate, sendJob } from '../../app/jobs/telegram';
+import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
 import { telegramNotices } from './notifications';
 import { TelegramRunner } from './runner';
 import { telegramSender } from './sender';
@@ -11,6 +12,8 @@ import { telegramSender } from './sender';
 export const telegramChannel: WorkerChannel = {
   name: 'telegram',
   reaction: telegramNotices,
+  types: [...NOTICE_TYPES, 'AccessRequestApproved'],
+  reads: NOTICE_READS,
   async start(deps, lease) {
     const api = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
     // Every process answers queued updates; only the lease holder fetches them (or sets the webhook).

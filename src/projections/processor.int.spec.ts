@@ -1,0 +1,78 @@
+import { eventually } from '../../test/support/eventually';
+import type { RecordedEvent } from '../platform/eventstore/port';
+import { SqliteEventStore } from '../platform/eventstore/sqlite';
+import { LogProcessor } from './processor';
+
+const metadata = { occurredAt: '2026-03-01T10:00:00.000Z', schemaVersion: 1 };
+const append = (events: SqliteEventStore, streamId: string, ...types: string[]) =>
+  events.append(
+    streamId,
+    types.map((type) => ({ type, data: {}, metadata })),
+  );
+
+describe('LogProcessor', () => {
+  let events: SqliteEventStore;
+  beforeEach(() => {
+    events = new SqliteEventStore({ filename: ':memory:' });
+  });
+  afterEach(() => events.close());
+
+  it('when it handles some event types, then it sees only those, in order, and its checkpoint covers the others too', async () => {
+    await append(events, 'a-1', 'Wanted', 'Other', 'Wanted');
+    const seen: string[] = [];
+    const saved: number[] = [];
+    const processor = new LogProcessor(events, {
+      id: 'test',
+      types: new Set(['Wanted']),
+      pageSize: 2,
+      handle: async (page: RecordedEvent[]) => {
+        seen.push(...page.map((event) => `${event.type}@${event.position}`));
+        return page.at(-1)!.position;
+      },
+      checkpoint: { load: async () => 0, save: async (position) => void saved.push(position) },
+    });
+    await processor.start();
+    expect(seen).toEqual(['Wanted@1', 'Wanted@3']);
+    expect(processor.position).toBe(3);
+    expect(processor.isLive).toBe(true);
+
+    const { position } = await append(events, 'a-1', 'Other', 'Wanted', 'Other');
+    await eventually(() => processor.position === position, { describe: 'the live events were reached' });
+    expect(seen).toEqual(['Wanted@1', 'Wanted@3', `Wanted@${position - 1}`]);
+    await processor.stop();
+    expect(saved.at(-1)).toBe(position);
+    expect(processor.eventsProcessed).toBe(3);
+  });
+
+  it('when it is stopped part way through a page, then it resumes from the last event it finished', async () => {
+    await append(events, 'a-1', 'E', 'E', 'E', 'E');
+    let stored = 0;
+    const handled: number[] = [];
+    const make = (stopAfter: number | null) => {
+      const processor: LogProcessor = new LogProcessor(events, {
+        id: 'test',
+        handle: async (page, context) => {
+          let reached = 0;
+          for (const event of page) {
+            if (context.stopping()) return reached;
+            handled.push(event.position);
+            reached = event.position;
+            if (event.position === stopAfter) void processor.stop();
+          }
+          return reached;
+        },
+        checkpoint: { load: async () => stored, save: async (position) => void (stored = position) },
+      });
+      return processor;
+    };
+    const first = make(2);
+    await first.start();
+    await first.stop();
+    expect(stored).toBe(2);
+    const second = make(null);
+    await second.start();
+    await second.stop();
+    expect(handled).toEqual([1, 2, 3, 4]);
+    expect(stored).toBe(4);
+  });
+});

@@ -1,0 +1,190 @@
+import { pagesOfAll } from '../platform/eventstore/paging';
+import type { EventStore, RecordedEvent, Subscription } from '../platform/eventstore/port';
+
+/** Where a processor resumes: the position of the last event it has fully handled. */
+export interface ProcessorCheckpoint {
+  load(): Promise<number>;
+  /** Called at most every `checkpointEveryMs` while events flow, and at stop. */
+  save(position: number): Promise<void>;
+}
+
+export interface ProgressReport {
+  position: number;
+  head: number;
+  events: number;
+}
+
+export interface HandleContext {
+  /** Following the log live (after the catch-up that `start` does). */
+  live: boolean;
+  /** `stop` was called: finish the event in hand and return the position reached. */
+  stopping: () => boolean;
+}
+
+export interface ProcessorOptions {
+  /** Names the processor in logs and errors. */
+  id: string;
+  /** Only events of these types reach `handle`; the others still count as reached. All when absent. */
+  types?: ReadonlySet<string>;
+  /**
+   * Handles events in log order (a page while catching up, one event at a time live) and answers
+   * the position it fully handled: the last event's, or less when it stopped part way.
+   */
+  handle(events: RecordedEvent[], context: HandleContext): Promise<number>;
+  checkpoint: ProcessorCheckpoint;
+  checkpointEveryMs?: number;
+  pageSize?: number;
+  /** A failed live subscription is resumed after this long (default 1 s). */
+  restartAfterMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * One follower of the global log, the same machinery for every consumer: loads its checkpoint,
+ * catches up in pages, then tails the log live, resumes a failed subscription after a pause, and
+ * stores the checkpoint on a timer and at stop. At least once: a crash between handling and the
+ * checkpoint hands the same events again, so `handle` must be idempotent.
+ */
+export class LogProcessor {
+  private reached = 0;
+  private saved = 0;
+  private handled = 0;
+  private live = false;
+  private stopped = true;
+  private subscription: Subscription | null = null;
+  private catchingUp: Promise<void> = Promise.resolve();
+  private saveTimer: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(position: number) => void>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly options: ProcessorOptions,
+  ) {}
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  /** The position of the last event fully handled (or skipped as not of `types`). */
+  get position(): number {
+    return this.reached;
+  }
+
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  /** Events handed to `handle` since `start`. */
+  get eventsProcessed(): number {
+    return this.handled;
+  }
+
+  get isRunning(): boolean {
+    return !this.stopped;
+  }
+
+  /** Calls `listener` with the new position each time it moves; returns the unsubscribe function. */
+  onProgress(listener: (position: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Loads the checkpoint and catches up to the head of the log; then follows it live (not awaited). */
+  async start(onProgress?: (progress: ProgressReport) => void): Promise<void> {
+    this.stopped = false;
+    this.live = false;
+    this.handled = 0;
+    this.reached = await this.options.checkpoint.load();
+    this.saved = this.reached;
+    this.catchingUp = this.catchUp(onProgress);
+    await this.catchingUp;
+    // Stopped during the catch-up (a shutdown while starting): nothing to follow.
+    if (this.stopped) return;
+    this.live = true;
+    this.subscribe();
+  }
+
+  /** Resolves once no event is being handled and none will be; stores the checkpoint. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.live = false;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    await this.catchingUp.catch(() => undefined);
+    await this.subscription?.stop();
+    this.subscription = null;
+    await this.save();
+  }
+
+  private async catchUp(onProgress?: (progress: ProgressReport) => void): Promise<void> {
+    const head = await this.events.headPosition();
+    for await (const page of pagesOfAll(this.events, { after: this.reached, pageSize: this.options.pageSize ?? 2000 })) {
+      if (this.stopped) break;
+      await this.process(page, false);
+      if (this.stopped) break;
+      onProgress?.({ position: this.reached, head, events: this.handled });
+      // Events appended meanwhile come through the live subscription.
+      if (this.reached >= head) break;
+    }
+    // Positions of system events the adapter filters out still count as reached.
+    if (!this.stopped && this.reached < head) this.advance(head);
+    await this.save();
+  }
+
+  private subscribe(): void {
+    if (this.stopped) return;
+    this.subscription = this.events.subscribeToAll({
+      after: this.reached,
+      onEvent: (event) => (this.stopped ? undefined : this.process([event], true)),
+      onError: (error) => {
+        this.options.onError?.(error);
+        this.subscription = null;
+        // Resume from the position reached; `handle` is idempotent, so an overlap is harmless.
+        if (!this.stopped) this.restartTimer = setTimeout(() => this.subscribe(), this.options.restartAfterMs ?? 1000);
+      },
+    });
+  }
+
+  private async process(page: RecordedEvent[], live: boolean): Promise<void> {
+    const fresh = page.filter((event) => event.position > this.reached);
+    if (fresh.length === 0) return;
+    const types = this.options.types;
+    const wanted = types ? fresh.filter((event) => types.has(event.type)) : fresh;
+    const last = fresh.at(-1)!.position;
+    if (wanted.length === 0) {
+      this.advance(last);
+      return;
+    }
+    const reached = await this.options.handle(wanted, { live, stopping: () => this.stopped });
+    this.handled += wanted.filter((event) => event.position <= reached).length;
+    // Everything up to the last event is handled: skipped events after the last wanted one count too.
+    this.advance(reached >= wanted.at(-1)!.position ? last : reached);
+  }
+
+  private advance(position: number): void {
+    if (position <= this.reached) return;
+    this.reached = position;
+    this.scheduleSave();
+    for (const listener of this.listeners) listener(position);
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer || this.stopped) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      void this.save().catch((error: unknown) => this.options.onError?.(error));
+    }, this.options.checkpointEveryMs ?? 100);
+  }
+
+  private async save(): Promise<void> {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = null;
+    }
+    if (this.reached === this.saved) return;
+    const position = this.reached;
+    await this.options.checkpoint.save(position);
+    this.saved = Math.max(this.saved, position);
+  }
+}
