@@ -71,6 +71,21 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Rows read per catch-up page. */
   pageSize?: number;
+  /**
+   * Group commit (default on): appends called while the event loop is busy are queued and written
+   * together in one transaction at the next turn of the loop (setImmediate), each with its own
+   * expected-revision check, idempotency and hash links, and each failing alone. Off, every append
+   * is its own transaction, at once.
+   */
+  groupCommit?: boolean;
+}
+
+interface QueuedAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -78,6 +93,8 @@ export interface SqliteEventStoreOptions {
  * of the process; a power loss may drop the last transactions, the documented trade-off for
  * single-machine speed. Appends run in IMMEDIATE transactions, so two processes sharing the file
  * serialize on the write lock and global positions are always committed in increasing order.
+ * With group commit, concurrent appends share one such transaction: one commit (and one WAL write)
+ * for many commands, positions in the order the appends were called.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
@@ -87,6 +104,11 @@ export class SqliteEventStore implements EventStore {
   private readonly pageSize: number;
   private readonly subscriptions = new Set<Subscription>();
   private readonly statements;
+  private readonly groupCommit: boolean;
+  /** `appendTx` in a transaction: IMMEDIATE on its own, a savepoint inside another one. */
+  private readonly appendInTx;
+  private queue: QueuedAppend[] = [];
+  private flushScheduled: NodeJS.Immediate | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
@@ -98,6 +120,8 @@ export class SqliteEventStore implements EventStore {
     this.sealEarlierEvents();
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.pageSize = options.pageSize ?? 1000;
+    this.groupCommit = options.groupCommit ?? true;
+    this.appendInTx = this.db.transaction(this.appendTx);
     this.appended.setMaxListeners(0);
     this.statements = {
       streamHead: this.db.prepare<[string], { revision: number | null }>(
@@ -197,15 +221,70 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    let result: AppendResult;
+    if (!this.groupCommit) {
+      const result = this.appendOne(streamId, events, expected, 'immediate');
+      this.appended.emit('append');
+      return result;
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ streamId, events, expected, resolve, reject });
+      this.flushScheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * One append, in a transaction of its own ('immediate') or inside the group's transaction under a
+   * savepoint ('nested'): when it fails, its rows are rolled back and the others stay.
+   */
+  private appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision, how: 'immediate' | 'nested'): AppendResult {
     try {
-      result = this.db.transaction(this.appendTx).immediate(streamId, events, expected);
+      return how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected);
     } catch (error) {
       if (isUniqueViolation(error)) throw this.explainUniqueViolation(streamId, events, expected);
       throw error;
     }
-    this.appended.emit('append');
-    return result;
+  }
+
+  /** Writes every queued append in one IMMEDIATE transaction, then answers each of them. */
+  private flush(): void {
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled = null;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    if (batch.length === 1) {
+      const [{ streamId, events, expected, resolve, reject }] = batch as [QueuedAppend];
+      try {
+        resolve(this.appendOne(streamId, events, expected, 'immediate'));
+        this.appended.emit('append');
+      } catch (error) {
+        reject(error);
+      }
+      return;
+    }
+    let outcomes: Array<{ result: AppendResult } | { error: unknown }>;
+    try {
+      outcomes = this.db
+        .transaction(() =>
+          batch.map(({ streamId, events, expected }) => {
+            try {
+              return { result: this.appendOne(streamId, events, expected, 'nested') };
+            } catch (error) {
+              return { error };
+            }
+          }),
+        )
+        .immediate();
+    } catch (error) {
+      // The transaction itself failed (the file stayed locked by another process): nothing was written.
+      for (const queued of batch) queued.reject(error);
+      return;
+    }
+    if (outcomes.some((outcome) => 'result' in outcome)) this.appended.emit('append');
+    outcomes.forEach((outcome, index) => {
+      if ('result' in outcome) batch[index]!.resolve(outcome.result);
+      else batch[index]!.reject(outcome.error);
+    });
   }
 
   private explainUniqueViolation(streamId: string, events: NewEvent[], expected: ExpectedRevision): Error {
@@ -284,6 +363,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.flush();
     await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
     this.db.close();
   }
