@@ -44,7 +44,7 @@ export interface ReplayProgress {
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
   private subscription: Subscription | null = null;
-  private waiters: Array<{ position: number; resolve: (reached: boolean) => void; timer: NodeJS.Timeout }> = [];
+  private waiters: Array<{ position: number; names?: string[]; resolve: (reached: boolean) => void; timer: NodeJS.Timeout }> = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -103,12 +103,18 @@ export class ProjectionRunner {
     await this.start(onProgress);
   }
 
-  /** Read-your-writes: resolves true once `position` is projected, false if the timeout came first. */
-  waitFor(position: number, timeoutMs = 5000): Promise<boolean> {
-    if (this.position >= position) return Promise.resolve(true);
+  /**
+   * Read-your-writes: resolves true once `position` is projected, false if the timeout came first.
+   * With `names`, only those projections need to have reached it (the read models the caller reads next).
+   */
+  waitFor(position: number, timeoutMs = 5000, names?: string[]): Promise<boolean> {
+    const unknown = names?.find((name) => !this.projections.some((projection) => projection.name === name));
+    if (unknown) throw new Error(`no projection named ${unknown}`);
+    if (this.reached(names) >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = {
         position,
+        names,
         resolve,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -117,6 +123,11 @@ export class ProjectionRunner {
       };
       this.waiters.push(waiter);
     });
+  }
+
+  /** The global position the named projections (all of them without names) have applied. */
+  private reached(names?: string[]): number {
+    return names ? Math.min(...names.map((name) => this.positions.get(name) ?? 0)) : this.position;
   }
 
   async stop(): Promise<void> {
@@ -190,6 +201,8 @@ export class ProjectionRunner {
       if ((this.positions.get(projection.name) ?? 0) >= event.position) continue;
       await projection.apply(event, this.store);
       this.positions.set(projection.name, event.position);
+      // A caller waiting for this read model alone need not wait for the ones after it.
+      this.release();
     }
     this.processed++;
     this.scheduleFlush();
@@ -206,9 +219,9 @@ export class ProjectionRunner {
 
   private release(): void {
     if (this.waiters.length === 0) return;
-    const reached = this.position;
+    const all = this.position;
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > reached) return true;
+      if (waiter.position > (waiter.names ? this.reached(waiter.names) : all)) return true;
       clearTimeout(waiter.timer);
       waiter.resolve(true);
       return false;

@@ -1,5 +1,5 @@
 import type { CategoryEvent } from '../domain/category/category';
-import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketEvent, type TicketStatus } from '../domain/ticket/ticket';
+import { type Attachment, type CustomFieldValue, type MessagePostedData, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketEvent, type TicketStatus } from '../domain/ticket/ticket';
 import type { Role, UserEvent } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
@@ -103,6 +103,22 @@ const customFieldView = ({ fieldName, fieldPrompt, value }: CustomFieldValue) =>
 const searchText = (number: number, title: string, description: string, customer: PersonRef) =>
   `#${number} ${title} ${description} ${customer.firstName} ${customer.lastName} ${customer.username}`.toLowerCase();
 
+/** A posted message as the conversation shows it; the write side answers a post with the same view. */
+export const postedMessageView = (data: MessagePostedData, seq: number, sender: Pick<PersonEntry, 'firstName' | 'lastName'>, at: string, revision: number): MessageView => ({
+  _id: data.messageId,
+  ticket: data.ticketId,
+  seq,
+  content: data.content,
+  messageType: data.messageType,
+  isInternal: data.isInternal,
+  platform: data.platform,
+  sender: { _id: data.senderId, firstName: sender.firstName, lastName: sender.lastName, role: data.senderRole },
+  createdAt: at,
+  editedAt: null,
+  attachments: data.attachments.map(attachmentView),
+  _revision: revision,
+});
+
 async function recordUploads(store: ReadStore, ticket: string, customerId: string, isInternal: boolean, attachments: Attachment[]) {
   const uploads = store.collection<UploadView>(UPLOADS);
   for (const { fileId, mimeType, originalName, size } of attachments) {
@@ -198,27 +214,10 @@ async function applyTicketEvent(recorded: RecordedEvent, store: ReadStore): Prom
       await moveStats(store, before, null);
       return;
     case 'MessagePosted': {
-      const { messageId, senderId, content, messageType, isInternal, platform, attachments } = event.data;
+      const { messageId, senderId, isInternal, attachments } = event.data;
       const sender = await findPerson(store, senderId);
       const seq = before.messageCount + 1;
-      await messages.replaceOne(
-        { _id: messageId },
-        {
-          _id: messageId,
-          ticket: id,
-          seq,
-          content,
-          messageType,
-          isInternal,
-          platform,
-          sender: { _id: senderId, firstName: sender.firstName, lastName: sender.lastName, role: event.data.senderRole },
-          createdAt: at,
-          editedAt: null,
-          attachments: attachments.map(attachmentView),
-          _revision: rev,
-        },
-        { upsert: true },
-      );
+      await messages.replaceOne({ _id: messageId }, postedMessageView(event.data, seq, sender, at, rev), { upsert: true });
       await recordUploads(store, id, before.customer._id, isInternal, attachments);
       // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
       await save(
