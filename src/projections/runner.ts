@@ -127,7 +127,8 @@ export class ProjectionRunner {
 
   /** The global position the named projections (all of them without names) have applied. */
   private reached(names?: string[]): number {
-    return names ? Math.min(...names.map((name) => this.positions.get(name) ?? 0)) : this.position;
+    if (!names) return this.position;
+    return names.length === 1 ? (this.positions.get(names[0]!) ?? 0) : Math.min(...names.map((name) => this.positions.get(name) ?? 0));
   }
 
   async stop(): Promise<void> {
@@ -219,9 +220,9 @@ export class ProjectionRunner {
 
   private release(): void {
     if (this.waiters.length === 0) return;
-    const all = this.position;
+    let all: number | undefined;
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > (waiter.names ? this.reached(waiter.names) : all)) return true;
+      if (waiter.position > (waiter.names ? this.reached(waiter.names) : (all ??= this.position))) return true;
       clearTimeout(waiter.timer);
       waiter.resolve(true);
       return false;
