@@ -33,6 +33,18 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
     expect(seen).toEqual(['TicketOpened']);
   });
 
+  it('when the other connection appends after this one read a stream to its end, then reading on from there finds it', async () => {
+    await writer.append('ticket-1', [{ type: 'TicketOpened', data: {}, metadata: META }], 'no_stream');
+    expect(await reader.readStream('ticket-1')).toHaveLength(1);
+    expect(await reader.readStream('ticket-1', { fromRevision: 1 })).toEqual([]);
+    await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);
+    expect((await reader.readStream('ticket-1', { fromRevision: 1 })).map((event) => event.type)).toEqual(['A']);
+    await reader.append('ticket-1', [{ type: 'B', data: {}, metadata: META }], 1);
+    expect(await reader.readStream('ticket-1', { fromRevision: 3 })).toEqual([]);
+    await writer.append('ticket-1', [{ type: 'C', data: {}, metadata: META }], 2);
+    expect((await reader.readStream('ticket-1', { fromRevision: 3 })).map((event) => event.type)).toEqual(['C']);
+  });
+
   it('when both connections append with the same expected revision, then exactly one wins', async () => {
     await writer.append('ticket-1', [{ type: 'TicketOpened', data: {}, metadata: META }], 'no_stream');
     await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);
@@ -156,6 +168,14 @@ describe.each([true, false])('SQLite appends arriving at once (group commit %s)'
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
     expect((await store.readStream('ticket-b')).map((event) => event.type)).toEqual(['TicketOpened']);
     expect((await verifyLog(store)).ok).toBe(true);
+  });
+
+  it('when an append is retried after later ones, then reading on from its answer still finds the later events', async () => {
+    await store.append('ticket-a', [fact('TicketOpened', 'first-id')], 'no_stream');
+    await store.append('ticket-a', [fact('MessagePosted')], 0);
+    const retried = await store.append('ticket-a', [fact('TicketOpened', 'first-id')], 'no_stream');
+    expect(retried.nextRevision).toBe(0);
+    expect((await store.readStream('ticket-a', { fromRevision: retried.nextRevision + 1 })).map((event) => event.type)).toEqual(['MessagePosted']);
   });
 
   it('when the store closes with appends queued, then they are written first', async () => {

@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS events (
 const DESK = "substr(stream_id, 1, 1) <> '$'";
 const isStoreStream = (streamId: string) => streamId.startsWith('$');
 
+/** Stream heads remembered at most; the memory is simply cleared when it is full. */
+const HEADS_KEPT = 20_000;
+
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
@@ -109,6 +112,16 @@ export class SqliteEventStore implements EventStore {
   private readonly appendInTx;
   private queue: QueuedAppend[] = [];
   private flushScheduled: NodeJS.Immediate | null = null;
+  /**
+   * The last revision of streams this connection wrote or read to the end, valid while no other
+   * connection has committed (SQLite's data_version says so). A command reading what was appended
+   * after the state it folded last time (commands.ts) usually finds nothing: answered from here, with
+   * no read transaction, which costs more than the rest of the command's reads.
+   */
+  private readonly heads = new Map<string, number>();
+  private headsVersion = -1;
+  /** Results of retried appends, which answer an earlier revision rather than the stream's head. */
+  private readonly replays = new WeakSet<AppendResult>();
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
@@ -146,12 +159,17 @@ export class SqliteEventStore implements EventStore {
       ),
       // Walks back from the end to the first desk event: no scan of the whole log.
       head: this.db.prepare<[], { position: number }>(`SELECT position FROM events WHERE ${DESK} ORDER BY position DESC LIMIT 1`),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    this.headsVersion = this.statements.dataVersion.get()!;
   }
 
   private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
     const replay = this.findEarlierAppend(streamId, events);
-    if (replay) return replay;
+    if (replay) {
+      this.replays.add(replay);
+      return replay;
+    }
     const last = this.statements.streamLast.get(streamId);
     checkExpected(streamId, expected, last?.revision ?? null);
     let revision = last?.revision ?? -1;
@@ -223,6 +241,7 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     if (!this.groupCommit) {
       const result = this.appendOne(streamId, events, expected, 'immediate');
+      this.rememberAppend(streamId, result);
       this.appended.emit('append');
       return result;
     }
@@ -255,7 +274,9 @@ export class SqliteEventStore implements EventStore {
     if (batch.length === 1) {
       const [{ streamId, events, expected, resolve, reject }] = batch as [QueuedAppend];
       try {
-        resolve(this.appendOne(streamId, events, expected, 'immediate'));
+        const result = this.appendOne(streamId, events, expected, 'immediate');
+        this.rememberAppend(streamId, result);
+        resolve(result);
         this.appended.emit('append');
       } catch (error) {
         reject(error);
@@ -280,6 +301,7 @@ export class SqliteEventStore implements EventStore {
       for (const queued of batch) queued.reject(error);
       return;
     }
+    outcomes.forEach((outcome, index) => 'result' in outcome && this.rememberAppend(batch[index]!.streamId, outcome.result));
     if (outcomes.some((outcome) => 'result' in outcome)) this.appended.emit('append');
     outcomes.forEach((outcome, index) => {
       if ('result' in outcome) batch[index]!.resolve(outcome.result);
@@ -296,11 +318,35 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      options.direction === 'backwards'
-        ? this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
-        : this.statements.forwards.all(streamId, options.fromRevision ?? 0, limit);
+    if (options.direction === 'backwards') return this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit).map(toRecorded);
+    const from = options.fromRevision ?? 0;
+    const heads = this.knownHeads();
+    const head = heads.get(streamId);
+    if (head !== undefined && from > head) return [];
+    const rows = this.statements.forwards.all(streamId, from, limit);
+    // Read to the end: the last row is the head; none at all means the head is below `from`.
+    if (rows.length < limit) this.rememberHead(streamId, rows.at(-1)?.revision ?? from - 1);
     return rows.map(toRecorded);
+  }
+
+  /** The remembered heads, forgotten first if another connection has committed since they were taken. */
+  private knownHeads(): Map<string, number> {
+    const version = this.statements.dataVersion.get()!;
+    if (version !== this.headsVersion) {
+      this.heads.clear();
+      this.headsVersion = version;
+    }
+    return this.heads;
+  }
+
+  private rememberHead(streamId: string, revision: number): void {
+    if (this.heads.size >= HEADS_KEPT) this.heads.clear();
+    this.heads.set(streamId, revision);
+  }
+
+  /** After a commit: the stream's head is what this append wrote (a retried append tells nothing). */
+  private rememberAppend(streamId: string, result: AppendResult): void {
+    if (!this.replays.has(result)) this.rememberHead(streamId, result.nextRevision);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
