@@ -225,8 +225,11 @@ export class InlineQueue implements Queue {
   private wakeForDelayed(queue: string, consumer: Consumer): void {
     if (consumer.timer) clearTimeout(consumer.timer);
     consumer.timer = null;
+    // A full consumer pumps again when a job ends; the look for the next due job (a scan of the
+    // waiting ones) is left until then, not made at every job added behind it.
+    if (consumer.running >= consumer.concurrency) return;
     const next = this.sql(`SELECT MIN(run_at) AS at FROM jobs j WHERE queue = ? AND state = 'waiting' AND ${NOT_HELD}`).get(queue) as { at: number | null };
-    if (next.at === null || consumer.running >= consumer.concurrency) return;
+    if (next.at === null) return;
     consumer.timer = setTimeout(() => {
       consumer.timer = null;
       this.pump(queue);
