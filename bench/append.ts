@@ -36,35 +36,56 @@ function raw(dir: string, total: number, batch: number): number {
   return result;
 }
 
-async function adapter(dir: string, total: number, batch: number): Promise<number> {
-  const store = new SqliteEventStore({ filename: path.join(dir, `adapter-${batch}.db`) });
+/**
+ * Appends through the port: `batch` events per append, `concurrency` appends in flight at a time
+ * (each writer its own tickets, as concurrent commands are), group commit on or off.
+ */
+async function adapter(dir: string, total: number, batch: number, { concurrency = 1, groupCommit = true } = {}): Promise<number> {
+  const store = new SqliteEventStore({ filename: path.join(dir, `adapter-${batch}-${concurrency}-${groupCommit}.db`), groupCommit });
   const started = process.hrtime.bigint();
-  for (let i = 0; i < total; i += batch) {
-    // One stream per append, like a command: the batch is many events of one ticket.
-    const stream = `ticket-${(i / batch) % 500}`;
-    const events = Array.from({ length: batch }, (_, k) => ({
-      type: 'MessagePosted',
-      data: DATA(i + k),
-      metadata: JSON.parse(META) as { occurredAt: string; schemaVersion: number },
-    }));
-    await store.append(stream, events, 'any');
-  }
+  const appends = total / batch;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, writer) => {
+      for (let a = writer; a < appends; a += concurrency) {
+        const i = a * batch;
+        // One stream per append, like a command: the batch is many events of one ticket.
+        const stream = `ticket-${a % 500}`;
+        const events = Array.from({ length: batch }, (_, k) => ({
+          type: 'MessagePosted',
+          data: DATA(i + k),
+          metadata: JSON.parse(META) as { occurredAt: string; schemaVersion: number },
+        }));
+        await store.append(stream, events, 'any');
+      }
+    }),
+  );
   const result = rate(total, started);
   await store.close();
   return result;
 }
 
 export interface AppendFigures {
-  single: { raw: number; port: number };
+  /** `portUngrouped`: the port with group commit off. */
+  single: { raw: number; port: number; portUngrouped: number };
   batched: { raw: number; port: number; batch: number };
+  /** Single-event appends, `writers` of them in flight at once (concurrent commands). */
+  concurrent: { raw: number; port: number; portUngrouped: number; writers: number };
 }
 
 export async function appendFigures(events: number, batch: number): Promise<AppendFigures> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-append-'));
   try {
-    const single = { raw: raw(dir, events, 1), port: await adapter(dir, events, 1) };
+    const rawSingle = raw(dir, events, 1);
+    const single = { raw: rawSingle, port: await adapter(dir, events, 1), portUngrouped: await adapter(dir, events, 1, { groupCommit: false }) };
     const batched = { raw: raw(dir, events, batch), port: await adapter(dir, events, batch), batch };
-    return { single, batched };
+    const writers = 50;
+    const concurrent = {
+      raw: rawSingle,
+      port: await adapter(dir, events, 1, { concurrency: writers }),
+      portUngrouped: await adapter(dir, events, 1, { concurrency: writers, groupCommit: false }),
+      writers,
+    };
+    return { single, batched, concurrent };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

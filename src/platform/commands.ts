@@ -17,6 +17,8 @@ export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
   /** Global position of the last appended event (0 when the command changed nothing). */
   position: number;
+  /** The stream's revision after the command (null for a stream that still does not exist). */
+  revision: number | null;
 }
 
 export async function loadState<State, Event extends DomainEvent>(
@@ -109,7 +111,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await foldStream(store, streamId, decider);
     const events = decider.decide(command, state);
-    if (events.length === 0) return { events, state, position: 0 };
+    if (events.length === 0) return { events, state, position: 0, revision };
     try {
       const result = await store.append(
         streamId,
@@ -118,7 +120,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       );
       const next = events.reduce(decider.evolve, state);
       foldedStreams(store).set(decider, streamId, { state: next, revision: result.nextRevision });
-      return { events, state: next, position: result.position };
+      return { events, state: next, position: result.position, revision: result.nextRevision };
     } catch (error) {
       if (!isWrongExpectedVersion(error) || attempt >= attempts) throw error;
     }

@@ -96,4 +96,25 @@ describe('ProjectionRunner', () => {
     expect(await runner.waitFor(10_000, 50)).toBe(false);
     await runner.stop();
   });
+
+  it('when waiting for named read models only, then a slower projection after them does not hold the caller', async () => {
+    let open: () => void = () => undefined;
+    let gate: Promise<void> | null = null;
+    const slow = { name: 'slow', version: 1, collections: ['slow_v1'], apply: async () => gate ?? undefined };
+    const store = new MemoryReadStore();
+    const runner = new ProjectionRunner(events, store, [categoriesProjection, slow]);
+    await runner.start();
+    expect(await runner.waitFor(await seed(events, 1))).toBe(true);
+    gate = new Promise<void>((resolve) => (open = resolve));
+    await handleCommand(events, categoryStream('c1'), categoryDecider, { type: 'CreateCategory', categoryId: 'c1', input: createCategorySchema.parse({ name: 'Category 1' }) }, CONTEXT);
+    const last = await events.headPosition();
+    expect(await runner.waitFor(last, 5000, [categoriesProjection.name])).toBe(true);
+    expect(await store.collection(CATEGORIES).findOne({ _id: 'c1' })).toMatchObject({ name: 'Category 1' });
+    expect(await runner.waitFor(last, 50)).toBe(false);
+    open();
+    expect(await runner.waitFor(last, 5000, ['slow'])).toBe(true);
+    expect(await runner.waitFor(last)).toBe(true);
+    expect(() => runner.waitFor(last, 50, ['nonesuch'])).toThrow('no projection named nonesuch');
+    await runner.stop();
+  });
 });

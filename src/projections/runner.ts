@@ -35,6 +35,7 @@ export async function applyToProjections(
   store: ReadStore,
   positions: Map<string, number> = new Map(),
   stopping: () => boolean = () => false,
+  onProjected: () => void = () => undefined,
 ): Promise<void> {
   const last = page.at(-1)?.position ?? 0;
   for (const projection of projections) {
@@ -46,6 +47,7 @@ export async function applyToProjections(
     if (fresh.length > 0 && projection.applyPage) await projection.applyPage(fresh, store);
     else for (const event of fresh) await projection.apply(event, store);
     positions.set(projection.name, last);
+    onProjected();
   }
 }
 
@@ -196,6 +198,8 @@ export class ProjectionRunner {
    * when given), false if the timeout came first.
    */
   waitFor(position: number, timeoutMs = 5000, names?: readonly string[]): Promise<boolean> {
+    const unknown = names?.find((name) => !this.projections.some((projection) => projection.name === name));
+    if (unknown) throw new Error(`no projection named ${unknown}`);
     if (this.positionOf(names) >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter: Waiter = { position, names, resolve, timer: null };
@@ -321,7 +325,8 @@ export class ProjectionRunner {
   }
 
   private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
-    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping);
+    // Callers waiting on the read models done so far need not wait for the rest of the page's projections.
+    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping, () => this.release());
     const reached = this.position;
     const applied = page.filter((event) => event.position <= reached);
     this.processed += applied.length;

@@ -1,4 +1,4 @@
-import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '../domain/ticket/ticket';
+import { type Attachment, type CustomFieldValue, type MessagePostedData, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '../domain/ticket/ticket';
 import type { Role } from '../domain/user/user';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
@@ -102,6 +102,22 @@ const customFieldView = ({ fieldName, fieldPrompt, value }: CustomFieldValue) =>
 
 const searchText = (number: number, title: string, description: string, customer: PersonRef) =>
   `#${number} ${title} ${description} ${customer.firstName} ${customer.lastName} ${customer.username}`.toLowerCase();
+
+/** A posted message as the conversation shows it; the write side answers a post with the same view. */
+export const postedMessageView = (data: MessagePostedData, seq: number, sender: Pick<PersonEntry, 'firstName' | 'lastName'>, at: string, revision: number): MessageView => ({
+  _id: data.messageId,
+  ticket: data.ticketId,
+  seq,
+  content: data.content,
+  messageType: data.messageType,
+  isInternal: data.isInternal,
+  platform: data.platform,
+  sender: { _id: data.senderId, firstName: sender.firstName, lastName: sender.lastName, role: data.senderRole },
+  createdAt: at,
+  editedAt: null,
+  attachments: data.attachments.map(attachmentView),
+  _revision: revision,
+});
 
 type Directory = Awaited<ReturnType<typeof loadDirectory>>;
 
@@ -217,24 +233,10 @@ const evolve = dispatcher<Page, void>({
   MessagePosted(event, page) {
     const before = current(page, event);
     if (!before) return;
-    const { ticketId: id, messageId, senderId, content, messageType, isInternal, platform, attachments } = event.data;
+    const { ticketId: id, messageId, senderId, isInternal, attachments } = event.data;
     const at = event.metadata.occurredAt;
-    const sender = page.directory.person(senderId);
     const seq = before.messageCount + 1;
-    page.messages.set(messageId, {
-      _id: messageId,
-      ticket: id,
-      seq,
-      content,
-      messageType,
-      isInternal,
-      platform,
-      sender: { _id: senderId, firstName: sender.firstName, lastName: sender.lastName, role: event.data.senderRole },
-      createdAt: at,
-      editedAt: null,
-      attachments: attachments.map(attachmentView),
-      _revision: event.revision,
-    });
+    page.messages.set(messageId, postedMessageView(event.data, seq, page.directory.person(senderId), at, event.revision));
     recordUploads(page, id, before.customer._id, isInternal, attachments);
     // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
     save(page, event, before, { messageCount: seq, lastMessageAt: at, ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }) }, false);

@@ -39,7 +39,7 @@ import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
-import { findVisibleMessage, findVisibleTicket, messageFor, ticketFor, visibleMessages } from './views';
+import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
   latest: { createdAt: -1, ticketId: -1 },
@@ -80,6 +80,16 @@ async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser,
 export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   const tickets = () => deps.readStore.collection<TicketView>(TICKETS);
   const visible = (req: Request) => findVisibleTicket(deps.readStore, req.params.id as string, currentUser(req));
+  /**
+   * The record id a command goes to. The command's decider is what checks that the caller may see the
+   * ticket (a 404 "Ticket not found" as the read model would give), so the read model is asked only to
+   * turn a display number into the id, and before receiving files (none is stored for a ticket the
+   * caller cannot see).
+   */
+  const commandTarget = async (req: Request) => {
+    const key = req.params.id as string;
+    return isDisplayNumber(key) || isMultipart(req) ? (await visible(req))._id : key;
+  };
   const answerTicket = async (req: Request, res: Response, ticketId: string, position: number, status = 200) =>
     res.status(status).json({ ticket: ticketFor(await projectedTicket(deps, ticketId, position), currentUser(req)) });
 
@@ -182,18 +192,17 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.post('/tickets/:id/messages', requireRole(), async (req, res) => {
-    const ticket = await visible(req);
+    const ticketId = await commandTarget(req);
     await withUploads(deps, req, res, isMessageFileField, async (files) => {
       const { content, isInternal } = parse(postMessageSchema, req.body);
       const attachments = files.map((file) => file.attachment);
-      const message = await postMessage(deps, ticket._id, { content, isInternal, attachments, platform: 'web' }, commandContext(deps, req));
+      const message = await postMessage(deps, ticketId, { content, isInternal, attachments, platform: 'web' }, commandContext(deps, req));
       res.status(201).json({ message: messageFor(message) });
     });
   });
 
   router.post('/tickets/:id/messages/read', requireRole(), async (req, res) => {
-    const ticket = await visible(req);
-    await markMessagesRead(deps, ticket._id, commandContext(deps, req));
+    await markMessagesRead(deps, await commandTarget(req), commandContext(deps, req));
     res.status(204).end();
   });
 

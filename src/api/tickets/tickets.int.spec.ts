@@ -292,6 +292,20 @@ describe('Tickets over HTTP', () => {
       expect(page.body.pagination).toEqual({ page: 1, limit: 2, total: 4, pages: 2 });
     });
 
+    it('then the answer to a post is the message as the conversation lists it, by record id or display number', async () => {
+      const { ticketId: number } = (await server.request('GET', `/api/tickets/${ticket._id}`, { token: fred.token })).body.ticket;
+      const byId = await post(fred, { content: 'Answered from the event' });
+      const byNumber = await server.request('POST', `/api/tickets/${number}/messages`, { token: agent.token, body: { content: 'A note by number', isInternal: true } });
+      const unread = await server.request('POST', `/api/tickets/%23${number}/messages/read`, { token: fred.token });
+      expect([byId.status, byNumber.status, unread.status]).toEqual([201, 201, 204]);
+      const listed = (await server.request('GET', `/api/tickets/${ticket._id}/messages?limit=2`, { token: agent.token })).body.messages;
+      expect(listed).toEqual([byId.body.message, byNumber.body.message]);
+      expect(byId.body.message).toMatchObject({ ticket: ticket._id, sender: { _id: fred.id, firstName: expect.any(String), role: 'customer' }, editedAt: null, attachments: [] });
+      const stranger = await customer();
+      const refused = await server.request('POST', `/api/tickets/${number}/messages`, { token: stranger.token, body: { content: 'hello' } });
+      expect(refused).toMatchObject({ status: 404, body: { error: 'Ticket not found' } });
+    });
+
     it('then a customer cannot post an internal note, an empty or too long message', async () => {
       expect((await post(fred, { content: 'x', isInternal: true })).status).toBe(403);
       expect(await post(fred, { content: '   ' })).toMatchObject({ status: 400, body: { error: 'A message needs text or at least one file' } });

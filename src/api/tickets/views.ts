@@ -30,13 +30,16 @@ export type ApiMessage = ReturnType<typeof messageFor>;
 /** Messages this viewer may read: a customer never receives an internal note. */
 export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer.role) ? {} : { isInternal: false });
 
+/** A ticket key that is its display number (`42` or `#42`) rather than its record id. */
+export const isDisplayNumber = (key: string) => /^#?\d{1,9}$/.test(key);
+
 /**
  * Finds a ticket by record id (or by its display number) as this viewer may see it. Someone else's
  * ticket is "not found" for a customer: API.md never reveals that a foreign ticket exists.
  */
 export async function findVisibleTicket(store: ReadStore, key: string, viewer: Viewer): Promise<TicketView> {
   const tickets = store.collection<TicketView>(TICKETS);
-  const byNumber = /^#?\d{1,9}$/.test(key) ? await tickets.findOne({ ticketId: Number(key.replace('#', '')) }) : null;
+  const byNumber = isDisplayNumber(key) ? await tickets.findOne({ ticketId: Number(key.replace('#', '')) }) : null;
   const ticket = byNumber ?? (await tickets.findOne({ _id: key }));
   if (!ticket || (!isStaff(viewer.role) && ticket.customer._id !== viewer.id)) throw new NotFoundError('Ticket');
   return ticket;

@@ -10,7 +10,8 @@ import type { Role } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import type { EventStore } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
+import { findPerson } from '../../projections/directory';
+import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, claim, release } from '../reservations';
@@ -77,8 +78,15 @@ async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: stri
 
 const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) => release(deps, ticketId, openTicketClaim(customerId), context);
 
+/**
+ * The read models a ticket command's caller reads next (the ticket, its conversation, read marks,
+ * uploads): the only ones its answer waits for. The others catch up on their own.
+ */
+const TICKET_VIEWS = [ticketsProjection.name];
+const ticketViewsReach = (deps: AppDeps, position: number) => deps.projections.waitFor(position, undefined, TICKET_VIEWS);
+
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
-  await deps.projections.waitFor(position);
+  await ticketViewsReach(deps, position);
   const ticket = await deps.readStore.collection<TicketView>(TICKETS).findOne({ _id: ticketId });
   if (!ticket) throw new NotFoundError('Ticket');
   return ticket;
@@ -181,7 +189,7 @@ export async function deleteTicket(deps: AppDeps, ticketId: string, context: Com
   for (const event of result.events) {
     if (event.type === 'TicketDeleted') await releaseOpenTicket(deps, event.data.customerId, ticketId, context);
   }
-  await deps.projections.waitFor(result.position);
+  await ticketViewsReach(deps, result.position);
 }
 
 export interface NewMessage {
@@ -193,19 +201,29 @@ export interface NewMessage {
   messageId?: string;
 }
 
+/**
+ * Posts a message. The answer is built from the decided event (and the sender's name), not read
+ * back from the conversation, which it still waits for so that the poster's next read includes it.
+ */
 export async function postMessage(deps: AppDeps, ticketId: string, { messageId = deps.newId(), ...message }: NewMessage, context: CommandContext): Promise<MessageView> {
   const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
   const result = await runTicketCommand(deps, ticketId, command, context);
-  await deps.projections.waitFor(result.position);
-  const posted = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
-  if (!posted) throw new NotFoundError('Message');
-  return posted;
+  const [posted] = result.events;
+  const [sender] = await Promise.all([findPerson(deps.readStore, context.actor.userId), ticketViewsReach(deps, result.position)]);
+  if (posted?.type === 'MessagePosted' && result.state.kind === 'live') {
+    const seq = result.state.messages.find((stored) => stored.messageId === messageId)!.seq;
+    return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);
+  }
+  // A retried post (its id already in the conversation) decides nothing: answer with what is stored.
+  const stored = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
+  if (!stored) throw new NotFoundError('Message');
+  return stored;
 }
 
 export async function editMessage(deps: AppDeps, ticketId: string, messageId: string, content: string, context: CommandContext): Promise<MessageView> {
   const command: TicketCommand = { type: 'EditMessage', ticketId, messageId, actor: actorOf(context), content, now: context.now };
   const result = await runTicketCommand(deps, ticketId, command, context);
-  await deps.projections.waitFor(result.position);
+  await ticketViewsReach(deps, result.position);
   const edited = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
   if (!edited) throw new NotFoundError('Message');
   return edited;
@@ -213,5 +231,5 @@ export async function editMessage(deps: AppDeps, ticketId: string, messageId: st
 
 export async function markMessagesRead(deps: AppDeps, ticketId: string, context: CommandContext): Promise<void> {
   const result = await runTicketCommand(deps, ticketId, { type: 'MarkMessagesRead', ticketId, actor: actorOf(context) }, context);
-  await deps.projections.waitFor(result.position);
+  await ticketViewsReach(deps, result.position);
 }

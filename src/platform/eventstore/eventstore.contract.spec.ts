@@ -9,6 +9,7 @@ import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDoub
 
 const adapters: Array<[string, () => EventStore]> = [
   ['sqlite', () => new SqliteEventStore({ filename: ':memory:' })],
+  ['sqlite, group commit off', () => new SqliteEventStore({ filename: ':memory:', groupCommit: false })],
   // No server runs on the development machine: the adapter's own logic against a stand-in client.
   ['eventstoredb adapter, client double', () => new EventStoreDbEventStore(new EventStoreDbClientDouble().asClient())],
 ];
@@ -280,6 +281,52 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       await until(() => errors.length === 1);
       await subscription.stop();
       expect(calls).toBe(1);
+    });
+  });
+
+  describe('when many commands append at once', () => {
+    it('gives each append to its own stream its own result, positions increasing in call order', async () => {
+      const streams = Array.from({ length: 50 }, (_, i) => `${stream}-${i}`);
+      const results = await Promise.all(streams.map((id, i) => store.append(id, [event('Opened', { i })], 'no_stream')));
+      expect(results.every((result) => result.nextRevision === 0)).toBe(true);
+      const positions = results.map((result) => result.position);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      expect(new Set(positions).size).toBe(50);
+      for (const [i, id] of streams.entries()) {
+        const [stored] = await store.readStream(id);
+        expect(stored).toMatchObject({ data: { i }, position: positions[i] });
+      }
+    });
+
+    it('fails only the appends whose expected revision lost, and the others commit', async () => {
+      await store.append(stream, [event('A')], 'no_stream');
+      const other = `${stream}-other`;
+      const results = await Promise.allSettled([
+        store.append(stream, [event('B1')], 0),
+        store.append(other, [event('X')], 'no_stream'),
+        store.append(stream, [event('B2')], 0),
+        store.append(stream, [event('C')], 5),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+      expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ streamId: stream, expected: 0, actual: 1 });
+      expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['A', 'B1']);
+      expect((await store.readStream(other)).map((e) => e.type)).toEqual(['X']);
+      expect(verifyStreamEvents(await store.readStream(stream)).ok).toBe(true);
+    });
+
+    it('delivers every event of concurrent appends once, in position order, to a live subscription', async () => {
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll({ after: await store.headPosition(), onEvent: (recorded) => void seen.push(recorded) });
+      const mine = Array.from({ length: 20 }, (_, i) => `${stream}-${i}`);
+      await Promise.all(mine.flatMap((id) => [store.append(id, [event('A'), event('B')], 'no_stream'), store.append(id, [event('C')], 'any')]));
+      await until(() => seen.filter((e) => e.streamId.startsWith(stream)).length >= 60);
+      await subscription.stop();
+      const ours = seen.filter((e) => e.streamId.startsWith(stream));
+      expect(ours).toHaveLength(60);
+      expect(new Set(ours.map((e) => e.id)).size).toBe(60);
+      expect(ours.map((e) => e.position)).toEqual([...ours.map((e) => e.position)].sort((a, b) => a - b));
+      for (const id of mine) expect(ours.filter((e) => e.streamId === id).map((e) => e.type)).toEqual(['A', 'B', 'C']);
     });
   });
 

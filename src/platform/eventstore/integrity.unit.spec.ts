@@ -18,6 +18,30 @@ describe('Hash chains', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe(canonicalJson({ a: { d: [1, { x: 1, y: 2 }] }, b: 1 }));
   });
 
+  it('when values are awkward, then the text is exactly that of JSON.stringify with a sorting replacer, as stored links were made', () => {
+    const sortKeys = (_key: string, value: unknown) =>
+      value === null || typeof value !== 'object' || Array.isArray(value)
+        ? value
+        : Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, (value as Record<string, unknown>)[key]]),
+          );
+    const samples: unknown[] = [
+      { content: 'It jams', attachments: [{ size: 3, fileId: 'f' }], isInternal: false, nested: { z: null, a: [undefined, () => 1, NaN, -0, 1e21] } },
+      { 10: 'ten', 2: 'two', b: 1, a: 2, '01': 'not an index', '4294967295': 'too big', '-1': 'negative' },
+      { when: new Date('2026-01-01T00:00:00Z'), boxed: [new Number(1), new String('s'), new Boolean(false)], custom: { toJSON: (key: string) => `as ${key}` } },
+      { 'é': 1, e: 2, E: 3, '\u0000': 4, quote: 'say "hi"\n' },
+      [],
+      {},
+      'text',
+      42,
+      null,
+    ];
+    for (const sample of samples) expect(canonicalJson(sample)).toBe(JSON.stringify(sample, sortKeys));
+    expect(canonicalJson(undefined)).toBe('null');
+  });
+
   it('when a stream began before the chains existed, then its unsealed start is allowed and the rest is checked', () => {
     const events = [raw(0), raw(1), ...chained([raw(2), raw(3)])];
     expect(verifyStreamEvents(events)).toMatchObject({ ok: true, events: 4 });

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { logLink, streamLink, verifyLog } from './integrity';
-import { WrongExpectedVersionError } from './port';
+import { logLink, streamLink, verifyLog, verifyStreamEvents } from './integrity';
+import { DuplicateEventIdError, WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
 
 const META = { occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
@@ -31,6 +31,18 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
     while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     await subscription.stop();
     expect(seen).toEqual(['TicketOpened']);
+  });
+
+  it('when the other connection appends after this one read a stream to its end, then reading on from there finds it', async () => {
+    await writer.append('ticket-1', [{ type: 'TicketOpened', data: {}, metadata: META }], 'no_stream');
+    expect(await reader.readStream('ticket-1')).toHaveLength(1);
+    expect(await reader.readStream('ticket-1', { fromRevision: 1 })).toEqual([]);
+    await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);
+    expect((await reader.readStream('ticket-1', { fromRevision: 1 })).map((event) => event.type)).toEqual(['A']);
+    await reader.append('ticket-1', [{ type: 'B', data: {}, metadata: META }], 1);
+    expect(await reader.readStream('ticket-1', { fromRevision: 3 })).toEqual([]);
+    await writer.append('ticket-1', [{ type: 'C', data: {}, metadata: META }], 2);
+    expect((await reader.readStream('ticket-1', { fromRevision: 3 })).map((event) => event.type)).toEqual(['C']);
   });
 
   it('when both connections append with the same expected revision, then exactly one wins', async () => {
@@ -110,5 +122,66 @@ describe('The SQLite event log, altered behind its back', () => {
     expect((await verifyLog(store)).ok).toBe(true);
     await store.append('ticket-b', [fact('MessagePosted', { content: 'Thanks' })], 1);
     expect((await verifyLog(store)).ok).toBe(true);
+  });
+});
+
+describe.each([true, false])('SQLite appends arriving at once (group commit %s)', (groupCommit) => {
+  let store: SqliteEventStore;
+  const fact = (type: string, id?: string) => ({ ...(id ? { id } : {}), type, data: { type }, metadata: META });
+  beforeEach(() => {
+    store = new SqliteEventStore({ filename: ':memory:', groupCommit });
+  });
+  afterEach(() => store.close());
+
+  it('when winners and losers mix, then positions are gap-free in call order and both chains verify', async () => {
+    await Promise.all(Array.from({ length: 10 }, (_, t) => store.append(`ticket-${t}`, [fact('TicketOpened')], 'no_stream')));
+    // Per ticket: two posts expecting revision 0 (one loses), one retried no_stream (loses), one 'any'.
+    const calls = Array.from({ length: 10 }, (_, t) => [
+      store.append(`ticket-${t}`, [fact('MessagePosted'), fact('MessagePosted')], 0),
+      store.append(`ticket-${t}`, [fact('MessagePosted')], 0),
+      store.append(`ticket-${t}`, [fact('TicketOpened')], 'no_stream'),
+      store.append(`ticket-${t}`, [fact('MessageEdited')], 'any'),
+    ]).flat();
+    const results = await Promise.allSettled(calls);
+    expect(results.map((result) => result.status)).toEqual(Array.from({ length: 10 }, () => ['fulfilled', 'rejected', 'rejected', 'fulfilled']).flat());
+    for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WrongExpectedVersionError);
+    const winners = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.position] : []));
+    expect([...winners].sort((a, b) => a - b)).toEqual(winners);
+    const all = await store.readAll({ maxCount: 1000 });
+    expect(all.map((event) => event.position)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    for (let t = 0; t < 10; t++) {
+      const stream = await store.readStream(`ticket-${t}`);
+      expect(stream.map((event) => event.type)).toEqual(['TicketOpened', 'MessagePosted', 'MessagePosted', 'MessageEdited']);
+      expect(verifyStreamEvents(stream).ok).toBe(true);
+    }
+    expect(await verifyLog(store)).toMatchObject({ ok: true, events: 40, logChain: true });
+  });
+
+  it('when one append reuses an event id of another stream, then only it fails', async () => {
+    await store.append('ticket-a', [fact('TicketOpened', 'reused-id')], 'no_stream');
+    const results = await Promise.allSettled([
+      store.append('ticket-b', [fact('TicketOpened')], 'no_stream'),
+      store.append('ticket-b', [fact('MessagePosted', 'reused-id')], 0),
+      store.append('ticket-a', [fact('MessagePosted')], 0),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
+    expect((await store.readStream('ticket-b')).map((event) => event.type)).toEqual(['TicketOpened']);
+    expect((await verifyLog(store)).ok).toBe(true);
+  });
+
+  it('when an append is retried after later ones, then reading on from its answer still finds the later events', async () => {
+    await store.append('ticket-a', [fact('TicketOpened', 'first-id')], 'no_stream');
+    await store.append('ticket-a', [fact('MessagePosted')], 0);
+    const retried = await store.append('ticket-a', [fact('TicketOpened', 'first-id')], 'no_stream');
+    expect(retried.nextRevision).toBe(0);
+    expect((await store.readStream('ticket-a', { fromRevision: retried.nextRevision + 1 })).map((event) => event.type)).toEqual(['MessagePosted']);
+  });
+
+  it('when the store closes with appends queued, then they are written first', async () => {
+    const pending = store.append('ticket-a', [fact('TicketOpened')], 'no_stream');
+    await store.close();
+    await expect(pending).resolves.toMatchObject({ nextRevision: 0 });
+    store = new SqliteEventStore({ filename: ':memory:', groupCommit });
   });
 });

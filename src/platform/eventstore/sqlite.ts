@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS events (
 const DESK = "substr(stream_id, 1, 1) <> '$'";
 const isStoreStream = (streamId: string) => streamId.startsWith('$');
 
+/** Stream heads remembered at most; the memory is simply cleared when it is full. */
+const HEADS_KEPT = 20_000;
+
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
@@ -71,6 +74,21 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Rows read per catch-up page. */
   pageSize?: number;
+  /**
+   * Group commit (default on): appends called while the event loop is busy are queued and written
+   * together in one transaction at the next turn of the loop (setImmediate), each with its own
+   * expected-revision check, idempotency and hash links, and each failing alone. Off, every append
+   * is its own transaction, at once.
+   */
+  groupCommit?: boolean;
+}
+
+interface QueuedAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -78,6 +96,8 @@ export interface SqliteEventStoreOptions {
  * of the process; a power loss may drop the last transactions, the documented trade-off for
  * single-machine speed. Appends run in IMMEDIATE transactions, so two processes sharing the file
  * serialize on the write lock and global positions are always committed in increasing order.
+ * With group commit, concurrent appends share one such transaction: one commit (and one WAL write)
+ * for many commands, positions in the order the appends were called.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
@@ -87,6 +107,21 @@ export class SqliteEventStore implements EventStore {
   private readonly pageSize: number;
   private readonly subscriptions = new Set<Subscription>();
   private readonly statements;
+  private readonly groupCommit: boolean;
+  /** `appendTx` in a transaction: IMMEDIATE on its own, a savepoint inside another one. */
+  private readonly appendInTx;
+  private queue: QueuedAppend[] = [];
+  private flushScheduled: NodeJS.Immediate | null = null;
+  /**
+   * The last revision of streams this connection wrote or read to the end, valid while no other
+   * connection has committed (SQLite's data_version says so). A command reading what was appended
+   * after the state it folded last time (commands.ts) usually finds nothing: answered from here, with
+   * no read transaction, which costs more than the rest of the command's reads.
+   */
+  private readonly heads = new Map<string, number>();
+  private headsVersion = -1;
+  /** Results of retried appends, which answer an earlier revision rather than the stream's head. */
+  private readonly replays = new WeakSet<AppendResult>();
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
@@ -98,6 +133,8 @@ export class SqliteEventStore implements EventStore {
     this.sealEarlierEvents();
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.pageSize = options.pageSize ?? 1000;
+    this.groupCommit = options.groupCommit ?? true;
+    this.appendInTx = this.db.transaction(this.appendTx);
     this.appended.setMaxListeners(0);
     this.statements = {
       streamHead: this.db.prepare<[string], { revision: number | null }>(
@@ -122,12 +159,17 @@ export class SqliteEventStore implements EventStore {
       ),
       // Walks back from the end to the first desk event: no scan of the whole log.
       head: this.db.prepare<[], { position: number }>(`SELECT position FROM events WHERE ${DESK} ORDER BY position DESC LIMIT 1`),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    this.headsVersion = this.statements.dataVersion.get()!;
   }
 
   private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
     const replay = this.findEarlierAppend(streamId, events);
-    if (replay) return replay;
+    if (replay) {
+      this.replays.add(replay);
+      return replay;
+    }
     const last = this.statements.streamLast.get(streamId);
     checkExpected(streamId, expected, last?.revision ?? null);
     let revision = last?.revision ?? -1;
@@ -197,15 +239,74 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    let result: AppendResult;
+    if (!this.groupCommit) {
+      const result = this.appendOne(streamId, events, expected, 'immediate');
+      this.rememberAppend(streamId, result);
+      this.appended.emit('append');
+      return result;
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ streamId, events, expected, resolve, reject });
+      this.flushScheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * One append, in a transaction of its own ('immediate') or inside the group's transaction under a
+   * savepoint ('nested'): when it fails, its rows are rolled back and the others stay.
+   */
+  private appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision, how: 'immediate' | 'nested'): AppendResult {
     try {
-      result = this.db.transaction(this.appendTx).immediate(streamId, events, expected);
+      return how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected);
     } catch (error) {
       if (isUniqueViolation(error)) throw this.explainUniqueViolation(streamId, events, expected);
       throw error;
     }
-    this.appended.emit('append');
-    return result;
+  }
+
+  /** Writes every queued append in one IMMEDIATE transaction, then answers each of them. */
+  private flush(): void {
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled = null;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    if (batch.length === 1) {
+      const [{ streamId, events, expected, resolve, reject }] = batch as [QueuedAppend];
+      try {
+        const result = this.appendOne(streamId, events, expected, 'immediate');
+        this.rememberAppend(streamId, result);
+        resolve(result);
+        this.appended.emit('append');
+      } catch (error) {
+        reject(error);
+      }
+      return;
+    }
+    let outcomes: Array<{ result: AppendResult } | { error: unknown }>;
+    try {
+      outcomes = this.db
+        .transaction(() =>
+          batch.map(({ streamId, events, expected }) => {
+            try {
+              return { result: this.appendOne(streamId, events, expected, 'nested') };
+            } catch (error) {
+              return { error };
+            }
+          }),
+        )
+        .immediate();
+    } catch (error) {
+      // The transaction itself failed (the file stayed locked by another process): nothing was written.
+      for (const queued of batch) queued.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, index) => 'result' in outcome && this.rememberAppend(batch[index]!.streamId, outcome.result));
+    if (outcomes.some((outcome) => 'result' in outcome)) this.appended.emit('append');
+    outcomes.forEach((outcome, index) => {
+      if ('result' in outcome) batch[index]!.resolve(outcome.result);
+      else batch[index]!.reject(outcome.error);
+    });
   }
 
   private explainUniqueViolation(streamId: string, events: NewEvent[], expected: ExpectedRevision): Error {
@@ -217,11 +318,35 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const rows =
-      options.direction === 'backwards'
-        ? this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
-        : this.statements.forwards.all(streamId, options.fromRevision ?? 0, limit);
+    if (options.direction === 'backwards') return this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit).map(toRecorded);
+    const from = options.fromRevision ?? 0;
+    const heads = this.knownHeads();
+    const head = heads.get(streamId);
+    if (head !== undefined && from > head) return [];
+    const rows = this.statements.forwards.all(streamId, from, limit);
+    // Read to the end: the last row is the head; none at all means the head is below `from`.
+    if (rows.length < limit) this.rememberHead(streamId, rows.at(-1)?.revision ?? from - 1);
     return rows.map(toRecorded);
+  }
+
+  /** The remembered heads, forgotten first if another connection has committed since they were taken. */
+  private knownHeads(): Map<string, number> {
+    const version = this.statements.dataVersion.get()!;
+    if (version !== this.headsVersion) {
+      this.heads.clear();
+      this.headsVersion = version;
+    }
+    return this.heads;
+  }
+
+  private rememberHead(streamId: string, revision: number): void {
+    if (this.heads.size >= HEADS_KEPT) this.heads.clear();
+    this.heads.set(streamId, revision);
+  }
+
+  /** After a commit: the stream's head is what this append wrote (a retried append tells nothing). */
+  private rememberAppend(streamId: string, result: AppendResult): void {
+    if (!this.replays.has(result)) this.rememberHead(streamId, result.nextRevision);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -284,6 +409,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.flush();
     await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
     this.db.close();
   }

@@ -78,6 +78,8 @@ export class InlineQueue implements Queue {
   /** Set by close(): no job starts after it; `closed` follows once running ones have finished. */
   private stopping = false;
   private closed = false;
+  /** Statements prepared once: a job's add, take and wake ran four prepares each, on every chat message's notice. */
+  private readonly prepared = new Map<string, Database.Statement>();
 
   constructor(private readonly options: InlineQueueOptions = {}) {
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
@@ -117,11 +119,16 @@ export class InlineQueue implements Queue {
     this.db.prepare(`DELETE FROM jobs WHERE state = 'completed' AND finished_at < ?`).run(Date.now() - KEEP_COMPLETED_MS);
   }
 
+  private sql(text: string): Database.Statement {
+    let statement = this.prepared.get(text);
+    if (!statement) this.prepared.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
+
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
     if (this.stopping) return;
     const now = Date.now();
-    this.db
-      .prepare(
+    this.sql(
         `INSERT OR IGNORE INTO jobs (queue, id, name, data, grp, max_attempts, backoff_ms, state, run_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)`,
       )
       .run(queue, normalizeJobId(options.jobId), name, JSON.stringify(data ?? null), options.group ?? null, options.attempts ?? NO_LIMIT, options.backoffMs ?? DEFAULT_BACKOFF_MS, now, now, now);
@@ -131,7 +138,7 @@ export class InlineQueue implements Queue {
   process<D>(queue: string, processor: Processor<D>, options: { concurrency?: number } = {}): void {
     // Jobs that were running when the last consumer died run again. Done here, not on open, so a
     // tool that only opens the file (projections:rebuild) never touches a running app's jobs.
-    this.db.prepare(`UPDATE jobs SET state = 'waiting' WHERE queue = ? AND state = 'active'`).run(queue);
+    this.sql(`UPDATE jobs SET state = 'waiting' WHERE queue = ? AND state = 'active'`).run(queue);
     this.consumers.set(queue, { processor: processor as Processor, concurrency: options.concurrency ?? 1, running: 0, timer: null });
     this.pump(queue);
   }
@@ -143,12 +150,11 @@ export class InlineQueue implements Queue {
   }
 
   async failedCount(queue: string): Promise<number> {
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE queue = ? AND state = 'failed'`).get(queue) as { n: number }).n;
+    return (this.sql(`SELECT COUNT(*) AS n FROM jobs WHERE queue = ? AND state = 'failed'`).get(queue) as { n: number }).n;
   }
 
   async pending(queue: string): Promise<PendingJob[]> {
-    const rows = this.db
-      .prepare(`SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`)
+    const rows = this.sql(`SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`)
       .all(queue) as ListedRow[];
     return rows.map((row) => ({
       id: row.id,
@@ -165,26 +171,25 @@ export class InlineQueue implements Queue {
   async retry(queue: string, id: string): Promise<boolean> {
     const now = Date.now();
     // A new window from now, and the tries allowed afresh; the job keeps its place in its group.
-    const { changes } = this.db
-      .prepare(`UPDATE jobs SET state = 'waiting', run_at = ?, added_at = ?, updated_at = ?, attempts_made = 0, finished_at = NULL WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`)
+    const { changes } = this.sql(`UPDATE jobs SET state = 'waiting', run_at = ?, added_at = ?, updated_at = ?, attempts_made = 0, finished_at = NULL WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`)
       .run(now, now, now, queue, normalizeJobId(id));
     this.pump(queue);
     return changes === 1;
   }
 
   async discard(queue: string, id: string): Promise<boolean> {
-    const { changes } = this.db.prepare(`DELETE FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`).run(queue, normalizeJobId(id));
+    const { changes } = this.sql(`DELETE FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`).run(queue, normalizeJobId(id));
     this.pump(queue);
     return changes === 1;
   }
 
   async checkpoint(name: string): Promise<number | null> {
-    const row = this.db.prepare(`SELECT position FROM checkpoints WHERE name = ?`).get(name) as { position: number } | undefined;
+    const row = this.sql(`SELECT position FROM checkpoints WHERE name = ?`).get(name) as { position: number } | undefined;
     return row?.position ?? null;
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {
-    this.db.prepare(`INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position`).run(name, position);
+    this.sql(`INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position`).run(name, position);
   }
 
   /**
@@ -215,13 +220,12 @@ export class InlineQueue implements Queue {
 
   private take(queue: string): JobRow | null {
     return this.db.transaction(() => {
-      const row = this.db
-        .prepare(
+      const row = this.sql(
           `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
         )
         .get(queue, Date.now()) as JobRow | undefined;
       if (!row) return null;
-      this.db.prepare(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
+      this.sql(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
       return row;
     })();
   }
@@ -230,8 +234,11 @@ export class InlineQueue implements Queue {
   private wakeForDelayed(queue: string, consumer: Consumer): void {
     if (consumer.timer) clearTimeout(consumer.timer);
     consumer.timer = null;
-    const next = this.db.prepare(`SELECT MIN(run_at) AS at FROM jobs j WHERE queue = ? AND state = 'waiting' AND ${NOT_HELD}`).get(queue) as { at: number | null };
-    if (next.at === null || consumer.running >= consumer.concurrency) return;
+    // A full consumer pumps again when a job ends; the look for the next due job (a scan of the
+    // waiting ones) is left until then, not made at every job added behind it.
+    if (consumer.running >= consumer.concurrency) return;
+    const next = this.sql(`SELECT MIN(run_at) AS at FROM jobs j WHERE queue = ? AND state = 'waiting' AND ${NOT_HELD}`).get(queue) as { at: number | null };
+    if (next.at === null) return;
     consumer.timer = setTimeout(() => {
       consumer.timer = null;
       this.pump(queue);
@@ -242,18 +249,16 @@ export class InlineQueue implements Queue {
     const tries = { attemptsMade: job.attempts_made, maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts, backoffMs: job.backoff_ms, addedAt: job.added_at };
     try {
       await processor({ id: job.id, name: job.name, data: JSON.parse(job.data) as unknown, attemptsMade: job.attempts_made, lastTry: isLastTry(tries, this.policy) });
-      if (!this.closed) this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ? WHERE seq = ?`).run(Date.now(), Date.now(), job.seq);
+      if (!this.closed) this.sql(`UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ? WHERE seq = ?`).run(Date.now(), Date.now(), job.seq);
     } catch (error) {
       if (this.closed) return;
       const next = afterFailure({ queue, id: job.id, ...tries }, error, this.policy, this.options.logger);
       const now = Date.now();
       if (next.retry) {
-        this.db
-          .prepare(`UPDATE jobs SET state = 'waiting', attempts_made = attempts_made + 1, failed_reason = ?, run_at = ?, updated_at = ? WHERE seq = ?`)
+        this.sql(`UPDATE jobs SET state = 'waiting', attempts_made = attempts_made + 1, failed_reason = ?, run_at = ?, updated_at = ? WHERE seq = ?`)
           .run(errorText(error), now + next.delayMs, now, job.seq);
       } else {
-        this.db
-          .prepare(`UPDATE jobs SET state = 'failed', attempts_made = attempts_made + 1, failed_reason = ?, finished_at = ?, updated_at = ? WHERE seq = ?`)
+        this.sql(`UPDATE jobs SET state = 'failed', attempts_made = attempts_made + 1, failed_reason = ?, finished_at = ?, updated_at = ? WHERE seq = ?`)
           .run(errorText(error), now, now, job.seq);
       }
     }
