@@ -1,4 +1,5 @@
-import type { BotCommandEvent, BotCommandFields } from '../domain/botCommand/botCommand';
+import type { BotCommandEvent } from '../domain/botCommand/botCommand';
+import type { BotCommandFields } from '#contract/botCommands';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import type { Projection } from './runner';

@@ -1,5 +1,6 @@
 import type { CategoryEvent } from '../domain/category/category';
-import type { Role, UserEvent } from '../domain/user/user';
+import type { UserEvent } from '../domain/user/user';
+import type { Role } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import type { Projection } from './runner';

@@ -1,7 +1,9 @@
 import { categoryStream } from '../domain/category/category';
-import { NotFoundError, ValidationError } from '../domain/shared/errors';
-import { FIRST_TICKET_NUMBER, STATUS_WORDS, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
-import { type Role, isStaff, userStream } from '../domain/user/user';
+import { NotFoundError, ValidationError } from '#contract/errors';
+import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
+import { STATUS_WORDS } from '#contract/tickets';
+import { userStream } from '../domain/user/user';
+import { type Role, isStaff } from '#contract/users';
 import { type ChainBreak, verifyStreamEvents } from '../platform/eventstore/integrity';
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';

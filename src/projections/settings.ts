@@ -1,5 +1,7 @@
-import { BOT_SETTINGS_STREAM, type BotMessages, type BotSettingsEvent, DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
-import { DEFAULT_SYSTEM_SETTINGS, SYSTEM_SETTINGS_STREAM, type SystemSettings, type SystemSettingsEvent } from '../domain/settings/settings';
+import { BOT_SETTINGS_STREAM, type BotSettingsEvent } from '../domain/botSettings/botSettings';
+import { type BotMessages, DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
+import { SYSTEM_SETTINGS_STREAM, type SystemSettingsEvent } from '../domain/settings/settings';
+import { DEFAULT_SYSTEM_SETTINGS, type SystemSettings } from '#contract/settings';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import type { Projection } from './runner';

@@ -1,6 +1,8 @@
 import type { CategoryEvent } from '../domain/category/category';
-import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketEvent, type TicketStatus } from '../domain/ticket/ticket';
-import type { Role, UserEvent } from '../domain/user/user';
+import type { TicketEvent } from '../domain/ticket/ticket';
+import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
+import type { UserEvent } from '../domain/user/user';
+import type { Role } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type PersonEntry, findCategory, findPerson } from './directory';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
-import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
+import { updateBotSettingsSchema } from '#contract/botSettings';
+import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '#contract/botCommands';
 import type { ApiRegistry } from '../openapi/registry';
-import { BotCommand, Pagination } from '../openapi/schemas';
+import { BotCommand, Pagination } from '#contract/responses';
 
 export function describeBot(docs: ApiRegistry): void {
   const admin = ['admin' as const];

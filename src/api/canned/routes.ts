@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express';
-import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '../../domain/canned/schema';
-import { NotFoundError } from '../../domain/shared/errors';
+import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '#contract/canned';
+import { NotFoundError } from '#contract/errors';
 import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { createCanned, deleteCanned, updateCanned, useCanned } from '../../app/canned/service';

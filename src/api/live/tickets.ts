@@ -2,13 +2,14 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { TicketEvent } from '../../domain/ticket/ticket';
-import { type UserEvent, isStaff } from '../../domain/user/user';
+import type { UserEvent } from '../../domain/user/user';
+import { isStaff } from '#contract/users';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
-import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer } from '#contract/live';
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 

@@ -1,6 +1,6 @@
-import { telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
+import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
-import { PublicSettings, anyObject } from '../openapi/schemas';
+import { PublicSettings, anyObject } from '#contract/responses';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];

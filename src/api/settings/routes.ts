@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { maskToken } from '../../domain/settings/settings';
-import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
-import { ValidationError } from '../../domain/shared/errors';
+import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '#contract/settings';
+import { ValidationError } from '#contract/errors';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import * as schema from '../../domain/ticket/schema';
+import * as schema from '#contract/tickets';
 import type { ApiRegistry } from '../openapi/registry';
-import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketStats, anyObject } from '../openapi/schemas';
+import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketStats, anyObject } from '#contract/responses';
 
 const staff = ['agent', 'admin'] as const;
 const ticketAnswer = z.strictObject({ ticket: Ticket });

@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../domain/shared/errors';
-import { type Role, isStaff } from '../../domain/user/user';
+import { NotFoundError } from '#contract/errors';
+import { type Role, isStaff } from '#contract/users';
 import type { ReadStore } from '../../platform/readstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 

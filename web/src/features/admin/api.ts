@@ -2,8 +2,8 @@ import type { toBotCommand } from '../../../../src/projections/botCommands';
 import type { DeliveryView } from '../../../../src/app/deliveries/service';
 import type { BotSettingsView } from '../../../../src/projections/settings';
 import type { PublicUser } from '../../../../src/projections/users';
-import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';
-import type { BotMessages } from '../../../../src/domain/botSettings/botSettings';
+import type { CategoryDetails, CustomField } from '#contract/categories';
+import type { BotMessages } from '#contract/botSettings';
 import { WHOLE_LIST, api } from '../../app/api';
 import type { Category } from '../tickets/types';
 

@@ -2,7 +2,7 @@ import type { ApiMessage, ApiTicket } from '../../../../src/api/tickets/views';
 import type { TicketChange } from '../../../../src/api/live/tickets';
 import type { ticketStatistics } from '../../../../src/api/tickets/stats';
 import type { toCanned } from '../../../../src/api/canned/routes';
-import type { CategoryDetails } from '../../../../src/domain/category/category';
+import type { CategoryDetails } from '#contract/categories';
 import type { HistoryEntry, MessageVersion, TicketHistory } from '../../../../src/projections/history';
 
 /** The records of API.md as the server's own types describe them, so the two cannot drift. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PRIORITIES, TICKET_STATUSES } from '../../domain/ticket/ticket';
-import { ROLES } from '../../domain/user/user';
+import { PRIORITIES, TICKET_STATUSES } from './tickets';
+import { ROLES } from './users';
 
 /**
  * Response bodies of the API as the OpenAPI document describes them (src/api/openapi/document.ts).
