@@ -9,7 +9,7 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../
 import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
-import { RESYNC_MAX_EVENTS, type ResyncAnswer } from '#contract/live';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contract/live';
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 
@@ -47,11 +47,7 @@ const reaches = (socket: Socket, delivery: Delivery) => delivery.to.some((room) 
 
 type TicketUpdate = Extract<TicketEvent, { type: 'TicketStatusChanged' | 'AgentAssignedToTicket' | 'AgentUnassignedFromTicket' | 'TicketOutcomeRecorded' }>;
 
-/**
- * What a `ticket_updated` is about and who did it, so that a browser can tell a status change (which
- * staff are notified of, spec.md section 6) from any other update without keeping earlier copies.
- */
-function changeOf(event: RecordedEvent & TicketUpdate) {
+function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   const by = event.metadata.actor?.userId ?? null;
   switch (event.type) {
     case 'TicketStatusChanged':
@@ -64,8 +60,6 @@ function changeOf(event: RecordedEvent & TicketUpdate) {
       return { kind: 'outcome' as const, by };
   }
 }
-
-export type TicketChange = ReturnType<typeof changeOf>;
 
 /**
  * The pushes one log event makes, read from the read models as they are now (so a replay shows the

@@ -1,6 +1,6 @@
 import { changedFields } from '../shared/changes';
 import { normalise } from '#contract/botCommands';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import { type BotCommandEvent, type BotCommandState, evolve, initialState } from './botCommand';
 import type { BotCommandFields } from '#contract/botCommands';
