@@ -3,6 +3,7 @@ import type { BotCommandFields } from '#contract/botCommands';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import type { Projection } from './runner';
+import type { BotCommand } from '#contract/responses';
 
 export const BOT_COMMANDS = 'bot_commands_v1';
 
@@ -13,7 +14,7 @@ export interface BotCommandView extends Doc, BotCommandFields {
   _revision: number;
 }
 
-export const toBotCommand = (view: BotCommandView) => ({
+export const toBotCommand = (view: BotCommandView): BotCommand => ({
   _id: view._id,
   command: view.command,
   description: view.description,

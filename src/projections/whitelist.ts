@@ -2,6 +2,7 @@ import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whi
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import type { Projection } from './runner';
+import type { AccessRequest, WhitelistEntry } from '#contract/responses';
 
 export const WHITELIST = 'whitelist_v1';
 export const ACCESS_REQUESTS = 'access_requests_v1';
@@ -30,8 +31,8 @@ export interface AccessRequestView extends Doc {
   _revision: number;
 }
 
-export const toWhitelistEntry = ({ _revision: _r, updatedAt: _u, ...entry }: WhitelistEntryView) => entry;
-export const toAccessRequest = ({ _revision: _r, ...request }: AccessRequestView) => request;
+export const toWhitelistEntry = ({ _revision: _r, updatedAt: _u, ...entry }: WhitelistEntryView): WhitelistEntry => entry;
+export const toAccessRequest = ({ _revision: _r, ...request }: AccessRequestView): AccessRequest => request;
 
 /** Whitelist entries keyed by their record id, and the pending access requests. */
 export const whitelistProjection: Projection = {

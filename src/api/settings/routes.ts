@@ -8,9 +8,10 @@ import type { AppDeps } from '../../app/deps';
 import { invalidToken, updateSystemSettings } from '../../app/settings/service';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
+import type { SystemSettings } from '#contract/responses';
 
 /** Settings as the API shows them: everything, with the bot token masked. */
-export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView) => ({
+export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
   ...settings,
   telegramBotToken: maskToken(settings.telegramBotToken),
 });
