@@ -3,13 +3,6 @@ import { ValidationError } from './errors';
 import { pageQuery } from './paging';
 import { multiLine, singleLine } from './text';
 
-/** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
-export function normalise(fields: BotCommandFields): BotCommandFields {
-  if (fields.handler !== 'custom') return { ...fields, response: null };
-  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
-  return fields;
-}
-
 export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'cancel', 'custom'] as const;
 export type Handler = (typeof HANDLERS)[number];
 
@@ -20,6 +13,13 @@ export interface BotCommandFields {
   response: string | null;
   order: number;
   isActive: boolean;
+}
+
+/** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
+export function normalise(fields: BotCommandFields): BotCommandFields {
+  if (fields.handler !== 'custom') return { ...fields, response: null };
+  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
+  return fields;
 }
 
 /** Bot command form rules of spec.md section 5; Telegram itself allows at most 32 characters. */
