@@ -6,7 +6,9 @@ import globals from 'globals';
  * Layer directions (README "How it is built"): the HTTP routes (src/api) and the workers, the
  * Telegram bot among them (src/workers), both run commands through the application layer
  * (src/app) and never import each other; the application layer knows neither, nor HTTP; the
- * domain imports nothing of the outer layers. A rule is the only boundary that lasts.
+ * domain imports nothing of the outer layers. The wire contract (src/contract, docs/contract.md) is
+ * the innermost kernel: everyone may import it as `#contract/*`, it imports none of them, and it is
+ * the only server code the web app sees. A rule is the only boundary that lasts.
  */
 const layer = (name) => ({ regex: `(^|/)${name}(/|$)` });
 const forbid = (files, message, ...layers) => ({
@@ -30,6 +32,23 @@ const zones = [
   },
   forbid(['src/projections/**/*.ts', 'src/platform/**/*.ts'], 'Read models and adapters sit below the application layer and import none of it.', 'api', 'app', 'workers'),
   forbid(['src/domain/**/*.ts'], 'The domain imports nothing of the outer layers.', 'api', 'app', 'workers', 'platform', 'projections', 'cli'),
+  forbid(['src/contract/**/*.ts'], 'The wire contract is the innermost module: it imports zod, never the server layers.', 'api', 'app', 'workers', 'platform', 'projections', 'domain', 'cli', 'demo'),
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)src/(api|app|cli|contract|demo|domain|platform|projections|workers)(/|$)',
+              message: "The web app sees the server only through the wire contract: import '#contract/<module>' (docs/contract.md).",
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(

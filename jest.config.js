@@ -17,7 +17,8 @@ const tier = (name, suffix, extra = {}) => ({
   transform,
   testMatch: [`<rootDir>/{src,web,test,bench}/**/*.${suffix}.spec.{ts,tsx}`],
   testEnvironment: 'node',
-  moduleNameMapper: { '\\.(css)$': '<rootDir>/test/support/style-stub.js' },
+  // `#contract/*` is package.json's subpath import; Jest resolves it to the sources, as the `source` condition does.
+  moduleNameMapper: { '\\.(css)$': '<rootDir>/test/support/style-stub.js', '^#contract/(.*)$': '<rootDir>/src/contract/$1' },
   ...extra,
 });
 module.exports = {

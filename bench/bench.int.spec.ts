@@ -13,7 +13,7 @@ describe('npm run bench, smoke size', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('measures the eight figures beside their baselines and writes results.json and results.md', () => {
-    const printed = execFileSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out], {
+    const printed = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out], {
       cwd: projectRoot(),
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -271,7 +271,7 @@ async function main() {
   if (values.long) size.longMessages = Number(values.long);
   // BENCH_PROFILE=<dir>: the app writes a V8 CPU profile there when it stops (to find where time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const serverCommand = values.server === 'tsx' ? [process.execPath, [...profile, '--import', 'tsx', 'src/main.ts']] : [process.execPath, [...profile, 'dist/src/main.js']];
+  const serverCommand = values.server === 'tsx' ? [process.execPath, [...profile, '--conditions=source', '--import', 'tsx', 'src/main.ts']] : [process.execPath, [...profile, 'dist/src/main.js']];
   if (values.server !== 'tsx' && !existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build:server` (npm run bench does), or pass --server tsx');
   // The targets are stated for the full size; other sizes report the figures without a verdict.
   const judged = values.size === 'full';
@@ -326,7 +326,7 @@ async function main() {
 
     // 4. replay, in a process of its own
     log('4/8 replay ...');
-    const replay = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })) as { events: number; ms: number; rate: number; rssMb: number };
+    const replay = JSON.parse(execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })) as { events: number; ms: number; rate: number; rssMb: number };
 
     // Cold starts of the real app on that log: the first has no snapshot of the read models and
     // rebuilds them from the log (then writes one); the second, after a clean stop, loads that snapshot.
@@ -418,7 +418,7 @@ async function main() {
 
     // 3. delivery (before the chat load, which makes conversations long)
     log('3/8 delivery ...');
-    const bare = await startProcess(process.execPath, ['--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
+    const bare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
     children.push(bare.child);
     const delivered = await deliveryRun(base, conversations, agentTokens, size);
     const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size);

@@ -1,10 +1,12 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, defaultClientConditions } from 'vite';
 
 // Chunks live under /static/js as spec.md section 7 says; the API server serves dist/ on its own port.
 export default defineConfig({
   root: __dirname,
   plugins: [react()],
+  // `#contract/*` (package.json "imports") points the `source` condition at src/contract's TypeScript (docs/contract.md).
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -1,5 +1,5 @@
 import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
-import { ConflictError } from '../domain/shared/errors';
+import { ConflictError } from '#contract/errors';
 import { type CommandContext, handleCommand } from '../platform/commands';
 import type { AppDeps } from './deps';
 

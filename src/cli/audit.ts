@@ -3,7 +3,8 @@ import { createEventStore } from '../platform/adapters';
 import { loadConfig } from '../platform/config';
 import { type VerifyReport, verifyLog } from '../platform/eventstore/integrity';
 import type { EventStore } from '../platform/eventstore/port';
-import { type TicketHistory, ticketHistory } from '../projections/history';
+import { ticketHistory } from '../projections/history';
+import { type TicketHistory } from '#contract/responses';
 
 /**
  * The auditor's command line, reading the event log directly (the app may keep running):

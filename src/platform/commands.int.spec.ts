@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { ConflictError } from '../domain/shared/errors';
+import { ConflictError } from '#contract/errors';
 import { type CommandContext, handleCommand } from './commands';
 import type { EventStore, ReadStreamOptions } from './eventstore/port';
 import { SqliteEventStore } from './eventstore/sqlite';

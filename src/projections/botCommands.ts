@@ -1,7 +1,8 @@
-import type { BotCommandFields } from '../domain/botCommand/botCommand';
+import type { BotCommandFields } from '#contract/botCommands';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
+import type { BotCommand } from '#contract/responses';
 
 export const BOT_COMMANDS = 'bot_commands_v1';
 
@@ -12,7 +13,7 @@ export interface BotCommandView extends Doc, BotCommandFields {
   _revision: number;
 }
 
-export const toBotCommand = (view: BotCommandView) => ({
+export const toBotCommand = (view: BotCommandView): BotCommand => ({
   _id: view._id,
   command: view.command,
   description: view.description,

@@ -1,4 +1,4 @@
-import type { Role } from '../domain/user/user';
+import type { Role } from '#contract/users';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';

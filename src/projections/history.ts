@@ -1,8 +1,11 @@
 import { categoryStream } from '../domain/category/category';
-import { NotFoundError, ValidationError } from '../domain/shared/errors';
-import { FIRST_TICKET_NUMBER, STATUS_WORDS, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
-import { type Role, isStaff, userStream } from '../domain/user/user';
-import { type ChainBreak, verifyStreamEvents } from '../platform/eventstore/integrity';
+import { NotFoundError, ValidationError } from '#contract/errors';
+import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
+import { STATUS_WORDS } from '#contract/tickets';
+import { userStream } from '../domain/user/user';
+import { type Role, isStaff } from '#contract/users';
+import { verifyStreamEvents } from '../platform/eventstore/integrity';
+import type { MessageVersion, TicketHistory } from '#contract/responses';
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { ReadStore } from '../platform/readstore/port';
@@ -69,27 +72,6 @@ const quote = (text: string, max = 80) => {
   return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
 };
 const files = (names: string[]) => `${names.length} ${names.length === 1 ? 'file' : 'files'} (${names.join(', ')})`;
-
-export interface HistoryEntry {
-  revision: number;
-  position: number;
-  eventId: string;
-  type: string;
-  at: string;
-  actor: { userId: string; username: string; name: string; role: string; platform: string } | null;
-  summary: string;
-  data: Record<string, unknown>;
-  /** The event's stream-chain link (see integrity.ts). */
-  hash: string | null;
-}
-
-export interface TicketHistory {
-  ticketId: string;
-  number: number;
-  events: HistoryEntry[];
-  /** The stream's chain recomputed now: ok, or the first link that does not hold. */
-  integrity: { ok: boolean; head: string | null; firstBreak: ChainBreak | null };
-}
 
 function summarise(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: string): string {
   switch (event.type) {
@@ -159,12 +141,6 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
 }
 
 export type Moment = { revision: number } | { time: string };
-
-export interface MessageVersion {
-  content: string;
-  /** When this version was written (posted or edited). */
-  at: string;
-}
 
 export interface TicketAtMoment {
   revision: number;

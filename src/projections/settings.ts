@@ -1,5 +1,5 @@
-import { type BotMessages, DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
-import { DEFAULT_SYSTEM_SETTINGS, type SystemSettings } from '../domain/settings/settings';
+import { type BotMessages, DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
+import { DEFAULT_SYSTEM_SETTINGS, type SystemSettings } from '#contract/settings';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';

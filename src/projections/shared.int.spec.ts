@@ -3,7 +3,7 @@ import pino from 'pino';
 import { eventually } from '../../test/support/eventually';
 import { categoryStream } from '../domain/category/category';
 import { categoryDecider } from '../domain/category/decide';
-import { createCategorySchema } from '../domain/category/schema';
+import { createCategorySchema } from '#contract/categories';
 import { handleCommand } from '../platform/commands';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';

@@ -1,6 +1,6 @@
 import { categoryStream } from '../domain/category/category';
 import { categoryDecider } from '../domain/category/decide';
-import { createCategorySchema } from '../domain/category/schema';
+import { createCategorySchema } from '#contract/categories';
 import { handleCommand } from '../platform/commands';
 import { verifyLog } from '../platform/eventstore/integrity';
 import type { EventStore, ReadAllOptions, RecordedEvent, Subscription } from '../platform/eventstore/port';

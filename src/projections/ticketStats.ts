@@ -1,4 +1,4 @@
-import { OPEN_STATUSES, type TicketStatus } from '../domain/ticket/ticket';
+import { OPEN_STATUSES, type TicketStatus } from '#contract/tickets';
 import type { Doc, ReadStore, Update } from '../platform/readstore/port';
 
 export const TICKET_STATS = 'ticket_stats_v2';

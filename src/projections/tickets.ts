@@ -1,5 +1,6 @@
-import { type Attachment, type CustomFieldValue, type MessagePostedData, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '../domain/ticket/ticket';
-import type { Role } from '../domain/user/user';
+import type { MessagePostedData } from '../domain/ticket/ticket';
+import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
+import type { Role } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type PersonEntry, loadDirectory } from './directory';

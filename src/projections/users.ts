@@ -1,4 +1,5 @@
-import type { NotificationPreferences, Role, UserEvent } from '../domain/user/user';
+import type { NotificationPreferences, UserEvent } from '../domain/user/user';
+import type { Role } from '#contract/users';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '../domain/user/user';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type RecordedOf, handledBy } from './events';

@@ -1,6 +1,7 @@
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
+import type { AccessRequest, WhitelistEntry } from '#contract/responses';
 
 export const WHITELIST = 'whitelist_v1';
 export const ACCESS_REQUESTS = 'access_requests_v1';
@@ -29,8 +30,8 @@ export interface AccessRequestView extends Doc {
   _revision: number;
 }
 
-export const toWhitelistEntry = ({ _revision: _r, updatedAt: _u, ...entry }: WhitelistEntryView) => entry;
-export const toAccessRequest = ({ _revision: _r, ...request }: AccessRequestView) => request;
+export const toWhitelistEntry = ({ _revision: _r, updatedAt: _u, ...entry }: WhitelistEntryView): WhitelistEntry => entry;
+export const toAccessRequest = ({ _revision: _r, ...request }: AccessRequestView): AccessRequest => request;
 
 /** A request approved, rejected or removed is no longer pending. */
 async function dropRequest(store: ReadStore, requestId: string) {

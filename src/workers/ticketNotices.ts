@@ -1,5 +1,6 @@
-import type { Attachment, MessagePostedData, TicketStatus } from '../domain/ticket/ticket';
-import { isStaff } from '../domain/user/user';
+import type { MessagePostedData } from '../domain/ticket/ticket';
+import type { Attachment, TicketStatus } from '#contract/tickets';
+import { isStaff } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 import { findPerson } from '../projections/directory';

@@ -8,7 +8,7 @@ import { type TestServer, startTestServer } from '../../test/support/server';
 import { report, tally } from '../../test/support/tally';
 import { botChat, ticketMessages } from '../../test/support/telegramDesk';
 import { TICKETS, type TicketView } from '../projections/tickets';
-import { DEFAULT_BOT_MESSAGES } from '../domain/botSettings/botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { projectRoot } from '../platform/paths';
 import { TEXTS } from './telegram/bot';
 import { ACCESS_APPROVED_TEXT } from './telegram/notifications';
@@ -28,7 +28,7 @@ describe('The workers process, killed mid-job', () => {
 
   const startWorkersProcess = () => {
     // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts'], {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/workers/main.ts'], {
       cwd: projectRoot(),
       env: { ...process.env, DATA_DIR: server.dataDir, REDIS_URL, REDIS_PREFIX: PREFIX, TELEGRAM_API_ROOT: fake.apiRoot, LOG_LEVEL: 'warn', PORT: '0', WORKERS_LEASE_TTL_MS: '1500' },
       stdio: ['ignore', 'ignore', 'inherit'],

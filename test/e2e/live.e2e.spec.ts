@@ -5,7 +5,7 @@ import { SHOTS, launchBrowser, messageList, shootBothThemes, signIn } from '../s
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type TestServer, startTestServer } from '../support/server';
-import { RESYNC_MAX_EVENTS } from '../../src/api/live/contract';
+import { RESYNC_MAX_EVENTS } from '#contract/live';
 import { postMessage } from '../../src/app/tickets/service';
 
 /** Generous bounds: the machine is loaded; the measured figures are printed for the report. */

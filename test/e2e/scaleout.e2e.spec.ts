@@ -48,7 +48,7 @@ describe('Two API processes behind one event log and one Redis', () => {
     expect((await first.request('PUT', '/api/settings', { token: admin, body: { emailNotifications: true } })).status).toBe(200);
 
     // The second process: the same code, the same DATA_DIR (event log, secrets) and Redis prefix.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot(),
       env: { ...process.env, ...env, PORT: '0', DATA_DIR: first.dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -9,7 +9,7 @@ import { TICKETS } from '../../projections/tickets';
 /** Runs one of the project's CLI commands as its own process against the test server's data. */
 function cli(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', script, ...args], { cwd: projectRoot(), env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], { cwd: projectRoot(), env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

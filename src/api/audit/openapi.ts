@@ -1,5 +1,5 @@
 import type { ApiRegistry } from '../openapi/registry';
-import { anyObject } from '../openapi/schemas';
+import { anyObject } from '#contract/responses';
 
 export function describeAudit(docs: ApiRegistry): void {
   docs.route({ method: 'get', path: '/audit/verify', summary: 'Verify the hash chains of the event log', access: ['admin'], responses: { 200: { description: 'The verification (see docs/audit.md)', schema: anyObject('The verification') } } });

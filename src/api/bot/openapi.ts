@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
-import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
+import { updateBotSettingsSchema } from '#contract/botSettings';
+import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '#contract/botCommands';
 import type { ApiRegistry } from '../openapi/registry';
-import { BotCommand, Pagination } from '../openapi/schemas';
+import { BotCommand, BotSettings, Pagination } from '#contract/responses';
 
 export function describeBot(docs: ApiRegistry): void {
   const admin = ['admin' as const];
   const command = z.strictObject({ command: BotCommand });
-  const settings = z.strictObject({ settings: z.strictObject({ messages: z.record(z.string(), z.string()), lastSyncedAt: z.string().nullable(), updatedAt: z.string().nullable() }) });
+  const settings = z.strictObject({ settings: BotSettings });
   docs.route({ method: 'get', path: '/bot-commands', summary: 'List bot commands', access: admin, query: listBotCommandsQuery, responses: { 200: { description: '{ commands, pagination }', schema: z.strictObject({ commands: z.array(BotCommand), pagination: Pagination }) } } });
   docs.route({ method: 'get', path: '/bot-commands/:id', summary: 'A bot command', access: admin, responses: { 200: { description: 'The command', schema: command } } });
   docs.route({ method: 'post', path: '/bot-commands', summary: 'Create a bot command', access: admin, body: createBotCommandSchema, responses: { 201: { description: 'The new command', schema: command } }, errors: [409] });

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
-import { updateBotSettingsSchema } from '../../domain/botSettings/schema';
-import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '../../domain/botCommand/schema';
-import { NotFoundError } from '../../domain/shared/errors';
+import { updateBotSettingsSchema } from '#contract/botSettings';
+import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '#contract/botCommands';
+import { NotFoundError } from '#contract/errors';
 import { BOT_COMMANDS, type BotCommandView, toBotCommand } from '../../projections/botCommands';
 import { type BotSettingsView, loadBotSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '../../domain/canned/schema';
+import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '#contract/canned';
 import type { ApiRegistry } from '../openapi/registry';
-import { CannedMessage, Pagination } from '../openapi/schemas';
+import { CannedMessage, Pagination } from '#contract/responses';
 
 export function describeCanned(docs: ApiRegistry): void {
   const staff = ['agent' as const, 'admin' as const];

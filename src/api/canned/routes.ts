@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express';
-import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '../../domain/canned/schema';
-import { NotFoundError } from '../../domain/shared/errors';
+import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '#contract/canned';
+import { NotFoundError } from '#contract/errors';
 import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { createCanned, deleteCanned, updateCanned, useCanned } from '../../app/canned/service';
@@ -8,11 +8,12 @@ import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
+import type { CannedMessage } from '#contract/responses';
 
 /** spec.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
 const BY_USAGE = { usageCount: -1, shortcode: 1 } as const;
 
-export const toCanned = ({ _revision: _r, updatedAt: _u, ...canned }: CannedView) => canned;
+export const toCanned = ({ _revision: _r, updatedAt: _u, ...canned }: CannedView): CannedMessage => canned;
 
 export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
   const collection = () => deps.readStore.collection<CannedView>(CANNED);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
+import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '#contract/categories';
 import type { ApiRegistry } from '../openapi/registry';
-import { Category, Pagination, anyObject } from '../openapi/schemas';
+import { Category, Pagination, anyObject } from '#contract/responses';
 import { listCategoriesQuery } from './routes';
 
 const categoryAnswer = z.strictObject({ category: Category });

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '../../domain/category/schema';
-import { NotFoundError } from '../../domain/shared/errors';
-import { pageQuery } from '../../domain/shared/paging';
+import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '#contract/categories';
+import { NotFoundError } from '#contract/errors';
+import { pageQuery } from '#contract/paging';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { createCategory, deleteCategory, reorderCategories, updateCategory } from '../../app/categories/service';
 import type { AppDeps } from '../../app/deps';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiRegistry } from '../openapi/registry';
-import { Delivery, Notice } from '../openapi/schemas';
+import { Delivery, Notice } from '#contract/responses';
 
 export function describeDeliveries(docs: ApiRegistry): void {
   const admin = ['admin' as const];

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { NotFoundError } from '../../domain/shared/errors';
+import { NotFoundError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
 import { currentUser, requireRole } from '../http/auth';
 import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries } from '../../app/deliveries/service';

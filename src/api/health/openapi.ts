@@ -1,5 +1,5 @@
 import type { ApiRegistry } from '../openapi/registry';
-import { Health } from '../openapi/schemas';
+import { Health } from '#contract/responses';
 
 export function describeHealth(docs: ApiRegistry): void {
   docs.route({

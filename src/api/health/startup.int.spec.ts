@@ -8,7 +8,7 @@ import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDoub
 import { ADMIN } from '../../../test/support/server';
 import { categoryStream } from '../../domain/category/category';
 import { categoryDecider } from '../../domain/category/decide';
-import { createCategorySchema } from '../../domain/category/schema';
+import { createCategorySchema } from '#contract/categories';
 import { handleCommand } from '../../platform/commands';
 import { loadConfig } from '../../platform/config';
 import { EventStoreDbEventStore } from '../../platform/eventstore/eventstoredb';
@@ -41,7 +41,7 @@ class HeldCatchUp implements EventStore {
 
 const healthcheck = (port: string) =>
   new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/healthcheck.ts'], { env: { ...process.env, PORT: port } }, (error, stdout) =>
+    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/cli/healthcheck.ts'], { env: { ...process.env, PORT: port } }, (error, stdout) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout.trim() }),
     );
   });

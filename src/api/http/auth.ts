@@ -1,8 +1,8 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
 import jwt from 'jsonwebtoken';
-import type { Role } from '../../domain/user/user';
-import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors';
+import type { Role } from '#contract/users';
+import { ForbiddenError, UnauthorizedError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { UnsupportedMediaTypeError } from '../../domain/shared/errors';
+import { UnsupportedMediaTypeError } from '#contract/errors';
 
 /** The calls that carry files (API.md: multipart only where files travel); they take JSON too. */
 const MULTIPART_ROUTES = [/^\/tickets\/?$/, /^\/tickets\/[^/]+\/messages\/?$/];

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, RateLimitedError, StartingError, ValidationError } from '../../domain/shared/errors';
+import { DomainError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
 import { WrongExpectedVersionError } from '../../platform/eventstore/port';
 
 interface BodyParserError extends Error {

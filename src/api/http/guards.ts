@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { MaintenanceError, RateLimitedError, StartingError } from '../../domain/shared/errors';
+import { MaintenanceError, RateLimitedError, StartingError } from '#contract/errors';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
 import { maintenanceMessage } from '../../app/maintenance';

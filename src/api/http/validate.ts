@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError } from '../../domain/shared/errors';
+import { ValidationError } from '#contract/errors';
 
 /**
  * Parses untrusted input with a shared zod schema. The first issue's message becomes the error

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '../../domain/user/schema';
+import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import type { ApiRegistry } from '../openapi/registry';
-import { SignedIn, Tokens, User, anyObject } from '../openapi/schemas';
+import { SignedIn, Tokens, User, anyObject } from '#contract/responses';
 
 const preferences = z.strictObject({ notificationPreferences: anyObject('Which notices this agent or admin receives, by channel') });
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Router } from 'express';
-import { UnauthorizedError } from '../../domain/shared/errors';
-import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '../../domain/user/schema';
+import { UnauthorizedError } from '#contract/errors';
+import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';

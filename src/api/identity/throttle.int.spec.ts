@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RateLimitedError } from '../../domain/shared/errors';
+import { RateLimitedError } from '#contract/errors';
 import { type RateLimiterFactory, memoryRateLimiters, redisRateLimiters } from '../../platform/ratelimit';
 import { LOGIN_LIMITS, LoginThrottle } from './throttle';
 

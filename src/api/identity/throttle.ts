@@ -1,5 +1,5 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimitedError } from '../../domain/shared/errors';
+import { RateLimitedError } from '#contract/errors';
 import type { RateLimiterFactory } from '../../platform/ratelimit';
 
 /**

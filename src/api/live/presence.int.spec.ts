@@ -2,7 +2,7 @@ import { type Member, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type LiveClient, liveDesk } from '../../../test/support/liveClient';
 import type { TestServer } from '../../../test/support/server';
-import type { PresenceSnapshot, TicketPresence } from './contract';
+import type { PresenceSnapshot, TicketPresence } from '#contract/live';
 
 const WAIT_MS = 10_000;
 

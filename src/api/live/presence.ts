@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Server, Socket } from 'socket.io';
 import type { AuthUser } from '../http/auth';
-import { TYPING_STALE_MS, type TicketPresence, type Viewer } from './contract';
+import { TYPING_STALE_MS, type TicketPresence, type Viewer } from '#contract/live';
 import { STAFF_ROLES, staffRoom, staffRoomTicket } from './rooms';
 
 

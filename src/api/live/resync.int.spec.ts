@@ -1,7 +1,7 @@
 import { addMember, openTicket } from '../../../test/support/desk';
 import { type LiveClient, liveDesk } from '../../../test/support/liveClient';
 import { postMessage } from '../../app/tickets/service';
-import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer } from '#contract/live';
 
 const WAIT_MS = 10_000;
 

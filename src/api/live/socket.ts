@@ -6,7 +6,7 @@ import { Gauge } from 'prom-client';
 import { type Socket, Server } from 'socket.io';
 import { z } from 'zod';
 import type { SessionEvent } from '../../domain/session/session';
-import { DomainError, StartingError, UnauthorizedError } from '../../domain/shared/errors';
+import { DomainError, StartingError, UnauthorizedError } from '#contract/errors';
 import type { UserEvent } from '../../domain/user/user';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { AppDeps } from '../../app/deps';

@@ -2,13 +2,14 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { TicketEvent } from '../../domain/ticket/ticket';
-import { type UserEvent, isStaff } from '../../domain/user/user';
+import type { UserEvent } from '../../domain/user/user';
+import { isStaff } from '#contract/users';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
-import { RESYNC_MAX_EVENTS, type ResyncAnswer } from './contract';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contract/live';
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 
@@ -46,11 +47,7 @@ const reaches = (socket: Socket, delivery: Delivery) => delivery.to.some((room) 
 
 type TicketUpdate = Extract<TicketEvent, { type: 'TicketStatusChanged' | 'AgentAssignedToTicket' | 'AgentUnassignedFromTicket' | 'TicketOutcomeRecorded' }>;
 
-/**
- * What a `ticket_updated` is about and who did it, so that a browser can tell a status change (which
- * staff are notified of, spec.md section 6) from any other update without keeping earlier copies.
- */
-function changeOf(event: RecordedEvent & TicketUpdate) {
+function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   const by = event.metadata.actor?.userId ?? null;
   switch (event.type) {
     case 'TicketStatusChanged':
@@ -63,8 +60,6 @@ function changeOf(event: RecordedEvent & TicketUpdate) {
       return { kind: 'outcome' as const, by };
   }
 }
-
-export type TicketChange = ReturnType<typeof changeOf>;
 
 /**
  * The pushes one log event makes, read from the read models as they are now (so a replay shows the

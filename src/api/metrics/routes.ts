@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
-import { NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
+import { NotFoundError, UnauthorizedError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
 import { errorHandler } from '../http/errors';
 

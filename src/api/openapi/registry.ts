@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import type { Role } from '../../domain/user/user';
-import { ErrorBody } from './schemas';
+import type { Role } from '#contract/users';
+import { ErrorBody } from '#contract/responses';
 
 /** Who may call a route: anyone, anyone signed in, or these roles (requireRole in src/api/http/auth.ts). */
 export type Access = 'public' | 'signed-in' | Role[];

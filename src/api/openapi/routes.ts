@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Router } from 'express';
-import { NotFoundError } from '../../domain/shared/errors';
+import { NotFoundError } from '#contract/errors';
 import { projectRoot } from '../../platform/paths';
 import { openApiDocument } from './document';
 

@@ -1,10 +1,11 @@
-import { telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
+import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
-import { PublicSettings, anyObject } from '../openapi/schemas';
+import { z } from 'zod';
+import { PublicSettings, SystemSettings, anyObject } from '#contract/responses';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
-  const settings = anyObject('{ settings }: the system settings, the Telegram bot token masked');
+  const settings = z.strictObject({ settings: SystemSettings });
   docs.route({ method: 'get', path: '/settings/public', summary: 'What the sign-in page needs', access: 'public', responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } } });
   docs.route({ method: 'get', path: '/settings', summary: 'System settings', access: admin, responses: { 200: { description: 'The settings', schema: settings } } });
   docs.route({ method: 'put', path: '/settings', summary: 'Change system settings', access: admin, body: updateSettingsSchema, responses: { 200: { description: 'The settings after the change', schema: settings } } });

@@ -1,16 +1,17 @@
 import type { Router } from 'express';
 import { maskToken } from '../../domain/settings/settings';
-import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '../../domain/settings/schema';
-import { ValidationError } from '../../domain/shared/errors';
+import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '#contract/settings';
+import { ValidationError } from '#contract/errors';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
 import { invalidToken, updateSystemSettings } from '../../app/settings/service';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
+import type { SystemSettings } from '#contract/responses';
 
 /** Settings as the API shows them: everything, with the bot token masked. */
-export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView) => ({
+export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
   ...settings,
   telegramBotToken: maskToken(settings.telegramBotToken),
 });

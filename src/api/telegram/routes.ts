@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../../domain/shared/errors';
+import { NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
 import { loadSystemSettings } from '../../projections/settings';
 import { botIdOf, webhookSecret } from '../../platform/telegram';
 import { enqueueUpdate } from '../../app/jobs/telegram';

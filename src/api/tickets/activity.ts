@@ -1,8 +1,8 @@
-import { STATUS_WORDS } from '../../domain/ticket/ticket';
+import { STATUS_WORDS } from '#contract/tickets';
 import { findPerson } from '../../projections/directory';
 import { readTicketHistory } from '../../projections/history';
 import type { AppDeps } from '../../app/deps';
-import type { ApiMessage } from './views';
+import type { Message } from '#contract/responses';
 
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
@@ -12,9 +12,9 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
  * Everyone who may see the ticket sees them; internal notes and the outcome are never among them.
  * Lines older than `since` (the oldest message returned beside them) are left out.
  */
-export async function activityLines(deps: Pick<AppDeps, 'events' | 'readStore'>, ticketId: string, since: string | null): Promise<ApiMessage[]> {
+export async function activityLines(deps: Pick<AppDeps, 'events' | 'readStore'>, ticketId: string, since: string | null): Promise<Message[]> {
   const stream = await readTicketHistory(deps.events, ticketId);
-  const lines: ApiMessage[] = [];
+  const lines: Message[] = [];
   for (const event of stream) {
     const at = event.metadata.occurredAt;
     if (since !== null && at < since) continue;
@@ -42,7 +42,7 @@ export async function activityLines(deps: Pick<AppDeps, 'events' | 'readStore'>,
 }
 
 /** Messages and system lines in one conversation, oldest first (a line at the same moment comes after the message). */
-export function withActivity(messages: ApiMessage[], lines: ApiMessage[]): ApiMessage[] {
+export function withActivity(messages: Message[], lines: Message[]): Message[] {
   // Array sort is stable: at the same moment, the messages (listed first) stay ahead.
   return [...messages, ...lines].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import * as schema from '../../domain/ticket/schema';
+import * as schema from '#contract/tickets';
 import type { ApiRegistry } from '../openapi/registry';
-import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketStats, anyObject } from '../openapi/schemas';
+import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
 
 const staff = ['agent', 'admin'] as const;
 const ticketAnswer = z.strictObject({ ticket: Ticket });
@@ -22,7 +22,7 @@ export function describeTickets(docs: ApiRegistry): void {
     errors: [409, 413],
   });
   docs.route({ method: 'get', path: '/tickets/:id', summary: 'A ticket with its latest messages', description: '`id` is the record id or the ticket number.', access: 'signed-in', responses: { 200: { description: 'The ticket, its latest 1000 messages, unread count', schema: TicketDetail } } });
-  docs.route({ method: 'get', path: '/tickets/:id/history', summary: 'Every event of the ticket (auditor view)', access: [...staff], responses: { 200: { description: 'The stream of the ticket, also after deletion', schema: anyObject('The ticket history (API.md)') } } });
+  docs.route({ method: 'get', path: '/tickets/:id/history', summary: 'Every event of the ticket (auditor view)', access: [...staff], responses: { 200: { description: 'The stream of the ticket, also after deletion', schema: TicketHistory } } });
   docs.route({ method: 'get', path: '/tickets/:id/at', summary: 'The ticket as it was at a revision or a time', access: 'signed-in', query: schema.momentQuery, responses: { 200: { description: 'The ticket and its messages then', schema: anyObject('{ ticket, messages } and, for staff, revision, position, at, latestRevision, deleted') } } });
   docs.route({ method: 'put', path: '/tickets/:id', summary: 'Change status and/or assignment', access: [...staff], body: schema.updateTicketSchema, responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } }, errors: [409] });
   docs.route({ method: 'post', path: '/tickets/:id/assign', summary: 'Assign to an agent', access: [...staff], body: schema.assignTicketSchema, responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } }, errors: [409] });

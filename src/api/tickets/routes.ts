@@ -1,8 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
-import { NotFoundError } from '../../domain/shared/errors';
+import { NotFoundError } from '#contract/errors';
 import { canSeeMessage } from '../../domain/ticket/ticket';
-import { isStaff } from '../../domain/user/user';
+import { isStaff } from '#contract/users';
 import {
   assignTicketSchema,
   createTicketSchema,
@@ -14,7 +14,7 @@ import {
   postMessageSchema,
   statsQuery,
   updateTicketSchema,
-} from '../../domain/ticket/schema';
+} from '#contract/tickets';
 import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, unlink } from 'node:fs/promises';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { PayloadTooLargeError, ValidationError } from '../../domain/shared/errors';
+import { PayloadTooLargeError, ValidationError } from '#contract/errors';
 import { PRIVATE_DIR_MODE } from '../../platform/files';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';

@@ -1,5 +1,6 @@
-import { NotFoundError } from '../../domain/shared/errors';
-import { type Role, isStaff } from '../../domain/user/user';
+import { NotFoundError } from '#contract/errors';
+import type { Message, Ticket } from '#contract/responses';
+import { type Role, isStaff } from '#contract/users';
 import type { ReadStore } from '../../platform/readstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 
@@ -12,20 +13,16 @@ export interface Viewer {
  * A ticket as API.md returns it to this viewer. A customer gets the counts of the conversation
  * they can see (internal notes left out) and not the outcome, which is a staff section (spec.md 2).
  */
-export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>) {
+export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticket {
   const { _revision: _r, publicMessageCount, lastPublicMessageAt, priorityWeight: _p, statusRank: _s, search: _q, ...ticket } = view;
   if (isStaff(viewer.role)) return ticket;
   return { ...ticket, messageCount: publicMessageCount, lastMessageAt: lastPublicMessageAt, outcomeMessage: null, outcomeUpdatedAt: null, outcomeUpdatedBy: null };
 }
 
-export type ApiTicket = ReturnType<typeof ticketFor>;
-
-export function messageFor(view: MessageView) {
+export function messageFor(view: MessageView): Message {
   const { _revision: _r, seq: _seq, ...message } = view;
   return message;
 }
-
-export type ApiMessage = ReturnType<typeof messageFor>;
 
 /** Messages this viewer may read: a customer never receives an internal note. */
 export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer.role) ? {} : { isInternal: false });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { createUserSchema, listUsersQuery, updateUserSchema } from '../../domain/user/schema';
+import { createUserSchema, listUsersQuery, updateUserSchema } from '#contract/users';
 import type { ApiRegistry } from '../openapi/registry';
-import { Pagination, User, UserStats } from '../openapi/schemas';
+import { Pagination, User, UserStats } from '#contract/responses';
 
 const userAnswer = z.strictObject({ user: User });
 

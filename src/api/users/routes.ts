@@ -1,7 +1,7 @@
 import type { Router } from 'express';
-import { NotFoundError } from '../../domain/shared/errors';
-import { createUserSchema, listUsersQuery, updateUserSchema } from '../../domain/user/schema';
-import { ROLES } from '../../domain/user/user';
+import { NotFoundError } from '#contract/errors';
+import { createUserSchema, listUsersQuery, updateUserSchema } from '#contract/users';
+import { ROLES } from '#contract/users';
 import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '../../domain/whitelist/schema';
+import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '#contract/whitelist';
 import type { ApiRegistry } from '../openapi/registry';
-import { AccessRequest, Notice, Pagination, WhitelistEntry } from '../openapi/schemas';
+import { AccessRequest, Notice, Pagination, WhitelistEntry } from '#contract/responses';
 
 export function describeWhitelist(docs: ApiRegistry): void {
   const admin = ['admin' as const];

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '../../domain/whitelist/schema';
+import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '#contract/whitelist';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';

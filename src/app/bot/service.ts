@@ -1,9 +1,11 @@
-import { type BotCommandFields, SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
+import { SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
+import type { BotCommandFields } from '#contract/botCommands';
 import { botCommandDecider } from '../../domain/botCommand/decide';
-import { BOT_SETTINGS_STREAM, type BotMessages } from '../../domain/botSettings/botSettings';
+import { BOT_SETTINGS_STREAM } from '../../domain/botSettings/botSettings';
+import type { BotMessages } from '#contract/botSettings';
 import { botSettingsDecider } from '../../domain/botSettings/decide';
-import { NO_TOKEN_MESSAGE } from '../../domain/settings/schema';
-import { UpstreamError, ValidationError } from '../../domain/shared/errors';
+import { NO_TOKEN_MESSAGE } from '#contract/settings';
+import { UpstreamError, ValidationError } from '#contract/errors';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';

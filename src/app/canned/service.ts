@@ -1,8 +1,8 @@
 import { cannedStream } from '../../domain/canned/canned';
 import { type CannedCommand, cannedDecider } from '../../domain/canned/decide';
-import type { CannedChanges, CannedInput } from '../../domain/canned/schema';
-import { NotFoundError, ValidationError } from '../../domain/shared/errors';
-import type { Role } from '../../domain/user/user';
+import type { CannedChanges, CannedInput } from '#contract/canned';
+import { NotFoundError, ValidationError } from '#contract/errors';
+import type { Role } from '#contract/users';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { CATEGORIES } from '../../projections/categories';

@@ -1,7 +1,7 @@
 import { categoryStream } from '../../domain/category/category';
 import { categoryDecider } from '../../domain/category/decide';
-import type { CategoryChanges, CategoryInput } from '../../domain/category/schema';
-import { NotFoundError } from '../../domain/shared/errors';
+import type { CategoryChanges, CategoryInput } from '#contract/categories';
+import { NotFoundError } from '#contract/errors';
 import { type CommandContext, handleCommand } from '../../platform/commands';
 import { CATEGORIES } from '../../projections/categories';
 import { runCommand } from '../commands';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError } from '../../domain/shared/errors';
+import { ConflictError } from '#contract/errors';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
 import { createUser } from './service';

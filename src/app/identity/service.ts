@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../domain/shared/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '#contract/errors';
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
-import type { CreateUserInput, Registration, UpdateUserInput } from '../../domain/user/schema';
+import type { CreateUserInput, Registration, UpdateUserInput } from '#contract/users';
 import { type NotificationPreferences, type UserProfile, userStream } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';

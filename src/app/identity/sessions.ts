@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sessionDecider } from '../../domain/session/decide';
 import { type SessionEndReason, sessionStream } from '../../domain/session/session';
-import { UnauthorizedError } from '../../domain/shared/errors';
+import { UnauthorizedError } from '#contract/errors';
 import type { Actor } from '../../platform/eventstore/port';
 import { handleCommand } from '../../platform/commands';
 import { SESSIONS, type SessionView } from '../../projections/sessions';

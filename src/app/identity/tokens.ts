@@ -1,7 +1,7 @@
 /** Access tokens: signed here when a session starts or refreshes, verified by the HTTP and socket layers (src/api/http/auth.ts). */
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { Role } from '../../domain/user/user';
+import type { Role } from '#contract/users';
 
 export const TOKEN_ISSUER = 'support-desk';
 export const TOKEN_AUDIENCE = 'support-desk-api';

@@ -1,7 +1,8 @@
-import { SYSTEM_SETTINGS_STREAM, type SystemSettings, maskToken } from '../../domain/settings/settings';
+import { SYSTEM_SETTINGS_STREAM, maskToken } from '../../domain/settings/settings';
+import type { SystemSettings } from '#contract/settings';
 import { systemSettingsDecider } from '../../domain/settings/decide';
-import { type SettingsUpdate, TELEGRAM_TOKEN } from '../../domain/settings/schema';
-import { ValidationError } from '../../domain/shared/errors';
+import { type SettingsUpdate, TELEGRAM_TOKEN } from '#contract/settings';
+import { ValidationError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { loadSystemSettings } from '../../projections/settings';
 import { runCommand } from '../commands';

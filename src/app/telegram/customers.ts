@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../deps';
 import { createUser } from '../identity/service';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, claim } from '../reservations';
-import { ConflictError } from '../../domain/shared/errors';
+import { ConflictError } from '#contract/errors';
 import { userDecider } from '../../domain/user/decide';
 import { userStream } from '../../domain/user/user';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';

@@ -3,9 +3,9 @@ import { createReadStream } from 'node:fs';
 import { chmod, mkdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import FileType from 'file-type';
-import { UnsupportedTypeError, ValidationError } from '../../domain/shared/errors';
-import type { Attachment } from '../../domain/ticket/ticket';
-import { isCleanText } from '../../domain/shared/text';
+import { UnsupportedTypeError, ValidationError } from '#contract/errors';
+import type { Attachment } from '#contract/tickets';
+import { isCleanText } from '#contract/text';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import type { AppDeps } from '../deps';
 

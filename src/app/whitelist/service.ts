@@ -4,7 +4,7 @@ import { type CommandContext, handleCommand, loadState } from '../../platform/co
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
-import { NotFoundError, ValidationError } from '../../domain/shared/errors';
+import { NotFoundError, ValidationError } from '#contract/errors';
 
 /** The screens address entries and requests by record id or by Telegram ID (API.md); both are accepted. */
 export async function findEntry(deps: AppDeps, key: string): Promise<WhitelistEntryView> {

@@ -1,18 +1,7 @@
 import type { DomainEvent } from '../shared/decider';
+import type { BotCommandFields } from '#contract/botCommands';
 
 export const botCommandStream = (commandId: string) => `botcommand-${commandId}`;
-
-export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'cancel', 'custom'] as const;
-export type Handler = (typeof HANDLERS)[number];
-
-export interface BotCommandFields {
-  command: string;
-  description: string;
-  handler: Handler;
-  response: string | null;
-  order: number;
-  isActive: boolean;
-}
 
 /** The commands every bot has; their names and handlers are locked and they can never be deleted. */
 export const SYSTEM_COMMANDS: Array<BotCommandFields & { commandId: string }> = [

@@ -1,7 +1,9 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
+import { normalise } from '#contract/botCommands';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import { type BotCommandEvent, type BotCommandFields, type BotCommandState, evolve, initialState } from './botCommand';
+import { type BotCommandEvent, type BotCommandState, evolve, initialState } from './botCommand';
+import type { BotCommandFields } from '#contract/botCommands';
 
 export type BotCommandCommand =
   | { type: 'CreateBotCommand'; commandId: string; fields: BotCommandFields; isSystem: boolean }
@@ -12,13 +14,6 @@ const existing = (state: BotCommandState) => {
   if (state.status !== 'existing') throw new NotFoundError('Bot command');
   return state;
 };
-
-/** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
-export function normalise(fields: BotCommandFields): BotCommandFields {
-  if (fields.handler !== 'custom') return { ...fields, response: null };
-  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
-  return fields;
-}
 
 export function decide(command: BotCommandCommand, state: BotCommandState): BotCommandEvent[] {
   switch (command.type) {

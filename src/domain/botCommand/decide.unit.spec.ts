@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type BotCommandEvent, SYSTEM_COMMANDS, evolve, initialState } from './botCommand';
 import { type BotCommandCommand, decide } from './decide';
 

@@ -1,37 +1,7 @@
 import type { DomainEvent } from '../shared/decider';
+import { BOT_VARIABLES, type BotMessages, DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 
 export const BOT_SETTINGS_STREAM = 'settings-bot';
-
-export const BOT_MESSAGE_KEYS = [
-  'welcomeMessage',
-  'helpMessage',
-  'ticketCreatedMessage',
-  'ticketUpdatedMessage',
-  'ticketClosedMessage',
-  'agentAssignedMessage',
-  'newMessageNotification',
-  'cancelMessage',
-  'invalidCommandMessage',
-] as const;
-export type BotMessageKey = (typeof BOT_MESSAGE_KEYS)[number];
-export type BotMessages = Record<BotMessageKey, string>;
-
-/** The variables a template may use (spec.md section 3), written as {name}. */
-export const BOT_VARIABLES = ['ticketId', 'category', 'status', 'agentName', 'message'] as const;
-
-export const DEFAULT_BOT_MESSAGES: BotMessages = {
-  welcomeMessage:
-    'Welcome to our support desk! 👋\nUse /ticket to open a support ticket, /mytickets to see your tickets, or /help for everything I can do.',
-  helpMessage:
-    'Here is what I can do:\n/ticket – open a new support ticket\n/mytickets – list your tickets\n/cancel – cancel what you are doing\nWhile a ticket is open, just write here and an agent will answer.',
-  ticketCreatedMessage: 'Your ticket #{ticketId} in {category} has been created. An agent will reply here soon.',
-  ticketUpdatedMessage: 'Ticket #{ticketId} is now {status}.',
-  ticketClosedMessage: 'Ticket #{ticketId} has been closed. Thank you for contacting us! Use /ticket if you need anything else.',
-  agentAssignedMessage: '{agentName} is now handling your ticket #{ticketId}.',
-  newMessageNotification: 'New reply on ticket #{ticketId} from {agentName}:\n{message}',
-  cancelMessage: 'Cancelled. Use /ticket whenever you want to open a ticket.',
-  invalidCommandMessage: "Sorry, I don't know that command. Use /help to see what I can do.",
-};
 
 export type BotSettingsEvent =
   | DomainEvent<'BotMessagesUpdated', { changes: Partial<BotMessages>; previous: Partial<BotMessages> }>

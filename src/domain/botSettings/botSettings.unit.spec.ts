@@ -1,4 +1,5 @@
-import { DEFAULT_BOT_MESSAGES, renderBotMessage } from './botSettings';
+import { renderBotMessage } from './botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 
 describe('Bot message templates', () => {
   it('when every variable has a value, then each is filled in, as often as it is used', () => {

@@ -1,6 +1,7 @@
 import { changedFields } from '../shared/changes';
 import type { Decider } from '../shared/decider';
-import { type BotMessages, type BotSettingsEvent, type BotSettingsState, DEFAULT_BOT_MESSAGES, evolve, initialState } from './botSettings';
+import { type BotSettingsEvent, type BotSettingsState, evolve, initialState } from './botSettings';
+import { type BotMessages, DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 
 export type BotSettingsCommand =
   | { type: 'UpdateBotMessages'; changes: Partial<BotMessages> }

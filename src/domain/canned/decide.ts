@@ -1,7 +1,7 @@
 import { changedFields } from '../shared/changes';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
-import type { Role } from '../user/user';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
+import type { Role } from '#contract/users';
 import { type CannedDetails, type CannedEvent, type CannedState, evolve, initialState } from './canned';
 
 export type CannedCommand =

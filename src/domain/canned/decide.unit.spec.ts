@@ -1,7 +1,7 @@
-import { ForbiddenError, NotFoundError } from '../shared/errors';
+import { ForbiddenError, NotFoundError } from '#contract/errors';
 import { type CannedEvent, evolve, initialState } from './canned';
 import { type CannedCommand, decide } from './decide';
-import { createCannedSchema, updateCannedSchema } from './schema';
+import { createCannedSchema, updateCannedSchema } from '#contract/canned';
 
 const given = (events: CannedEvent[]) => ({
   when: (command: CannedCommand) => {

@@ -1,25 +1,7 @@
 import type { DomainEvent } from '../shared/decider';
+import type { CategoryDetails } from '#contract/categories';
 
 export const categoryStream = (categoryId: string) => `category-${categoryId}`;
-
-export interface CustomField {
-  fieldName: string;
-  fieldType: 'text' | 'textarea' | 'number';
-  prompt: string;
-  placeholder: string;
-  required: boolean;
-  validation: { minLength?: number; maxLength?: number; min?: number; max?: number; pattern?: string };
-  order: number;
-}
-
-export interface CategoryDetails {
-  name: string;
-  description: string;
-  color: string;
-  order: number;
-  isActive: boolean;
-  customFields: CustomField[];
-}
 
 export type CategoryEvent =
   | DomainEvent<'CategoryCreated', { categoryId: string } & CategoryDetails>

@@ -1,8 +1,9 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, NotFoundError } from '../shared/errors';
+import { ConflictError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import type { CategoryChanges, CategoryInput } from './schema';
-import { type CategoryDetails, type CategoryEvent, type CategoryState, type CustomField, evolve, initialState } from './category';
+import type { CategoryChanges, CategoryInput } from '#contract/categories';
+import { type CategoryEvent, type CategoryState, evolve, initialState } from './category';
+import { type CategoryDetails, type CustomField } from '#contract/categories';
 
 export type CategoryCommand =
   | { type: 'CreateCategory'; categoryId: string; input: CategoryInput }

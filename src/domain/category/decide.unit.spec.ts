@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError } from '../shared/errors';
+import { ConflictError, NotFoundError } from '#contract/errors';
 import { type CategoryEvent, evolve, initialState } from './category';
 import { type CategoryCommand, decide } from './decide';
-import { createCategorySchema } from './schema';
+import { createCategorySchema } from '#contract/categories';
 
 const given = (events: CategoryEvent[]) => ({
   when: (command: CategoryCommand) => {

@@ -1,4 +1,4 @@
-import { ConflictError } from '../shared/errors';
+import { ConflictError } from '#contract/errors';
 import type { Decider, DomainEvent } from '../shared/decider';
 
 /**

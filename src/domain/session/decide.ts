@@ -1,4 +1,4 @@
-import { ConflictError, UnauthorizedError } from '../shared/errors';
+import { ConflictError, UnauthorizedError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import { type SessionEndReason, type SessionEvent, type SessionState, evolve, initialState } from './session';
 

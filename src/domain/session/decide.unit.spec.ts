@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '../shared/errors';
+import { UnauthorizedError } from '#contract/errors';
 import { type SessionCommand, decide } from './decide';
 import { type SessionEvent, evolve, initialState } from './session';
 

@@ -1,6 +1,7 @@
 import { changedFields } from '../shared/changes';
 import type { Decider } from '../shared/decider';
-import { type SystemSettings, type SystemSettingsEvent, type SystemSettingsState, evolve, initialState } from './settings';
+import { type SystemSettingsEvent, type SystemSettingsState, evolve, initialState } from './settings';
+import type { SystemSettings } from '#contract/settings';
 
 export type SystemSettingsCommand = { type: 'UpdateSystemSettings'; changes: Partial<SystemSettings> };
 

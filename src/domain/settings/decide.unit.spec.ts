@@ -1,5 +1,6 @@
 import { decide } from './decide';
-import { DEFAULT_SYSTEM_SETTINGS, type SystemSettingsEvent, evolve, initialState, maskToken } from './settings';
+import { type SystemSettingsEvent, evolve, initialState, maskToken } from './settings';
+import { DEFAULT_SYSTEM_SETTINGS } from '#contract/settings';
 
 describe('System settings', () => {
   describe('when nothing was ever changed', () => {

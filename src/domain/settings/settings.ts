@@ -1,36 +1,8 @@
 import type { DomainEvent } from '../shared/decider';
+import { DEFAULT_SYSTEM_SETTINGS, type SystemSettings } from '#contract/settings';
 
 /** One stream holds every change to the system settings, with who made it and the earlier values. */
 export const SYSTEM_SETTINGS_STREAM = 'settings-system';
-
-export interface SystemSettings {
-  telegramBotToken: string;
-  telegramWebhookUrl: string;
-  emailNotifications: boolean;
-  maxFileSize: number;
-  maxFiles: number;
-  rateLimitWindowMs: number;
-  rateLimitMaxRequests: number;
-  corsOrigins: string[];
-  maintenanceMode: boolean;
-  systemName: string;
-  supportEmail: string;
-}
-
-/** spec.md section 9. */
-export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
-  telegramBotToken: '',
-  telegramWebhookUrl: '',
-  emailNotifications: true,
-  maxFileSize: 10 * 1024 * 1024,
-  maxFiles: 5,
-  rateLimitWindowMs: 15 * 60 * 1000,
-  rateLimitMaxRequests: 100,
-  corsOrigins: [],
-  maintenanceMode: false,
-  systemName: 'Customer Support System',
-  supportEmail: '',
-};
 
 export type SystemSettingsEvent = DomainEvent<'SystemSettingsUpdated', { changes: Partial<SystemSettings>; previous: Partial<SystemSettings> }>;
 

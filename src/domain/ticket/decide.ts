@@ -1,24 +1,10 @@
-import type { CustomField } from '../category/category';
+import type { CustomField } from '#contract/categories';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
-import { type Role, isStaff } from '../user/user';
-import { type CustomFieldAnswer, answerCustomFields } from './customFields';
-import {
-  type Attachment,
-  EDIT_WINDOW_MS,
-  type LiveTicket,
-  MESSAGE_MAX,
-  OUTCOME_MAX,
-  type Platform,
-  type Priority,
-  type TicketEvent,
-  type TicketState,
-  type TicketStatus,
-  canSeeMessage,
-  evolve,
-  initialState,
-  isOpenStatus,
-} from './ticket';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { type Role, isStaff } from '#contract/users';
+import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
+import { type LiveTicket, type TicketEvent, type TicketState, canSeeMessage, evolve, initialState } from './ticket';
+import { type Attachment, EDIT_WINDOW_MS, MESSAGE_MAX, OUTCOME_MAX, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
 
 export interface TicketActor {
   userId: string;

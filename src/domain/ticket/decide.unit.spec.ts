@@ -1,7 +1,7 @@
-import type { CustomField } from '../category/category';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
+import type { CustomField } from '#contract/categories';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type CategoryLookup, type TicketActor, type TicketCommand, decide } from './decide';
-import { createTicketSchema, editMessageSchema, outcomeSchema, postMessageSchema, updateTicketSchema } from './schema';
+import { createTicketSchema, editMessageSchema, outcomeSchema, postMessageSchema, updateTicketSchema } from '#contract/tickets';
 import { type TicketEvent, evolve, initialState } from './ticket';
 
 const given = (events: TicketEvent[]) => ({

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/decider';
-import { type Role, isStaff } from '../user/user';
+import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
+import { type Role, isStaff } from '#contract/users';
 
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
 export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
@@ -7,51 +8,6 @@ export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
 /** Display numbers: event n of this stream allocates number 1001 + n to a ticket id (API.md starts at 1001). */
 export const TICKET_NUMBER_STREAM = 'sequence-ticket-number';
 export const FIRST_TICKET_NUMBER = 1001;
-
-export const TICKET_STATUSES = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-/** spec.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */
-export const OPEN_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
-export const isOpenStatus = (status: TicketStatus) => OPEN_STATUSES.includes(status);
-
-export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-export type Platform = 'web' | 'telegram';
-
-/** A stored upload as events record it; the file itself lives under DATA_DIR/uploads/<fileId>. */
-export interface Attachment {
-  fileId: string;
-  mimeType: string;
-  originalName: string;
-  size: number;
-}
-
-export interface CustomFieldValue {
-  fieldName: string;
-  fieldPrompt: string;
-  value: string | number | Attachment;
-}
-
-/** spec.md section 9: a sender may edit their own text message for this long. */
-export const EDIT_WINDOW_MS = 5 * 60 * 1000;
-export const MESSAGE_MAX = 2000;
-export const OUTCOME_MAX = 1000;
-export const TITLE_MAX = 200;
-export const DESCRIPTION_MAX = 2000;
-
-/** spec.md section 4: priority sort weights; statuses in the order a workflow passes them. */
-export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
-export const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
-
-/** spec.md section 4's wordings for statuses, as people read them in notices, messages and mails. */
-export const STATUS_WORDS: Record<TicketStatus, string> = {
-  open: 'open',
-  in_progress: 'in progress',
-  pending_customer: 'waiting for customer response',
-  resolved: 'resolved',
-  closed: 'closed',
-};
 
 export interface TicketOpenedData {
   ticketId: string;

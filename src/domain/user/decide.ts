@@ -1,16 +1,8 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import {
-  type NotificationPreferences,
-  type Role,
-  type UserDetails,
-  type UserEvent,
-  type UserProfile,
-  type UserState,
-  evolve,
-  initialState,
-} from './user';
+import { type NotificationPreferences, type UserDetails, type UserEvent, type UserProfile, type UserState, evolve, initialState } from './user';
+import type { Role } from '#contract/users';
 
 export interface UserChanges extends Partial<UserDetails> {
   role?: Role;

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
 import { type UserCommand, decide } from './decide';
 import { DEFAULT_NOTIFICATION_PREFERENCES, type UserEvent, evolve, initialState } from './user';
 

@@ -1,12 +1,7 @@
 import type { DomainEvent } from '../shared/decider';
+import type { Role } from '#contract/users';
 
 export const userStream = (userId: string) => `user-${userId}`;
-
-export const ROLES = ['customer', 'agent', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** Agents and admins: the staff of spec.md section 6. */
-export const isStaff = (role: Role) => role === 'agent' || role === 'admin';
 
 export interface UserProfile {
   username: string;

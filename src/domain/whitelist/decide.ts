@@ -1,5 +1,5 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, NotFoundError } from '../shared/errors';
+import { ConflictError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import {
   type AccessAttempt,

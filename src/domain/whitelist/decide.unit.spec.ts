@@ -1,5 +1,6 @@
-import { ConflictError, NotFoundError } from '../shared/errors';
-import { type BotSettingsEvent, DEFAULT_BOT_MESSAGES, evolve as evolveBot, initialState as initialBot, renderBotMessage } from '../botSettings/botSettings';
+import { ConflictError, NotFoundError } from '#contract/errors';
+import { type BotSettingsEvent, evolve as evolveBot, initialState as initialBot, renderBotMessage } from '../botSettings/botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { decide as decideBot } from '../botSettings/decide';
 import { decideAccessRequest, decideWhitelist } from './decide';
 import { type AccessRequestEvent, type WhitelistEvent, evolveAccessRequest, evolveWhitelist, initialAccessRequestState, initialWhitelistState } from './whitelist';

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { pagesOfAll } from './paging';
 import type { EventStore, RecordedEvent } from './port';
+import type { ChainBreak } from '#contract/responses';
 
 /**
  * Tamper evidence for the event log. Every stored event carries two links:
@@ -71,18 +72,6 @@ export const streamLink = (previous: string, event: HashableEvent): string =>
   sha256(`${previous}\n${JSON.stringify([event.id, event.streamId, event.revision, event.type])}\n${canonicalJson(event.data)}\n${canonicalJson(event.metadata)}`);
 
 export const logLink = (previous: string, hash: string): string => sha256(`${previous}\n${hash}`);
-
-export interface ChainBreak {
-  chain: 'stream' | 'log';
-  streamId: string;
-  revision: number;
-  position: number;
-  eventId: string;
-  type: string;
-  reason: string;
-  expected: string;
-  stored: string | null;
-}
 
 export interface VerifyReport {
   ok: boolean;

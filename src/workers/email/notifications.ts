@@ -4,7 +4,7 @@ import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../../app/jobs/planned';
-import { STATUS_WORDS } from '../../domain/ticket/ticket';
+import { STATUS_WORDS } from '#contract/tickets';
 import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';

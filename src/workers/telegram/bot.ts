@@ -6,13 +6,13 @@ import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../app/tickets/
 import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../app/tickets/files';
 import { maintenanceMessage } from '../../app/maintenance';
 import { recordAccessAttempt } from '../../app/whitelist/service';
-import type { CustomField } from '../../domain/category/category';
+import type { CustomField } from '#contract/categories';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
-import { DomainError } from '../../domain/shared/errors';
+import { DomainError } from '#contract/errors';
 import type { TelegramChatCommand, TicketDraft } from '../../domain/telegramChat/chat';
-import { answerCustomFields, fieldLabel } from '../../domain/ticket/customFields';
-import { createTicketSchema } from '../../domain/ticket/schema';
-import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '../../domain/ticket/ticket';
+import { answerCustomFields, fieldLabel } from '#contract/customFields';
+import { createTicketSchema } from '#contract/tickets';
+import { type Attachment, OPEN_STATUSES, STATUS_WORDS } from '#contract/tickets';
 import type { CommandContext } from '../../platform/commands';
 import { loadChat, updateChat } from '../../app/telegram/chat';
 import { nameBasedId } from '../../platform/ids';

@@ -4,7 +4,7 @@ import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../../.
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { report, tally } from '../../../test/support/tally';
 import { botChat, ticketMessages } from '../../../test/support/telegramDesk';
-import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { TEXTS } from './bot';
 import { TELEGRAM_UPDATES_QUEUE } from '../../app/jobs/telegram';

@@ -1,10 +1,11 @@
 import type { AppDeps } from '../../app/deps';
-import { type BotMessages, renderBotMessage } from '../../domain/botSettings/botSettings';
+import { renderBotMessage } from '../../domain/botSettings/botSettings';
+import type { BotMessages } from '#contract/botSettings';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadBotSettings } from '../../projections/settings';
 import type { TicketView } from '../../projections/tickets';
 import type { PlannedJob } from '../../app/jobs/planned';
-import { STATUS_WORDS } from '../../domain/ticket/ticket';
+import { STATUS_WORDS } from '#contract/tickets';
 import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
 import { sendJob } from '../../app/jobs/telegram';
 

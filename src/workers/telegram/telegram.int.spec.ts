@@ -5,7 +5,7 @@ import { eventually } from '../../../test/support/eventually';
 import { type FakeTelegram, type TelegramUser, startFakeTelegram } from '../../../test/support/fakeTelegram';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { botChat, ticketMessages } from '../../../test/support/telegramDesk';
-import { DEFAULT_BOT_MESSAGES } from '../../domain/botSettings/botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { TEXTS, existingTicketText } from './bot';
 import { ACCESS_APPROVED_TEXT } from './notifications';
 

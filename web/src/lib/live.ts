@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { type Socket, io } from 'socket.io-client';
-import type { ResyncAnswer } from '../../../src/api/live/contract';
+import type { ResyncAnswer } from '#contract/live';
 import { refreshTokens, tokens } from './tokens';
 
 type Listener = (payload: unknown) => void;

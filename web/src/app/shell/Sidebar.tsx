@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { NavLink } from 'react-router';
-import { isStaff } from '../../../../src/domain/user/user';
+import { isStaff } from '#contract/users';
 import { Icon, type IconName } from '../../components/icons';
 import { useLogout } from '../../features/auth/session';
 import { type Role, selectUser } from '../../features/auth/sessionSlice';

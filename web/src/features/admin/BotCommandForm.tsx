@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
-import { HANDLERS } from '../../../../src/domain/botCommand/botCommand';
-import { normalise } from '../../../../src/domain/botCommand/decide';
-import { createBotCommandSchema, updateBotCommandSchema } from '../../../../src/domain/botCommand/schema';
-import { ValidationError } from '../../../../src/domain/shared/errors';
+import { HANDLERS } from '#contract/botCommands';
+import { normalise } from '#contract/botCommands';
+import { createBotCommandSchema, updateBotCommandSchema } from '#contract/botCommands';
+import { ValidationError } from '#contract/errors';
 import { Banner, CountedLabel, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { BotCommand, BotCommandInput } from './api';

@@ -2,7 +2,7 @@
 import '@testing-library/jest-dom';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { DEFAULT_BOT_MESSAGES } from '../../../../src/domain/botSettings/botSettings';
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { renderWeb } from '../../test/render';
 import type { BotCommand } from './api';
 import { BotCommandForm } from './BotCommandForm';

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
-import { BOT_MESSAGE_KEYS, BOT_VARIABLES } from '../../../../src/domain/botSettings/botSettings';
-import { BOT_MESSAGE_LABELS, updateBotSettingsSchema } from '../../../../src/domain/botSettings/schema';
+import { BOT_MESSAGE_KEYS, BOT_VARIABLES } from '#contract/botSettings';
+import { BOT_MESSAGE_LABELS, updateBotSettingsSchema } from '#contract/botSettings';
 import { Banner, CountedLabel, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { BotMessages } from './api';

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { createCategorySchema } from '../../../../src/domain/category/schema';
+import { createCategorySchema } from '#contract/categories';
 import { Icon } from '../../components/icons';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';

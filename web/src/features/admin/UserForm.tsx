@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
-import { createUserSchema, updateUserSchema } from '../../../../src/domain/user/schema';
-import { ROLES } from '../../../../src/domain/user/user';
+import { createUserSchema, updateUserSchema } from '#contract/users';
+import { ROLES } from '#contract/users';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { AdminUser, UserInput } from './api';

@@ -1,26 +1,11 @@
-import type { toBotCommand } from '../../../../src/projections/botCommands';
-import type { DeliveryView } from '../../../../src/app/deliveries/service';
-import type { BotSettingsView } from '../../../../src/projections/settings';
-import type { PublicUser } from '../../../../src/projections/users';
-import type { CategoryDetails, CustomField } from '../../../../src/domain/category/category';
-import type { BotMessages } from '../../../../src/domain/botSettings/botSettings';
+import type { BotCommand, BotSettings, Delivery, User, UserStats } from '#contract/responses';
+import type { CategoryDetails, CustomField } from '#contract/categories';
+import type { BotMessages } from '#contract/botSettings';
 import { WHOLE_LIST, api } from '../../app/api';
 import type { Category } from '../tickets/types';
 
-export type AdminUser = PublicUser;
-export type BotCommand = ReturnType<typeof toBotCommand>;
-export type BotSettings = Pick<BotSettingsView, 'messages' | 'lastSyncedAt' | 'updatedAt'>;
-export type { BotMessages, CustomField };
-
-export interface UserStats {
-  total: number;
-  active: number;
-  inactive: number;
-  byRole: Record<PublicUser['role'], number>;
-  activeAgents: number;
-  activeStaff: number;
-  newThisWeek: number;
-}
+export type AdminUser = User;
+export type { BotCommand, BotMessages, BotSettings, CustomField, Delivery, UserStats };
 
 export interface UserPage {
   users: AdminUser[];
@@ -34,7 +19,7 @@ export interface UserInput {
   username: string;
   email: string;
   password?: string;
-  role: PublicUser['role'];
+  role: User['role'];
   isActive: boolean;
 }
 
@@ -48,8 +33,6 @@ export interface BotCommandInput {
   order: number;
   isActive: boolean;
 }
-
-export type Delivery = DeliveryView;
 
 export interface DeliveryList {
   deliveries: Delivery[];

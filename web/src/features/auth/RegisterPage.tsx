@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { registerSchema } from '../../../../src/domain/user/schema';
+import { registerSchema } from '#contract/users';
 import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon, type IconName } from '../../components/icons';

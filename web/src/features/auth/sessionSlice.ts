@@ -1,7 +1,7 @@
 import { type PayloadAction, createSlice } from '@reduxjs/toolkit';
-import type { PublicUser } from '../../../../src/projections/users';
+import type { User } from '#contract/responses';
 
-export type User = PublicUser;
+export type { User };
 export type Role = User['role'];
 
 /** spec.md section 4: the session is loading (restoring), authenticated or anonymous. */

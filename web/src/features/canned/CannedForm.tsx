@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { createCannedSchema } from '../../../../src/domain/canned/schema';
+import { createCannedSchema } from '#contract/canned';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { CannedMessage, Category } from '../tickets/types';

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { isStaff } from '../../../../src/domain/user/user';
+import { isStaff } from '#contract/users';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { isStaff } from '../../../../src/domain/user/user';
+import { isStaff } from '#contract/users';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, LoadingScreen } from '../../components/ui';

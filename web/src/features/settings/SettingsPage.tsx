@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { NO_TOKEN_MESSAGE, SETTINGS_BOUNDS, updateSettingsSchema } from '../../../../src/domain/settings/schema';
+import { NO_TOKEN_MESSAGE, SETTINGS_BOUNDS, updateSettingsSchema } from '#contract/settings';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';

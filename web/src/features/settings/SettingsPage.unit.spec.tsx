@@ -2,7 +2,7 @@
 import '@testing-library/jest-dom';
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { DEFAULT_SYSTEM_SETTINGS } from '../../../../src/domain/settings/settings';
+import { DEFAULT_SYSTEM_SETTINGS } from '#contract/settings';
 import { AGENT } from '../../test/fixtures';
 import { renderWeb, signedInAs } from '../../test/render';
 import { AdminPage } from '../admin/AdminPage';

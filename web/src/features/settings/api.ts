@@ -1,7 +1,7 @@
-import type { toSettings } from '../../../../src/api/settings/routes';
+import type { SystemSettings } from '#contract/responses';
 import { api } from '../../app/api';
 
-export type SystemSettings = ReturnType<typeof toSettings>;
+export type { SystemSettings };
 export type SettingsInput = Omit<SystemSettings, 'updatedAt' | 'updatedBy'>;
 
 export interface BotTest {

@@ -4,8 +4,8 @@ import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
 import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format';
 import { useLiveConnected } from '../../lib/live';
-import { editMessageSchema } from '../../../../src/domain/ticket/schema';
-import { MESSAGE_MAX } from '../../../../src/domain/ticket/ticket';
+import { editMessageSchema } from '#contract/tickets';
+import { MESSAGE_MAX } from '#contract/tickets';
 import type { CannedMessage, Message, MessageVersion } from './types';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;

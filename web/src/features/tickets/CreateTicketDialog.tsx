@@ -1,8 +1,8 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ValidationError } from '../../../../src/domain/shared/errors';
-import { answerCustomFields } from '../../../../src/domain/ticket/customFields';
-import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '../../../../src/domain/ticket/ticket';
+import { ValidationError } from '#contract/errors';
+import { answerCustomFields } from '#contract/customFields';
+import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '#contract/tickets';
 import { errorMessage } from '../../app/api';
 import { Banner, CountedLabel, Modal } from '../../components/ui';
 import { useCategoriesQuery, useCreateTicketMutation, useTicketsQuery } from './api';

@@ -1,4 +1,4 @@
-import type { Viewer } from '../../../../src/api/live/contract';
+import type { Viewer } from '#contract/live';
 import { usePresenceQuery } from './api';
 
 /** The other staff on a ticket now (never oneself); nothing for customers, who never learn of it. */

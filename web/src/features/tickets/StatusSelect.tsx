@@ -1,4 +1,4 @@
-import { TICKET_STATUSES } from '../../../../src/domain/ticket/ticket';
+import { TICKET_STATUSES } from '#contract/tickets';
 import { statusLabel } from './display';
 import type { Ticket } from './types';
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { outcomeSchema } from '../../../../src/domain/ticket/schema';
-import { MESSAGE_MAX, OUTCOME_MAX } from '../../../../src/domain/ticket/ticket';
-import { isStaff } from '../../../../src/domain/user/user';
+import { outcomeSchema } from '#contract/tickets';
+import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
+import { isStaff } from '#contract/users';
 import { errorMessage } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { AuthFile, type FileRef } from '../../components/AuthFile';

@@ -1,6 +1,6 @@
 import { WHOLE_LIST, api } from '../../app/api';
 import type { RootState } from '../../app/store';
-import type { PresenceSnapshot, TicketPresence, Viewer } from '../../../../src/api/live/contract';
+import type { PresenceSnapshot, TicketPresence, Viewer } from '#contract/live';
 import { onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
 import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment, TicketStats } from './types';

@@ -1,17 +1,11 @@
-import type { ApiMessage, ApiTicket } from '../../../../src/api/tickets/views';
-import type { TicketChange } from '../../../../src/api/live/tickets';
-import type { ticketStatistics } from '../../../../src/api/tickets/stats';
-import type { toCanned } from '../../../../src/api/canned/routes';
-import type { CategoryDetails } from '../../../../src/domain/category/category';
-import type { HistoryEntry, MessageVersion, TicketHistory } from '../../../../src/projections/history';
+import type { TicketChange } from '#contract/live';
+import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketStats } from '#contract/responses';
+import type { CategoryDetails } from '#contract/categories';
 
-/** The records of API.md as the server's own types describe them, so the two cannot drift. */
-export type Ticket = ApiTicket;
-export type Message = ApiMessage;
+/** The records of API.md as the contract's response schemas describe them, so the two cannot drift. */
+export type { CannedMessage, Message, Ticket, TicketChange, TicketStats };
 export type TicketStatus = Ticket['status'];
 export type Priority = Ticket['priority'];
-export type TicketStats = Awaited<ReturnType<typeof ticketStatistics>>;
-export type { TicketChange };
 
 export type Category = CategoryDetails & { _id: string };
 
@@ -27,8 +21,6 @@ export interface TicketMoment {
   ticket: Ticket;
   messages: Array<Message & { versions?: MessageVersion[] }>;
 }
-
-export type CannedMessage = ReturnType<typeof toCanned>;
 
 export interface TicketListArgs {
   status?: string;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { TYPING_REFRESH_MS, TYPING_STALE_MS, TYPING_TIMEOUT_MS } from '../../../../src/api/live/contract';
+import { TYPING_REFRESH_MS, TYPING_STALE_MS, TYPING_TIMEOUT_MS } from '#contract/live';
 import { emitLive, onLive } from '../../lib/live';
 
 

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
-import { addWhitelistSchema } from '../../../../src/domain/whitelist/schema';
+import { addWhitelistSchema } from '#contract/whitelist';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';

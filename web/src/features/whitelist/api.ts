@@ -1,8 +1,7 @@
-import type { toAccessRequest, toWhitelistEntry } from '../../../../src/projections/whitelist';
+import type { AccessRequest, WhitelistEntry } from '#contract/responses';
 import { WHOLE_LIST, api } from '../../app/api';
 
-export type WhitelistEntry = ReturnType<typeof toWhitelistEntry>;
-export type AccessRequest = ReturnType<typeof toAccessRequest>;
+export type { AccessRequest, WhitelistEntry };
 
 export interface WhitelistInput {
   telegramId: string;

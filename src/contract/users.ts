@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { singleLine } from '../shared/text';
-import { pageQuery } from '../shared/paging';
-import { ROLES } from './user';
+import { singleLine } from './text';
+import { pageQuery } from './paging';
+
+export const ROLES = ['customer', 'agent', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Agents and admins: the staff of spec.md section 6. */
+export const isStaff = (role: Role) => role === 'agent' || role === 'admin';
 
 /**
  * Input rules of spec.md section 5 for registration, sign-in and the admin user form, shared by

@@ -1,5 +1,34 @@
 import { z } from 'zod';
-import { singleLine } from '../shared/text';
+import { singleLine } from './text';
+
+export interface SystemSettings {
+  telegramBotToken: string;
+  telegramWebhookUrl: string;
+  emailNotifications: boolean;
+  maxFileSize: number;
+  maxFiles: number;
+  rateLimitWindowMs: number;
+  rateLimitMaxRequests: number;
+  corsOrigins: string[];
+  maintenanceMode: boolean;
+  systemName: string;
+  supportEmail: string;
+}
+
+/** spec.md section 9. */
+export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
+  telegramBotToken: '',
+  telegramWebhookUrl: '',
+  emailNotifications: true,
+  maxFileSize: 10 * 1024 * 1024,
+  maxFiles: 5,
+  rateLimitWindowMs: 15 * 60 * 1000,
+  rateLimitMaxRequests: 100,
+  corsOrigins: [],
+  maintenanceMode: false,
+  systemName: 'Customer Support System',
+  supportEmail: '',
+};
 
 /** Bounds of spec.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
 export const SETTINGS_BOUNDS = {

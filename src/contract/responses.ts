@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { PRIORITIES, TICKET_STATUSES } from '../../domain/ticket/ticket';
-import { ROLES } from '../../domain/user/user';
+import { HANDLERS } from './botCommands';
+import { BOT_MESSAGE_KEYS } from './botSettings';
+import { PRIORITIES, TICKET_STATUSES } from './tickets';
+import { ROLES } from './users';
 
 /**
- * Response bodies of the API as the OpenAPI document describes them (src/api/openapi/document.ts).
- * Requests are described by the very zod schemas the routes parse with (src/domain/<area>/schema.ts);
- * answers are built from read models, so their shapes are written here, strict where the
- * document's tests check real answers against them (src/api/openapi/openapi.int.spec.ts).
+ * Response bodies of the API: the OpenAPI document is generated from these schemas
+ * (src/api/openapi/document.ts) and the web app's types are inferred from them (`z.infer`), so the
+ * two cannot drift. Requests are described by the very zod schemas the routes parse with (the other
+ * files of src/contract); answers are built from read models, so their shapes are written here,
+ * strict where the document's tests check real answers against them (src/api/openapi/openapi.int.spec.ts).
  */
 
 const id = z.string().meta({ description: 'Record id' });
@@ -220,5 +223,94 @@ export const AccessRequest = z
   .meta({ id: 'AccessRequest' });
 
 export const BotCommand = z
-  .strictObject({ _id: id, command: z.string(), description: z.string(), handler: z.string(), response: z.string().nullable(), order: z.int(), isActive: z.boolean(), isSystem: z.boolean() })
+  .strictObject({ _id: id, command: z.string(), description: z.string(), handler: z.enum(HANDLERS), response: z.string().nullable(), order: z.int(), isActive: z.boolean(), isSystem: z.boolean() })
   .meta({ id: 'BotCommand' });
+
+export const SystemSettings = z
+  .strictObject({
+    telegramBotToken: z.string().meta({ description: 'Masked: the first and last characters only' }),
+    telegramWebhookUrl: z.string(),
+    emailNotifications: z.boolean(),
+    maxFileSize: z.int().meta({ description: 'Bytes' }),
+    maxFiles: z.int(),
+    rateLimitWindowMs: z.int(),
+    rateLimitMaxRequests: z.int(),
+    corsOrigins: z.array(z.string()),
+    maintenanceMode: z.boolean(),
+    systemName: z.string(),
+    supportEmail: z.string(),
+    updatedAt: time.nullable(),
+    updatedBy: id.nullable(),
+  })
+  .meta({ id: 'SystemSettings' });
+
+export const BotSettings = z
+  .strictObject({ messages: z.record(z.enum(BOT_MESSAGE_KEYS), z.string()), lastSyncedAt: time.nullable(), updatedAt: time.nullable() })
+  .meta({ id: 'BotSettings' });
+
+export type ErrorBody = z.infer<typeof ErrorBody>;
+export type Pagination = z.infer<typeof Pagination>;
+export type User = z.infer<typeof User>;
+export type Attachment = z.infer<typeof Attachment>;
+export type Ticket = z.infer<typeof Ticket>;
+export type Message = z.infer<typeof Message>;
+export type TicketList = z.infer<typeof TicketList>;
+export type TicketDetail = z.infer<typeof TicketDetail>;
+export type TicketStats = z.infer<typeof TicketStats>;
+export type Health = z.infer<typeof Health>;
+export type Category = z.infer<typeof Category>;
+export type CannedMessage = z.infer<typeof CannedMessage>;
+export type Delivery = z.infer<typeof Delivery>;
+export type UserStats = z.infer<typeof UserStats>;
+export type PublicSettings = z.infer<typeof PublicSettings>;
+export type WhitelistEntry = z.infer<typeof WhitelistEntry>;
+export type AccessRequest = z.infer<typeof AccessRequest>;
+export type BotCommand = z.infer<typeof BotCommand>;
+export type SystemSettings = z.infer<typeof SystemSettings>;
+export type BotSettings = z.infer<typeof BotSettings>;
+
+/** A link of a hash chain that does not hold (docs/audit.md). */
+export const ChainBreak = z
+  .strictObject({
+    chain: z.enum(['stream', 'log']),
+    streamId: z.string(),
+    revision: z.int(),
+    position: z.number(),
+    eventId: z.string(),
+    type: z.string(),
+    reason: z.string(),
+    expected: z.string(),
+    stored: z.string().nullable(),
+  })
+  .meta({ id: 'ChainBreak' });
+
+export const HistoryEntry = z
+  .strictObject({
+    revision: z.int(),
+    position: z.number(),
+    eventId: z.string(),
+    type: z.string(),
+    at: time,
+    actor: z.strictObject({ userId: z.string(), username: z.string(), name: z.string(), role: z.string(), platform: z.string() }).nullable(),
+    summary: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),
+  })
+  .meta({ id: 'HistoryEntry' });
+
+export const TicketHistory = z
+  .strictObject({
+    ticketId: id,
+    number: z.int(),
+    events: z.array(HistoryEntry),
+    integrity: z.strictObject({ ok: z.boolean(), head: z.string().nullable(), firstBreak: ChainBreak.nullable() }).meta({ description: "The stream's chain recomputed now: ok, or the first link that does not hold" }),
+  })
+  .meta({ id: 'TicketHistory' });
+
+/** One version of an edited message: when it was written (posted or edited). */
+export const MessageVersion = z.strictObject({ content: z.string(), at: time }).meta({ id: 'MessageVersion' });
+
+export type ChainBreak = z.infer<typeof ChainBreak>;
+export type HistoryEntry = z.infer<typeof HistoryEntry>;
+export type TicketHistory = z.infer<typeof TicketHistory>;
+export type MessageVersion = z.infer<typeof MessageVersion>;

@@ -1,7 +1,9 @@
+import type { TicketStatus } from './tickets';
+
 /**
  * What the live channel and the web client agree on beyond the payloads of API.md: timings of the
  * typing state, the resync after a reconnect and the staff presence (docs/tickets.md, "Live channel").
- * Pure constants and types, so the web app imports this file as it is.
+ * Pure constants and types.
  */
 
 /** spec.md section 9: typing clears 2 s after the last keystroke. */
@@ -36,3 +38,14 @@ export interface TicketPresence {
 
 /** Answer to `presence_snapshot` (staff only): every ticket someone is on now. */
 export type PresenceSnapshot = { ok: true; tickets: TicketPresence[] } | { ok: false; error: string };
+
+/**
+ * What a `ticket_updated` is about and who did it (`by`, a user id), so that a browser can tell a
+ * status change (which staff are notified of, spec.md section 6) from any other update without
+ * keeping earlier copies.
+ */
+export type TicketChange =
+  | { kind: 'status'; from: TicketStatus; to: TicketStatus; by: string | null }
+  | { kind: 'assigned'; agentId: string; by: string | null }
+  | { kind: 'unassigned'; agentId: string; by: string | null }
+  | { kind: 'outcome'; by: string | null };

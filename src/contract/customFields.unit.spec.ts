@@ -1,5 +1,5 @@
-import type { CustomField } from '../category/category';
-import { ValidationError } from '../shared/errors';
+import type { CustomField } from './categories';
+import { ValidationError } from './errors';
 import { answerCustomFields, fieldLabel } from './customFields';
 
 const field = (fieldName: string, prompt: string, extra: Partial<CustomField> = {}): CustomField => ({ fieldName, fieldType: 'text', prompt, placeholder: '', required: true, validation: {}, order: 0, ...extra }) as CustomField;

@@ -1,6 +1,25 @@
 import { z } from 'zod';
-import { multiLine, singleLine } from '../shared/text';
-import { patternProblem } from '../shared/pattern';
+import { multiLine, singleLine } from './text';
+import { patternProblem } from './pattern';
+
+export interface CustomField {
+  fieldName: string;
+  fieldType: 'text' | 'textarea' | 'number';
+  prompt: string;
+  placeholder: string;
+  required: boolean;
+  validation: { minLength?: number; maxLength?: number; min?: number; max?: number; pattern?: string };
+  order: number;
+}
+
+export interface CategoryDetails {
+  name: string;
+  description: string;
+  color: string;
+  order: number;
+  isActive: boolean;
+  customFields: CustomField[];
+}
 
 /** Input rules of spec.md section 5 for categories; shared by the API and the web forms. */
 const trimmed = (max: number, label: string) => singleLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);

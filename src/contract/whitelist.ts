@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageQuery } from '../shared/paging';
-import { multiLine, singleLine } from '../shared/text';
+import { pageQuery } from './paging';
+import { multiLine, singleLine } from './text';
 
 /** Whitelist form rules (spec.md section 5: the Telegram ID is required, the rest optional). */
 export const telegramIdSchema = z

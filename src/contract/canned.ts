@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageQuery, queryInt } from '../shared/paging';
-import { multiLine, singleLine } from '../shared/text';
+import { pageQuery, queryInt } from './paging';
+import { multiLine, singleLine } from './text';
 
 /** Canned message rules and wordings of spec.md section 5; shared by the API and the web form. */
 const shortcode = z

@@ -1,8 +1,8 @@
-import type { CustomField } from '../category/category';
-import { type ErrorDetail, ValidationError } from '../shared/errors';
-import { compilePattern } from '../shared/pattern';
-import { isCleanText, multiLineMessage, singleLineMessage } from '../shared/text';
-import type { Attachment, CustomFieldValue } from './ticket';
+import type { CustomField } from './categories';
+import type { Attachment, CustomFieldValue } from './tickets';
+import { type ErrorDetail, ValidationError } from './errors';
+import { compilePattern } from './pattern';
+import { isCleanText, multiLineMessage, singleLineMessage } from './text';
 
 /** An answer as the caller sent it: text, a number, or a file stored for a text field. */
 export type CustomFieldAnswer = string | number | Attachment;

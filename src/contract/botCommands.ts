@@ -1,7 +1,26 @@
 import { z } from 'zod';
-import { pageQuery } from '../shared/paging';
-import { multiLine, singleLine } from '../shared/text';
-import { HANDLERS } from './botCommand';
+import { ValidationError } from './errors';
+import { pageQuery } from './paging';
+import { multiLine, singleLine } from './text';
+
+export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'cancel', 'custom'] as const;
+export type Handler = (typeof HANDLERS)[number];
+
+export interface BotCommandFields {
+  command: string;
+  description: string;
+  handler: Handler;
+  response: string | null;
+  order: number;
+  isActive: boolean;
+}
+
+/** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
+export function normalise(fields: BotCommandFields): BotCommandFields {
+  if (fields.handler !== 'custom') return { ...fields, response: null };
+  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
+  return fields;
+}
 
 /** Bot command form rules of spec.md section 5; Telegram itself allows at most 32 characters. */
 const fields = {
