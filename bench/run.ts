@@ -356,9 +356,14 @@ async function main() {
 
     // 5. dashboard statistics
     log('5/8 dashboard ...');
-    const agentToken = await login(base, desk.agents[0]!.email);
-    const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', agentToken));
+    // The API allows a user at most 1,000 requests a minute (the settings' ceiling): sequential
+    // requests that answer in milliseconds go round the seeded agents to stay under it.
+    const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
+    let turn = 0;
+    const nextAgent = () => agentTokens[turn++ % agentTokens.length]!;
+    const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', nextAgent()));
     const client = await timeSequential(size.baselineRequests, async () => {
+      const agentToken = nextAgent();
       const [list, categories] = await Promise.all([
         api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
         api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories?limit=1000', agentToken),
@@ -378,10 +383,10 @@ async function main() {
     // 8. the Live Tickets screen's list: a status filter, a sort, 50 rows, as an agent
     log('8/8 live tickets list ...');
     const LIST = '/api/tickets?status=open&sort=priority&limit=50';
-    const listed = await timeSequential(size.statsRequests, () => api(base, 'GET', LIST, agentToken));
+    const listed = await timeSequential(size.statsRequests, () => api(base, 'GET', LIST, nextAgent()));
     const listBare = await startProcess(process.execPath, ['--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
     children.push(listBare.child);
-    const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', agentToken));
+    const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', nextAgent()));
     await stopProcess(listBare.child);
     figures.push({
       id: 'list',
@@ -414,7 +419,6 @@ async function main() {
       holds: verdict(late <= early * 1.3),
       values: { early, late, ratio: late / early, messages: size.longMessages },
     });
-    const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
 
     // 3. delivery (before the chat load, which makes conversations long)
     log('3/8 delivery ...');
