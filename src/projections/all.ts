@@ -5,6 +5,7 @@ import { directoryProjection } from './directory';
 import type { Projection } from './runner';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
 import { whitelistProjection } from './whitelist';
@@ -20,5 +21,6 @@ export const allProjections: Projection[] = [
   // Before the read models that take names from it.
   directoryProjection,
   ticketsProjection,
+  ticketActivityProjection,
   cannedProjection,
 ];

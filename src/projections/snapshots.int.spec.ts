@@ -120,7 +120,7 @@ describe('Embedded read models across restarts (snapshot in DATA_DIR)', () => {
     const file = path.join(dataDir, SNAPSHOT_FILE);
     const seeded = statSync(file).mtimeMs;
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot(),
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', READSTORE_SNAPSHOT_MS: '4000', REDIS_URL: '' },
       stdio: ['ignore', 'pipe', 'inherit'],

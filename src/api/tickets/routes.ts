@@ -18,7 +18,7 @@ import {
 import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
-import { activityLines, withActivity } from './activity';
+import { activityLines, withActivity } from '../../app/tickets/activity';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';

@@ -13,6 +13,7 @@ import type { EventStore } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { findPerson } from '../../projections/directory';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
+import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
 import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, claim, release } from '../reservations';
@@ -80,10 +81,10 @@ async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: stri
 const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) => release(deps, ticketId, openTicketClaim(customerId), context);
 
 /**
- * The read models a ticket command's caller reads next (the ticket, its conversation, read marks,
- * uploads): the only ones its answer waits for. The others catch up on their own.
+ * The read models a ticket command's caller reads next (the ticket, its conversation with its
+ * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
  */
-const TICKET_VIEWS = [ticketsProjection.name];
+const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name];
 const ticketViewsReach = (deps: AppDeps, position: number) => deps.projections.waitFor(position, undefined, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
