@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { readdirSync } from 'node:fs';
 
 /**
  * Layer directions (README "How it is built"): the HTTP routes (src/api) and the workers, the
@@ -15,6 +16,51 @@ const forbid = (files, message, ...layers) => ({
   files,
   rules: { 'no-restricted-imports': ['error', { patterns: layers.map((name) => ({ ...layer(name), message })) }] },
 });
+
+/**
+ * The web app's directions (docs/web.md), as bulletproof-react draws them: shared code
+ * (web/src/components, lib, entities) -> features -> app. A feature may use the shared code, the
+ * app's store, hooks and API (app/store, app/hooks, app/api) and `#contract/*`, but never another
+ * feature nor the app's routes and shell: what two features need moves down into an entity. Shared
+ * code imports no feature. "Another feature" is no pattern, so there is one override a feature; each
+ * repeats the server pattern, since a later override's options replace an earlier one's.
+ */
+const serverFromWeb = {
+  regex: '(^|/)src/(api|app|cli|contract|demo|domain|platform|projections|workers)(/|$)',
+  message: "The web app sees the server only through the wire contract: import '#contract/<module>' (docs/contract.md).",
+};
+const webRule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns: [serverFromWeb, ...patterns] }] });
+const appComposition = {
+  regex: '(^|/)app/(App|shell)(/|$)',
+  message: 'The routes and the shell compose the features; nothing below the app imports them (docs/web.md).',
+};
+const webFeatures = readdirSync(new URL('./web/src/features/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const webZones = [
+  { files: ['web/**/*.{ts,tsx}'], rules: webRule() },
+  ...webFeatures.map((feature) => {
+    const others = webFeatures.filter((name) => name !== feature).join('|');
+    return {
+      files: [`web/src/features/${feature}/**/*.{ts,tsx}`],
+      rules: webRule(
+        {
+          regex: `^(\\.\\./)+(${others})(/|$)|(^|/)features/(${others})(/|$)`,
+          message: `The ${feature} feature imports no other feature: move what both need into web/src/entities (docs/web.md).`,
+        },
+        appComposition,
+      ),
+    };
+  }),
+  {
+    files: ['web/src/{entities,components,lib}/**/*.{ts,tsx}'],
+    rules: webRule(
+      { regex: '(^|/)features(/|$)', message: 'Shared web code (entities, components, lib) imports no feature: features build on it (docs/web.md).' },
+      appComposition,
+    ),
+  },
+];
+
 const zones = [
   forbid(['src/api/**/*.ts'], 'HTTP routes run commands through src/app, never through the workers.', 'workers'),
   forbid(['src/workers/**/*.ts'], 'Workers and the bot run commands through src/app, never through the HTTP layer.', 'api'),
@@ -33,22 +79,7 @@ const zones = [
   forbid(['src/projections/**/*.ts', 'src/platform/**/*.ts'], 'Read models and adapters sit below the application layer and import none of it.', 'api', 'app', 'workers'),
   forbid(['src/domain/**/*.ts'], 'The domain imports nothing of the outer layers.', 'api', 'app', 'workers', 'platform', 'projections', 'cli'),
   forbid(['src/contract/**/*.ts'], 'The wire contract is the innermost module: it imports zod, never the server layers.', 'api', 'app', 'workers', 'platform', 'projections', 'domain', 'cli', 'demo'),
-  {
-    files: ['web/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)src/(api|app|cli|contract|demo|domain|platform|projections|workers)(/|$)',
-              message: "The web app sees the server only through the wire contract: import '#contract/<module>' (docs/contract.md).",
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...webZones,
 ];
 
 export default tseslint.config(

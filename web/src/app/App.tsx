@@ -3,7 +3,7 @@ import { Navigate, Route, Routes } from 'react-router';
 import { Toasts } from '../components/Toasts';
 import { LoadingScreen } from '../components/ui';
 import { PublicOnly, RequireRole } from '../features/auth/guards';
-import { followSessionEnd, restoreSession } from '../features/auth/session';
+import { followSessionEnd, restoreSession } from '../entities/session/session';
 import { lazyPage } from '../lib/lazyPage';
 import { applyTheme, selectTheme } from '../lib/theme';
 import { refetchAfterResync } from './api';

@@ -1,9 +1,9 @@
 import { type BaseQueryFn, type FetchArgs, type FetchBaseQueryError, createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
 import { disconnectLive, onLiveResynced } from '../lib/live';
 import { refreshTokens, tokens } from '../lib/tokens';
-import { signedOut } from '../features/auth/sessionSlice';
+import { signedOut } from '../entities/session/sessionSlice';
 
-/** One API for the whole app (features inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
+/** One API for the whole app (features and entities inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
 const rawBaseQuery = fetchBaseQuery({
   baseUrl: '/api',
   timeout: 10_000,

@@ -1,6 +1,6 @@
 import { combineSlices, configureStore } from '@reduxjs/toolkit';
 import { toastsSlice } from '../components/toastsSlice';
-import { sessionSlice } from '../features/auth/sessionSlice';
+import { sessionSlice } from '../entities/session/sessionSlice';
 import { themeSlice } from '../lib/theme';
 import { api } from './api';
 

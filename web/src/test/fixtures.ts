@@ -1,5 +1,5 @@
-import type { User } from '../features/auth/sessionSlice';
-import type { CannedMessage, Category, Message, Ticket, TicketStats } from '../features/tickets/types';
+import type { User } from '../entities/session/sessionSlice';
+import type { CannedMessage, Category, Message, Ticket, TicketStats } from '../entities/ticket/types';
 
 const user = (role: User['role'], firstName: string, lastName: string): User => ({
   _id: `${role}-${firstName.toLowerCase()}`,

@@ -3,7 +3,7 @@ import type { ReactElement } from 'react';
 import { Provider } from 'react-redux';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { createStore } from '../app/store';
-import type { Session, User } from '../features/auth/sessionSlice';
+import type { Session, User } from '../entities/session/sessionSlice';
 
 /** Component tests render with the app's real store and router, starting from a given session and path. */
 export function renderWeb(ui: ReactElement, { session = { status: 'anonymous', user: null }, path = '/', routes }: { session?: Session; path?: string; routes?: Record<string, ReactElement> } = {}, options?: RenderOptions) {

@@ -4,7 +4,7 @@ import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
 import { useEditing } from '../../lib/editing';
-import type { Category } from '../tickets/types';
+import type { Category } from '../../entities/ticket/types';
 import { type CategoryInput, useAllCategoriesQuery, useCreateCategoryMutation, useDeleteCategoryMutation, useUpdateCategoryMutation } from './api';
 import { CategoryForm } from './CategoryForm';
 

@@ -3,7 +3,7 @@ import { createCategorySchema } from '#contract/categories';
 import { Icon } from '../../components/icons';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
-import type { Category } from '../tickets/types';
+import type { Category } from '../../entities/ticket/types';
 import type { CategoryInput, CustomField } from './api';
 
 const FIELD_TYPES: Array<{ value: CustomField['fieldType']; label: string }> = [

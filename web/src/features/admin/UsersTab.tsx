@@ -6,7 +6,7 @@ import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
 import { useEditing } from '../../lib/editing';
 import { fullName, timeAgo } from '../../lib/format';
-import { selectUser } from '../auth/sessionSlice';
+import { selectUser } from '../../entities/session/sessionSlice';
 import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
 import { UserForm, roleLabel } from './UserForm';
 

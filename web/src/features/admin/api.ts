@@ -2,7 +2,7 @@ import type { BotCommand, BotSettings, Delivery, User, UserStats } from '#contra
 import type { CategoryDetails, CustomField } from '#contract/categories';
 import type { BotMessages } from '#contract/botSettings';
 import { WHOLE_LIST, api } from '../../app/api';
-import type { Category } from '../tickets/types';
+import type { Category } from '../../entities/ticket/types';
 
 export type AdminUser = User;
 export type { BotCommand, BotMessages, BotSettings, CustomField, Delivery, UserStats };

@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { useLoginMutation } from './authApi';
-import { startSession } from './session';
+import { startSession } from '../../entities/session/session';
 
 /** Sign-in (spec.md section 2): e-mail and password, both required; 'Login failed' when the server gives no reason. */
 export function LoginPage() {

@@ -5,7 +5,7 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon, type IconName } from '../../components/icons';
 import { type Registration, useRegisterMutation } from './authApi';
-import { startSession } from './session';
+import { startSession } from '../../entities/session/session';
 
 /** spec.md section 1: what the registration screen advertises. */
 export const FEATURES: Array<{ icon: IconName; title: string; text: string }> = [

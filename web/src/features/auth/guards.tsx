@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useAppSelector } from '../../app/hooks';
 import { LoadingScreen } from '../../components/ui';
-import { type Role, selectSession } from './sessionSlice';
+import { type Role, selectSession } from '../../entities/session/sessionSlice';
 
 interface FromState {
   from?: { pathname: string; search?: string };

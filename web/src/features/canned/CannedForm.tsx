@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { createCannedSchema } from '#contract/canned';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
-import type { CannedMessage, Category } from '../tickets/types';
+import type { CannedMessage, Category } from '../../entities/ticket/types';
 import type { CannedInput } from './api';
 
 export const CONTENT_MAX = 2000;

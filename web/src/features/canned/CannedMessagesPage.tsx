@@ -7,9 +7,9 @@ import { AccessDenied, Badge, Banner, ConfirmDialog, EmptyState, FlashBanner, Mo
 import { useEditing } from '../../lib/editing';
 import { useFlash } from '../../lib/flash';
 import { formatDate, fullName, plural } from '../../lib/format';
-import { selectUser } from '../auth/sessionSlice';
-import { useCannedMessagesQuery, useCategoriesQuery } from '../tickets/api';
-import type { CannedMessage, Category } from '../tickets/types';
+import { selectUser } from '../../entities/session/sessionSlice';
+import { useCannedMessagesQuery, useCategoriesQuery } from '../../entities/ticket/api';
+import type { CannedMessage, Category } from '../../entities/ticket/types';
 import { type CannedInput, useCreateCannedMutation, useDeleteCannedMutation, useUpdateCannedMutation } from './api';
 import { CannedForm } from './CannedForm';
 

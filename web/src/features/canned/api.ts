@@ -1,5 +1,5 @@
 import { api } from '../../app/api';
-import type { CannedMessage } from '../tickets/types';
+import type { CannedMessage } from '../../entities/ticket/types';
 
 export interface CannedInput {
   shortcode: string;

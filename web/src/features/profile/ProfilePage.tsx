@@ -4,8 +4,8 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, LoadingScreen } from '../../components/ui';
 import { initialsOf } from '../../lib/format';
-import { type NotificationPreferences, usePreferencesQuery, useSavePreferencesMutation } from '../auth/authApi';
-import { type Role, selectUser } from '../auth/sessionSlice';
+import { type NotificationPreferences, usePreferencesQuery, useSavePreferencesMutation } from './api';
+import { type Role, selectUser } from '../../entities/session/sessionSlice';
 import { notificationsSupported, writeLocalSettings } from './notificationSettings';
 
 /** spec.md section 6: what each role may do, in its words. */

@@ -2,11 +2,11 @@ import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
 import { useAppSelector } from '../../app/hooks';
 import { onLive } from '../../lib/live';
-import { usePreferencesQuery } from '../auth/authApi';
+import { usePreferencesQuery } from './api';
 import { STATUS_WORDS } from '#contract/tickets';
 import { isStaff } from '#contract/users';
-import { selectUser } from '../auth/sessionSlice';
-import type { Ticket, TicketChange } from '../tickets/types';
+import { selectUser } from '../../entities/session/sessionSlice';
+import type { Ticket, TicketChange } from '../../entities/ticket/types';
 import { permissionGranted, readLocalSettings, writeLocalSettings } from './notificationSettings';
 
 /** spec.md section 6: a new-ticket notice closes after 10 s, a status notice after 5 s. */

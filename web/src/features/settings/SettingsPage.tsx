@@ -7,7 +7,7 @@ import { Icon } from '../../components/icons';
 import { AccessDenied, Banner, Card, FlashBanner, LoadingScreen, PageHeader } from '../../components/ui';
 import { type Flash, useFlash } from '../../lib/flash';
 import { type FieldErrors, checkWith } from '../../lib/validation';
-import { selectUser } from '../auth/sessionSlice';
+import { selectUser } from '../../entities/session/sessionSlice';
 import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation } from './api';
 
 const MB = 1024 * 1024;

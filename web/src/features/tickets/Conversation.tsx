@@ -6,7 +6,7 @@ import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format
 import { useLiveConnected } from '../../lib/live';
 import { editMessageSchema } from '#contract/tickets';
 import { MESSAGE_MAX } from '#contract/tickets';
-import type { CannedMessage, Message, MessageVersion } from './types';
+import type { CannedMessage, Message, MessageVersion } from '../../entities/ticket/types';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
 

@@ -5,9 +5,10 @@ import { answerCustomFields } from '#contract/customFields';
 import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '#contract/tickets';
 import { errorMessage } from '../../app/api';
 import { Banner, CountedLabel, Modal } from '../../components/ui';
-import { useCategoriesQuery, useCreateTicketMutation, useTicketsQuery } from './api';
+import { useCategoriesQuery } from '../../entities/ticket/api';
+import { useCreateTicketMutation, useTicketsQuery } from './api';
 import { OPEN_FILTER, statusLabel } from './display';
-import type { Category, ExistingTicket, Ticket } from './types';
+import type { Category, ExistingTicket, Ticket } from '../../entities/ticket/types';
 
 export interface TicketDraft {
   title: string;

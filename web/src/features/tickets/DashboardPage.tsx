@@ -6,11 +6,12 @@ import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Badge, Banner, Card, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
 import { formatDate, formatDuration, plural, timeAgo } from '../../lib/format';
-import { type User, selectUser } from '../auth/sessionSlice';
-import { useStatsQuery, useTicketsQuery } from './api';
+import { type User, selectUser } from '../../entities/session/sessionSlice';
+import { useStatsQuery } from '../../entities/ticket/api';
+import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
 import { statusLabel, statusVariant } from './display';
-import type { Ticket, TicketStats } from './types';
+import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
 /** spec.md section 9: the dashboard list shows 5; the live recent list keeps 10. */
 export const DASHBOARD_SHOWN = 5;

@@ -5,7 +5,7 @@ import { formatDateTime, fullName } from '../../lib/format';
 import { MessageItem } from './Conversation';
 import { useTicketAtQuery, useTicketHistoryQuery } from './api';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
-import type { HistoryEntry, TicketHistory, TicketMoment } from './types';
+import type { HistoryEntry, TicketHistory, TicketMoment } from '../../entities/ticket/types';
 
 const noop = () => undefined;
 const nothing = async () => null;

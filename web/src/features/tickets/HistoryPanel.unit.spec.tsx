@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { AGENT, CUSTOMER, message, ticket } from '../../test/fixtures';
 import { renderWeb, signedInAs } from '../../test/render';
 import { HistoryPanel, IntegrityLine, Scrubber, TicketAsOf, Timeline } from './HistoryPanel';
-import type { HistoryEntry, TicketHistory, TicketMoment } from './types';
+import type { HistoryEntry, TicketHistory, TicketMoment } from '../../entities/ticket/types';
 
 const entry = (revision: number, summary: string, overrides: Partial<HistoryEntry> = {}): HistoryEntry => ({
   revision,

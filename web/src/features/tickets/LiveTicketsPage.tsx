@@ -5,12 +5,13 @@ import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
 import { formatDate, fullName } from '../../lib/format';
-import { selectUser } from '../auth/sessionSlice';
-import { useStatsQuery, useTicketsQuery } from './api';
+import { selectUser } from '../../entities/session/sessionSlice';
+import { useStatsQuery } from '../../entities/ticket/api';
+import { useTicketsQuery } from './api';
 import { OPEN_FILTER, PRIORITY_COLOR } from './display';
 import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
-import type { Ticket, TicketListArgs } from './types';
+import type { Ticket, TicketListArgs } from '../../entities/ticket/types';
 import { useTicketActions } from './useTicketActions';
 
 export const FILTERS = [

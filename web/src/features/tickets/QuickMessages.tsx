@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { Icon } from '../../components/icons';
 import { plural } from '../../lib/format';
-import type { CannedMessage } from './types';
+import type { CannedMessage } from '../../entities/ticket/types';
 
 /** spec.md section 9: the tooltip previews 100 characters. */
 export const PREVIEW_LENGTH = 100;

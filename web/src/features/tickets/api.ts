@@ -1,9 +1,9 @@
-import { WHOLE_LIST, api } from '../../app/api';
+import { api } from '../../app/api';
 import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketPresence, Viewer } from '#contract/live';
 import { onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { CannedMessage, Category, Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment, TicketStats } from './types';
+import type { Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment } from '../../entities/ticket/types';
 
 interface NewTicketInput {
   title: string;
@@ -138,41 +138,6 @@ const ticketsApi = api.injectEndpoints({
     markRead: build.mutation<void, string>({
       query: (id) => ({ url: `/tickets/${id}/messages/read`, method: 'POST' }),
     }),
-    stats: build.query<TicketStats, void>({
-      query: () => ({ url: '/tickets/stats', params: { tz: Intl.DateTimeFormat().resolvedOptions().timeZone } }),
-      providesTags: ['Stats'],
-      async onCacheEntryAdded(_args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, dispatch }) {
-        await cacheDataLoaded.catch(() => undefined);
-        // A new ticket is counted at once (spec.md section 4); other changes move averages and
-        // categories, which the server keeps, so those are fetched again once things are quiet.
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const refetchSoon = () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => dispatch(api.util.invalidateTags(['Stats'])), 1500);
-        };
-        const stops = [
-          onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => {
-            updateCachedData((draft) => {
-              draft.total += 1;
-              if (ticket.status === 'open') draft.open += 1;
-              if (ticket.assignedAgent === null) draft.unassigned += 1;
-              draft.todayTickets += 1;
-              draft.weekTickets += 1;
-              draft.recentActivity = [
-                { type: 'new' as const, message: `New ticket #${ticket.ticketId}: ${ticket.title}`, time: ticket.createdAt, ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status } },
-                ...draft.recentActivity,
-              ].slice(0, 10);
-            });
-            refetchSoon();
-          }),
-          onLive('ticket_updated', refetchSoon),
-          onLive('ticket_deleted', refetchSoon),
-        ];
-        await cacheEntryRemoved;
-        clearTimeout(timer);
-        stops.forEach((stop) => stop());
-      },
-    }),
     /** Staff only: who is on which ticket (ticket id to viewers), kept current by `ticket_presence`. */
     presence: build.query<Record<string, Viewer[]>, void>({
       async queryFn() {
@@ -195,23 +160,6 @@ const ticketsApi = api.injectEndpoints({
         );
         await cacheEntryRemoved;
         stop();
-      },
-    }),
-    categories: build.query<{ categories: Category[] }, void>({ query: () => ({ url: '/categories', params: WHOLE_LIST }), providesTags: ['Category'] }),
-    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => ({ url: '/canned-messages', params: WHOLE_LIST }), providesTags: ['Canned'] }),
-    recordCannedUse: build.mutation<unknown, string>({
-      query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
-      // spec.md section 2: choosing one raises its usage count locally, before the server answers.
-      onQueryStarted(id, { dispatch }) {
-        dispatch(
-          ticketsApi.util.updateQueryData('cannedMessages', undefined, (draft) => {
-            const chosen = draft.cannedMessages.find((canned) => canned._id === id);
-            if (chosen) {
-              chosen.usageCount += 1;
-              chosen.lastUsed = new Date().toISOString();
-            }
-          }),
-        );
       },
     }),
   }),
@@ -252,10 +200,6 @@ export const {
   usePostMessageMutation,
   useEditMessageMutation,
   useMarkReadMutation,
-  useStatsQuery,
   usePresenceQuery,
-  useCategoriesQuery,
-  useCannedMessagesQuery,
-  useRecordCannedUseMutation,
 } = ticketsApi;
 export const { tickets: ticketsEndpoint } = ticketsApi.endpoints;

@@ -1,6 +1,6 @@
 import type { BadgeVariant } from '../../components/ui';
 import { OPEN_STATUSES, PRIORITY_WEIGHT, STATUS_RANK } from '#contract/tickets';
-import type { Priority, Ticket, TicketListArgs } from './types';
+import type { Priority, Ticket, TicketListArgs } from '../../entities/ticket/types';
 
 /** Display and ordering rules of spec.md sections 2, 4 and 9 for tickets. */
 

@@ -2,9 +2,9 @@ import { useCallback } from 'react';
 import { errorMessage } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
-import { selectUser } from '../auth/sessionSlice';
+import { selectUser } from '../../entities/session/sessionSlice';
 import { useUpdateTicketMutation } from './api';
-import type { Ticket } from './types';
+import type { Ticket } from '../../entities/ticket/types';
 
 /**
  * The staff actions shared by Live Tickets and the ticket detail (spec.md section 4). Assign to Me

@@ -8,7 +8,7 @@ import { useEditing } from '../../lib/editing';
 import { useFlash } from '../../lib/flash';
 import { formatDate, formatDateTime, fullName } from '../../lib/format';
 import { type FieldErrors, checkWith } from '../../lib/validation';
-import { selectUser } from '../auth/sessionSlice';
+import { selectUser } from '../../entities/session/sessionSlice';
 import {
   type AccessRequest,
   type WhitelistEntry,

@@ -6,7 +6,7 @@ import type { AppDispatch } from '../../app/store';
 import { toastShown } from '../../components/toastsSlice';
 import { connectLive, disconnectLive, onLive } from '../../lib/live';
 import { tokens } from '../../lib/tokens';
-import { profile, useLogoutMutation } from './authApi';
+import { profile, useLogoutMutation } from './api';
 import { type User, signedIn, signedOut } from './sessionSlice';
 
 /** Waits between tries of a profile call that got no answer: 0.5 s, doubling up to 8 s. */
