@@ -18,7 +18,14 @@ import type { EventStoreDbClientLike } from '../../src/platform/eventstore/event
  * they grow by more than 1 per record); $all holds the server's own records ($-streams, $-types,
  * non-JSON records); reads from a position include the record at it; an append with an exact expected
  * revision whose ids are the events right after that revision is an idempotent success; a stream that
- * does not exist makes a stream read fail with StreamNotFoundError.
+ * does not exist makes a stream read fail with StreamNotFoundError. Each call takes effect when it is
+ * made, one at a time, as the server serializes the writes to a stream; an append with an exact
+ * revision is checked against the stream at that moment, so it is taken whenever the stream is at
+ * that revision then, whatever the adapter read before. Idempotency is per stream, as documented
+ * ("If two events with the same Uuid are appended to the same stream in quick succession EventStoreDB
+ * will only append one copy"): the same id appended to another stream is stored there. The server's
+ * best-effort idempotency for `any` is not modelled: the adapter never appends with `any` or
+ * `stream_exists` (`expectedRevisions` records what it sent).
  * It counts the gRPC calls the adapter leaves open: subscriptions not unsubscribed and reads not drained
  * or cancelled.
  */
@@ -44,6 +51,8 @@ export class EventStoreDbClientDouble {
   openSubscriptions = 0;
   /** Reads neither drained to their end nor cancelled (their gRPC calls would stay open). */
   openReads = 0;
+  /** The expected revision of every append received, in order. */
+  readonly expectedRevisions: AppendExpectedRevision[] = [];
 
   /** Writes a record the way the server writes its own ($stats, $metadata, projections' links), or a binary one. */
   addServerRecord(record: { streamId: string; type: string; isJson?: boolean }): void {
@@ -76,6 +85,7 @@ export class EventStoreDbClientDouble {
     const existing = this.streamRecords(streamId);
     const current = existing.length === 0 ? null : BigInt(existing.length - 1);
     const expected = options.expectedRevision ?? 'any';
+    this.expectedRevisions.push(expected);
     const startsAt = expected === 'no_stream' ? 0n : typeof expected === 'bigint' ? expected + 1n : null;
     if (startsAt !== null && batch.every((event, index) => existing[Number(startsAt) + index]?.id === event.id)) {
       const last = existing[Number(startsAt) + batch.length - 1]!;

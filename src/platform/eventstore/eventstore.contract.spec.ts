@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { GENESIS, streamLink, verifyStreamEvents } from './integrity';
-import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
+import { DuplicateEventIdError, type EventStore, type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
 import { pagesOfAll } from './paging';
 import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDouble';
@@ -112,6 +112,28 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       const retry = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
       expect(retry).toEqual(first);
       expect((await store.readStream(stream)).map((e) => e.id)).toEqual(ids);
+    });
+  });
+
+  describe('when an event id is reused in another stream', () => {
+    // The port promises idempotency per stream only (EventStoreDB checks ids in the stream appended
+    // to; SQLite also refuses an id stored anywhere in the log). The app never reuses an id.
+    it('then the first stream and its retry are untouched, SQLite refuses the reuse and EventStoreDB stores it as an event of that stream', async () => {
+      const id = randomUUID();
+      const first = await store.append(stream, [event('A', { n: 1 }, id)], 'no_stream');
+      const other = `${stream}-other`;
+      const outcome = await store.append(other, [event('A', { n: 1 }, id)], 'no_stream').then(
+        () => 'stored',
+        (error: unknown) => (error instanceof DuplicateEventIdError ? 'refused' : error),
+      );
+      expect(outcome).toBe(store.kind === 'sqlite' ? 'refused' : 'stored');
+      const reused = await store.readStream(other);
+      expect(reused.map((e) => [e.id, e.revision])).toEqual(store.kind === 'sqlite' ? [] : [[id, 0]]);
+      expect(verifyStreamEvents(reused).ok).toBe(true);
+      expect(await store.append(stream, [event('A', { n: 1 }, id)], 'no_stream')).toEqual(first);
+      const stored = await store.readStream(stream);
+      expect(stored.map((e) => [e.id, e.position])).toEqual([[id, first.position]]);
+      expect(verifyStreamEvents(stored).ok).toBe(true);
     });
   });
 
@@ -349,6 +371,55 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       const stored = await store.readStream(stream);
       expect(stored).toHaveLength(10);
       expect(verifyStreamEvents(stored).ok).toBe(true);
+    });
+
+    it('lets exactly one of concurrent appends with the same expected revision win, the others getting the conflict, and keeps the chain whole', async () => {
+      await store.append(stream, [event('A')], 'no_stream');
+      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.append(stream, [event(`B${i}`)], 0)));
+      const won = results.flatMap((result, i) => (result.status === 'fulfilled' ? [{ i, result: result.value }] : []));
+      expect(won).toHaveLength(1);
+      const reasons = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+      expect(reasons).toHaveLength(4);
+      for (const reason of reasons) {
+        expect(reason).toBeInstanceOf(WrongExpectedVersionError);
+        expect(reason).toMatchObject({ streamId: stream, expected: 0, actual: 1 });
+      }
+      const stored = await store.readStream(stream);
+      expect(stored.map((e) => e.type)).toEqual(['A', `B${won[0]!.i}`]);
+      expect(won[0]!.result).toEqual({ nextRevision: 1, position: stored[1]!.position });
+      expect(verifyStreamEvents(stored)).toMatchObject({ ok: true, events: 2 });
+    });
+
+    it('lets concurrent appends with any onto an existing stream all succeed, each answered with its own event, and keeps the chain whole', async () => {
+      await store.append(stream, [event('A')], 'no_stream');
+      const results = await Promise.all(Array.from({ length: 5 }, (_, i) => store.append(stream, [event(`B${i}`)], 'any')));
+      const stored = await store.readStream(stream);
+      expect(stored).toHaveLength(6);
+      expect(results.map((result) => result.nextRevision).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+      for (const [i, result] of results.entries()) {
+        expect(stored[result.nextRevision]).toMatchObject({ type: `B${i}`, position: result.position });
+      }
+      expect(verifyStreamEvents(stored)).toMatchObject({ ok: true, events: 6 });
+    });
+
+    it('when an append expecting revision 0 races the append with any that creates revision 0, then it follows that event or gets the conflict, never a broken chain', async () => {
+      // Both orders, on many streams: the one expecting 0 may read the stream before or after the first event lands.
+      const streams = Array.from({ length: 20 }, (_, i) => `${stream}-${i}`);
+      const outcome = (settled: PromiseSettledResult<unknown>) =>
+        settled.status === 'fulfilled' ? 'stored' : settled.reason instanceof WrongExpectedVersionError ? 'conflict' : settled.reason;
+      const outcomes = await Promise.all(
+        streams.map(async (id, i) => {
+          const creating = () => store.append(id, [event('A')], 'any');
+          const following = () => store.append(id, [event('B')], 0);
+          const [created, followed] = i % 2 === 0 ? await Promise.allSettled([creating(), following()]) : (await Promise.allSettled([following(), creating()])).reverse();
+          return { id, created: outcome(created!), followed: outcome(followed!) };
+        }),
+      );
+      for (const { id, created, followed } of outcomes) {
+        const stored = await store.readStream(id);
+        expect([['stored', 'stored', ['A', 'B']], ['stored', 'conflict', ['A']]]).toContainEqual([created, followed, stored.map((e) => e.type)]);
+        expect(verifyStreamEvents(stored).ok).toBe(true);
+      }
     });
 
     it('gives a retried append the same links', async () => {

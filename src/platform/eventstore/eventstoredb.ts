@@ -43,6 +43,12 @@ const RAW_PAGE_MIN = 256;
  */
 const RETRY_WINDOW = 1000;
 
+/**
+ * Reads and pins an `any` or `stream_exists` append at most this often: every round some racing
+ * writer wins, so a caller that expects success gets it unless this many others keep winning first.
+ */
+const UNPINNED_ATTEMPTS = 50;
+
 /** The parts of the client this adapter uses (tests hand in a double: no server runs there). */
 export type EventStoreDbClientLike = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
 
@@ -64,7 +70,8 @@ export class EventStoreDbEventStore implements EventStore {
   /**
    * Each event's metadata carries its stream-chain link, computed from the previous event's link, so
    * the append is pinned to the revision that link was read from: with `any` or `stream_exists` a
-   * concurrent writer makes it read again and retry; an exact expectation is the caller's to keep.
+   * concurrent writer makes it read again and retry; an exact expectation is the caller's to keep:
+   * the event at it is read and the append pinned there, or the port's conflict is thrown.
    * (Idempotent replays work as before: the same expected revision gives the same links and ids.)
    */
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
@@ -93,7 +100,7 @@ export class EventStoreDbEventStore implements EventStore {
         };
       } catch (error) {
         if (error instanceof EsdbWrongExpectedVersion) {
-          if ((expected === 'any' || expected === 'stream_exists') && attempt < 10) continue;
+          if ((expected === 'any' || expected === 'stream_exists') && attempt + 1 < UNPINNED_ATTEMPTS) continue;
           const actual = error.actualVersion;
           throw new WrongExpectedVersionError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
         }
@@ -123,19 +130,30 @@ export class EventStoreDbEventStore implements EventStore {
     return { nextRevision: last.revision, position: last.position };
   }
 
-  /** The revision an append is pinned to (null: a new stream) and the link it chains from. */
+  /**
+   * The revision an append is pinned to (null: a new stream) and the link it chains from: always the
+   * link of the event stored at that revision, read before the append. With an exact expectation the
+   * append is never pinned to a revision whose event was not read: were the stream still short of it,
+   * a concurrent append could land there first and the server would then accept this one, chained
+   * from the wrong predecessor. Such an expectation is the port's conflict at once.
+   */
   private async linkBefore(streamId: string, expected: ExpectedRevision): Promise<{ revision: number | null; hash: string }> {
     if (expected === 'no_stream') return { revision: null, hash: GENESIS };
-    const [last] =
-      typeof expected === 'number'
-        ? await this.readStream(streamId, { fromRevision: expected, maxCount: 1 })
-        : await this.readStream(streamId, { direction: 'backwards', maxCount: 1 });
-    if (typeof expected === 'number') return { revision: expected, hash: last?.chain?.hash ?? GENESIS };
-    if (!last) {
+    const [head] = await this.readStream(streamId, { direction: 'backwards', maxCount: 1 });
+    if (typeof expected === 'number') {
+      if (!head || head.revision < expected) throw new WrongExpectedVersionError(streamId, expected, head?.revision ?? 'no_stream');
+      if (head.revision === expected) return { revision: expected, hash: head.chain?.hash ?? GENESIS };
+      // Past it: a retry of an append made at `expected` (the server answers it from the events
+      // stored then) or a conflict; either way pinned to the event that is there.
+      const [at] = await this.readStream(streamId, { fromRevision: expected, maxCount: 1 });
+      if (at?.revision !== expected) throw new WrongExpectedVersionError(streamId, expected, head.revision);
+      return { revision: expected, hash: at.chain?.hash ?? GENESIS };
+    }
+    if (!head) {
       if (expected === 'stream_exists') throw new WrongExpectedVersionError(streamId, expected, 'no_stream');
       return { revision: null, hash: GENESIS };
     }
-    return { revision: last.revision, hash: last.chain?.hash ?? GENESIS };
+    return { revision: head.revision, hash: head.chain?.hash ?? GENESIS };
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -2,7 +2,8 @@ import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDoub
 import { eventually } from '../../../test/support/eventually';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { countEventsAfter, pagesOfAll } from './paging';
-import type { NewEvent, RecordedEvent } from './port';
+import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
+import { verifyStreamEvents } from './integrity';
 
 /**
  * What only the EventStoreDB adapter does, against the client double (no server runs on this
@@ -18,6 +19,33 @@ describe('The EventStoreDB adapter', () => {
     store = new EventStoreDbEventStore(client.asClient());
   });
   afterEach(() => store.close());
+
+  describe('when appends of every expectation race on one stream', () => {
+    it('then each reaches the server pinned to a revision it read (never any or stream_exists), and the chain is whole', async () => {
+      const results = await Promise.allSettled([
+        store.append('ticket-1', [fact('A')], 'any'),
+        store.append('ticket-1', [fact('B')], 0),
+        store.append('ticket-1', [fact('C')], 'stream_exists'),
+        store.append('ticket-1', [fact('D')], 'no_stream'),
+        store.append('ticket-1', [fact('E')], 'any'),
+        store.append('ticket-1', [fact('F')], 1),
+      ]);
+      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+      expect(failures.filter((reason) => !(reason instanceof WrongExpectedVersionError))).toEqual([]);
+      expect(client.expectedRevisions.length).toBeGreaterThan(0);
+      expect(client.expectedRevisions.filter((expected) => expected !== 'no_stream' && typeof expected !== 'bigint')).toEqual([]);
+      const stored = await store.readStream('ticket-1');
+      expect(stored.map((e) => e.type)).toEqual(expect.arrayContaining(['A', 'E']));
+      expect(verifyStreamEvents(stored).ok).toBe(true);
+    });
+
+    it('then one expecting a revision the stream has not reached is the conflict at once, without an append', async () => {
+      await expect(store.append('ticket-1', [fact('B')], 0)).rejects.toMatchObject({ streamId: 'ticket-1', expected: 0, actual: 'no_stream' });
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      await expect(store.append('ticket-1', [fact('C')], 3)).rejects.toMatchObject({ streamId: 'ticket-1', expected: 3, actual: 0 });
+      expect(client.expectedRevisions).toEqual(['no_stream']);
+    });
+  });
 
   describe("when $all holds more of the server's records than a page between two desk events", () => {
     beforeEach(async () => {

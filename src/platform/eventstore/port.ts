@@ -23,7 +23,12 @@ export interface EventMetadata {
 }
 
 export interface NewEvent<Type extends string = string, Data = Record<string, unknown>> {
-  /** A caller-chosen id makes a retried append idempotent; one is generated when absent. */
+  /**
+   * A caller-chosen id makes a retried append to the same stream idempotent; one is generated when
+   * absent. Ids are idempotency keys per stream, as on EventStoreDB: an id reused in another stream
+   * is refused by SQLite (DuplicateEventIdError) and stored there as a new event by EventStoreDB.
+   * Callers may rely on the retry only, never on a reuse elsewhere being refused.
+   */
   id?: string;
   type: Type;
   data: Data;
@@ -80,6 +85,11 @@ export interface Subscription {
 
 export interface EventStore {
   readonly kind: 'sqlite' | 'eventstoredb';
+  /**
+   * Appends atomically, each event linked to the previous one of its stream. `expected`: a revision
+   * (or `no_stream`, `stream_exists`) makes a concurrent writer's win a WrongExpectedVersionError;
+   * `any` always succeeds, after the store re-reads the stream's end as often as others win.
+   */
   append(streamId: string, events: NewEvent[], expected?: ExpectedRevision): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**
@@ -106,7 +116,11 @@ export class WrongExpectedVersionError extends Error {
   }
 }
 
-/** An event id reused for a different event: a caller bug, never silently accepted. */
+/**
+ * An event id reused for a different event: a caller bug. Both adapters refuse an id that starts a
+ * batch already stored in the same stream unless the batch is that earlier append; SQLite also
+ * refuses an id stored in another stream (see NewEvent.id).
+ */
 export class DuplicateEventIdError extends Error {
   constructor(readonly eventId: string) {
     super(`Event id ${eventId} is already stored with other content or in another stream`);
