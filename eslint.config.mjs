@@ -70,15 +70,38 @@ const zones = [
       'no-restricted-imports': [
         'error',
         {
-          paths: ['express', 'multer', 'socket.io'].map((name) => ({ name, message: 'The application layer is HTTP-free: parsing requests belongs to src/api.' })),
-          patterns: ['api', 'workers'].map((name) => ({ ...layer(name), message: 'The application layer is called by src/api and src/workers and imports neither.' })),
+          paths: ['express', 'multer', 'socket.io'].map((name) => ({
+            name,
+            message: 'The application layer is HTTP-free: parsing requests belongs to src/api.',
+          })),
+          patterns: ['api', 'workers'].map((name) => ({
+            ...layer(name),
+            message: 'The application layer is called by src/api and src/workers and imports neither.',
+          })),
         },
       ],
     },
   },
-  forbid(['src/projections/**/*.ts', 'src/platform/**/*.ts'], 'Read models and adapters sit below the application layer and import none of it.', 'api', 'app', 'workers'),
+  forbid(
+    ['src/projections/**/*.ts', 'src/platform/**/*.ts'],
+    'Read models and adapters sit below the application layer and import none of it.',
+    'api',
+    'app',
+    'workers',
+  ),
   forbid(['src/domain/**/*.ts'], 'The domain imports nothing of the outer layers.', 'api', 'app', 'workers', 'platform', 'projections', 'cli'),
-  forbid(['src/contract/**/*.ts'], 'The wire contract is the innermost module: it imports zod, never the server layers.', 'api', 'app', 'workers', 'platform', 'projections', 'domain', 'cli', 'demo'),
+  forbid(
+    ['src/contract/**/*.ts'],
+    'The wire contract is the innermost module: it imports zod, never the server layers.',
+    'api',
+    'app',
+    'workers',
+    'platform',
+    'projections',
+    'domain',
+    'cli',
+    'demo',
+  ),
   ...webZones,
 ];
 

@@ -13,12 +13,16 @@ describe('npm run bench, smoke size', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('measures the eight figures beside their baselines and writes results.json and results.md', () => {
-    const printed = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out], {
-      cwd: projectRoot(),
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 170_000,
-    });
+    const printed = execFileSync(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out],
+      {
+        cwd: projectRoot(),
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 170_000,
+      },
+    );
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     expect(results.size).toBe('smoke');
     expect(results.machine.cores).toBeGreaterThan(0);

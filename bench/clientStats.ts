@@ -23,7 +23,8 @@ export function clientStatistics(tickets: ListedTicket[], categories: ListedCate
   const midnight = new Date(now);
   midnight.setHours(0, 0, 0, 0);
   const weekAgo = now.getTime() - 7 * 24 * 60 * 60 * 1000;
-  const resolvedOn = (ticket: ListedTicket) => (ticket.status === 'resolved' || ticket.status === 'closed' ? (ticket.closedAt ?? ticket.resolvedAt ?? ticket.updatedAt) : null);
+  const resolvedOn = (ticket: ListedTicket) =>
+    ticket.status === 'resolved' || ticket.status === 'closed' ? (ticket.closedAt ?? ticket.resolvedAt ?? ticket.updatedAt) : null;
   const responded = tickets.filter((ticket) => ticket.assignedAgent && ticket.status !== 'open');
   const resolved = tickets.filter((ticket) => resolvedOn(ticket) !== null);
   return {

@@ -42,10 +42,26 @@ async function main() {
   const only = process.argv[3];
   const queries: Record<string, () => Promise<unknown>> = {
     newest10: () => tickets.find({}, { sort: { createdAt: -1, ticketId: -1 }, limit: 10 }),
-    openLatest50: () => Promise.all([tickets.find({ status: { $in: ['open'] } }, { sort: { createdAt: -1, ticketId: -1 }, limit: 50 }), tickets.count({ status: { $in: ['open'] } })]),
-    unassignedPriority50: () => Promise.all([tickets.find({ 'assignedAgent._id': null }, { sort: { priorityWeight: -1, createdAt: -1 }, limit: 50 }), tickets.count({ 'assignedAgent._id': null })]),
-    mineStatus50: () => Promise.all([tickets.find({ 'assignedAgent._id': 'agent-1' }, { sort: { statusRank: 1, createdAt: -1 }, limit: 50 }), tickets.count({ 'assignedAgent._id': 'agent-1' })]),
-    search50: () => Promise.all([tickets.find({ search: { $regex: 'ticket 4242' } }, { sort: { createdAt: -1, ticketId: -1 }, limit: 50 }), tickets.count({ search: { $regex: 'ticket 4242' } })]),
+    openLatest50: () =>
+      Promise.all([
+        tickets.find({ status: { $in: ['open'] } }, { sort: { createdAt: -1, ticketId: -1 }, limit: 50 }),
+        tickets.count({ status: { $in: ['open'] } }),
+      ]),
+    unassignedPriority50: () =>
+      Promise.all([
+        tickets.find({ 'assignedAgent._id': null }, { sort: { priorityWeight: -1, createdAt: -1 }, limit: 50 }),
+        tickets.count({ 'assignedAgent._id': null }),
+      ]),
+    mineStatus50: () =>
+      Promise.all([
+        tickets.find({ 'assignedAgent._id': 'agent-1' }, { sort: { statusRank: 1, createdAt: -1 }, limit: 50 }),
+        tickets.count({ 'assignedAgent._id': 'agent-1' }),
+      ]),
+    search50: () =>
+      Promise.all([
+        tickets.find({ search: { $regex: 'ticket 4242' } }, { sort: { createdAt: -1, ticketId: -1 }, limit: 50 }),
+        tickets.count({ search: { $regex: 'ticket 4242' } }),
+      ]),
   };
   const result: Record<string, { p50: number; p99: number }> = {};
   for (const [name, query] of Object.entries(queries).filter(([name]) => !only || name === only)) {

@@ -15,7 +15,9 @@ async function main() {
   await runner.start();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const events = runner.eventsProcessed;
-  process.stdout.write(`${JSON.stringify({ events, ms: Math.round(ms), rate: Math.round(events / (ms / 1000)), rssMb: Math.round(process.memoryUsage().rss / 1048576) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ events, ms: Math.round(ms), rate: Math.round(events / (ms / 1000)), rssMb: Math.round(process.memoryUsage().rss / 1048576) })}\n`,
+  );
   await runner.stop();
   await store.close();
 }

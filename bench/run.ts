@@ -17,9 +17,42 @@ import { type SeededDesk, seedDesk } from './seed';
  * CI runs (it checks that every figure is produced, never how fast).
  */
 const SIZES = {
-  smoke: { tickets: 300, events: 3000, appendEvents: 2000, conversations: 8, messages: 3, connections: 10, seconds: 1, statsRequests: 50, baselineRequests: 5, longMessages: 60 },
-  small: { tickets: 10_000, events: 100_000, appendEvents: 20_000, conversations: 50, messages: 10, connections: 50, seconds: 5, statsRequests: 300, baselineRequests: 20, longMessages: 1000 },
-  full: { tickets: 100_000, events: 1_000_000, appendEvents: 100_000, conversations: 200, messages: 10, connections: 50, seconds: 10, statsRequests: 1000, baselineRequests: 50, longMessages: 3000 },
+  smoke: {
+    tickets: 300,
+    events: 3000,
+    appendEvents: 2000,
+    conversations: 8,
+    messages: 3,
+    connections: 10,
+    seconds: 1,
+    statsRequests: 50,
+    baselineRequests: 5,
+    longMessages: 60,
+  },
+  small: {
+    tickets: 10_000,
+    events: 100_000,
+    appendEvents: 20_000,
+    conversations: 50,
+    messages: 10,
+    connections: 50,
+    seconds: 5,
+    statsRequests: 300,
+    baselineRequests: 20,
+    longMessages: 1000,
+  },
+  full: {
+    tickets: 100_000,
+    events: 1_000_000,
+    appendEvents: 100_000,
+    conversations: 200,
+    messages: 10,
+    connections: 50,
+    seconds: 10,
+    statsRequests: 1000,
+    baselineRequests: 50,
+    longMessages: 3000,
+  },
 } as const;
 type Size = { -readonly [K in keyof (typeof SIZES)['full']]: number };
 
@@ -46,7 +79,12 @@ const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 /** Starts a child process and resolves with the URL it prints when it is ready. */
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; url: string; startedMs: number }> {
+function startProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; url: string; startedMs: number }> {
   const started = process.hrtime.bigint();
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -79,7 +117,8 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: Math.round(field('VmRSS')), peakMb: Math.round(field('VmHWM')) };
 }
 
-async function api<T = any>(base: string, method: string, url: string, token?: string, body?: unknown): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of the API
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the API
+async function api<T = any>(base: string, method: string, url: string, token?: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -90,7 +129,8 @@ async function api<T = any>(base: string, method: string, url: string, token?: s
   return (text ? JSON.parse(text) : null) as T;
 }
 
-const login = async (base: string, email: string) => (await api<{ accessToken: string }>(base, 'POST', '/api/auth/login', undefined, { email, password: PASSWORD })).accessToken;
+const login = async (base: string, email: string) =>
+  (await api<{ accessToken: string }>(base, 'POST', '/api/auth/login', undefined, { email, password: PASSWORD })).accessToken;
 
 /** Runs `work` over `items` with at most `limit` at a time. */
 async function pool<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -211,7 +251,13 @@ async function deliveryRun(base: string, conversations: Conversation[], agentTok
  * timed at the same moments and whatever else the machine is doing weighs on both alike. The admin
  * posts (staff may write on any ticket): admins are the one role the API rate limit leaves alone.
  */
-async function longConversation(base: string, longTicketId: string, shortTicketId: string, adminToken: string, count: number): Promise<{ short: number[]; long: number[] }> {
+async function longConversation(
+  base: string,
+  longTicketId: string,
+  shortTicketId: string,
+  adminToken: string,
+  count: number,
+): Promise<{ short: number[]; long: number[] }> {
   const post = async (ticketId: string, content: string) => {
     const started = process.hrtime.bigint();
     await api(base, 'POST', `/api/tickets/${ticketId}/messages`, adminToken, { content });
@@ -271,8 +317,12 @@ async function main() {
   if (values.long) size.longMessages = Number(values.long);
   // BENCH_PROFILE=<dir>: the app writes a V8 CPU profile there when it stops (to find where time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const serverCommand = values.server === 'tsx' ? [process.execPath, [...profile, '--conditions=source', '--import', 'tsx', 'src/main.ts']] : [process.execPath, [...profile, 'dist/src/main.js']];
-  if (values.server !== 'tsx' && !existsSync(path.join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build:server` (npm run bench does), or pass --server tsx');
+  const serverCommand =
+    values.server === 'tsx'
+      ? [process.execPath, [...profile, '--conditions=source', '--import', 'tsx', 'src/main.ts']]
+      : [process.execPath, [...profile, 'dist/src/main.js']];
+  if (values.server !== 'tsx' && !existsSync(path.join(root, 'dist/src/main.js')))
+    throw new Error('dist/src/main.js is missing: run `npm run build:server` (npm run bench does), or pass --server tsx');
   // The targets are stated for the full size; other sizes report the figures without a verdict.
   const judged = values.size === 'full';
   const verdict = (holds: boolean) => (judged ? holds : null);
@@ -326,12 +376,26 @@ async function main() {
 
     // 4. replay, in a process of its own
     log('4/8 replay ...');
-    const replay = JSON.parse(execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })) as { events: number; ms: number; rate: number; rssMb: number };
+    const replay = JSON.parse(
+      execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], {
+        cwd: root,
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      }),
+    ) as { events: number; ms: number; rate: number; rssMb: number };
 
     // Cold starts of the real app on that log: the first has no snapshot of the read models and
     // rebuilds them from the log (then writes one); the second, after a clean stop, loads that snapshot.
     log('cold start without a snapshot ...');
-    const env = { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: desk.admin.email, ADMIN_PASSWORD: PASSWORD, REDIS_URL: '', NODE_ENV: 'production' };
+    const env = {
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: desk.admin.email,
+      ADMIN_PASSWORD: PASSWORD,
+      REDIS_URL: '',
+      NODE_ENV: 'production',
+    };
     const first = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
     children.push(first.child);
     const firstMemory = memoryOf(first.child.pid!);
@@ -348,7 +412,14 @@ async function main() {
       baseline: `seeding the same log through the port: ${thousands(desk.events / (seedMs / 1000))} events/s; first start, no snapshot (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
       target: '≥ 100,000 events/s; cold start < 5 s',
       holds: verdict(replay.rate >= 100_000 && app.startedMs < 5_000),
-      values: { events: replay.events, rate: replay.rate, replayMs: replay.ms, coldStartMs: Math.round(app.startedMs), firstStartMs: Math.round(first.startedMs), seedMs },
+      values: {
+        events: replay.events,
+        rate: replay.rate,
+        replayMs: replay.ms,
+        coldStartMs: Math.round(app.startedMs),
+        firstStartMs: Math.round(first.startedMs),
+        seedMs,
+      },
     });
 
     const admin = await login(base, desk.admin.email);
@@ -401,8 +472,12 @@ async function main() {
     // The conversations of figures 2 and 3: open tickets of seeded customers, each signed in.
     log(`signing in ${size.conversations} customers and ${desk.agents.length} agents ...`);
     const [long, ...open] = desk.openTickets.slice(0, size.conversations + 1);
-    if (open.length < size.conversations) throw new Error(`only ${open.length + 1} open tickets for ${size.conversations} conversations and a long one: raise --tickets`);
-    const conversations: Conversation[] = await pool(open, 4, async ({ ticketId, customer }) => ({ ticketId, customerToken: await login(base, customer.email) }));
+    if (open.length < size.conversations)
+      throw new Error(`only ${open.length + 1} open tickets for ${size.conversations} conversations and a long one: raise --tickets`);
+    const conversations: Conversation[] = await pool(open, 4, async ({ ticketId, customer }) => ({
+      ticketId,
+      customerToken: await login(base, customer.email),
+    }));
 
     // 7. one long conversation, before the loads (so nothing else runs beside it)
     log(`7/8 long conversation (${size.longMessages} messages) ...`);
@@ -433,7 +508,13 @@ async function main() {
       baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))}`,
       target: 'p99 < 50 ms',
       holds: verdict(percentile(delivered, 99) < 50),
-      values: { p50: percentile(delivered, 50), p99: percentile(delivered, 99), messages: delivered.length, baselineP50: percentile(bareDelivered, 50), baselineP99: percentile(bareDelivered, 99) },
+      values: {
+        p50: percentile(delivered, 50),
+        p99: percentile(delivered, 99),
+        messages: delivered.length,
+        baselineP50: percentile(bareDelivered, 50),
+        baselineP99: percentile(bareDelivered, 99),
+      },
     });
 
     // 2. chat under load
@@ -447,7 +528,15 @@ async function main() {
       baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)}`,
       target: "p99 < 50 ms and ≥ 30% of the bare route's req/s",
       holds: verdict(chat.latency.p99 < 50 && chat.requests.average >= bareChat.requests.average * 0.3 && chat.non2xx === 0),
-      values: { rps: chat.requests.average, p50: chat.latency.p50, p99: chat.latency.p99, non2xx: chat.non2xx, baselineRps: bareChat.requests.average, baselineP50: bareChat.latency.p50, baselineP99: bareChat.latency.p99 },
+      values: {
+        rps: chat.requests.average,
+        p50: chat.latency.p50,
+        p99: chat.latency.p99,
+        non2xx: chat.non2xx,
+        baselineRps: bareChat.requests.average,
+        baselineP50: bareChat.latency.p50,
+        baselineP99: bareChat.latency.p99,
+      },
     });
 
     // 6. memory of the app process
@@ -459,7 +548,15 @@ async function main() {
       baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB; first start, rebuilt from the log: ${thousands(firstMemory.rssMb)} MB (peak ${thousands(firstMemory.peakMb)} MB)`,
       target: '< 1 GB',
       holds: verdict(Math.max(startMemory.rssMb, endMemory.rssMb) < 1024),
-      values: { startRssMb: startMemory.rssMb, startPeakMb: startMemory.peakMb, endRssMb: endMemory.rssMb, peakRssMb: endMemory.peakMb, replayRssMb: replay.rssMb, firstStartRssMb: firstMemory.rssMb, firstStartPeakMb: firstMemory.peakMb },
+      values: {
+        startRssMb: startMemory.rssMb,
+        startPeakMb: startMemory.peakMb,
+        endRssMb: endMemory.rssMb,
+        peakRssMb: endMemory.peakMb,
+        replayRssMb: replay.rssMb,
+        firstStartRssMb: firstMemory.rssMb,
+        firstStartPeakMb: firstMemory.peakMb,
+      },
     });
   } finally {
     for (const child of children) await stopProcess(child);

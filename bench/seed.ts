@@ -94,9 +94,17 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
   const system = (now: Date): CommandContext => ({ actor: { userId: 'system', role: 'system', platform: 'system' }, now });
   const person = async (index: number, role: Role, prefix: string, now: Date): Promise<Person> => {
     const userId = idOf(role === 'customer' ? 3 : role === 'agent' ? 2 : 1, index);
-    const profile = { username: `${prefix}${index}`, email: `${prefix}${index}@bench.example`, firstName: `${prefix[0]!.toUpperCase()}${prefix.slice(1)}`, lastName: `Number${index}` };
+    const profile = {
+      username: `${prefix}${index}`,
+      email: `${prefix}${index}@bench.example`,
+      firstName: `${prefix[0]!.toUpperCase()}${prefix.slice(1)}`,
+      lastName: `Number${index}`,
+    };
     const context = { ...system(now), actor: { userId, role, platform: 'web' as const } };
-    for (const [kind, value, code] of [['email', profile.email, 'EMAIL_TAKEN'], ['username', profile.username, 'USERNAME_TAKEN']] as const) {
+    for (const [kind, value, code] of [
+      ['email', profile.email, 'EMAIL_TAKEN'],
+      ['username', profile.username, 'USERNAME_TAKEN'],
+    ] as const) {
       await claim(deps, userId, { kind, value, conflictMessage: 'taken', conflictCode: code }, context, async () => false);
     }
     const command =
@@ -153,9 +161,26 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
     };
     const as = (who: Person) => ({ userId: who.userId, role: who.role });
     const say = (who: Person, isInternal = false) =>
-      run({ type: 'PostMessage', ticketId, messageId: `${ticketId.slice(0, 24)}${hex(life.length, 12)}`, actor: as(who), content: rnd.words(rnd.int(4, 24)), isInternal, platform: 'web', attachments: [], now: new Date(now) }, who);
+      run(
+        {
+          type: 'PostMessage',
+          ticketId,
+          messageId: `${ticketId.slice(0, 24)}${hex(life.length, 12)}`,
+          actor: as(who),
+          content: rnd.words(rnd.int(4, 24)),
+          isInternal,
+          platform: 'web',
+          attachments: [],
+          now: new Date(now),
+        },
+        who,
+      );
 
-    numbers.push({ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf({ actor: { userId: customer.userId, role: 'customer', platform: 'web' }, now: new Date(now) }) });
+    numbers.push({
+      type: 'TicketNumberAllocated',
+      data: { number, ticketId },
+      metadata: metadataOf({ actor: { userId: customer.userId, role: 'customer', platform: 'web' }, now: new Date(now) }),
+    });
     const platform = rnd.next() < 0.15 ? 'telegram' : 'web';
     run(
       {
@@ -202,7 +227,13 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
   // One open ticket per customer, held in the reservation the API itself checks.
   for (const open of openTickets) {
     const context: CommandContext = { actor: { userId: open.customer.userId, role: 'customer', platform: 'web' }, now: new Date() };
-    await claim(deps, open.ticketId, { kind: 'openticket', value: open.customer.userId, conflictMessage: OPEN_TICKET_MESSAGE, conflictCode: 'OPEN_TICKET_EXISTS' }, context, async () => false);
+    await claim(
+      deps,
+      open.ticketId,
+      { kind: 'openticket', value: open.customer.userId, conflictMessage: OPEN_TICKET_MESSAGE, conflictCode: 'OPEN_TICKET_EXISTS' },
+      context,
+      async () => false,
+    );
   }
   openTickets.reverse();
   return { admin, agents, customers, categories, openTickets, tickets: options.tickets, events: await events.headPosition() };

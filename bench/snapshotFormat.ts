@@ -17,8 +17,36 @@ async function main() {
   const ticketDocs = store.collection('tickets');
   const messages = store.collection('messages');
   for (let i = 0; i < tickets; i++) {
-    await ticketDocs.insertOne({ _id: `t${i}`, ticketId: i, title: `Ticket ${i}`, description: 'Something is wrong with the thing', status: 'open', priority: 'high', category: { _id: 'c1', name: 'Cat', color: '#fff' }, customer: { _id: `u${i % 5000}`, username: 'c', firstName: 'C', lastName: 'D' }, assignedAgent: null, createdAt: new Date(i * 60_000).toISOString(), updatedAt: new Date(i * 60_000).toISOString(), search: `ticket ${i} something is wrong`, _revision: 3 } as never);
-    for (let m = 0; m < perTicket; m++) await messages.insertOne({ _id: `t${i}:${m}`, ticket: `t${i}`, seq: m + 1, content: `Message ${m} of ticket ${i}: hello, I have a question about my order`, messageType: 'text', isInternal: false, platform: 'web', sender: { _id: `u${i % 5000}`, firstName: 'C', lastName: 'D', role: 'customer' }, createdAt: new Date(i * 60_000 + m).toISOString(), editedAt: null, attachments: [], _revision: m } as never);
+    await ticketDocs.insertOne({
+      _id: `t${i}`,
+      ticketId: i,
+      title: `Ticket ${i}`,
+      description: 'Something is wrong with the thing',
+      status: 'open',
+      priority: 'high',
+      category: { _id: 'c1', name: 'Cat', color: '#fff' },
+      customer: { _id: `u${i % 5000}`, username: 'c', firstName: 'C', lastName: 'D' },
+      assignedAgent: null,
+      createdAt: new Date(i * 60_000).toISOString(),
+      updatedAt: new Date(i * 60_000).toISOString(),
+      search: `ticket ${i} something is wrong`,
+      _revision: 3,
+    } as never);
+    for (let m = 0; m < perTicket; m++)
+      await messages.insertOne({
+        _id: `t${i}:${m}`,
+        ticket: `t${i}`,
+        seq: m + 1,
+        content: `Message ${m} of ticket ${i}: hello, I have a question about my order`,
+        messageType: 'text',
+        isInternal: false,
+        platform: 'web',
+        sender: { _id: `u${i % 5000}`, firstName: 'C', lastName: 'D', role: 'customer' },
+        createdAt: new Date(i * 60_000 + m).toISOString(),
+        editedAt: null,
+        attachments: [],
+        _revision: m,
+      } as never);
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'snapshot-format-'));
   const time = async (work: () => unknown) => {
@@ -45,8 +73,20 @@ async function main() {
       await new MemoryReadStore().restore(loaded.collections);
     });
     const jsonFile = path.join(dir, 'snapshot.jsonl');
-    const jsonWrite = await time(() => writeFileSync(jsonFile, store.dump().map((collection) => collection.docs.map((doc) => JSON.stringify(doc)).join('\n')).join('\n')));
-    const jsonLoad = await time(() => readFileSync(jsonFile, 'utf8').split('\n').map((line) => JSON.parse(line) as unknown));
+    const jsonWrite = await time(() =>
+      writeFileSync(
+        jsonFile,
+        store
+          .dump()
+          .map((collection) => collection.docs.map((doc) => JSON.stringify(doc)).join('\n'))
+          .join('\n'),
+      ),
+    );
+    const jsonLoad = await time(() =>
+      readFileSync(jsonFile, 'utf8')
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    );
     process.stdout.write(
       `${JSON.stringify({ tickets, messages: tickets * perTicket, v8: { bytes: v8Bytes, writeMs: v8Write, loadMs: v8Load }, v8Gzip1: { bytes: readFileSync(gz).length, extraWriteMs: gzipWrite, loadMs: gzipLoad }, jsonLines: { writeMs: jsonWrite, parseMsWithoutRestore: jsonLoad } })}\n`,
     );

@@ -17,7 +17,9 @@ async function seedDemo(config: Config): Promise<DemoDesk> {
 }
 
 const whereDataLives = (config: Config) =>
-  config.EVENTSTORE_URL ? `event log in EventStoreDB (${config.EVENTSTORE_URL}); uploads in ${path.resolve(config.DATA_DIR)}` : `${path.resolve(config.DATA_DIR)} (event log: events.db)`;
+  config.EVENTSTORE_URL
+    ? `event log in EventStoreDB (${config.EVENTSTORE_URL}); uploads in ${path.resolve(config.DATA_DIR)}`
+    : `${path.resolve(config.DATA_DIR)} (event log: events.db)`;
 
 async function main() {
   const config = loadConfig();
@@ -46,10 +48,13 @@ async function main() {
   if (demo) {
     const { admin, agent, customer } = demo.accounts;
     const open = demo.ticketsByStatus.open + demo.ticketsByStatus.in_progress + demo.ticketsByStatus.pending_customer;
-    lines.push(`  demo desk: ${demo.agents} agents, ${demo.customers} customers, ${demo.categories} categories, ${demo.cannedMessages} canned replies, ${open} open and ${demo.ticketsByStatus.resolved + demo.ticketsByStatus.closed} finished tickets`);
+    lines.push(
+      `  demo desk: ${demo.agents} agents, ${demo.customers} customers, ${demo.categories} categories, ${demo.cannedMessages} canned replies, ${open} open and ${demo.ticketsByStatus.resolved + demo.ticketsByStatus.closed} finished tickets`,
+    );
     lines.push('  demo accounts (fixed passwords, for trying the desk only):');
-    for (const account of [admin, agent, customer]) lines.push(`    ${account.role.padEnd(8)} ${account.email}  password: ${account.password}  (${account.name})`);
-    lines.push('    every demo agent and customer shares its role\'s password');
+    for (const account of [admin, agent, customer])
+      lines.push(`    ${account.role.padEnd(8)} ${account.email}  password: ${account.password}  (${account.name})`);
+    lines.push("    every demo agent and customer shares its role's password");
   } else if (firstAdmin) {
     lines.push(`  admin: ${firstAdmin.email} (first admin, created now)`);
     lines.push(

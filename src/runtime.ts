@@ -75,11 +75,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async catchUp() {
       const started = Date.now();
       let logged = started;
-      await projections.start((progress) => {
-        if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
-        logged = Date.now();
-        logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
-      }, snapshots ? () => snapshots.restore() : undefined);
+      await projections.start(
+        (progress) => {
+          if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
+          logged = Date.now();
+          logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
+        },
+        snapshots ? () => snapshots.restore() : undefined,
+      );
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
       snapshots?.started();
     },

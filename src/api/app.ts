@@ -24,7 +24,19 @@ import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
-const routeModules = [healthRoutes, auditRoutes, identityRoutes, userRoutes, categoryRoutes, settingsRoutes, botRoutes, whitelistRoutes, deliveryRoutes, ticketRoutes, cannedRoutes];
+const routeModules = [
+  healthRoutes,
+  auditRoutes,
+  identityRoutes,
+  userRoutes,
+  categoryRoutes,
+  settingsRoutes,
+  botRoutes,
+  whitelistRoutes,
+  deliveryRoutes,
+  ticketRoutes,
+  cannedRoutes,
+];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {

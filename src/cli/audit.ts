@@ -53,7 +53,10 @@ export function formatVerification(report: VerifyReport): string[] {
 
 async function verify(events: EventStore, json: boolean): Promise<number> {
   const head = await events.headPosition();
-  const bar = process.stderr.isTTY && !json ? new SingleBar({ format: ' {bar} {percentage}% | {events} events', stream: process.stderr, hideCursor: true }, Presets.shades_classic) : null;
+  const bar =
+    process.stderr.isTTY && !json
+      ? new SingleBar({ format: ' {bar} {percentage}% | {events} events', stream: process.stderr, hideCursor: true }, Presets.shades_classic)
+      : null;
   bar?.start(Math.max(head, 1), 0, { events: 0 });
   const report = await verifyLog(events, { onProgress: ({ position, events: count }) => bar?.update(Math.min(position, head), { events: count }) });
   bar?.stop();

@@ -43,7 +43,11 @@ function report(check: ProjectionCheck, where: string): number {
     console.log('The rebuilt read models equal the live ones.');
     return 0;
   }
-  console.log(check.liveMovedOn ? 'They differ, but the live models moved on during the check: run it again when the desk is quiet.' : 'They DIFFER: the live read models do not match the log.');
+  console.log(
+    check.liveMovedOn
+      ? 'They differ, but the live models moved on during the check: run it again when the desk is quiet.'
+      : 'They DIFFER: the live read models do not match the log.',
+  );
   return 1;
 }
 
@@ -51,7 +55,11 @@ async function askRunningApp(config: Config): Promise<ProjectionCheck | string> 
   const base = process.env.APP_URL ?? `http://127.0.0.1:${config.PORT}`;
   if (!config.ADMIN_PASSWORD) return `set ADMIN_PASSWORD (and ADMIN_EMAIL) so this command can ask the app at ${base} to compare`;
   try {
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }),
+    });
     if (!login.ok) return `the app at ${base} refused the sign-in of ${config.ADMIN_EMAIL} (${login.status})`;
     const { accessToken } = (await login.json()) as { accessToken: string };
     const answer = await fetch(`${base}/api/audit/projections`, { headers: { authorization: `Bearer ${accessToken}` } });
@@ -95,7 +103,10 @@ async function main(args: string[]): Promise<number> {
     } else {
       const bar = progressBar('rebuild');
       bar.start(live);
-      const check = await checkProjections(events, allProjections, readStore, { livePosition: async () => (await livePosition(readStore)) ?? live, onProgress: bar.update });
+      const check = await checkProjections(events, allProjections, readStore, {
+        livePosition: async () => (await livePosition(readStore)) ?? live,
+        onProgress: bar.update,
+      });
       bar.stop();
       code = report(check, `the live ${readStore.kind} read models`);
     }

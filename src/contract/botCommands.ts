@@ -18,7 +18,8 @@ export interface BotCommandFields {
 /** A custom command needs its response; other handlers answer on their own, so a response is dropped. */
 export function normalise(fields: BotCommandFields): BotCommandFields {
   if (fields.handler !== 'custom') return { ...fields, response: null };
-  if (!fields.response?.trim()) throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
+  if (!fields.response?.trim())
+    throw new ValidationError('A response is required for a custom command', [{ path: 'response', message: 'A response is required for a custom command' }]);
   return fields;
 }
 
@@ -36,7 +37,9 @@ const fields = {
         .max(32, 'Command name must be at most 32 characters')
         .regex(/^[a-z_]+$/, 'Command name can only contain lowercase letters and underscores'),
     ),
-  description: singleLine(z.string({ message: 'Description is required' }).trim(), 'Description').min(1, 'Description is required').max(256, 'Description must be at most 256 characters'),
+  description: singleLine(z.string({ message: 'Description is required' }).trim(), 'Description')
+    .min(1, 'Description is required')
+    .max(256, 'Description must be at most 256 characters'),
   handler: z.enum(HANDLERS, { message: 'Handler must be one of start, help, ticket, mytickets, cancel, custom' }),
   response: multiLine(z.string({ message: 'Response must be text' }).trim(), 'Response')
     .max(2000, 'Response must be at most 2000 characters')

@@ -19,8 +19,7 @@ export type BotMessages = Record<BotMessageKey, string>;
 export const BOT_VARIABLES = ['ticketId', 'category', 'status', 'agentName', 'message'] as const;
 
 export const DEFAULT_BOT_MESSAGES: BotMessages = {
-  welcomeMessage:
-    'Welcome to our support desk! 👋\nUse /ticket to open a support ticket, /mytickets to see your tickets, or /help for everything I can do.',
+  welcomeMessage: 'Welcome to our support desk! 👋\nUse /ticket to open a support ticket, /mytickets to see your tickets, or /help for everything I can do.',
   helpMessage:
     'Here is what I can do:\n/ticket – open a new support ticket\n/mytickets – list your tickets\n/cancel – cancel what you are doing\nWhile a ticket is open, just write here and an agent will answer.',
   ticketCreatedMessage: 'Your ticket #{ticketId} in {category} has been created. An agent will reply here soon.',
@@ -60,9 +59,15 @@ const template = (label: string) =>
 export const updateBotSettingsSchema = z
   .object({
     messages: z
-      .object(Object.fromEntries(BOT_MESSAGE_KEYS.map((key) => [key, template(BOT_MESSAGE_LABELS[key]).optional()])) as Record<(typeof BOT_MESSAGE_KEYS)[number], z.ZodOptional<ReturnType<typeof template>>>, {
-        message: 'messages must be an object',
-      })
+      .object(
+        Object.fromEntries(BOT_MESSAGE_KEYS.map((key) => [key, template(BOT_MESSAGE_LABELS[key]).optional()])) as Record<
+          (typeof BOT_MESSAGE_KEYS)[number],
+          z.ZodOptional<ReturnType<typeof template>>
+        >,
+        {
+          message: 'messages must be an object',
+        },
+      )
       .strict(),
   })
   .strict();

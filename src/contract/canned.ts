@@ -17,8 +17,12 @@ const shortcode = z
       .max(50, 'Shortcode must be between 2 and 50 characters'),
   );
 
-const title = singleLine(z.string({ message: 'Title is required' }).trim(), 'Title').min(1, 'Title is required').max(99, 'Title must be less than 100 characters');
-const content = multiLine(z.string({ message: 'Content is required' }).trim(), 'Content').min(1, 'Content is required').max(2000, 'Content must be less than 2000 characters');
+const title = singleLine(z.string({ message: 'Title is required' }).trim(), 'Title')
+  .min(1, 'Title is required')
+  .max(99, 'Title must be less than 100 characters');
+const content = multiLine(z.string({ message: 'Content is required' }).trim(), 'Content')
+  .min(1, 'Content is required')
+  .max(2000, 'Content must be less than 2000 characters');
 /** The form sends 'none' (or nothing) for "No Category". */
 const category = z
   .union([z.string(), z.null()], { message: 'Category must be a category id or none' })
@@ -34,7 +38,13 @@ export const listCannedQuery = z.object({
 });
 
 export const suggestionsQuery = z.object({
-  q: z.string().trim().toLowerCase().transform((value) => value.replace(/^#/, '')).pipe(z.string().max(50, 'Search text must be at most 50 characters')).default(''),
+  q: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((value) => value.replace(/^#/, ''))
+    .pipe(z.string().max(50, 'Search text must be at most 50 characters'))
+    .default(''),
   limit: queryInt('limit', { min: 1, max: 50 }).default(10),
 });
 

@@ -82,7 +82,10 @@ export const updateCategorySchema = z
   .object({
     name: categoryFields.name.optional(),
     description: paragraph(500, 'Description').optional(),
-    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff').optional(),
+    color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, 'Colour must be a hex colour like #007bff')
+      .optional(),
     order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').optional(),
     isActive: z.boolean().optional(),
     customFields: categoryFields.customFields.optional(),

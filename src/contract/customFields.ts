@@ -47,7 +47,8 @@ function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswe
   if (!isCleanText(value, { multiLine: field.fieldType === 'textarea' })) {
     return { error: field.fieldType === 'textarea' ? multiLineMessage(fieldLabel(field)) : singleLineMessage(fieldLabel(field)) };
   }
-  if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)) return { error: `${fieldLabel(field)} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
+  if (value.length > Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX))
+    return { error: `${fieldLabel(field)} must be at most ${Math.min(maxLength ?? TEXT_ANSWER_MAX, TEXT_ANSWER_MAX)} characters` };
   if (minLength !== undefined && value.length < minLength) return { error: `${fieldLabel(field)} must be at least ${minLength} characters` };
   if (pattern !== undefined) {
     const compiled = compilePattern(pattern);

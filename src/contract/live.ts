@@ -20,7 +20,8 @@ export const TYPING_STALE_MS = TYPING_TIMEOUT_MS + TYPING_REFRESH_MS;
 export const RESYNC_MAX_EVENTS = 500;
 
 /** Answer to `resync {after}`: `complete` false means "too far behind, refetch what you show". */
-export type ResyncAnswer = { ok: true; complete: true; position: number; replayed: number } | { ok: true; complete: false; position: number } | { ok: false; error: string };
+export type ResyncAnswer =
+  { ok: true; complete: true; position: number; replayed: number } | { ok: true; complete: false; position: number } | { ok: false; error: string };
 
 /** A staff member looking at a ticket; `replying` while they type in its conversation. */
 export interface Viewer {

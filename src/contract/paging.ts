@@ -16,4 +16,3 @@ export const pageQuery = (defaultLimit: number) => ({
   page: queryInt('page', { min: 1, max: Number.MAX_SAFE_INTEGER }).default(1),
   limit: queryInt('limit', { min: 1, max: 1000 }).default(defaultLimit),
 });
-

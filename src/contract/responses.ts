@@ -21,7 +21,10 @@ export const ErrorBody = z
   .object({
     error: z.string().meta({ description: 'A message a person can read' }),
     code: z.string().meta({ description: 'A machine-readable code', example: 'VALIDATION_FAILED' }),
-    details: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().meta({ description: 'Every validation issue (400 VALIDATION_FAILED)' }),
+    details: z
+      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'Every validation issue (400 VALIDATION_FAILED)' }),
   })
   .catchall(z.unknown())
   .meta({ id: 'Error' });
@@ -48,7 +51,12 @@ export const Tokens = z.strictObject({ accessToken: z.string(), refreshToken: z.
 
 const person = z.strictObject({ _id: id, username: z.string(), firstName: z.string(), lastName: z.string() });
 export const Attachment = z
-  .strictObject({ url: z.string().meta({ description: 'GET it to download: /api/uploads/{fileId}' }), mimeType: z.string(), originalName: z.string(), size: z.int() })
+  .strictObject({
+    url: z.string().meta({ description: 'GET it to download: /api/uploads/{fileId}' }),
+    mimeType: z.string(),
+    originalName: z.string(),
+    size: z.int(),
+  })
   .meta({ id: 'Attachment' });
 
 export const Ticket = z
@@ -95,7 +103,14 @@ export const TicketList = z.strictObject({ tickets: z.array(Ticket), pagination:
 export const TicketDetail = z.strictObject({ ticket: Ticket, messages: z.array(Message), unreadCount: z.int() }).meta({ id: 'TicketDetail' });
 export const MessagePage = z.strictObject({ messages: z.array(Message), pagination: Pagination, unreadCount: z.int() }).meta({ id: 'MessagePage' });
 
-const categoryStat = z.strictObject({ _id: id, name: z.string(), color: z.string(), count: z.int(), open: z.int(), avgResolutionTime: z.number().meta({ description: 'Milliseconds; 0 without resolved tickets' }) });
+const categoryStat = z.strictObject({
+  _id: id,
+  name: z.string(),
+  color: z.string(),
+  count: z.int(),
+  open: z.int(),
+  avgResolutionTime: z.number().meta({ description: 'Milliseconds; 0 without resolved tickets' }),
+});
 export const TicketStats = z
   .strictObject({
     total: z.int(),
@@ -201,11 +216,28 @@ export const UserStats = z
   .meta({ id: 'UserStats' });
 
 export const PublicSettings = z
-  .strictObject({ settings: z.strictObject({ systemName: z.string(), supportEmail: z.string(), maintenanceMode: z.boolean(), maxFileSize: z.int().meta({ description: 'Bytes' }), maxFiles: z.int() }) })
+  .strictObject({
+    settings: z.strictObject({
+      systemName: z.string(),
+      supportEmail: z.string(),
+      maintenanceMode: z.boolean(),
+      maxFileSize: z.int().meta({ description: 'Bytes' }),
+      maxFiles: z.int(),
+    }),
+  })
   .meta({ id: 'PublicSettings' });
 
 export const WhitelistEntry = z
-  .strictObject({ _id: id, telegramId: z.string(), username: z.string(), firstName: z.string(), lastName: z.string(), notes: z.string(), isActive: z.boolean(), createdAt: time })
+  .strictObject({
+    _id: id,
+    telegramId: z.string(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    notes: z.string(),
+    isActive: z.boolean(),
+    createdAt: time,
+  })
   .meta({ id: 'WhitelistEntry' });
 
 export const AccessRequest = z
@@ -223,7 +255,16 @@ export const AccessRequest = z
   .meta({ id: 'AccessRequest' });
 
 export const BotCommand = z
-  .strictObject({ _id: id, command: z.string(), description: z.string(), handler: z.enum(HANDLERS), response: z.string().nullable(), order: z.int(), isActive: z.boolean(), isSystem: z.boolean() })
+  .strictObject({
+    _id: id,
+    command: z.string(),
+    description: z.string(),
+    handler: z.enum(HANDLERS),
+    response: z.string().nullable(),
+    order: z.int(),
+    isActive: z.boolean(),
+    isSystem: z.boolean(),
+  })
   .meta({ id: 'BotCommand' });
 
 export const SystemSettings = z
@@ -303,7 +344,9 @@ export const TicketHistory = z
     ticketId: id,
     number: z.int(),
     events: z.array(HistoryEntry),
-    integrity: z.strictObject({ ok: z.boolean(), head: z.string().nullable(), firstBreak: ChainBreak.nullable() }).meta({ description: "The stream's chain recomputed now: ok, or the first link that does not hold" }),
+    integrity: z
+      .strictObject({ ok: z.boolean(), head: z.string().nullable(), firstBreak: ChainBreak.nullable() })
+      .meta({ description: "The stream's chain recomputed now: ok, or the first link that does not hold" }),
   })
   .meta({ id: 'TicketHistory' });
 

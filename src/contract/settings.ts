@@ -65,7 +65,10 @@ export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
 export const updateSettingsSchema = z
   .object({
-    telegramBotToken: singleLine(z.string({ message: 'Telegram bot token must be text' }).trim(), 'Telegram bot token').max(200, 'Telegram bot token is too long'),
+    telegramBotToken: singleLine(z.string({ message: 'Telegram bot token must be text' }).trim(), 'Telegram bot token').max(
+      200,
+      'Telegram bot token is too long',
+    ),
     telegramWebhookUrl: z
       .string({ message: 'Webhook URL must be text' })
       .trim()
@@ -83,7 +86,9 @@ export const updateSettingsSchema = z
       .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter((item) => item !== ''))
       .pipe(z.array(origin)),
     maintenanceMode: z.boolean({ message: 'maintenanceMode must be true or false' }),
-    systemName: singleLine(z.string({ message: 'System name must be text' }).trim(), 'System name').min(1, 'System name is required').max(100, 'System name must be at most 100 characters'),
+    systemName: singleLine(z.string({ message: 'System name must be text' }).trim(), 'System name')
+      .min(1, 'System name is required')
+      .max(100, 'System name must be at most 100 characters'),
     supportEmail: z
       .string({ message: 'Support e-mail must be text' })
       .trim()

@@ -82,8 +82,12 @@ const customFieldAnswers = z.preprocess(
 
 export const createTicketSchema = z
   .object({
-    title: singleLine(z.string({ message: 'Title is required' }).trim(), 'Title').min(1, 'Title is required').max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
-    description: multiLine(z.string({ message: 'Description is required' }).trim(), 'Description').min(1, 'Description is required').max(DESCRIPTION_MAX, `Description must be at most ${DESCRIPTION_MAX} characters`),
+    title: singleLine(z.string({ message: 'Title is required' }).trim(), 'Title')
+      .min(1, 'Title is required')
+      .max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
+    description: multiLine(z.string({ message: 'Description is required' }).trim(), 'Description')
+      .min(1, 'Description is required')
+      .max(DESCRIPTION_MAX, `Description must be at most ${DESCRIPTION_MAX} characters`),
     category: z.string({ message: 'Category is required' }).trim().min(1, 'Category is required'),
     priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).default('medium'),
     customFieldValues: customFieldAnswers.default({}),
@@ -128,7 +132,12 @@ export const editMessageSchema = z
 const commaList = <T extends string>(values: readonly [T, ...T[]], label: string) =>
   z
     .string()
-    .transform((text) => text.split(',').map((part) => part.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(values, { message: `${label} must be one of ${values.join(', ')}` })));
 
 export const listTicketsQuery = z.object({
@@ -138,7 +147,9 @@ export const listTicketsQuery = z.object({
   category: z.string().min(1).optional(),
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
-  sort: z.enum(['latest', 'oldest', 'priority', 'status', 'updated'], { message: 'sort must be latest, oldest, priority, status or updated' }).default('latest'),
+  sort: z
+    .enum(['latest', 'oldest', 'priority', 'status', 'updated'], { message: 'sort must be latest, oldest, priority, status or updated' })
+    .default('latest'),
   ...pageQuery(20),
 });
 

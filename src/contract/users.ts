@@ -50,14 +50,22 @@ const telegramUsernameSchema = z
   .string({ message: 'Telegram username must be text' })
   .trim()
   .transform((value) => value.replace(/^@/, ''))
-  .pipe(z.string().max(32, 'Telegram username must be at most 32 characters').regex(/^[A-Za-z0-9_]*$/, 'Telegram username can only contain letters, numbers and underscores'))
+  .pipe(
+    z
+      .string()
+      .max(32, 'Telegram username must be at most 32 characters')
+      .regex(/^[A-Za-z0-9_]*$/, 'Telegram username can only contain letters, numbers and underscores'),
+  )
   .transform((value) => (value === '' ? null : value))
   .nullable();
 
 export const loginSchema = z
   .object({
     email: z.string({ message: 'Email is required' }).trim().toLowerCase().min(1, 'Email is required').max(254, 'Email must be at most 254 characters'),
-    password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+    password: z
+      .string({ message: 'Password is required' })
+      .min(1, 'Password is required')
+      .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
   })
   .strict();
 
@@ -116,15 +124,16 @@ export const refreshSchema = z
   .object({ refreshToken: z.string({ message: 'Refresh token is required' }).min(1, 'Refresh token is required').max(512, 'Invalid refresh token') })
   .strict();
 
-export const logoutSchema = z.object({ refreshToken: z.string({ message: 'Refresh token must be text' }).max(512, 'Invalid refresh token').optional() }).strict();
+export const logoutSchema = z
+  .object({ refreshToken: z.string({ message: 'Refresh token must be text' }).max(512, 'Invalid refresh token').optional() })
+  .strict();
 
-export const listUsersQuery = z
-  .object({
-    ...pageQuery(20),
-    role: roleSchema.optional(),
-    q: z.string().trim().max(100, 'Search must be at most 100 characters').optional(),
-    isActive: z.enum(['true', 'false'], { message: 'isActive must be true or false' }).optional(),
-  });
+export const listUsersQuery = z.object({
+  ...pageQuery(20),
+  role: roleSchema.optional(),
+  q: z.string().trim().max(100, 'Search must be at most 100 characters').optional(),
+  isActive: z.enum(['true', 'false'], { message: 'isActive must be true or false' }).optional(),
+});
 
 export type Registration = z.output<typeof registerSchema>;
 export type CreateUserInput = z.output<typeof createUserSchema>;

@@ -6,10 +6,17 @@ import { multiLine, singleLine } from './text';
 export const telegramIdSchema = z
   .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
   .transform((value) => String(value).trim())
-  .pipe(z.string().min(1, 'Telegram ID is required').regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)'));
+  .pipe(
+    z
+      .string()
+      .min(1, 'Telegram ID is required')
+      .regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)'),
+  );
 
-const optionalText = (label: string, max: number) => singleLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
-const optionalParagraph = (label: string, max: number) => multiLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
+const optionalText = (label: string, max: number) =>
+  singleLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
+const optionalParagraph = (label: string, max: number) =>
+  multiLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
 
 const fields = {
   username: optionalText('Username', 33)

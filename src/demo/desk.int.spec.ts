@@ -80,7 +80,10 @@ describe('the demo desk', () => {
 
   it('when staff look at categories and canned replies, then there are categories with custom fields and replies with shortcodes', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
-    const categories = (await server.request('GET', '/api/categories', { token: agent })).body.categories as Array<{ name: string; customFields: Array<{ fieldName: string }> }>;
+    const categories = (await server.request('GET', '/api/categories', { token: agent })).body.categories as Array<{
+      name: string;
+      customFields: Array<{ fieldName: string }>;
+    }>;
     expect(categories.map((category) => category.name)).toEqual(expect.arrayContaining(['Billing', 'Technical', 'Account']));
     expect(categories.every((category) => category.customFields.length > 0)).toBe(true);
     const canned = (await server.request('GET', '/api/canned-messages', { token: agent })).body.cannedMessages as Array<{ shortcode: string }>;
@@ -98,12 +101,18 @@ describe('the demo desk', () => {
     const customer = await signIn(desk.accounts.customer.email, DEMO_PASSWORDS.customer);
     const missing = await server.request('POST', '/api/tickets', { token: customer, body: ticket });
     expect(missing.status).toBe(400);
-    const created = await server.request('POST', '/api/tickets', { token: customer, body: { ...ticket, customFieldValues: { accountEmail: desk.accounts.customer.email } } });
+    const created = await server.request('POST', '/api/tickets', {
+      token: customer,
+      body: { ...ticket, customFieldValues: { accountEmail: desk.accounts.customer.email } },
+    });
     expect(created.status).toBe(201);
 
     // A customer whose seeded ticket is still being worked on holds the open-ticket claim.
     const withOpen = await signIn('liam.chen@example.com', DEMO_PASSWORDS.customer);
-    const refused = await server.request('POST', '/api/tickets', { token: withOpen, body: { ...ticket, customFieldValues: { accountEmail: 'liam.chen@example.com' } } });
+    const refused = await server.request('POST', '/api/tickets', {
+      token: withOpen,
+      body: { ...ticket, customFieldValues: { accountEmail: 'liam.chen@example.com' } },
+    });
     expect(refused).toMatchObject({ status: 409, body: { code: 'OPEN_TICKET_EXISTS' } });
   });
 

@@ -82,8 +82,24 @@ const CATEGORIES: Record<CategoryKey, { name: string; description: string; color
     description: 'Invoices, charges, refunds and payment methods.',
     color: '#28a745',
     customFields: [
-      { fieldName: 'invoiceNumber', fieldType: 'text', prompt: 'Invoice number (on the top right of your invoice)', placeholder: 'INV-2026-0001', required: false, validation: { pattern: '^INV-\\d{4}-\\d{4}$' }, order: 0 },
-      { fieldName: 'amount', fieldType: 'number', prompt: 'Amount in question (EUR)', placeholder: '49.90', required: false, validation: { min: 0, max: 100000 }, order: 1 },
+      {
+        fieldName: 'invoiceNumber',
+        fieldType: 'text',
+        prompt: 'Invoice number (on the top right of your invoice)',
+        placeholder: 'INV-2026-0001',
+        required: false,
+        validation: { pattern: '^INV-\\d{4}-\\d{4}$' },
+        order: 0,
+      },
+      {
+        fieldName: 'amount',
+        fieldType: 'number',
+        prompt: 'Amount in question (EUR)',
+        placeholder: '49.90',
+        required: false,
+        validation: { min: 0, max: 100000 },
+        order: 1,
+      },
     ],
   },
   technical: {
@@ -91,33 +107,104 @@ const CATEGORIES: Record<CategoryKey, { name: string; description: string; color
     description: 'Something does not work as it should: errors, crashes, slowness.',
     color: '#dc3545',
     customFields: [
-      { fieldName: 'device', fieldType: 'text', prompt: 'Device and browser or app version', placeholder: 'iPhone 15, app 4.2.1', required: true, validation: { minLength: 3, maxLength: 100 }, order: 0 },
-      { fieldName: 'stepsToReproduce', fieldType: 'textarea', prompt: 'What did you do before it happened?', placeholder: '1. Open… 2. Tap…', required: false, validation: { maxLength: 1000 }, order: 1 },
+      {
+        fieldName: 'device',
+        fieldType: 'text',
+        prompt: 'Device and browser or app version',
+        placeholder: 'iPhone 15, app 4.2.1',
+        required: true,
+        validation: { minLength: 3, maxLength: 100 },
+        order: 0,
+      },
+      {
+        fieldName: 'stepsToReproduce',
+        fieldType: 'textarea',
+        prompt: 'What did you do before it happened?',
+        placeholder: '1. Open… 2. Tap…',
+        required: false,
+        validation: { maxLength: 1000 },
+        order: 1,
+      },
     ],
   },
   account: {
     name: 'Account',
     description: 'Signing in, profile details, security and closing an account.',
     color: '#007bff',
-    customFields: [{ fieldName: 'accountEmail', fieldType: 'text', prompt: 'Email address of the account concerned', placeholder: 'you@example.com', required: true, validation: { maxLength: 120 }, order: 0 }],
+    customFields: [
+      {
+        fieldName: 'accountEmail',
+        fieldType: 'text',
+        prompt: 'Email address of the account concerned',
+        placeholder: 'you@example.com',
+        required: true,
+        validation: { maxLength: 120 },
+        order: 0,
+      },
+    ],
   },
   shipping: {
     name: 'Shipping',
     description: 'Deliveries, tracking and returns.',
     color: '#fd7e14',
-    customFields: [{ fieldName: 'orderNumber', fieldType: 'text', prompt: 'Order number', placeholder: 'ORD-48213', required: true, validation: { pattern: '^ORD-\\d{5}$' }, order: 0 }],
+    customFields: [
+      {
+        fieldName: 'orderNumber',
+        fieldType: 'text',
+        prompt: 'Order number',
+        placeholder: 'ORD-48213',
+        required: true,
+        validation: { pattern: '^ORD-\\d{5}$' },
+        order: 0,
+      },
+    ],
   },
 };
 
 const CANNED: Array<{ shortcode: string; title: string; content: string; category: CategoryKey | null }> = [
   { shortcode: 'hello', title: 'Greeting', content: 'Hi there, thanks for reaching out! I am looking into this for you now.', category: null },
-  { shortcode: 'moreinfo', title: 'Ask for details', content: 'Could you tell me a little more: what you expected to happen, what happened instead, and when it started?', category: null },
-  { shortcode: 'thanks-bye', title: 'Closing', content: 'Glad we could sort this out. If anything else comes up, just reply here. Have a great day!', category: null },
-  { shortcode: 'refund', title: 'Refund issued', content: 'I have issued the refund. It usually shows on your statement within 5 to 7 business days.', category: 'billing' },
-  { shortcode: 'invoice-copy', title: 'Invoice copy', content: 'You can download every invoice under Account > Billing > Invoices. I have also attached a copy here.', category: 'billing' },
-  { shortcode: 'cache', title: 'Clear cache', content: 'Please sign out, clear your browser cache (or reinstall the app), sign in again and tell me if it still happens.', category: 'technical' },
-  { shortcode: 'reset-pw', title: 'Password reset', content: 'I have sent a password reset link to the email on your account. The link is valid for one hour.', category: 'account' },
-  { shortcode: 'tracking', title: 'Tracking link', content: 'Your parcel is on its way. You can follow it with the tracking link in your shipping confirmation email.', category: 'shipping' },
+  {
+    shortcode: 'moreinfo',
+    title: 'Ask for details',
+    content: 'Could you tell me a little more: what you expected to happen, what happened instead, and when it started?',
+    category: null,
+  },
+  {
+    shortcode: 'thanks-bye',
+    title: 'Closing',
+    content: 'Glad we could sort this out. If anything else comes up, just reply here. Have a great day!',
+    category: null,
+  },
+  {
+    shortcode: 'refund',
+    title: 'Refund issued',
+    content: 'I have issued the refund. It usually shows on your statement within 5 to 7 business days.',
+    category: 'billing',
+  },
+  {
+    shortcode: 'invoice-copy',
+    title: 'Invoice copy',
+    content: 'You can download every invoice under Account > Billing > Invoices. I have also attached a copy here.',
+    category: 'billing',
+  },
+  {
+    shortcode: 'cache',
+    title: 'Clear cache',
+    content: 'Please sign out, clear your browser cache (or reinstall the app), sign in again and tell me if it still happens.',
+    category: 'technical',
+  },
+  {
+    shortcode: 'reset-pw',
+    title: 'Password reset',
+    content: 'I have sent a password reset link to the email on your account. The link is valid for one hour.',
+    category: 'account',
+  },
+  {
+    shortcode: 'tracking',
+    title: 'Tracking link',
+    content: 'Your parcel is on its way. You can follow it with the tracking link in your shipping confirmation email.',
+    category: 'shipping',
+  },
 ];
 
 /** One line of a ticket's life: who says what (c customer, a agent, note an internal note). */
@@ -141,7 +228,12 @@ interface Story {
 /** Oldest first, so ticket numbers follow the dates; every status appears, open ones one per customer. */
 const STORIES: Story[] = [
   {
-    customer: 0, agent: 0, category: 'billing', priority: 'high', daysAgo: 20, status: 'closed',
+    customer: 0,
+    agent: 0,
+    category: 'billing',
+    priority: 'high',
+    daysAgo: 20,
+    status: 'closed',
     title: 'Charged twice for my March subscription',
     description: 'My card statement shows two charges of 49.90 on the same day for the monthly plan.',
     answers: { invoiceNumber: 'INV-2026-0311', amount: 49.9 },
@@ -155,7 +247,13 @@ const STORIES: Story[] = [
     outcome: 'Duplicate charge caused by a payment retry; refunded 49.90.',
   },
   {
-    customer: 1, agent: 1, category: 'technical', priority: 'medium', daysAgo: 18, status: 'closed', platform: 'telegram',
+    customer: 1,
+    agent: 1,
+    category: 'technical',
+    priority: 'medium',
+    daysAgo: 18,
+    status: 'closed',
+    platform: 'telegram',
     title: 'App crashes when uploading a photo',
     description: 'Every time I attach a photo to my profile the app closes.',
     answers: { device: 'Pixel 8, app 4.1.0', stepsToReproduce: '1. Open profile 2. Tap the photo 3. Pick one from the gallery' },
@@ -170,7 +268,12 @@ const STORIES: Story[] = [
     outcome: 'Crash on large photos, fixed by updating the app to 4.1.2.',
   },
   {
-    customer: 2, agent: 2, category: 'account', priority: 'low', daysAgo: 16, status: 'closed',
+    customer: 2,
+    agent: 2,
+    category: 'account',
+    priority: 'low',
+    daysAgo: 16,
+    status: 'closed',
     title: 'Change the email address on my account',
     description: 'I have a new work email and would like to use it to sign in.',
     answers: { accountEmail: 'olivia.brown@example.com' },
@@ -182,7 +285,12 @@ const STORIES: Story[] = [
     outcome: 'Email changed after confirmation from the old address.',
   },
   {
-    customer: 3, agent: 3, category: 'shipping', priority: 'medium', daysAgo: 14, status: 'closed',
+    customer: 3,
+    agent: 3,
+    category: 'shipping',
+    priority: 'medium',
+    daysAgo: 14,
+    status: 'closed',
     title: 'Parcel marked as delivered but not received',
     description: 'Tracking says delivered yesterday, but nothing arrived and my neighbours have not seen it.',
     answers: { orderNumber: 'ORD-48213' },
@@ -196,7 +304,12 @@ const STORIES: Story[] = [
     outcome: 'Lost by the carrier; replacement shipped free of charge.',
   },
   {
-    customer: 4, agent: 0, category: 'billing', priority: 'medium', daysAgo: 10, status: 'resolved',
+    customer: 4,
+    agent: 0,
+    category: 'billing',
+    priority: 'medium',
+    daysAgo: 10,
+    status: 'resolved',
     title: 'Need an invoice with my company details',
     description: 'Our accounting needs the company name and VAT number on the invoice for February.',
     answers: { invoiceNumber: 'INV-2026-0207' },
@@ -208,7 +321,12 @@ const STORIES: Story[] = [
     outcome: 'Invoice reissued with the company name and VAT number.',
   },
   {
-    customer: 5, agent: 1, category: 'technical', priority: 'high', daysAgo: 7, status: 'resolved',
+    customer: 5,
+    agent: 1,
+    category: 'technical',
+    priority: 'high',
+    daysAgo: 7,
+    status: 'resolved',
     title: 'Dashboard takes a minute to load',
     description: 'Since Monday the dashboard is very slow for our whole team.',
     answers: { device: 'Chrome 131 on Windows 11', stepsToReproduce: 'Sign in and open the dashboard.' },
@@ -222,7 +340,12 @@ const STORIES: Story[] = [
     outcome: 'Slow dashboard query on large workspaces, fixed by a hotfix.',
   },
   {
-    customer: 0, agent: 2, category: 'account', priority: 'medium', daysAgo: 4, status: 'resolved',
+    customer: 0,
+    agent: 2,
+    category: 'account',
+    priority: 'medium',
+    daysAgo: 4,
+    status: 'resolved',
     title: 'Locked out after too many sign-in attempts',
     description: 'I mistyped my password a few times and now I cannot sign in.',
     answers: { accountEmail: 'emma.johnson@example.com' },
@@ -234,7 +357,12 @@ const STORIES: Story[] = [
     outcome: 'Account unlocked with a password reset.',
   },
   {
-    customer: 6, agent: 3, category: 'shipping', priority: 'medium', daysAgo: 5, status: 'pending_customer',
+    customer: 6,
+    agent: 3,
+    category: 'shipping',
+    priority: 'medium',
+    daysAgo: 5,
+    status: 'pending_customer',
     title: 'Return label for a damaged item',
     description: 'The lamp I ordered arrived with a cracked shade. I would like to return it.',
     answers: { orderNumber: 'ORD-50877' },
@@ -244,7 +372,12 @@ const STORIES: Story[] = [
     ],
   },
   {
-    customer: 7, agent: 0, category: 'billing', priority: 'low', daysAgo: 3, status: 'pending_customer',
+    customer: 7,
+    agent: 0,
+    category: 'billing',
+    priority: 'low',
+    daysAgo: 3,
+    status: 'pending_customer',
     title: 'Switch from monthly to yearly billing',
     description: 'I would like to pay yearly to get the discount. What happens to the current month?',
     answers: {},
@@ -254,7 +387,12 @@ const STORIES: Story[] = [
     ],
   },
   {
-    customer: 1, agent: 1, category: 'technical', priority: 'urgent', daysAgo: 2, status: 'in_progress',
+    customer: 1,
+    agent: 1,
+    category: 'technical',
+    priority: 'urgent',
+    daysAgo: 2,
+    status: 'in_progress',
     title: 'Export to CSV fails with an error',
     description: 'Exporting the monthly report shows "Something went wrong" and no file is downloaded.',
     answers: { device: 'Firefox 133 on macOS', stepsToReproduce: 'Reports > Monthly > Export > CSV' },
@@ -265,7 +403,12 @@ const STORIES: Story[] = [
     ],
   },
   {
-    customer: 2, agent: 2, category: 'account', priority: 'medium', daysAgo: 1, status: 'in_progress',
+    customer: 2,
+    agent: 2,
+    category: 'account',
+    priority: 'medium',
+    daysAgo: 1,
+    status: 'in_progress',
     title: 'Two-factor codes are not arriving',
     description: 'I enabled two-factor sign-in but the SMS codes never arrive.',
     answers: { accountEmail: 'olivia.b@newjob.example' },
@@ -276,21 +419,37 @@ const STORIES: Story[] = [
     ],
   },
   {
-    customer: 3, agent: null, category: 'billing', priority: 'medium', daysAgo: 1, status: 'open',
+    customer: 3,
+    agent: null,
+    category: 'billing',
+    priority: 'medium',
+    daysAgo: 1,
+    status: 'open',
     title: 'Discount code not applied at checkout',
     description: 'The code SPRING20 was accepted but the total did not change.',
     answers: { amount: 120 },
     lines: [['c', 'I have a screenshot of the checkout if that helps.']],
   },
   {
-    customer: 4, agent: null, category: 'technical', priority: 'low', daysAgo: 0, status: 'open', platform: 'telegram',
+    customer: 4,
+    agent: null,
+    category: 'technical',
+    priority: 'low',
+    daysAgo: 0,
+    status: 'open',
+    platform: 'telegram',
     title: 'Notifications arrive twice',
     description: 'Every notification on my phone shows up two times.',
     answers: { device: 'iPhone 15, app 4.2.1' },
     lines: [['c', 'Not a big deal, but a little annoying.']],
   },
   {
-    customer: 8, agent: null, category: 'shipping', priority: 'high', daysAgo: 0, status: 'open',
+    customer: 8,
+    agent: null,
+    category: 'shipping',
+    priority: 'high',
+    daysAgo: 0,
+    status: 'open',
     title: 'Wrong size delivered',
     description: 'I ordered the jacket in M and received an XL.',
     answers: { orderNumber: 'ORD-51302' },
@@ -301,17 +460,25 @@ const STORIES: Story[] = [
 const DAY = 24 * 60 * 60 * 1000;
 const MINUTE = 60 * 1000;
 const system = (now: Date): CommandContext => ({ actor: { userId: 'system', role: 'system', platform: 'system' }, now });
-const contextOf = (person: Person, now: Date, platform: 'web' | 'telegram' = 'web'): CommandContext => ({ actor: { userId: person.userId, role: person.role, platform }, now });
+const contextOf = (person: Person, now: Date, platform: 'web' | 'telegram' = 'web'): CommandContext => ({
+  actor: { userId: person.userId, role: person.role, platform },
+  now,
+});
 const nameOf = (person: Person) => `${person.firstName} ${person.lastName}`;
 
 /**
  * Seeds the demo desk into an empty event log; refuses a log that already has events, since mixing a
  * demo into a real desk (or seeding twice) cannot be undone in an append-only log.
  */
-export async function seedDemoDesk(events: EventStore, { adminEmail, adminPassword, now = new Date() }: { adminEmail: string; adminPassword?: string; now?: Date }): Promise<DemoDesk> {
+export async function seedDemoDesk(
+  events: EventStore,
+  { adminEmail, adminPassword, now = new Date() }: { adminEmail: string; adminPassword?: string; now?: Date },
+): Promise<DemoDesk> {
   const head = await events.headPosition();
   if (head > 0) {
-    throw new DemoRefusedError(`The demo desk is only seeded into an empty data directory, and this one already has ${head} events. Point DATA_DIR at a new directory to try the demo.`);
+    throw new DemoRefusedError(
+      `The demo desk is only seeded into an empty data directory, and this one already has ${head} events. Point DATA_DIR at a new directory to try the demo.`,
+    );
   }
   const passwords = { ...DEMO_PASSWORDS, admin: adminPassword ?? DEMO_PASSWORDS.admin };
   const hashes = {
@@ -327,8 +494,17 @@ export async function seedDemoDesk(events: EventStore, { adminEmail, adminPasswo
     const profile = { username, email, firstName, lastName };
     const context = role === 'customer' ? contextOf({ userId, role, firstName, lastName, username, email }, at) : system(at);
     // The same unique claims the sign-up and user forms make, so the addresses stay taken.
-    for (const [kind, value, code] of [['email', email, 'EMAIL_TAKEN'], ['username', username, 'USERNAME_TAKEN']] as const) {
-      await handleCommand(events, reservationStream(kind, value), reservationDecider, { type: 'Reserve', kind, value, ownerId: userId, conflictMessage: `${kind} taken`, conflictCode: code }, context);
+    for (const [kind, value, code] of [
+      ['email', email, 'EMAIL_TAKEN'],
+      ['username', username, 'USERNAME_TAKEN'],
+    ] as const) {
+      await handleCommand(
+        events,
+        reservationStream(kind, value),
+        reservationDecider,
+        { type: 'Reserve', kind, value, ownerId: userId, conflictMessage: `${kind} taken`, conflictCode: code },
+        context,
+      );
     }
     const command =
       role === 'customer'
@@ -346,21 +522,46 @@ export async function seedDemoDesk(events: EventStore, { adminEmail, adminPasswo
   let order = 0;
   for (const [key, category] of Object.entries(CATEGORIES) as Array<[CategoryKey, (typeof CATEGORIES)[CategoryKey]]>) {
     const categoryId = randomUUID();
-    const input = { name: category.name, description: category.description, color: category.color, order: order++, isActive: true, customFields: category.customFields };
-    await handleCommand(events, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input }, contextOf(admin, new Date(start + 2 * MINUTE)));
+    const input = {
+      name: category.name,
+      description: category.description,
+      color: category.color,
+      order: order++,
+      isActive: true,
+      customFields: category.customFields,
+    };
+    await handleCommand(
+      events,
+      categoryStream(categoryId),
+      categoryDecider,
+      { type: 'CreateCategory', categoryId, input },
+      contextOf(admin, new Date(start + 2 * MINUTE)),
+    );
     categories[key] = { categoryId, isActive: true, customFields: category.customFields };
   }
 
   for (const canned of CANNED) {
     const cannedId = randomUUID();
     const context = contextOf(admin, new Date(start + 3 * MINUTE));
-    await handleCommand(events, reservationStream('shortcode', canned.shortcode), reservationDecider, { type: 'Reserve', kind: 'shortcode', value: canned.shortcode, ownerId: cannedId, conflictMessage: 'shortcode taken', conflictCode: 'SHORTCODE_TAKEN' }, context);
-    const details = { shortcode: canned.shortcode, title: canned.title, content: canned.content, categoryId: canned.category ? categories[canned.category].categoryId : null };
+    await handleCommand(
+      events,
+      reservationStream('shortcode', canned.shortcode),
+      reservationDecider,
+      { type: 'Reserve', kind: 'shortcode', value: canned.shortcode, ownerId: cannedId, conflictMessage: 'shortcode taken', conflictCode: 'SHORTCODE_TAKEN' },
+      context,
+    );
+    const details = {
+      shortcode: canned.shortcode,
+      title: canned.title,
+      content: canned.content,
+      categoryId: canned.category ? categories[canned.category].categoryId : null,
+    };
     await handleCommand(events, cannedStream(cannedId), cannedDecider, { type: 'CreateCannedMessage', cannedId, createdBy: admin.userId, details }, context);
   }
 
   const customers: Person[] = [];
-  for (const [i, [first, last]] of CUSTOMERS.entries()) customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
+  for (const [i, [first, last]] of CUSTOMERS.entries())
+    customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
 
   const ticketsByStatus: Record<TicketStatus, number> = { open: 0, in_progress: 0, pending_customer: 0, resolved: 0, closed: 0 };
   for (const [index, story] of STORIES.entries()) {
@@ -372,21 +573,69 @@ export async function seedDemoDesk(events: EventStore, { adminEmail, adminPasswo
     // A ticket opened today starts a couple of hours ago, so all of its life lies in the past.
     let at = Math.min(now.getTime() - story.daysAgo * DAY - 9 * 60 * MINUTE + index * 37 * MINUTE, now.getTime() - 3 * 60 * MINUTE);
     const step = (minutes: number) => new Date((at += minutes * MINUTE));
-    const run = (command: TicketCommand, who: Person, when: Date) => handleCommand(events, ticketStream(ticketId), ticketDecider, command, contextOf(who, when, who === customer ? platform : 'web'));
+    const run = (command: TicketCommand, who: Person, when: Date) =>
+      handleCommand(events, ticketStream(ticketId), ticketDecider, command, contextOf(who, when, who === customer ? platform : 'web'));
     const actor = (who: Person): TicketActor => ({ userId: who.userId, role: who.role });
 
     const opened = step(0);
-    await events.append(TICKET_NUMBER_STREAM, [{ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf(contextOf(customer, opened, platform)) }], index === 0 ? 'no_stream' : index - 1);
+    await events.append(
+      TICKET_NUMBER_STREAM,
+      [{ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf(contextOf(customer, opened, platform)) }],
+      index === 0 ? 'no_stream' : index - 1,
+    );
     const { title, description, priority, answers } = story;
-    await run({ type: 'OpenTicket', ticketId, number, customerId: customer.userId, platform, title, description, priority, category: categories[story.category], answers }, customer, opened);
+    await run(
+      {
+        type: 'OpenTicket',
+        ticketId,
+        number,
+        customerId: customer.userId,
+        platform,
+        title,
+        description,
+        priority,
+        category: categories[story.category],
+        answers,
+      },
+      customer,
+      opened,
+    );
     if (isOpenStatus(story.status)) {
-      await handleCommand(events, reservationStream('openticket', customer.userId), reservationDecider, { type: 'Reserve', kind: 'openticket', value: customer.userId, ownerId: ticketId, conflictMessage: 'open ticket exists', conflictCode: 'OPEN_TICKET_EXISTS' }, contextOf(customer, opened));
+      await handleCommand(
+        events,
+        reservationStream('openticket', customer.userId),
+        reservationDecider,
+        {
+          type: 'Reserve',
+          kind: 'openticket',
+          value: customer.userId,
+          ownerId: ticketId,
+          conflictMessage: 'open ticket exists',
+          conflictCode: 'OPEN_TICKET_EXISTS',
+        },
+        contextOf(customer, opened),
+      );
     }
-    if (agent) await run({ type: 'AssignTicket', ticketId, actor: actor(agent), agent: { userId: agent.userId, role: agent.role, isActive: true } }, agent, step(25));
+    if (agent)
+      await run({ type: 'AssignTicket', ticketId, actor: actor(agent), agent: { userId: agent.userId, role: agent.role, isActive: true } }, agent, step(25));
     for (const [kind, content] of story.lines) {
       const who = kind === 'c' ? customer : agent!;
       const when = step(kind === 'c' ? 40 : 15);
-      await run({ type: 'PostMessage', ticketId, messageId: randomUUID(), actor: actor(who), content, isInternal: kind === 'note', platform: who === customer ? platform : 'web', attachments: [], now: when }, who, when);
+      await run(
+        {
+          type: 'PostMessage',
+          ticketId,
+          messageId: randomUUID(),
+          actor: actor(who),
+          content,
+          isInternal: kind === 'note',
+          platform: who === customer ? platform : 'web',
+          attachments: [],
+          now: when,
+        },
+        who,
+        when,
+      );
     }
     if (agent && story.lines.length > 0) await run({ type: 'MarkMessagesRead', ticketId, actor: actor(customer) }, customer, step(5));
     if (agent && story.outcome) await run({ type: 'RecordOutcome', ticketId, actor: actor(agent), outcomeMessage: story.outcome }, agent, step(10));

@@ -37,7 +37,10 @@ const eventStoreUrl = z
       parseConnectionString(translated);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      context.addIssue({ code: 'custom', message: `not a connection string the EventStoreDB client accepts (esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb://, kdb+discover://): ${reason}` });
+      context.addIssue({
+        code: 'custom',
+        message: `not a connection string the EventStoreDB client accepts (esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb://, kdb+discover://): ${reason}`,
+      });
       return z.NEVER;
     }
     return translated;
@@ -63,7 +66,10 @@ const trustProxy = z
     if (/^\d+$/.test(value)) return Number(value);
     const items = value.split(',').map((item) => item.trim());
     if (items.every((item) => item !== '' && isProxyAddress(item))) return items.join(',');
-    context.addIssue({ code: 'custom', message: 'must be true, false, a number of proxies, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal' });
+    context.addIssue({
+      code: 'custom',
+      message: 'must be true, false, a number of proxies, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal',
+    });
     return z.NEVER;
   });
 
@@ -77,7 +83,10 @@ const schema = z.object({
   MONGO_URL: optionalUrl(['mongodb://', 'mongodb+srv://']),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   /** Key prefix in Redis, so several desks (or test runs) can share one server. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').default('desk'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _')
+    .default('desk'),
   TELEGRAM_API_ROOT: z.url().default('https://api.telegram.org'),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -92,9 +101,18 @@ const schema = z.object({
    */
   WORKERS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
   /** How long a notice that fails for a transient reason (network, 5xx, 429) is retried before it fails for good. */
-  DELIVERY_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).default(24 * 3600 * 1000),
+  DELIVERY_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 3600 * 1000),
   /** The longest wait between two tries of a notice (retries double from 1 s up to this). */
-  DELIVERY_BACKOFF_CAP_MS: z.coerce.number().int().min(100).max(3_600_000).default(5 * 60 * 1000),
+  DELIVERY_BACKOFF_CAP_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(5 * 60 * 1000),
   /**
    * Bearer token that opens GET /metrics on the app's port. Without it (and without METRICS_PORT)
    * /metrics answers 404: the figures are not for the public.

@@ -46,11 +46,14 @@ describe('docker-compose.yml against the configuration parser', () => {
   it.each([
     ['app', app],
     ['workers', workers],
-  ])('when the %s service is read, then every variable it sets is one the parser reads, and each one the parser reads is set or left to its default on purpose', (_name, service) => {
-    const names = Object.keys(service.environment ?? {});
-    expect(names.filter((name) => !CONFIG_VARIABLES.includes(name as never))).toEqual([]);
-    expect(CONFIG_VARIABLES.filter((name) => !names.includes(name) && !DEFAULTED.includes(name))).toEqual([]);
-  });
+  ])(
+    'when the %s service is read, then every variable it sets is one the parser reads, and each one the parser reads is set or left to its default on purpose',
+    (_name, service) => {
+      const names = Object.keys(service.environment ?? {});
+      expect(names.filter((name) => !CONFIG_VARIABLES.includes(name as never))).toEqual([]);
+      expect(CONFIG_VARIABLES.filter((name) => !names.includes(name) && !DEFAULTED.includes(name))).toEqual([]);
+    },
+  );
 
   it('when an operator sets only the required values, then the app configuration parses and points at the services of the file', () => {
     const config = loadConfig(environmentOf(app, OPERATOR));

@@ -110,9 +110,12 @@ abstract class TimedLease extends BaseLease {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick().finally(() => this.schedule());
-    }, Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.timer = setTimeout(
+      () => {
+        this.ticking = this.tick().finally(() => this.schedule());
+      },
+      Math.max(50, Math.floor(this.ttlMs / 3)),
+    );
   }
 
   private async tick(): Promise<void> {

@@ -43,10 +43,14 @@ export class TelegramApi {
   /** Sends a stored file as a photo (shown inline) or a document; files may take a while to upload. */
   async sendFile(token: string, chatId: number | string, file: { path: string; name: string; asPhoto: boolean }): Promise<void> {
     const input = { source: createReadStream(file.path), filename: file.name };
-    await this.call(token, async (telegram) => {
-      if (file.asPhoto) await telegram.sendPhoto(chatId, input);
-      else await telegram.sendDocument(chatId, input);
-    }, FILE_TIMEOUT_MS);
+    await this.call(
+      token,
+      async (telegram) => {
+        if (file.asPhoto) await telegram.sendPhoto(chatId, input);
+        else await telegram.sendDocument(chatId, input);
+      },
+      FILE_TIMEOUT_MS,
+    );
   }
 
   async answerCallbackQuery(token: string, callbackQueryId: string): Promise<void> {

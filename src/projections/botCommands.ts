@@ -35,11 +35,18 @@ export const botCommandsProjection: Projection = {
     async BotCommandCreated(event, store) {
       const { commandId, ...fields } = event.data;
       const at = event.metadata.occurredAt;
-      await store.collection<BotCommandView>(BOT_COMMANDS).updateOne({ _id: commandId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
+      await store
+        .collection<BotCommandView>(BOT_COMMANDS)
+        .updateOne({ _id: commandId }, { $setOnInsert: { ...fields, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
     },
     async BotCommandUpdated(event, store) {
       const rev = event.revision;
-      await store.collection<BotCommandView>(BOT_COMMANDS).updateOne({ _id: event.data.commandId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } });
+      await store
+        .collection<BotCommandView>(BOT_COMMANDS)
+        .updateOne(
+          { _id: event.data.commandId, _revision: { $lt: rev } },
+          { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } },
+        );
     },
     async BotCommandDeleted(event, store) {
       await store.collection<BotCommandView>(BOT_COMMANDS).deleteOne({ _id: event.data.commandId });

@@ -19,7 +19,8 @@ export interface CannedView extends Doc {
   _revision: number;
 }
 
-const categoryRef = async (store: ReadStore, categoryId: string | null) => (categoryId ? { _id: categoryId, name: (await findCategory(store, categoryId)).name } : null);
+const categoryRef = async (store: ReadStore, categoryId: string | null) =>
+  categoryId ? { _id: categoryId, name: (await findCategory(store, categoryId)).name } : null;
 
 const canned = (store: ReadStore) => store.collection<CannedView>(CANNED);
 const guard = (event: { data: { cannedId: string }; revision: number }) => ({ _id: event.data.cannedId, _revision: { $lt: event.revision } });
@@ -64,7 +65,8 @@ export const cannedProjection: Projection = {
     },
     // Names shown on canned messages follow their category and author.
     async CategoryUpdated(event, store) {
-      if (event.data.changes.name !== undefined) await canned(store).updateMany({ 'category._id': event.data.categoryId }, { $set: { 'category.name': event.data.changes.name } });
+      if (event.data.changes.name !== undefined)
+        await canned(store).updateMany({ 'category._id': event.data.categoryId }, { $set: { 'category.name': event.data.changes.name } });
     },
     async CategoryDeleted(event, store) {
       await canned(store).updateMany({ 'category._id': event.data.categoryId }, { $set: { category: null } });

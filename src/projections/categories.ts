@@ -16,10 +16,17 @@ export interface CategoryView extends Doc {
   _revision: number;
 }
 
-const update = (store: ReadStore, event: { data: { categoryId: string }; revision: number; metadata: { occurredAt: string } }, fields: Record<string, unknown>) =>
+const update = (
+  store: ReadStore,
+  event: { data: { categoryId: string }; revision: number; metadata: { occurredAt: string } },
+  fields: Record<string, unknown>,
+) =>
   store
     .collection<CategoryView>(CATEGORIES)
-    .updateOne({ _id: event.data.categoryId, _revision: { $lt: event.revision } }, { $set: { ...fields, updatedAt: event.metadata.occurredAt, _revision: event.revision } });
+    .updateOne(
+      { _id: event.data.categoryId, _revision: { $lt: event.revision } },
+      { $set: { ...fields, updatedAt: event.metadata.occurredAt, _revision: event.revision } },
+    );
 
 /** Serves GET /api/categories: one document per live category, deleted ones removed. */
 export const categoriesProjection: Projection = {
@@ -30,7 +37,9 @@ export const categoriesProjection: Projection = {
     async CategoryCreated(event, store) {
       const { categoryId: id, ...details } = event.data;
       const at = event.metadata.occurredAt;
-      await store.collection<CategoryView>(CATEGORIES).updateOne({ _id: id }, { $setOnInsert: { ...details, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
+      await store
+        .collection<CategoryView>(CATEGORIES)
+        .updateOne({ _id: id }, { $setOnInsert: { ...details, createdAt: at, updatedAt: at, _revision: event.revision } }, { upsert: true });
     },
     async CategoryUpdated(event, store) {
       await update(store, event, { ...event.data.changes });

@@ -39,7 +39,13 @@ export interface ProjectionCheck {
 }
 
 /** Replays the log from its start up to `upTo` (inclusive) into `store` through every projection. */
-export async function replayInto(events: EventStore, projections: Projection[], store: ReadStore, upTo: number, onProgress?: (progress: ReplayProgress) => void): Promise<number> {
+export async function replayInto(
+  events: EventStore,
+  projections: Projection[],
+  store: ReadStore,
+  upTo: number,
+  onProgress?: (progress: ReplayProgress) => void,
+): Promise<number> {
   for (const projection of projections) await projection.setup?.(store);
   let reached = 0;
   let count = 0;

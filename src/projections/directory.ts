@@ -29,8 +29,21 @@ export const personKey = (userId: string) => `user:${userId}`;
 export const categoryKey = (categoryId: string) => `category:${categoryId}`;
 
 /** What a name no directory entry gives reads as. */
-export const unknownPerson = (userId: string): PersonEntry => ({ _id: personKey(userId), kind: 'user', userId, username: 'unknown', firstName: 'Unknown', lastName: 'user', role: 'customer' });
-export const unknownCategory = (categoryId: string): CategoryEntry => ({ _id: categoryKey(categoryId), kind: 'category', name: 'Unknown category', color: '#6c757d' });
+export const unknownPerson = (userId: string): PersonEntry => ({
+  _id: personKey(userId),
+  kind: 'user',
+  userId,
+  username: 'unknown',
+  firstName: 'Unknown',
+  lastName: 'user',
+  role: 'customer',
+});
+export const unknownCategory = (categoryId: string): CategoryEntry => ({
+  _id: categoryKey(categoryId),
+  kind: 'category',
+  name: 'Unknown category',
+  color: '#6c757d',
+});
 
 export async function findPerson(store: ReadStore, userId: string): Promise<PersonEntry> {
   return (await store.collection<PersonEntry>(DIRECTORY).findOne({ _id: personKey(userId) })) ?? unknownPerson(userId);
@@ -58,7 +71,11 @@ async function setPerson(store: ReadStore, userId: string, details: Partial<Pick
   if (Object.keys(changes).length > 0) await entries(store).updateOne({ _id: personKey(userId) }, { $set: changes });
 }
 
-async function putPerson(store: ReadStore, { userId, username, firstName, lastName }: { userId: string; username: string; firstName: string; lastName: string }, role: Role) {
+async function putPerson(
+  store: ReadStore,
+  { userId, username, firstName, lastName }: { userId: string; username: string; firstName: string; lastName: string },
+  role: Role,
+) {
   const entry: PersonEntry = { _id: personKey(userId), kind: 'user', userId, username, firstName, lastName, role };
   await entries(store).replaceOne({ _id: entry._id }, entry, { upsert: true });
 }

@@ -63,7 +63,10 @@ function mentioned(events: TicketRecorded[]) {
  */
 async function directoryEvents(events: EventStore, ticketEvents: TicketRecorded[]): Promise<RecordedEvent[]> {
   const { users, categories } = mentioned(ticketEvents);
-  const streams = await Promise.all([...users.map((id) => events.readStream(userStream(id))), ...categories.map((id) => events.readStream(categoryStream(id)))]);
+  const streams = await Promise.all([
+    ...users.map((id) => events.readStream(userStream(id))),
+    ...categories.map((id) => events.readStream(categoryStream(id))),
+  ]);
   return streams.flat();
 }
 
@@ -87,7 +90,9 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     case 'AgentUnassignedFromTicket':
       return `Unassigned ${nameOf(event.data.agentId)}`;
     case 'TicketOutcomeRecorded':
-      return event.data.previous === null ? `Recorded the outcome ${quote(event.data.outcomeMessage)}` : `Changed the outcome from ${quote(event.data.previous)} to ${quote(event.data.outcomeMessage)}`;
+      return event.data.previous === null
+        ? `Recorded the outcome ${quote(event.data.outcomeMessage)}`
+        : `Changed the outcome from ${quote(event.data.previous)} to ${quote(event.data.outcomeMessage)}`;
     case 'TicketDeleted':
       return `Deleted ticket #${event.data.number}`;
     case 'MessagePosted': {
@@ -130,7 +135,9 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
         eventId: event.id,
         type: event.type,
         at: event.metadata.occurredAt,
-        actor: actor ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform } : null,
+        actor: actor
+          ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform }
+          : null,
         summary: summarise(event, nameOf, category.name),
         data: event.data as unknown as Record<string, unknown>,
         hash: event.chain?.hash ?? null,
@@ -177,13 +184,19 @@ function customerRevisions(stream: TicketRecorded[]): number[] {
 function cutAt(stream: TicketRecorded[], revisions: number[], moment: Moment): number {
   const last = revisions.length - 1;
   if ('revision' in moment) {
-    if (moment.revision > last) throw new ValidationError(`Revision ${moment.revision} does not exist: this ticket's history has revisions 0 to ${last}`, [{ path: 'revision', message: `At most ${last}` }]);
+    if (moment.revision > last)
+      throw new ValidationError(`Revision ${moment.revision} does not exist: this ticket's history has revisions 0 to ${last}`, [
+        { path: 'revision', message: `At most ${last}` },
+      ]);
     return moment.revision;
   }
   const time = Date.parse(moment.time);
   let revision = -1;
   for (const [i, index] of revisions.entries()) if (Date.parse(stream[index]!.metadata.occurredAt) <= time) revision = i;
-  if (revision < 0) throw new ValidationError(`The ticket did not exist yet at ${moment.time}: it was opened at ${stream[0]!.metadata.occurredAt}`, [{ path: 'time', message: 'Before the ticket was opened' }]);
+  if (revision < 0)
+    throw new ValidationError(`The ticket did not exist yet at ${moment.time}: it was opened at ${stream[0]!.metadata.occurredAt}`, [
+      { path: 'time', message: 'Before the ticket was opened' },
+    ]);
   return revision;
 }
 
@@ -195,19 +208,25 @@ function cutAt(stream: TicketRecorded[], revisions: number[], moment: Moment): n
 export async function ticketAt(events: EventStore, key: string, moment: Moment, viewer: { id: string; role: Role }): Promise<TicketAtMoment> {
   const stream = await readTicketHistory(events, key);
   const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
-  if (!isStaff(viewer.role) && (opened.data.customerId !== viewer.id || stream.some((event) => event.type === 'TicketDeleted'))) throw new NotFoundError('Ticket');
+  if (!isStaff(viewer.role) && (opened.data.customerId !== viewer.id || stream.some((event) => event.type === 'TicketDeleted')))
+    throw new NotFoundError('Ticket');
   const revisions = isStaff(viewer.role) ? stream.map((_, index) => index) : customerRevisions(stream);
   const cut = cutAt(stream, revisions, moment);
   const upTo = stream.slice(0, revisions[cut]! + 1);
   const position = upTo.at(-1)!.position;
-  const replay = [...upTo.filter((event) => event.type !== 'TicketDeleted'), ...(await directoryEvents(events, stream)).filter((event) => event.position <= position)].sort((a, b) => a.position - b.position);
+  const replay = [
+    ...upTo.filter((event) => event.type !== 'TicketDeleted'),
+    ...(await directoryEvents(events, stream)).filter((event) => event.position <= position),
+  ].sort((a, b) => a.position - b.position);
   const store: ReadStore = new MemoryReadStore();
   for (const event of replay) {
     await directoryProjection.apply(event, store);
     await ticketsProjection.apply(event, store);
   }
   const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
-  const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) => canSeeMessage(viewer.role, message));
+  const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) =>
+    canSeeMessage(viewer.role, message),
+  );
   const versions = new Map<string, MessageVersion[]>();
   if (isStaff(viewer.role)) {
     for (const event of upTo) {

@@ -106,7 +106,13 @@ describe('ProjectionRunner', () => {
     await runner.start();
     expect(await runner.waitFor(await seed(events, 1))).toBe(true);
     gate = new Promise<void>((resolve) => (open = resolve));
-    await handleCommand(events, categoryStream('c1'), categoryDecider, { type: 'CreateCategory', categoryId: 'c1', input: createCategorySchema.parse({ name: 'Category 1' }) }, CONTEXT);
+    await handleCommand(
+      events,
+      categoryStream('c1'),
+      categoryDecider,
+      { type: 'CreateCategory', categoryId: 'c1', input: createCategorySchema.parse({ name: 'Category 1' }) },
+      CONTEXT,
+    );
     const last = await events.headPosition();
     expect(await runner.waitFor(last, 5000, [categoriesProjection.name])).toBe(true);
     expect(await store.collection(CATEGORIES).findOne({ _id: 'c1' })).toMatchObject({ name: 'Category 1' });

@@ -368,11 +368,9 @@ export class ProjectionRunner {
   private async reset(projection: Projection): Promise<void> {
     for (const name of projection.collections) await this.store.collection(name).drop();
     await projection.setup?.(this.store);
-    await this.store.collection<Checkpoint>(CHECKPOINTS).replaceOne(
-      { _id: projection.name },
-      { _id: projection.name, version: projection.version, position: 0 },
-      { upsert: true },
-    );
+    await this.store
+      .collection<Checkpoint>(CHECKPOINTS)
+      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0 }, { upsert: true });
     this.positions.set(projection.name, 0);
   }
 

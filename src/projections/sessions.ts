@@ -46,11 +46,15 @@ export const sessionsProjection: Projection = {
     },
     async RefreshTokenRotated(event, store) {
       const guarded = { _id: event.data.sessionId, _revision: { $lt: event.revision } };
-      await store.collection<SessionView>(SESSIONS).updateOne(guarded, { $set: { lastRefreshedAt: event.metadata.occurredAt, expiresAt: event.data.expiresAt, _revision: event.revision } });
+      await store
+        .collection<SessionView>(SESSIONS)
+        .updateOne(guarded, { $set: { lastRefreshedAt: event.metadata.occurredAt, expiresAt: event.data.expiresAt, _revision: event.revision } });
     },
     async SessionEnded(event, store) {
       const guarded = { _id: event.data.sessionId, _revision: { $lt: event.revision } };
-      await store.collection<SessionView>(SESSIONS).updateOne(guarded, { $set: { endedAt: event.metadata.occurredAt, endReason: event.data.reason, _revision: event.revision } });
+      await store
+        .collection<SessionView>(SESSIONS)
+        .updateOne(guarded, { $set: { endedAt: event.metadata.occurredAt, endReason: event.data.reason, _revision: event.revision } });
     },
   }),
 };

@@ -19,7 +19,11 @@ export type BotSettingsView = Doc & { messages: BotMessages; lastSyncedAt: strin
  * The current system settings (doc `system`) and bot settings (doc `bot`). The stored bot token is
  * here because the Telegram worker needs it; responses mask it.
  */
-const changed = (event: RecordedEvent) => ({ updatedAt: event.metadata.occurredAt, updatedBy: event.metadata.actor?.userId ?? null, _revision: event.revision });
+const changed = (event: RecordedEvent) => ({
+  updatedAt: event.metadata.occurredAt,
+  updatedBy: event.metadata.actor?.userId ?? null,
+  _revision: event.revision,
+});
 
 /** Sets fields on the bot settings (created with the defaults first) that have not seen this event yet. */
 async function setBot(store: ReadStore, event: { revision: number }, fields: Record<string, unknown>) {

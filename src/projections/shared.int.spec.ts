@@ -44,7 +44,13 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   const addCategories = async (n: number) => {
     for (let i = 0; i < n; i++) {
       const categoryId = `c${count++}`;
-      await handleCommand(events, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: categoryId }) }, CONTEXT);
+      await handleCommand(
+        events,
+        categoryStream(categoryId),
+        categoryDecider,
+        { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: categoryId }) },
+        CONTEXT,
+      );
     }
     return events.headPosition();
   };

@@ -42,7 +42,13 @@ describe('Walking the log when pages come back short', () => {
     short = new OneEventPages(inner);
     for (let i = 0; i < 8; i++) {
       const categoryId = `c${i}`;
-      await handleCommand(inner, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: `Category ${i}` }) }, CONTEXT);
+      await handleCommand(
+        inner,
+        categoryStream(categoryId),
+        categoryDecider,
+        { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: `Category ${i}` }) },
+        CONTEXT,
+      );
     }
     total = (await inner.readAll({ maxCount: 10_000 })).length;
   });

@@ -122,20 +122,33 @@ describe('Embedded read models across restarts (snapshot in DATA_DIR)', () => {
 
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot(),
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', READSTORE_SNAPSHOT_MS: '4000', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        DATA_DIR: dataDir,
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+        LOG_LEVEL: 'warn',
+        READSTORE_SNAPSHOT_MS: '4000',
+        REDIS_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       const url = await urlOfStarted(child);
       const call = async (method: string, route: string, token?: string, body?: unknown) => {
-        const response = await fetch(`${url}${route}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+        const response = await fetch(`${url}${route}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
         return { status: response.status, body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of the API
       };
       const admin = (await call('POST', '/api/auth/login', undefined, ADMIN)).body.accessToken as string;
       expect((await call('POST', '/api/categories', admin, { name: 'Before the snapshot' })).status).toBe(201);
       // The periodic snapshot covers that category; the next comes only seconds later.
-      await eventually(() => statSync(file).mtimeMs > seeded, { timeoutMs: 20_000, describe: "a periodic snapshot" });
+      await eventually(() => statSync(file).mtimeMs > seeded, { timeoutMs: 20_000, describe: 'a periodic snapshot' });
       expect((await call('POST', '/api/categories', admin, { name: 'After the snapshot' })).status).toBe(201);
       child.kill('SIGKILL');
       await exited;

@@ -44,7 +44,10 @@ export class ReadStoreSnapshots {
     }
     const current = await logIdentityAt(this.events, loaded.identity.position);
     if (!sameIdentity(current, loaded.identity)) {
-      this.logger.warn({ snapshot: loaded.identity, log: current }, 'read store snapshot is of another event log (or a longer one): read models are rebuilt from the log');
+      this.logger.warn(
+        { snapshot: loaded.identity, log: current },
+        'read store snapshot is of another event log (or a longer one): read models are rebuilt from the log',
+      );
       return false;
     }
     try {

@@ -23,9 +23,19 @@ export interface ActivityLine extends Doc {
 const lines = (store: ReadStore) => store.collection<ActivityLine>(TICKET_ACTIVITY);
 
 /** Keyed by the event's id, so applying an event again writes the same line. */
-function record(store: ReadStore, event: { id: string; metadata: { occurredAt: string; actor?: { userId: string; platform?: string } } }, line: Pick<ActivityLine, 'ticket' | 'kind' | 'status' | 'agentId'>) {
+function record(
+  store: ReadStore,
+  event: { id: string; metadata: { occurredAt: string; actor?: { userId: string; platform?: string } } },
+  line: Pick<ActivityLine, 'ticket' | 'kind' | 'status' | 'agentId'>,
+) {
   const actor = event.metadata.actor;
-  const view: ActivityLine = { _id: event.id, ...line, actorId: actor?.userId ?? null, platform: actor?.platform === 'telegram' ? 'telegram' : 'web', at: event.metadata.occurredAt };
+  const view: ActivityLine = {
+    _id: event.id,
+    ...line,
+    actorId: actor?.userId ?? null,
+    platform: actor?.platform === 'telegram' ? 'telegram' : 'web',
+    at: event.metadata.occurredAt,
+  };
   return lines(store).replaceOne({ _id: event.id }, view, { upsert: true });
 }
 

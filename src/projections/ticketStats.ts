@@ -148,7 +148,11 @@ export async function applyStatsMoves(store: ReadStore, moves: StatsMove[]): Pro
     if (createdMoved) {
       // An opened or deleted ticket moves a creation bucket, kept for 8 days before the newest ticket.
       const was = newest;
-      newest = [was, after?.createdAt].filter((at): at is string => !!at).sort().at(-1) ?? null;
+      newest =
+        [was, after?.createdAt]
+          .filter((at): at is string => !!at)
+          .sort()
+          .at(-1) ?? null;
       const oldestKept = newest ? bucketKey(Date.parse(newest) - BUCKET_KEEP_MS) : null;
       if (newest !== was) moved = true;
       for (const [key, value] of inc) {
@@ -175,7 +179,8 @@ export async function applyStatsMoves(store: ReadStore, moves: StatsMove[]): Pro
     }
     for (const [bucket, { count, position }] of totals) {
       if (!stored.has(bucket)) await buckets.insertOne({ _id: bucket, count, position });
-      else if ((await buckets.updateOne({ _id: bucket, position: stored.get(bucket) }, { $inc: { count }, $set: { position } })).matched === 0) throw new MovedMeanwhileError(TICKET_CREATED);
+      else if ((await buckets.updateOne({ _id: bucket, position: stored.get(bucket) }, { $inc: { count }, $set: { position } })).matched === 0)
+        throw new MovedMeanwhileError(TICKET_CREATED);
     }
   }
   if (pruneBelow) await buckets.deleteMany({ _id: { $lt: pruneBelow } });
@@ -196,7 +201,10 @@ export class MovedMeanwhileError extends Error {
 }
 
 export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc> {
-  const [found, buckets] = await Promise.all([store.collection<StatsRow>(TICKET_STATS).findOne({ _id: STATS_ID }), store.collection<BucketRow>(TICKET_CREATED).find({})]);
+  const [found, buckets] = await Promise.all([
+    store.collection<StatsRow>(TICKET_STATS).findOne({ _id: STATS_ID }),
+    store.collection<BucketRow>(TICKET_CREATED).find({}),
+  ]);
   return {
     _id: STATS_ID,
     byStatus: found?.byStatus ?? {},
@@ -220,7 +228,16 @@ export const createdSince = (stats: TicketStatsDoc, since: Date) => {
 /** Local midnight of `now` in an IANA time zone, as an instant. */
 export function localMidnight(now: Date, timeZone: string): Date {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
       .formatToParts(now)
       .map((part) => [part.type, part.value]),
   );

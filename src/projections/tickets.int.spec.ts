@@ -28,7 +28,14 @@ describe('Tickets read models', () => {
   afterAll(() => server.stop());
 
   const snapshot = async (store: MemoryReadStore) =>
-    Object.fromEntries(await Promise.all([TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS].map(async (name) => [name, await store.collection(name).find({}, { sort: { _id: 1 } })])));
+    Object.fromEntries(
+      await Promise.all(
+        [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS].map(async (name) => [
+          name,
+          await store.collection(name).find({}, { sort: { _id: 1 } }),
+        ]),
+      ),
+    );
 
   const builtFromLog = async () => {
     const store = new MemoryReadStore();
@@ -69,7 +76,12 @@ describe('Tickets read models', () => {
     for (const event of await events.readAll()) for (const projection of allProjections) await projection.apply(event, single);
     for (const name of allProjections.flatMap((projection) => projection.collections)) {
       const report = await compareCollection(name, single, paged);
-      expect({ name, missing: report.missing.count, extra: report.extra.count, different: report.different.documents }).toEqual({ name, missing: 0, extra: 0, different: [] });
+      expect({ name, missing: report.missing.count, extra: report.extra.count, different: report.different.documents }).toEqual({
+        name,
+        missing: 0,
+        extra: 0,
+        different: [],
+      });
     }
   });
 

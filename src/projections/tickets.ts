@@ -105,7 +105,13 @@ const searchText = (number: number, title: string, description: string, customer
   `#${number} ${title} ${description} ${customer.firstName} ${customer.lastName} ${customer.username}`.toLowerCase();
 
 /** A posted message as the conversation shows it; the write side answers a post with the same view. */
-export const postedMessageView = (data: MessagePostedData, seq: number, sender: Pick<PersonEntry, 'firstName' | 'lastName'>, at: string, revision: number): MessageView => ({
+export const postedMessageView = (
+  data: MessagePostedData,
+  seq: number,
+  sender: Pick<PersonEntry, 'firstName' | 'lastName'>,
+  at: string,
+  revision: number,
+): MessageView => ({
   _id: data.messageId,
   ticket: data.ticketId,
   seq,
@@ -139,7 +145,8 @@ interface Page {
 }
 
 function recordUploads(page: Page, ticket: string, customerId: string, isInternal: boolean, attachments: Attachment[]) {
-  for (const { fileId, mimeType, originalName, size } of attachments) page.uploads.set(fileId, { _id: fileId, ticket, customerId, isInternal, mimeType, originalName, size });
+  for (const { fileId, mimeType, originalName, size } of attachments)
+    page.uploads.set(fileId, { _id: fileId, ticket, customerId, isInternal, mimeType, originalName, size });
 }
 
 /** The ticket an event changes, when it exists and has not seen the event yet. */
@@ -193,7 +200,13 @@ const evolve = dispatcher<Page, void>({
       _revision: event.revision,
     };
     entry.now = view;
-    recordUploads(page, id, customerId, false, customFieldValues.flatMap(({ value }) => (typeof value === 'object' ? [value] : [])));
+    recordUploads(
+      page,
+      id,
+      customerId,
+      false,
+      customFieldValues.flatMap(({ value }) => (typeof value === 'object' ? [value] : [])),
+    );
     page.moves.push({ position: event.position, before: null, after: view });
   },
   TicketStatusChanged(event, page) {
@@ -222,7 +235,12 @@ const evolve = dispatcher<Page, void>({
     if (!before) return;
     const at = event.metadata.occurredAt;
     const { _id, username, firstName } = personRef(page.directory.person(event.metadata.actor?.userId ?? ''));
-    save(page, event, before, { outcomeMessage: event.data.outcomeMessage, outcomeUpdatedAt: at, outcomeUpdatedBy: { _id, username, firstName }, updatedAt: at });
+    save(page, event, before, {
+      outcomeMessage: event.data.outcomeMessage,
+      outcomeUpdatedAt: at,
+      outcomeUpdatedBy: { _id, username, firstName },
+      updatedAt: at,
+    });
   },
   TicketDeleted(event, page) {
     const before = current(page, event);
@@ -240,14 +258,21 @@ const evolve = dispatcher<Page, void>({
     page.messages.set(messageId, postedMessageView(event.data, seq, page.directory.person(senderId), at, event.revision));
     recordUploads(page, id, before.customer._id, isInternal, attachments);
     // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
-    save(page, event, before, { messageCount: seq, lastMessageAt: at, ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }) }, false);
+    save(
+      page,
+      event,
+      before,
+      { messageCount: seq, lastMessageAt: at, ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }) },
+      false,
+    );
   },
   MessageEdited(event, page) {
     const before = current(page, event);
     if (!before) return;
     const posted = page.messages.get(event.data.messageId);
     if (!posted) page.edits.push(event);
-    else if (posted._revision < event.revision) page.messages.set(posted._id, { ...posted, content: event.data.content, editedAt: event.metadata.occurredAt, _revision: event.revision });
+    else if (posted._revision < event.revision)
+      page.messages.set(posted._id, { ...posted, content: event.data.content, editedAt: event.metadata.occurredAt, _revision: event.revision });
     save(page, event, before, {}, false);
   },
   MessagesRead(event, page) {
@@ -296,7 +321,10 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
   const messages = store.collection<MessageView>(TICKET_MESSAGES);
   for (const message of page.messages.values()) await messages.replaceOne({ _id: message._id }, message, { upsert: true });
   for (const { data, metadata, revision } of page.edits) {
-    await messages.updateOne({ _id: data.messageId, _revision: { $lt: revision } }, { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } });
+    await messages.updateOne(
+      { _id: data.messageId, _revision: { $lt: revision } },
+      { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } },
+    );
   }
   const uploads = store.collection<UploadView>(UPLOADS);
   for (const upload of page.uploads.values()) await uploads.replaceOne({ _id: upload._id }, upload, { upsert: true });
@@ -315,9 +343,16 @@ const rename = dispatcher<ReadStore, Promise<void>>({
   async UserDetailsUpdated(event, store) {
     const tickets = store.collection<TicketView>(TICKETS);
     const { userId, changes } = event.data;
-    const names = Object.fromEntries(Object.entries({ username: changes.username, firstName: changes.firstName, lastName: changes.lastName }).filter(([, v]) => v !== undefined));
+    const names = Object.fromEntries(
+      Object.entries({ username: changes.username, firstName: changes.firstName, lastName: changes.lastName }).filter(([, v]) => v !== undefined),
+    );
     if (Object.keys(names).length === 0) return;
-    const prefixed = (prefix: string, keys: string[]) => Object.fromEntries(Object.entries(names).filter(([key]) => keys.includes(key)).map(([key, value]) => [`${prefix}.${key}`, value]));
+    const prefixed = (prefix: string, keys: string[]) =>
+      Object.fromEntries(
+        Object.entries(names)
+          .filter(([key]) => keys.includes(key))
+          .map(([key, value]) => [`${prefix}.${key}`, value]),
+      );
     await tickets.updateMany({ 'customer._id': userId }, { $set: prefixed('customer', ['username', 'firstName', 'lastName']) });
     await tickets.updateMany({ 'assignedAgent._id': userId }, { $set: prefixed('assignedAgent', ['username', 'firstName', 'lastName']) });
     const outcome = prefixed('outcomeUpdatedBy', ['username', 'firstName']);

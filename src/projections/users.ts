@@ -47,7 +47,11 @@ export const publicUser = (user: UserView): PublicUser => ({
 
 type UserEventOf<Type extends UserEvent['type']> = RecordedOf<Type>;
 
-async function insertUser(store: ReadStore, event: UserEventOf<'UserRegistered'> | UserEventOf<'UserCreated'>, fields: Pick<UserView, 'role' | 'isActive' | 'telegramUsername'>) {
+async function insertUser(
+  store: ReadStore,
+  event: UserEventOf<'UserRegistered'> | UserEventOf<'UserCreated'>,
+  fields: Pick<UserView, 'role' | 'isActive' | 'telegramUsername'>,
+) {
   const { userId, username, email, firstName, lastName } = event.data;
   const at = event.metadata.occurredAt;
   const view: Omit<UserView, '_id'> = {
@@ -71,7 +75,9 @@ async function insertUser(store: ReadStore, event: UserEventOf<'UserRegistered'>
 
 /** Sets fields on a user that has not seen this event yet. */
 async function setUser(store: ReadStore, event: { data: { userId: string }; revision: number }, fields: Partial<UserView>) {
-  await store.collection<UserView>(USERS).updateOne({ _id: event.data.userId, _revision: { $lt: event.revision } }, { $set: { ...fields, _revision: event.revision } });
+  await store
+    .collection<UserView>(USERS)
+    .updateOne({ _id: event.data.userId, _revision: { $lt: event.revision } }, { $set: { ...fields, _revision: event.revision } });
 }
 
 export const usersProjection: Projection = {
@@ -87,10 +93,15 @@ export const usersProjection: Projection = {
   },
   ...handledBy({
     UserRegistered: (event, store) => insertUser(store, event, { role: 'customer', isActive: true, telegramUsername: null }),
-    UserCreated: (event, store) => insertUser(store, event, { role: event.data.role, isActive: event.data.isActive, telegramUsername: event.data.telegramUsername ?? null }),
+    UserCreated: (event, store) =>
+      insertUser(store, event, { role: event.data.role, isActive: event.data.isActive, telegramUsername: event.data.telegramUsername ?? null }),
     UserDetailsUpdated: (event, store) => setUser(store, event, { ...event.data.changes, updatedAt: event.metadata.occurredAt }),
     UserPasswordChanged: (event, store) =>
-      setUser(store, event, event.data.endsSessions ? { sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt } : { updatedAt: event.metadata.occurredAt }),
+      setUser(
+        store,
+        event,
+        event.data.endsSessions ? { sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt } : { updatedAt: event.metadata.occurredAt },
+      ),
     UserRoleChanged: (event, store) => setUser(store, event, { role: event.data.to, updatedAt: event.metadata.occurredAt }),
     UserActivated: (event, store) => setUser(store, event, { isActive: true, updatedAt: event.metadata.occurredAt }),
     UserDeactivated: (event, store) => setUser(store, event, { isActive: false, sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt }),

@@ -60,7 +60,10 @@ export const whitelistProjection: Projection = {
       const rev = event.revision;
       await store
         .collection<WhitelistEntryView>(WHITELIST)
-        .updateOne({ _id: event.data.entryId, _revision: { $lt: rev } }, { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } });
+        .updateOne(
+          { _id: event.data.entryId, _revision: { $lt: rev } },
+          { $set: { ...event.data.changes, updatedAt: event.metadata.occurredAt, _revision: rev } },
+        );
     },
     async WhitelistEntryDeleted(event, store) {
       await store.collection<WhitelistEntryView>(WHITELIST).deleteOne({ _id: event.data.entryId });

@@ -30,13 +30,23 @@ describe('The workers process, killed mid-job', () => {
     // One process (node with tsx's loader), so that SIGKILL reaches the worker itself.
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/workers/main.ts'], {
       cwd: projectRoot(),
-      env: { ...process.env, DATA_DIR: server.dataDir, REDIS_URL, REDIS_PREFIX: PREFIX, TELEGRAM_API_ROOT: fake.apiRoot, LOG_LEVEL: 'warn', PORT: '0', WORKERS_LEASE_TTL_MS: '1500' },
+      env: {
+        ...process.env,
+        DATA_DIR: server.dataDir,
+        REDIS_URL,
+        REDIS_PREFIX: PREFIX,
+        TELEGRAM_API_ROOT: fake.apiRoot,
+        LOG_LEVEL: 'warn',
+        PORT: '0',
+        WORKERS_LEASE_TTL_MS: '1500',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(child);
     return child;
   };
-  const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+  const exited = (child: ChildProcess) =>
+    new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
 
   beforeAll(async () => {
     fake = await startFakeTelegram();
@@ -89,7 +99,10 @@ describe('The workers process, killed mid-job', () => {
 
     const second = startWorkersProcess();
     // The reactor resumes from its checkpoint; the dead worker's job returns once its lock expires.
-    await eventually(() => fake.messagesTo(ivy.id).length === 2 && fake.messagesTo(jay.id).length === 1, { timeoutMs: 40_000, describe: 'both messages after the restart' });
+    await eventually(() => fake.messagesTo(ivy.id).length === 2 && fake.messagesTo(jay.id).length === 1, {
+      timeoutMs: 40_000,
+      describe: 'both messages after the restart',
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(fake.messagesTo(ivy.id)).toEqual([TEXTS.notWhitelisted, ACCESS_APPROVED_TEXT]);
     expect(fake.messagesTo(jay.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
@@ -105,10 +118,15 @@ describe('The workers process, killed mid-job', () => {
     const kim: TelegramUser = { id: 7003, first_name: 'Kim' };
     await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '7003', firstName: 'Kim' } });
     const first = startWorkersProcess();
-    await eventually(() => fake.calls.filter((call) => call.method === 'getUpdates').length > 2, { timeoutMs: 30_000, describe: 'the workers process polling' });
+    await eventually(() => fake.calls.filter((call) => call.method === 'getUpdates').length > 2, {
+      timeoutMs: 30_000,
+      describe: 'the workers process polling',
+    });
     await botChat(fake, TOKEN, kim).openTicket(category, 'Burst ticket');
     // The bot answered once its own process's read models had the ticket; the app process follows the shared log on its own.
-    const ticket = await eventually(async () => (await server.deps.readStore.collection<TicketView>(TICKETS).find({ title: 'Burst ticket' }))[0], { describe: 'the ticket in the app process' });
+    const ticket = await eventually(async () => (await server.deps.readStore.collection<TicketView>(TICKETS).find({ title: 'Burst ticket' }))[0], {
+      describe: 'the ticket in the app process',
+    });
     const agent = await addMember(server, admin, 'agent', 'Lou');
     const before = fake.messagesTo(kim.id).length;
 
@@ -119,9 +137,16 @@ describe('The workers process, killed mid-job', () => {
     const replies = (async () => {
       for (const content of outgoing) await server.request('POST', `/api/tickets/${ticket!._id}/messages`, { token: agent.token, body: { content } });
     })();
-    const sentOut = () => fake.messagesTo(kim.id).slice(before).map((text) => text.split('\n')[1] ?? text);
+    const sentOut = () =>
+      fake
+        .messagesTo(kim.id)
+        .slice(before)
+        .map((text) => text.split('\n')[1] ?? text);
     // Killed once both directions are under way and neither is done.
-    await eventually(async () => (await posted()).filter((content) => content.startsWith('in ')).length >= 40 && sentOut().length >= 5, { timeoutMs: 60_000, describe: 'the burst under way' });
+    await eventually(async () => (await posted()).filter((content) => content.startsWith('in ')).length >= 40 && sentOut().length >= 5, {
+      timeoutMs: 60_000,
+      describe: 'the burst under way',
+    });
     first.kill('SIGKILL');
     await exited(first);
     const atKill = { incoming: (await posted()).filter((content) => content.startsWith('in ')).length, outgoing: sentOut().length };
@@ -129,9 +154,15 @@ describe('The workers process, killed mid-job', () => {
     await replies;
 
     const second = startWorkersProcess();
-    await eventually(async () => (await posted()).filter((content) => content.startsWith('in ')).length >= 400 && sentOut().length >= 100, { timeoutMs: 120_000, describe: 'the whole burst after the restart' });
+    await eventually(async () => (await posted()).filter((content) => content.startsWith('in ')).length >= 400 && sentOut().length >= 100, {
+      timeoutMs: 120_000,
+      describe: 'the whole burst after the restart',
+    });
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const inFigures = tally(incoming, (await posted()).filter((content) => content.startsWith('in ')));
+    const inFigures = tally(
+      incoming,
+      (await posted()).filter((content) => content.startsWith('in ')),
+    );
     const outFigures = tally(outgoing, sentOut());
     report('SIGKILL during a burst, 400 updates in', { ...inFigures, handledBeforeKill: atKill.incoming });
     report('SIGKILL during a burst, 100 replies out', { ...outFigures, sentBeforeKill: atKill.outgoing });

@@ -14,7 +14,9 @@ async function watchedPage(browser: Browser, violations: string[]): Promise<Page
   const page = await browser.newPage();
   await page.exposeFunction('reportViolation', (text: string) => violations.push(text));
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => window.reportViolation(`${location.pathname}: ${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      window.reportViolation(`${location.pathname}: ${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   return page;
 }

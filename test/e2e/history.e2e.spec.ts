@@ -49,19 +49,27 @@ describe('Web app in Chromium: the History panel of a ticket', () => {
     await agentPage.goto(`${server.url}/tickets/${ticket._id}`);
     await agentPage.getByRole('button', { name: 'Show history' }).click();
     await panel().getByText('Verified').waitFor();
-    await panel().getByText(/Hash chain intact over \d+ events/).waitFor();
+    await panel()
+      .getByText(/Hash chain intact over \d+ events/)
+      .waitFor();
     const timeline = panel().getByRole('list', { name: 'Timeline' });
     await timeline.getByText('Edited a message from "Tray one" to "Tray two, sorry"').waitFor();
     const entries = await timeline.getByRole('listitem').count();
     expect(entries).toBeGreaterThanOrEqual(8);
     // The scrubber starts at the latest revision: the ticket as it is now.
-    await panel().getByText(`Revision ${entries - 1} of ${entries - 1}`).waitFor();
-    await asOf(entries - 1).getByText('Replaced the roller').waitFor();
+    await panel()
+      .getByText(`Revision ${entries - 1} of ${entries - 1}`)
+      .waitFor();
+    await asOf(entries - 1)
+      .getByText('Replaced the roller')
+      .waitFor();
     await shootBothThemes(agentPage, 'ticket-history');
   });
 
   it('when the scrubber goes back, then the ticket shows as it was: opened, then assigned', async () => {
-    await panel().getByRole('button', { name: /^Revision 0: Opened ticket/ }).click();
+    await panel()
+      .getByRole('button', { name: /^Revision 0: Opened ticket/ })
+      .click();
     const opened = asOf(0);
     await opened.getByText('No messages yet at this moment.').waitFor();
     expect(await opened.locator('dd').allTextContents()).toEqual(['Printer jams', 'open', 'high', 'Unassigned', 'None yet']);
@@ -74,11 +82,17 @@ describe('Web app in Chromium: the History panel of a ticket', () => {
   });
 
   it('when an edited message is reached, then it reads as it did and its earlier version can be revealed', async () => {
-    const before = await panel().getByRole('button', { name: /Sent a message "Tray one"/ }).getAttribute('aria-label');
+    const before = await panel()
+      .getByRole('button', { name: /Sent a message "Tray one"/ })
+      .getAttribute('aria-label');
     const revision = Number(/^Revision (\d+)/.exec(before ?? '')![1]);
-    await panel().getByRole('button', { name: /Sent a message "Tray one"/ }).click();
+    await panel()
+      .getByRole('button', { name: /Sent a message "Tray one"/ })
+      .click();
     await asOf(revision).getByText('Tray one', { exact: true }).waitFor();
-    await panel().getByRole('button', { name: /Edited a message/ }).click();
+    await panel()
+      .getByRole('button', { name: /Edited a message/ })
+      .click();
     const edited = asOf(revision + 1);
     await edited.getByText('Tray two, sorry').waitFor();
     expect(await edited.getByText('Tray one', { exact: true }).count()).toBe(0);

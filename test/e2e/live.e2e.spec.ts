@@ -95,7 +95,11 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     expect(await unassignedCard.textContent()).not.toBe(String(stats.unassigned));
     // What each page asks the server for once it is back: the refetched views, if any.
     const asked: string[] = [];
-    for (const [who, page] of [['customer', customer], ['staff', watcher]] as const) page.on('request', (request) => request.url().includes('/api/') && asked.push(`${who} ${request.method()} ${new URL(request.url()).pathname}`));
+    for (const [who, page] of [
+      ['customer', customer],
+      ['staff', watcher],
+    ] as const)
+      page.on('request', (request) => request.url().includes('/api/') && asked.push(`${who} ${request.method()} ${new URL(request.url()).pathname}`));
 
     const back = Date.now();
     link.restore();
@@ -107,13 +111,29 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
       return elapsed;
     };
     const timings = await Promise.all([
-      seenAt('customer: corrected first reply', messageList(customer).getByText('First reply while away, corrected', { exact: true }).waitFor({ timeout: WAIT_MS })),
+      seenAt(
+        'customer: corrected first reply',
+        messageList(customer).getByText('First reply while away, corrected', { exact: true }).waitFor({ timeout: WAIT_MS }),
+      ),
       seenAt('customer: second reply', messageList(customer).getByText('Second reply while away', { exact: true }).waitFor({ timeout: WAIT_MS })),
       seenAt('customer: status', customer.locator('.ticket-header').getByText('pending customer', { exact: true }).first().waitFor({ timeout: WAIT_MS })),
       seenAt('customer: Reconnecting… gone', customer.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: WAIT_MS })),
       seenAt('staff list: new ticket card', watcher.getByRole('article', { name: /Opened while Bob was away/ }).waitFor({ timeout: WAIT_MS })),
-      seenAt('staff list: status of the card', watcher.getByRole('article', { name: /Charged twice/ }).locator(':has(> option[value="pending_customer"]:checked)').waitFor({ timeout: WAIT_MS })),
-      seenAt('staff statistics: Unassigned count', watcher.getByRole('region', { name: 'Unassigned' }).locator('.stat-value').getByText(String(stats.unassigned), { exact: true }).waitFor({ timeout: WAIT_MS })),
+      seenAt(
+        'staff list: status of the card',
+        watcher
+          .getByRole('article', { name: /Charged twice/ })
+          .locator(':has(> option[value="pending_customer"]:checked)')
+          .waitFor({ timeout: WAIT_MS }),
+      ),
+      seenAt(
+        'staff statistics: Unassigned count',
+        watcher
+          .getByRole('region', { name: 'Unassigned' })
+          .locator('.stat-value')
+          .getByText(String(stats.unassigned), { exact: true })
+          .waitFor({ timeout: WAIT_MS }),
+      ),
     ]);
     report(`resync complete ${Math.max(...timings)} ms after the network came back; connections cut: ${link.connectionsCut}`);
     report(`HTTP calls after the return: ${asked.length === 0 ? 'none' : asked.join(', ')}`);
@@ -156,7 +176,12 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     const other = await addMember(server, admin, 'customer');
     const busy = await openTicket(server, other, category, { title: 'Busy elsewhere' });
     for (let i = 0; i <= RESYNC_MAX_EVENTS; i++) {
-      await postMessage(server.deps, busy._id, { content: `noise ${i}`, isInternal: false, attachments: [], platform: 'web' }, { actor: { userId: other.id, role: 'customer', platform: 'web' }, now: new Date() });
+      await postMessage(
+        server.deps,
+        busy._id,
+        { content: `noise ${i}`, isInternal: false, attachments: [], platform: 'web' },
+        { actor: { userId: other.id, role: 'customer', platform: 'web' }, now: new Date() },
+      );
     }
     await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content: 'Answer after a long absence' } });
     const asked: string[] = [];
@@ -211,7 +236,9 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
       [agent, customer, 'Alice is typing...', 'agent -> customer'],
     ] as const) {
       const seen = await typeAndWatch(typist, watcher, expected);
-      report(`typing ${who}: typed ${seen.typedMs} ms, shown after ${seen.firstShownMs} ms, gaps ${seen.gaps}, cleared ${seen.clearedMs} ms after the last key`);
+      report(
+        `typing ${who}: typed ${seen.typedMs} ms, shown after ${seen.firstShownMs} ms, gaps ${seen.gaps}, cleared ${seen.clearedMs} ms after the last key`,
+      );
       expect(seen.typedMs).toBeGreaterThanOrEqual(6000);
       expect(seen.gaps).toBe(0);
       expect(seen.clearedMs).toBeGreaterThanOrEqual(1000);

@@ -101,9 +101,12 @@ describe('Two API processes behind one event log and one Redis', () => {
 
   it('then each notification was sent once, by the one process holding the workers lease', async () => {
     expect(await redis.get(`${prefix}:lease:notifications`)).toBeTruthy();
-    const reply = await eventually(() => mailsAbout(ticket.ticketId).filter((mail) => mail.includes('Checking both nodes')).length > 0 && mailsAbout(ticket.ticketId), {
-      describe: 'the reply mail',
-    });
+    const reply = await eventually(
+      () => mailsAbout(ticket.ticketId).filter((mail) => mail.includes('Checking both nodes')).length > 0 && mailsAbout(ticket.ticketId),
+      {
+        describe: 'the reply mail',
+      },
+    );
     // Both processes saw every event; give a second planner time to show itself.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const mails = mailsAbout(ticket.ticketId);

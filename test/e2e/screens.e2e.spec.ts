@@ -22,7 +22,13 @@ function screensOf(role: Role, desk: SeededDesk): Array<{ name: string; path: st
   const ticket = { name: 'ticket', path: `/tickets/${desk.ticketId}` };
   const common = [{ name: 'dashboard', path: '/dashboard' }, ticket, { name: 'profile', path: '/profile' }];
   if (role === 'customer') return common;
-  const staff = [...common, { name: 'live-tickets', path: '/live-tickets' }, { name: 'live-tickets-open', path: '/live-tickets?filter=open' }, { name: 'canned-messages', path: '/canned-messages' }, { name: 'long-title-ticket', path: `/tickets/${desk.longTicketId}` }];
+  const staff = [
+    ...common,
+    { name: 'live-tickets', path: '/live-tickets' },
+    { name: 'live-tickets-open', path: '/live-tickets?filter=open' },
+    { name: 'canned-messages', path: '/canned-messages' },
+    { name: 'long-title-ticket', path: `/tickets/${desk.longTicketId}` },
+  ];
   if (role === 'agent') return staff;
   return [...staff, { name: 'admin', path: '/admin' }, { name: 'settings', path: '/settings' }, { name: 'telegram-whitelist', path: '/telegram-whitelist' }];
 }
@@ -64,9 +70,14 @@ function statesOf(role: Role, screen: string): Array<{ name: string; enter: (pag
       },
     ];
   }
-  if (screen === 'canned-messages') return [dialogState('add-dialog', 'Add Canned Message', (page) => page.getByRole('dialog', { name: 'Add New Canned Message' }).getByLabel('Shortcode'))];
+  if (screen === 'canned-messages')
+    return [dialogState('add-dialog', 'Add Canned Message', (page) => page.getByRole('dialog', { name: 'Add New Canned Message' }).getByLabel('Shortcode'))];
   if (screen === 'dashboard' && role === 'customer') {
-    return [dialogState('create-dialog', 'Create New Ticket', (page) => page.getByRole('dialog', { name: 'Create New Ticket' }).getByText('You already have an open ticket'))];
+    return [
+      dialogState('create-dialog', 'Create New Ticket', (page) =>
+        page.getByRole('dialog', { name: 'Create New Ticket' }).getByText('You already have an open ticket'),
+      ),
+    ];
   }
   return [];
 }
@@ -81,7 +92,11 @@ async function setTheme(page: Page, theme: 'light' | 'dark') {
 async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
   const violations = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown[] }> }> }> };
+      }
+    ).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(' ')}`);
   }, AXE_TAGS);
@@ -133,7 +148,8 @@ describe('Every screen at every size, in both themes: layout and accessibility (
           await setTheme(page, theme);
           expect({ screen, size: size.name, theme, overflow: await horizontalOverflow(page) }).toEqual({ screen, size: size.name, theme, overflow: 0 });
           await page.screenshot({ path: `${SHOTS}/screen-visitor-${screen}-${size.name}-${theme}.png`, fullPage: true });
-          if (size.name !== 'tablet') expect({ screen, size: size.name, theme, violations: await axeViolations(page) }).toEqual({ screen, size: size.name, theme, violations: [] });
+          if (size.name !== 'tablet')
+            expect({ screen, size: size.name, theme, violations: await axeViolations(page) }).toEqual({ screen, size: size.name, theme, violations: [] });
         }
       }
       await page.context().close();
@@ -219,7 +235,12 @@ describe('Every screen at every size, in both themes: layout and accessibility (
         const heading = document.querySelector('main h1')!.getBoundingClientRect();
         const overlay = getComputedStyle(document.querySelector('[data-testid="sidebar-overlay"]')!);
         const drawerBox = document.querySelector('aside')!.getBoundingClientRect();
-        return { mainWidth: Math.round(main.width), headingShown: heading.width > 0 && heading.left >= 0, dimmed: overlay.backgroundColor !== 'rgba(0, 0, 0, 0)', drawerInside: drawerBox.left >= 0 && drawerBox.right <= window.innerWidth };
+        return {
+          mainWidth: Math.round(main.width),
+          headingShown: heading.width > 0 && heading.left >= 0,
+          dimmed: overlay.backgroundColor !== 'rgba(0, 0, 0, 0)',
+          drawerInside: drawerBox.left >= 0 && drawerBox.right <= window.innerWidth,
+        };
       });
       expect(layout).toEqual({ mainWidth: size.width, headingShown: true, dimmed: true, drawerInside: true });
       expect(await horizontalOverflow(page)).toBe(0);
@@ -277,7 +298,9 @@ describe('Every screen at every size, in both themes: layout and accessibility (
   it('when the ticket list fails to load, then the dashboard shows the error and not the empty state under it', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
     await signIn(page, server.url, desk.customer.email, desk.customer.password);
-    await page.route('**/api/tickets?**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'Service unavailable' }) }));
+    await page.route('**/api/tickets?**', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'Service unavailable' }) }),
+    );
     await page.reload();
     await page.getByText('Service unavailable').waitFor();
     expect(await page.getByText("You haven't created any support tickets yet.").count()).toBe(0);

@@ -23,7 +23,9 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await addCategory(server, admin, {
       name: 'Billing',
       color: '#d63031',
-      customFields: [{ fieldName: 'invoice', fieldType: 'text', prompt: 'Invoice number', placeholder: 'INV-0000', required: true, validation: { minLength: 4 } }],
+      customFields: [
+        { fieldName: 'invoice', fieldType: 'text', prompt: 'Invoice number', placeholder: 'INV-0000', required: true, validation: { minLength: 4 } },
+      ],
     });
     await addCategory(server, admin, { name: 'Technical', color: '#2456d6' });
     const alice = await addMember(server, admin, 'agent', 'Alice');
@@ -42,7 +44,8 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
   it('when a visitor registers, then they land on their empty dashboard as a customer', async () => {
     await customer.goto(`${server.url}/register`);
     await customer.getByRole('heading', { name: 'Create your account' }).waitFor();
-    for (const feature of ['Ticket tracking', 'Live chat', 'Attachments', 'Telegram bot', 'E-mail notifications']) await customer.getByText(feature, { exact: true }).waitFor();
+    for (const feature of ['Ticket tracking', 'Live chat', 'Attachments', 'Telegram bot', 'E-mail notifications'])
+      await customer.getByText(feature, { exact: true }).waitFor();
     await shootBothThemes(customer, 'register');
     await customer.fill('#firstName', CUSTOMER.firstName);
     await customer.fill('#lastName', CUSTOMER.lastName);
@@ -101,12 +104,18 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await card.getByText('NEEDS ASSIGNMENT').waitFor({ state: 'detached' });
     // Assignment and the status change are two events of one append, pushed one after the other:
     // the card may show the first for a moment, so wait for the second rather than read once.
-    await card.getByLabel(/Status of ticket/).and(agent.locator(':has(> option[value="in_progress"]:checked)')).waitFor();
+    await card
+      .getByLabel(/Status of ticket/)
+      .and(agent.locator(':has(> option[value="in_progress"]:checked)'))
+      .waitFor();
     expect(await card.getAttribute('class')).toContain('priority-card-orange');
   });
 
   it('when the agent types and replies, then the customer sees the typing indicator and the reply live, but never an internal note', async () => {
-    await agent.getByRole('article', { name: /Invoice shows the wrong amount/ }).getByRole('heading').click();
+    await agent
+      .getByRole('article', { name: /Invoice shows the wrong amount/ })
+      .getByRole('heading')
+      .click();
     await agent.waitForURL(`**${ticketUrl}`);
     await agent.getByText('Live', { exact: true }).waitFor();
     await customer.getByText('Live', { exact: true }).waitFor();
@@ -260,10 +269,16 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     const dora = await addMember(server, admin, 'customer', 'Dora');
     const categories = await server.request('GET', '/api/categories', { token: dora.token });
     const technical = categories.body.categories.find((c: { name: string }) => c.name === 'Technical')._id;
-    const opened = await server.request('POST', '/api/tickets', { token: dora.token, body: { title: 'VPN drops every hour', description: 'Since Monday', category: technical } });
+    const opened = await server.request('POST', '/api/tickets', {
+      token: dora.token,
+      body: { title: 'VPN drops every hour', description: 'Since Monday', category: technical },
+    });
     const shown = () => agent.evaluate(() => (window as unknown as { shownNotifications: Array<{ title: string; body: string }> }).shownNotifications);
     await agent.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 1);
-    expect((await shown())[0]).toEqual({ title: `New ticket #${opened.body.ticket.ticketId}`, body: 'VPN drops every hour\nfrom Dora Tester · medium priority' });
+    expect((await shown())[0]).toEqual({
+      title: `New ticket #${opened.body.ticket.ticketId}`,
+      body: 'VPN drops every hour\nfrom Dora Tester · medium priority',
+    });
     await server.request('PUT', `/api/tickets/${opened.body.ticket._id}`, { token: admin, body: { status: 'pending_customer' } });
     await agent.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 2);
     expect((await shown())[1]!.body).toBe('"VPN drops every hour" is now waiting for customer response');

@@ -77,7 +77,9 @@ describe('Security hardening (issue 22)', () => {
       server.request('POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
 
     it('when anyone sends many wrong passwords for the admin from many addresses, then the admin still signs in from a clean address', async () => {
-      const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(ADMIN.email, 'wrong-password', `198.51.100.${i + 1}`).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => attempt(ADMIN.email, 'wrong-password', `198.51.100.${i + 1}`).then((r) => r.status)),
+      );
       expect(statuses.every((status) => status === 401)).toBe(true);
       const signedIn = await attempt(ADMIN.email, ADMIN.password, '203.0.113.7');
       expect(signedIn.status).toBe(200);
@@ -100,9 +102,16 @@ describe('Security hardening (issue 22)', () => {
       const json = JSON.stringify({ systemName: 'Changed' });
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
         const refused = await server.request('PUT', '/api/settings', { token: admin, body: json, headers: { 'content-type': type } });
-        expect(refused).toMatchObject({ status: 415, body: { code: 'UNSUPPORTED_MEDIA_TYPE', error: 'Send the body as JSON (Content-Type: application/json)' } });
+        expect(refused).toMatchObject({
+          status: 415,
+          body: { code: 'UNSUPPORTED_MEDIA_TYPE', error: 'Send the body as JSON (Content-Type: application/json)' },
+        });
       }
-      const category415 = await server.request('POST', '/api/categories', { token: admin, body: JSON.stringify({ name: 'Plain' }), headers: { 'content-type': 'text/plain' } });
+      const category415 = await server.request('POST', '/api/categories', {
+        token: admin,
+        body: JSON.stringify({ name: 'Plain' }),
+        headers: { 'content-type': 'text/plain' },
+      });
       expect(category415.status).toBe(415);
       expect(await server.deps.events.headPosition()).toBe(before);
       const carol = await customer();
@@ -110,7 +119,11 @@ describe('Security hardening (issue 22)', () => {
       expect((await server.request('POST', `/api/tickets/${ticket._id}/messages/read`, { token: carol.token })).status).toBe(204);
       const form = new FormData();
       form.append('content', 'over multipart');
-      const posted = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${carol.token}` }, body: form });
+      const posted = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${carol.token}` },
+        body: form,
+      });
       expect(posted.status).toBe(201);
     });
   });
@@ -127,7 +140,12 @@ describe('Security hardening (issue 22)', () => {
           ['POST', '/api/whitelist', { telegramId: '5551', firstName: text }, admin],
           ['POST', '/api/bot-commands', { command: 'ctl', description: text, handler: 'help' }, admin],
           ['PUT', '/api/settings', { systemName: text }, admin],
-          ['POST', '/api/users', { firstName: text, lastName: 'L', username: 'ctl_user', email: 'ctl@example.com', password: 'password-123', role: 'agent' }, admin],
+          [
+            'POST',
+            '/api/users',
+            { firstName: text, lastName: 'L', username: 'ctl_user', email: 'ctl@example.com', password: 'password-123', role: 'agent' },
+            admin,
+          ],
         ];
         for (const [method, url, body, token] of cases) {
           const answer = await server.request(method, url, { token, body });
@@ -135,10 +153,16 @@ describe('Security hardening (issue 22)', () => {
           expect(answer.body.error).toMatch(/cannot contain (line breaks or )?control characters/);
         }
       }
-      const multi = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 'Two lines', description: 'first line\r\nsecond line', category } });
+      const multi = await server.request('POST', '/api/tickets', {
+        token: carol.token,
+        body: { title: 'Two lines', description: 'first line\r\nsecond line', category },
+      });
       expect(multi.status).toBe(201);
       expect(multi.body.ticket.description).toBe('first line\r\nsecond line');
-      const hidden = await server.request('POST', `/api/tickets/${multi.body.ticket._id}/messages`, { token: carol.token, body: { content: 'look \u202Eright' } });
+      const hidden = await server.request('POST', `/api/tickets/${multi.body.ticket._id}/messages`, {
+        token: carol.token,
+        body: { content: 'look \u202Eright' },
+      });
       expect(hidden.status).toBe(400);
       const bot = await server.request('PUT', '/api/bot-settings', { token: admin, body: { messages: { helpMessage: 'Line one\nLine two\u0000' } } });
       expect(bot.status).toBe(400);
@@ -151,7 +175,11 @@ describe('Security hardening (issue 22)', () => {
       const form = new FormData();
       form.append('content', 'see attached');
       form.append('attachments', new Blob(['plain text'], { type: 'text/plain' }), 'invoice\u202Etxt.exe.txt');
-      const refused = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${carol.token}` }, body: form });
+      const refused = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${carol.token}` },
+        body: form,
+      });
       expect(refused.status).toBe(400);
       expect(((await refused.json()) as { error: string }).error).toMatch(/control characters/);
     });
@@ -201,7 +229,9 @@ describe('Security hardening (issue 22)', () => {
       const carol = await customer();
       for (let round = 0; round < 5; round++) {
         const ticket = await openTicket(server, carol, category);
-        const answers = await Promise.all([alice, bob].map((agent) => server.request('POST', `/api/tickets/${ticket._id}/assign`, { token: agent.token, body: { agentId: agent.id } })));
+        const answers = await Promise.all(
+          [alice, bob].map((agent) => server.request('POST', `/api/tickets/${ticket._id}/assign`, { token: agent.token, body: { agentId: agent.id } })),
+        );
         expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
         const winner = answers.find((a) => a.status === 200)!.body.ticket.assignedAgent._id;
         expect((await server.request('GET', `/api/tickets/${ticket._id}`, { token: admin })).body.ticket.assignedAgent._id).toBe(winner);
@@ -215,20 +245,28 @@ describe('Security hardening (issue 22)', () => {
       const carol = await customer();
       const ticket = await openTicket(server, carol, category);
       for (const content of ['note 1', 'note 2', 'note 3']) {
-        expect((await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content, isInternal: true } })).status).toBe(201);
+        expect((await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content, isInternal: true } })).status).toBe(
+          201,
+        );
       }
-      expect((await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: alice.token, body: { outcomeMessage: 'Internal outcome' } })).status).toBe(200);
+      expect(
+        (await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: alice.token, body: { outcomeMessage: 'Internal outcome' } })).status,
+      ).toBe(200);
       const staff = await server.request('GET', `/api/tickets/${ticket._id}/at?revision=4`, { token: admin });
       expect(staff.body.latestRevision).toBe(4);
       for (const revision of [1, 4, 5]) {
         const answer = await server.request('GET', `/api/tickets/${ticket._id}/at?revision=${revision}`, { token: carol.token });
         expect(answer).toMatchObject({ status: 400, body: { error: `Revision ${revision} does not exist: this ticket's history has revisions 0 to 0` } });
       }
-      expect((await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content: 'A public reply' } })).status).toBe(201);
+      expect((await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: alice.token, body: { content: 'A public reply' } })).status).toBe(
+        201,
+      );
       const latest = await server.request('GET', `/api/tickets/${ticket._id}/at?revision=1`, { token: carol.token });
       expect(latest.status).toBe(200);
       expect(latest.body.messages.map((m: { content: string }) => m.content)).toEqual(['A public reply']);
-      const byTime = await server.request('GET', `/api/tickets/${ticket._id}/at?time=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: carol.token });
+      const byTime = await server.request('GET', `/api/tickets/${ticket._id}/at?time=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, {
+        token: carol.token,
+      });
       expect(byTime.body.ticket.outcomeMessage).toBeNull();
     });
 
@@ -243,7 +281,9 @@ describe('Security hardening (issue 22)', () => {
         socket.once('connect_error', reject);
       });
       try {
-        expect((await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: alice.token, body: { outcomeMessage: 'Secret outcome' } })).status).toBe(200);
+        expect(
+          (await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: alice.token, body: { outcomeMessage: 'Secret outcome' } })).status,
+        ).toBe(200);
         // A later status change is the barrier: pushes are sent in log order.
         expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: alice.token, body: { status: 'pending_customer' } })).status).toBe(200);
         await eventually(() => received.some((r) => r.event === 'ticket_updated' && r.payload.change?.kind === 'status'), { describe: 'status update' });
@@ -266,7 +306,11 @@ describe('Security hardening (issue 22)', () => {
         const ticket = await fresh.request('POST', '/api/tickets', { token, body: { title: 't', description: 'd', category: freshCategory } });
         const form = new FormData();
         form.append('attachments', new Blob(['plain text'], { type: 'text/plain' }), 'notes.txt');
-        const posted = await fetch(`${fresh.url}/api/tickets/${ticket.body.ticket._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+        const posted = await fetch(`${fresh.url}/api/tickets/${ticket.body.ticket._id}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: form,
+        });
         expect(posted.status).toBe(201);
         const { message } = (await posted.json()) as { message: { attachments: Array<{ url: string }> } };
         const fileId = message.attachments[0]!.url.split('/').pop()!;
@@ -293,14 +337,28 @@ describe('Security hardening (issue 22)', () => {
     it('when a list is asked for a page, then it answers that page with the pagination of API.md', async () => {
       for (let i = 0; i < 3; i++) {
         await addCategory(server, admin);
-        expect((await server.request('POST', '/api/canned-messages', { token: admin, body: { shortcode: `page${i}`, title: `Page ${i}`, content: 'c' } })).status).toBe(201);
+        expect(
+          (await server.request('POST', '/api/canned-messages', { token: admin, body: { shortcode: `page${i}`, title: `Page ${i}`, content: 'c' } })).status,
+        ).toBe(201);
         expect((await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: `880000${i}` } })).status).toBe(201);
-        expect((await server.request('POST', '/api/bot-commands', { token: admin, body: { command: `page_${'x'.repeat(i + 1)}`, description: 'd', handler: 'help' } })).status).toBe(201);
+        expect(
+          (
+            await server.request('POST', '/api/bot-commands', {
+              token: admin,
+              body: { command: `page_${'x'.repeat(i + 1)}`, description: 'd', handler: 'help' },
+            })
+          ).status,
+        ).toBe(201);
         const telegramId = `990000${i}`;
-        const knocked = await recordAccessAttempt(server.deps, telegramId, { username: `knock${i}`, firstName: 'K', lastName: 'N', message: 'hi' }, {
-          actor: { userId: `telegram:${telegramId}`, role: 'customer', platform: 'telegram' },
-          now: new Date(),
-        });
+        const knocked = await recordAccessAttempt(
+          server.deps,
+          telegramId,
+          { username: `knock${i}`, firstName: 'K', lastName: 'N', message: 'hi' },
+          {
+            actor: { userId: `telegram:${telegramId}`, role: 'customer', platform: 'telegram' },
+            now: new Date(),
+          },
+        );
         await server.deps.projections.waitFor(knocked);
       }
       const lists: Array<[string, string]> = [

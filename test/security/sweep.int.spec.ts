@@ -40,7 +40,8 @@ function withField(body: Record<string, unknown>, dotted: string, value: unknown
   target[keys.at(-1)!] = value;
   return copy;
 }
-const fieldOf = (body: Record<string, unknown>, dotted: string) => dotted.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], body);
+const fieldOf = (body: Record<string, unknown>, dotted: string) =>
+  dotted.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], body);
 
 // Sweeps a few thousand requests on a loaded machine.
 jest.setTimeout(600_000);
@@ -61,24 +62,50 @@ describe('Hostile sweep of every route (issue 22)', () => {
     tokens.agent = agent.token;
     tokens.customer = carol.token;
     tokens.other = other.token;
-    const category = await addCategory(server, tokens.admin, { customFields: [{ fieldName: 'code', fieldType: 'text', prompt: 'Code', required: false, validation: { pattern: '^[A-Z]{3}$' } }] });
+    const category = await addCategory(server, tokens.admin, {
+      customFields: [{ fieldName: 'code', fieldType: 'text', prompt: 'Code', required: false, validation: { pattern: '^[A-Z]{3}$' } }],
+    });
     const ticket = await openTicket(server, carol, category);
     const othersTicket = await openTicket(server, other, category);
     const message = (await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: carol.token, body: { content: 'hello' } })).body.message;
-    const canned = (await server.request('POST', '/api/canned-messages', { token: tokens.admin, body: { shortcode: 'sweep', title: 'Sweep', content: 'c' } })).body.cannedMessage;
-    const command = (await server.request('POST', '/api/bot-commands', { token: tokens.admin, body: { command: 'sweep', description: 'd', handler: 'help' } })).body.command;
+    const canned = (await server.request('POST', '/api/canned-messages', { token: tokens.admin, body: { shortcode: 'sweep', title: 'Sweep', content: 'c' } }))
+      .body.cannedMessage;
+    const command = (await server.request('POST', '/api/bot-commands', { token: tokens.admin, body: { command: 'sweep', description: 'd', handler: 'help' } }))
+      .body.command;
     const entry = (await server.request('POST', '/api/whitelist', { token: tokens.admin, body: { telegramId: '4242' } })).body.entry;
-    const knocked = await recordAccessAttempt(server.deps, '4343', { username: 'knock', firstName: 'K', lastName: 'N', message: 'hi' }, {
-      actor: { userId: 'telegram:4343', role: 'customer', platform: 'telegram' },
-      now: new Date(),
-    });
+    const knocked = await recordAccessAttempt(
+      server.deps,
+      '4343',
+      { username: 'knock', firstName: 'K', lastName: 'N', message: 'hi' },
+      {
+        actor: { userId: 'telegram:4343', role: 'customer', platform: 'telegram' },
+        now: new Date(),
+      },
+    );
     await server.deps.projections.waitFor(knocked);
-    ids = { category, ticket: ticket._id, othersTicket: othersTicket._id, message: message._id, canned: canned._id, command: command._id, entry: entry._id, user: agent.id, agent: agent.id };
+    ids = {
+      category,
+      ticket: ticket._id,
+      othersTicket: othersTicket._id,
+      message: message._id,
+      canned: canned._id,
+      command: command._id,
+      entry: entry._id,
+      user: agent.id,
+      agent: agent.id,
+    };
   });
   afterAll(() => server.stop());
 
   /** Sends one hostile request; `accepted` says whether the answer took it (by default: any 2xx). */
-  async function hostile(label: string, method: string, url: string, as: Role, init: { body?: string; type?: string; form?: FormData } = {}, accepted = (status: number, _text: string) => status < 300) {
+  async function hostile(
+    label: string,
+    method: string,
+    url: string,
+    as: Role,
+    init: { body?: string; type?: string; form?: FormData } = {},
+    accepted = (status: number, _text: string) => status < 300,
+  ) {
     const headers: Record<string, string> = {};
     if (tokens[as]) headers.authorization = `Bearer ${tokens[as]}`;
     if (init.type) headers['content-type'] = init.type;
@@ -91,35 +118,96 @@ describe('Hostile sweep of every route (issue 22)', () => {
   }
   /** A whitelist check is answered 200 either way: it accepts a hostile value only by matching it. */
   const matched = (status: number, text: string) => status < 300 && (JSON.parse(text) as { whitelisted: boolean }).whitelisted;
-  const json = (label: string, method: string, url: string, as: Role, body: unknown) => hostile(label, method, url, as, { body: JSON.stringify(body), type: 'application/json' });
+  const json = (label: string, method: string, url: string, as: Role, body: unknown) =>
+    hostile(label, method, url, as, { body: JSON.stringify(body), type: 'application/json' });
 
   const bodyRoutes = (): BodyRoute[] => [
-    { method: 'POST', path: '/auth/register', as: 'none', body: { username: 'sweeper', email: 'sweeper@example.com', password: 'password-123', firstName: 'S', lastName: 'W' }, single: ['firstName', 'lastName', 'username', 'email'] },
+    {
+      method: 'POST',
+      path: '/auth/register',
+      as: 'none',
+      body: { username: 'sweeper', email: 'sweeper@example.com', password: 'password-123', firstName: 'S', lastName: 'W' },
+      single: ['firstName', 'lastName', 'username', 'email'],
+    },
     { method: 'POST', path: '/auth/login', as: 'none', body: { email: 'nobody@example.com', password: 'password-123' }, single: ['email'] },
     { method: 'POST', path: '/auth/refresh', as: 'none', body: { refreshToken: 'x.y' } },
     { method: 'POST', path: '/auth/logout', as: 'none', body: { refreshToken: 'x.y' } },
-    { method: 'PUT', path: '/auth/notifications/preferences', as: 'agent', body: { newTickets: true, ticketUpdates: true }, typed: ['newTickets', 'ticketUpdates'] },
-    { method: 'POST', path: '/users', as: 'admin', body: { firstName: 'F', lastName: 'L', username: 'sweep_user', email: 'sweep_user@example.com', password: 'password-123', role: 'agent' }, single: ['firstName', 'lastName', 'username', 'email'], typed: [] },
+    {
+      method: 'PUT',
+      path: '/auth/notifications/preferences',
+      as: 'agent',
+      body: { newTickets: true, ticketUpdates: true },
+      typed: ['newTickets', 'ticketUpdates'],
+    },
+    {
+      method: 'POST',
+      path: '/users',
+      as: 'admin',
+      body: { firstName: 'F', lastName: 'L', username: 'sweep_user', email: 'sweep_user@example.com', password: 'password-123', role: 'agent' },
+      single: ['firstName', 'lastName', 'username', 'email'],
+      typed: [],
+    },
     { method: 'PUT', path: `/users/${ids.user}`, as: 'admin', body: { firstName: 'F', isActive: true }, single: ['firstName'], typed: ['isActive'] },
     {
       method: 'POST',
       path: '/categories',
       as: 'admin',
-      body: { name: 'Sweep category', description: 'd', order: 1, customFields: [{ fieldName: 'f', fieldType: 'text', prompt: 'P', validation: { pattern: '^a$' } }] },
+      body: {
+        name: 'Sweep category',
+        description: 'd',
+        order: 1,
+        customFields: [{ fieldName: 'f', fieldType: 'text', prompt: 'P', validation: { pattern: '^a$' } }],
+      },
       single: ['name', 'customFields.0.fieldName', 'customFields.0.prompt'],
       multi: ['description'],
       typed: ['order'],
     },
     { method: 'PUT', path: `/categories/${ids.category}`, as: 'admin', body: { name: 'Renamed', isActive: true }, single: ['name'], typed: ['isActive'] },
     { method: 'POST', path: '/categories/reorder', as: 'admin', body: { categoryOrders: [{ id: ids.category, order: 2 }] }, typed: ['categoryOrders.0.order'] },
-    { method: 'PUT', path: '/settings', as: 'admin', body: { systemName: 'Desk', maxFiles: 5, maintenanceMode: false }, single: ['systemName'], typed: ['maxFiles', 'maintenanceMode'] },
+    {
+      method: 'PUT',
+      path: '/settings',
+      as: 'admin',
+      body: { systemName: 'Desk', maxFiles: 5, maintenanceMode: false },
+      single: ['systemName'],
+      typed: ['maxFiles', 'maintenanceMode'],
+    },
     { method: 'POST', path: '/settings/telegram/test', as: 'admin', body: { telegramBotToken: '123:abc' }, single: ['telegramBotToken'] },
-    { method: 'POST', path: '/bot-commands', as: 'admin', body: { command: 'sweepnew', description: 'd', handler: 'custom', response: 'r' }, single: ['description'], multi: ['response'] },
-    { method: 'PUT', path: `/bot-commands/${ids.command}`, as: 'admin', body: { description: 'd', isActive: true }, single: ['description'], typed: ['isActive'] },
+    {
+      method: 'POST',
+      path: '/bot-commands',
+      as: 'admin',
+      body: { command: 'sweepnew', description: 'd', handler: 'custom', response: 'r' },
+      single: ['description'],
+      multi: ['response'],
+    },
+    {
+      method: 'PUT',
+      path: `/bot-commands/${ids.command}`,
+      as: 'admin',
+      body: { description: 'd', isActive: true },
+      single: ['description'],
+      typed: ['isActive'],
+    },
     { method: 'PUT', path: '/bot-settings', as: 'admin', body: { messages: { helpMessage: 'Help' } }, multi: ['messages.helpMessage'] },
-    { method: 'POST', path: '/whitelist', as: 'admin', body: { telegramId: '5151', username: 'u', firstName: 'F', lastName: 'L', notes: 'n' }, single: ['telegramId', 'username', 'firstName', 'lastName'], multi: ['notes'] },
+    {
+      method: 'POST',
+      path: '/whitelist',
+      as: 'admin',
+      body: { telegramId: '5151', username: 'u', firstName: 'F', lastName: 'L', notes: 'n' },
+      single: ['telegramId', 'username', 'firstName', 'lastName'],
+      multi: ['notes'],
+    },
     { method: 'PUT', path: `/whitelist/${ids.entry}`, as: 'admin', body: { firstName: 'F', isActive: true }, single: ['firstName'], typed: ['isActive'] },
-    { method: 'POST', path: '/tickets', as: 'customer', body: { title: 'T', description: 'D', category: ids.category, priority: 'low' }, single: ['title'], multi: ['description'], multipart: true },
+    {
+      method: 'POST',
+      path: '/tickets',
+      as: 'customer',
+      body: { title: 'T', description: 'D', category: ids.category, priority: 'low' },
+      single: ['title'],
+      multi: ['description'],
+      multipart: true,
+    },
     { method: 'PUT', path: `/tickets/${ids.ticket}`, as: 'agent', body: { status: 'pending_customer' } },
     { method: 'POST', path: `/tickets/${ids.ticket}/assign`, as: 'agent', body: { agentId: ids.agent } },
     { method: 'PUT', path: `/tickets/${ids.ticket}/outcome`, as: 'agent', body: { outcomeMessage: 'Done' }, multi: ['outcomeMessage'] },
@@ -133,28 +221,42 @@ describe('Hostile sweep of every route (issue 22)', () => {
     for (const route of bodyRoutes()) {
       const { method, path, as, body } = route;
       await hostile('malformed JSON', method, path, as, { body: '{"title":', type: 'application/json' });
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/json-patch+json']) await hostile(`as ${type}`, method, path, as, { body: JSON.stringify(body), type });
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/json-patch+json'])
+        await hostile(`as ${type}`, method, path, as, { body: JSON.stringify(body), type });
       if (!route.multipart) {
         const form = new FormData();
         for (const [key, value] of Object.entries(body)) form.append(key, typeof value === 'string' ? value : JSON.stringify(value));
         await hostile('as multipart', method, path, as, { form });
       }
-      for (const shape of ['[]', '"text"', '42', 'null', '[{"a":1}]']) await hostile(`body ${shape}`, method, path, as, { body: shape, type: 'application/json' });
+      for (const shape of ['[]', '"text"', '42', 'null', '[{"a":1}]'])
+        await hostile(`body ${shape}`, method, path, as, { body: shape, type: 'application/json' });
       await json('unknown field', method, path, as, { ...body, isAdmin: true });
       await json('prototype pollution', method, path, as, JSON.parse(`{"__proto__": {"role": "admin"}, ${JSON.stringify(body).slice(1)}`));
       for (const field of [...(route.single ?? []), ...(route.multi ?? [])]) {
         const text = String(fieldOf(body, field));
-        for (const [name, character] of Object.entries(CONTROL)) await json(`${field} with ${name}`, method, path, as, withField(body, field, `${text}${character}x`));
+        for (const [name, character] of Object.entries(CONTROL))
+          await json(`${field} with ${name}`, method, path, as, withField(body, field, `${text}${character}x`));
         await json(`${field} as object`, method, path, as, withField(body, field, { $ne: null }));
         await json(`${field} too long`, method, path, as, withField(body, field, 'x'.repeat(100_001)));
       }
       for (const field of route.single ?? []) {
-        for (const lineBreak of ['\n', '\r\n', '\u2028']) await json(`${field} with a line break`, method, path, as, withField(body, field, `${String(fieldOf(body, field))}${lineBreak}x`));
+        for (const lineBreak of ['\n', '\r\n', '\u2028'])
+          await json(`${field} with a line break`, method, path, as, withField(body, field, `${String(fieldOf(body, field))}${lineBreak}x`));
       }
       for (const field of route.typed ?? []) await json(`${field} as text`, method, path, as, withField(body, field, 'yes'));
     }
 
-    const lists = ['/tickets', `/tickets/${ids.ticket}/messages`, '/users', '/canned-messages', '/categories', '/whitelist', '/whitelist/access-requests', '/bot-commands', '/canned-messages/suggestions'];
+    const lists = [
+      '/tickets',
+      `/tickets/${ids.ticket}/messages`,
+      '/users',
+      '/canned-messages',
+      '/categories',
+      '/whitelist',
+      '/whitelist/access-requests',
+      '/bot-commands',
+      '/canned-messages/suggestions',
+    ];
     for (const list of lists) {
       for (const value of LOOSE_NUMBERS) {
         for (const name of ['page', 'limit']) {
@@ -165,10 +267,13 @@ describe('Hostile sweep of every route (issue 22)', () => {
       await hostile('limit over 1000', 'GET', `${list}?limit=1001`, 'admin');
       await hostile('limit twice', 'GET', `${list}?limit=1&limit=2`, 'admin');
     }
-    for (const value of LOOSE_NUMBERS.filter((v) => v !== '0')) await hostile(`revision=${value}`, 'GET', `/tickets/${ids.ticket}/at?revision=${value}`, 'admin');
-    for (const query of ['revision=99', 'time=yesterday', 'revision=0&time=2026-01-01T00:00:00Z', 'time=1999-01-01T00:00:00Z']) await hostile(query, 'GET', `/tickets/${ids.ticket}/at?${query}`, 'customer');
+    for (const value of LOOSE_NUMBERS.filter((v) => v !== '0'))
+      await hostile(`revision=${value}`, 'GET', `/tickets/${ids.ticket}/at?revision=${value}`, 'admin');
+    for (const query of ['revision=99', 'time=yesterday', 'revision=0&time=2026-01-01T00:00:00Z', 'time=1999-01-01T00:00:00Z'])
+      await hostile(query, 'GET', `/tickets/${ids.ticket}/at?${query}`, 'customer');
     for (const query of ['tz=Mars/Olympus', `tz=${'x'.repeat(100)}`, 'tz=Europe%0ABerlin']) await hostile(query, 'GET', `/tickets/stats?${query}`, 'admin');
-    for (const query of ['status=bogus', 'priority=asap', 'assigned=everyone', 'sort=random', `q=${'x'.repeat(201)}`]) await hostile(query, 'GET', `/tickets?${query}`, 'admin');
+    for (const query of ['status=bogus', 'priority=asap', 'assigned=everyone', 'sort=random', `q=${'x'.repeat(201)}`])
+      await hostile(query, 'GET', `/tickets?${query}`, 'admin');
 
     const foreign = [randomUUID(), 'no-such-id', '..%2F..%2Fetc%2Fpasswd', '%00', 'x'.repeat(300), '%E2%80%AE', '*', '%20'];
     for (const id of foreign) {
@@ -218,7 +323,8 @@ describe('Hostile sweep of every route (issue 22)', () => {
     }
     // Whitelist checks that must match nothing, whatever entries without a username exist.
     expect((await server.request('POST', '/api/whitelist', { token: tokens.admin, body: { telegramId: '6161' } })).status).toBe(201);
-    for (const value of ['*', '%20', '.*', '%40', '^', '%5E.*%24', '%2B', '_*']) await hostile(`check ${value}`, 'GET', `/whitelist/check/${value}`, 'admin', {}, matched);
+    for (const value of ['*', '%20', '.*', '%40', '^', '%5E.*%24', '%2B', '_*'])
+      await hostile(`check ${value}`, 'GET', `/whitelist/check/${value}`, 'admin', {}, matched);
 
     // Another customer's ticket: every call is 404, never an answer.
     const theirs = ids.othersTicket;
@@ -243,7 +349,18 @@ describe('Hostile sweep of every route (issue 22)', () => {
       socket.once('connect_error', reject);
     });
     try {
-      for (const payload of [ids.othersTicket, { ticketId: ids.othersTicket }, '', null, 42, {}, [], 'x'.repeat(1000), `${ids.ticket}\u0000`, { ticketId: { $ne: null } }]) {
+      for (const payload of [
+        ids.othersTicket,
+        { ticketId: ids.othersTicket },
+        '',
+        null,
+        42,
+        {},
+        [],
+        'x'.repeat(1000),
+        `${ids.ticket}\u0000`,
+        { ticketId: { $ne: null } },
+      ]) {
         const answer = (await socket.timeout(5000).emitWithAck('join_ticket', payload)) as { ok: boolean };
         figures.requests += 1;
         if (answer.ok) figures.acceptedInvalid.push(`socket join_ticket ${JSON.stringify(payload).slice(0, 40)}`);
@@ -257,8 +374,13 @@ describe('Hostile sweep of every route (issue 22)', () => {
       socket.close();
     }
 
-    const statuses = [...figures.statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
-    process.stdout.write(`Hostile sweep: ${figures.requests} requests, ${figures.fiveXx.length} 5xx, ${figures.acceptedInvalid.length} accepted-invalid (HTTP statuses ${statuses})\n`);
+    const statuses = [...figures.statuses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
+    process.stdout.write(
+      `Hostile sweep: ${figures.requests} requests, ${figures.fiveXx.length} 5xx, ${figures.acceptedInvalid.length} accepted-invalid (HTTP statuses ${statuses})\n`,
+    );
     expect(figures.fiveXx).toEqual([]);
     expect(figures.acceptedInvalid).toEqual([]);
   });

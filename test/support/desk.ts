@@ -28,7 +28,10 @@ export async function addCategory(server: TestServer, adminToken: string, body: 
 
 /** Opens a ticket as this member; fails the test on anything but 201. */
 export async function openTicket(server: TestServer, member: Member, category: string, body: Record<string, unknown> = {}) {
-  const created = await server.request('POST', '/api/tickets', { token: member.token, body: { title: 'Cannot sign in', description: 'The page keeps reloading', category, ...body } });
+  const created = await server.request('POST', '/api/tickets', {
+    token: member.token,
+    body: { title: 'Cannot sign in', description: 'The page keeps reloading', category, ...body },
+  });
   if (created.status !== 201) throw new Error(`could not open a ticket: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.ticket as { _id: string; ticketId: number; status: string };
 }

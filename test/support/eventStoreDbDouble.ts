@@ -91,15 +91,26 @@ export class EventStoreDbClientDouble {
       const last = existing[Number(startsAt) + batch.length - 1]!;
       return Promise.resolve({ success: true, nextExpectedRevision: last.revision, position: last.position });
     }
-    const ok = expected === 'any' || (expected === 'no_stream' && current === null) || (expected === 'stream_exists' && current !== null) || expected === current;
+    const ok =
+      expected === 'any' || (expected === 'no_stream' && current === null) || (expected === 'stream_exists' && current !== null) || expected === current;
     if (!ok) {
-      return Promise.reject(new WrongExpectedVersionError(undefined, { streamName: streamId, expected: expected as bigint, current: current ?? 'no_stream' } as never));
+      return Promise.reject(
+        new WrongExpectedVersionError(undefined, { streamName: streamId, expected: expected as bigint, current: current ?? 'no_stream' } as never),
+      );
     }
     let revision = current ?? -1n;
     let last: StoredRecord | null = null;
     for (const event of batch) {
       revision += 1n;
-      last = this.store({ id: event.id, streamId, revision, type: event.type, isJson: event.contentType === 'application/json', data: event.data, metadata: event.metadata });
+      last = this.store({
+        id: event.id,
+        streamId,
+        revision,
+        type: event.type,
+        isJson: event.contentType === 'application/json',
+        data: event.data,
+        metadata: event.metadata,
+      });
     }
     return Promise.resolve({ success: true, nextExpectedRevision: revision, position: last!.position });
   }

@@ -1,5 +1,8 @@
 /** Polls until `check` returns a value other than undefined/false, or fails with what it last saw. */
-export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 10_000, describe = 'condition' }: { timeoutMs?: number; describe?: string } = {}): Promise<Exclude<T, false | undefined | null>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 10_000, describe = 'condition' }: { timeoutMs?: number; describe?: string } = {},
+): Promise<Exclude<T, false | undefined | null>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

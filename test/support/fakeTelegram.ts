@@ -157,7 +157,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         return reply(res, 200, { ok: true, result: { id: bot.info.id, is_bot: true, first_name: bot.info.firstName, username: bot.info.username } });
       case 'setMyCommands': {
         const commands = payload.commands;
-        const valid = Array.isArray(commands) && commands.every((c: { command?: unknown }) => typeof c.command === 'string' && /^[a-z0-9_]{1,32}$/.test(c.command));
+        const valid =
+          Array.isArray(commands) && commands.every((c: { command?: unknown }) => typeof c.command === 'string' && /^[a-z0-9_]{1,32}$/.test(c.command));
         if (!valid) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' });
         return reply(res, 200, { ok: true, result: true });
       }
@@ -192,14 +193,22 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         const message: DeliveredMessage = { chatId: String(payload.chat_id), text: String(payload.text ?? '') };
         if (payload.reply_markup) message.replyMarkup = payload.reply_markup as DeliveredMessage['replyMarkup'];
         if (!message.text) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
-        const sent = reply(res, 200, { ok: true, result: { message_id: nextMessageId++, chat: { id: Number(payload.chat_id), type: 'private' }, date: 0, text: message.text } });
+        const sent = reply(res, 200, {
+          ok: true,
+          result: { message_id: nextMessageId++, chat: { id: Number(payload.chat_id), type: 'private' }, date: 0, text: message.text },
+        });
         if (sent) delivered.push(message);
         return sent;
       }
       case 'sendPhoto':
       case 'sendDocument': {
         const upload = payload[method === 'sendPhoto' ? 'photo' : 'document'] as UploadedFile | undefined;
-        if (!upload?.content) return reply(res, 400, { ok: false, error_code: 400, description: `Bad Request: there is no ${method === 'sendPhoto' ? 'photo' : 'document'} in the request` });
+        if (!upload?.content)
+          return reply(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: `Bad Request: there is no ${method === 'sendPhoto' ? 'photo' : 'document'} in the request`,
+          });
         const sent = reply(res, 200, { ok: true, result: { message_id: nextMessageId++, chat: { id: Number(payload.chat_id), type: 'private' }, date: 0 } });
         if (sent) delivered.push({ chatId: String(payload.chat_id), text: String(payload.caption ?? ''), file: { method, ...upload } });
         return sent;
@@ -209,7 +218,10 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       case 'getFile': {
         const file = files.get(`${token}/${String(payload.file_id)}`);
         if (!file) return reply(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
-        return reply(res, 200, { ok: true, result: { file_id: payload.file_id, file_unique_id: payload.file_id, file_size: file.content.length, file_path: file.path } });
+        return reply(res, 200, {
+          ok: true,
+          result: { file_id: payload.file_id, file_unique_id: payload.file_id, file_size: file.content.length, file_path: file.path },
+        });
       }
       default:
         return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
@@ -263,9 +275,23 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     calls,
     delivered,
     addBot: (token, info) => bots.set(token, { info, updates: [], waiters: [], webhook: null }),
-    sendText: (token, from, text) => push(token, { message: messageFrom(from, { text, ...(text.startsWith('/') ? { entities: [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }] } : {}) }) }),
+    sendText: (token, from, text) =>
+      push(token, {
+        message: messageFrom(from, {
+          text,
+          ...(text.startsWith('/') ? { entities: [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }] } : {}),
+        }),
+      }),
     pressButton: (token, from, data) =>
-      push(token, { callback_query: { id: String(nextMessageId++), from: { is_bot: false, ...from }, chat_instance: '1', data, message: messageFrom({ id: 1, first_name: 'bot' }, { chat: chatOf(from), text: 'buttons' }) } }),
+      push(token, {
+        callback_query: {
+          id: String(nextMessageId++),
+          from: { is_bot: false, ...from },
+          chat_instance: '1',
+          data,
+          message: messageFrom({ id: 1, first_name: 'bot' }, { chat: chatOf(from), text: 'buttons' }),
+        },
+      }),
     sendOther: (token, from, fields) => push(token, { message: messageFrom(from, fields) }),
     addFile: (token, fileId, content) => files.set(`${token}/${fileId}`, { path: `documents/${fileId}`, content }),
     failNext: (method, times, failure) => failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: times }, () => failure)]),
@@ -276,18 +302,22 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     },
     held: (method) => parked.get(method)?.length ?? 0,
     webhookOf: (token) => bots.get(token)?.webhook ?? null,
-    messagesTo: (chatId) => delivered.filter((message) => message.chatId === String(chatId)).map((message) => (message.file ? `[${message.file.method}: ${message.file.fileName}]` : message.text)),
+    messagesTo: (chatId) =>
+      delivered
+        .filter((message) => message.chatId === String(chatId))
+        .map((message) => (message.file ? `[${message.file.method}: ${message.file.fileName}]` : message.text)),
     answerPollsAtOnce: (on) => {
       pollsAtOnce = on;
     },
     goDown: () => stop(),
-    goUp: () => new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    }),
+    goUp: () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
     close: () => (server.listening ? stop() : Promise.resolve()),
   };
 }

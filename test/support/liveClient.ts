@@ -44,7 +44,6 @@ export class LiveClient {
   }
 }
 
-
 /**
  * A live-channel suite's desk: a real server with an admin, one agent (Alice) and a category, and
  * `connect` for real clients that are all disconnected after each test. Registers its own hooks.

@@ -26,7 +26,11 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' 
 export interface TestServer extends RunningServer {
   dataDir: string;
   firstAdmin: FirstAdmin | null;
-  request(method: string, url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
+  request(
+    method: string,
+    url: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
   login(email?: string, password?: string): Promise<string>;
   /** Signs in and returns the whole answer: user, access token and refresh token. */
   signIn(email?: string, password?: string): Promise<{ user: { _id: string; role: string }; accessToken: string; refreshToken: string }>;
@@ -50,7 +54,11 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const server = await startServer(config, { logger: options.logger ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.events ? { events: options.events } : {}) });
+  const server = await startServer(config, {
+    logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.events ? { events: options.events } : {}),
+  });
   let firstAdmin: FirstAdmin | null;
   try {
     ({ firstAdmin } = await server.ready);

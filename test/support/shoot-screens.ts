@@ -33,7 +33,10 @@ async function main() {
           await page.screenshot({ path: `${dir}/live-tickets-${label}.png` });
           await page.screenshot({ path: `${dir}/live-tickets-${label}-full.png`, fullPage: true });
           if (label === 'phone') {
-            await page.getByRole('button', { name: /Expand sidebar|Open menu/ }).first().click();
+            await page
+              .getByRole('button', { name: /Expand sidebar|Open menu/ })
+              .first()
+              .click();
             await page.waitForTimeout(400);
             await page.screenshot({ path: `${dir}/drawer-phone.png` });
           }

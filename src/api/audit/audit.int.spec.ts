@@ -9,9 +9,14 @@ import { TICKETS } from '../../projections/tickets';
 /** Runs one of the project's CLI commands as its own process against the test server's data. */
 function cli(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], { cwd: projectRoot(), env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', script, ...args],
+      { cwd: projectRoot(), env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -109,12 +114,23 @@ describe('Audit: the hash chains and the read models, proven', () => {
 
     it('then a message altered in the SQLite file is reported with its stream and revision', async () => {
       const db = new Database(path.join(server.dataDir, 'events.db'));
-      const row = db.prepare<[string], { revision: number; data: string }>("SELECT revision, data FROM events WHERE stream_id = ? AND type = 'MessagePosted' ORDER BY revision LIMIT 1").get(`ticket-${ticket._id}`)!;
-      db.prepare('UPDATE events SET data = ? WHERE stream_id = ? AND revision = ?').run(row.data.replace('Looking into it', 'We never charged you'), `ticket-${ticket._id}`, row.revision);
+      const row = db
+        .prepare<[string], { revision: number; data: string }>(
+          "SELECT revision, data FROM events WHERE stream_id = ? AND type = 'MessagePosted' ORDER BY revision LIMIT 1",
+        )
+        .get(`ticket-${ticket._id}`)!;
+      db.prepare('UPDATE events SET data = ? WHERE stream_id = ? AND revision = ?').run(
+        row.data.replace('Looking into it', 'We never charged you'),
+        `ticket-${ticket._id}`,
+        row.revision,
+      );
       db.close();
 
       const answer = await server.request('GET', '/api/audit/verify', { token: admin });
-      expect(answer.body).toMatchObject({ ok: false, firstBreak: { chain: 'stream', streamId: `ticket-${ticket._id}`, revision: row.revision, type: 'MessagePosted' } });
+      expect(answer.body).toMatchObject({
+        ok: false,
+        firstBreak: { chain: 'stream', streamId: `ticket-${ticket._id}`, revision: row.revision, type: 'MessagePosted' },
+      });
       const history = await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: admin });
       expect(history.body.integrity).toMatchObject({ ok: false, firstBreak: { revision: row.revision } });
       const run = await cli('src/cli/audit.ts', ['verify'], env);

@@ -2,6 +2,18 @@ import type { ApiRegistry } from '../openapi/registry';
 import { anyObject } from '#contract/responses';
 
 export function describeAudit(docs: ApiRegistry): void {
-  docs.route({ method: 'get', path: '/audit/verify', summary: 'Verify the hash chains of the event log', access: ['admin'], responses: { 200: { description: 'The verification (see docs/audit.md)', schema: anyObject('The verification') } } });
-  docs.route({ method: 'get', path: '/audit/projections', summary: 'Compare the read models with a replay of the log', access: ['admin'], responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: anyObject('The comparison') } } });
+  docs.route({
+    method: 'get',
+    path: '/audit/verify',
+    summary: 'Verify the hash chains of the event log',
+    access: ['admin'],
+    responses: { 200: { description: 'The verification (see docs/audit.md)', schema: anyObject('The verification') } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/audit/projections',
+    summary: 'Compare the read models with a replay of the log',
+    access: ['admin'],
+    responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: anyObject('The comparison') } },
+  });
 }

@@ -24,7 +24,8 @@ describe('Bot commands and bot messages over HTTP', () => {
     await telegram.close();
   });
 
-  const list = async () => (await server.request('GET', '/api/bot-commands', { token: admin })).body.commands as Array<{ _id: string; command: string; isSystem: boolean }>;
+  const list = async () =>
+    (await server.request('GET', '/api/bot-commands', { token: admin })).body.commands as Array<{ _id: string; command: string; isSystem: boolean }>;
   const create = (body: unknown) => server.request('POST', '/api/bot-commands', { token: admin, body });
 
   it('when the server starts, then the five system commands exist once, even after a restart', async () => {
@@ -39,9 +40,22 @@ describe('Bot commands and bot messages over HTTP', () => {
   });
 
   it('when a custom command is created, edited and deleted, then the rules of spec.md section 5 hold', async () => {
-    const created = await create({ command: '/Promo_Code', description: 'Current promotions', handler: 'custom', response: 'Use SPRING for 10% off', order: 7 });
+    const created = await create({
+      command: '/Promo_Code',
+      description: 'Current promotions',
+      handler: 'custom',
+      response: 'Use SPRING for 10% off',
+      order: 7,
+    });
     expect(created.status).toBe(201);
-    expect(created.body.command).toMatchObject({ command: 'promo_code', handler: 'custom', response: 'Use SPRING for 10% off', order: 7, isActive: true, isSystem: false });
+    expect(created.body.command).toMatchObject({
+      command: 'promo_code',
+      handler: 'custom',
+      response: 'Use SPRING for 10% off',
+      order: 7,
+      isActive: true,
+      isSystem: false,
+    });
     const id = created.body.command._id as string;
     expect(await create({ command: 'promo_code', description: 'Again', handler: 'help' })).toMatchObject({ status: 409, body: { code: 'BOT_COMMAND_EXISTS' } });
     expect(await create({ command: 'start', description: 'Clash', handler: 'help' })).toMatchObject({ status: 409 });
@@ -83,13 +97,19 @@ describe('Bot commands and bot messages over HTTP', () => {
       body: { error: 'The name of a system command cannot be changed' },
     });
     expect((await server.request('PUT', `/api/bot-commands/${start._id}`, { token: admin, body: { handler: 'custom', response: 'x' } })).status).toBe(403);
-    expect(await server.request('DELETE', `/api/bot-commands/${start._id}`, { token: admin })).toMatchObject({ status: 403, body: { error: 'System commands cannot be deleted' } });
+    expect(await server.request('DELETE', `/api/bot-commands/${start._id}`, { token: admin })).toMatchObject({
+      status: 403,
+      body: { error: 'System commands cannot be deleted' },
+    });
     const edited = await server.request('PUT', `/api/bot-commands/${start._id}`, { token: admin, body: { description: 'Say hello', command: 'start' } });
     expect(edited.body.command).toMatchObject({ command: 'start', description: 'Say hello' });
   });
 
   it('when commands are synced, then Telegram receives the active ones in order; without a token the reason is named', async () => {
-    expect(await server.request('POST', '/api/bot-commands/sync', { token: admin })).toMatchObject({ status: 400, body: { error: 'Please enter a Telegram bot token first.' } });
+    expect(await server.request('POST', '/api/bot-commands/sync', { token: admin })).toMatchObject({
+      status: 400,
+      body: { error: 'Please enter a Telegram bot token first.' },
+    });
     await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: TOKEN } });
     const cancel = (await list()).find((c) => c.command === 'cancel')!;
     await server.request('PUT', `/api/bot-commands/${cancel._id}`, { token: admin, body: { isActive: false } });
@@ -116,14 +136,34 @@ describe('Bot commands and bot messages over HTTP', () => {
   it('when bot messages are edited, then each is checked (at most 1000, known variables) and reset restores the defaults', async () => {
     const defaults = (await server.request('GET', '/api/bot-settings', { token: admin })).body.settings.messages;
     expect(Object.keys(defaults).sort()).toEqual(
-      ['agentAssignedMessage', 'cancelMessage', 'helpMessage', 'invalidCommandMessage', 'newMessageNotification', 'ticketClosedMessage', 'ticketCreatedMessage', 'ticketUpdatedMessage', 'welcomeMessage'].sort(),
+      [
+        'agentAssignedMessage',
+        'cancelMessage',
+        'helpMessage',
+        'invalidCommandMessage',
+        'newMessageNotification',
+        'ticketClosedMessage',
+        'ticketCreatedMessage',
+        'ticketUpdatedMessage',
+        'welcomeMessage',
+      ].sort(),
     );
-    const edited = await server.request('PUT', '/api/bot-settings', { token: admin, body: { messages: { welcomeMessage: 'w'.repeat(1000), ticketUpdatedMessage: '#{ticketId} is {status}' } } });
-    expect(edited.body.settings.messages).toMatchObject({ welcomeMessage: 'w'.repeat(1000), ticketUpdatedMessage: '#{ticketId} is {status}', helpMessage: defaults.helpMessage });
+    const edited = await server.request('PUT', '/api/bot-settings', {
+      token: admin,
+      body: { messages: { welcomeMessage: 'w'.repeat(1000), ticketUpdatedMessage: '#{ticketId} is {status}' } },
+    });
+    expect(edited.body.settings.messages).toMatchObject({
+      welcomeMessage: 'w'.repeat(1000),
+      ticketUpdatedMessage: '#{ticketId} is {status}',
+      helpMessage: defaults.helpMessage,
+    });
     const cases: Array<[object, string]> = [
       [{ messages: { welcomeMessage: 'w'.repeat(1001) } }, 'Welcome message must be at most 1000 characters'],
       [{ messages: { helpMessage: '  ' } }, 'Help message cannot be empty'],
-      [{ messages: { ticketCreatedMessage: 'Hi {customer}' } }, 'Ticket created message uses an unknown variable {customer}; the variables are {ticketId}, {category}, {status}, {agentName}, {message}'],
+      [
+        { messages: { ticketCreatedMessage: 'Hi {customer}' } },
+        'Ticket created message uses an unknown variable {customer}; the variables are {ticketId}, {category}, {status}, {agentName}, {message}',
+      ],
       [{ messages: { farewell: 'bye' } }, 'Unknown field: farewell'],
       [{ messages: 'hi' }, 'messages must be an object'],
     ];
@@ -146,7 +186,11 @@ describe('Bot commands and bot messages over HTTP', () => {
       ['PUT', '/api/bot-settings'],
       ['POST', '/api/bot-settings/reset'],
     ] as const) {
-      expect({ url, method, status: (await server.request(method, url, { token: agent, ...(method === 'GET' ? {} : { body: {} }) })).status }).toEqual({ url, method, status: 403 });
+      expect({ url, method, status: (await server.request(method, url, { token: agent, ...(method === 'GET' ? {} : { body: {} }) })).status }).toEqual({
+        url,
+        method,
+        status: 403,
+      });
     }
   });
 });

@@ -67,7 +67,8 @@ describe('Canned messages over HTTP', () => {
   });
 
   it('when searched, then shortcode, title and content match regardless of case, and the category filters', async () => {
-    const search = async (query: string) => (await server.request('GET', `/api/canned-messages?${query}`, { token: agent.token })).body.cannedMessages.map((c: { shortcode: string }) => c.shortcode);
+    const search = async (query: string) =>
+      (await server.request('GET', `/api/canned-messages?${query}`, { token: agent.token })).body.cannedMessages.map((c: { shortcode: string }) => c.shortcode);
     expect(await search('q=ON ITS WAY')).toEqual(['refund']);
     expect(await search('q=greet')).toEqual(['hello']);
     expect(await search(`category=${billing}`)).toEqual(['refund']);

@@ -6,11 +6,62 @@ import { CannedMessage, Pagination } from '#contract/responses';
 export function describeCanned(docs: ApiRegistry): void {
   const staff = ['agent' as const, 'admin' as const];
   const canned = z.strictObject({ cannedMessage: CannedMessage });
-  docs.route({ method: 'get', path: '/canned-messages', summary: 'List canned messages', access: staff, query: listCannedQuery, responses: { 200: { description: '{ cannedMessages, pagination }', schema: z.strictObject({ cannedMessages: z.array(CannedMessage), pagination: Pagination }) } } });
-  docs.route({ method: 'get', path: '/canned-messages/suggestions', summary: 'Canned messages matching what is typed', access: staff, query: suggestionsQuery, responses: { 200: { description: '{ suggestions }', schema: z.strictObject({ suggestions: z.array(CannedMessage) }) } } });
-  docs.route({ method: 'get', path: '/canned-messages/:id', summary: 'A canned message', access: staff, responses: { 200: { description: 'The canned message', schema: canned } } });
-  docs.route({ method: 'post', path: '/canned-messages', summary: 'Create a canned message', access: staff, body: createCannedSchema, responses: { 201: { description: 'The new canned message', schema: canned } }, errors: [409] });
-  docs.route({ method: 'put', path: '/canned-messages/:id', summary: 'Change a canned message', access: staff, body: updateCannedSchema, responses: { 200: { description: 'The canned message after the change', schema: canned } }, errors: [403, 409] });
-  docs.route({ method: 'put', path: '/canned-messages/:id/usage', summary: 'Count one use', access: staff, responses: { 200: { description: 'The canned message', schema: canned } } });
-  docs.route({ method: 'delete', path: '/canned-messages/:id', summary: 'Delete a canned message', access: staff, responses: { 204: { description: 'Deleted' } }, errors: [403] });
+  docs.route({
+    method: 'get',
+    path: '/canned-messages',
+    summary: 'List canned messages',
+    access: staff,
+    query: listCannedQuery,
+    responses: {
+      200: { description: '{ cannedMessages, pagination }', schema: z.strictObject({ cannedMessages: z.array(CannedMessage), pagination: Pagination }) },
+    },
+  });
+  docs.route({
+    method: 'get',
+    path: '/canned-messages/suggestions',
+    summary: 'Canned messages matching what is typed',
+    access: staff,
+    query: suggestionsQuery,
+    responses: { 200: { description: '{ suggestions }', schema: z.strictObject({ suggestions: z.array(CannedMessage) }) } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/canned-messages/:id',
+    summary: 'A canned message',
+    access: staff,
+    responses: { 200: { description: 'The canned message', schema: canned } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/canned-messages',
+    summary: 'Create a canned message',
+    access: staff,
+    body: createCannedSchema,
+    responses: { 201: { description: 'The new canned message', schema: canned } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/canned-messages/:id',
+    summary: 'Change a canned message',
+    access: staff,
+    body: updateCannedSchema,
+    responses: { 200: { description: 'The canned message after the change', schema: canned } },
+    errors: [403, 409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/canned-messages/:id/usage',
+    summary: 'Count one use',
+    access: staff,
+    responses: { 200: { description: 'The canned message', schema: canned } },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/canned-messages/:id',
+    summary: 'Delete a canned message',
+    access: staff,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [403],
+  });
 }

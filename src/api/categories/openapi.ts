@@ -8,11 +8,60 @@ const categoryAnswer = z.strictObject({ category: Category });
 
 export function describeCategories(docs: ApiRegistry): void {
   const admin = ['admin' as const];
-  docs.route({ method: 'get', path: '/categories', summary: 'List categories', access: 'signed-in', query: listCategoriesQuery, responses: { 200: { description: 'One page of categories', schema: z.strictObject({ categories: z.array(Category), pagination: Pagination }) } } });
-  docs.route({ method: 'get', path: '/categories/stats', summary: 'Tickets per category', access: ['agent', 'admin'], responses: { 200: { description: '{ stats }', schema: anyObject('Per category: count, open, average resolution time') } } });
-  docs.route({ method: 'get', path: '/categories/:id', summary: 'A category', access: 'signed-in', responses: { 200: { description: 'The category', schema: categoryAnswer } } });
-  docs.route({ method: 'post', path: '/categories', summary: 'Create a category', access: admin, body: createCategorySchema, responses: { 201: { description: 'The new category', schema: categoryAnswer } }, errors: [409] });
-  docs.route({ method: 'put', path: '/categories/:id', summary: 'Change a category', access: admin, body: updateCategorySchema, responses: { 200: { description: 'The category after the change', schema: categoryAnswer } }, errors: [409] });
-  docs.route({ method: 'delete', path: '/categories/:id', summary: 'Delete a category (not while tickets use it)', access: admin, responses: { 204: { description: 'Deleted' } }, errors: [409] });
-  docs.route({ method: 'post', path: '/categories/reorder', summary: 'Reorder categories', access: admin, body: reorderCategoriesSchema, responses: { 200: { description: 'Every category in its new order', schema: z.strictObject({ categories: z.array(Category) }) } } });
+  docs.route({
+    method: 'get',
+    path: '/categories',
+    summary: 'List categories',
+    access: 'signed-in',
+    query: listCategoriesQuery,
+    responses: { 200: { description: 'One page of categories', schema: z.strictObject({ categories: z.array(Category), pagination: Pagination }) } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/categories/stats',
+    summary: 'Tickets per category',
+    access: ['agent', 'admin'],
+    responses: { 200: { description: '{ stats }', schema: anyObject('Per category: count, open, average resolution time') } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/categories/:id',
+    summary: 'A category',
+    access: 'signed-in',
+    responses: { 200: { description: 'The category', schema: categoryAnswer } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/categories',
+    summary: 'Create a category',
+    access: admin,
+    body: createCategorySchema,
+    responses: { 201: { description: 'The new category', schema: categoryAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/categories/:id',
+    summary: 'Change a category',
+    access: admin,
+    body: updateCategorySchema,
+    responses: { 200: { description: 'The category after the change', schema: categoryAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'delete',
+    path: '/categories/:id',
+    summary: 'Delete a category (not while tickets use it)',
+    access: admin,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/categories/reorder',
+    summary: 'Reorder categories',
+    access: admin,
+    body: reorderCategoriesSchema,
+    responses: { 200: { description: 'Every category in its new order', schema: z.strictObject({ categories: z.array(Category) }) } },
+  });
 }

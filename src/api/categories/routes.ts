@@ -11,7 +11,10 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { categoryStatistics } from '../tickets/stats';
 
-export const listCategoriesQuery = z.object({ includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(), ...pageQuery(20) });
+export const listCategoriesQuery = z.object({
+  includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(),
+  ...pageQuery(20),
+});
 
 export const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
 

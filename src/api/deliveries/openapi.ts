@@ -4,9 +4,45 @@ import { Delivery, Notice } from '#contract/responses';
 
 export function describeDeliveries(docs: ApiRegistry): void {
   const admin = ['admin' as const];
-  docs.route({ method: 'get', path: '/deliveries', summary: 'Undelivered notices', access: admin, responses: { 200: { description: '{ deliveries, counts: { waiting, retrying, failed } }', schema: z.strictObject({ deliveries: z.array(Delivery), counts: z.strictObject({ waiting: z.int(), retrying: z.int(), failed: z.int() }) }) } } });
-  docs.route({ method: 'post', path: '/deliveries/failed/retry', summary: 'Retry every failed notice', access: admin, responses: { 200: { description: '{ message, count }', schema: Notice } } });
-  docs.route({ method: 'post', path: '/deliveries/failed/discard', summary: 'Discard every failed notice', access: admin, responses: { 200: { description: '{ message, count }', schema: Notice } } });
-  docs.route({ method: 'post', path: '/deliveries/:channel/:id/retry', summary: 'Retry one notice', description: '`channel` is telegram or email.', access: admin, responses: { 200: { description: 'Queued again', schema: Notice } } });
-  docs.route({ method: 'delete', path: '/deliveries/:channel/:id', summary: 'Discard one notice', access: admin, responses: { 204: { description: 'Discarded' } } });
+  docs.route({
+    method: 'get',
+    path: '/deliveries',
+    summary: 'Undelivered notices',
+    access: admin,
+    responses: {
+      200: {
+        description: '{ deliveries, counts: { waiting, retrying, failed } }',
+        schema: z.strictObject({ deliveries: z.array(Delivery), counts: z.strictObject({ waiting: z.int(), retrying: z.int(), failed: z.int() }) }),
+      },
+    },
+  });
+  docs.route({
+    method: 'post',
+    path: '/deliveries/failed/retry',
+    summary: 'Retry every failed notice',
+    access: admin,
+    responses: { 200: { description: '{ message, count }', schema: Notice } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/deliveries/failed/discard',
+    summary: 'Discard every failed notice',
+    access: admin,
+    responses: { 200: { description: '{ message, count }', schema: Notice } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/deliveries/:channel/:id/retry',
+    summary: 'Retry one notice',
+    description: '`channel` is telegram or email.',
+    access: admin,
+    responses: { 200: { description: 'Queued again', schema: Notice } },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/deliveries/:channel/:id',
+    summary: 'Discard one notice',
+    access: admin,
+    responses: { 204: { description: 'Discarded' } },
+  });
 }

@@ -60,7 +60,13 @@ describe.each([
     const store = createStore(dataDir);
     for (let i = 0; i < CATEGORIES; i++) {
       const categoryId = `c${i}`;
-      await handleCommand(store, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: `Category ${i}` }) }, CONTEXT);
+      await handleCommand(
+        store,
+        categoryStream(categoryId),
+        categoryDecider,
+        { type: 'CreateCategory', categoryId, input: createCategorySchema.parse({ name: `Category ${i}` }) },
+        CONTEXT,
+      );
     }
     held = new HeldCatchUp(store);
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
@@ -76,7 +82,11 @@ describe.each([
     const health = await get('/api/health');
     expect(health.status).toBe(503);
     expect(health.headers.get('retry-after')).toBe('5');
-    expect(await health.json()).toMatchObject({ status: 'starting', eventStore: kind, projections: { state: 'catching up', position: 0, lag: CATEGORIES, applied: 0, percent: 0 } });
+    expect(await health.json()).toMatchObject({
+      status: 'starting',
+      eventStore: kind,
+      projections: { state: 'catching up', position: 0, lag: CATEGORIES, applied: 0, percent: 0 },
+    });
 
     const login = await get('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
     expect(login.status).toBe(503);
@@ -128,7 +138,11 @@ describe('A desk starting on a large embedded log', () => {
     // Facts no projection reads: the catch-up still walks and offers every one to every projection.
     const metadata = { occurredAt: '2026-03-01T10:00:00.000Z', schemaVersion: 1 };
     for (let page = 0; page < PAGES; page++) {
-      await store.append(`noise-${page}`, Array.from({ length: PAGE }, (_, n) => ({ type: 'NoiseRecorded', data: { n }, metadata })), 'no_stream');
+      await store.append(
+        `noise-${page}`,
+        Array.from({ length: PAGE }, (_, n) => ({ type: 'NoiseRecorded', data: { n }, metadata })),
+        'no_stream',
+      );
     }
     await store.close();
   }, 60_000);

@@ -49,7 +49,8 @@ export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readS
     const expired = error instanceof jwt.TokenExpiredError;
     throw new UnauthorizedError(expired ? 'Your session has expired' : 'Invalid token', expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN');
   }
-  if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+  if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string')
+    throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   return sessionUser(deps, claims.sub, claims.sid);
 }
 
@@ -64,7 +65,8 @@ export async function sessionUser(deps: Pick<AppDeps, 'readStore'>, userId: stri
   ]);
   if (!user || !session || session.userId !== user._id) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
-  if (session.endedAt !== null || session.startedPosition <= user.sessionsValidAfter) throw new UnauthorizedError('Your session has ended; please sign in again', 'SESSION_ENDED');
+  if (session.endedAt !== null || session.startedPosition <= user.sessionsValidAfter)
+    throw new UnauthorizedError('Your session has ended; please sign in again', 'SESSION_ENDED');
   return { id: user._id, role: user.role, username: user.username, firstName: user.firstName, lastName: user.lastName, sessionId: session._id };
 }
 
@@ -79,7 +81,8 @@ export const authenticate =
     if (header !== undefined) {
       const [scheme, token, ...rest] = header.trim().split(/\s+/);
       try {
-        if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
+        if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0)
+          throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
         req.user = await authenticateToken(deps, token);
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;

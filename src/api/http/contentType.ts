@@ -15,5 +15,7 @@ export const requireKnownBody: RequestHandler = (req, _res, next) => {
   if (!hasBody(req) || req.is('application/json')) return next();
   const multipart = req.method === 'POST' && MULTIPART_ROUTES.some((route) => route.test(req.path));
   if (multipart && req.is('multipart/form-data')) return next();
-  throw new UnsupportedMediaTypeError(multipart ? 'Send the body as JSON (Content-Type: application/json) or as multipart/form-data' : 'Send the body as JSON (Content-Type: application/json)');
+  throw new UnsupportedMediaTypeError(
+    multipart ? 'Send the body as JSON (Content-Type: application/json) or as multipart/form-data' : 'Send the body as JSON (Content-Type: application/json)',
+  );
 };

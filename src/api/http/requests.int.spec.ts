@@ -13,10 +13,7 @@ describe('Request ids and request logs', () => {
   let ticket: { _id: string };
 
   /** The request log lines written so far, parsed. */
-  const requestLines = () =>
-    lines
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((line) => line.msg === 'request');
+  const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
   const lineOf = (reqId: string) => requestLines().find((line) => line.reqId === reqId);
 
   beforeAll(async () => {
@@ -30,7 +27,11 @@ describe('Request ids and request logs', () => {
   describe('when a message is posted with X-Request-Id: abc-123', () => {
     let answer: Awaited<ReturnType<TestServer['request']>>;
     beforeAll(async () => {
-      answer = await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: carol.token, body: { content: 'Any news?' }, headers: { 'x-request-id': 'abc-123' } });
+      answer = await server.request('POST', `/api/tickets/${ticket._id}/messages`, {
+        token: carol.token,
+        body: { content: 'Any news?' },
+        headers: { 'x-request-id': 'abc-123' },
+      });
     });
 
     it('then the answer carries the same id', () => {

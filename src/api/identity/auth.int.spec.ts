@@ -74,9 +74,7 @@ describe('Identity over HTTP', () => {
     });
 
     it('when 20 registrations race with one e-mail, then exactly one succeeds', async () => {
-      const attempts = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => register({ ...registration(`racer_${i}`), email: 'race@example.com' })),
-      );
+      const attempts = await Promise.all(Array.from({ length: 20 }, (_, i) => register({ ...registration(`racer_${i}`), email: 'race@example.com' })));
       const statuses = attempts.map((a) => a.status).sort();
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
       expect(statuses.filter((s) => s === 409)).toHaveLength(19);
@@ -106,8 +104,14 @@ describe('Identity over HTTP', () => {
     });
 
     it('when fields are missing or of the wrong type, then it answers 400', async () => {
-      expect(await server.request('POST', '/api/auth/login', { body: { email: 'a@b.c' } })).toMatchObject({ status: 400, body: { error: 'Password is required' } });
-      expect(await server.request('POST', '/api/auth/login', { body: { email: 42, password: 'x' } })).toMatchObject({ status: 400, body: { error: 'Email is required' } });
+      expect(await server.request('POST', '/api/auth/login', { body: { email: 'a@b.c' } })).toMatchObject({
+        status: 400,
+        body: { error: 'Password is required' },
+      });
+      expect(await server.request('POST', '/api/auth/login', { body: { email: 42, password: 'x' } })).toMatchObject({
+        status: 400,
+        body: { error: 'Email is required' },
+      });
     });
 
     it('when the body is not sent as JSON, then it answers 415 with what to send', async () => {
@@ -169,8 +173,14 @@ describe('Identity over HTTP', () => {
     it('when the refresh token is forged, missing or of the wrong type, then it is refused', async () => {
       const { refreshToken } = await server.signIn();
       const [sessionId] = refreshToken.split('.');
-      expect(await server.request('POST', '/api/auth/refresh', { body: { refreshToken: `${sessionId}.forged` } })).toMatchObject({ status: 401, body: { code: 'INVALID_REFRESH_TOKEN' } });
-      expect(await server.request('POST', '/api/auth/refresh', { body: { refreshToken: 'garbage' } })).toMatchObject({ status: 401, body: { code: 'INVALID_REFRESH_TOKEN' } });
+      expect(await server.request('POST', '/api/auth/refresh', { body: { refreshToken: `${sessionId}.forged` } })).toMatchObject({
+        status: 401,
+        body: { code: 'INVALID_REFRESH_TOKEN' },
+      });
+      expect(await server.request('POST', '/api/auth/refresh', { body: { refreshToken: 'garbage' } })).toMatchObject({
+        status: 401,
+        body: { code: 'INVALID_REFRESH_TOKEN' },
+      });
       expect(await server.request('POST', '/api/auth/refresh', { body: {} })).toMatchObject({ status: 400, body: { error: 'Refresh token is required' } });
       expect((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: ['x'] } })).status).toBe(400);
       // The forgery did not revoke the real family.
@@ -198,14 +208,22 @@ describe('Identity over HTTP', () => {
   describe('access tokens', () => {
     const secret = () => server.deps.jwtSecret;
     const sign = (payload: object, options: jwt.SignOptions = {}, key: string = secret()) =>
-      jwt.sign(payload, key, { algorithm: 'HS256', issuer: 'support-desk', audience: 'support-desk-api', ...('exp' in payload ? {} : { expiresIn: 900 }), ...options });
+      jwt.sign(payload, key, {
+        algorithm: 'HS256',
+        issuer: 'support-desk',
+        audience: 'support-desk-api',
+        ...('exp' in payload ? {} : { expiresIn: 900 }),
+        ...options,
+      });
     const withoutExpiry = (payload: object) => jwt.sign(payload, secret(), { algorithm: 'HS256', issuer: 'support-desk', audience: 'support-desk-api' });
 
     it('when a token is tampered, wrongly signed, unsigned, expired or of another kind, then every route answers 401', async () => {
       const { accessToken, user } = await server.signIn();
       const claims = jwt.decode(accessToken) as { sid: string };
       const [header, payload, signature] = accessToken.split('.');
-      const raised = Buffer.from(JSON.stringify({ ...(JSON.parse(Buffer.from(payload!, 'base64url').toString()) as object), role: 'admin', sub: 'someone-else' })).toString('base64url');
+      const raised = Buffer.from(
+        JSON.stringify({ ...(JSON.parse(Buffer.from(payload!, 'base64url').toString()) as object), role: 'admin', sub: 'someone-else' }),
+      ).toString('base64url');
       const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
       const base = { sub: user._id, sid: claims.sid, typ: 'access' };
       const bad: Array<[string, string, string]> = [
@@ -248,7 +266,10 @@ describe('Identity over HTTP', () => {
       });
       const put = await server.request('PUT', '/api/auth/notifications/preferences', { token: admin, body: { newTickets: true } });
       expect(put.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: false, browserNotifications: false });
-      const again = await server.request('PUT', '/api/auth/notifications/preferences', { token: admin, body: { ticketUpdates: true, browserNotifications: true } });
+      const again = await server.request('PUT', '/api/auth/notifications/preferences', {
+        token: admin,
+        body: { ticketUpdates: true, browserNotifications: true },
+      });
       expect(again.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: true, browserNotifications: true });
       expect(await server.request('PUT', '/api/auth/notifications/preferences', { token: admin, body: { newTickets: 'yes' } })).toMatchObject({
         status: 400,

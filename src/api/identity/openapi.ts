@@ -6,11 +6,63 @@ import { SignedIn, Tokens, User, anyObject } from '#contract/responses';
 const preferences = z.strictObject({ notificationPreferences: anyObject('Which notices this agent or admin receives, by channel') });
 
 export function describeIdentity(docs: ApiRegistry): void {
-  docs.route({ method: 'post', path: '/auth/register', summary: 'Create a customer account and sign in', access: 'public', body: registerSchema, responses: { 201: { description: 'The new user and their tokens', schema: SignedIn } }, errors: [403, 409] });
-  docs.route({ method: 'post', path: '/auth/login', summary: 'Sign in', description: 'Repeated failures slow the answers down (sign-in throttling).', access: 'public', body: loginSchema, responses: { 200: { description: 'The user and their tokens', schema: SignedIn } }, errors: [401] });
-  docs.route({ method: 'post', path: '/auth/refresh', summary: 'Trade a refresh token for new tokens (rotation)', access: 'public', body: refreshSchema, responses: { 200: { description: 'New access and refresh tokens', schema: Tokens } }, errors: [401] });
-  docs.route({ method: 'post', path: '/auth/logout', summary: 'End the session of the refresh token sent, or else of the access token used', access: 'public', body: logoutSchema, responses: { 204: { description: 'Signed out' } }, errors: [401] });
-  docs.route({ method: 'get', path: '/auth/profile', summary: 'The signed-in user', access: 'signed-in', responses: { 200: { description: 'The user', schema: z.strictObject({ user: User }) } } });
-  docs.route({ method: 'get', path: '/auth/notifications/preferences', summary: 'Notification preferences', access: ['agent', 'admin'], responses: { 200: { description: 'The preferences', schema: preferences } } });
-  docs.route({ method: 'put', path: '/auth/notifications/preferences', summary: 'Change notification preferences', access: ['agent', 'admin'], body: notificationPreferencesSchema, responses: { 200: { description: 'The preferences after the change', schema: preferences } } });
+  docs.route({
+    method: 'post',
+    path: '/auth/register',
+    summary: 'Create a customer account and sign in',
+    access: 'public',
+    body: registerSchema,
+    responses: { 201: { description: 'The new user and their tokens', schema: SignedIn } },
+    errors: [403, 409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/auth/login',
+    summary: 'Sign in',
+    description: 'Repeated failures slow the answers down (sign-in throttling).',
+    access: 'public',
+    body: loginSchema,
+    responses: { 200: { description: 'The user and their tokens', schema: SignedIn } },
+    errors: [401],
+  });
+  docs.route({
+    method: 'post',
+    path: '/auth/refresh',
+    summary: 'Trade a refresh token for new tokens (rotation)',
+    access: 'public',
+    body: refreshSchema,
+    responses: { 200: { description: 'New access and refresh tokens', schema: Tokens } },
+    errors: [401],
+  });
+  docs.route({
+    method: 'post',
+    path: '/auth/logout',
+    summary: 'End the session of the refresh token sent, or else of the access token used',
+    access: 'public',
+    body: logoutSchema,
+    responses: { 204: { description: 'Signed out' } },
+    errors: [401],
+  });
+  docs.route({
+    method: 'get',
+    path: '/auth/profile',
+    summary: 'The signed-in user',
+    access: 'signed-in',
+    responses: { 200: { description: 'The user', schema: z.strictObject({ user: User }) } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/auth/notifications/preferences',
+    summary: 'Notification preferences',
+    access: ['agent', 'admin'],
+    responses: { 200: { description: 'The preferences', schema: preferences } },
+  });
+  docs.route({
+    method: 'put',
+    path: '/auth/notifications/preferences',
+    summary: 'Change notification preferences',
+    access: ['agent', 'admin'],
+    body: notificationPreferencesSchema,
+    responses: { 200: { description: 'The preferences after the change', schema: preferences } },
+  });
 }

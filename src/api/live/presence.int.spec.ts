@@ -23,7 +23,10 @@ describe('Live channel > who is on a ticket (staff presence)', () => {
   const presence = (client: LiveClient, ticketId: string, check: (viewers: TicketPresence['viewers']) => boolean) =>
     eventually(
       () => {
-        const last = client.events('ticket_presence').filter((p) => p.ticketId === ticketId).at(-1) as TicketPresence | undefined;
+        const last = client
+          .events('ticket_presence')
+          .filter((p) => p.ticketId === ticketId)
+          .at(-1) as TicketPresence | undefined;
         return last && check(last.viewers) ? last.viewers : undefined;
       },
       { timeoutMs: WAIT_MS, describe: 'presence' },
@@ -48,7 +51,13 @@ describe('Live channel > who is on a ticket (staff presence)', () => {
     expect(names(await presence(aliceSocket, ticket._id, (v) => v.every((x) => !x.replying)))).toEqual(['Alice', 'Bob']);
 
     const snapshot: PresenceSnapshot = await watcher.socket.timeout(WAIT_MS).emitWithAck('presence_snapshot', {});
-    expect(snapshot.ok && snapshot.tickets.find((t) => t.ticketId === ticket._id)?.viewers.map((v) => v.firstName).sort()).toEqual(['Alice', 'Bob']);
+    expect(
+      snapshot.ok &&
+        snapshot.tickets
+          .find((t) => t.ticketId === ticket._id)
+          ?.viewers.map((v) => v.firstName)
+          .sort(),
+    ).toEqual(['Alice', 'Bob']);
 
     await bobSocket.socket.timeout(WAIT_MS).emitWithAck('leave_ticket', ticket._id);
     expect(names(await presence(aliceSocket, ticket._id, (v) => v.length === 1))).toEqual(['Alice']);

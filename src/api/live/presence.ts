@@ -4,7 +4,6 @@ import type { AuthUser } from '../http/auth';
 import { TYPING_STALE_MS, type TicketPresence, type Viewer } from '#contract/live';
 import { STAFF_ROLES, staffRoom, staffRoomTicket } from './rooms';
 
-
 export interface Presence {
   /** Someone joined or left the staff half of the ticket's room: staff hear who is there now. */
   changed(ticketId: string): void;
@@ -96,7 +95,13 @@ export function createPresence(io: Server, logger: Logger): Presence {
     async snapshot() {
       const sockets = (await io.in(STAFF_ROLES).fetchSockets()) as unknown as PresenceSocket[];
       const tickets = new Set([...sockets].flatMap((socket) => [...socket.rooms].flatMap((room) => staffRoomTicket(room) ?? [])));
-      return [...tickets].map((ticketId) => ({ ticketId, viewers: viewersIn(sockets.filter((socket) => socket.rooms.has(staffRoom(ticketId))), ticketId) }));
+      return [...tickets].map((ticketId) => ({
+        ticketId,
+        viewers: viewersIn(
+          sockets.filter((socket) => socket.rooms.has(staffRoom(ticketId))),
+          ticketId,
+        ),
+      }));
     },
     close() {
       stale.forEach((timer) => clearTimeout(timer));

@@ -9,7 +9,8 @@ describe('Live channel > resync after a reconnect', () => {
   const desk = liveDesk();
   const { connect } = desk;
   const resync = (client: LiveClient, after: unknown): Promise<ResyncAnswer> => client.socket.timeout(WAIT_MS).emitWithAck('resync', { after });
-  const post = async (token: string, ticketId: string, body: Record<string, unknown>) => (await desk.server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body })).body.message as { _id: string };
+  const post = async (token: string, ticketId: string, body: Record<string, unknown>) =>
+    (await desk.server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body })).body.message as { _id: string };
 
   it('when a customer was offline while the agent wrote, edited, noted and changed the status, then a resync brings exactly what they may see, once', async () => {
     const owner = await addMember(desk.server, desk.admin, 'customer');
@@ -79,7 +80,12 @@ describe('Live channel > resync after a reconnect', () => {
     await client.join(ticket._id);
     const from = await desk.server.deps.events.headPosition();
     for (let i = 0; i <= RESYNC_MAX_EVENTS; i++) {
-      await postMessage(desk.server.deps, ticket._id, { content: `message ${i}`, isInternal: false, attachments: [], platform: 'web' }, { actor: { userId: owner.id, role: 'customer', platform: 'web' }, now: new Date() });
+      await postMessage(
+        desk.server.deps,
+        ticket._id,
+        { content: `message ${i}`, isInternal: false, attachments: [], platform: 'web' },
+        { actor: { userId: owner.id, role: 'customer', platform: 'web' }, now: new Date() },
+      );
     }
     const head = await desk.server.deps.events.headPosition();
     await desk.server.deps.projections.waitFor(head, 30_000);

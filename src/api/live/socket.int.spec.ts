@@ -43,7 +43,13 @@ describe('Live channel handshake', () => {
     expect((await open('not-a-token')).error?.message).toBe('Invalid token');
     const session = await server.signIn();
     const { sid, sub } = jwt.decode(session.accessToken) as { sid: string; sub: string };
-    const expired = jwt.sign({ typ: 'access', sid }, server.deps.jwtSecret, { algorithm: 'HS256', subject: sub, issuer: 'support-desk', audience: 'support-desk-api', expiresIn: -5 });
+    const expired = jwt.sign({ typ: 'access', sid }, server.deps.jwtSecret, {
+      algorithm: 'HS256',
+      subject: sub,
+      issuer: 'support-desk',
+      audience: 'support-desk-api',
+      expiresIn: -5,
+    });
     expect((await open(expired)).error?.message).toBe('Your session has expired');
     await server.request('POST', '/api/auth/logout', { token: session.accessToken });
     expect((await open(session.accessToken)).error?.message).toBe('Your session has ended; please sign in again');
@@ -77,7 +83,13 @@ describe('Live channel handshake', () => {
   /** An access token of the given session that runs out in `seconds`, as the server would sign it. */
   const shortToken = (accessToken: string, seconds: number) => {
     const { sid, sub, role } = jwt.decode(accessToken) as { sid: string; sub: string; role: string };
-    return jwt.sign({ typ: 'access', sid, role }, server.deps.jwtSecret, { algorithm: 'HS256', subject: sub, issuer: 'support-desk', audience: 'support-desk-api', expiresIn: seconds });
+    return jwt.sign({ typ: 'access', sid, role }, server.deps.jwtSecret, {
+      algorithm: 'HS256',
+      subject: sub,
+      issuer: 'support-desk',
+      audience: 'support-desk-api',
+      expiresIn: seconds,
+    });
   };
 
   it('when the access token runs out, then the socket must present a fresh one: with it the socket stays, without it the socket is closed', async () => {
@@ -111,7 +123,11 @@ describe('Live channel handshake', () => {
     const owner = await addMember(server, admin, 'customer');
     const ticket = await openTicket(server, owner, await addCategory(server, admin));
     const agent = await addMember(server, admin, 'agent');
-    const [abuser, customer, staff] = await Promise.all([LiveClient.connect(server.url, agent.token), LiveClient.connect(server.url, owner.token), LiveClient.connect(server.url, admin)]);
+    const [abuser, customer, staff] = await Promise.all([
+      LiveClient.connect(server.url, agent.token),
+      LiveClient.connect(server.url, owner.token),
+      LiveClient.connect(server.url, admin),
+    ]);
     sockets.push(abuser.socket, customer.socket, staff.socket);
     await Promise.all([abuser.join(ticket._id), customer.join(ticket._id), staff.join(ticket._id)]);
 

@@ -49,7 +49,8 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
   const { REDIS_URL, REDIS_PREFIX } = deps.config;
   const redis = REDIS_URL ? { pub: new IORedis(REDIS_URL), sub: new IORedis(REDIS_URL) } : null;
   if (redis) {
-    for (const client of [redis.pub, redis.sub]) client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
+    for (const client of [redis.pub, redis.sub])
+      client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
     io.adapter(createAdapter(redis.pub, redis.sub, { key: `${REDIS_PREFIX}:socket.io` }));
   }
   io.use(async (socket, next) => {

@@ -73,7 +73,10 @@ describe('Live ticket channel', () => {
     const note = await post(agent.token, ticket._id, { content: 'draft note', isInternal: true });
     await server.request('PUT', `/api/messages/${sent.body.message._id}`, { token: owner.token, body: { content: 'Hello' } });
     await server.request('PUT', `/api/messages/${note.body.message._id}`, { token: agent.token, body: { content: 'final note' } });
-    expect((await staff.next('message_edited', (p) => p.message._id === sent.body.message._id)).message).toMatchObject({ content: 'Hello', editedAt: expect.any(String) });
+    expect((await staff.next('message_edited', (p) => p.message._id === sent.body.message._id)).message).toMatchObject({
+      content: 'Hello',
+      editedAt: expect.any(String),
+    });
     expect((await customer.next('message_edited', (p) => p.message._id === sent.body.message._id)).message.content).toBe('Hello');
     await staff.next('message_edited', (p) => p.message._id === note.body.message._id);
     await settle();
@@ -87,7 +90,12 @@ describe('Live ticket channel', () => {
     await Promise.all([staff.join(ticket._id), otherStaff.join(ticket._id), customer.join(ticket._id)]);
 
     customer.socket.emit('typing', { ticketId: ticket._id, userId: 'someone-else', isTyping: true });
-    expect(await staff.next('user_typing')).toEqual({ ticketId: ticket._id, userId: owner.id, isTyping: true, user: { firstName: 'Carol', lastName: 'Tester', role: 'customer' } });
+    expect(await staff.next('user_typing')).toEqual({
+      ticketId: ticket._id,
+      userId: owner.id,
+      isTyping: true,
+      user: { firstName: 'Carol', lastName: 'Tester', role: 'customer' },
+    });
     staff.socket.emit('typing', { ticketId: ticket._id, isTyping: true, isInternal: true });
     expect((await otherStaff.next('user_typing', (p) => p.userId === agent.id)).isTyping).toBe(true);
     staff.socket.emit('typing', { ticketId: ticket._id, isTyping: false });
@@ -113,10 +121,15 @@ describe('Live ticket channel', () => {
     const ticket = await openTicket(server, owner, category);
     const customer = await connect(owner.token);
     await customer.join(ticket._id);
-    await postMessage(server.deps, ticket._id, { content: 'Sent from Telegram', isInternal: false, attachments: [], platform: 'telegram' }, {
-      actor: { userId: owner.id, role: 'customer', platform: 'telegram' },
-      now: new Date(),
-    });
+    await postMessage(
+      server.deps,
+      ticket._id,
+      { content: 'Sent from Telegram', isInternal: false, attachments: [], platform: 'telegram' },
+      {
+        actor: { userId: owner.id, role: 'customer', platform: 'telegram' },
+        now: new Date(),
+      },
+    );
     expect((await customer.next('new_message')).message).toMatchObject({ content: 'Sent from Telegram', platform: 'telegram' });
   });
 });

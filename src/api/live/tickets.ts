@@ -13,9 +13,13 @@ import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contra
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 
-
 const ticketKey = z.union([z.string().min(1).max(100), z.object({ ticketId: z.string().min(1).max(100) }).transform(({ ticketId }) => ticketId)]);
-const typingPayload = z.object({ ticketId: z.string().min(1).max(100), isTyping: z.boolean(), isInternal: z.boolean().optional(), userId: z.string().optional() });
+const typingPayload = z.object({
+  ticketId: z.string().min(1).max(100),
+  isTyping: z.boolean(),
+  isInternal: z.boolean().optional(),
+  userId: z.string().optional(),
+});
 const resyncPayload = z.object({ after: z.number().int().min(0) });
 
 type Answer = (answer: object) => void;
@@ -43,7 +47,8 @@ interface Delivery {
   except?: string[];
 }
 
-const reaches = (socket: Socket, delivery: Delivery) => delivery.to.some((room) => socket.rooms.has(room)) && !delivery.except?.some((room) => socket.rooms.has(room));
+const reaches = (socket: Socket, delivery: Delivery) =>
+  delivery.to.some((room) => socket.rooms.has(room)) && !delivery.except?.some((room) => socket.rooms.has(room));
 
 type TicketUpdate = Extract<TicketEvent, { type: 'TicketStatusChanged' | 'AgentAssignedToTicket' | 'AgentUnassignedFromTicket' | 'TicketOutcomeRecorded' }>;
 
@@ -95,10 +100,14 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
     case 'MessagePosted':
     case 'MessageEdited': {
       const { ticketId, messageId } = event.data;
-      const [ticket, message] = await Promise.all([tickets.findOne({ _id: ticketId }), deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId })]);
+      const [ticket, message] = await Promise.all([
+        tickets.findOne({ _id: ticketId }),
+        deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId }),
+      ]);
       if (!ticket || !message) return [];
       const name = event.type === 'MessagePosted' ? 'new_message' : 'message_edited';
-      const body = (view: ReturnType<typeof ticketFor>) => (name === 'new_message' ? { message: messageFor(message), ticket: view, position } : { message: messageFor(message), position });
+      const body = (view: ReturnType<typeof ticketFor>) =>
+        name === 'new_message' ? { message: messageFor(message), ticket: view, position } : { message: messageFor(message), position };
       const staff: Delivery = { name, payload: body(ticketFor(ticket, { role: 'agent' })), to: [staffRoom(ticketId)] };
       return message.isInternal ? [staff] : [staff, { name, payload: body(ticketFor(ticket, { role: 'customer' })), to: [customerRoom(ticketId)] }];
     }
@@ -129,22 +138,20 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
   enqueue(async () => void socket.emit('live_position', { position: startsAt }));
 
   /** Runs `handle` within the socket's budget for `kind`; a socket over it is told and cut off. */
-  const limited =
-    (kind: keyof Limiters, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) =>
-    (payload: unknown, ack: unknown) => {
-      limiters[kind]
-        .consume(socket.id)
-        .then(
-          () => handle(payload, ackOf(ack)),
-          () => {
-            if (!socket.connected) return;
-            deps.logger.warn({ userId: user().id, kind }, 'live socket over its rate limit; disconnected');
-            socket.emit('live_error', { error: 'Too many live events; this connection is closed' });
-            socket.disconnect(true);
-          },
-        )
-        .catch((error: unknown) => deps.logger.error({ err: error, kind }, 'live event failed'));
-    };
+  const limited = (kind: keyof Limiters, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) => (payload: unknown, ack: unknown) => {
+    limiters[kind]
+      .consume(socket.id)
+      .then(
+        () => handle(payload, ackOf(ack)),
+        () => {
+          if (!socket.connected) return;
+          deps.logger.warn({ userId: user().id, kind }, 'live socket over its rate limit; disconnected');
+          socket.emit('live_error', { error: 'Too many live events; this connection is closed' });
+          socket.disconnect(true);
+        },
+      )
+      .catch((error: unknown) => deps.logger.error({ err: error, kind }, 'live event failed'));
+  };
 
   socket.on(
     'join_ticket',
@@ -244,7 +251,10 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
   };
   const presence = createPresence(io, deps.logger);
   // Keyed by socket id: a socket lives in one process, so its budget needs no shared store.
-  const limiters: Limiters = { typing: new RateLimiterMemory({ keyPrefix: 'live-typing', ...LIVE_LIMITS.typing }), control: new RateLimiterMemory({ keyPrefix: 'live-control', ...LIVE_LIMITS.control }) };
+  const limiters: Limiters = {
+    typing: new RateLimiterMemory({ keyPrefix: 'live-typing', ...LIVE_LIMITS.typing }),
+    control: new RateLimiterMemory({ keyPrefix: 'live-control', ...LIVE_LIMITS.control }),
+  };
   io.on('connection', (socket) => onConnection(deps, socket, enqueue, presence, limiters));
 
   async function push(recorded: RecordedEvent): Promise<void> {

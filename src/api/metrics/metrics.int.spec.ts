@@ -46,7 +46,9 @@ describe('Prometheus metrics', () => {
       const answer = await scrape();
       expect(answer.status).toBe(200);
       expect(answer.type).toContain('text/plain');
-      expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets', status: '200' })).toBeGreaterThanOrEqual(2);
+      expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets', status: '200' })).toBeGreaterThanOrEqual(
+        2,
+      );
       expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets/:id', status: '404' })).toBe(1);
       expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
       expect(sample(answer.text, 'desk_http_request_duration_seconds_bucket', { route: '/api/tickets', status: '200', le: '+Inf' })).toBeGreaterThanOrEqual(2);
@@ -86,7 +88,9 @@ describe('Prometheus metrics', () => {
       expect((await scrape(null, server.metricsUrl!)).status).toBe(401);
       const answer = await scrape(TOKEN, server.metricsUrl!);
       expect(answer.status).toBe(200);
-      expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets', status: '200' })).toBeGreaterThanOrEqual(2);
+      expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets', status: '200' })).toBeGreaterThanOrEqual(
+        2,
+      );
       const other = await fetch(server.metricsUrl!.replace('/metrics', '/api/health'));
       expect(other.status).toBe(404);
     });

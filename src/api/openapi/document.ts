@@ -16,30 +16,68 @@ import { ApiRegistry } from './registry';
 
 /** The document's own routes and the app-level /metrics. */
 function describeOperations(docs: ApiRegistry): void {
-  docs.route({ method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', access: 'public', unguarded: true, responses: { 200: { description: 'The document', schema: z.object({}).catchall(z.unknown()) } } });
-  docs.route({ method: 'get', path: '/docs', summary: 'The API reference page (Swagger UI) for this document', access: 'public', unguarded: true, responses: { 200: { description: 'An HTML page', schema: z.string(), contentType: 'text/html' } } });
-  docs.route({ method: 'get', path: '/docs/init.js', summary: "The reference page's start script", access: 'public', unguarded: true, responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } } });
+  docs.route({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1 document',
+    access: 'public',
+    unguarded: true,
+    responses: { 200: { description: 'The document', schema: z.object({}).catchall(z.unknown()) } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/docs',
+    summary: 'The API reference page (Swagger UI) for this document',
+    access: 'public',
+    unguarded: true,
+    responses: { 200: { description: 'An HTML page', schema: z.string(), contentType: 'text/html' } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/docs/init.js',
+    summary: "The reference page's start script",
+    access: 'public',
+    unguarded: true,
+    responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
+  });
   docs.route({
     method: 'get',
     path: '/docs/assets/:file',
     summary: "The reference page's files (Swagger UI, served from the app: the page works offline)",
     access: 'public',
     unguarded: true,
-    responses: { 200: { description: 'swagger-ui.css, swagger-ui-bundle.js or favicon-32x32.png', schema: z.string(), contentType: 'application/octet-stream' } },
+    responses: {
+      200: { description: 'swagger-ui.css, swagger-ui-bundle.js or favicon-32x32.png', schema: z.string(), contentType: 'application/octet-stream' },
+    },
   });
   docs.route({
     method: 'get',
     path: '/metrics',
     root: true,
     summary: 'Prometheus metrics',
-    description: 'Closed (404) unless METRICS_TOKEN is set, then for `Authorization: Bearer <METRICS_TOKEN>` only (see docs/operations.md). METRICS_PORT serves it on a port of its own.',
+    description:
+      'Closed (404) unless METRICS_TOKEN is set, then for `Authorization: Bearer <METRICS_TOKEN>` only (see docs/operations.md). METRICS_PORT serves it on a port of its own.',
     access: 'public',
     responses: { 200: { description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain' } },
     errors: [401, 404],
   });
 }
 
-const AREAS = [describeHealth, describeIdentity, describeUsers, describeCategories, describeSettings, describeBot, describeWhitelist, describeDeliveries, describeTickets, describeCanned, describeAudit, describeTelegram, describeOperations];
+const AREAS = [
+  describeHealth,
+  describeIdentity,
+  describeUsers,
+  describeCategories,
+  describeSettings,
+  describeBot,
+  describeWhitelist,
+  describeDeliveries,
+  describeTickets,
+  describeCanned,
+  describeAudit,
+  describeTelegram,
+  describeOperations,
+];
 
 let built: ReturnType<OpenApiGeneratorV31['generateDocument']> | null = null;
 

@@ -49,7 +49,10 @@ describe('The OpenAPI document', () => {
     if (response === undefined) throw new Error(`${method} ${path} answered ${answer.status}, which the document does not list`);
     const schema = response.content['application/json'].schema;
     const validate = ajv.compile({ ...schema, components: doc.components });
-    if (!validate(answer.body)) throw new Error(`${method} ${path} ${answer.status} does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body).slice(0, 500)}`);
+    if (!validate(answer.body))
+      throw new Error(
+        `${method} ${path} ${answer.status} does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body).slice(0, 500)}`,
+      );
   }
 
   beforeAll(async () => {
@@ -64,7 +67,9 @@ describe('The OpenAPI document', () => {
   afterAll(() => server.stop());
 
   it('is a valid OpenAPI 3.1 document (the OpenAPI Initiative JSON schema of 3.1)', () => {
-    const schema: Json = JSON.parse(readFileSync(path.join(projectRoot(), 'node_modules/@seriousme/openapi-schema-validator/schemas/v3.1/schema.json'), 'utf8'));
+    const schema: Json = JSON.parse(
+      readFileSync(path.join(projectRoot(), 'node_modules/@seriousme/openapi-schema-validator/schemas/v3.1/schema.json'), 'utf8'),
+    );
     const validator = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(validator);
     // The 3.1 schema's one format of its own (media type ranges as content keys), as the OpenAPI validators define it.
@@ -93,8 +98,12 @@ describe('The OpenAPI document', () => {
     const created = await openTicket(server, await addMember(server, admin, 'customer', 'Erin'), category);
     const { body } = await server.request('GET', `/api/tickets/${created._id}`, { token: admin });
     const { status: _status, ...withoutStatus } = body.ticket;
-    expect(() => expectDescribed('GET', '/api/tickets/{id}', { status: 200, body: { ...body, ticket: { ...body.ticket, secret: 1 } } })).toThrow('must NOT have additional properties');
-    expect(() => expectDescribed('GET', '/api/tickets/{id}', { status: 200, body: { ...body, ticket: withoutStatus } })).toThrow("must have required property 'status'");
+    expect(() => expectDescribed('GET', '/api/tickets/{id}', { status: 200, body: { ...body, ticket: { ...body.ticket, secret: 1 } } })).toThrow(
+      'must NOT have additional properties',
+    );
+    expect(() => expectDescribed('GET', '/api/tickets/{id}', { status: 200, body: { ...body, ticket: withoutStatus } })).toThrow(
+      "must have required property 'status'",
+    );
     expect(() => expectDescribed('GET', '/api/tickets/{id}', { status: 418, body })).toThrow('does not list');
   });
 
@@ -104,14 +113,29 @@ describe('The OpenAPI document', () => {
     expectDescribed('POST', '/api/auth/refresh', await server.request('POST', '/api/auth/refresh', { body: { refreshToken: signIn.body.refreshToken } }));
     expectDescribed('GET', '/api/auth/profile', await server.request('GET', '/api/auth/profile', { token: carol.token }));
 
-    const created = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 'Invoice twice', description: 'I was charged twice', category } });
+    const created = await server.request('POST', '/api/tickets', {
+      token: carol.token,
+      body: { title: 'Invoice twice', description: 'I was charged twice', category },
+    });
     expectDescribed('POST', '/api/tickets', created);
     const id = created.body.ticket._id as string;
     const agent = await addMember(server, admin, 'agent', 'Alice');
-    expectDescribed('POST', '/api/tickets/{id}/assign', await server.request('POST', `/api/tickets/${id}/assign`, { token: admin, body: { agentId: agent.id } }));
-    expectDescribed('POST', '/api/tickets/{id}/messages', await server.request('POST', `/api/tickets/${id}/messages`, { token: agent.token, body: { content: 'Looking into it' } }));
+    expectDescribed(
+      'POST',
+      '/api/tickets/{id}/assign',
+      await server.request('POST', `/api/tickets/${id}/assign`, { token: admin, body: { agentId: agent.id } }),
+    );
+    expectDescribed(
+      'POST',
+      '/api/tickets/{id}/messages',
+      await server.request('POST', `/api/tickets/${id}/messages`, { token: agent.token, body: { content: 'Looking into it' } }),
+    );
     await server.request('POST', `/api/tickets/${id}/messages`, { token: agent.token, body: { content: 'Refund approved', isInternal: true } });
-    expectDescribed('PUT', '/api/tickets/{id}/outcome', await server.request('PUT', `/api/tickets/${id}/outcome`, { token: agent.token, body: { outcomeMessage: 'Refunded' } }));
+    expectDescribed(
+      'PUT',
+      '/api/tickets/{id}/outcome',
+      await server.request('PUT', `/api/tickets/${id}/outcome`, { token: agent.token, body: { outcomeMessage: 'Refunded' } }),
+    );
     for (const token of [carol.token, agent.token]) {
       expectDescribed('GET', '/api/tickets/{id}', await server.request('GET', `/api/tickets/${id}`, { token }));
       expectDescribed('GET', '/api/tickets', await server.request('GET', '/api/tickets?sort=latest', { token }));
@@ -125,16 +149,34 @@ describe('The OpenAPI document', () => {
     expectDescribed('GET', '/api/settings/public', await server.request('GET', '/api/settings/public'));
     expectDescribed('GET', '/api/categories/{id}', await server.request('GET', `/api/categories/${category}`, { token: carol.token }));
     expectDescribed('GET', '/api/deliveries', await server.request('GET', '/api/deliveries', { token: admin }));
-    const canned = await server.request('POST', '/api/canned-messages', { token: agent.token, body: { shortcode: 'refund', title: 'Refund', content: 'Your refund is on its way', category } });
+    const canned = await server.request('POST', '/api/canned-messages', {
+      token: agent.token,
+      body: { shortcode: 'refund', title: 'Refund', content: 'Your refund is on its way', category },
+    });
     expectDescribed('POST', '/api/canned-messages', canned);
-    expectDescribed('PUT', '/api/canned-messages/{id}/usage', await server.request('PUT', `/api/canned-messages/${canned.body.cannedMessage._id}/usage`, { token: agent.token }));
+    expectDescribed(
+      'PUT',
+      '/api/canned-messages/{id}/usage',
+      await server.request('PUT', `/api/canned-messages/${canned.body.cannedMessage._id}/usage`, { token: agent.token }),
+    );
     expectDescribed('GET', '/api/canned-messages', await server.request('GET', '/api/canned-messages', { token: agent.token }));
-    expectDescribed('POST', '/api/whitelist', await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '777001', username: 'zoe', notes: 'VIP' } }));
+    expectDescribed(
+      'POST',
+      '/api/whitelist',
+      await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '777001', username: 'zoe', notes: 'VIP' } }),
+    );
     expectDescribed('PUT', '/api/whitelist/{key}', await server.request('PUT', '/api/whitelist/777001', { token: admin, body: { isActive: false } }));
     expectDescribed('GET', '/api/whitelist', await server.request('GET', '/api/whitelist', { token: admin }));
     expectDescribed('GET', '/api/whitelist/check/{value}', await server.request('GET', '/api/whitelist/check/777001', { token: admin }));
     expectDescribed('GET', '/api/whitelist/access-requests', await server.request('GET', '/api/whitelist/access-requests', { token: admin }));
-    expectDescribed('POST', '/api/bot-commands', await server.request('POST', '/api/bot-commands', { token: admin, body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'Mon-Fri 9-17' } }));
+    expectDescribed(
+      'POST',
+      '/api/bot-commands',
+      await server.request('POST', '/api/bot-commands', {
+        token: admin,
+        body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'Mon-Fri 9-17' },
+      }),
+    );
     expectDescribed('GET', '/api/bot-commands', await server.request('GET', '/api/bot-commands', { token: admin }));
     expectDescribed('GET', '/api/bot-settings', await server.request('GET', '/api/bot-settings', { token: admin }));
   });

@@ -36,7 +36,8 @@ export interface RouteDoc {
 /** Every answer carries the request id (src/api/http/requests.ts). */
 const REQUEST_ID_HEADER = {
   'X-Request-Id': {
-    description: "The request's id: the caller's X-Request-Id when it is 1 to 100 letters, digits, '.', '_', ':' or '-', else a new UUID. Also the correlationId of the events the request appends.",
+    description:
+      "The request's id: the caller's X-Request-Id when it is 1 to 100 letters, digits, '.', '_', ':' or '-', else a new UUID. Also the correlationId of the events the request appends.",
     schema: { type: 'string' as const },
   },
 };
@@ -97,7 +98,11 @@ export class ApiRegistry {
         : { description: answer.description, ...headers };
     }
     for (const status of [...errors].sort()) {
-      responses[status] = { description: ERROR_TEXT[status] ?? 'Error', ...(doc.root ? {} : { headers: REQUEST_ID_HEADER }), content: { 'application/json': { schema: ErrorBody } } };
+      responses[status] = {
+        description: ERROR_TEXT[status] ?? 'Error',
+        ...(doc.root ? {} : { headers: REQUEST_ID_HEADER }),
+        content: { 'application/json': { schema: ErrorBody } },
+      };
     }
 
     const body = doc.body

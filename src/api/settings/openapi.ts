@@ -6,9 +6,41 @@ import { PublicSettings, SystemSettings, anyObject } from '#contract/responses';
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
   const settings = z.strictObject({ settings: SystemSettings });
-  docs.route({ method: 'get', path: '/settings/public', summary: 'What the sign-in page needs', access: 'public', responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } } });
-  docs.route({ method: 'get', path: '/settings', summary: 'System settings', access: admin, responses: { 200: { description: 'The settings', schema: settings } } });
-  docs.route({ method: 'put', path: '/settings', summary: 'Change system settings', access: admin, body: updateSettingsSchema, responses: { 200: { description: 'The settings after the change', schema: settings } } });
-  docs.route({ method: 'get', path: '/settings/telegram/status', summary: 'Whether the Telegram bot answers', access: admin, responses: { 200: { description: '{ status: active | inactive | error, botUsername?, error? }', schema: anyObject('The bot status') } } });
-  docs.route({ method: 'post', path: '/settings/telegram/test', summary: 'Try a Telegram bot token', access: admin, body: telegramTestSchema, responses: { 200: { description: '{ success, bot?, error? }', schema: anyObject('The test result') } } });
+  docs.route({
+    method: 'get',
+    path: '/settings/public',
+    summary: 'What the sign-in page needs',
+    access: 'public',
+    responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/settings',
+    summary: 'System settings',
+    access: admin,
+    responses: { 200: { description: 'The settings', schema: settings } },
+  });
+  docs.route({
+    method: 'put',
+    path: '/settings',
+    summary: 'Change system settings',
+    access: admin,
+    body: updateSettingsSchema,
+    responses: { 200: { description: 'The settings after the change', schema: settings } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/settings/telegram/status',
+    summary: 'Whether the Telegram bot answers',
+    access: admin,
+    responses: { 200: { description: '{ status: active | inactive | error, botUsername?, error? }', schema: anyObject('The bot status') } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/settings/telegram/test',
+    summary: 'Try a Telegram bot token',
+    access: admin,
+    body: telegramTestSchema,
+    responses: { 200: { description: '{ success, bot?, error? }', schema: anyObject('The test result') } },
+  });
 }

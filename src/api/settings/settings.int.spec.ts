@@ -100,7 +100,12 @@ describe('System settings over HTTP', () => {
   });
 
   it('when a bot token is saved, then it is masked on read and the masked value sent back keeps it', async () => {
-    const saved = await put({ telegramBotToken: TOKEN, systemName: 'Acme Help', supportEmail: 'Help@Acme.example', corsOrigins: 'https://a.example.com, https://b.example.com/' });
+    const saved = await put({
+      telegramBotToken: TOKEN,
+      systemName: 'Acme Help',
+      supportEmail: 'Help@Acme.example',
+      corsOrigins: 'https://a.example.com, https://b.example.com/',
+    });
     expect(saved.body.settings).toMatchObject({
       telegramBotToken: '123456789:********ests',
       systemName: 'Acme Help',
@@ -110,7 +115,10 @@ describe('System settings over HTTP', () => {
     expect(JSON.stringify(saved.body)).not.toContain(TOKEN);
     const roundTrip = await put({ ...saved.body.settings, systemName: 'Acme Support' });
     expect(roundTrip.status).toBe(200);
-    expect(await server.request('GET', '/api/settings/telegram/status', { token: admin })).toEqual({ status: 200, body: { status: 'active', botUsername: 'desk_bot' } });
+    expect(await server.request('GET', '/api/settings/telegram/status', { token: admin })).toEqual({
+      status: 200,
+      body: { status: 'active', botUsername: 'desk_bot' },
+    });
     const history = await server.deps.events.readStream('settings-system');
     expect(history.at(-1)?.data).toEqual({ changes: { systemName: 'Acme Support' }, previous: { systemName: 'Acme Help' } });
     expect(history.at(-1)?.metadata.actor?.role).toBe('admin');
@@ -121,7 +129,10 @@ describe('System settings over HTTP', () => {
       status: 200,
       body: { success: true, bot: { id: 123456789, username: 'desk_bot', firstName: 'Desk' } },
     });
-    const wrong = await server.request('POST', '/api/settings/telegram/test', { token: admin, body: { telegramBotToken: '987654321:AAE-unknown_token-for-the-fake-api' } });
+    const wrong = await server.request('POST', '/api/settings/telegram/test', {
+      token: admin,
+      body: { telegramBotToken: '987654321:AAE-unknown_token-for-the-fake-api' },
+    });
     expect(wrong).toEqual({ status: 200, body: { success: false, error: 'Telegram answered 401: Unauthorized' } });
     expect(telegram.calls.filter((call) => call.method === 'getMe').length).toBeGreaterThanOrEqual(2);
 
@@ -143,7 +154,13 @@ describe('System settings over HTTP', () => {
     }
     expect((await server.request('GET', '/api/settings')).status).toBe(401);
     const open = await server.request('GET', '/api/settings/public');
-    expect(open.body.settings).toEqual({ systemName: 'Acme Support', supportEmail: 'help@acme.example', maintenanceMode: false, maxFileSize: 10 * MB, maxFiles: 5 });
+    expect(open.body.settings).toEqual({
+      systemName: 'Acme Support',
+      supportEmail: 'help@acme.example',
+      maintenanceMode: false,
+      maxFileSize: 10 * MB,
+      maxFiles: 5,
+    });
   });
 
   it('when the rate limit is lowered, then it holds from the next call; raised again, it lifts at once', async () => {
@@ -166,7 +183,13 @@ describe('System settings over HTTP', () => {
     const blocked = await server.request('GET', '/api/auth/profile', { token: customer });
     expect(blocked).toEqual({ status: 503, body: { error: 'Acme Support is down for maintenance. Please try again later.', code: 'MAINTENANCE' } });
     expect((await server.request('GET', '/api/categories', { token: agent })).status).toBe(503);
-    expect((await server.request('POST', '/api/auth/register', { body: { firstName: 'M', lastName: 'M', username: 'maint', email: 'm@example.com', password: 'secret-123' } })).status).toBe(503);
+    expect(
+      (
+        await server.request('POST', '/api/auth/register', {
+          body: { firstName: 'M', lastName: 'M', username: 'maint', email: 'm@example.com', password: 'secret-123' },
+        })
+      ).status,
+    ).toBe(503);
     expect((await server.request('GET', '/api/health')).status).toBe(200);
     expect((await server.request('GET', '/api/settings/public')).body.settings.maintenanceMode).toBe(true);
     const adminAgain = await server.request('POST', '/api/auth/login', { body: { email: 'admin@example.com', password: 'admin-password-1' } });

@@ -31,7 +31,8 @@ export const telegramWebhookRoutes = (deps: AppDeps) => (router: Router) => {
     const given = req.get('x-telegram-bot-api-secret-token') ?? '';
     if (!sameText(given, webhookSecret(deps.jwtSecret, token))) throw new UnauthorizedError('Invalid Telegram webhook secret');
     const parsed = updateShape.safeParse(req.body);
-    if (!parsed.success) throw new ValidationError('A Telegram update needs a numeric update_id', [{ path: 'update_id', message: 'A Telegram update needs a numeric update_id' }]);
+    if (!parsed.success)
+      throw new ValidationError('A Telegram update needs a numeric update_id', [{ path: 'update_id', message: 'A Telegram update needs a numeric update_id' }]);
     await enqueueUpdate(deps, botIdOf(token), parsed.data);
     res.json({ ok: true });
   });

@@ -110,7 +110,14 @@ describe('Ticket history and time travel over HTTP', () => {
     it('then revision 0 shows the ticket as it was opened', async () => {
       const body = await travel('revision=0');
       expect(body).toMatchObject({ revision: 0, at: at(0), latestRevision: 11, deleted: false, messages: [] });
-      expect(body.ticket).toMatchObject({ status: 'open', assignedAgent: null, outcomeMessage: null, messageCount: 0, title: 'Printer jams', customer: { firstName: 'Carol' } });
+      expect(body.ticket).toMatchObject({
+        status: 'open',
+        assignedAgent: null,
+        outcomeMessage: null,
+        messageCount: 0,
+        title: 'Printer jams',
+        customer: { firstName: 'Carol' },
+      });
     });
 
     it('then the message reads as it did before and after its edit, with every version for staff', async () => {
@@ -119,11 +126,23 @@ describe('Ticket history and time travel over HTTP', () => {
       expect(before.messages.map((m: { content: string }) => m.content)).toEqual(['Which tray do you use?', 'Tray one']);
       expect(before.messages[1].versions).toBeUndefined();
       const after = await travel('revision=5');
-      expect(after.messages[1]).toMatchObject({ _id: messageId, content: 'Tray two, sorry', editedAt: at(4), versions: [{ content: 'Tray one', at: at(3) }, { content: 'Tray two, sorry', at: at(4) }] });
+      expect(after.messages[1]).toMatchObject({
+        _id: messageId,
+        content: 'Tray two, sorry',
+        editedAt: at(4),
+        versions: [
+          { content: 'Tray one', at: at(3) },
+          { content: 'Tray two, sorry', at: at(4) },
+        ],
+      });
     });
 
     it('then the outcome, its change and the unassignment appear at their revisions', async () => {
-      expect((await travel('revision=7')).ticket).toMatchObject({ outcomeMessage: 'Replace the roller', outcomeUpdatedAt: at(6), outcomeUpdatedBy: { _id: alice.id } });
+      expect((await travel('revision=7')).ticket).toMatchObject({
+        outcomeMessage: 'Replace the roller',
+        outcomeUpdatedAt: at(6),
+        outcomeUpdatedBy: { _id: alice.id },
+      });
       expect((await travel('revision=8')).ticket.outcomeMessage).toBe('Replaced the roller of tray two');
       const resolved = await travel('revision=9');
       expect(resolved.ticket).toMatchObject({ status: 'resolved', resolvedAt: at(8), assignedAgent: { _id: alice.id } });
@@ -162,7 +181,9 @@ describe('Ticket history and time travel over HTTP', () => {
       expect(body.messages[1].versions).toBeUndefined();
       expect(body.ticket).toMatchObject({ outcomeMessage: null, messageCount: 2 });
       expect((await get(`/api/tickets/${ticket._id}/at?revision=7`, carol.token)).body.ticket).toMatchObject({ status: 'resolved', assignedAgent: null });
-      expect((await get(`/api/tickets/${ticket._id}/at?revision=8`, carol.token)).body.error).toBe("Revision 8 does not exist: this ticket's history has revisions 0 to 7");
+      expect((await get(`/api/tickets/${ticket._id}/at?revision=8`, carol.token)).body.error).toBe(
+        "Revision 8 does not exist: this ticket's history has revisions 0 to 7",
+      );
     });
 
     it("then another customer's ticket does not exist for them", async () => {
@@ -179,7 +200,13 @@ describe('Ticket history and time travel over HTTP', () => {
 
     it('then its history stays readable, ending with the deletion', async () => {
       const { events, integrity } = await history();
-      expect(events.at(-1)).toMatchObject({ revision: 12, type: 'TicketDeleted', at: at(11), summary: `Deleted ticket #${ticket.ticketId}`, actor: { role: 'admin' } });
+      expect(events.at(-1)).toMatchObject({
+        revision: 12,
+        type: 'TicketDeleted',
+        at: at(11),
+        summary: `Deleted ticket #${ticket.ticketId}`,
+        actor: { role: 'admin' },
+      });
       expect(integrity.ok).toBe(true);
       expect((await get(`/api/tickets/${ticket.ticketId}/history`)).status).toBe(200);
       expect((await get(`/api/tickets/${ticket._id}`)).status).toBe(404);

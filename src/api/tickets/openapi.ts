@@ -8,27 +8,98 @@ const ticketAnswer = z.strictObject({ ticket: Ticket });
 const messageAnswer = z.strictObject({ message: Message });
 
 export function describeTickets(docs: ApiRegistry): void {
-  docs.route({ method: 'get', path: '/tickets/stats', summary: 'Dashboard statistics', access: [...staff], query: schema.statsQuery, responses: { 200: { description: 'Counts, averages (ms), per category, recent activity', schema: TicketStats } } });
-  docs.route({ method: 'get', path: '/tickets', summary: 'List tickets (a customer sees their own)', access: 'signed-in', query: schema.listTicketsQuery, responses: { 200: { description: 'One page of tickets', schema: TicketList } } });
+  docs.route({
+    method: 'get',
+    path: '/tickets/stats',
+    summary: 'Dashboard statistics',
+    access: [...staff],
+    query: schema.statsQuery,
+    responses: { 200: { description: 'Counts, averages (ms), per category, recent activity', schema: TicketStats } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/tickets',
+    summary: 'List tickets (a customer sees their own)',
+    access: 'signed-in',
+    query: schema.listTicketsQuery,
+    responses: { 200: { description: 'One page of tickets', schema: TicketList } },
+  });
   docs.route({
     method: 'post',
     path: '/tickets',
     summary: 'Open a ticket',
-    description: 'JSON, or multipart/form-data with files for the custom fields of type file. A customer with an open ticket gets 409 `OPEN_TICKET_EXISTS` with `existingTicket`.',
+    description:
+      'JSON, or multipart/form-data with files for the custom fields of type file. A customer with an open ticket gets 409 `OPEN_TICKET_EXISTS` with `existingTicket`.',
     access: 'signed-in',
     body: schema.createTicketSchema,
     multipart: true,
     responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },
     errors: [409, 413],
   });
-  docs.route({ method: 'get', path: '/tickets/:id', summary: 'A ticket with its latest messages', description: '`id` is the record id or the ticket number.', access: 'signed-in', responses: { 200: { description: 'The ticket, its latest 1000 messages, unread count', schema: TicketDetail } } });
-  docs.route({ method: 'get', path: '/tickets/:id/history', summary: 'Every event of the ticket (auditor view)', access: [...staff], responses: { 200: { description: 'The stream of the ticket, also after deletion', schema: TicketHistory } } });
-  docs.route({ method: 'get', path: '/tickets/:id/at', summary: 'The ticket as it was at a revision or a time', access: 'signed-in', query: schema.momentQuery, responses: { 200: { description: 'The ticket and its messages then', schema: anyObject('{ ticket, messages } and, for staff, revision, position, at, latestRevision, deleted') } } });
-  docs.route({ method: 'put', path: '/tickets/:id', summary: 'Change status and/or assignment', access: [...staff], body: schema.updateTicketSchema, responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } }, errors: [409] });
-  docs.route({ method: 'post', path: '/tickets/:id/assign', summary: 'Assign to an agent', access: [...staff], body: schema.assignTicketSchema, responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } }, errors: [409] });
-  docs.route({ method: 'put', path: '/tickets/:id/outcome', summary: 'Record the outcome', access: [...staff], body: schema.outcomeSchema, responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } }, errors: [409] });
+  docs.route({
+    method: 'get',
+    path: '/tickets/:id',
+    summary: 'A ticket with its latest messages',
+    description: '`id` is the record id or the ticket number.',
+    access: 'signed-in',
+    responses: { 200: { description: 'The ticket, its latest 1000 messages, unread count', schema: TicketDetail } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/tickets/:id/history',
+    summary: 'Every event of the ticket (auditor view)',
+    access: [...staff],
+    responses: { 200: { description: 'The stream of the ticket, also after deletion', schema: TicketHistory } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/tickets/:id/at',
+    summary: 'The ticket as it was at a revision or a time',
+    access: 'signed-in',
+    query: schema.momentQuery,
+    responses: {
+      200: {
+        description: 'The ticket and its messages then',
+        schema: anyObject('{ ticket, messages } and, for staff, revision, position, at, latestRevision, deleted'),
+      },
+    },
+  });
+  docs.route({
+    method: 'put',
+    path: '/tickets/:id',
+    summary: 'Change status and/or assignment',
+    access: [...staff],
+    body: schema.updateTicketSchema,
+    responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/assign',
+    summary: 'Assign to an agent',
+    access: [...staff],
+    body: schema.assignTicketSchema,
+    responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/tickets/:id/outcome',
+    summary: 'Record the outcome',
+    access: [...staff],
+    body: schema.outcomeSchema,
+    responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },
+    errors: [409],
+  });
   docs.route({ method: 'delete', path: '/tickets/:id', summary: 'Delete a ticket', access: ['admin'], responses: { 204: { description: 'Deleted' } } });
-  docs.route({ method: 'get', path: '/tickets/:id/messages', summary: 'Page through the conversation, newest page first', access: 'signed-in', query: schema.listMessagesQuery, responses: { 200: { description: 'One page of messages, oldest first within it', schema: MessagePage } } });
+  docs.route({
+    method: 'get',
+    path: '/tickets/:id/messages',
+    summary: 'Page through the conversation, newest page first',
+    access: 'signed-in',
+    query: schema.listMessagesQuery,
+    responses: { 200: { description: 'One page of messages, oldest first within it', schema: MessagePage } },
+  });
   docs.route({
     method: 'post',
     path: '/tickets/:id/messages',
@@ -40,13 +111,29 @@ export function describeTickets(docs: ApiRegistry): void {
     responses: { 201: { description: 'The new message', schema: messageAnswer } },
     errors: [409, 413],
   });
-  docs.route({ method: 'post', path: '/tickets/:id/messages/read', summary: 'Mark the conversation read', access: 'signed-in', responses: { 204: { description: 'Marked' } } });
-  docs.route({ method: 'put', path: '/messages/:id', summary: 'Edit a message (within the edit window)', access: 'signed-in', body: schema.editMessageSchema, responses: { 200: { description: 'The edited message', schema: messageAnswer } }, errors: [403, 409] });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/messages/read',
+    summary: 'Mark the conversation read',
+    access: 'signed-in',
+    responses: { 204: { description: 'Marked' } },
+  });
+  docs.route({
+    method: 'put',
+    path: '/messages/:id',
+    summary: 'Edit a message (within the edit window)',
+    access: 'signed-in',
+    body: schema.editMessageSchema,
+    responses: { 200: { description: 'The edited message', schema: messageAnswer } },
+    errors: [403, 409],
+  });
   docs.route({
     method: 'get',
     path: '/uploads/:fileId',
     summary: 'Download an attachment',
     access: 'signed-in',
-    responses: { 200: { description: 'The file, with its type and name', schema: z.string().meta({ format: 'binary' }), contentType: 'application/octet-stream' } },
+    responses: {
+      200: { description: 'The file, with its type and name', schema: z.string().meta({ format: 'binary' }), contentType: 'application/octet-stream' },
+    },
   });
 }

@@ -16,7 +16,16 @@ import {
   updateTicketSchema,
 } from '#contract/tickets';
 import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
-import { type MessageView, type ReadMarkView, TICKETS, TICKET_MESSAGES, TICKET_READS, type TicketView, UPLOADS, type UploadView } from '../../projections/tickets';
+import {
+  type MessageView,
+  type ReadMarkView,
+  TICKETS,
+  TICKET_MESSAGES,
+  TICKET_READS,
+  type TicketView,
+  UPLOADS,
+  type UploadView,
+} from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
 import { activityLines, withActivity } from '../../app/tickets/activity';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
@@ -55,7 +64,13 @@ const isMultipart = (req: Request) => req.is('multipart/form-data') === 'multipa
 const isMessageFileField = (name: string) => name === 'attachments' || name === 'attachments[]' || name === 'files';
 
 /** Runs `work` with the files of a multipart request, removing them again if it fails. */
-async function withUploads<T>(deps: AppDeps, req: Request, res: Response, acceptField: (name: string) => boolean, work: (files: ReceivedFile[]) => Promise<T>): Promise<T> {
+async function withUploads<T>(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+  acceptField: (name: string) => boolean,
+  work: (files: ReceivedFile[]) => Promise<T>,
+): Promise<T> {
   const files = isMultipart(req) ? await receiveMultipart(deps, req, res, acceptField) : [];
   try {
     return await work(files);
@@ -67,7 +82,9 @@ async function withUploads<T>(deps: AppDeps, req: Request, res: Response, accept
 
 async function unreadCount(deps: AppDeps, ticket: TicketView, user: AuthUser): Promise<number> {
   const mark = await deps.readStore.collection<ReadMarkView>(TICKET_READS).findOne({ _id: `${ticket._id}:${user.id}` });
-  return deps.readStore.collection<MessageView>(TICKET_MESSAGES).count({ ticket: ticket._id, seq: { $gt: mark?.upTo ?? 0 }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
+  return deps.readStore
+    .collection<MessageView>(TICKET_MESSAGES)
+    .count({ ticket: ticket._id, seq: { $gt: mark?.upTo ?? 0 }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
 }
 
 async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser, page: number, limit: number) {
@@ -117,11 +134,17 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.post('/tickets', requireRole(), async (req, res) => {
-    await withUploads(deps, req, res, (name) => customFieldOfFile(name) !== null, async (files) => {
-      const input = parse(createTicketSchema, req.body);
-      const ticket = await openTicket(deps, { ...input, files, platform: 'web' }, commandContext(deps, req));
-      res.status(201).json({ ticket: ticketFor(ticket, currentUser(req)) });
-    });
+    await withUploads(
+      deps,
+      req,
+      res,
+      (name) => customFieldOfFile(name) !== null,
+      async (files) => {
+        const input = parse(createTicketSchema, req.body);
+        const ticket = await openTicket(deps, { ...input, files, platform: 'web' }, commandContext(deps, req));
+        res.status(201).json({ ticket: ticketFor(ticket, currentUser(req)) });
+      },
+    );
   });
 
   router.get('/tickets/:id', requireRole(), async (req, res) => {
@@ -150,7 +173,15 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const ticket = ticketFor(found.ticket, user);
     const messages = found.messages.map(({ versions, ...message }) => ({ ...messageFor(message), ...(versions ? { versions } : {}) }));
     if (!isStaff(user.role)) return res.json({ ticket, messages });
-    res.json({ revision: found.revision, position: found.position, at: found.at, latestRevision: found.latestRevision, deleted: found.deleted, ticket, messages });
+    res.json({
+      revision: found.revision,
+      position: found.position,
+      at: found.at,
+      latestRevision: found.latestRevision,
+      deleted: found.deleted,
+      ticket,
+      messages,
+    });
   });
 
   router.put('/tickets/:id', requireRole('agent', 'admin'), async (req, res) => {

@@ -16,7 +16,11 @@ describe('Dashboard statistics (spec.md section 9)', () => {
     const agent = await addMember(server, admin, 'agent');
     const hardware = await addCategory(server, admin, { name: 'Hardware', color: '#ff0000' });
     const software = await addCategory(server, admin, { name: 'Software', color: '#00ff00' });
-    const [ann, ben, cat] = await Promise.all([addMember(server, admin, 'customer'), addMember(server, admin, 'customer'), addMember(server, admin, 'customer')]);
+    const [ann, ben, cat] = await Promise.all([
+      addMember(server, admin, 'customer'),
+      addMember(server, admin, 'customer'),
+      addMember(server, admin, 'customer'),
+    ]);
 
     // An old ticket: answered after three days (response capped at 1440 minutes), closed then.
     const c = await openTicket(server, cat, software, { title: 'Old one' });

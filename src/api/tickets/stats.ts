@@ -42,7 +42,9 @@ export async function ticketStatistics(store: ReadStore, now: Date, timeZone = I
       const isNew = ticket.updatedAt === ticket.createdAt;
       return {
         type: isNew ? ('new' as const) : ('updated' as const),
-        message: isNew ? `New ticket #${ticket.ticketId}: ${ticket.title}` : `Ticket #${ticket.ticketId} updated: ${ticket.title} (${ticket.status.replace(/_/g, ' ')})`,
+        message: isNew
+          ? `New ticket #${ticket.ticketId}: ${ticket.title}`
+          : `Ticket #${ticket.ticketId} updated: ${ticket.title} (${ticket.status.replace(/_/g, ' ')})`,
         time: ticket.updatedAt,
         ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status },
       };

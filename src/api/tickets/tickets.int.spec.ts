@@ -23,7 +23,10 @@ describe('Tickets over HTTP', () => {
   describe('when a customer opens a ticket', () => {
     it('then it answers 201 with the ticket of API.md, readable at once, numbered from 1001 upwards', async () => {
       const carol = await customer();
-      const created = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: '  Printer on fire ', description: 'Smoke everywhere', category } });
+      const created = await server.request('POST', '/api/tickets', {
+        token: carol.token,
+        body: { title: '  Printer on fire ', description: 'Smoke everywhere', category },
+      });
       expect(created.status).toBe(201);
       expect(created.body.ticket).toMatchObject({
         title: 'Printer on fire',
@@ -67,7 +70,10 @@ describe('Tickets over HTTP', () => {
 
     it('then an inactive category is refused', async () => {
       const inactive = await addCategory(server, admin, { isActive: false });
-      const answer = await server.request('POST', '/api/tickets', { token: (await customer()).token, body: { title: 't', description: 'd', category: inactive } });
+      const answer = await server.request('POST', '/api/tickets', {
+        token: (await customer()).token,
+        body: { title: 't', description: 'd', category: inactive },
+      });
       expect(answer).toMatchObject({ status: 400, body: { error: 'Please choose an active category' } });
     });
 
@@ -81,9 +87,17 @@ describe('Tickets over HTTP', () => {
       const carol = await customer();
       const missing = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 't', description: 'd', category: withFields } });
       expect(missing).toMatchObject({ status: 400, body: { error: 'Order number is required' } });
-      const wrong = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 't', description: 'd', category: withFields, customFieldValues: { order: 'abc' } } });
+      const wrong = await server.request('POST', '/api/tickets', {
+        token: carol.token,
+        body: { title: 't', description: 'd', category: withFields, customFieldValues: { order: 'abc' } },
+      });
       expect(wrong).toMatchObject({ status: 400, body: { error: 'Order number does not have the expected format' } });
-      const ticket = await openTicket(server, carol, withFields, { customFieldValues: [{ fieldName: 'order', value: '42' }, { fieldName: 'amount', value: 9.5 }] });
+      const ticket = await openTicket(server, carol, withFields, {
+        customFieldValues: [
+          { fieldName: 'order', value: '42' },
+          { fieldName: 'amount', value: 9.5 },
+        ],
+      });
       expect(ticket).toMatchObject({
         customFieldValues: [
           { fieldName: 'order', fieldPrompt: 'Order number', value: '42' },
@@ -100,7 +114,11 @@ describe('Tickets over HTTP', () => {
       const second = await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 'Second', description: 'd', category } });
       expect(second).toMatchObject({
         status: 409,
-        body: { error: 'Please resolve your existing ticket before creating a new one', code: 'OPEN_TICKET_EXISTS', existingTicket: { _id: first._id, ticketId: first.ticketId, title: 'First', status: 'open' } },
+        body: {
+          error: 'Please resolve your existing ticket before creating a new one',
+          code: 'OPEN_TICKET_EXISTS',
+          existingTicket: { _id: first._id, ticketId: first.ticketId, title: 'First', status: 'open' },
+        },
       });
       await server.request('PUT', `/api/tickets/${first._id}`, { token: agent.token, body: { status: 'pending_customer' } });
       expect((await server.request('POST', '/api/tickets', { token: carol.token, body: { title: 'Third', description: 'd', category } })).status).toBe(409);
@@ -117,13 +135,16 @@ describe('Tickets over HTTP', () => {
     it('then 20 concurrent creations give exactly one 201 and nineteen 409s naming it', async () => {
       const carol = await customer();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => server.request('POST', '/api/tickets', { token: carol.token, body: { title: `Race ${i}`, description: 'd', category } })),
+        Array.from({ length: 20 }, (_, i) =>
+          server.request('POST', '/api/tickets', { token: carol.token, body: { title: `Race ${i}`, description: 'd', category } }),
+        ),
       );
       const created = answers.filter((a) => a.status === 201);
       const refused = answers.filter((a) => a.status === 409);
       expect(created).toHaveLength(1);
       expect(refused).toHaveLength(19);
-      for (const answer of refused) expect(answer.body.existingTicket).toMatchObject({ _id: created[0]!.body.ticket._id, ticketId: created[0]!.body.ticket.ticketId });
+      for (const answer of refused)
+        expect(answer.body.existingTicket).toMatchObject({ _id: created[0]!.body.ticket._id, ticketId: created[0]!.body.ticket.ticketId });
       const mine = await server.request('GET', '/api/tickets', { token: carol.token });
       expect(mine.body.pagination.total).toBe(1);
     });
@@ -202,10 +223,22 @@ describe('Tickets over HTTP', () => {
     });
 
     it('then the outcome is trimmed, kept with who and when, and hidden from the customer', async () => {
-      const answer = await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: agent.token, body: { outcomeMessage: '  Replaced the cable  ' } });
-      expect(answer).toMatchObject({ status: 200, body: { ticket: { outcomeMessage: 'Replaced the cable', outcomeUpdatedBy: { _id: agent.id, firstName: 'Alice' }, outcomeUpdatedAt: now.value.toISOString() } } });
-      expect((await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: agent.token, body: { outcomeMessage: '   ' } })).body.error).toBe('Outcome is required');
-      expect((await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: agent.token, body: { outcomeMessage: 'x'.repeat(1001) } })).body.error).toBe('Outcome must be at most 1000 characters');
+      const answer = await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, {
+        token: agent.token,
+        body: { outcomeMessage: '  Replaced the cable  ' },
+      });
+      expect(answer).toMatchObject({
+        status: 200,
+        body: {
+          ticket: { outcomeMessage: 'Replaced the cable', outcomeUpdatedBy: { _id: agent.id, firstName: 'Alice' }, outcomeUpdatedAt: now.value.toISOString() },
+        },
+      });
+      expect((await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: agent.token, body: { outcomeMessage: '   ' } })).body.error).toBe(
+        'Outcome is required',
+      );
+      expect(
+        (await server.request('PUT', `/api/tickets/${ticket._id}/outcome`, { token: agent.token, body: { outcomeMessage: 'x'.repeat(1001) } })).body.error,
+      ).toBe('Outcome must be at most 1000 characters');
       const seen = await server.request('GET', `/api/tickets/${ticket._id}`, { token: erin.token });
       expect(seen.body.ticket).toMatchObject({ outcomeMessage: null, outcomeUpdatedBy: null });
     });
@@ -266,7 +299,10 @@ describe('Tickets over HTTP', () => {
 
     it('then messages are posted, internal notes stay with staff, and unread counts follow read marks', async () => {
       const hello = await post(fred, { content: 'Hello?' });
-      expect(hello).toMatchObject({ status: 201, body: { message: { content: 'Hello?', messageType: 'text', isInternal: false, sender: { _id: fred.id, role: 'customer' } } } });
+      expect(hello).toMatchObject({
+        status: 201,
+        body: { message: { content: 'Hello?', messageType: 'text', isInternal: false, sender: { _id: fred.id, role: 'customer' } } },
+      });
       await post(agent, { content: 'Looking into it' });
       const note = await post(agent, { content: 'Customer seems confused', isInternal: true });
       expect(note.body.message.isInternal).toBe(true);
@@ -295,12 +331,20 @@ describe('Tickets over HTTP', () => {
     it('then the answer to a post is the message as the conversation lists it, by record id or display number', async () => {
       const { ticketId: number } = (await server.request('GET', `/api/tickets/${ticket._id}`, { token: fred.token })).body.ticket;
       const byId = await post(fred, { content: 'Answered from the event' });
-      const byNumber = await server.request('POST', `/api/tickets/${number}/messages`, { token: agent.token, body: { content: 'A note by number', isInternal: true } });
+      const byNumber = await server.request('POST', `/api/tickets/${number}/messages`, {
+        token: agent.token,
+        body: { content: 'A note by number', isInternal: true },
+      });
       const unread = await server.request('POST', `/api/tickets/%23${number}/messages/read`, { token: fred.token });
       expect([byId.status, byNumber.status, unread.status]).toEqual([201, 201, 204]);
       const listed = (await server.request('GET', `/api/tickets/${ticket._id}/messages?limit=2`, { token: agent.token })).body.messages;
       expect(listed).toEqual([byId.body.message, byNumber.body.message]);
-      expect(byId.body.message).toMatchObject({ ticket: ticket._id, sender: { _id: fred.id, firstName: expect.any(String), role: 'customer' }, editedAt: null, attachments: [] });
+      expect(byId.body.message).toMatchObject({
+        ticket: ticket._id,
+        sender: { _id: fred.id, firstName: expect.any(String), role: 'customer' },
+        editedAt: null,
+        attachments: [],
+      });
       const stranger = await customer();
       const refused = await server.request('POST', `/api/tickets/${number}/messages`, { token: stranger.token, body: { content: 'hello' } });
       expect(refused).toMatchObject({ status: 404, body: { error: 'Ticket not found' } });
@@ -326,7 +370,9 @@ describe('Tickets over HTTP', () => {
       const late = await server.request('PUT', `/api/messages/${id}`, { token: fred.token, body: { content: 'Too late' } });
       expect(late).toMatchObject({ status: 403, body: { code: 'EDIT_WINDOW_EXPIRED' } });
       const events = await server.deps.events.readStream(`ticket-${ticket._id}`);
-      expect(events.filter((e) => e.type === 'MessageEdited').map((e) => e.data)).toContainEqual(expect.objectContaining({ messageId: id, content: 'No typo here', previousContent: 'Typo here' }));
+      expect(events.filter((e) => e.type === 'MessageEdited').map((e) => e.data)).toContainEqual(
+        expect.objectContaining({ messageId: id, content: 'No typo here', previousContent: 'Typo here' }),
+      );
     });
 
     it('then an internal note is not found for a customer who guesses its id', async () => {

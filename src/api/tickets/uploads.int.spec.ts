@@ -97,7 +97,11 @@ describe('Attachments', () => {
       [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg', /not an allowed file type/],
     ];
     for (const [content, name, error] of cases) {
-      const answer = await send(`/api/tickets/${ticket._id}/messages`, customer.token, [['content', 'see file'], ['attachments', CSV, 'fine.csv'], ['attachments', content, name]]);
+      const answer = await send(`/api/tickets/${ticket._id}/messages`, customer.token, [
+        ['content', 'see file'],
+        ['attachments', CSV, 'fine.csv'],
+        ['attachments', content, name],
+      ]);
       expect(answer.status).toBe(415);
       expect(answer.body).toMatchObject({ code: 'UNSUPPORTED_TYPE', error: expect.stringMatching(error) });
     }
@@ -129,7 +133,11 @@ describe('Attachments', () => {
       const big = Buffer.concat([PNG, Buffer.alloc(1048576, 7)]);
       const tooLarge = await send(`/api/tickets/${ticket._id}/messages`, customer.token, [['attachments', big, 'huge.png']]);
       expect(tooLarge).toMatchObject({ status: 413, body: { error: 'File too large: each file can be at most 1 MB', code: 'PAYLOAD_TOO_LARGE' } });
-      const three = await send(`/api/tickets/${ticket._id}/messages`, customer.token, [['attachments', CSV, 'a.csv'], ['attachments', CSV, 'b.csv'], ['attachments', CSV, 'c.csv']]);
+      const three = await send(`/api/tickets/${ticket._id}/messages`, customer.token, [
+        ['attachments', CSV, 'a.csv'],
+        ['attachments', CSV, 'b.csv'],
+        ['attachments', CSV, 'c.csv'],
+      ]);
       expect(three).toMatchObject({ status: 400, body: { error: 'Too many files: at most 2 per message' } });
     } finally {
       await server.request('PUT', '/api/settings', { token: admin, body: { maxFileSize: 10485760, maxFiles: 5 } });
@@ -155,7 +163,11 @@ describe('Attachments', () => {
 
   it("when staff attach a file to an internal note, then the customer can't fetch it", async () => {
     const { customer, ticket } = await withTicket();
-    const note = await send(`/api/tickets/${ticket._id}/messages`, agent.token, [['content', 'internal evidence'], ['isInternal', 'true'], ['attachments', PNG, 'evidence.png']]);
+    const note = await send(`/api/tickets/${ticket._id}/messages`, agent.token, [
+      ['content', 'internal evidence'],
+      ['isInternal', 'true'],
+      ['attachments', PNG, 'evidence.png'],
+    ]);
     expect(note.body.message.isInternal).toBe(true);
     const url = note.body.message.attachments[0].url as string;
     expect((await fetchFile(url, customer.token)).status).toBe(404);
@@ -172,10 +184,18 @@ describe('Attachments', () => {
       ['customFieldValues.receipt', PDF, 'receipt.pdf'],
     ]);
     expect(created.status).toBe(201);
-    expect(created.body.ticket).toMatchObject({ priority: 'high', customFieldValues: [{ fieldName: 'receipt', fieldPrompt: 'Receipt', value: { mimeType: 'application/pdf', originalName: 'receipt.pdf' } }] });
+    expect(created.body.ticket).toMatchObject({
+      priority: 'high',
+      customFieldValues: [{ fieldName: 'receipt', fieldPrompt: 'Receipt', value: { mimeType: 'application/pdf', originalName: 'receipt.pdf' } }],
+    });
     const url = created.body.ticket.customFieldValues[0].value.url as string;
     expect((await fetchFile(url, customer.token)).status).toBe(200);
-    const stray = await send('/api/tickets', customer.token, [['title', 't'], ['description', 'd'], ['category', category], ['attachments', PDF, 'x.pdf']]);
+    const stray = await send('/api/tickets', customer.token, [
+      ['title', 't'],
+      ['description', 'd'],
+      ['category', category],
+      ['attachments', PDF, 'x.pdf'],
+    ]);
     expect(stray.status).toBe(400);
     await server.request('DELETE', `/api/tickets/${created.body.ticket._id}`, { token: admin });
     expect((await fetchFile(url, agent.token)).status).toBe(404);

@@ -12,12 +12,15 @@ function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: nu
   // A body busboy cannot read (no boundary, truncated, malformed headers) is the client's mistake;
   // a failing disk (an errno code such as ENOSPC) is ours and stays a server error.
   const errno = (error as NodeJS.ErrnoException).code;
-  if (!(error instanceof multer.MulterError)) return error instanceof Error && !errno ? new ValidationError(`The upload could not be read: ${error.message}`) : error;
+  if (!(error instanceof multer.MulterError))
+    return error instanceof Error && !errno ? new ValidationError(`The upload could not be read: ${error.message}`) : error;
   switch (error.code) {
     case 'LIMIT_FILE_SIZE':
       return new PayloadTooLargeError(fileTooLargeText(limits.maxFileSize));
     case 'LIMIT_FILE_COUNT':
-      return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [{ path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` }]);
+      return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [
+        { path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` },
+      ]);
     case 'LIMIT_FIELD_VALUE':
       return new PayloadTooLargeError(error.field ? `The field ${error.field} is too long` : 'A form field is too long');
     default:
@@ -30,7 +33,12 @@ function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: nu
  * from the live system settings), name and real type, then stored under generated names. Any
  * refusal removes every file of the request, so a bad upload leaves nothing behind.
  */
-export async function receiveMultipart(deps: Pick<AppDeps, 'config' | 'readStore'>, req: Request, res: Response, acceptField: (fieldName: string) => boolean): Promise<ReceivedFile[]> {
+export async function receiveMultipart(
+  deps: Pick<AppDeps, 'config' | 'readStore'>,
+  req: Request,
+  res: Response,
+  acceptField: (fieldName: string) => boolean,
+): Promise<ReceivedFile[]> {
   const settings = await loadSystemSettings(deps.readStore);
   const limits = { maxFileSize: settings.maxFileSize, maxFiles: settings.maxFiles };
   await mkdir(incomingDir(deps), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -46,7 +54,8 @@ export async function receiveMultipart(deps: Pick<AppDeps, 'config' | 'readStore
   const stored: ReceivedFile[] = [];
   try {
     for (const file of received) {
-      if (!acceptField(file.fieldname)) throw new ValidationError(`Unexpected file field: ${file.fieldname}`, [{ path: file.fieldname, message: 'Files are not accepted in this field' }]);
+      if (!acceptField(file.fieldname))
+        throw new ValidationError(`Unexpected file field: ${file.fieldname}`, [{ path: file.fieldname, message: 'Files are not accepted in this field' }]);
       stored.push({ fieldName: file.fieldname, attachment: await storeFile(deps, file.path, file.originalname, file.size) });
     }
     return stored;

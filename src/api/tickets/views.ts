@@ -16,7 +16,14 @@ export interface Viewer {
 export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticket {
   const { _revision: _r, publicMessageCount, lastPublicMessageAt, priorityWeight: _p, statusRank: _s, search: _q, ...ticket } = view;
   if (isStaff(viewer.role)) return ticket;
-  return { ...ticket, messageCount: publicMessageCount, lastMessageAt: lastPublicMessageAt, outcomeMessage: null, outcomeUpdatedAt: null, outcomeUpdatedBy: null };
+  return {
+    ...ticket,
+    messageCount: publicMessageCount,
+    lastMessageAt: lastPublicMessageAt,
+    outcomeMessage: null,
+    outcomeUpdatedAt: null,
+    outcomeUpdatedBy: null,
+  };
 }
 
 export function messageFor(view: MessageView): Message {

@@ -7,10 +7,39 @@ const userAnswer = z.strictObject({ user: User });
 
 export function describeUsers(docs: ApiRegistry): void {
   const admin = ['admin' as const];
-  docs.route({ method: 'get', path: '/users/stats', summary: 'User counts', access: admin, responses: { 200: { description: 'total, active, inactive, byRole, activeAgents, activeStaff, newThisWeek', schema: UserStats } } });
-  docs.route({ method: 'get', path: '/users', summary: 'List users', access: admin, query: listUsersQuery, responses: { 200: { description: 'One page of users', schema: z.strictObject({ users: z.array(User), pagination: Pagination }) } } });
+  docs.route({
+    method: 'get',
+    path: '/users/stats',
+    summary: 'User counts',
+    access: admin,
+    responses: { 200: { description: 'total, active, inactive, byRole, activeAgents, activeStaff, newThisWeek', schema: UserStats } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/users',
+    summary: 'List users',
+    access: admin,
+    query: listUsersQuery,
+    responses: { 200: { description: 'One page of users', schema: z.strictObject({ users: z.array(User), pagination: Pagination }) } },
+  });
   docs.route({ method: 'get', path: '/users/:id', summary: 'A user', access: admin, responses: { 200: { description: 'The user', schema: userAnswer } } });
-  docs.route({ method: 'post', path: '/users', summary: 'Create a user', access: admin, body: createUserSchema, responses: { 201: { description: 'The new user', schema: userAnswer } }, errors: [409] });
-  docs.route({ method: 'put', path: '/users/:id', summary: 'Change a user', access: admin, body: updateUserSchema, responses: { 200: { description: 'The user after the change', schema: userAnswer } }, errors: [409] });
+  docs.route({
+    method: 'post',
+    path: '/users',
+    summary: 'Create a user',
+    access: admin,
+    body: createUserSchema,
+    responses: { 201: { description: 'The new user', schema: userAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/users/:id',
+    summary: 'Change a user',
+    access: admin,
+    body: updateUserSchema,
+    responses: { 200: { description: 'The user after the change', schema: userAnswer } },
+    errors: [409],
+  });
   docs.route({ method: 'delete', path: '/users/:id', summary: 'Delete a user', access: admin, responses: { 204: { description: 'Deleted' } }, errors: [409] });
 }

@@ -68,7 +68,10 @@ describe('User administration over HTTP', () => {
     expect(names).toEqual(['list_a', 'list_b', 'list_c']);
     const regexy = await server.request('GET', `/api/users?q=${encodeURIComponent('.*(')}`, { token: admin });
     expect(regexy).toMatchObject({ status: 200, body: { users: [], pagination: { total: 0 } } });
-    expect(await server.request('GET', '/api/users?limit=5000', { token: admin })).toMatchObject({ status: 400, body: { error: 'limit must be at most 1000' } });
+    expect(await server.request('GET', '/api/users?limit=5000', { token: admin })).toMatchObject({
+      status: 400,
+      body: { error: 'limit must be at most 1000' },
+    });
     expect(await server.request('GET', '/api/users?page=0', { token: admin })).toMatchObject({ status: 400, body: { error: 'page must be at least 1' } });
     expect((await server.request('GET', '/api/users?role=root', { token: admin })).status).toBe(400);
   });
@@ -104,7 +107,10 @@ describe('User administration over HTTP', () => {
     const id = body.user._id as string;
     const session = await server.signIn('leaver@example.com', 'secret-123');
     expect((await update(id, { isActive: false })).body.user.isActive).toBe(false);
-    expect(await server.request('GET', '/api/auth/profile', { token: session.accessToken })).toMatchObject({ status: 401, body: { code: 'ACCOUNT_DEACTIVATED' } });
+    expect(await server.request('GET', '/api/auth/profile', { token: session.accessToken })).toMatchObject({
+      status: 401,
+      body: { code: 'ACCOUNT_DEACTIVATED' },
+    });
     expect((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: session.refreshToken } })).status).toBe(401);
     expect((await server.request('POST', '/api/auth/login', { body: { email: 'leaver@example.com', password: 'secret-123' } })).status).toBe(403);
     await update(id, { isActive: true });

@@ -17,13 +17,19 @@ describe('Telegram whitelist and access requests over HTTP', () => {
   afterAll(() => server.stop());
 
   const add = (body: unknown) => server.request('POST', '/api/whitelist', { token: admin, body });
-  const entries = async () => (await server.request('GET', '/api/whitelist', { token: admin })).body.entries as Array<{ _id: string; telegramId: string; isActive: boolean }>;
+  const entries = async () =>
+    (await server.request('GET', '/api/whitelist', { token: admin })).body.entries as Array<{ _id: string; telegramId: string; isActive: boolean }>;
   /** What the bot does when someone who is not whitelisted writes to it. */
   const knock = async (telegramId: string, message: string, username = 'knocker') => {
-    const position = await recordAccessAttempt(server.deps, telegramId, { username, firstName: 'Kno', lastName: 'Cker', message }, {
-      actor: { userId: `telegram:${telegramId}`, role: 'customer', platform: 'telegram' },
-      now: new Date(),
-    });
+    const position = await recordAccessAttempt(
+      server.deps,
+      telegramId,
+      { username, firstName: 'Kno', lastName: 'Cker', message },
+      {
+        actor: { userId: `telegram:${telegramId}`, role: 'customer', platform: 'telegram' },
+        now: new Date(),
+      },
+    );
     await server.deps.projections.waitFor(position);
   };
 
@@ -44,11 +50,22 @@ describe('Telegram whitelist and access requests over HTTP', () => {
     expect(await add({ telegramId: '111222333' })).toMatchObject({ status: 409, body: { error: 'This Telegram ID is already whitelisted' } });
     const byTelegramId = await server.request('PUT', '/api/whitelist/111222333', { token: admin, body: { isActive: false } });
     expect(byTelegramId.body).toMatchObject({ entry: { isActive: false }, message: 'User deactivated successfully' });
-    const byId = await server.request('PUT', `/api/whitelist/${id}`, { token: admin, body: { isActive: true, notes: 'VIP customer', telegramId: '111222333' } });
+    const byId = await server.request('PUT', `/api/whitelist/${id}`, {
+      token: admin,
+      body: { isActive: true, notes: 'VIP customer', telegramId: '111222333' },
+    });
     expect(byId.body).toMatchObject({ entry: { isActive: true, notes: 'VIP customer' }, message: 'User activated successfully' });
-    expect((await server.request('PUT', `/api/whitelist/${id}`, { token: admin, body: { lastName: 'Liddell' } })).body.message).toBe('Whitelist entry updated successfully');
-    expect(await server.request('PUT', `/api/whitelist/${id}`, { token: admin, body: { telegramId: '999' } })).toMatchObject({ status: 400, body: { error: 'The Telegram ID cannot be changed; add a new entry instead' } });
-    expect(await server.request('GET', '/api/whitelist/check/111222333', { token: admin })).toMatchObject({ status: 200, body: { whitelisted: true, entry: { _id: id } } });
+    expect((await server.request('PUT', `/api/whitelist/${id}`, { token: admin, body: { lastName: 'Liddell' } })).body.message).toBe(
+      'Whitelist entry updated successfully',
+    );
+    expect(await server.request('PUT', `/api/whitelist/${id}`, { token: admin, body: { telegramId: '999' } })).toMatchObject({
+      status: 400,
+      body: { error: 'The Telegram ID cannot be changed; add a new entry instead' },
+    });
+    expect(await server.request('GET', '/api/whitelist/check/111222333', { token: admin })).toMatchObject({
+      status: 200,
+      body: { whitelisted: true, entry: { _id: id } },
+    });
     expect((await server.request('GET', '/api/whitelist/check/@ALICE_TG', { token: admin })).body.whitelisted).toBe(true);
     expect(await server.request('GET', '/api/whitelist/check/424242', { token: admin })).toEqual({ status: 200, body: { whitelisted: false } });
     expect((await server.request('DELETE', `/api/whitelist/entry/${id}`, { token: admin })).status).toBe(204);
@@ -95,7 +112,10 @@ describe('Telegram whitelist and access requests over HTTP', () => {
       },
     ]);
     const approved = await server.request('POST', '/api/whitelist/access-requests/700800900/approve', { token: admin });
-    expect(approved.body).toMatchObject({ message: 'Approved bob_tg and added to whitelist', entry: { telegramId: '700800900', username: 'bob_tg', isActive: true } });
+    expect(approved.body).toMatchObject({
+      message: 'Approved bob_tg and added to whitelist',
+      entry: { telegramId: '700800900', username: 'bob_tg', isActive: true },
+    });
     expect((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests).toEqual([]);
     expect((await entries()).find((e) => e.telegramId === '700800900')?.isActive).toBe(true);
     expect((await server.request('POST', '/api/whitelist/access-requests/700800900/approve', { token: admin })).status).toBe(404);

@@ -30,7 +30,8 @@ const abandonedBy =
     return state.shortcode !== value;
   };
 
-const run = (deps: AppDeps, id: string, command: CannedCommand, context: CommandContext) => handleCommand(deps.events, cannedStream(id), cannedDecider, command, context);
+const run = (deps: AppDeps, id: string, command: CannedCommand, context: CommandContext) =>
+  handleCommand(deps.events, cannedStream(id), cannedDecider, command, context);
 
 async function settled(deps: AppDeps, id: string, position: number): Promise<CannedView> {
   await deps.projections.waitFor(position);
@@ -64,7 +65,12 @@ export async function updateCanned(deps: AppDeps, cannedId: string, { category, 
   const moving = changes.shortcode !== undefined && changes.shortcode !== state.shortcode;
   const claims = moving ? [shortcodeClaim(changes.shortcode!)] : [];
   const result = await withClaims(deps, cannedId, claims, context, abandonedBy(deps, context.now), () =>
-    run(deps, cannedId, { type: 'UpdateCannedMessage', cannedId, changes: { ...changes, ...(category !== undefined ? { categoryId: category } : {}) } }, context),
+    run(
+      deps,
+      cannedId,
+      { type: 'UpdateCannedMessage', cannedId, changes: { ...changes, ...(category !== undefined ? { categoryId: category } : {}) } },
+      context,
+    ),
   );
   if (moving) await release(deps, cannedId, shortcodeClaim(state.shortcode), context);
   return settled(deps, cannedId, result.position);

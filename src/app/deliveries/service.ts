@@ -56,11 +56,14 @@ export async function failedDeliveryCount(deps: Pick<AppDeps, 'queue'>): Promise
 }
 
 /** Notices on their way, by channel and state (waiting, active, retrying), and those failed for good: the metrics' figures. */
-export async function deliveryQueueDepth(deps: Pick<AppDeps, 'queue'>): Promise<Array<{ channel: DeliveryChannel; state: PendingJob['state']; count: number }>> {
+export async function deliveryQueueDepth(
+  deps: Pick<AppDeps, 'queue'>,
+): Promise<Array<{ channel: DeliveryChannel; state: PendingJob['state']; count: number }>> {
   const rows: Array<{ channel: DeliveryChannel; state: PendingJob['state']; count: number }> = [];
   for (const [channel, queue] of Object.entries(DELIVERY_CHANNELS) as Array<[DeliveryChannel, string]>) {
     const pending = await deps.queue.pending(queue);
-    for (const state of ['waiting', 'active', 'retrying', 'failed'] as const) rows.push({ channel, state, count: pending.filter((job) => job.state === state).length });
+    for (const state of ['waiting', 'active', 'retrying', 'failed'] as const)
+      rows.push({ channel, state, count: pending.filter((job) => job.state === state).length });
   }
   return rows;
 }

@@ -25,7 +25,15 @@ export async function ensureFirstAdmin(deps: AppDeps): Promise<FirstAdmin | null
     try {
       await createUser(
         deps,
-        { username, email, firstName: 'System', lastName: 'Administrator', role: 'admin', isActive: true, password: deps.config.ADMIN_PASSWORD ?? generatedPassword! },
+        {
+          username,
+          email,
+          firstName: 'System',
+          lastName: 'Administrator',
+          role: 'admin',
+          isActive: true,
+          password: deps.config.ADMIN_PASSWORD ?? generatedPassword!,
+        },
         context,
       );
       return { email, generatedPassword };

@@ -51,7 +51,10 @@ async function runUserCommand(deps: AppDeps, userId: string, command: UserComman
   return handleCommand(deps.events, userStream(userId), userDecider, command, context);
 }
 
-const uniqueClaims = (profile: Pick<UserProfile, 'email' | 'username'>): Claim[] => [uniqueClaim('email', profile.email), uniqueClaim('username', profile.username)];
+const uniqueClaims = (profile: Pick<UserProfile, 'email' | 'username'>): Claim[] => [
+  uniqueClaim('email', profile.email),
+  uniqueClaim('username', profile.username),
+];
 
 /** Self-registration: always a customer, whatever the request said. */
 export async function registerUser(deps: AppDeps, registration: Registration, context: (userId: string) => CommandContext): Promise<UserView> {
@@ -68,7 +71,12 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
 export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext, userId = deps.newId()): Promise<UserView> {
   const { password, role, isActive, telegramUsername, ...profile } = input;
   const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async () =>
-    runUserCommand(deps, userId, { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) }, context),
+    runUserCommand(
+      deps,
+      userId,
+      { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) },
+      context,
+    ),
   );
   return projectedUser(deps, userId, result.position);
 }
@@ -106,7 +114,8 @@ export async function deleteUser(deps: AppDeps, userId: string, context: Command
 export async function verifyCredentials(deps: AppDeps, email: string, password: string): Promise<UserView> {
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ email: email.toLowerCase() });
   const state = user ? (await loadUser(deps, user._id)).state : null;
-  const hash = state && (state.status === 'active' || state.status === 'inactive') ? state.passwordHash : await (dummyHash ??= hashPassword('not-a-real-password'));
+  const hash =
+    state && (state.status === 'active' || state.status === 'inactive') ? state.passwordHash : await (dummyHash ??= hashPassword('not-a-real-password'));
   const matches = await argon2.verify(hash, password).catch(() => false);
   if (!user || !matches) throw new UnauthorizedError('Invalid email or password', 'INVALID_CREDENTIALS');
   return user;
@@ -122,7 +131,12 @@ export async function signIn(deps: AppDeps, user: UserView, client: ClientInfo):
 }
 
 /** Changes some of a staff member's notification preferences; answers all of them as they now stand. */
-export async function setNotificationPreferences(deps: AppDeps, userId: string, changes: Partial<NotificationPreferences>, context: CommandContext): Promise<NotificationPreferences> {
+export async function setNotificationPreferences(
+  deps: AppDeps,
+  userId: string,
+  changes: Partial<NotificationPreferences>,
+  context: CommandContext,
+): Promise<NotificationPreferences> {
   const users = deps.readStore.collection<UserView>(USERS);
   const current = await users.findOne({ _id: userId });
   if (!current) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');

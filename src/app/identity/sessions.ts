@@ -83,7 +83,14 @@ export async function refreshSession(deps: AppDeps, refreshToken: string): Promi
     deps.events,
     sessionStream(sessionId),
     sessionDecider,
-    { type: 'RotateRefreshToken', sessionId, presentedHash: digest(refreshToken), newHash: digest(nextToken), expiresAt: expiresAt(deps), now: now.toISOString() },
+    {
+      type: 'RotateRefreshToken',
+      sessionId,
+      presentedHash: digest(refreshToken),
+      newHash: digest(nextToken),
+      expiresAt: expiresAt(deps),
+      now: now.toISOString(),
+    },
     { actor: actorOf(user), now },
   );
   await deps.projections.waitFor(result.position);
@@ -95,7 +102,13 @@ export async function refreshSession(deps: AppDeps, refreshToken: string): Promi
 
 /** Ends a session (logout); ending one that is already over changes nothing. */
 export async function endSession(deps: AppDeps, sessionId: string, reason: SessionEndReason, actor: Actor): Promise<void> {
-  const result = await handleCommand(deps.events, sessionStream(sessionId), sessionDecider, { type: 'EndSession', sessionId, reason }, { actor, now: deps.clock() });
+  const result = await handleCommand(
+    deps.events,
+    sessionStream(sessionId),
+    sessionDecider,
+    { type: 'EndSession', sessionId, reason },
+    { actor, now: deps.clock() },
+  );
   await deps.projections.waitFor(result.position);
 }
 

@@ -36,7 +36,6 @@ export const sendJob = (jobId: string, data: TelegramSendJob): PlannedJob => ({
   options: { jobId, group: `chat:${data.chatId}`, backoffMs: 1000 },
 });
 
-
 /** The chat an update comes from (a message's chat, the presser of a button). */
 export const chatOfUpdate = (update: Record<string, unknown>): string | null => {
   const message = update.message as { chat?: { id?: number } } | undefined;
@@ -52,5 +51,9 @@ export const chatOfUpdate = (update: Record<string, unknown>): string | null => 
 export async function enqueueUpdate(deps: { queue: Queue }, botId: number, update: { update_id: number }): Promise<void> {
   const data: TelegramUpdateJob = { botId, update: update as TelegramUpdateJob['update'] };
   const chat = chatOfUpdate(data.update);
-  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, { jobId: `update:${botId}:${update.update_id}`, backoffMs: 1000, ...(chat ? { group: `chat:${chat}` } : {}) });
+  await deps.queue.add(TELEGRAM_UPDATES_QUEUE, 'update', data, {
+    jobId: `update:${botId}:${update.update_id}`,
+    backoffMs: 1000,
+    ...(chat ? { group: `chat:${chat}` } : {}),
+  });
 }

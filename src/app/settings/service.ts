@@ -9,7 +9,10 @@ import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 
 /** The refusal of a value that cannot be a bot token, when saving the settings or testing a token. */
-export const invalidToken = () => new ValidationError('That does not look like a Telegram bot token (it looks like 123456789:ABC-DEF...)', [{ path: 'telegramBotToken', message: 'Invalid Telegram bot token' }]);
+export const invalidToken = () =>
+  new ValidationError('That does not look like a Telegram bot token (it looks like 123456789:ABC-DEF...)', [
+    { path: 'telegramBotToken', message: 'Invalid Telegram bot token' },
+  ]);
 
 /**
  * A token sent back exactly as it was shown (masked) keeps the stored one; an empty one clears it;

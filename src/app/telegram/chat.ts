@@ -9,7 +9,12 @@ import type { AppDeps } from '../deps';
 export const loadChat = (deps: Pick<AppDeps, 'events'>, telegramId: string) => loadState(deps.events, telegramChatStream(telegramId), telegramChatDecider);
 
 /** Moves the conversation on; answers the draft as it now stands. */
-export async function updateChat(deps: Pick<AppDeps, 'events'>, telegramId: string, command: TelegramChatCommand, context: CommandContext): Promise<TicketDraft | null> {
+export async function updateChat(
+  deps: Pick<AppDeps, 'events'>,
+  telegramId: string,
+  command: TelegramChatCommand,
+  context: CommandContext,
+): Promise<TicketDraft | null> {
   const result = await handleCommand(deps.events, telegramChatStream(telegramId), telegramChatDecider, command, context);
   return result.state.draft;
 }

@@ -28,7 +28,10 @@ export const isTelegramOnlyEmail = (email: string) => email.endsWith(`@${TELEGRA
 
 const NAME_MAX = 50;
 const clean = (text: string | undefined, fallback: string) => {
-  const trimmed = (text ?? '').replace(/\p{Cc}/gu, ' ').trim().slice(0, NAME_MAX);
+  const trimmed = (text ?? '')
+    .replace(/\p{Cc}/gu, ' ')
+    .trim()
+    .slice(0, NAME_MAX);
   return trimmed === '' ? fallback : trimmed;
 };
 

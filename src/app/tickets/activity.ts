@@ -19,7 +19,12 @@ export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: 
   const directory = await loadDirectory(deps.readStore, people, []);
   return found.map((line) => {
     const agent = line.agentId === null ? null : fullName(directory.person(line.agentId));
-    const content = line.kind === 'status' ? `Status changed to ${STATUS_WORDS[line.status!]}` : line.kind === 'assigned' ? `Assigned to ${agent}` : `${agent} was unassigned`;
+    const content =
+      line.kind === 'status'
+        ? `Status changed to ${STATUS_WORDS[line.status!]}`
+        : line.kind === 'assigned'
+          ? `Assigned to ${agent}`
+          : `${agent} was unassigned`;
     const sender = line.actorId === null ? null : directory.person(line.actorId);
     return {
       _id: line._id,

@@ -42,7 +42,8 @@ export const incomingDir = (deps: Pick<AppDeps, 'config'>) => path.join(uploadsD
 export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[a-z]{3,4}$/;
 
 function checkName(name: string): void {
-  if (name.length === 0 || name.length > 255) throw new ValidationError('File names must be 1 to 255 characters long', [{ path: 'attachments', message: 'File names must be 1 to 255 characters long' }]);
+  if (name.length === 0 || name.length > 255)
+    throw new ValidationError('File names must be 1 to 255 characters long', [{ path: 'attachments', message: 'File names must be 1 to 255 characters long' }]);
   if (/[/\\]/.test(name) || name === '.' || name === '..' || !isCleanText(name, { multiLine: false })) {
     const message = `File names cannot contain a path, line breaks or control characters: ${JSON.stringify(name)}`;
     throw new ValidationError(message, [{ path: 'attachments', message }]);
@@ -80,7 +81,8 @@ async function sniff(file: string, originalName: string): Promise<string> {
   if (detected) {
     const allowed = BINARY_TYPES[detected.mime];
     if (!allowed) throw new UnsupportedTypeError(`${originalName} is ${withArticle(detected.ext)} file; allowed are ${ALLOWED}`);
-    if (!allowed.extensions.includes(extension)) throw new UnsupportedTypeError(`${originalName} does not hold what its name says: its content is ${detected.ext.toUpperCase()}`);
+    if (!allowed.extensions.includes(extension))
+      throw new UnsupportedTypeError(`${originalName} does not hold what its name says: its content is ${detected.ext.toUpperCase()}`);
     return allowed.mimeType;
   }
   const textType = TEXT_TYPES[extension];

@@ -27,7 +27,11 @@ export class TicketNumbers {
       const revision = last?.revision ?? null;
       const number = FIRST_TICKET_NUMBER + (revision === null ? 0 : revision + 1);
       try {
-        await this.events.append(TICKET_NUMBER_STREAM, [{ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf(context) }], revision ?? 'no_stream');
+        await this.events.append(
+          TICKET_NUMBER_STREAM,
+          [{ type: 'TicketNumberAllocated', data: { number, ticketId }, metadata: metadataOf(context) }],
+          revision ?? 'no_stream',
+        );
         return number;
       } catch (error) {
         if (!isWrongExpectedVersion(error) || attempt >= 50) throw error;

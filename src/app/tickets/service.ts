@@ -60,7 +60,9 @@ async function openTicketConflict(deps: AppDeps, customerId: string, message: st
     const { state, events } = await loadTicket(deps, holderId);
     if (state.kind === 'live') {
       const opened = events[0]!.data as unknown as TicketOpenedData;
-      return new ConflictError(message, 'OPEN_TICKET_EXISTS', { existingTicket: { _id: holderId, ticketId: opened.number, title: opened.title, status: state.status } });
+      return new ConflictError(message, 'OPEN_TICKET_EXISTS', {
+        existingTicket: { _id: holderId, ticketId: opened.number, title: opened.title, status: state.status },
+      });
     }
     if (state.kind === 'deleted') break;
     await sleep(50);
@@ -78,7 +80,8 @@ async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: stri
   }
 }
 
-const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) => release(deps, ticketId, openTicketClaim(customerId), context);
+const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) =>
+  release(deps, ticketId, openTicketClaim(customerId), context);
 
 /**
  * The read models a ticket command's caller reads next (the ticket, its conversation with its
@@ -128,7 +131,8 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
   const ticketId = request.ticketId ?? deps.newId();
   const existing = await loadTicket(deps, ticketId);
   if (existing.state.kind !== 'none') {
-    if (request.ticketId && existing.state.kind === 'live' && existing.state.customerId === customerId) return projectedTicket(deps, ticketId, existing.events.at(-1)!.position);
+    if (request.ticketId && existing.state.kind === 'live' && existing.state.customerId === customerId)
+      return projectedTicket(deps, ticketId, existing.events.at(-1)!.position);
     throw new ConflictError('This ticket already exists', 'TICKET_EXISTS');
   }
   await claimOpenTicket(deps, customerId, ticketId, context);
@@ -157,7 +161,8 @@ export async function changeStatus(deps: AppDeps, ticketId: string, status: Tick
   // Checked before the claim below, which must come before the status event it protects.
   const state = staffOnly((await loadTicket(deps, ticketId)).state, actor);
   const reopening = !isOpenStatus(state.status) && isOpenStatus(status);
-  if (reopening) await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one');
+  if (reopening)
+    await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one');
   try {
     const result = await runTicketCommand(deps, ticketId, { type: 'ChangeTicketStatus', ticketId, actor, status }, context);
     if (!isOpenStatus(status) && result.events.length > 0) await releaseOpenTicket(deps, state.customerId, ticketId, context);
@@ -207,7 +212,12 @@ export interface NewMessage {
  * Posts a message. The answer is built from the decided event (and the sender's name), not read
  * back from the conversation, which it still waits for so that the poster's next read includes it.
  */
-export async function postMessage(deps: AppDeps, ticketId: string, { messageId = deps.newId(), ...message }: NewMessage, context: CommandContext): Promise<MessageView> {
+export async function postMessage(
+  deps: AppDeps,
+  ticketId: string,
+  { messageId = deps.newId(), ...message }: NewMessage,
+  context: CommandContext,
+): Promise<MessageView> {
   const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
   const result = await runTicketCommand(deps, ticketId, command, context);
   const [posted] = result.events;

@@ -23,7 +23,13 @@ export async function findRequest(deps: AppDeps, key: string): Promise<AccessReq
 
 export async function addEntry(deps: AppDeps, telegramId: string, fields: WhitelistFields, source: 'manual' | 'access_request', context: CommandContext) {
   const entryId = deps.newId();
-  const result = await handleCommand(deps.events, whitelistStream(telegramId), whitelistDecider, { type: 'AddWhitelistEntry', entryId, telegramId, fields, source }, context);
+  const result = await handleCommand(
+    deps.events,
+    whitelistStream(telegramId),
+    whitelistDecider,
+    { type: 'AddWhitelistEntry', entryId, telegramId, fields, source },
+    context,
+  );
   return { entryId, position: result.position };
 }
 
@@ -34,7 +40,10 @@ export async function addEntry(deps: AppDeps, telegramId: string, fields: Whitel
 export async function addEntryByHand(deps: AppDeps, telegramId: string, fields: WhitelistFields, context: CommandContext): Promise<string> {
   const added = await addEntry(deps, telegramId, fields, 'manual', context);
   const { state } = await loadState(deps.events, accessRequestStream(telegramId), accessRequestDecider);
-  const position = state.status === 'pending' ? (await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context)).position : 0;
+  const position =
+    state.status === 'pending'
+      ? (await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context)).position
+      : 0;
   await deps.projections.waitFor(Math.max(added.position, position));
   return added.entryId;
 }
@@ -67,10 +76,22 @@ export async function approveRequest(deps: AppDeps, request: AccessRequestView, 
   let position: number;
   if (state.status === 'listed') {
     entryId = state.entryId;
-    const activated = await handleCommand(deps.events, whitelistStream(telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes: { isActive: true } }, context);
+    const activated = await handleCommand(
+      deps.events,
+      whitelistStream(telegramId),
+      whitelistDecider,
+      { type: 'UpdateWhitelistEntry', changes: { isActive: true } },
+      context,
+    );
     position = activated.position;
   } else {
-    const added = await addEntry(deps, telegramId, { username, firstName, lastName, notes: 'Approved from an access request', isActive: true }, 'access_request', context);
+    const added = await addEntry(
+      deps,
+      telegramId,
+      { username, firstName, lastName, notes: 'Approved from an access request', isActive: true },
+      'access_request',
+      context,
+    );
     entryId = added.entryId;
     position = added.position;
   }
@@ -88,9 +109,16 @@ export async function removeRequest(deps: AppDeps, request: AccessRequestView, c
 }
 
 /** Changes an entry; its Telegram ID is what the entry is, so it never changes. */
-export async function updateEntry(deps: AppDeps, entry: WhitelistEntryView, { telegramId, ...changes }: Partial<WhitelistFields> & { telegramId?: string }, context: CommandContext): Promise<void> {
+export async function updateEntry(
+  deps: AppDeps,
+  entry: WhitelistEntryView,
+  { telegramId, ...changes }: Partial<WhitelistFields> & { telegramId?: string },
+  context: CommandContext,
+): Promise<void> {
   if (telegramId !== undefined && telegramId !== entry.telegramId) {
-    throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [{ path: 'telegramId', message: 'The Telegram ID cannot be changed' }]);
+    throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [
+      { path: 'telegramId', message: 'The Telegram ID cannot be changed' },
+    ]);
   }
   await runCommand(deps, whitelistStream(entry.telegramId), whitelistDecider, { type: 'UpdateWhitelistEntry', changes }, context);
 }

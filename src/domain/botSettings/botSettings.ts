@@ -35,10 +35,11 @@ export function renderBotMessage(template: string, values: BotValues): string {
     const value = (values as Record<string, string | number | null | undefined>)[name];
     return value === undefined || value === null || String(value).trim() === '' ? null : String(value);
   };
-  const fill = (text: string) => text.replace(/(#?)\{(\w+)\}/g, (_whole, hash: string, name: string) => {
-    const value = valueOf(name);
-    return value === null ? '' : `${hash}${value}`;
-  });
+  const fill = (text: string) =>
+    text.replace(/(#?)\{(\w+)\}/g, (_whole, hash: string, name: string) => {
+      const value = valueOf(name);
+      return value === null ? '' : `${hash}${value}`;
+    });
   const complete = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].every((match) => valueOf(match[1]!) !== null);
   const lines: string[] = [];
   for (const line of template.split('\n')) {
@@ -50,5 +51,9 @@ export function renderBotMessage(template: string, values: BotValues): string {
     if (kept.trim() !== '') lines.push(fill(kept));
   }
   const text = lines.join('\n').trim();
-  return text !== '' ? text : fill(template).replace(/[ \t]+/g, ' ').trim();
+  return text !== ''
+    ? text
+    : fill(template)
+        .replace(/[ \t]+/g, ' ')
+        .trim();
 }

@@ -3,9 +3,15 @@ import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 
 describe('Bot message templates', () => {
   it('when every variable has a value, then each is filled in, as often as it is used', () => {
-    expect(renderBotMessage('Ticket #{ticketId} ({category}) is {status}. #{ticketId} is with {agentName}.\n{message}', { ticketId: 1001, category: 'Billing', status: 'open', agentName: 'Bob Tester', message: 'Hi\nthere' })).toBe(
-      'Ticket #1001 (Billing) is open. #1001 is with Bob Tester.\nHi\nthere',
-    );
+    expect(
+      renderBotMessage('Ticket #{ticketId} ({category}) is {status}. #{ticketId} is with {agentName}.\n{message}', {
+        ticketId: 1001,
+        category: 'Billing',
+        status: 'open',
+        agentName: 'Bob Tester',
+        message: 'Hi\nthere',
+      }),
+    ).toBe('Ticket #1001 (Billing) is open. #1001 is with Bob Tester.\nHi\nthere');
   });
 
   it('when a variable has no value, then its sentence is left out, never shown with a hole or braces', () => {
@@ -25,7 +31,11 @@ describe('Bot message templates', () => {
   });
 
   it('when the defaults are rendered for a notice, then they read as before', () => {
-    expect(renderBotMessage(DEFAULT_BOT_MESSAGES.agentAssignedMessage, { agentName: 'Bob Tester', ticketId: 1001 })).toBe('Bob Tester is now handling your ticket #1001.');
-    expect(renderBotMessage(DEFAULT_BOT_MESSAGES.newMessageNotification, { ticketId: 1001, agentName: 'Bob Tester', message: 'We are on it.' })).toBe('New reply on ticket #1001 from Bob Tester:\nWe are on it.');
+    expect(renderBotMessage(DEFAULT_BOT_MESSAGES.agentAssignedMessage, { agentName: 'Bob Tester', ticketId: 1001 })).toBe(
+      'Bob Tester is now handling your ticket #1001.',
+    );
+    expect(renderBotMessage(DEFAULT_BOT_MESSAGES.newMessageNotification, { ticketId: 1001, agentName: 'Bob Tester', message: 'We are on it.' })).toBe(
+      'New reply on ticket #1001 from Bob Tester:\nWe are on it.',
+    );
   });
 });

@@ -20,13 +20,17 @@ const firstIssue = (result: { error?: { issues: Array<{ message: string }> } }) 
 
 describe('Canned message', () => {
   describe('when created', () => {
-    it('records its details and creator', () => given([]).when({ type: 'CreateCannedMessage', cannedId: 'c1', createdBy: 'agent-1', details: DETAILS }).then([CREATED]));
+    it('records its details and creator', () =>
+      given([]).when({ type: 'CreateCannedMessage', cannedId: 'c1', createdBy: 'agent-1', details: DETAILS }).then([CREATED]));
 
-    it('lower-cases the shortcode and drops a leading hash', () => expect(createCannedSchema.parse({ ...INPUT, shortcode: '#Refund_Now' }).shortcode).toBe('refund_now'));
+    it('lower-cases the shortcode and drops a leading hash', () =>
+      expect(createCannedSchema.parse({ ...INPUT, shortcode: '#Refund_Now' }).shortcode).toBe('refund_now'));
 
     it('uses the wordings of spec.md section 5', () => {
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: '' }))).toBe('Shortcode is required');
-      expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: 'no way' }))).toBe('Shortcode can only contain lowercase letters, numbers, underscores, and hyphens');
+      expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: 'no way' }))).toBe(
+        'Shortcode can only contain lowercase letters, numbers, underscores, and hyphens',
+      );
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: 'r' }))).toBe('Shortcode must be between 2 and 50 characters');
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: 'r'.repeat(51) }))).toBe('Shortcode must be between 2 and 50 characters');
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, title: ' ' }))).toBe('Title is required');
@@ -49,15 +53,23 @@ describe('Canned message', () => {
     it('can clear the category', () => expect(updateCannedSchema.parse({ category: null })).toEqual({ category: null }));
 
     it('is not found once deleted', () =>
-      given([CREATED, { type: 'CannedMessageDeleted', data: { cannedId: 'c1', shortcode: 'refund' } }]).when({ type: 'UpdateCannedMessage', cannedId: 'c1', changes: { title: 'x' } }).thenThrows(NotFoundError));
+      given([CREATED, { type: 'CannedMessageDeleted', data: { cannedId: 'c1', shortcode: 'refund' } }])
+        .when({ type: 'UpdateCannedMessage', cannedId: 'c1', changes: { title: 'x' } })
+        .thenThrows(NotFoundError));
   });
 
   describe('when used', () => {
-    it('records each use', () => given([CREATED]).when({ type: 'UseCannedMessage', cannedId: 'c1', usedBy: 'agent-1' }).then([{ type: 'CannedMessageUsed', data: { cannedId: 'c1', usedBy: 'agent-1' } }]));
+    it('records each use', () =>
+      given([CREATED])
+        .when({ type: 'UseCannedMessage', cannedId: 'c1', usedBy: 'agent-1' })
+        .then([{ type: 'CannedMessageUsed', data: { cannedId: 'c1', usedBy: 'agent-1' } }]));
   });
 
   describe('when deleted', () => {
-    it('an admin deletes it', () => given([CREATED]).when({ type: 'DeleteCannedMessage', cannedId: 'c1', actorRole: 'admin' }).then([{ type: 'CannedMessageDeleted', data: { cannedId: 'c1', shortcode: 'refund' } }]));
+    it('an admin deletes it', () =>
+      given([CREATED])
+        .when({ type: 'DeleteCannedMessage', cannedId: 'c1', actorRole: 'admin' })
+        .then([{ type: 'CannedMessageDeleted', data: { cannedId: 'c1', shortcode: 'refund' } }]));
     it('an agent may not', () => given([CREATED]).when({ type: 'DeleteCannedMessage', cannedId: 'c1', actorRole: 'agent' }).thenThrows(ForbiddenError));
   });
 });

@@ -9,10 +9,7 @@ export type CategoryEvent =
   | DomainEvent<'CategoryReordered', { categoryId: string; order: number }>
   | DomainEvent<'CategoryDeleted', { categoryId: string }>;
 
-export type CategoryState =
-  | { status: 'none' }
-  | ({ status: 'active'; categoryId: string } & CategoryDetails)
-  | { status: 'deleted'; categoryId: string };
+export type CategoryState = { status: 'none' } | ({ status: 'active'; categoryId: string } & CategoryDetails) | { status: 'deleted'; categoryId: string };
 
 export const initialState: CategoryState = { status: 'none' };
 

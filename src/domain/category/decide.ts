@@ -12,8 +12,7 @@ export type CategoryCommand =
   | { type: 'DeleteCategory'; categoryId: string };
 
 /** A custom field's order is its position when added (spec.md section 3), unless one is given. */
-const normalizeFields = (fields: CategoryInput['customFields']): CustomField[] =>
-  fields.map((field, index) => ({ ...field, order: field.order ?? index }));
+const normalizeFields = (fields: CategoryInput['customFields']): CustomField[] => fields.map((field, index) => ({ ...field, order: field.order ?? index }));
 
 function existing(state: CategoryState) {
   if (state.status !== 'active') throw new NotFoundError('Category');

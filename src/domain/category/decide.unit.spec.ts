@@ -55,11 +55,15 @@ describe('Category', () => {
     });
 
     it('records nothing when nothing changes', () => {
-      given([CREATED]).when({ type: 'UpdateCategory', categoryId: 'c1', changes: { name: 'Billing' } }).then([]);
+      given([CREATED])
+        .when({ type: 'UpdateCategory', categoryId: 'c1', changes: { name: 'Billing' } })
+        .then([]);
     });
 
     it('refuses to update a category that does not exist or was deleted', () => {
-      given([]).when({ type: 'UpdateCategory', categoryId: 'c1', changes: { name: 'X' } }).thenThrows(NotFoundError);
+      given([])
+        .when({ type: 'UpdateCategory', categoryId: 'c1', changes: { name: 'X' } })
+        .thenThrows(NotFoundError);
       given([CREATED, { type: 'CategoryDeleted', data: { categoryId: 'c1' } }])
         .when({ type: 'UpdateCategory', categoryId: 'c1', changes: { name: 'X' } })
         .thenThrows(NotFoundError);
@@ -68,15 +72,21 @@ describe('Category', () => {
 
   describe('when reordered', () => {
     it('records the new order and ignores an unchanged one', () => {
-      given([CREATED]).when({ type: 'ReorderCategory', categoryId: 'c1', order: 3 }).then([{ type: 'CategoryReordered', data: { categoryId: 'c1', order: 3 } }]);
+      given([CREATED])
+        .when({ type: 'ReorderCategory', categoryId: 'c1', order: 3 })
+        .then([{ type: 'CategoryReordered', data: { categoryId: 'c1', order: 3 } }]);
       given([CREATED]).when({ type: 'ReorderCategory', categoryId: 'c1', order: 0 }).then([]);
     });
   });
 
   describe('when deleted', () => {
     it('records the deletion once', () => {
-      given([CREATED]).when({ type: 'DeleteCategory', categoryId: 'c1' }).then([{ type: 'CategoryDeleted', data: { categoryId: 'c1' } }]);
-      given([CREATED, { type: 'CategoryDeleted', data: { categoryId: 'c1' } }]).when({ type: 'DeleteCategory', categoryId: 'c1' }).thenThrows(NotFoundError);
+      given([CREATED])
+        .when({ type: 'DeleteCategory', categoryId: 'c1' })
+        .then([{ type: 'CategoryDeleted', data: { categoryId: 'c1' } }]);
+      given([CREATED, { type: 'CategoryDeleted', data: { categoryId: 'c1' } }])
+        .when({ type: 'DeleteCategory', categoryId: 'c1' })
+        .thenThrows(NotFoundError);
     });
   });
 });

@@ -23,24 +23,40 @@ const given = (events: SessionEvent[]) => ({
 
 const NOW = '2026-11-21T10:00:00.000Z';
 const IN_A_WEEK = '2026-11-28T10:00:00.000Z';
-const STARTED: SessionEvent = { type: 'SessionStarted', data: { sessionId: 's1', userId: 'u1', tokenHash: 'h1', expiresAt: IN_A_WEEK, ip: '127.0.0.1', userAgent: 'jest' } };
+const STARTED: SessionEvent = {
+  type: 'SessionStarted',
+  data: { sessionId: 's1', userId: 'u1', tokenHash: 'h1', expiresAt: IN_A_WEEK, ip: '127.0.0.1', userAgent: 'jest' },
+};
 const ROTATED: SessionEvent = { type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'h2', expiresAt: IN_A_WEEK } };
-const rotate = (presentedHash: string, now = NOW): SessionCommand => ({ type: 'RotateRefreshToken', sessionId: 's1', presentedHash, newHash: 'next', expiresAt: IN_A_WEEK, now });
+const rotate = (presentedHash: string, now = NOW): SessionCommand => ({
+  type: 'RotateRefreshToken',
+  sessionId: 's1',
+  presentedHash,
+  newHash: 'next',
+  expiresAt: IN_A_WEEK,
+  now,
+});
 
 describe('Session (refresh-token family)', () => {
   describe('when open', () => {
     it('then the current token is spent for a new one', () =>
-      given([STARTED]).when(rotate('h1')).then([{ type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'next', expiresAt: IN_A_WEEK } }]));
+      given([STARTED])
+        .when(rotate('h1'))
+        .then([{ type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'next', expiresAt: IN_A_WEEK } }]));
 
     it('then a token that was already spent ends the whole family', () =>
-      given([STARTED, ROTATED]).when(rotate('h1')).then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'refresh_token_reused' } }]));
+      given([STARTED, ROTATED])
+        .when(rotate('h1'))
+        .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'refresh_token_reused' } }]));
 
     it('then an unknown token is refused and changes nothing', () => given([STARTED, ROTATED]).when(rotate('forged')).thenThrows('INVALID_REFRESH_TOKEN'));
 
     it('then an expired token is refused', () => given([STARTED]).when(rotate('h1', '2026-11-28T10:00:00.001Z')).thenThrows('SESSION_EXPIRED'));
 
     it('then logout ends it', () =>
-      given([STARTED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]));
+      given([STARTED])
+        .when({ type: 'EndSession', sessionId: 's1', reason: 'logout' })
+        .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]));
 
     it('then logout with a refresh token needs one of the family', () => {
       given([STARTED, ROTATED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'forged' }).thenThrows('INVALID_REFRESH_TOKEN');

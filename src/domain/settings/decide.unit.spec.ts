@@ -11,11 +11,15 @@ describe('System settings', () => {
         { type: 'SystemSettingsUpdated', data: { changes: { maxFiles: 8 }, previous: { maxFiles: 5 } } },
       ]));
 
-    it('then a change to nothing new records nothing', () => expect(decide({ type: 'UpdateSystemSettings', changes: { maintenanceMode: false } }, initialState)).toEqual([]));
+    it('then a change to nothing new records nothing', () =>
+      expect(decide({ type: 'UpdateSystemSettings', changes: { maintenanceMode: false } }, initialState)).toEqual([]));
   });
 
   describe('when changed before', () => {
-    const CHANGED: SystemSettingsEvent = { type: 'SystemSettingsUpdated', data: { changes: { corsOrigins: ['https://a.example.com'] }, previous: { corsOrigins: [] } } };
+    const CHANGED: SystemSettingsEvent = {
+      type: 'SystemSettingsUpdated',
+      data: { changes: { corsOrigins: ['https://a.example.com'] }, previous: { corsOrigins: [] } },
+    };
 
     it('then lists compare by value', () => {
       const state = evolve(initialState, CHANGED);

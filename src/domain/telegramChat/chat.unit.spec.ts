@@ -30,7 +30,9 @@ describe('Telegram ticket form', () => {
 
   it('submits in the same update that completed it, and not before the form is complete', () => {
     const complete = after([STARTED, CHOSEN, TITLED, DESCRIBED]);
-    expect(decide({ type: 'SubmitDraft', updateId: 13, ticketId: 't1' }, complete)).toEqual([{ type: 'TicketDraftSubmitted', data: { updateId: 13, ticketId: 't1' } }]);
+    expect(decide({ type: 'SubmitDraft', updateId: 13, ticketId: 't1' }, complete)).toEqual([
+      { type: 'TicketDraftSubmitted', data: { updateId: 13, ticketId: 't1' } },
+    ]);
     expect(decide({ type: 'SubmitDraft', updateId: 12, ticketId: 't1' }, complete)).toEqual([]);
     expect(decide({ type: 'SubmitDraft', updateId: 14, ticketId: 't1' }, after([STARTED, CHOSEN]))).toEqual([]);
     expect(after([STARTED, CHOSEN, TITLED, DESCRIBED, { type: 'TicketDraftSubmitted', data: { updateId: 13, ticketId: 't1' } }]).draft).toBeNull();

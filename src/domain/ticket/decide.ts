@@ -77,10 +77,16 @@ export function staffOnly(state: TicketState, actor: TicketActor): LiveTicket {
 function open(command: Extract<TicketCommand, { type: 'OpenTicket' }>, state: TicketState): TicketEvent[] {
   if (state.kind !== 'none') throw new ConflictError('Ticket already exists', 'TICKET_EXISTS');
   const { category } = command;
-  if (!category || !category.isActive) throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
+  if (!category || !category.isActive)
+    throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
   const customFieldValues = answerCustomFields(category.customFields, command.answers);
   const { ticketId, number, title, description, priority, customerId, platform } = command;
-  return [{ type: 'TicketOpened', data: { ticketId, number, title, description, categoryId: category.categoryId, priority, customerId, customFieldValues, platform } }];
+  return [
+    {
+      type: 'TicketOpened',
+      data: { ticketId, number, title, description, categoryId: category.categoryId, priority, customerId, customFieldValues, platform },
+    },
+  ];
 }
 
 function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatus' }>, state: TicketState): TicketEvent[] {
@@ -102,7 +108,9 @@ function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state
   const ticket = staffOnly(state, command.actor);
   const { agent, actor } = command;
   if (!agent || !agent.isActive || !isStaff(agent.role)) {
-    throw new ValidationError('Tickets can only be assigned to an active agent or admin', [{ path: 'agentId', message: 'Tickets can only be assigned to an active agent or admin' }]);
+    throw new ValidationError('Tickets can only be assigned to an active agent or admin', [
+      { path: 'agentId', message: 'Tickets can only be assigned to an active agent or admin' },
+    ]);
   }
   if (actor.role !== 'admin' && agent.userId !== actor.userId) throw new ForbiddenError('Agents can only assign tickets to themselves');
   if (actor.role !== 'admin' && ticket.assignedAgentId !== null && ticket.assignedAgentId !== actor.userId) {
@@ -131,7 +139,10 @@ function recordOutcome(command: Extract<TicketCommand, { type: 'RecordOutcome' }
   const ticket = staffOnly(state, command.actor);
   const outcomeMessage = command.outcomeMessage.trim();
   if (outcomeMessage.length === 0) throw new ValidationError('Outcome is required', [{ path: 'outcomeMessage', message: 'Outcome is required' }]);
-  if (outcomeMessage.length > OUTCOME_MAX) throw new ValidationError(`Outcome must be at most ${OUTCOME_MAX} characters`, [{ path: 'outcomeMessage', message: `Outcome must be at most ${OUTCOME_MAX} characters` }]);
+  if (outcomeMessage.length > OUTCOME_MAX)
+    throw new ValidationError(`Outcome must be at most ${OUTCOME_MAX} characters`, [
+      { path: 'outcomeMessage', message: `Outcome must be at most ${OUTCOME_MAX} characters` },
+    ]);
   if (ticket.outcomeMessage === outcomeMessage) return [];
   return [{ type: 'TicketOutcomeRecorded', data: { ticketId: ticket.ticketId, outcomeMessage, previous: ticket.outcomeMessage } }];
 }
@@ -146,7 +157,10 @@ function checkText(content: string, required: boolean): void {
   if (required && content.trim().length === 0) {
     throw new ValidationError('A message needs text or at least one file', [{ path: 'content', message: 'A message needs text or at least one file' }]);
   }
-  if (content.length > MESSAGE_MAX) throw new ValidationError(`Message must be at most ${MESSAGE_MAX} characters`, [{ path: 'content', message: `Message must be at most ${MESSAGE_MAX} characters` }]);
+  if (content.length > MESSAGE_MAX)
+    throw new ValidationError(`Message must be at most ${MESSAGE_MAX} characters`, [
+      { path: 'content', message: `Message must be at most ${MESSAGE_MAX} characters` },
+    ]);
 }
 
 function refuseClosedToCustomer(ticket: LiveTicket, actor: TicketActor): void {
@@ -193,7 +207,9 @@ function edit(command: Extract<TicketCommand, { type: 'EditMessage' }>, state: T
   refuseClosedToCustomer(ticket, command.actor);
   checkText(command.content, true);
   if (command.content === message.content) return [];
-  return [{ type: 'MessageEdited', data: { ticketId: ticket.ticketId, messageId: message.messageId, content: command.content, previousContent: message.content } }];
+  return [
+    { type: 'MessageEdited', data: { ticketId: ticket.ticketId, messageId: message.messageId, content: command.content, previousContent: message.content } },
+  ];
 }
 
 /** Marks read everything the reader may see; nothing is recorded when there is nothing new. */

@@ -37,7 +37,15 @@ const SENT_AT = new Date('2026-11-21T10:00:00.000Z');
 const minutesAfter = (minutes: number) => new Date(SENT_AT.getTime() + minutes * 60_000);
 
 const FIELDS: CustomField[] = [
-  { fieldName: 'order', fieldType: 'text', prompt: 'Order number', placeholder: '', required: true, validation: { minLength: 3, maxLength: 10, pattern: '^[A-Z0-9-]+$' }, order: 0 },
+  {
+    fieldName: 'order',
+    fieldType: 'text',
+    prompt: 'Order number',
+    placeholder: '',
+    required: true,
+    validation: { minLength: 3, maxLength: 10, pattern: '^[A-Z0-9-]+$' },
+    order: 0,
+  },
   { fieldName: 'amount', fieldType: 'number', prompt: 'Amount', placeholder: '', required: false, validation: { min: 1, max: 500 }, order: 1 },
 ];
 const BILLING: CategoryLookup = { categoryId: 'cat-1', isActive: true, customFields: FIELDS };
@@ -102,7 +110,10 @@ const post = (actor: TicketActor, extra: Partial<Extract<TicketCommand, { type: 
 });
 
 const statusChanged = (from: string, to: string) => ({ type: 'TicketStatusChanged', data: { ticketId: T, from, to } }) as TicketEvent;
-const assigned = (agentId: string, previousAgentId: string | null = null): TicketEvent => ({ type: 'AgentAssignedToTicket', data: { ticketId: T, agentId, previousAgentId } });
+const assigned = (agentId: string, previousAgentId: string | null = null): TicketEvent => ({
+  type: 'AgentAssignedToTicket',
+  data: { ticketId: T, agentId, previousAgentId },
+});
 const FILE = { fileId: 'f1.png', mimeType: 'image/png', originalName: 'shot.png', size: 1200 };
 
 describe('Ticket', () => {
@@ -114,18 +125,35 @@ describe('Ticket', () => {
     });
 
     it('refuses a missing or inactive category', () => {
-      given([]).when(open({ category: null })).thenThrows(ValidationError, 'Please choose an active category');
-      given([]).when(open({ category: { ...BILLING, isActive: false } })).thenThrows(ValidationError);
+      given([])
+        .when(open({ category: null }))
+        .thenThrows(ValidationError, 'Please choose an active category');
+      given([])
+        .when(open({ category: { ...BILLING, isActive: false } }))
+        .thenThrows(ValidationError);
     });
 
-    it('refuses a missing required answer with the field prompt', () => given([]).when(open({ answers: {} })).thenThrows(ValidationError, 'Order number is required'));
+    it('refuses a missing required answer with the field prompt', () =>
+      given([])
+        .when(open({ answers: {} }))
+        .thenThrows(ValidationError, 'Order number is required'));
 
     it('refuses answers outside length, pattern or range, and unknown fields', () => {
-      given([]).when(open({ answers: { order: 'AB' } })).thenThrows(ValidationError, 'Order number must be at least 3 characters');
-      given([]).when(open({ answers: { order: 'ab-123' } })).thenThrows(ValidationError, 'Order number does not have the expected format');
-      given([]).when(open({ answers: { order: 'AB-123', amount: '900' } })).thenThrows(ValidationError, 'Amount must be at most 500');
-      given([]).when(open({ answers: { order: 'AB-123', amount: 'lots' } })).thenThrows(ValidationError, 'Amount must be a number');
-      given([]).when(open({ answers: { order: 'AB-123', colour: 'red' } })).thenThrows(ValidationError, 'Unknown custom field: colour');
+      given([])
+        .when(open({ answers: { order: 'AB' } }))
+        .thenThrows(ValidationError, 'Order number must be at least 3 characters');
+      given([])
+        .when(open({ answers: { order: 'ab-123' } }))
+        .thenThrows(ValidationError, 'Order number does not have the expected format');
+      given([])
+        .when(open({ answers: { order: 'AB-123', amount: '900' } }))
+        .thenThrows(ValidationError, 'Amount must be at most 500');
+      given([])
+        .when(open({ answers: { order: 'AB-123', amount: 'lots' } }))
+        .thenThrows(ValidationError, 'Amount must be a number');
+      given([])
+        .when(open({ answers: { order: 'AB-123', colour: 'red' } }))
+        .thenThrows(ValidationError, 'Unknown custom field: colour');
     });
 
     it('turns a numeric answer sent as text into a number and keeps a file answer', () => {
@@ -143,8 +171,12 @@ describe('Ticket', () => {
 
     it('validates title and description as spec.md section 5 says', () => {
       expect(createTicketSchema.safeParse({ title: ' ', description: 'd', category: 'c' }).error?.issues[0]?.message).toBe('Title is required');
-      expect(createTicketSchema.safeParse({ title: 'x'.repeat(201), description: 'd', category: 'c' }).error?.issues[0]?.message).toBe('Title must be at most 200 characters');
-      expect(createTicketSchema.safeParse({ title: 't', description: 'x'.repeat(2001), category: 'c' }).error?.issues[0]?.message).toBe('Description must be at most 2000 characters');
+      expect(createTicketSchema.safeParse({ title: 'x'.repeat(201), description: 'd', category: 'c' }).error?.issues[0]?.message).toBe(
+        'Title must be at most 200 characters',
+      );
+      expect(createTicketSchema.safeParse({ title: 't', description: 'x'.repeat(2001), category: 'c' }).error?.issues[0]?.message).toBe(
+        'Description must be at most 2000 characters',
+      );
       expect(createTicketSchema.safeParse({ title: 't', description: 'd' }).error?.issues[0]?.message).toBe('Category is required');
     });
 
@@ -157,16 +189,24 @@ describe('Ticket', () => {
   });
 
   describe('when its status changes', () => {
-    it('records from and to for staff', () => given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'resolved' }).then([statusChanged('open', 'resolved')]));
+    it('records from and to for staff', () =>
+      given([OPENED])
+        .when({ type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'resolved' })
+        .then([statusChanged('open', 'resolved')]));
 
     it('allows any status from any other', () =>
-      given([OPENED, statusChanged('open', 'closed')]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: ADMIN, status: 'pending_customer' }).then([statusChanged('closed', 'pending_customer')]));
+      given([OPENED, statusChanged('open', 'closed')])
+        .when({ type: 'ChangeTicketStatus', ticketId: T, actor: ADMIN, status: 'pending_customer' })
+        .then([statusChanged('closed', 'pending_customer')]));
 
-    it('records nothing when the status is already the one asked for', () => given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'open' }).then([]));
+    it('records nothing when the status is already the one asked for', () =>
+      given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'open' }).then([]));
 
-    it('refuses the customer who owns it', () => given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: CUSTOMER, status: 'closed' }).thenThrows(ForbiddenError));
+    it('refuses the customer who owns it', () =>
+      given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: CUSTOMER, status: 'closed' }).thenThrows(ForbiddenError));
 
-    it('hides a foreign ticket from another customer', () => given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: OTHER_CUSTOMER, status: 'closed' }).thenThrows(NotFoundError));
+    it('hides a foreign ticket from another customer', () =>
+      given([OPENED]).when({ type: 'ChangeTicketStatus', ticketId: T, actor: OTHER_CUSTOMER, status: 'closed' }).thenThrows(NotFoundError));
 
     it('refuses an unknown status at the schema', () => expect(updateTicketSchema.safeParse({ status: 'done' }).success).toBe(false));
   });
@@ -175,32 +215,47 @@ describe('Ticket', () => {
     const agent = (actor: TicketActor) => ({ userId: actor.userId, role: actor.role, isActive: true });
 
     it('an agent taking an open ticket assigns it and starts work on it', () =>
-      given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(AGENT) }).then([assigned(AGENT.userId), statusChanged('open', 'in_progress')]));
+      given([OPENED])
+        .when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(AGENT) })
+        .then([assigned(AGENT.userId), statusChanged('open', 'in_progress')]));
 
     it('an admin assigns another agent', () =>
       given([OPENED, assigned(AGENT.userId), statusChanged('open', 'in_progress')])
         .when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: agent(OTHER_AGENT) })
         .then([assigned(OTHER_AGENT.userId, AGENT.userId)]));
 
-    it('an agent cannot assign someone else', () => given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(OTHER_AGENT) }).thenThrows(ForbiddenError));
+    it('an agent cannot assign someone else', () =>
+      given([OPENED])
+        .when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(OTHER_AGENT) })
+        .thenThrows(ForbiddenError));
 
     it('only active staff can be assignees', () => {
-      given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: agent(CUSTOMER) }).thenThrows(ValidationError);
-      given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: { ...agent(AGENT), isActive: false } }).thenThrows(ValidationError);
+      given([OPENED])
+        .when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: agent(CUSTOMER) })
+        .thenThrows(ValidationError);
+      given([OPENED])
+        .when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: { ...agent(AGENT), isActive: false } })
+        .thenThrows(ValidationError);
       given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: ADMIN, agent: null }).thenThrows(ValidationError);
     });
 
     it('keeps a resolved ticket resolved', () =>
-      given([OPENED, statusChanged('open', 'resolved')]).when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(AGENT) }).then([assigned(AGENT.userId)]));
+      given([OPENED, statusChanged('open', 'resolved')])
+        .when({ type: 'AssignTicket', ticketId: T, actor: AGENT, agent: agent(AGENT) })
+        .then([assigned(AGENT.userId)]));
 
-    it('customers cannot assign', () => given([OPENED]).when({ type: 'AssignTicket', ticketId: T, actor: CUSTOMER, agent: agent(AGENT) }).thenThrows(ForbiddenError));
+    it('customers cannot assign', () =>
+      given([OPENED])
+        .when({ type: 'AssignTicket', ticketId: T, actor: CUSTOMER, agent: agent(AGENT) })
+        .thenThrows(ForbiddenError));
   });
 
   describe('when unassigned', () => {
     const unassigned: TicketEvent = { type: 'AgentUnassignedFromTicket', data: { ticketId: T, agentId: AGENT.userId } };
     const history = [OPENED, assigned(AGENT.userId), statusChanged('open', 'in_progress')];
 
-    it('the assigned agent may let go and the status stays', () => given(history).when({ type: 'UnassignTicket', ticketId: T, actor: AGENT }).then([unassigned]));
+    it('the assigned agent may let go and the status stays', () =>
+      given(history).when({ type: 'UnassignTicket', ticketId: T, actor: AGENT }).then([unassigned]));
     it('an admin may unassign anyone', () => given(history).when({ type: 'UnassignTicket', ticketId: T, actor: ADMIN }).then([unassigned]));
     it('another agent may not', () => given(history).when({ type: 'UnassignTicket', ticketId: T, actor: OTHER_AGENT }).thenThrows(ForbiddenError));
     it('records nothing for an unassigned ticket', () => given([OPENED]).when({ type: 'UnassignTicket', ticketId: T, actor: ADMIN }).then([]));
@@ -214,11 +269,14 @@ describe('Ticket', () => {
 
     it('refuses a blank or too long outcome', () => {
       given([OPENED]).when({ type: 'RecordOutcome', ticketId: T, actor: AGENT, outcomeMessage: '   ' }).thenThrows(ValidationError, 'Outcome is required');
-      given([OPENED]).when({ type: 'RecordOutcome', ticketId: T, actor: AGENT, outcomeMessage: 'x'.repeat(1001) }).thenThrows(ValidationError);
+      given([OPENED])
+        .when({ type: 'RecordOutcome', ticketId: T, actor: AGENT, outcomeMessage: 'x'.repeat(1001) })
+        .thenThrows(ValidationError);
       expect(outcomeSchema.safeParse({ outcomeMessage: 'x'.repeat(1001) }).error?.issues[0]?.message).toBe('Outcome must be at most 1000 characters');
     });
 
-    it('is for staff only', () => given([OPENED]).when({ type: 'RecordOutcome', ticketId: T, actor: CUSTOMER, outcomeMessage: 'done' }).thenThrows(ForbiddenError));
+    it('is for staff only', () =>
+      given([OPENED]).when({ type: 'RecordOutcome', ticketId: T, actor: CUSTOMER, outcomeMessage: 'done' }).thenThrows(ForbiddenError));
   });
 
   describe('when deleted', () => {
@@ -232,31 +290,56 @@ describe('Ticket', () => {
   });
 
   describe('when a message is posted', () => {
-    it('records a customer text message', () => given([OPENED]).when(post(CUSTOMER)).then([posted('m-new', CUSTOMER)]));
+    it('records a customer text message', () =>
+      given([OPENED])
+        .when(post(CUSTOMER))
+        .then([posted('m-new', CUSTOMER)]));
 
     it('does nothing for a message id already posted (a retried Telegram update)', () =>
-      given([OPENED, posted('m-new', CUSTOMER, { platform: 'telegram' })]).when(post(CUSTOMER, { platform: 'telegram' })).then([]));
+      given([OPENED, posted('m-new', CUSTOMER, { platform: 'telegram' })])
+        .when(post(CUSTOMER, { platform: 'telegram' }))
+        .then([]));
 
     it('records a file-only message as a file message', () =>
-      given([OPENED]).when(post(CUSTOMER, { content: '  ', attachments: [FILE] })).then([posted('m-new', CUSTOMER, { content: '', messageType: 'file', attachments: [FILE] })]));
+      given([OPENED])
+        .when(post(CUSTOMER, { content: '  ', attachments: [FILE] }))
+        .then([posted('m-new', CUSTOMER, { content: '', messageType: 'file', attachments: [FILE] })]));
 
-    it('records an internal note from staff', () => given([OPENED]).when(post(AGENT, { isInternal: true })).then([posted('m-new', AGENT, { isInternal: true })]));
+    it('records an internal note from staff', () =>
+      given([OPENED])
+        .when(post(AGENT, { isInternal: true }))
+        .then([posted('m-new', AGENT, { isInternal: true })]));
 
-    it('refuses an internal note from a customer', () => given([OPENED]).when(post(CUSTOMER, { isInternal: true })).thenThrows(ForbiddenError));
+    it('refuses an internal note from a customer', () =>
+      given([OPENED])
+        .when(post(CUSTOMER, { isInternal: true }))
+        .thenThrows(ForbiddenError));
 
-    it('needs text or a file', () => given([OPENED]).when(post(CUSTOMER, { content: ' \n ' })).thenThrows(ValidationError, 'A message needs text or at least one file'));
+    it('needs text or a file', () =>
+      given([OPENED])
+        .when(post(CUSTOMER, { content: ' \n ' }))
+        .thenThrows(ValidationError, 'A message needs text or at least one file'));
 
     it('refuses more than 2000 characters', () => {
-      given([OPENED]).when(post(CUSTOMER, { content: 'x'.repeat(2001) })).thenThrows(ValidationError, 'Message must be at most 2000 characters');
+      given([OPENED])
+        .when(post(CUSTOMER, { content: 'x'.repeat(2001) }))
+        .thenThrows(ValidationError, 'Message must be at most 2000 characters');
       expect(postMessageSchema.safeParse({ content: 'x'.repeat(2001) }).success).toBe(false);
     });
 
     it('refuses a customer on a closed ticket but not staff', () => {
-      given([OPENED, statusChanged('open', 'closed')]).when(post(CUSTOMER)).thenThrowsCode('TICKET_CLOSED');
-      given([OPENED, statusChanged('open', 'closed')]).when(post(AGENT)).then([posted('m-new', AGENT)]);
+      given([OPENED, statusChanged('open', 'closed')])
+        .when(post(CUSTOMER))
+        .thenThrowsCode('TICKET_CLOSED');
+      given([OPENED, statusChanged('open', 'closed')])
+        .when(post(AGENT))
+        .then([posted('m-new', AGENT)]);
     });
 
-    it('lets a customer answer on a resolved ticket', () => given([OPENED, statusChanged('open', 'resolved')]).when(post(CUSTOMER)).then([posted('m-new', CUSTOMER)]));
+    it('lets a customer answer on a resolved ticket', () =>
+      given([OPENED, statusChanged('open', 'resolved')])
+        .when(post(CUSTOMER))
+        .then([posted('m-new', CUSTOMER)]));
 
     it('hides the ticket from another customer', () => given([OPENED]).when(post(OTHER_CUSTOMER)).thenThrows(NotFoundError));
 
@@ -264,38 +347,81 @@ describe('Ticket', () => {
   });
 
   describe('when a message is edited', () => {
-    const history = [OPENED, posted('m1', CUSTOMER), posted('n1', AGENT, { isInternal: true }), posted('f1', CUSTOMER, { content: '', messageType: 'file', attachments: [FILE] })];
-    const edit = (actor: TicketActor, messageId: string, now: Date, content = 'Hello again'): TicketCommand => ({ type: 'EditMessage', ticketId: T, messageId, actor, content, now });
+    const history = [
+      OPENED,
+      posted('m1', CUSTOMER),
+      posted('n1', AGENT, { isInternal: true }),
+      posted('f1', CUSTOMER, { content: '', messageType: 'file', attachments: [FILE] }),
+    ];
+    const edit = (actor: TicketActor, messageId: string, now: Date, content = 'Hello again'): TicketCommand => ({
+      type: 'EditMessage',
+      ticketId: T,
+      messageId,
+      actor,
+      content,
+      now,
+    });
 
     it('keeps the earlier text in the event', () =>
-      given(history).when(edit(CUSTOMER, 'm1', minutesAfter(4))).then([{ type: 'MessageEdited', data: { ticketId: T, messageId: 'm1', content: 'Hello again', previousContent: 'Hello' } }]));
+      given(history)
+        .when(edit(CUSTOMER, 'm1', minutesAfter(4)))
+        .then([{ type: 'MessageEdited', data: { ticketId: T, messageId: 'm1', content: 'Hello again', previousContent: 'Hello' } }]));
 
-    it('refuses after 5 minutes', () => given(history).when(edit(CUSTOMER, 'm1', minutesAfter(5.01))).thenThrowsCode('EDIT_WINDOW_EXPIRED'));
+    it('refuses after 5 minutes', () =>
+      given(history)
+        .when(edit(CUSTOMER, 'm1', minutesAfter(5.01)))
+        .thenThrowsCode('EDIT_WINDOW_EXPIRED'));
 
-    it('allows exactly 5 minutes', () => given(history).when(edit(CUSTOMER, 'm1', minutesAfter(5))).then([{ type: 'MessageEdited', data: { ticketId: T, messageId: 'm1', content: 'Hello again', previousContent: 'Hello' } }]));
+    it('allows exactly 5 minutes', () =>
+      given(history)
+        .when(edit(CUSTOMER, 'm1', minutesAfter(5)))
+        .then([{ type: 'MessageEdited', data: { ticketId: T, messageId: 'm1', content: 'Hello again', previousContent: 'Hello' } }]));
 
-    it('refuses someone else’s message', () => given(history).when(edit(AGENT, 'm1', minutesAfter(1))).thenThrowsCode('NOT_MESSAGE_SENDER'));
+    it('refuses someone else’s message', () =>
+      given(history)
+        .when(edit(AGENT, 'm1', minutesAfter(1)))
+        .thenThrowsCode('NOT_MESSAGE_SENDER'));
 
-    it('refuses a file message', () => given(history).when(edit(CUSTOMER, 'f1', minutesAfter(1))).thenThrowsCode('NOT_EDITABLE'));
+    it('refuses a file message', () =>
+      given(history)
+        .when(edit(CUSTOMER, 'f1', minutesAfter(1)))
+        .thenThrowsCode('NOT_EDITABLE'));
 
-    it('hides an internal note from a customer', () => given(history).when(edit(CUSTOMER, 'n1', minutesAfter(1))).thenThrows(NotFoundError));
+    it('hides an internal note from a customer', () =>
+      given(history)
+        .when(edit(CUSTOMER, 'n1', minutesAfter(1)))
+        .thenThrows(NotFoundError));
 
     it('refuses blank text', () => {
-      given(history).when(edit(CUSTOMER, 'm1', minutesAfter(1), '  ')).thenThrows(ValidationError);
+      given(history)
+        .when(edit(CUSTOMER, 'm1', minutesAfter(1), '  '))
+        .thenThrows(ValidationError);
       expect(editMessageSchema.safeParse({ content: ' ' }).error?.issues[0]?.message).toBe('Message text is required');
     });
 
-    it('records nothing when the text is unchanged', () => given(history).when(edit(CUSTOMER, 'm1', minutesAfter(1), 'Hello')).then([]));
+    it('records nothing when the text is unchanged', () =>
+      given(history)
+        .when(edit(CUSTOMER, 'm1', minutesAfter(1), 'Hello'))
+        .then([]));
   });
 
   describe('when messages are read', () => {
     const history = [OPENED, posted('m1', CUSTOMER), posted('m2', AGENT), posted('n1', AGENT, { isInternal: true })];
     const read = (actor: TicketActor): TicketCommand => ({ type: 'MarkMessagesRead', ticketId: T, actor });
 
-    it('a customer reads up to the last message they may see', () => given(history).when(read(CUSTOMER)).then([{ type: 'MessagesRead', data: { ticketId: T, readerId: CUSTOMER.userId, upTo: 2 } }]));
+    it('a customer reads up to the last message they may see', () =>
+      given(history)
+        .when(read(CUSTOMER))
+        .then([{ type: 'MessagesRead', data: { ticketId: T, readerId: CUSTOMER.userId, upTo: 2 } }]));
 
-    it('staff read up to the internal note', () => given(history).when(read(AGENT)).then([{ type: 'MessagesRead', data: { ticketId: T, readerId: AGENT.userId, upTo: 3 } }]));
+    it('staff read up to the internal note', () =>
+      given(history)
+        .when(read(AGENT))
+        .then([{ type: 'MessagesRead', data: { ticketId: T, readerId: AGENT.userId, upTo: 3 } }]));
 
-    it('records nothing twice', () => given([...history, { type: 'MessagesRead', data: { ticketId: T, readerId: CUSTOMER.userId, upTo: 2 } }]).when(read(CUSTOMER)).then([]));
+    it('records nothing twice', () =>
+      given([...history, { type: 'MessagesRead', data: { ticketId: T, readerId: CUSTOMER.userId, upTo: 2 } }])
+        .when(read(CUSTOMER))
+        .then([]));
   });
 });

@@ -39,7 +39,8 @@ function updateUser(command: Extract<UserCommand, { type: 'UpdateUser' }>, state
   const { username, email, firstName, lastName, telegramUsername } = changes;
   const details = changedFields<UserDetails>(user, { username, email, firstName, lastName, telegramUsername });
   if (details) events.push({ type: 'UserDetailsUpdated', data: { userId, ...details } });
-  if (changes.passwordHash !== undefined) events.push({ type: 'UserPasswordChanged', data: { userId, passwordHash: changes.passwordHash, endsSessions: !self } });
+  if (changes.passwordHash !== undefined)
+    events.push({ type: 'UserPasswordChanged', data: { userId, passwordHash: changes.passwordHash, endsSessions: !self } });
   if (changes.role !== undefined && changes.role !== user.role) events.push({ type: 'UserRoleChanged', data: { userId, from: user.role, to: changes.role } });
   if (changes.isActive === true && user.status === 'inactive') events.push({ type: 'UserActivated', data: { userId } });
   if (changes.isActive === false && user.status === 'active') events.push({ type: 'UserDeactivated', data: { userId } });
@@ -74,7 +75,8 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
       const user = existing(state);
       const current = user.notificationPreferences;
       const next = command.preferences;
-      if (current.newTickets === next.newTickets && current.ticketUpdates === next.ticketUpdates && current.browserNotifications === next.browserNotifications) return [];
+      if (current.newTickets === next.newTickets && current.ticketUpdates === next.ticketUpdates && current.browserNotifications === next.browserNotifications)
+        return [];
       return [{ type: 'NotificationPreferencesSet', data: { userId: command.userId, ...next } }];
     }
     case 'LinkTelegramAccount': {

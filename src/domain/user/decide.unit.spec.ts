@@ -17,7 +17,10 @@ const given = (events: UserEvent[]) => ({
 
 const ADA = { username: 'ada', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' };
 const REGISTERED: UserEvent = { type: 'UserRegistered', data: { userId: 'u1', ...ADA, passwordHash: 'hash-1' } };
-const AGENT_CREATED: UserEvent = { type: 'UserCreated', data: { userId: 'u2', ...ADA, role: 'agent', isActive: true, passwordHash: 'hash-2', telegramUsername: null } };
+const AGENT_CREATED: UserEvent = {
+  type: 'UserCreated',
+  data: { userId: 'u2', ...ADA, role: 'agent', isActive: true, passwordHash: 'hash-2', telegramUsername: null },
+};
 const ADMIN_ID = 'admin-1';
 
 describe('User', () => {
@@ -31,7 +34,9 @@ describe('User', () => {
         .then([{ type: 'UserCreated', data: { userId: 'u2', ...ADA, role: 'admin', isActive: false, passwordHash: 'h', telegramUsername: null } }]));
 
     it('then every other command finds no user', () => {
-      given([]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } }).thenThrows(NotFoundError);
+      given([])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } })
+        .thenThrows(NotFoundError);
       given([]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
       given([]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
     });
@@ -52,7 +57,9 @@ describe('User', () => {
         ]));
 
     it('then an update that changes nothing records nothing', () =>
-      given([REGISTERED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { ...ADA, role: 'customer', isActive: true } }).then([]));
+      given([REGISTERED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { ...ADA, role: 'customer', isActive: true } })
+        .then([]));
 
     it("then an admin's new password ends the user's sessions, role and status changes are their own facts", () =>
       given([REGISTERED])
@@ -63,7 +70,10 @@ describe('User', () => {
           { type: 'UserDeactivated', data: { userId: 'u1' } },
         ]));
 
-    it('then sign-in is recorded (it gives lastLogin)', () => given([REGISTERED]).when({ type: 'RecordSignIn', userId: 'u1' }).then([{ type: 'UserSignedIn', data: { userId: 'u1' } }]));
+    it('then sign-in is recorded (it gives lastLogin)', () =>
+      given([REGISTERED])
+        .when({ type: 'RecordSignIn', userId: 'u1' })
+        .then([{ type: 'UserSignedIn', data: { userId: 'u1' } }]));
 
     it('then notification preferences are recorded only when they change', () => {
       given([REGISTERED]).when({ type: 'SetNotificationPreferences', userId: 'u1', preferences: DEFAULT_NOTIFICATION_PREFERENCES }).then([]);
@@ -73,15 +83,21 @@ describe('User', () => {
     });
 
     it('then an admin deletes it, keeping who it was for the audit trail', () =>
-      given([REGISTERED]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).then([{ type: 'UserDeleted', data: { userId: 'u1', username: 'ada', email: 'ada@example.com' } }]));
+      given([REGISTERED])
+        .when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID })
+        .then([{ type: 'UserDeleted', data: { userId: 'u1', username: 'ada', email: 'ada@example.com' } }]));
   });
 
   describe('when users act on themselves', () => {
     it('then nobody can change their own role', () =>
-      given([AGENT_CREATED]).when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { role: 'admin' } }).thenThrows(ForbiddenError, 'You cannot change your own role'));
+      given([AGENT_CREATED])
+        .when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { role: 'admin' } })
+        .thenThrows(ForbiddenError, 'You cannot change your own role'));
 
     it('then nobody can deactivate themselves', () =>
-      given([AGENT_CREATED]).when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { isActive: false } }).thenThrows(ForbiddenError));
+      given([AGENT_CREATED])
+        .when({ type: 'UpdateUser', userId: 'u2', actorId: 'u2', changes: { isActive: false } })
+        .thenThrows(ForbiddenError));
 
     it('then nobody can delete their own account', () =>
       given([AGENT_CREATED]).when({ type: 'DeleteUser', userId: 'u2', actorId: 'u2' }).thenThrows(ForbiddenError, 'Cannot delete your own account'));
@@ -95,11 +111,16 @@ describe('User', () => {
   describe('when deactivated', () => {
     const DEACTIVATED: UserEvent = { type: 'UserDeactivated', data: { userId: 'u1' } };
 
-    it('then sign-in is refused with 403', () => given([REGISTERED, DEACTIVATED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(ForbiddenError, 'This account has been deactivated'));
+    it('then sign-in is refused with 403', () =>
+      given([REGISTERED, DEACTIVATED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(ForbiddenError, 'This account has been deactivated'));
 
     it('then deactivating again records nothing and activating records it', () => {
-      given([REGISTERED, DEACTIVATED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: false } }).then([]);
-      given([REGISTERED, DEACTIVATED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: true } }).then([{ type: 'UserActivated', data: { userId: 'u1' } }]);
+      given([REGISTERED, DEACTIVATED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: false } })
+        .then([]);
+      given([REGISTERED, DEACTIVATED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { isActive: true } })
+        .then([{ type: 'UserActivated', data: { userId: 'u1' } }]);
     });
   });
 
@@ -107,7 +128,9 @@ describe('User', () => {
     const DELETED: UserEvent = { type: 'UserDeleted', data: { userId: 'u1', username: 'ada', email: 'ada@example.com' } };
 
     it('then it is gone for every command', () => {
-      given([REGISTERED, DELETED]).when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } }).thenThrows(NotFoundError);
+      given([REGISTERED, DELETED])
+        .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } })
+        .thenThrows(NotFoundError);
       given([REGISTERED, DELETED]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
       given([REGISTERED, DELETED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
     });

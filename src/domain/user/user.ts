@@ -45,10 +45,7 @@ interface ExistingUser extends UserDetails {
   notificationPreferences: NotificationPreferences;
 }
 
-export type UserState =
-  | { status: 'none' }
-  | ({ status: 'active' | 'inactive' } & ExistingUser)
-  | { status: 'deleted'; userId: string };
+export type UserState = { status: 'none' } | ({ status: 'active' | 'inactive' } & ExistingUser) | { status: 'deleted'; userId: string };
 
 export const initialState: UserState = { status: 'none' };
 
@@ -56,7 +53,16 @@ export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserRegistered': {
       const { userId, passwordHash, ...profile } = event.data;
-      return { status: 'active', userId, role: 'customer', passwordHash, telegramUsername: null, telegramId: null, notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES, ...profile };
+      return {
+        status: 'active',
+        userId,
+        role: 'customer',
+        passwordHash,
+        telegramUsername: null,
+        telegramId: null,
+        notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+        ...profile,
+      };
     }
     case 'UserCreated': {
       const { userId, passwordHash, role, isActive, telegramUsername, ...profile } = event.data;

@@ -3,7 +3,14 @@ import { type BotSettingsEvent, evolve as evolveBot, initialState as initialBot,
 import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { decide as decideBot } from '../botSettings/decide';
 import { decideAccessRequest, decideWhitelist } from './decide';
-import { type AccessRequestEvent, type WhitelistEvent, evolveAccessRequest, evolveWhitelist, initialAccessRequestState, initialWhitelistState } from './whitelist';
+import {
+  type AccessRequestEvent,
+  type WhitelistEvent,
+  evolveAccessRequest,
+  evolveWhitelist,
+  initialAccessRequestState,
+  initialWhitelistState,
+} from './whitelist';
 
 const FIELDS = { username: 'alice', firstName: 'Alice', lastName: '', notes: '', isActive: true };
 const ADDED: WhitelistEvent = { type: 'WhitelistEntryAdded', data: { entryId: 'e1', telegramId: '42', source: 'manual', ...FIELDS } };
@@ -13,11 +20,15 @@ const ATTEMPT = { username: 'bob', firstName: 'Bob', lastName: '', message: 'hi'
 
 describe('Whitelist entry', () => {
   it('when listed, then adding the same Telegram ID is a conflict', () =>
-    expect(() => decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, whitelistAfter([ADDED]))).toThrow(ConflictError));
+    expect(() =>
+      decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, whitelistAfter([ADDED])),
+    ).toThrow(ConflictError));
 
   it('when deleted, then it may be added again as a new record', () => {
     const state = whitelistAfter([ADDED, { type: 'WhitelistEntryDeleted', data: { entryId: 'e1', telegramId: '42' } }]);
-    expect(decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, state)[0]?.data).toMatchObject({ entryId: 'e2' });
+    expect(decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, state)[0]?.data).toMatchObject({
+      entryId: 'e2',
+    });
   });
 
   it('when toggled, then only the change and its earlier value are recorded', () =>
@@ -52,7 +63,9 @@ describe('Bot messages', () => {
     expect(decideBot({ type: 'UpdateBotMessages', changes: { welcomeMessage: DEFAULT_BOT_MESSAGES.welcomeMessage } }, initialBot)).toEqual([]);
     expect(decideBot({ type: 'ResetBotMessages' }, initialBot)).toEqual([]);
     const edited: BotSettingsEvent[] = decideBot({ type: 'UpdateBotMessages', changes: { cancelMessage: 'Bye' } }, initialBot);
-    expect(edited).toEqual([{ type: 'BotMessagesUpdated', data: { changes: { cancelMessage: 'Bye' }, previous: { cancelMessage: DEFAULT_BOT_MESSAGES.cancelMessage } } }]);
+    expect(edited).toEqual([
+      { type: 'BotMessagesUpdated', data: { changes: { cancelMessage: 'Bye' }, previous: { cancelMessage: DEFAULT_BOT_MESSAGES.cancelMessage } } },
+    ]);
     expect(decideBot({ type: 'ResetBotMessages' }, edited.reduce(evolveBot, initialBot))[0]?.type).toBe('BotMessagesReset');
   });
 

@@ -65,10 +65,7 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
 
     it('lets exactly one of two concurrent appends with the same expected revision win', async () => {
       await store.append(stream, [event('A')], 'no_stream');
-      const results = await Promise.allSettled([
-        store.append(stream, [event('B1')], 0),
-        store.append(stream, [event('B2')], 0),
-      ]);
+      const results = await Promise.allSettled([store.append(stream, [event('B1')], 0), store.append(stream, [event('B2')], 0)]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.filter((r) => r.status === 'rejected');
       expect(rejected).toHaveLength(1);
@@ -77,9 +74,7 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
     });
 
     it('lets exactly one of twenty concurrent no_stream appends win', async () => {
-      const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) => store.append(stream, [event('Reserved', { i })], 'no_stream')),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.append(stream, [event('Reserved', { i })], 'no_stream')));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       expect(await store.readStream(stream)).toHaveLength(1);
     });
@@ -96,20 +91,36 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
 
     it('when a batch appended with any is retried after another append, then nothing is stored twice and the retry gets the first result', async () => {
       const ids = [randomUUID(), randomUUID()];
-      const first = await store.append(stream, ids.map((id, n) => event('A', { n }, id)), 'any');
+      const first = await store.append(
+        stream,
+        ids.map((id, n) => event('A', { n }, id)),
+        'any',
+      );
       await store.append(stream, [event('Other')], 'any');
-      const retry = await store.append(stream, ids.map((id, n) => event('A', { n }, id)), 'any');
+      const retry = await store.append(
+        stream,
+        ids.map((id, n) => event('A', { n }, id)),
+        'any',
+      );
       expect(retry).toEqual(first);
       const stored = await store.readStream(stream);
       expect(stored.map((e) => e.type)).toEqual(['A', 'A', 'Other']);
       expect(verifyStreamEvents(stored).ok).toBe(true);
-      expect((await store.append(stream, [event('A', { n: 0 }, ids[0])], 'stream_exists'))).toEqual({ nextRevision: 0, position: stored[0]!.position });
+      expect(await store.append(stream, [event('A', { n: 0 }, ids[0])], 'stream_exists')).toEqual({ nextRevision: 0, position: stored[0]!.position });
     });
 
     it('treats a retried batch as one append', async () => {
       const ids = [randomUUID(), randomUUID()];
-      const first = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
-      const retry = await store.append(stream, ids.map((id) => event('A', {}, id)), 'no_stream');
+      const first = await store.append(
+        stream,
+        ids.map((id) => event('A', {}, id)),
+        'no_stream',
+      );
+      const retry = await store.append(
+        stream,
+        ids.map((id) => event('A', {}, id)),
+        'no_stream',
+      );
       expect(retry).toEqual(first);
       expect((await store.readStream(stream)).map((e) => e.id)).toEqual(ids);
     });
@@ -139,12 +150,21 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
 
   describe('when reading a stream', () => {
     beforeEach(async () => {
-      await store.append(stream, ['A', 'B', 'C', 'D'].map((type) => event(type)), 'no_stream');
+      await store.append(
+        stream,
+        ['A', 'B', 'C', 'D'].map((type) => event(type)),
+        'no_stream',
+      );
     });
 
     it('reads forwards with revisions, data and metadata', async () => {
       const events = await store.readStream(stream);
-      expect(events.map((e) => [e.type, e.revision])).toEqual([['A', 0], ['B', 1], ['C', 2], ['D', 3]]);
+      expect(events.map((e) => [e.type, e.revision])).toEqual([
+        ['A', 0],
+        ['B', 1],
+        ['C', 2],
+        ['D', 3],
+      ]);
       expect(events[0]).toMatchObject({
         streamId: stream,
         data: {},
@@ -411,13 +431,17 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
         streams.map(async (id, i) => {
           const creating = () => store.append(id, [event('A')], 'any');
           const following = () => store.append(id, [event('B')], 0);
-          const [created, followed] = i % 2 === 0 ? await Promise.allSettled([creating(), following()]) : (await Promise.allSettled([following(), creating()])).reverse();
+          const [created, followed] =
+            i % 2 === 0 ? await Promise.allSettled([creating(), following()]) : (await Promise.allSettled([following(), creating()])).reverse();
           return { id, created: outcome(created!), followed: outcome(followed!) };
         }),
       );
       for (const { id, created, followed } of outcomes) {
         const stored = await store.readStream(id);
-        expect([['stored', 'stored', ['A', 'B']], ['stored', 'conflict', ['A']]]).toContainEqual([created, followed, stored.map((e) => e.type)]);
+        expect([
+          ['stored', 'stored', ['A', 'B']],
+          ['stored', 'conflict', ['A']],
+        ]).toContainEqual([created, followed, stored.map((e) => e.type)]);
         expect(verifyStreamEvents(stored).ok).toBe(true);
       }
     });

@@ -88,7 +88,12 @@ export class EventStoreDbEventStore implements EventStore {
       const prepared = events.map((event, index) => {
         revision += 1;
         hash = streamLink(hash, { id: ids[index]!, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
-        return jsonEvent({ id: ids[index]!, type: event.type, data: event.data, metadata: { ...event.metadata, [CHAIN_KEY]: { hash } } as Record<string, unknown> });
+        return jsonEvent({
+          id: ids[index]!,
+          type: event.type,
+          data: event.data,
+          metadata: { ...event.metadata, [CHAIN_KEY]: { hash } } as Record<string, unknown>,
+        });
       });
       try {
         const result = await this.client.appendToStream(streamId, prepared, {

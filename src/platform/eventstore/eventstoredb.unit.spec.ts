@@ -9,7 +9,11 @@ import { verifyStreamEvents } from './integrity';
  * What only the EventStoreDB adapter does, against the client double (no server runs on this
  * machine; the contract suite runs the same adapter against a real one when EVENTSTORE_URL is set).
  */
-const fact = (type: string, data: Record<string, unknown> = {}): NewEvent => ({ type, data, metadata: { occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 } });
+const fact = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
+  type,
+  data,
+  metadata: { occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 },
+});
 
 describe('The EventStoreDB adapter', () => {
   let client: EventStoreDbClientDouble;
@@ -50,7 +54,10 @@ describe('The EventStoreDB adapter', () => {
   describe("when $all holds more of the server's records than a page between two desk events", () => {
     beforeEach(async () => {
       await store.append('ticket-1', [fact('A')], 'no_stream');
-      for (let i = 0; i < 700; i++) client.addServerRecord(i % 2 === 0 ? { streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' } : { streamId: 'ticket-1-files', type: 'Blob', isJson: false });
+      for (let i = 0; i < 700; i++)
+        client.addServerRecord(
+          i % 2 === 0 ? { streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' } : { streamId: 'ticket-1-files', type: 'Blob', isJson: false },
+        );
       await store.append('ticket-1', [fact('B')], 0);
       for (let i = 0; i < 600; i++) client.addServerRecord({ streamId: '$$ticket-1', type: '$metadata' });
     });

@@ -45,7 +45,8 @@ function canonicalKeys(source: object): string[] {
 /** One value as JSON.stringify writes it (undefined where it leaves the value out), object keys in canonical order. */
 function canonical(key: string, input: unknown): string | undefined {
   let value = input;
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((item, index) => canonical(String(index), item) ?? 'null').join(',')}]`;
   const source = value as Record<string, unknown>;
@@ -69,7 +70,9 @@ export const canonicalJson = (value: unknown): string => canonical('', value) ??
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 export const streamLink = (previous: string, event: HashableEvent): string =>
-  sha256(`${previous}\n${JSON.stringify([event.id, event.streamId, event.revision, event.type])}\n${canonicalJson(event.data)}\n${canonicalJson(event.metadata)}`);
+  sha256(
+    `${previous}\n${JSON.stringify([event.id, event.streamId, event.revision, event.type])}\n${canonicalJson(event.data)}\n${canonicalJson(event.metadata)}`,
+  );
 
 export const logLink = (previous: string, hash: string): string => sha256(`${previous}\n${hash}`);
 
@@ -167,7 +170,13 @@ function checkEvent(event: RecordedEvent, last: Link | undefined, previousLog: s
   const stored = event.chain?.hash ?? null;
   const expected = streamLink(last?.hash ?? GENESIS, event);
   if (event.revision !== expectedRevision) {
-    return { chain: 'stream', ...at, reason: `revision ${expectedRevision} of ${event.streamId} is missing: the next stored event is revision ${event.revision}`, expected, stored };
+    return {
+      chain: 'stream',
+      ...at,
+      reason: `revision ${expectedRevision} of ${event.streamId} is missing: the next stored event is revision ${event.revision}`,
+      expected,
+      stored,
+    };
   }
   // Events an EventStoreDB appended before the chains existed carry no link: allowed only at the
   // start of a stream (once a stream is chained, a missing link is a break). SQLite seals every event.
@@ -180,5 +189,12 @@ function checkEvent(event: RecordedEvent, last: Link | undefined, previousLog: s
   const expectedLog = logLink(previousLog, stored);
   const storedLog = event.chain?.log ?? null;
   if (storedLog === expectedLog) return null;
-  return { chain: 'log', ...at, reason: "the log link does not follow from the log's previous link and this event's hash: this event's hash was rewritten, or an event before it was removed or reordered", expected: expectedLog, stored: storedLog };
+  return {
+    chain: 'log',
+    ...at,
+    reason:
+      "the log link does not follow from the log's previous link and this event's hash: this event's hash was rewritten, or an event before it was removed or reordered",
+    expected: expectedLog,
+    stored: storedLog,
+  };
 }

@@ -2,7 +2,15 @@ import { GENESIS, canonicalJson, streamLink, verifyStreamEvents } from './integr
 import type { RecordedEvent } from './port';
 
 const META = { occurredAt: '2026-11-21T09:00:00.000Z', schemaVersion: 1 };
-const raw = (revision: number, data: Record<string, unknown> = { n: revision }): RecordedEvent => ({ id: `e${revision}`, streamId: 'ticket-1', revision, position: revision + 1, type: 'T', data, metadata: META });
+const raw = (revision: number, data: Record<string, unknown> = { n: revision }): RecordedEvent => ({
+  id: `e${revision}`,
+  streamId: 'ticket-1',
+  revision,
+  position: revision + 1,
+  type: 'T',
+  data,
+  metadata: META,
+});
 
 /** Chains `events` from `from`, as an adapter stores them. */
 function chained(events: RecordedEvent[], from = GENESIS): RecordedEvent[] {
@@ -31,7 +39,7 @@ describe('Hash chains', () => {
       { content: 'It jams', attachments: [{ size: 3, fileId: 'f' }], isInternal: false, nested: { z: null, a: [undefined, () => 1, NaN, -0, 1e21] } },
       { 10: 'ten', 2: 'two', b: 1, a: 2, '01': 'not an index', '4294967295': 'too big', '-1': 'negative' },
       { when: new Date('2026-01-01T00:00:00Z'), boxed: [new Number(1), new String('s'), new Boolean(false)], custom: { toJSON: (key: string) => `as ${key}` } },
-      { 'é': 1, e: 2, E: 3, '\u0000': 4, quote: 'say "hi"\n' },
+      { é: 1, e: 2, E: 3, '\u0000': 4, quote: 'say "hi"\n' },
       [],
       {},
       'text',

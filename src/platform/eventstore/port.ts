@@ -128,5 +128,4 @@ export class DuplicateEventIdError extends Error {
   }
 }
 
-export const isWrongExpectedVersion = (error: unknown): error is WrongExpectedVersionError =>
-  error instanceof WrongExpectedVersionError;
+export const isWrongExpectedVersion = (error: unknown): error is WrongExpectedVersionError => error instanceof WrongExpectedVersionError;

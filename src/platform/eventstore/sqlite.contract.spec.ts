@@ -65,7 +65,11 @@ describe('The SQLite event log, altered behind its back', () => {
     store = new SqliteEventStore({ filename: file });
     await store.append('ticket-a', [fact('TicketOpened', { title: 'Printer' }), fact('MessagePosted', { content: 'It jams' })], 'no_stream');
     await store.append('ticket-b', [fact('TicketOpened', { title: 'Login' })], 'no_stream');
-    await store.append('ticket-a', [fact('TicketOutcomeRecorded', { outcomeMessage: 'Refund 10 EUR' }), fact('TicketStatusChanged', { from: 'open', to: 'resolved' })], 1);
+    await store.append(
+      'ticket-a',
+      [fact('TicketOutcomeRecorded', { outcomeMessage: 'Refund 10 EUR' }), fact('TicketStatusChanged', { from: 'open', to: 'resolved' })],
+      1,
+    );
     await store.append('ticket-b', [fact('MessagePosted', { content: 'Cannot sign in' })], 0);
   });
   afterEach(async () => {
@@ -83,7 +87,14 @@ describe('The SQLite event log, altered behind its back', () => {
   it('when nothing was changed, then both chains verify and the report names the head', async () => {
     const report = await verifyLog(store);
     const last = (await store.readAll()).at(-1)!;
-    expect(report).toMatchObject({ ok: true, events: 6, streams: 2, logChain: true, firstBreak: null, head: { position: last.position, hash: last.chain!.hash, log: last.chain!.log } });
+    expect(report).toMatchObject({
+      ok: true,
+      events: 6,
+      streams: 2,
+      logChain: true,
+      firstBreak: null,
+      head: { position: last.position, hash: last.chain!.hash, log: last.chain!.log },
+    });
   });
 
   it("when an event's data is edited in the file, then the break names its stream and revision", async () => {
@@ -97,13 +108,21 @@ describe('The SQLite event log, altered behind its back', () => {
   it("when the edited event's own hash is recomputed too, then the log chain breaks at that event", async () => {
     const [opened, posted] = await store.readStream('ticket-a');
     const forged = { ...posted!, data: { content: 'It works fine' } };
-    tamper("UPDATE events SET data = ?, hash = ? WHERE stream_id = 'ticket-a' AND revision = 1", JSON.stringify(forged.data), streamLink(opened!.chain!.hash, forged));
+    tamper(
+      "UPDATE events SET data = ?, hash = ? WHERE stream_id = 'ticket-a' AND revision = 1",
+      JSON.stringify(forged.data),
+      streamLink(opened!.chain!.hash, forged),
+    );
     expect((await verifyLog(store)).firstBreak).toMatchObject({ chain: 'log', streamId: 'ticket-a', revision: 1 });
   });
 
   it('when an event is deleted from the file, then the next event of its stream reports the gap', async () => {
     tamper("DELETE FROM events WHERE stream_id = 'ticket-a' AND revision = 2");
-    expect((await verifyLog(store)).firstBreak).toMatchObject({ streamId: 'ticket-a', revision: 3, reason: expect.stringContaining('revision 2 of ticket-a is missing') });
+    expect((await verifyLog(store)).firstBreak).toMatchObject({
+      streamId: 'ticket-a',
+      revision: 3,
+      reason: expect.stringContaining('revision 2 of ticket-a is missing'),
+    });
   });
 
   it("when a stream's last event is deleted, then the log chain reports the next event of the log", async () => {

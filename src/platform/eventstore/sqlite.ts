@@ -137,9 +137,7 @@ export class SqliteEventStore implements EventStore {
     this.appendInTx = this.db.transaction(this.appendTx);
     this.appended.setMaxListeners(0);
     this.statements = {
-      streamHead: this.db.prepare<[string], { revision: number | null }>(
-        'SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?',
-      ),
+      streamHead: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
       streamLast: this.db.prepare<[string], { revision: number; hash: string }>(
         'SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
       ),
@@ -148,15 +146,11 @@ export class SqliteEventStore implements EventStore {
       insert: this.db.prepare<[string, string, number, string, string, string, string, string | null]>(
         'INSERT INTO events (event_id, stream_id, revision, type, data, metadata, hash, log_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      forwards: this.db.prepare<[string, number, number], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
-      ),
+      forwards: this.db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
       backwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
       ),
-      all: this.db.prepare<[number, number], EventRow>(
-        `SELECT * FROM events WHERE position > ? AND ${DESK} ORDER BY position ASC LIMIT ?`,
-      ),
+      all: this.db.prepare<[number, number], EventRow>(`SELECT * FROM events WHERE position > ? AND ${DESK} ORDER BY position ASC LIMIT ?`),
       // Walks back from the end to the first desk event: no scan of the whole log.
       head: this.db.prepare<[], { position: number }>(`SELECT position FROM events WHERE ${DESK} ORDER BY position DESC LIMIT 1`),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
@@ -182,7 +176,16 @@ export class SqliteEventStore implements EventStore {
       const id = event.id ?? randomUUID();
       hash = streamLink(hash, { id, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
       if (inLog) log = logLink(log, hash);
-      const info = this.statements.insert.run(id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), hash, inLog ? log : null);
+      const info = this.statements.insert.run(
+        id,
+        streamId,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+        hash,
+        inLog ? log : null,
+      );
       position = Number(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
@@ -195,7 +198,10 @@ export class SqliteEventStore implements EventStore {
   private sealEarlierEvents(): void {
     this.db
       .transaction(() => {
-        const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(events)').all().map((column) => column.name);
+        const columns = this.db
+          .prepare<[], { name: string }>('PRAGMA table_info(events)')
+          .all()
+          .map((column) => column.name);
         if (!columns.includes('hash')) this.db.exec('ALTER TABLE events ADD COLUMN hash TEXT');
         if (!columns.includes('log_hash')) this.db.exec('ALTER TABLE events ADD COLUMN log_hash TEXT');
         const unsealed = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE hash IS NULL').get()?.n ?? 0;
@@ -318,7 +324,8 @@ export class SqliteEventStore implements EventStore {
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    if (options.direction === 'backwards') return this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit).map(toRecorded);
+    if (options.direction === 'backwards')
+      return this.statements.backwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit).map(toRecorded);
     const from = options.fromRevision ?? 0;
     const heads = this.knownHeads();
     const head = heads.get(streamId);

@@ -170,7 +170,8 @@ export class BullMqQueue implements Queue {
         lockDuration: LOCK_DURATION_MS,
         stalledInterval: STALLED_INTERVAL_MS,
         settings: {
-          backoffStrategy: (attemptsMade, _type, error, job) => retryDelay(attemptsMade, job ? this.backoffOf(job) : DEFAULT_BACKOFF_MS, error, this.policy.capMs),
+          backoffStrategy: (attemptsMade, _type, error, job) =>
+            retryDelay(attemptsMade, job ? this.backoffOf(job) : DEFAULT_BACKOFF_MS, error, this.policy.capMs),
         },
       },
     );
@@ -187,7 +188,14 @@ export class BullMqQueue implements Queue {
   async failed(queue: string): Promise<FailedJob[]> {
     return (await this.pending(queue))
       .filter((job) => job.state === 'failed')
-      .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+      .map((job) => ({
+        id: job.id,
+        name: job.name,
+        data: job.data,
+        attemptsMade: job.attemptsMade,
+        failedReason: job.lastError ?? '',
+        failedAt: job.updatedAt,
+      }));
   }
 
   async failedCount(queue: string): Promise<number> {

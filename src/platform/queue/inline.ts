@@ -129,9 +129,19 @@ export class InlineQueue implements Queue {
     if (this.stopping) return;
     const now = Date.now();
     this.sql(
-        `INSERT OR IGNORE INTO jobs (queue, id, name, data, grp, max_attempts, backoff_ms, state, run_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)`,
-      )
-      .run(queue, normalizeJobId(options.jobId), name, JSON.stringify(data ?? null), options.group ?? null, options.attempts ?? NO_LIMIT, options.backoffMs ?? DEFAULT_BACKOFF_MS, now, now, now);
+      `INSERT OR IGNORE INTO jobs (queue, id, name, data, grp, max_attempts, backoff_ms, state, run_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)`,
+    ).run(
+      queue,
+      normalizeJobId(options.jobId),
+      name,
+      JSON.stringify(data ?? null),
+      options.group ?? null,
+      options.attempts ?? NO_LIMIT,
+      options.backoffMs ?? DEFAULT_BACKOFF_MS,
+      now,
+      now,
+      now,
+    );
     this.pump(queue);
   }
 
@@ -146,7 +156,14 @@ export class InlineQueue implements Queue {
   async failed(queue: string): Promise<FailedJob[]> {
     return (await this.pending(queue))
       .filter((job) => job.state === 'failed')
-      .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+      .map((job) => ({
+        id: job.id,
+        name: job.name,
+        data: job.data,
+        attemptsMade: job.attemptsMade,
+        failedReason: job.lastError ?? '',
+        failedAt: job.updatedAt,
+      }));
   }
 
   async failedCount(queue: string): Promise<number> {
@@ -154,8 +171,9 @@ export class InlineQueue implements Queue {
   }
 
   async pending(queue: string): Promise<PendingJob[]> {
-    const rows = this.sql(`SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`)
-      .all(queue) as ListedRow[];
+    const rows = this.sql(
+      `SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`,
+    ).all(queue) as ListedRow[];
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -171,8 +189,9 @@ export class InlineQueue implements Queue {
   async retry(queue: string, id: string): Promise<boolean> {
     const now = Date.now();
     // A new window from now, and the tries allowed afresh; the job keeps its place in its group.
-    const { changes } = this.sql(`UPDATE jobs SET state = 'waiting', run_at = ?, added_at = ?, updated_at = ?, attempts_made = 0, finished_at = NULL WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`)
-      .run(now, now, now, queue, normalizeJobId(id));
+    const { changes } = this.sql(
+      `UPDATE jobs SET state = 'waiting', run_at = ?, added_at = ?, updated_at = ?, attempts_made = 0, finished_at = NULL WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`,
+    ).run(now, now, now, queue, normalizeJobId(id));
     this.pump(queue);
     return changes === 1;
   }
@@ -221,9 +240,8 @@ export class InlineQueue implements Queue {
   private take(queue: string): JobRow | null {
     return this.db.transaction(() => {
       const row = this.sql(
-          `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
-        )
-        .get(queue, Date.now()) as JobRow | undefined;
+        `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
+      ).get(queue, Date.now()) as JobRow | undefined;
       if (!row) return null;
       this.sql(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
       return row;
@@ -239,27 +257,49 @@ export class InlineQueue implements Queue {
     if (consumer.running >= consumer.concurrency) return;
     const next = this.sql(`SELECT MIN(run_at) AS at FROM jobs j WHERE queue = ? AND state = 'waiting' AND ${NOT_HELD}`).get(queue) as { at: number | null };
     if (next.at === null) return;
-    consumer.timer = setTimeout(() => {
-      consumer.timer = null;
-      this.pump(queue);
-    }, Math.max(0, next.at - Date.now()));
+    consumer.timer = setTimeout(
+      () => {
+        consumer.timer = null;
+        this.pump(queue);
+      },
+      Math.max(0, next.at - Date.now()),
+    );
   }
 
   private async run(queue: string, processor: Processor, job: JobRow): Promise<void> {
-    const tries = { attemptsMade: job.attempts_made, maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts, backoffMs: job.backoff_ms, addedAt: job.added_at };
+    const tries = {
+      attemptsMade: job.attempts_made,
+      maxAttempts: job.max_attempts === NO_LIMIT ? null : job.max_attempts,
+      backoffMs: job.backoff_ms,
+      addedAt: job.added_at,
+    };
     try {
-      await processor({ id: job.id, name: job.name, data: JSON.parse(job.data) as unknown, attemptsMade: job.attempts_made, lastTry: isLastTry(tries, this.policy) });
+      await processor({
+        id: job.id,
+        name: job.name,
+        data: JSON.parse(job.data) as unknown,
+        attemptsMade: job.attempts_made,
+        lastTry: isLastTry(tries, this.policy),
+      });
       if (!this.closed) this.sql(`UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ? WHERE seq = ?`).run(Date.now(), Date.now(), job.seq);
     } catch (error) {
       if (this.closed) return;
       const next = afterFailure({ queue, id: job.id, ...tries }, error, this.policy, this.options.logger);
       const now = Date.now();
       if (next.retry) {
-        this.sql(`UPDATE jobs SET state = 'waiting', attempts_made = attempts_made + 1, failed_reason = ?, run_at = ?, updated_at = ? WHERE seq = ?`)
-          .run(errorText(error), now + next.delayMs, now, job.seq);
+        this.sql(`UPDATE jobs SET state = 'waiting', attempts_made = attempts_made + 1, failed_reason = ?, run_at = ?, updated_at = ? WHERE seq = ?`).run(
+          errorText(error),
+          now + next.delayMs,
+          now,
+          job.seq,
+        );
       } else {
-        this.sql(`UPDATE jobs SET state = 'failed', attempts_made = attempts_made + 1, failed_reason = ?, finished_at = ?, updated_at = ? WHERE seq = ?`)
-          .run(errorText(error), now, now, job.seq);
+        this.sql(`UPDATE jobs SET state = 'failed', attempts_made = attempts_made + 1, failed_reason = ?, finished_at = ?, updated_at = ? WHERE seq = ?`).run(
+          errorText(error),
+          now,
+          now,
+          job.seq,
+        );
       }
     }
   }

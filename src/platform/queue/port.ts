@@ -134,7 +134,10 @@ export interface TryState {
 /** Whether a failure of the try about to start would be final, unless the far side names a time to come back. */
 export function isLastTry(job: TryState, policy: RetryPolicy): boolean {
   const attempt = job.attemptsMade + 1;
-  return (job.maxAttempts !== null && attempt >= job.maxAttempts) || Date.now() + retryDelay(attempt, job.backoffMs, null, policy.capMs) > job.addedAt + policy.windowMs;
+  return (
+    (job.maxAttempts !== null && attempt >= job.maxAttempts) ||
+    Date.now() + retryDelay(attempt, job.backoffMs, null, policy.capMs) > job.addedAt + policy.windowMs
+  );
 }
 
 /**

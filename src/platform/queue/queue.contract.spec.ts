@@ -196,7 +196,11 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     expect((await queue.failed(name))[0]).toMatchObject({ id: 'window', attemptsMade: at.length, failedReason: `down ${at.length}` });
     expect(logged.filter((line) => line.level === 'warn')).toHaveLength(at.length - 1);
     expect(logged.filter((line) => line.level === 'error')).toEqual([
-      { level: 'error', fields: expect.objectContaining({ queue: name, jobId: 'window', reason: `down ${at.length}` }), message: expect.stringContaining('failed for good') },
+      {
+        level: 'error',
+        fields: expect.objectContaining({ queue: name, jobId: 'window', reason: `down ${at.length}` }),
+        message: expect.stringContaining('failed for good'),
+      },
     ]);
     expect(JSON.stringify(logged)).not.toContain('secret words');
     // The processor knows which try is the last, so it can tell someone before giving up.

@@ -174,7 +174,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const walked = options.sort && !options.projection ? this.walkOrdered(filter, options.sort, options.limit ? (options.skip ?? 0) + options.limit : Number.POSITIVE_INFINITY) : null;
+    const walked =
+      options.sort && !options.projection
+        ? this.walkOrdered(filter, options.sort, options.limit ? (options.skip ?? 0) + options.limit : Number.POSITIVE_INFINITY)
+        : null;
     if (walked) return clone(walked.slice(options.skip ?? 0));
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
     if (top) return clone(top.slice(options.skip ?? 0));
@@ -221,7 +224,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private orderedFor(sort: Record<string, 1 | -1>): OrderedIndex | null {
     const fields = Object.keys(sort);
     const spec = this.specs.find(
-      ({ keys, unique }) => !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
+      ({ keys, unique }) =>
+        !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
     );
     if (!spec) return null;
     const name = JSON.stringify(spec.keys);
@@ -596,7 +600,11 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
       if (operator === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) {
         throw new Error(`Cannot apply $inc to ${dotted}: it needs numbers, as in MongoDB`);
       }
-      if ((operator === '$max' || operator === '$min') && (!['number', 'string'].includes(typeof value) || (current !== undefined && current !== null && typeof current !== typeof value))) return null;
+      if (
+        (operator === '$max' || operator === '$min') &&
+        (!['number', 'string'].includes(typeof value) || (current !== undefined && current !== null && typeof current !== typeof value))
+      )
+        return null;
       planned.push({ operator, path, value });
       paths.push(dotted);
     }

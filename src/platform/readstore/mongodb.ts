@@ -70,9 +70,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
 
   async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const { _id: _ignored, ...body } = doc;
-    const result = await mapDuplicate(this.name, () =>
-      this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }),
-    );
+    const result = await mapDuplicate(this.name, () => this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }));
     return {
       matched: result.matchedCount,
       modified: result.modifiedCount,

@@ -237,7 +237,8 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
           await indexed.insertOne(doc);
           await plain.insertOne(doc);
         }
-        const sortKey = (sort: Record<string, 1 | -1>) => (doc: Row) => Object.keys(sort).map((field) => (doc as unknown as Record<string, unknown>)[field] ?? null);
+        const sortKey = (sort: Record<string, 1 | -1>) => (doc: Row) =>
+          Object.keys(sort).map((field) => (doc as unknown as Record<string, unknown>)[field] ?? null);
         const compare = async () => {
           for (const filter of FILTERS) {
             expect(await indexed.count(filter)).toBe(await plain.count(filter));

@@ -15,7 +15,14 @@ describe('Read store snapshot file', () => {
     await tickets.createIndex({ keys: { ticketId: 1 }, unique: true });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });
     // More documents than one frame holds, and a collection with none.
-    for (let i = 0; i < 12_345; i++) await tickets.insertOne({ _id: `t${i}`, ticketId: i, status: i % 2 ? 'open' : 'closed', createdAt: new Date(i * 1000).toISOString(), nested: { tags: ['a', i] } } as never);
+    for (let i = 0; i < 12_345; i++)
+      await tickets.insertOne({
+        _id: `t${i}`,
+        ticketId: i,
+        status: i % 2 ? 'open' : 'closed',
+        createdAt: new Date(i * 1000).toISOString(),
+        nested: { tags: ['a', i] },
+      } as never);
     await store.collection('empty').createIndex({ keys: { name: 1 } });
     await writeSnapshot(dir, store.dump(), identity);
   });
@@ -57,9 +64,17 @@ describe('Read store snapshot file', () => {
 
   it.each([
     ['cut short (a torn write)', (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length * 0.7)), /truncated|checksum/],
-    ['a byte changed in the middle', (bytes: Buffer) => Buffer.concat([bytes.subarray(0, 5000), Buffer.from([bytes[5000]! ^ 1]), bytes.subarray(5001)]), /checksum|malformed/],
+    [
+      'a byte changed in the middle',
+      (bytes: Buffer) => Buffer.concat([bytes.subarray(0, 5000), Buffer.from([bytes[5000]! ^ 1]), bytes.subarray(5001)]),
+      /checksum|malformed/,
+    ],
     ['the checksum changed', (bytes: Buffer) => Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from([bytes[bytes.length - 1]! ^ 1])]), /checksum/],
-    ['of another format version', (bytes: Buffer) => Buffer.concat([bytes.subarray(0, 14), Buffer.from([SNAPSHOT_FORMAT + 1, 0, 0, 0]), bytes.subarray(18)]), /format/],
+    [
+      'of another format version',
+      (bytes: Buffer) => Buffer.concat([bytes.subarray(0, 14), Buffer.from([SNAPSHOT_FORMAT + 1, 0, 0, 0]), bytes.subarray(18)]),
+      /format/,
+    ],
     ['not a snapshot at all', () => Buffer.from('{"hello": "world"}'), /not a snapshot/],
     ['empty', () => Buffer.alloc(0), /not a snapshot/],
   ])('when %s, then it is refused with a reason', async (_case, damage, reason) => {

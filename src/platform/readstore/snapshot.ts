@@ -79,7 +79,11 @@ export async function writeSnapshot(dataDir: string, collections: SnapshotCollec
   try {
     const version = Buffer.alloc(4);
     version.writeUInt32LE(SNAPSHOT_FORMAT);
-    const header: Header = { identity, takenAt: new Date().toISOString(), collections: collections.map(({ name, indexes, docs: all }) => ({ name, indexes, count: all.length })) };
+    const header: Header = {
+      identity,
+      takenAt: new Date().toISOString(),
+      collections: collections.map(({ name, indexes, docs: all }) => ({ name, indexes, count: all.length })),
+    };
     await write([MAGIC, version, ...frame(header)]);
     let frames = 1;
     for (const [c, collection] of collections.entries()) {
@@ -137,8 +141,7 @@ export async function removeTornWrites(dataDir: string): Promise<string[]> {
 }
 
 export type SnapshotLoad =
-  | { ok: true; identity: LogIdentity; collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>; bytes: number }
-  | { ok: false; reason: string };
+  { ok: true; identity: LogIdentity; collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>; bytes: number } | { ok: false; reason: string };
 
 /**
  * Reads and checks a snapshot file; any defect is a reason to refuse it, never an exception. Frame by

@@ -51,7 +51,10 @@ const subjectOf = (raw: string) => /^Subject: (.*)$/m.exec(raw.replace(/\r\n/g, 
 const bodyOf = (raw: string) => {
   const text = raw.replace(/\r\n/g, '\n');
   const encoded = text.slice(text.indexOf('\n\n') + 2).replace(/=\n/g, '');
-  return Buffer.from(encoded.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    encoded.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 };
 
 describe('E-mail notifications over SMTP', () => {
@@ -82,7 +85,10 @@ describe('E-mail notifications over SMTP', () => {
     expect(created.raw).toMatch(/^From: Acme Help <help@acme\.test>$/m);
     expect(bodyOf(created.raw)).toContain(`Follow it here: https://desk.example.com/tickets/${ticket._id}`);
 
-    await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Internal: check the logs', isInternal: true } });
+    await server.request('POST', `/api/tickets/${ticket._id}/messages`, {
+      token: agent.token,
+      body: { content: 'Internal: check the logs', isInternal: true },
+    });
     await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: carol.token, body: { content: 'Any update?' } });
     await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Your account is unlocked now.' } });
     const reply = await eventually(() => sink.mailsTo(carol.email)[1]);
@@ -131,48 +137,66 @@ describe('E-mail notifications through an SMTP outage', () => {
   /** How long the SMTP server is away (SMTP_OUTAGE_MS); retries wait at most 2 s here, so its return is noticed soon. */
   const OUTAGE_MS = Number(process.env.SMTP_OUTAGE_MS ?? 10_000);
 
-  it('when the SMTP server refuses connections while a reply, a second reply and the closing are posted, then after it returns all three arrive once and in order', async () => {
-    const sink = await startSmtpSink();
-    const server = await startTestServer({ env: { SMTP_URL: sink.url, DELIVERY_BACKOFF_CAP_MS: '2000' } });
-    try {
-      const admin = await server.login();
-      const category = await addCategory(server, admin, { name: 'Mail outage' });
-      const ola = await addMember(server, admin, 'customer', 'Ola');
-      const ticket = await openTicket(server, ola, category, { title: 'Mail me' });
-      await eventually(() => sink.mailsTo(ola.email).length === 1, { describe: 'the creation mail' });
-      const down = Date.now();
-      await sink.goDown();
-      const post = (content: string) => server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: admin, body: { content } });
-      expect((await post('First answer while the mail server is away')).status).toBe(201);
-      expect((await post('Second answer while the mail server is away')).status).toBe(201);
-      expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: admin, body: { status: 'closed' } })).status).toBe(200);
-      await eventually(async () => {
-        const { deliveries } = (await server.request('GET', '/api/deliveries', { token: admin })).body as { deliveries: Array<{ channel: string; state: string; lastError: string | null }> };
-        return deliveries.some((delivery) => delivery.channel === 'email' && delivery.state === 'retrying' && delivery.lastError?.includes('ECONNREFUSED'));
-      }, { describe: 'the first mail retrying' });
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - down))));
-      await sink.goUp();
-      await eventually(() => sink.mailsTo(ola.email).length >= 4, { timeoutMs: 30_000, describe: 'the mails after the outage' });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      const arrived = sink.mailsTo(ola.email).slice(1).map((mail) => subjectOf(mail.raw) ?? '');
-      const expected = [
-        `[Customer Support System] New reply on ticket #${ticket.ticketId}: Mail me`,
-        `[Customer Support System] New reply on ticket #${ticket.ticketId}: Mail me`,
-        `[Customer Support System] Ticket #${ticket.ticketId} is now closed`,
-      ];
-      expect(arrived).toEqual(expected);
-      const bodies = sink.mailsTo(ola.email).slice(1, 3).map((mail) => bodyOf(mail.raw));
-      expect(bodies[0]).toContain('First answer');
-      expect(bodies[1]).toContain('Second answer');
-      const keyed = sink.mailsTo(ola.email).slice(1).map((mail) => bodyOf(mail.raw).match(/(First|Second) answer|is now closed/)?.[0] ?? '?');
-      const figures = tally(['First answer', 'Second answer', 'is now closed'], keyed);
-      report(`SMTP outage of ${Math.round(OUTAGE_MS / 1000)} s`, { ...figures });
-      expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
-    } finally {
-      await server.stop();
-      await sink.close();
-    }
-  }, OUTAGE_MS + 60_000);
+  it(
+    'when the SMTP server refuses connections while a reply, a second reply and the closing are posted, then after it returns all three arrive once and in order',
+    async () => {
+      const sink = await startSmtpSink();
+      const server = await startTestServer({ env: { SMTP_URL: sink.url, DELIVERY_BACKOFF_CAP_MS: '2000' } });
+      try {
+        const admin = await server.login();
+        const category = await addCategory(server, admin, { name: 'Mail outage' });
+        const ola = await addMember(server, admin, 'customer', 'Ola');
+        const ticket = await openTicket(server, ola, category, { title: 'Mail me' });
+        await eventually(() => sink.mailsTo(ola.email).length === 1, { describe: 'the creation mail' });
+        const down = Date.now();
+        await sink.goDown();
+        const post = (content: string) => server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: admin, body: { content } });
+        expect((await post('First answer while the mail server is away')).status).toBe(201);
+        expect((await post('Second answer while the mail server is away')).status).toBe(201);
+        expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: admin, body: { status: 'closed' } })).status).toBe(200);
+        await eventually(
+          async () => {
+            const { deliveries } = (await server.request('GET', '/api/deliveries', { token: admin })).body as {
+              deliveries: Array<{ channel: string; state: string; lastError: string | null }>;
+            };
+            return deliveries.some((delivery) => delivery.channel === 'email' && delivery.state === 'retrying' && delivery.lastError?.includes('ECONNREFUSED'));
+          },
+          { describe: 'the first mail retrying' },
+        );
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - down))));
+        await sink.goUp();
+        await eventually(() => sink.mailsTo(ola.email).length >= 4, { timeoutMs: 30_000, describe: 'the mails after the outage' });
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const arrived = sink
+          .mailsTo(ola.email)
+          .slice(1)
+          .map((mail) => subjectOf(mail.raw) ?? '');
+        const expected = [
+          `[Customer Support System] New reply on ticket #${ticket.ticketId}: Mail me`,
+          `[Customer Support System] New reply on ticket #${ticket.ticketId}: Mail me`,
+          `[Customer Support System] Ticket #${ticket.ticketId} is now closed`,
+        ];
+        expect(arrived).toEqual(expected);
+        const bodies = sink
+          .mailsTo(ola.email)
+          .slice(1, 3)
+          .map((mail) => bodyOf(mail.raw));
+        expect(bodies[0]).toContain('First answer');
+        expect(bodies[1]).toContain('Second answer');
+        const keyed = sink
+          .mailsTo(ola.email)
+          .slice(1)
+          .map((mail) => bodyOf(mail.raw).match(/(First|Second) answer|is now closed/)?.[0] ?? '?');
+        const figures = tally(['First answer', 'Second answer', 'is now closed'], keyed);
+        report(`SMTP outage of ${Math.round(OUTAGE_MS / 1000)} s`, { ...figures });
+        expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
+      } finally {
+        await server.stop();
+        await sink.close();
+      }
+    },
+    OUTAGE_MS + 60_000,
+  );
 });
 
 describe('E-mail notifications without SMTP_URL', () => {

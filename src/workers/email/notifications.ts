@@ -12,7 +12,6 @@ import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 /** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */
 export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 
-
 /**
  * The sender when the settings name no support address: no-reply at PUBLIC_URL's host when that is a
  * domain, else at `localhost.localdomain` (an IP address or a bare name is no valid mail domain).
@@ -22,7 +21,11 @@ export function fallbackSender(baseUrl: string): string {
   return `no-reply@${isIP(host) === 0 && host.includes('.') ? host : 'localhost.localdomain'}`;
 }
 
-export function emailFor({ notice, ticket, customer }: CustomerNotice, systemName: string, baseUrl: string): Pick<EmailJob, 'subject' | 'text' | 'kind'> | null {
+export function emailFor(
+  { notice, ticket, customer }: CustomerNotice,
+  systemName: string,
+  baseUrl: string,
+): Pick<EmailJob, 'subject' | 'text' | 'kind'> | null {
   const link = `${baseUrl}/tickets/${ticket._id}`;
   const named = `#${ticket.ticketId} “${oneLine(ticket.title)}”`;
   const greeting = `Hello ${customer.firstName},`;
@@ -65,5 +68,12 @@ export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise
   const mail = emailFor(found, settings.systemName, publicUrl(deps.config));
   if (!mail) return [];
   const data: EmailJob = { to: found.customer.email, ticketId: found.ticket._id, ...mail };
-  return [{ queue: EMAIL_QUEUE, name: mail.kind, data, options: { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 } }];
+  return [
+    {
+      queue: EMAIL_QUEUE,
+      name: mail.kind,
+      data,
+      options: { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 },
+    },
+  ];
 }

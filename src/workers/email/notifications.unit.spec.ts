@@ -13,7 +13,11 @@ describe('E-mail wording', () => {
   it('when a title or reply holds CR/LF, then the subject stays one line and the body keeps plain line breaks', () => {
     const ticket = { _id: 't1', ticketId: 1001, title: 'Broken\r\nBcc: someone@evil.test', category: { name: 'Billing' } } as unknown as TicketView;
     const customer = { firstName: 'Carol' } as unknown as UserView;
-    const mail = emailFor({ notice: { kind: 'reply', content: 'Line one\r\nLine two\rLine three', senderName: 'Dan Tester', files: [] }, ticket, customer }, 'Acme Help', 'https://desk.example.com');
+    const mail = emailFor(
+      { notice: { kind: 'reply', content: 'Line one\r\nLine two\rLine three', senderName: 'Dan Tester', files: [] }, ticket, customer },
+      'Acme Help',
+      'https://desk.example.com',
+    );
     expect(mail?.subject).toBe('[Acme Help] New reply on ticket #1001: Broken Bcc: someone@evil.test');
     expect(mail?.text).not.toMatch(/\r/);
     expect(mail?.text).toContain('your ticket #1001 “Broken Bcc: someone@evil.test”:\n\nLine one\nLine two\nLine three\n');

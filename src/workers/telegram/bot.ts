@@ -326,7 +326,10 @@ export class TelegramConversation {
       const key = draft.title === null ? 'title' : 'description';
       const checked = createTicketSchema.shape[key].safeParse(text ?? '');
       if (!checked.success) return this.reply(turn, checked.error.issues[0]!.message);
-      command = key === 'title' ? { type: 'GiveTitle', updateId: turn.updateId, title: checked.data } : { type: 'GiveDescription', updateId: turn.updateId, description: checked.data };
+      command =
+        key === 'title'
+          ? { type: 'GiveTitle', updateId: turn.updateId, title: checked.data }
+          : { type: 'GiveDescription', updateId: turn.updateId, description: checked.data };
     } else {
       const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
       if (!field) return this.submit(turn, customer, draft);
@@ -356,7 +359,11 @@ export class TelegramConversation {
       field.fieldType === 'number' && field.validation.min !== undefined ? `at least ${field.validation.min}` : null,
       field.fieldType === 'number' && field.validation.max !== undefined ? `at most ${field.validation.max}` : null,
     ].filter(Boolean);
-    const lines = [field.prompt, field.fieldType === 'number' ? `Please send a number${limits.length ? ` (${limits.join(', ')})` : ''}.` : null, field.required ? null : TEXTS.optionalHint];
+    const lines = [
+      field.prompt,
+      field.fieldType === 'number' ? `Please send a number${limits.length ? ` (${limits.join(', ')})` : ''}.` : null,
+      field.required ? null : TEXTS.optionalHint,
+    ];
     await this.reply(turn, lines.filter(Boolean).join('\n'));
   }
 
@@ -402,7 +409,11 @@ interface SentFile {
 function fileOf(message: object, updateId: number): SentFile | null {
   if ('document' in message) {
     const document = message.document as { file_id: string; file_name?: string; file_size?: number };
-    return { fileId: document.file_id, name: document.file_name ?? `file-${updateId}`, ...(document.file_size !== undefined ? { size: document.file_size } : {}) };
+    return {
+      fileId: document.file_id,
+      name: document.file_name ?? `file-${updateId}`,
+      ...(document.file_size !== undefined ? { size: document.file_size } : {}),
+    };
   }
   if ('photo' in message && Array.isArray(message.photo) && message.photo.length > 0) {
     const largest = (message.photo as Array<{ file_id: string; file_size?: number }>).at(-1)!;

@@ -42,57 +42,75 @@ describe('Telegram under faults, embedded queue', () => {
     return { admin, ticket: ticket! };
   };
 
-  it('when Telegram is down while two replies, a note and the closing are posted, then after it returns both replies and the closing arrive once, in order, and the note never', async () => {
-    const server = await startTestServer({ env: env(fake) });
-    try {
-      const nora: TelegramUser = { id: 8101, first_name: 'Nora' };
-      const { admin, ticket } = await setUp(server, nora);
-      const agent = await addMember(server, admin, 'agent', 'Otto');
-      await server.request('POST', `/api/tickets/${ticket._id}/assign`, { token: agent.token, body: { agentId: agent.id } });
-      const before = await eventually(() => (fake.messagesTo(nora.id).at(-1) === 'Ticket #1001 is now in progress.' ? fake.messagesTo(nora.id).length : undefined));
+  it(
+    'when Telegram is down while two replies, a note and the closing are posted, then after it returns both replies and the closing arrive once, in order, and the note never',
+    async () => {
+      const server = await startTestServer({ env: env(fake) });
+      try {
+        const nora: TelegramUser = { id: 8101, first_name: 'Nora' };
+        const { admin, ticket } = await setUp(server, nora);
+        const agent = await addMember(server, admin, 'agent', 'Otto');
+        await server.request('POST', `/api/tickets/${ticket._id}/assign`, { token: agent.token, body: { agentId: agent.id } });
+        const before = await eventually(() =>
+          fake.messagesTo(nora.id).at(-1) === 'Ticket #1001 is now in progress.' ? fake.messagesTo(nora.id).length : undefined,
+        );
 
-      const down = Date.now();
-      await fake.goDown();
-      const post = (content: string, isInternal = false) => server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content, isInternal } });
-      expect((await post('First reply during the outage')).status).toBe(201);
-      expect((await post('Internal: customer is on the old plan', true)).status).toBe(201);
-      expect((await post('Second reply during the outage')).status).toBe(201);
-      expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'closed' } })).status).toBe(200);
+        const down = Date.now();
+        await fake.goDown();
+        const post = (content: string, isInternal = false) =>
+          server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content, isInternal } });
+        expect((await post('First reply during the outage')).status).toBe(201);
+        expect((await post('Internal: customer is on the old plan', true)).status).toBe(201);
+        expect((await post('Second reply during the outage')).status).toBe(201);
+        expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'closed' } })).status).toBe(200);
 
-      // The notices wait and retry; the admin sees them in Deliveries, and nothing has failed for good.
-      const retrying = await eventually(async () => {
-        const { deliveries } = (await server.request('GET', '/api/deliveries', { token: admin })).body as { deliveries: Array<{ recipient: string; state: string; attempts: number; lastError: string | null }> };
-        const mine = deliveries.filter((delivery) => delivery.recipient === '8101');
-        return mine.length === 3 && mine[0]!.state === 'retrying' ? mine : undefined;
-      });
-      // The first try may meet the connection being cut (socket hang up); later ones are refused.
-      expect(retrying[0]!.lastError).toMatch(/ECONNREFUSED|socket hang up/);
-      expect(retrying.slice(1).every((delivery) => delivery.state === 'waiting' && delivery.attempts === 0)).toBe(true);
-      expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+        // The notices wait and retry; the admin sees them in Deliveries, and nothing has failed for good.
+        const retrying = await eventually(async () => {
+          const { deliveries } = (await server.request('GET', '/api/deliveries', { token: admin })).body as {
+            deliveries: Array<{ recipient: string; state: string; attempts: number; lastError: string | null }>;
+          };
+          const mine = deliveries.filter((delivery) => delivery.recipient === '8101');
+          return mine.length === 3 && mine[0]!.state === 'retrying' ? mine : undefined;
+        });
+        // The first try may meet the connection being cut (socket hang up); later ones are refused.
+        expect(retrying[0]!.lastError).toMatch(/ECONNREFUSED|socket hang up/);
+        expect(retrying.slice(1).every((delivery) => delivery.state === 'waiting' && delivery.attempts === 0)).toBe(true);
+        expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
 
-      await sleep(Math.max(0, OUTAGE_MS - (Date.now() - down)));
-      const attemptsDuringOutage = fake.calls.length;
-      const { deliveries: atReturn } = (await server.request('GET', '/api/deliveries', { token: admin })).body as { deliveries: Array<{ recipient: string; attempts: number }> };
-      await fake.goUp();
-      const expected = [
-        'New reply on ticket #1001 from Otto Tester:\nFirst reply during the outage',
-        'New reply on ticket #1001 from Otto Tester:\nSecond reply during the outage',
-        DEFAULT_BOT_MESSAGES.ticketClosedMessage.replace('{ticketId}', '1001'),
-      ];
-      await eventually(() => fake.messagesTo(nora.id).length >= before + expected.length, { timeoutMs: BACKOFF_CAP_MS + 30_000, describe: 'the notices after the outage' });
-      // Anything sent twice would come right behind.
-      await sleep(1500);
-      const arrived = fake.messagesTo(nora.id).slice(before);
-      const figures = tally(expected, arrived);
-      report(`Telegram outage of ${Math.round(OUTAGE_MS / 1000)} s`, { ...figures, triesOfFirstNotice: atReturn.find((delivery) => delivery.recipient === '8101')?.attempts ?? 0, callsSeenAfterReturn: fake.calls.length - attemptsDuringOutage });
-      expect(arrived).toEqual(expected);
-      expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
-      expect(fake.delivered.some((message) => message.text.includes('old plan'))).toBe(false);
-      expect((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries).toEqual([]);
-    } finally {
-      await server.stop();
-    }
-  }, OUTAGE_MS + 120_000);
+        await sleep(Math.max(0, OUTAGE_MS - (Date.now() - down)));
+        const attemptsDuringOutage = fake.calls.length;
+        const { deliveries: atReturn } = (await server.request('GET', '/api/deliveries', { token: admin })).body as {
+          deliveries: Array<{ recipient: string; attempts: number }>;
+        };
+        await fake.goUp();
+        const expected = [
+          'New reply on ticket #1001 from Otto Tester:\nFirst reply during the outage',
+          'New reply on ticket #1001 from Otto Tester:\nSecond reply during the outage',
+          DEFAULT_BOT_MESSAGES.ticketClosedMessage.replace('{ticketId}', '1001'),
+        ];
+        await eventually(() => fake.messagesTo(nora.id).length >= before + expected.length, {
+          timeoutMs: BACKOFF_CAP_MS + 30_000,
+          describe: 'the notices after the outage',
+        });
+        // Anything sent twice would come right behind.
+        await sleep(1500);
+        const arrived = fake.messagesTo(nora.id).slice(before);
+        const figures = tally(expected, arrived);
+        report(`Telegram outage of ${Math.round(OUTAGE_MS / 1000)} s`, {
+          ...figures,
+          triesOfFirstNotice: atReturn.find((delivery) => delivery.recipient === '8101')?.attempts ?? 0,
+          callsSeenAfterReturn: fake.calls.length - attemptsDuringOutage,
+        });
+        expect(arrived).toEqual(expected);
+        expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
+        expect(fake.delivered.some((message) => message.text.includes('old plan'))).toBe(false);
+        expect((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries).toEqual([]);
+      } finally {
+        await server.stop();
+      }
+    },
+    OUTAGE_MS + 120_000,
+  );
 
   it('when the app stops mid-burst and starts again while Telegram is down, then every confirmed update is processed after Telegram returns, once and in order', async () => {
     const first = await startTestServer({ env: env(fake) });
@@ -107,7 +125,9 @@ describe('Telegram under faults, embedded queue', () => {
     const updates = texts.slice(1).map((text) => fake.sendText(TOKEN, rita, text));
     const lastId = updates.at(-1)!.update_id;
     // Telegram holds an update until a later getUpdates confirms it (offset past its id).
-    await eventually(() => fake.calls.some((call) => call.method === 'getUpdates' && Number(call.payload.offset) > lastId), { describe: 'the whole burst confirmed' });
+    await eventually(() => fake.calls.some((call) => call.method === 'getUpdates' && Number(call.payload.offset) > lastId), {
+      describe: 'the whole burst confirmed',
+    });
     await eventually(() => fake.held('getFile') === 1, { describe: 'the download hanging' });
     await fake.goDown();
     fake.release('getFile');
@@ -168,7 +188,9 @@ describe('Telegram under faults, embedded queue', () => {
       expect(Date.now() - sent).toBeGreaterThanOrEqual(2000);
       expect(fake.messagesTo(vera.id).slice(before)).toEqual([TEXTS.failed]);
       expect(fake.calls.filter((call) => call.method === 'getFile').length).toBeGreaterThanOrEqual(3);
-      await eventually(async () => (await ticketMessages(server, ticket._id)).some((message) => message.content === 'My receipt is attached'), { describe: 'the caption on the ticket' });
+      await eventually(async () => (await ticketMessages(server, ticket._id)).some((message) => message.content === 'My receipt is attached'), {
+        describe: 'the caption on the ticket',
+      });
     } finally {
       await server.stop();
     }

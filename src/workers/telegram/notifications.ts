@@ -65,7 +65,15 @@ export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Prom
   // A staff reply's files follow its text, in the same chat's line (an internal note never gets here).
   if (found.notice.kind === 'reply') {
     found.notice.files.forEach((file, index) => {
-      jobs.push(sendJob(`telegram:${event.id}:file:${index}`, { chatId, text: '', ticketId: found.ticket._id, kind: 'file', file: { fileId: file.fileId, name: file.originalName, mimeType: file.mimeType } }));
+      jobs.push(
+        sendJob(`telegram:${event.id}:file:${index}`, {
+          chatId,
+          text: '',
+          ticketId: found.ticket._id,
+          kind: 'file',
+          file: { fileId: file.fileId, name: file.originalName, mimeType: file.mimeType },
+        }),
+      );
     });
   }
   return jobs;

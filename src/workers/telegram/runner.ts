@@ -77,19 +77,24 @@ export class TelegramRunner {
 
   /** Reads the settings again and moves to what they say (serialised: one change at a time). */
   refresh(): void {
-    this.applying = this.applying.then(() => this.apply()).catch((error: unknown) => {
-      this.deps.logger.error({ err: error }, 'telegram bot could not start');
-      this.scheduleRetry();
-    });
+    this.applying = this.applying
+      .then(() => this.apply())
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, 'telegram bot could not start');
+        this.scheduleRetry();
+      });
   }
 
   private scheduleRetry(): void {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.mode = { kind: 'off' };
-      this.refresh();
-    }, Math.min(START_RETRY_MS, this.deps.config.DELIVERY_BACKOFF_CAP_MS));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        this.mode = { kind: 'off' };
+        this.refresh();
+      },
+      Math.min(START_RETRY_MS, this.deps.config.DELIVERY_BACKOFF_CAP_MS),
+    );
   }
 
   private async apply(): Promise<void> {
@@ -97,7 +102,13 @@ export class TelegramRunner {
     const settings = await loadSystemSettings(this.deps.readStore);
     const token = settings.telegramBotToken;
     const url = settings.telegramWebhookUrl;
-    const wanted: Mode = !token ? { kind: 'off' } : !this.active() ? { kind: 'standby', token } : url ? { kind: 'webhook', token, url } : { kind: 'polling', token };
+    const wanted: Mode = !token
+      ? { kind: 'off' }
+      : !this.active()
+        ? { kind: 'standby', token }
+        : url
+          ? { kind: 'webhook', token, url }
+          : { kind: 'polling', token };
     if (JSON.stringify(wanted) === JSON.stringify(this.mode)) return;
     await this.stopPolling();
     this.conversation = null;
@@ -109,7 +120,15 @@ export class TelegramRunner {
     const me = await this.api.getMe(wanted.token).catch((error: unknown) => {
       throw new Error(`getMe failed: ${telegramErrorText(error)}`);
     });
-    const botInfo = { id: me.id, is_bot: true as const, first_name: me.firstName, username: me.username, can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false };
+    const botInfo = {
+      id: me.id,
+      is_bot: true as const,
+      first_name: me.firstName,
+      username: me.username,
+      can_join_groups: false,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    };
     this.conversation = new TelegramConversation(this.deps, this.api, wanted.token, botInfo);
     if (wanted.kind === 'standby') {
       this.deps.logger.info({ bot: me.username }, 'telegram bot standing by: another process fetches its updates');

@@ -32,7 +32,9 @@ export function telegramSender(deps: AppDeps, api: TelegramApi): Processor<Teleg
     const { telegramBotToken: token } = await loadSystemSettings(deps.readStore);
     if (!token) throw new Error('No Telegram bot token is set in the system settings');
     const { chatId, text, buttons, ticketId, kind, file } = job.data;
-    const markup = buttons ? { inline_keyboard: buttons.map((row) => row.map((button) => ({ text: button.text, callback_data: button.callbackData }))) } : undefined;
+    const markup = buttons
+      ? { inline_keyboard: buttons.map((row) => row.map((button) => ({ text: button.text, callback_data: button.callbackData }))) }
+      : undefined;
     await deliverOnce(deps, job, { channel: 'telegram', recipient: chatId, ticketId: ticketId ?? null, kind }, async () => {
       try {
         if (file) await sendStoredFile(deps, api, token, chatId, file);

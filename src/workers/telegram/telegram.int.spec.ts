@@ -63,9 +63,17 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     return fake.messagesTo(user.id).slice(before);
   };
   const ticketsOf = async (firstName: string) =>
-    ((await server.request('GET', '/api/tickets', { token: admin })).body.tickets as Array<{ _id: string; ticketId: number; customer: { firstName: string }; platform: string; title: string; status: string; customFieldValues: unknown[] }>).filter(
-      (ticket) => ticket.customer.firstName === firstName,
-    );
+    (
+      (await server.request('GET', '/api/tickets', { token: admin })).body.tickets as Array<{
+        _id: string;
+        ticketId: number;
+        customer: { firstName: string };
+        platform: string;
+        title: string;
+        status: string;
+        customFieldValues: unknown[];
+      }>
+    ).filter((ticket) => ticket.customer.firstName === firstName);
 
   /** Whitelists a Telegram user and opens a ticket for them through the bot, in a new category without custom fields. */
   const customerWithTicket = async (user: TelegramUser, categoryName: string, title: string) => {
@@ -80,7 +88,9 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     const alice: TelegramUser = { id: 5001, first_name: 'Alice', last_name: 'Liddell', username: 'alice_tg' };
     expect(await say(alice, '/start')).toEqual([TEXTS.notWhitelisted]);
     const requests = (await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests;
-    expect(requests).toEqual([expect.objectContaining({ telegramId: '5001', username: 'alice_tg', firstName: 'Alice', attemptCount: 1, lastMessage: '/start' })]);
+    expect(requests).toEqual([
+      expect.objectContaining({ telegramId: '5001', username: 'alice_tg', firstName: 'Alice', attemptCount: 1, lastMessage: '/start' }),
+    ]);
     expect(await ticketsOf('Alice')).toEqual([]);
 
     const before = fake.messagesTo(alice.id).length;
@@ -105,7 +115,13 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(await say(alice, '/skip')).toEqual(['Your ticket #1001 in Billing has been created. An agent will reply here soon.']);
 
     const [ticket] = await ticketsOf('Alice');
-    expect(ticket).toMatchObject({ ticketId: 1001, title: 'Card payment refused', platform: 'telegram', status: 'open', customFieldValues: [{ fieldName: 'order', value: '7781' }] });
+    expect(ticket).toMatchObject({
+      ticketId: 1001,
+      title: 'Card payment refused',
+      platform: 'telegram',
+      status: 'open',
+      customFieldValues: [{ fieldName: 'order', value: '7781' }],
+    });
     const detail = (await server.request('GET', `/api/tickets/${ticket!._id}`, { token: admin })).body;
     expect(detail.ticket.customer).toMatchObject({ firstName: 'Alice', lastName: 'Liddell' });
 
@@ -115,7 +131,11 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     // A plain message goes to the open ticket, marked as coming from Telegram.
     fake.sendText(TOKEN, alice, 'Any news about this?');
     const posted = await eventually(async () => {
-      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{ content: string; platform: string; sender: { firstName: string } }>;
+      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{
+        content: string;
+        platform: string;
+        sender: { firstName: string };
+      }>;
       return messages.find((message) => message.content === 'Any news about this?');
     });
     expect(posted).toMatchObject({ platform: 'telegram', sender: { firstName: 'Alice' } });
@@ -123,9 +143,15 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     // A document is downloaded, checked like a web upload, and posted with its caption.
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
     fake.addFile(TOKEN, 'doc-png', png);
-    fake.sendOther(TOKEN, alice, { document: { file_id: 'doc-png', file_unique_id: 'u1', file_name: 'screenshot.png', file_size: png.length }, caption: 'See the error' });
+    fake.sendOther(TOKEN, alice, {
+      document: { file_id: 'doc-png', file_unique_id: 'u1', file_name: 'screenshot.png', file_size: png.length },
+      caption: 'See the error',
+    });
     const withFile = await eventually(async () => {
-      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{ content: string; attachments: Array<{ url: string; originalName: string; mimeType: string }> }>;
+      const messages = (await server.request('GET', `/api/tickets/${ticket!._id}/messages`, { token: admin })).body.messages as Array<{
+        content: string;
+        attachments: Array<{ url: string; originalName: string; mimeType: string }>;
+      }>;
       return messages.find((message) => message.content === 'See the error');
     });
     expect(withFile.attachments).toEqual([expect.objectContaining({ originalName: 'screenshot.png', mimeType: 'image/png', size: png.length })]);
@@ -165,7 +191,10 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
   it('answers custom commands and uses edited Bot Messages', async () => {
     const carl: TelegramUser = { id: 5002, first_name: 'Carl' };
     await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5002', firstName: 'Carl' } });
-    const created = await server.request('POST', '/api/bot-commands', { token: admin, body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'We answer 9:00–17:00 CET.' } });
+    const created = await server.request('POST', '/api/bot-commands', {
+      token: admin,
+      body: { command: 'hours', description: 'Opening hours', handler: 'custom', response: 'We answer 9:00–17:00 CET.' },
+    });
     expect(created.status).toBe(201);
     await server.request('PUT', '/api/bot-settings', { token: admin, body: { messages: { welcomeMessage: 'Hi there, welcome to Billing Support!' } } });
     expect(await say(carl, '/hours')).toEqual(['We answer 9:00–17:00 CET.']);
@@ -227,7 +256,10 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect((await server.request('POST', '/api/deliveries/sms/x/retry', { token: admin })).status).toBe(404);
     expect((await server.request('POST', '/api/deliveries/telegram/no-such-job/retry', { token: admin })).status).toBe(404);
 
-    expect(await server.request('POST', `/api/deliveries/telegram/${failed.id}/retry`, { token: admin })).toEqual({ status: 200, body: { message: 'Delivery queued again' } });
+    expect(await server.request('POST', `/api/deliveries/telegram/${failed.id}/retry`, { token: admin })).toEqual({
+      status: 200,
+      body: { message: 'Delivery queued again' },
+    });
     await eventually(() => fake.messagesTo(eve.id).length === 1, { describe: 'the retried message' });
     expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
     await eventually(async () => (await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries.length === 0);
@@ -243,12 +275,15 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     });
     expect((await server.request('DELETE', `/api/deliveries/telegram/${two[0]!.id}`, { token: admin })).status).toBe(204);
     expect((await server.request('DELETE', `/api/deliveries/telegram/${two[0]!.id}`, { token: admin })).status).toBe(404);
-    expect(await server.request('POST', '/api/deliveries/failed/discard', { token: admin })).toEqual({ status: 200, body: { message: 'Discarded 1 delivery', count: 1 } });
+    expect(await server.request('POST', '/api/deliveries/failed/discard', { token: admin })).toEqual({
+      status: 200,
+      body: { message: 'Discarded 1 delivery', count: 1 },
+    });
     expect((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries).toEqual([]);
     expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
   });
 
-  it('when a file cannot be downloaded, then the user gets the failed text and the caption reaches the ticket as text; another bot\'s command is ignored; an old button names the open ticket', async () => {
+  it("when a file cannot be downloaded, then the user gets the failed text and the caption reaches the ticket as text; another bot's command is ignored; an old button names the open ticket", async () => {
     const hana: TelegramUser = { id: 5007, first_name: 'Hana' };
     const { category: plain, ticket } = await customerWithTicket(hana, 'Plain', 'Files ticket');
     const before = fake.messagesTo(hana.id).length;
@@ -291,7 +326,9 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     const kate = await addMember(server, admin, 'agent', 'Kate');
     await server.request('POST', `/api/tickets/${ticket!._id}/assign`, { token: kate.token, body: { agentId: kate.id } });
     await eventually(() => fake.messagesTo(ivan.id).at(-1) === `Ticket #${ticket!.ticketId} is now in progress.`, { describe: 'the assignment notices' });
-    expect(await chat.say('/start')).toEqual([`Welcome back! Your ticket #${ticket!.ticketId} in Templates is in progress. Kate Tester is on it. Send /help for the commands.`]);
+    expect(await chat.say('/start')).toEqual([
+      `Welcome back! Your ticket #${ticket!.ticketId} in Templates is in progress. Kate Tester is on it. Send /help for the commands.`,
+    ]);
   };
 
   it('when maintenance mode is on, then the bot answers with the maintenance notice and posts nothing', async () => {
@@ -305,7 +342,11 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
       expect(await botChat(fake, TOKEN, jill).say('/ticket')).toEqual([notice]);
       expect(await botChat(fake, TOKEN, stranger).say('Let me in')).toEqual([notice]);
       expect((await ticketMessages(server, ticket._id)).map((message) => message.content)).not.toContain('Are you there?');
-      expect((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests.map((request: { telegramId: string }) => request.telegramId)).not.toContain('5010');
+      expect(
+        (await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests.map(
+          (request: { telegramId: string }) => request.telegramId,
+        ),
+      ).not.toContain('5010');
     } finally {
       await server.request('PUT', '/api/settings', { token: admin, body: { maintenanceMode: false } });
     }
@@ -314,7 +355,10 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
   it('when an admin adds by hand an ID whose access request is pending, then the request is approved and the user is told', async () => {
     const lena: TelegramUser = { id: 5011, first_name: 'Lena' };
     expect(await botChat(fake, TOKEN, lena).say('/start')).toEqual([TEXTS.notWhitelisted]);
-    const pending = async () => ((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests as Array<{ telegramId: string }>).map((request) => request.telegramId);
+    const pending = async () =>
+      ((await server.request('GET', '/api/whitelist/access-requests', { token: admin })).body.requests as Array<{ telegramId: string }>).map(
+        (request) => request.telegramId,
+      );
     expect(await pending()).toContain('5011');
     expect((await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5011', firstName: 'Lena' } })).status).toBe(201);
     expect(await pending()).not.toContain('5011');
@@ -322,7 +366,7 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(await botChat(fake, TOKEN, lena).say('/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
   });
 
-  it('when staff reply with files, then the customer gets the reply and each file as a photo or document after it; a note\'s file never goes', async () => {
+  it("when staff reply with files, then the customer gets the reply and each file as a photo or document after it; a note's file never goes", async () => {
     const maya: TelegramUser = { id: 5012, first_name: 'Maya' };
     const { ticket } = await customerWithTicket(maya, 'Files out', 'Send me the files');
     const before = fake.messagesTo(maya.id).length;
@@ -333,7 +377,11 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
       form.append('content', content);
       form.append('isInternal', String(isInternal));
       for (const [bytes, name] of files) form.append('attachments', new Blob([new Uint8Array(bytes)]), name);
-      const response = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: form });
+      const response = await fetch(`${server.url}/api/tickets/${ticket._id}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}` },
+        body: form,
+      });
       expect(response.status).toBe(201);
     };
     await post('Internal: the signed copy', true, [[pdf, 'secret.pdf']]);
@@ -363,7 +411,10 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
 
     const frank: TelegramUser = { id: 5005, first_name: 'Frank' };
     await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '5005', firstName: 'Frank' } });
-    const update = { update_id: 990001, message: { message_id: 1, date: 0, from: { ...frank, is_bot: false }, chat: { id: frank.id, type: 'private', first_name: 'Frank' }, text: '/start' } };
+    const update = {
+      update_id: 990001,
+      message: { message_id: 1, date: 0, from: { ...frank, is_bot: false }, chat: { id: frank.id, type: 'private', first_name: 'Frank' }, text: '/start' },
+    };
     const post = (headers: Record<string, string>, body: unknown = update) => server.request('POST', '/api/telegram/webhook', { headers, body });
     expect((await post({})).status).toBe(401);
     expect((await post({ 'x-telegram-bot-api-secret-token': 'f'.repeat(64) })).status).toBe(401);
@@ -376,7 +427,9 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
 
     const polls = fake.calls.filter((call) => call.method === 'getUpdates').length;
     await server.request('PUT', '/api/settings', { token: admin, body: { telegramWebhookUrl: '' } });
-    await eventually(() => fake.webhookOf(TOKEN) === null && fake.calls.filter((call) => call.method === 'getUpdates').length > polls, { describe: 'back to polling' });
+    await eventually(() => fake.webhookOf(TOKEN) === null && fake.calls.filter((call) => call.method === 'getUpdates').length > polls, {
+      describe: 'back to polling',
+    });
     expect(await say(frank, '/help')).toEqual([DEFAULT_BOT_MESSAGES.helpMessage]);
   });
 

@@ -10,16 +10,46 @@ import { refetchAfterResync } from './api';
 import { useAppDispatch, useAppSelector } from './hooks';
 import { Layout } from './shell/Layout';
 
-const LoginPage = lazyPage(() => import('../features/auth/LoginPage'), (m) => m.LoginPage);
-const RegisterPage = lazyPage(() => import('../features/auth/RegisterPage'), (m) => m.RegisterPage);
-const DashboardPage = lazyPage(() => import('../features/tickets/DashboardPage'), (m) => m.DashboardPage);
-const LiveTicketsPage = lazyPage(() => import('../features/tickets/LiveTicketsPage'), (m) => m.LiveTicketsPage);
-const TicketPage = lazyPage(() => import('../features/tickets/TicketPage'), (m) => m.TicketPage);
-const ProfilePage = lazyPage(() => import('../features/profile/ProfilePage'), (m) => m.ProfilePage);
-const CannedMessagesPage = lazyPage(() => import('../features/canned/CannedMessagesPage'), (m) => m.CannedMessagesPage);
-const AdminPage = lazyPage(() => import('../features/admin/AdminPage'), (m) => m.AdminPage);
-const SettingsPage = lazyPage(() => import('../features/settings/SettingsPage'), (m) => m.SettingsPage);
-const WhitelistPage = lazyPage(() => import('../features/whitelist/WhitelistPage'), (m) => m.WhitelistPage);
+const LoginPage = lazyPage(
+  () => import('../features/auth/LoginPage'),
+  (m) => m.LoginPage,
+);
+const RegisterPage = lazyPage(
+  () => import('../features/auth/RegisterPage'),
+  (m) => m.RegisterPage,
+);
+const DashboardPage = lazyPage(
+  () => import('../features/tickets/DashboardPage'),
+  (m) => m.DashboardPage,
+);
+const LiveTicketsPage = lazyPage(
+  () => import('../features/tickets/LiveTicketsPage'),
+  (m) => m.LiveTicketsPage,
+);
+const TicketPage = lazyPage(
+  () => import('../features/tickets/TicketPage'),
+  (m) => m.TicketPage,
+);
+const ProfilePage = lazyPage(
+  () => import('../features/profile/ProfilePage'),
+  (m) => m.ProfilePage,
+);
+const CannedMessagesPage = lazyPage(
+  () => import('../features/canned/CannedMessagesPage'),
+  (m) => m.CannedMessagesPage,
+);
+const AdminPage = lazyPage(
+  () => import('../features/admin/AdminPage'),
+  (m) => m.AdminPage,
+);
+const SettingsPage = lazyPage(
+  () => import('../features/settings/SettingsPage'),
+  (m) => m.SettingsPage,
+);
+const WhitelistPage = lazyPage(
+  () => import('../features/whitelist/WhitelistPage'),
+  (m) => m.WhitelistPage,
+);
 
 /** A chunk that fails or times out gets a clear message and a way out, not a blank page. */
 class ChunkBoundary extends Component<{ children: ReactNode }, { failed: Error | null }> {
@@ -61,17 +91,72 @@ export function App() {
     <ChunkBoundary>
       <Suspense fallback={<LoadingScreen />}>
         <Routes>
-          <Route path="/login" element={<PublicOnly><LoginPage /></PublicOnly>} />
-          <Route path="/register" element={<PublicOnly><RegisterPage /></PublicOnly>} />
-          <Route element={<RequireRole><Layout /></RequireRole>}>
+          <Route
+            path="/login"
+            element={
+              <PublicOnly>
+                <LoginPage />
+              </PublicOnly>
+            }
+          />
+          <Route
+            path="/register"
+            element={
+              <PublicOnly>
+                <RegisterPage />
+              </PublicOnly>
+            }
+          />
+          <Route
+            element={
+              <RequireRole>
+                <Layout />
+              </RequireRole>
+            }
+          >
             <Route path="/dashboard" element={<DashboardPage />} />
-            <Route path="/live-tickets" element={<RequireRole roles={[...STAFF]}><LiveTicketsPage /></RequireRole>} />
+            <Route
+              path="/live-tickets"
+              element={
+                <RequireRole roles={[...STAFF]}>
+                  <LiveTicketsPage />
+                </RequireRole>
+              }
+            />
             <Route path="/tickets/:ticketId" element={<TicketPage />} />
             <Route path="/profile" element={<ProfilePage />} />
-            <Route path="/canned-messages" element={<RequireRole roles={[...STAFF]}><CannedMessagesPage /></RequireRole>} />
-            <Route path="/admin" element={<RequireRole roles="admin"><AdminPage /></RequireRole>} />
-            <Route path="/settings" element={<RequireRole roles="admin"><SettingsPage /></RequireRole>} />
-            <Route path="/telegram-whitelist" element={<RequireRole roles="admin"><WhitelistPage /></RequireRole>} />
+            <Route
+              path="/canned-messages"
+              element={
+                <RequireRole roles={[...STAFF]}>
+                  <CannedMessagesPage />
+                </RequireRole>
+              }
+            />
+            <Route
+              path="/admin"
+              element={
+                <RequireRole roles="admin">
+                  <AdminPage />
+                </RequireRole>
+              }
+            />
+            <Route
+              path="/settings"
+              element={
+                <RequireRole roles="admin">
+                  <SettingsPage />
+                </RequireRole>
+              }
+            />
+            <Route
+              path="/telegram-whitelist"
+              element={
+                <RequireRole roles="admin">
+                  <WhitelistPage />
+                </RequireRole>
+              }
+            />
           </Route>
           <Route path="*" element={<Navigate to="/dashboard" replace />} />
         </Routes>

@@ -27,7 +27,8 @@ const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> =
   let result = await rawBaseQuery(args, api, extra);
   if (result.error?.status === 401 && !isCredentialCheck(urlOf(args))) {
     const refreshed = await refreshTokens();
-    if (refreshed === 'unavailable') return { error: { status: 'FETCH_ERROR', error: 'The session could not be refreshed; the network or the server did not answer' } };
+    if (refreshed === 'unavailable')
+      return { error: { status: 'FETCH_ERROR', error: 'The session could not be refreshed; the network or the server did not answer' } };
     if (refreshed === 'refreshed') result = await rawBaseQuery(args, api, extra);
     if (result.error?.status === 401) {
       tokens.clear();
@@ -48,7 +49,22 @@ export const WHOLE_LIST = { limit: 1000 } as const;
 export const api = createApi({
   reducerPath: 'api',
   baseQuery,
-  tagTypes: ['Profile', 'Preferences', 'Category', 'Ticket', 'Stats', 'Presence', 'Canned', 'User', 'BotCommand', 'BotSettings', 'Settings', 'Whitelist', 'AccessRequest', 'Delivery'],
+  tagTypes: [
+    'Profile',
+    'Preferences',
+    'Category',
+    'Ticket',
+    'Stats',
+    'Presence',
+    'Canned',
+    'User',
+    'BotCommand',
+    'BotSettings',
+    'Settings',
+    'Whitelist',
+    'AccessRequest',
+    'Delivery',
+  ],
   endpoints: () => ({}),
 });
 

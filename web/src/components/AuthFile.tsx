@@ -36,7 +36,12 @@ function AuthImage({ file }: { file: FileRef }) {
   }, [file.url]);
   if (failed) return <span className="muted">{file.originalName} (could not be loaded)</span>;
   return src ? (
-    <button type="button" className="attachment-image" onClick={() => window.open(src, '_blank', 'noopener')} title={`${file.originalName} (${formatKb(file.size)})`}>
+    <button
+      type="button"
+      className="attachment-image"
+      onClick={() => window.open(src, '_blank', 'noopener')}
+      title={`${file.originalName} (${formatKb(file.size)})`}
+    >
       <img src={src} alt={file.originalName} />
     </button>
   ) : (

@@ -3,7 +3,15 @@ import { Icon, type IconName } from './icons';
 
 export type BadgeVariant = 'destructive' | 'default' | 'outline' | 'secondary';
 
-export function Badge({ variant = 'secondary', children, className = '' }: { variant?: BadgeVariant | 'warning' | 'success' | 'live'; children: ReactNode; className?: string }) {
+export function Badge({
+  variant = 'secondary',
+  children,
+  className = '',
+}: {
+  variant?: BadgeVariant | 'warning' | 'success' | 'live';
+  children: ReactNode;
+  className?: string;
+}) {
   return <span className={`badge badge-${variant} ${className}`.trim()}>{children}</span>;
 }
 
@@ -15,7 +23,19 @@ export function Banner({ kind, children }: { kind: 'error' | 'success' | 'info' 
   );
 }
 
-export function StatCard({ label, value, hint, icon, tone = 'neutral' }: { label: string; value: ReactNode; hint?: string; icon?: IconName; tone?: 'neutral' | 'danger' | 'primary' | 'success' | 'warning' }) {
+export function StatCard({
+  label,
+  value,
+  hint,
+  icon,
+  tone = 'neutral',
+}: {
+  label: string;
+  value: ReactNode;
+  hint?: string;
+  icon?: IconName;
+  tone?: 'neutral' | 'danger' | 'primary' | 'success' | 'warning';
+}) {
   return (
     <section className={`stat-card stat-${tone}`} aria-label={label}>
       <div className="stat-head">
@@ -113,7 +133,19 @@ export function Card({ title, actions, children, className = '' }: { title?: Rea
 }
 
 /** A yes/no question in the app's own dialog (spec.md section 8's confirmations), never a silent action. */
-export function ConfirmDialog({ message, confirmLabel = 'Delete', busy = false, onConfirm, onCancel }: { message: string; confirmLabel?: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function ConfirmDialog({
+  message,
+  confirmLabel = 'Delete',
+  busy = false,
+  onConfirm,
+  onCancel,
+}: {
+  message: string;
+  confirmLabel?: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <Modal title="Please confirm" onClose={onCancel}>
       <p className="confirm-text">{message}</p>

@@ -18,7 +18,8 @@ export const formatKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 export const initialsOf = (firstName = '', lastName = '') => `${firstName.charAt(0)}${lastName.charAt(0)}`.toUpperCase() || '?';
 
-export const fullName = (person: { firstName?: string; lastName?: string } | null | undefined) => [person?.firstName, person?.lastName].filter(Boolean).join(' ');
+export const fullName = (person: { firstName?: string; lastName?: string } | null | undefined) =>
+  [person?.firstName, person?.lastName].filter(Boolean).join(' ');
 
 /** 'Just now', 'n mins ago', 'n hours ago', 'n days ago', then the date after 7 days. */
 export function timeAgo(iso: string, now = Date.now()): string {

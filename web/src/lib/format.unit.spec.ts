@@ -37,6 +37,12 @@ describe('Display formats (spec.md section 9)', () => {
   });
 
   it('when a count is shown with its noun, then one is singular and any other number plural (issue 25)', () => {
-    expect([plural(0, 'use'), plural(1, 'use'), plural(2, 'use'), plural(1, 'ticket'), plural(5, 'ticket')]).toEqual(['0 uses', '1 use', '2 uses', '1 ticket', '5 tickets']);
+    expect([plural(0, 'use'), plural(1, 'use'), plural(2, 'use'), plural(1, 'ticket'), plural(5, 'ticket')]).toEqual([
+      '0 uses',
+      '1 use',
+      '2 uses',
+      '1 ticket',
+      '5 tickets',
+    ]);
   });
 });

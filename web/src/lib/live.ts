@@ -85,7 +85,14 @@ export function useLiveStatus(): LiveStatus {
  * "Reconnecting…", so nothing stale is shown as live.
  */
 async function catchUp(current: Socket, resumeFrom: number | null): Promise<void> {
-  await Promise.all([...joined.keys()].map((ticketId) => current.timeout(10_000).emitWithAck('join_ticket', ticketId).catch(() => undefined)));
+  await Promise.all(
+    [...joined.keys()].map((ticketId) =>
+      current
+        .timeout(10_000)
+        .emitWithAck('join_ticket', ticketId)
+        .catch(() => undefined),
+    ),
+  );
   let kind: Resynced = 'refetch';
   if (resumeFrom !== null) {
     const answer = (await current

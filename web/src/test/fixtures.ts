@@ -58,7 +58,17 @@ export const message = (overrides: Partial<Message>): Message => ({
 });
 
 export const CATEGORIES: Category[] = [
-  { _id: 'billing', name: 'Billing', description: '', color: '#d63031', order: 0, isActive: true, customFields: [{ fieldName: 'invoice', fieldType: 'text', prompt: 'Invoice number', placeholder: 'INV-0000', required: true, validation: { minLength: 4 }, order: 0 }] },
+  {
+    _id: 'billing',
+    name: 'Billing',
+    description: '',
+    color: '#d63031',
+    order: 0,
+    isActive: true,
+    customFields: [
+      { fieldName: 'invoice', fieldType: 'text', prompt: 'Invoice number', placeholder: 'INV-0000', required: true, validation: { minLength: 4 }, order: 0 },
+    ],
+  },
   { _id: 'technical', name: 'Technical', description: '', color: '#2456d6', order: 1, isActive: true, customFields: [] },
 ];
 
@@ -87,7 +97,14 @@ export const STATS: TicketStats = {
   weekTickets: 6,
   avgResponseTime: 42,
   avgResolutionTime: 1500,
-  categoryStats: Array.from({ length: 7 }, (_, index) => ({ _id: `c${index}`, name: `Category ${index}`, color: '#007bff', count: index, open: 0, avgResolutionTime: 90 })),
+  categoryStats: Array.from({ length: 7 }, (_, index) => ({
+    _id: `c${index}`,
+    name: `Category ${index}`,
+    color: '#007bff',
+    count: index,
+    open: 0,
+    avgResolutionTime: 90,
+  })),
   recentActivity: Array.from({ length: 7 }, (_, index) => ({
     type: 'new' as const,
     message: `New ticket #${1001 + index}: Problem ${index}`,

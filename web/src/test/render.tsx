@@ -6,7 +6,11 @@ import { createStore } from '../app/store';
 import type { Session, User } from '../entities/session/sessionSlice';
 
 /** Component tests render with the app's real store and router, starting from a given session and path. */
-export function renderWeb(ui: ReactElement, { session = { status: 'anonymous', user: null }, path = '/', routes }: { session?: Session; path?: string; routes?: Record<string, ReactElement> } = {}, options?: RenderOptions) {
+export function renderWeb(
+  ui: ReactElement,
+  { session = { status: 'anonymous', user: null }, path = '/', routes }: { session?: Session; path?: string; routes?: Record<string, ReactElement> } = {},
+  options?: RenderOptions,
+) {
   const store = createStore({ session });
   const result = render(
     <Provider store={store}>

@@ -82,7 +82,14 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
             <Icon name="bolt" /> Support Desk
           </span>
         )}
-        <button type="button" className="icon-button" onClick={onToggle} aria-expanded={!collapsed} aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'} title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}>
+        <button
+          type="button"
+          className="icon-button"
+          onClick={onToggle}
+          aria-expanded={!collapsed}
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+        >
           <Icon name={collapsed ? 'menu' : 'chevronLeft'} />
         </button>
       </div>
@@ -120,11 +127,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
             </span>
           )}
         </div>
-        {!collapsed && (
-          <p className="version">
-            {APP_VERSION} · with global notifications
-          </p>
-        )}
+        {!collapsed && <p className="version">{APP_VERSION} · with global notifications</p>}
         <button type="button" className="button button-ghost logout" onClick={() => void logout()} title="Logout" aria-label="Logout">
           <Icon name="logout" />
           {!collapsed && <span>Logout</span>}

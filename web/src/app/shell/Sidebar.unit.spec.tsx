@@ -44,7 +44,9 @@ describe('Sidebar', () => {
   });
 
   it('when staff have open tickets, then up to 5 show with #id, title, priority dot, a hover title with the customer, and View All Open', () => {
-    const seven = Array.from({ length: 7 }, (_, index) => ticket({ _id: `t${index}`, ticketId: 1001 + index, title: `Problem ${index}`, priority: index === 0 ? 'urgent' : 'low' }));
+    const seven = Array.from({ length: 7 }, (_, index) =>
+      ticket({ _id: `t${index}`, ticketId: 1001 + index, title: `Problem ${index}`, priority: index === 0 ? 'urgent' : 'low' }),
+    );
     renderWeb(<OpenTicketsList tickets={seven} />);
     expect(screen.getByRole('heading', { name: 'Open Tickets' })).toBeInTheDocument();
     const links = screen.getAllByRole('link').filter((link) => link.getAttribute('href')?.startsWith('/tickets/'));

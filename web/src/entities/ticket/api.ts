@@ -26,7 +26,12 @@ const ticketApi = api.injectEndpoints({
               draft.todayTickets += 1;
               draft.weekTickets += 1;
               draft.recentActivity = [
-                { type: 'new' as const, message: `New ticket #${ticket.ticketId}: ${ticket.title}`, time: ticket.createdAt, ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status } },
+                {
+                  type: 'new' as const,
+                  message: `New ticket #${ticket.ticketId}: ${ticket.title}`,
+                  time: ticket.createdAt,
+                  ticket: { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status },
+                },
                 ...draft.recentActivity,
               ].slice(0, 10);
             });
@@ -41,7 +46,10 @@ const ticketApi = api.injectEndpoints({
       },
     }),
     categories: build.query<{ categories: Category[] }, void>({ query: () => ({ url: '/categories', params: WHOLE_LIST }), providesTags: ['Category'] }),
-    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({ query: () => ({ url: '/canned-messages', params: WHOLE_LIST }), providesTags: ['Canned'] }),
+    cannedMessages: build.query<{ cannedMessages: CannedMessage[] }, void>({
+      query: () => ({ url: '/canned-messages', params: WHOLE_LIST }),
+      providesTags: ['Canned'],
+    }),
     recordCannedUse: build.mutation<unknown, string>({
       query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
       // spec.md section 2: choosing one raises its usage count locally, before the server answers.

@@ -36,11 +36,30 @@ interface Draft {
  * description required and at most 256, a handler, a custom response (only for the custom handler,
  * at most 2000), order a whole number from 0, and the active toggle.
  */
-export function BotCommandForm({ command, saving, error, onSubmit, onCancel }: { command: BotCommand | null; saving: boolean; error: string | null; onSubmit: (input: BotCommandInput) => void; onCancel: () => void }) {
+export function BotCommandForm({
+  command,
+  saving,
+  error,
+  onSubmit,
+  onCancel,
+}: {
+  command: BotCommand | null;
+  saving: boolean;
+  error: string | null;
+  onSubmit: (input: BotCommandInput) => void;
+  onCancel: () => void;
+}) {
   const system = command?.isSystem === true;
   const [draft, setDraft] = useState<Draft>(
     command
-      ? { command: command.command, description: command.description, handler: command.handler, response: command.response ?? '', order: String(command.order), isActive: command.isActive }
+      ? {
+          command: command.command,
+          description: command.description,
+          handler: command.handler,
+          response: command.response ?? '',
+          order: String(command.order),
+          isActive: command.isActive,
+        }
       : { command: '', description: '', handler: 'custom', response: '', order: '0', isActive: true },
   );
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -102,20 +121,41 @@ export function BotCommandForm({ command, saving, error, onSubmit, onCancel }: {
       </div>
       <div className="field">
         <CountedLabel htmlFor="command-description" label="Description" length={draft.description.length} max={DESCRIPTION_MAX} />
-        <input id="command-description" value={draft.description} aria-invalid={errors.description ? true : undefined} placeholder="What the command does, as Telegram lists it" onChange={(e) => set({ description: e.target.value })} />
+        <input
+          id="command-description"
+          value={draft.description}
+          aria-invalid={errors.description ? true : undefined}
+          placeholder="What the command does, as Telegram lists it"
+          onChange={(e) => set({ description: e.target.value })}
+        />
         {problem('description')}
       </div>
       {draft.handler === 'custom' && (
         <div className="field">
           <CountedLabel htmlFor="command-response" label="Custom Response" length={draft.response.length} max={RESPONSE_MAX} />
-          <textarea id="command-response" rows={4} value={draft.response} aria-invalid={errors.response ? true : undefined} placeholder="What the bot answers" onChange={(e) => set({ response: e.target.value })} />
+          <textarea
+            id="command-response"
+            rows={4}
+            value={draft.response}
+            aria-invalid={errors.response ? true : undefined}
+            placeholder="What the bot answers"
+            onChange={(e) => set({ response: e.target.value })}
+          />
           {problem('response')}
         </div>
       )}
       <div className="form-row">
         <div className="field">
           <label htmlFor="command-order">Order</label>
-          <input id="command-order" type="number" min={0} step={1} value={draft.order} aria-invalid={errors.order ? true : undefined} onChange={(e) => set({ order: e.target.value })} />
+          <input
+            id="command-order"
+            type="number"
+            min={0}
+            step={1}
+            value={draft.order}
+            aria-invalid={errors.order ? true : undefined}
+            onChange={(e) => set({ order: e.target.value })}
+          />
           {problem('order')}
         </div>
         <label className="toggle field-toggle">

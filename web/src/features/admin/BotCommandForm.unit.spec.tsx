@@ -9,8 +9,26 @@ import { BotCommandForm } from './BotCommandForm';
 import { BotCommandCard, BotStatusLine, botConnection } from './BotCommandsTab';
 import { BotMessagesForm } from './BotMessagesForm';
 
-const START: BotCommand = { _id: 'system-start', command: 'start', description: 'Start the bot', handler: 'start', response: null, order: 0, isActive: true, isSystem: true };
-const HOURS: BotCommand = { _id: 'c1', command: 'hours', description: 'Opening hours', handler: 'custom', response: 'We are open 9-17.', order: 5, isActive: false, isSystem: false };
+const START: BotCommand = {
+  _id: 'system-start',
+  command: 'start',
+  description: 'Start the bot',
+  handler: 'start',
+  response: null,
+  order: 0,
+  isActive: true,
+  isSystem: true,
+};
+const HOURS: BotCommand = {
+  _id: 'c1',
+  command: 'hours',
+  description: 'Opening hours',
+  handler: 'custom',
+  response: 'We are open 9-17.',
+  order: 5,
+  isActive: false,
+  isSystem: false,
+};
 
 function renderForm(props: Partial<Parameters<typeof BotCommandForm>[0]> = {}) {
   const onSubmit = jest.fn();
@@ -78,7 +96,14 @@ describe('Bot command form', () => {
     await user.type(screen.getByLabelText('Order'), '7');
     await user.click(screen.getByRole('checkbox', { name: 'Active' }));
     await user.click(screen.getByRole('button', { name: 'Create Command' }));
-    expect(onSubmit).toHaveBeenCalledWith({ command: 'hours', description: 'Opening hours', handler: 'custom', response: 'We are open 9-17.', order: 7, isActive: false });
+    expect(onSubmit).toHaveBeenCalledWith({
+      command: 'hours',
+      description: 'Opening hours',
+      handler: 'custom',
+      response: 'We are open 9-17.',
+      order: 7,
+      isActive: false,
+    });
   });
 
   it('when a system command is edited, then name and handler are locked and not sent', async () => {

@@ -173,16 +173,44 @@ export function BotCommandsTab() {
       </div>
       {editing && (
         <Modal title={editing === 'new' ? 'Add Bot Command' : 'Edit Bot Command'} onClose={closeAll}>
-          <BotCommandForm command={editing === 'new' ? null : editing} saving={creating.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={closeAll} />
+          <BotCommandForm
+            command={editing === 'new' ? null : editing}
+            saving={creating.isLoading || updating.isLoading}
+            error={formError}
+            onSubmit={(input) => void save(input)}
+            onCancel={closeAll}
+          />
         </Modal>
       )}
       {editingMessages && settings.data && (
         <Modal title="Edit Bot Messages" onClose={closeAll} wide>
-          <BotMessagesForm messages={settings.data.settings.messages} saving={savingMessages.isLoading || resetting.isLoading} error={formError} onSubmit={(messages) => void saveMessages(messages)} onReset={() => setConfirmingReset(true)} onCancel={closeAll} />
+          <BotMessagesForm
+            messages={settings.data.settings.messages}
+            saving={savingMessages.isLoading || resetting.isLoading}
+            error={formError}
+            onSubmit={(messages) => void saveMessages(messages)}
+            onReset={() => setConfirmingReset(true)}
+            onCancel={closeAll}
+          />
         </Modal>
       )}
-      {confirmingReset && <ConfirmDialog message="Replace all nine bot messages with their default texts?" confirmLabel="Reset" busy={resetting.isLoading} onConfirm={() => void reset()} onCancel={() => setConfirmingReset(false)} />}
-      {deleting && <ConfirmDialog message="Are you sure you want to delete this bot command? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
+      {confirmingReset && (
+        <ConfirmDialog
+          message="Replace all nine bot messages with their default texts?"
+          confirmLabel="Reset"
+          busy={resetting.isLoading}
+          onConfirm={() => void reset()}
+          onCancel={() => setConfirmingReset(false)}
+        />
+      )}
+      {deleting && (
+        <ConfirmDialog
+          message="Are you sure you want to delete this bot command? This action cannot be undone."
+          busy={removing.isLoading}
+          onConfirm={() => void remove()}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </div>
   );
 }

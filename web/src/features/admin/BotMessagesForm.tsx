@@ -8,7 +8,21 @@ import type { BotMessages } from './api';
 export const BOT_MESSAGE_MAX = 1000;
 
 /** The nine bot texts of spec.md section 3, each at most 1000 characters with its counter. */
-export function BotMessagesForm({ messages, saving, error, onSubmit, onReset, onCancel }: { messages: BotMessages; saving: boolean; error: string | null; onSubmit: (messages: BotMessages) => void; onReset: () => void; onCancel: () => void }) {
+export function BotMessagesForm({
+  messages,
+  saving,
+  error,
+  onSubmit,
+  onReset,
+  onCancel,
+}: {
+  messages: BotMessages;
+  saving: boolean;
+  error: string | null;
+  onSubmit: (messages: BotMessages) => void;
+  onReset: () => void;
+  onCancel: () => void;
+}) {
   const [draft, setDraft] = useState<BotMessages>(messages);
   const [errors, setErrors] = useState<FieldErrors>({});
 
@@ -23,15 +37,19 @@ export function BotMessagesForm({ messages, saving, error, onSubmit, onReset, on
   return (
     <form className="form" onSubmit={submit} noValidate>
       {error && <Banner kind="error">{error}</Banner>}
-      <p className="hint">
-        Variables you can use: {BOT_VARIABLES.map((name) => `{${name}}`).join(', ')}
-      </p>
+      <p className="hint">Variables you can use: {BOT_VARIABLES.map((name) => `{${name}}`).join(', ')}</p>
       {BOT_MESSAGE_KEYS.map((key) => {
         const message = errors[`messages.${key}`];
         return (
           <div className="field" key={key}>
             <CountedLabel htmlFor={`bot-${key}`} label={BOT_MESSAGE_LABELS[key]} length={draft[key].length} max={BOT_MESSAGE_MAX} />
-            <textarea id={`bot-${key}`} rows={3} value={draft[key]} aria-invalid={message ? true : undefined} onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} />
+            <textarea
+              id={`bot-${key}`}
+              rows={3}
+              value={draft[key]}
+              aria-invalid={message ? true : undefined}
+              onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
+            />
             {message && <span className="field-error">{message}</span>}
           </div>
         );

@@ -30,7 +30,11 @@ export function CategoryCard({ category, onEdit, onDelete }: { category: Categor
               .sort((a, b) => a.order - b.order)
               .map((field) => (
                 <li key={field.fieldName}>
-                  {field.prompt} <span className="muted">({TYPE_WORDS[field.fieldType]}{field.required ? ', required' : ''})</span>
+                  {field.prompt}{' '}
+                  <span className="muted">
+                    ({TYPE_WORDS[field.fieldType]}
+                    {field.required ? ', required' : ''})
+                  </span>
                 </li>
               ))}
           </ul>
@@ -89,7 +93,11 @@ export function CategoriesTab() {
       </div>
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load admin data')}</Banner> : null}
       {isLoading && <p className="muted">Loading categories...</p>}
-      {data && data.categories.length === 0 && <EmptyState title="No categories yet" icon="tag">Add one so customers can file tickets.</EmptyState>}
+      {data && data.categories.length === 0 && (
+        <EmptyState title="No categories yet" icon="tag">
+          Add one so customers can file tickets.
+        </EmptyState>
+      )}
       <div className="admin-grid">
         {data?.categories.map((category) => (
           <CategoryCard key={category._id} category={category} onEdit={() => setEditing(category)} onDelete={() => setDeleting(category)} />
@@ -97,10 +105,23 @@ export function CategoriesTab() {
       </div>
       {editing && (
         <Modal title={editing === 'new' ? 'Add New Category' : 'Edit Category'} onClose={close} wide>
-          <CategoryForm category={editing === 'new' ? null : editing} saving={creating.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={close} />
+          <CategoryForm
+            category={editing === 'new' ? null : editing}
+            saving={creating.isLoading || updating.isLoading}
+            error={formError}
+            onSubmit={(input) => void save(input)}
+            onCancel={close}
+          />
         </Modal>
       )}
-      {deleting && <ConfirmDialog message="Are you sure you want to delete this category? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
+      {deleting && (
+        <ConfirmDialog
+          message="Are you sure you want to delete this category? This action cannot be undone."
+          busy={removing.isLoading}
+          onConfirm={() => void remove()}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </div>
   );
 }

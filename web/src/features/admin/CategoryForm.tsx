@@ -97,13 +97,31 @@ export function toCategoryInput(draft: Draft): CategoryInput {
  * order a whole number from 0, and custom fields (name and prompt required; text, text area or
  * number; length limits from 0 for text types, value limits for numbers; a required toggle).
  */
-export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { category: Category | null; saving: boolean; error: string | null; onSubmit: (input: CategoryInput) => void; onCancel: () => void }) {
+export function CategoryForm({
+  category,
+  saving,
+  error,
+  onSubmit,
+  onCancel,
+}: {
+  category: Category | null;
+  saving: boolean;
+  error: string | null;
+  onSubmit: (input: CategoryInput) => void;
+  onCancel: () => void;
+}) {
   const [draft, setDraft] = useState<Draft>(() => toDraft(category));
   const [errors, setErrors] = useState<FieldErrors>({});
   const set = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }));
-  const setField = (key: number, patch: Partial<FieldDraft>) => set({ customFields: draft.customFields.map((field) => (field.key === key ? { ...field, ...patch } : field)) });
+  const setField = (key: number, patch: Partial<FieldDraft>) =>
+    set({ customFields: draft.customFields.map((field) => (field.key === key ? { ...field, ...patch } : field)) });
   const addField = () =>
-    set({ customFields: [...draft.customFields, { key: nextKey++, fieldName: '', fieldType: 'text', prompt: '', placeholder: '', required: true, minLength: '', maxLength: '', min: '', max: '' }] });
+    set({
+      customFields: [
+        ...draft.customFields,
+        { key: nextKey++, fieldName: '', fieldType: 'text', prompt: '', placeholder: '', required: true, minLength: '', maxLength: '', min: '', max: '' },
+      ],
+    });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -120,7 +138,13 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
       {error && <Banner kind="error">{error}</Banner>}
       <div className="field">
         <label htmlFor="category-name">Name</label>
-        <input id="category-name" maxLength={100} value={draft.name} aria-invalid={errors.name ? true : undefined} onChange={(e) => set({ name: e.target.value })} />
+        <input
+          id="category-name"
+          maxLength={100}
+          value={draft.name}
+          aria-invalid={errors.name ? true : undefined}
+          onChange={(e) => set({ name: e.target.value })}
+        />
         {problem('name')}
       </div>
       <div className="field">
@@ -136,7 +160,15 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
         </div>
         <div className="field">
           <label htmlFor="category-order">Order</label>
-          <input id="category-order" type="number" min={0} step={1} value={draft.order} aria-invalid={errors.order ? true : undefined} onChange={(e) => set({ order: e.target.value })} />
+          <input
+            id="category-order"
+            type="number"
+            min={0}
+            step={1}
+            value={draft.order}
+            aria-invalid={errors.order ? true : undefined}
+            onChange={(e) => set({ order: e.target.value })}
+          />
           {problem('order')}
         </div>
         <label className="toggle field-toggle">
@@ -157,12 +189,22 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
               <div className="form-row">
                 <div className="field">
                   <label htmlFor={id('name')}>Field Name</label>
-                  <input id={id('name')} value={field.fieldName} maxLength={50} placeholder="e.g. orderNumber" onChange={(e) => setField(field.key, { fieldName: e.target.value })} />
+                  <input
+                    id={id('name')}
+                    value={field.fieldName}
+                    maxLength={50}
+                    placeholder="e.g. orderNumber"
+                    onChange={(e) => setField(field.key, { fieldName: e.target.value })}
+                  />
                   {problem(path('fieldName'))}
                 </div>
                 <div className="field">
                   <label htmlFor={id('type')}>Field Type</label>
-                  <select id={id('type')} value={field.fieldType} onChange={(e) => setField(field.key, { fieldType: e.target.value as CustomField['fieldType'] })}>
+                  <select
+                    id={id('type')}
+                    value={field.fieldType}
+                    onChange={(e) => setField(field.key, { fieldType: e.target.value as CustomField['fieldType'] })}
+                  >
                     {FIELD_TYPES.map((type) => (
                       <option key={type.value} value={type.value}>
                         {type.label}
@@ -173,12 +215,23 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
               </div>
               <div className="field">
                 <label htmlFor={id('prompt')}>Prompt</label>
-                <input id={id('prompt')} value={field.prompt} maxLength={200} placeholder="The question the customer sees" onChange={(e) => setField(field.key, { prompt: e.target.value })} />
+                <input
+                  id={id('prompt')}
+                  value={field.prompt}
+                  maxLength={200}
+                  placeholder="The question the customer sees"
+                  onChange={(e) => setField(field.key, { prompt: e.target.value })}
+                />
                 {problem(path('prompt'))}
               </div>
               <div className="field">
                 <label htmlFor={id('placeholder')}>Placeholder</label>
-                <input id={id('placeholder')} value={field.placeholder} maxLength={200} onChange={(e) => setField(field.key, { placeholder: e.target.value })} />
+                <input
+                  id={id('placeholder')}
+                  value={field.placeholder}
+                  maxLength={200}
+                  onChange={(e) => setField(field.key, { placeholder: e.target.value })}
+                />
               </div>
               {field.fieldType === 'number' ? (
                 <div className="form-row">
@@ -197,12 +250,26 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
                 <div className="form-row">
                   <div className="field">
                     <label htmlFor={id('minLength')}>Min Length</label>
-                    <input id={id('minLength')} type="number" min={0} step={1} value={field.minLength} onChange={(e) => setField(field.key, { minLength: e.target.value })} />
+                    <input
+                      id={id('minLength')}
+                      type="number"
+                      min={0}
+                      step={1}
+                      value={field.minLength}
+                      onChange={(e) => setField(field.key, { minLength: e.target.value })}
+                    />
                     {problem(path('validation.minLength'))}
                   </div>
                   <div className="field">
                     <label htmlFor={id('maxLength')}>Max Length</label>
-                    <input id={id('maxLength')} type="number" min={0} step={1} value={field.maxLength} onChange={(e) => setField(field.key, { maxLength: e.target.value })} />
+                    <input
+                      id={id('maxLength')}
+                      type="number"
+                      min={0}
+                      step={1}
+                      value={field.maxLength}
+                      onChange={(e) => setField(field.key, { maxLength: e.target.value })}
+                    />
                     {problem(path('validation.maxLength'))}
                   </div>
                 </div>
@@ -213,7 +280,11 @@ export function CategoryForm({ category, saving, error, onSubmit, onCancel }: { 
                   <input type="checkbox" checked={field.required} onChange={(e) => setField(field.key, { required: e.target.checked })} />
                   Required
                 </label>
-                <button type="button" className="button button-ghost button-small" onClick={() => set({ customFields: draft.customFields.filter((other) => other.key !== field.key) })}>
+                <button
+                  type="button"
+                  className="button button-ghost button-small"
+                  onClick={() => set({ customFields: draft.customFields.filter((other) => other.key !== field.key) })}
+                >
                   <Icon name="trash" size={14} /> Remove Field
                 </button>
               </div>

@@ -6,12 +6,24 @@ import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, ConfirmDialog, EmptyState } from '../../components/ui';
 import { formatDateTime, timeAgo } from '../../lib/format';
-import { type Delivery, type DeliveryList, useDeliveriesQuery, useDiscardDeliveryMutation, useRetryDeliveryMutation, useSettleFailedDeliveriesMutation } from './api';
+import {
+  type Delivery,
+  type DeliveryList,
+  useDeliveriesQuery,
+  useDiscardDeliveryMutation,
+  useRetryDeliveryMutation,
+  useSettleFailedDeliveriesMutation,
+} from './api';
 
 /** The list refreshes on its own: retries happen in the background. */
 const REFRESH_MS = 5000;
 
-const STATE_BADGE = { waiting: ['secondary', 'Pending'], active: ['default', 'Sending'], retrying: ['warning', 'Retrying'], failed: ['destructive', 'Failed'] } as const;
+const STATE_BADGE = {
+  waiting: ['secondary', 'Pending'],
+  active: ['default', 'Sending'],
+  retrying: ['warning', 'Retrying'],
+  failed: ['destructive', 'Failed'],
+} as const;
 const CHANNEL_LABEL = { telegram: 'Telegram', email: 'E-mail' } as const;
 
 /** What the notice was, in words (the template of a bot message, the kind of a mail). */
@@ -69,12 +81,26 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
                 <td>
                   <div className="row-actions">
                     {(delivery.state === 'failed' || delivery.state === 'retrying') && (
-                      <button type="button" className="icon-button" aria-label={`Retry ${name}`} title="Retry now" disabled={busy} onClick={() => onAction({ kind: 'retry', delivery })}>
+                      <button
+                        type="button"
+                        className="icon-button"
+                        aria-label={`Retry ${name}`}
+                        title="Retry now"
+                        disabled={busy}
+                        onClick={() => onAction({ kind: 'retry', delivery })}
+                      >
                         <Icon name="refresh" size={16} />
                       </button>
                     )}
                     {delivery.state !== 'active' && (
-                      <button type="button" className="icon-button danger" aria-label={`Discard ${name}`} title="Discard" disabled={busy} onClick={() => onAction({ kind: 'discard', delivery })}>
+                      <button
+                        type="button"
+                        className="icon-button danger"
+                        aria-label={`Discard ${name}`}
+                        title="Discard"
+                        disabled={busy}
+                        onClick={() => onAction({ kind: 'discard', delivery })}
+                      >
                         <Icon name="trash" size={16} />
                       </button>
                     )}
@@ -107,7 +133,12 @@ export function DeliveriesView({ list, busy, onAction }: { list: DeliveryList; b
           </button>
         </div>
       </div>
-      {failed > 0 && <Banner kind="warning">{failed === 1 ? 'One notice could not be delivered and waits for you.' : `${failed} notices could not be delivered and wait for you.`} Retry once the cause is fixed, or discard.</Banner>}
+      {failed > 0 && (
+        <Banner kind="warning">
+          {failed === 1 ? 'One notice could not be delivered and waits for you.' : `${failed} notices could not be delivered and wait for you.`} Retry once the
+          cause is fixed, or discard.
+        </Banner>
+      )}
       <DeliveriesTable deliveries={list.deliveries} busy={busy} onAction={onAction} />
     </>
   );
@@ -147,7 +178,13 @@ export function DeliveriesTab() {
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load deliveries')}</Banner> : null}
       {isLoading ? <p className="muted">Loading deliveries...</p> : data && <DeliveriesView list={data} busy={busy} onAction={onAction} />}
       {confirming && (confirming.kind === 'discard' || confirming.kind === 'discard-all') && (
-        <ConfirmDialog message={CONFIRM[confirming.kind]} confirmLabel="Discard" busy={busy} onConfirm={() => void run(confirming)} onCancel={() => setConfirming(null)} />
+        <ConfirmDialog
+          message={CONFIRM[confirming.kind]}
+          confirmLabel="Discard"
+          busy={busy}
+          onConfirm={() => void run(confirming)}
+          onCancel={() => setConfirming(null)}
+        />
       )}
     </div>
   );

@@ -37,13 +37,30 @@ describe('Deliveries view', () => {
 
   it('when notices wait, then each row shows channel, recipient, ticket, notice, status, attempts, last error and time', () => {
     const failed = delivery({});
-    const retrying = delivery({ id: 'email_e2', channel: 'email', recipient: 'carol@example.com', kind: 'status', state: 'retrying', attempts: 4, lastError: 'connect ECONNREFUSED 127.0.0.1:25' });
+    const retrying = delivery({
+      id: 'email_e2',
+      channel: 'email',
+      recipient: 'carol@example.com',
+      kind: 'status',
+      state: 'retrying',
+      attempts: 4,
+      lastError: 'connect ECONNREFUSED 127.0.0.1:25',
+    });
     const waiting = delivery({ id: 'telegram_e3', ticket: null, kind: 'ticketClosedMessage', state: 'waiting', attempts: 0, lastError: null });
     renderView({ deliveries: [failed, retrying, waiting], counts: { waiting: 1, retrying: 1, failed: 1 } });
     expect(screen.getByText('1 pending · 1 retrying · 1 failed')).toBeInTheDocument();
     expect(screen.getByText(/One notice could not be delivered/)).toBeInTheDocument();
-    const rows = within(screen.getByRole('table', { name: 'Deliveries' })).getAllByRole('row').slice(1);
-    expect(rows.map((row) => within(row).getAllByRole('cell').slice(0, 8).map((cell) => cell.textContent))).toEqual([
+    const rows = within(screen.getByRole('table', { name: 'Deliveries' }))
+      .getAllByRole('row')
+      .slice(1);
+    expect(
+      rows.map((row) =>
+        within(row)
+          .getAllByRole('cell')
+          .slice(0, 8)
+          .map((cell) => cell.textContent),
+      ),
+    ).toEqual([
       ['Telegram', '5004', '#1001', 'New reply', 'Failed', '1', 'Telegram answered 403: Forbidden: bot was blocked by the user', '5 mins ago'],
       ['E-mail', 'carol@example.com', '#1001', 'Status changed', 'Retrying', '4', 'connect ECONNREFUSED 127.0.0.1:25', '5 mins ago'],
       ['Telegram', '5004', '—', 'Ticket closed', 'Pending', '0', '—', '5 mins ago'],
@@ -61,7 +78,12 @@ describe('Deliveries view', () => {
     await user.click(screen.getByRole('button', { name: 'Discard New reply to 5004' }));
     await user.click(screen.getByRole('button', { name: 'Retry all failed' }));
     await user.click(screen.getByRole('button', { name: 'Discard all failed' }));
-    expect(onAction.mock.calls.map(([action]) => action)).toEqual([{ kind: 'retry', delivery: failed }, { kind: 'discard', delivery: failed }, { kind: 'retry-all' }, { kind: 'discard-all' }]);
+    expect(onAction.mock.calls.map(([action]) => action)).toEqual([
+      { kind: 'retry', delivery: failed },
+      { kind: 'discard', delivery: failed },
+      { kind: 'retry-all' },
+      { kind: 'discard-all' },
+    ]);
   });
 
   it('when an action is under way, then the buttons wait for it', () => {

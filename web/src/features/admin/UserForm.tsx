@@ -26,10 +26,32 @@ interface Draft {
  * 50), username 3 to 30, a valid e-mail, a password of at least 6 on create (blank on edit keeps the
  * current one and is not sent), a role, active by default.
  */
-export function UserForm({ user, saving, error, isSelf = false, onSubmit, onCancel }: { user: AdminUser | null; saving: boolean; error: string | null; isSelf?: boolean; onSubmit: (input: UserInput) => void; onCancel: () => void }) {
+export function UserForm({
+  user,
+  saving,
+  error,
+  isSelf = false,
+  onSubmit,
+  onCancel,
+}: {
+  user: AdminUser | null;
+  saving: boolean;
+  error: string | null;
+  isSelf?: boolean;
+  onSubmit: (input: UserInput) => void;
+  onCancel: () => void;
+}) {
   const [draft, setDraft] = useState<Draft>(
     user
-      ? { firstName: user.firstName, lastName: user.lastName, username: user.username, email: user.email, password: '', role: user.role, isActive: user.isActive }
+      ? {
+          firstName: user.firstName,
+          lastName: user.lastName,
+          username: user.username,
+          email: user.email,
+          password: '',
+          role: user.role,
+          isActive: user.isActive,
+        }
       : { firstName: '', lastName: '', username: '', email: '', password: '', role: 'customer', isActive: true },
   );
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -72,7 +94,13 @@ export function UserForm({ user, saving, error, isSelf = false, onSubmit, onCanc
       <div className="form-row">
         <div className="field">
           <label htmlFor="user-role">Role</label>
-          <select id="user-role" value={draft.role} disabled={isSelf} title={isSelf ? 'You cannot change your own role' : undefined} onChange={(e) => set({ role: e.target.value as AdminUser['role'] })}>
+          <select
+            id="user-role"
+            value={draft.role}
+            disabled={isSelf}
+            title={isSelf ? 'You cannot change your own role' : undefined}
+            onChange={(e) => set({ role: e.target.value as AdminUser['role'] })}
+          >
             {ROLES.map((role) => (
               <option key={role} value={role}>
                 {ROLE_LABELS[role]}

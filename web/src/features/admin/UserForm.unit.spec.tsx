@@ -63,7 +63,15 @@ describe('User form', () => {
     await user.selectOptions(screen.getByLabelText('Role'), 'agent');
     expect(screen.getByRole('checkbox', { name: 'Active' })).toBeChecked();
     await user.click(screen.getByRole('button', { name: 'Create User' }));
-    expect(onSubmit).toHaveBeenCalledWith({ firstName: 'Jane', lastName: 'Doe', username: 'jane', email: 'jane@example.com', password: 'secret1', role: 'agent', isActive: true });
+    expect(onSubmit).toHaveBeenCalledWith({
+      firstName: 'Jane',
+      lastName: 'Doe',
+      username: 'jane',
+      email: 'jane@example.com',
+      password: 'secret1',
+      role: 'agent',
+      isActive: true,
+    });
   });
 
   it('when editing with the password left blank, then no password is sent', async () => {
@@ -116,7 +124,11 @@ describe('Users table', () => {
     await userEvent.setup().click(screen.getByRole('button', { name: 'Delete Cara Customer' }));
     expect(onDelete).toHaveBeenCalledWith(expect.objectContaining({ _id: CUSTOMER._id }));
     const rows = screen.getAllByRole('row');
-    expect(within(rows[0]!).getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['Name', 'Email', 'Role', 'Status', 'Last Login', 'Actions']);
+    expect(
+      within(rows[0]!)
+        .getAllByRole('columnheader')
+        .map((cell) => cell.textContent),
+    ).toEqual(['Name', 'Email', 'Role', 'Status', 'Last Login', 'Actions']);
     expect(within(rows[2]!).getByText('Inactive')).toBeInTheDocument();
     expect(within(rows[2]!).getByText('Never')).toBeInTheDocument();
   });

@@ -17,7 +17,17 @@ const ROLE_BADGE = { admin: 'destructive', agent: 'default', customer: 'secondar
 export const lastLoginText = (lastLogin: string | null, now = Date.now()) => (lastLogin ? timeAgo(lastLogin, now) : 'Never');
 
 /** The Users table: Name, Email, Role, Status, Last Login, Actions; one's own account cannot be deleted. */
-export function UsersTable({ users, meId, onEdit, onDelete }: { users: AdminUser[]; meId: string | undefined; onEdit: (user: AdminUser) => void; onDelete: (user: AdminUser) => void }) {
+export function UsersTable({
+  users,
+  meId,
+  onEdit,
+  onDelete,
+}: {
+  users: AdminUser[];
+  meId: string | undefined;
+  onEdit: (user: AdminUser) => void;
+  onDelete: (user: AdminUser) => void;
+}) {
   if (users.length === 0) return <EmptyState title="No users found" icon="user" />;
   return (
     <div className="table-wrap">
@@ -56,7 +66,13 @@ export function UsersTable({ users, meId, onEdit, onDelete }: { users: AdminUser
                     </button>
                     {/* A disabled button gets no hover events, so the tooltip sits on a wrapper. */}
                     <span title={self ? 'Cannot delete your own account' : 'Delete user'}>
-                      <button type="button" className="icon-button danger" aria-label={`Delete ${fullName(user)}`} disabled={self} onClick={() => onDelete(user)}>
+                      <button
+                        type="button"
+                        className="icon-button danger"
+                        aria-label={`Delete ${fullName(user)}`}
+                        disabled={self}
+                        onClick={() => onDelete(user)}
+                      >
                         <Icon name="trash" size={16} />
                       </button>
                     </span>
@@ -124,7 +140,11 @@ export function UsersTab() {
         </button>
       </div>
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load admin data')}</Banner> : null}
-      {isLoading ? <p className="muted">Loading users...</p> : data && <UsersTable users={data.users} meId={me?._id} onEdit={setEditing} onDelete={setDeleting} />}
+      {isLoading ? (
+        <p className="muted">Loading users...</p>
+      ) : (
+        data && <UsersTable users={data.users} meId={me?._id} onEdit={setEditing} onDelete={setDeleting} />
+      )}
       {data && pages > 1 && (
         <nav className="pager" aria-label="Users pages">
           <button type="button" className="button button-ghost button-small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
@@ -140,10 +160,24 @@ export function UsersTab() {
       )}
       {editing && (
         <Modal title={editing === 'new' ? 'Add New User' : 'Edit User'} onClose={close}>
-          <UserForm user={editing === 'new' ? null : editing} isSelf={editing !== 'new' && editing._id === me?._id} saving={creating.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={close} />
+          <UserForm
+            user={editing === 'new' ? null : editing}
+            isSelf={editing !== 'new' && editing._id === me?._id}
+            saving={creating.isLoading || updating.isLoading}
+            error={formError}
+            onSubmit={(input) => void save(input)}
+            onCancel={close}
+          />
         </Modal>
       )}
-      {deleting && <ConfirmDialog message="Are you sure you want to delete this user? This action cannot be undone." busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
+      {deleting && (
+        <ConfirmDialog
+          message="Are you sure you want to delete this user? This action cannot be undone."
+          busy={removing.isLoading}
+          onConfirm={() => void remove()}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </div>
   );
 }

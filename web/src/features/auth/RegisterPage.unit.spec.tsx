@@ -18,12 +18,16 @@ describe('Registration', () => {
       password: 'Password must be at least 6 characters long',
       confirmPassword: 'Passwords do not match',
     });
-    expect(validateRegistration({ ...VALID, firstName: ' ', email: 'not-an-email' })).toEqual({ firstName: 'First name is required', email: 'Please enter a valid email address' });
+    expect(validateRegistration({ ...VALID, firstName: ' ', email: 'not-an-email' })).toEqual({
+      firstName: 'First name is required',
+      email: 'Please enter a valid email address',
+    });
   });
 
   it('when the page shows, then it lists the product features and refuses a bad form without calling the server', async () => {
     renderWeb(<RegisterPage />, { path: '/register' });
-    for (const feature of ['Ticket tracking', 'Live chat', 'Attachments', 'Telegram bot', 'E-mail notifications']) expect(screen.getByText(feature)).toBeInTheDocument();
+    for (const feature of ['Ticket tracking', 'Live chat', 'Attachments', 'Telegram bot', 'E-mail notifications'])
+      expect(screen.getByText(feature)).toBeInTheDocument();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Password'), 'abc');
     await user.type(screen.getByLabelText('Confirm password'), 'abd');

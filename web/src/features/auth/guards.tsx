@@ -17,7 +17,8 @@ export function RequireRole({ roles, children }: { roles?: Role | Role[]; childr
   const session = useAppSelector(selectSession);
   const location = useLocation();
   if (session.status === 'loading') return <LoadingScreen />;
-  if (session.status === 'anonymous') return <Navigate to="/login" replace state={{ from: { pathname: location.pathname, search: location.search } } satisfies FromState} />;
+  if (session.status === 'anonymous')
+    return <Navigate to="/login" replace state={{ from: { pathname: location.pathname, search: location.search } } satisfies FromState} />;
   const allowed = roles === undefined || (Array.isArray(roles) ? roles : [roles]).includes(session.user.role);
   if (!allowed) return <Navigate to={session.user.role === 'admin' ? '/admin' : '/dashboard'} replace />;
   return children;

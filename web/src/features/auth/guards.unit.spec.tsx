@@ -22,7 +22,11 @@ describe('Route guards', () => {
   });
 
   it('when a customer opens a staff route, then they go to /dashboard', () => {
-    renderWeb(<RequireRole roles={['agent', 'admin']}>{page('live tickets')}</RequireRole>, { session: signedInAs(CUSTOMER), path: '/live-tickets', routes: LANDINGS });
+    renderWeb(<RequireRole roles={['agent', 'admin']}>{page('live tickets')}</RequireRole>, {
+      session: signedInAs(CUSTOMER),
+      path: '/live-tickets',
+      routes: LANDINGS,
+    });
     expect(screen.getByTestId('location')).toHaveTextContent('/dashboard');
   });
 
@@ -42,7 +46,11 @@ describe('Route guards', () => {
   });
 
   it('when a signed-in user opens a public-only page, then they go to /dashboard', () => {
-    renderWeb(<PublicOnly>{page('sign in form')}</PublicOnly>, { session: signedInAs(CUSTOMER), path: '/login', routes: { '/dashboard': page('dashboard page') } });
+    renderWeb(<PublicOnly>{page('sign in form')}</PublicOnly>, {
+      session: signedInAs(CUSTOMER),
+      path: '/login',
+      routes: { '/dashboard': page('dashboard page') },
+    });
     expect(screen.getByText('dashboard page')).toBeInTheDocument();
   });
 

@@ -19,7 +19,10 @@ export function filterCanned(messages: CannedMessage[], search: string, category
   return messages.filter(
     (canned) =>
       (category === 'all' || canned.category?._id === category) &&
-      (!needle || canned.shortcode.toLowerCase().includes(needle) || canned.title.toLowerCase().includes(needle) || canned.content.toLowerCase().includes(needle)),
+      (!needle ||
+        canned.shortcode.toLowerCase().includes(needle) ||
+        canned.title.toLowerCase().includes(needle) ||
+        canned.content.toLowerCase().includes(needle)),
   );
 }
 
@@ -55,7 +58,19 @@ export function CannedCard({ canned, canDelete, onEdit, onDelete }: { canned: Ca
 }
 
 /** Search, category filter and the two-column grid with the empty states of spec.md section 2. */
-export function CannedBrowser({ messages, categories, canDelete, onEdit, onDelete }: { messages: CannedMessage[]; categories: Category[]; canDelete: boolean; onEdit: (canned: CannedMessage) => void; onDelete: (canned: CannedMessage) => void }) {
+export function CannedBrowser({
+  messages,
+  categories,
+  canDelete,
+  onEdit,
+  onDelete,
+}: {
+  messages: CannedMessage[];
+  categories: Category[];
+  canDelete: boolean;
+  onEdit: (canned: CannedMessage) => void;
+  onDelete: (canned: CannedMessage) => void;
+}) {
   const [search, setSearch] = useState('');
   const [category, setCategory] = useState('all');
   const shown = useMemo(() => filterCanned(messages, search, category), [messages, search, category]);
@@ -63,7 +78,14 @@ export function CannedBrowser({ messages, categories, canDelete, onEdit, onDelet
   return (
     <>
       <div className="toolbar toolbar-start">
-        <input type="search" className="search" placeholder="Search messages..." aria-label="Search messages" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <input
+          type="search"
+          className="search"
+          placeholder="Search messages..."
+          aria-label="Search messages"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
         <select aria-label="Filter by category" value={category} onChange={(e) => setCategory(e.target.value)}>
           <option value="all">All Categories</option>
           {categories.map((option) => (
@@ -139,14 +161,36 @@ export function CannedMessagesPage() {
           Loading canned messages...
         </p>
       ) : (
-        list.data && <CannedBrowser messages={list.data.cannedMessages} categories={categories.data?.categories ?? []} canDelete={user?.role === 'admin'} onEdit={setEditing} onDelete={setDeleting} />
+        list.data && (
+          <CannedBrowser
+            messages={list.data.cannedMessages}
+            categories={categories.data?.categories ?? []}
+            canDelete={user?.role === 'admin'}
+            onEdit={setEditing}
+            onDelete={setDeleting}
+          />
+        )
       )}
       {editing && (
         <Modal title={editing === 'new' ? 'Add New Canned Message' : 'Edit Canned Message'} onClose={close}>
-          <CannedForm canned={editing === 'new' ? null : editing} categories={categories.data?.categories ?? []} saving={creating.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={close} />
+          <CannedForm
+            canned={editing === 'new' ? null : editing}
+            categories={categories.data?.categories ?? []}
+            saving={creating.isLoading || updating.isLoading}
+            error={formError}
+            onSubmit={(input) => void save(input)}
+            onCancel={close}
+          />
         </Modal>
       )}
-      {deleting && <ConfirmDialog message="Are you sure you want to delete this canned message?" busy={removing.isLoading} onConfirm={() => void remove()} onCancel={() => setDeleting(null)} />}
+      {deleting && (
+        <ConfirmDialog
+          message="Are you sure you want to delete this canned message?"
+          busy={removing.isLoading}
+          onConfirm={() => void remove()}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </div>
   );
 }

@@ -7,7 +7,14 @@ import { renderWeb, signedInAs } from '../../test/render';
 import { CannedForm } from './CannedForm';
 import { CannedBrowser, CannedMessagesPage } from './CannedMessagesPage';
 
-const GREETING = canned({ shortcode: 'greeting', title: 'Warm hello', content: 'Hello! Thanks for reaching out.', usageCount: 12, category: { _id: 'billing', name: 'Billing' }, lastUsed: '2026-11-20T10:00:00.000Z' });
+const GREETING = canned({
+  shortcode: 'greeting',
+  title: 'Warm hello',
+  content: 'Hello! Thanks for reaching out.',
+  usageCount: 12,
+  category: { _id: 'billing', name: 'Billing' },
+  lastUsed: '2026-11-20T10:00:00.000Z',
+});
 const REFUND = canned({ shortcode: 'refund', title: 'Refund started', content: 'Your REFUND is on its way.', usageCount: 1 });
 const CLOSING = canned({ shortcode: 'bye', title: 'Closing', content: 'Anything else?', category: { _id: 'technical', name: 'Technical' } });
 
@@ -116,7 +123,11 @@ describe('Canned message list', () => {
 
   it('when a category is chosen, then only its messages show; with no match the filter empty state shows', async () => {
     const user = renderList(true);
-    expect(within(screen.getByLabelText('Filter by category')).getAllByRole('option').map((option) => option.textContent)).toEqual(['All Categories', 'Billing', 'Technical']);
+    expect(
+      within(screen.getByLabelText('Filter by category'))
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual(['All Categories', 'Billing', 'Technical']);
     await user.selectOptions(screen.getByLabelText('Filter by category'), 'technical');
     expect(screen.getAllByRole('article').map((card) => card.getAttribute('aria-label'))).toEqual(['#bye']);
     await user.type(screen.getByPlaceholderText('Search messages...'), 'zzz');

@@ -32,7 +32,13 @@ async function browserPermission(): Promise<boolean> {
   return (await Notification.requestPermission()) === 'granted';
 }
 
-export function NotificationSettings({ preferences, onSave }: { preferences: NotificationPreferences; onSave: (next: NotificationPreferences) => Promise<boolean> }) {
+export function NotificationSettings({
+  preferences,
+  onSave,
+}: {
+  preferences: NotificationPreferences;
+  onSave: (next: NotificationPreferences) => Promise<boolean>;
+}) {
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const toggle = async (key: keyof NotificationPreferences, on: boolean) => {
@@ -54,7 +60,14 @@ export function NotificationSettings({ preferences, onSave }: { preferences: Not
                 <strong>{toggleDef.label}</strong>
                 <span className="muted small">{toggleDef.hint}</span>
               </span>
-              <input type="checkbox" role="switch" className="switch" checked={preferences[toggleDef.key]} disabled={saving} onChange={(e) => void toggle(toggleDef.key, e.target.checked)} />
+              <input
+                type="checkbox"
+                role="switch"
+                className="switch"
+                checked={preferences[toggleDef.key]}
+                disabled={saving}
+                onChange={(e) => void toggle(toggleDef.key, e.target.checked)}
+              />
             </label>
           </li>
         ))}

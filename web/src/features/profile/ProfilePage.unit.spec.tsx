@@ -11,7 +11,10 @@ const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: fal
 
 /** jsdom has no Notification API; the browser's permission answer is what these tests choose. */
 function browserPermission(permission: NotificationPermission, answer: NotificationPermission = permission) {
-  Object.defineProperty(window, 'Notification', { configurable: true, value: Object.assign(jest.fn(), { permission, requestPermission: jest.fn(async () => answer) }) });
+  Object.defineProperty(window, 'Notification', {
+    configurable: true,
+    value: Object.assign(jest.fn(), { permission, requestPermission: jest.fn(async () => answer) }),
+  });
 }
 
 describe('Notification settings', () => {

@@ -14,7 +14,10 @@ export const NEW_TICKET_CLOSE_MS = 10_000;
 export const STATUS_CLOSE_MS = 5_000;
 
 export function newTicketNotice(ticket: Ticket) {
-  return { title: `New ticket #${ticket.ticketId}`, body: `${ticket.title}\nfrom ${ticket.customer.firstName} ${ticket.customer.lastName} · ${ticket.priority} priority` };
+  return {
+    title: `New ticket #${ticket.ticketId}`,
+    body: `${ticket.title}\nfrom ${ticket.customer.firstName} ${ticket.customer.lastName} · ${ticket.priority} priority`,
+  };
 }
 
 export function statusNotice(ticket: Ticket, to: Ticket['status']) {

@@ -52,7 +52,10 @@ export const toSettingsInput = (draft: Draft): SettingsInput => ({
   telegramWebhookUrl: draft.telegramWebhookUrl,
   systemName: draft.systemName,
   supportEmail: draft.supportEmail,
-  corsOrigins: draft.corsOrigins.split(',').map((origin) => origin.trim()).filter(Boolean),
+  corsOrigins: draft.corsOrigins
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean),
   emailNotifications: draft.emailNotifications,
   maintenanceMode: draft.maintenanceMode,
   maxFileSize: numberOf(draft.maxFileSizeMb, MB),
@@ -63,7 +66,8 @@ export const toSettingsInput = (draft: Draft): SettingsInput => ({
 
 /** Where each of the API's field names is typed on this form. */
 const INPUT_OF: Record<string, keyof Draft> = { maxFileSize: 'maxFileSizeMb', rateLimitWindowMs: 'rateLimitWindowMinutes' };
-const byInput = (errors: FieldErrors) => Object.fromEntries(Object.entries(errors).map(([path, message]) => [INPUT_OF[path.split('.')[0]!] ?? path.split('.')[0]!, message]));
+const byInput = (errors: FieldErrors) =>
+  Object.fromEntries(Object.entries(errors).map(([path, message]) => [INPUT_OF[path.split('.')[0]!] ?? path.split('.')[0]!, message]));
 
 export interface SettingsActions {
   /** Resolves with the settings as stored (the token masked again), or with the error text and the fields at fault. */
@@ -128,7 +132,13 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
   const text = (name: keyof Draft, label: string, props: Record<string, unknown> = {}, hint?: string) => (
     <div className="field">
       <label htmlFor={`settings-${name}`}>{label}</label>
-      <input id={`settings-${name}`} value={draft[name] as string} aria-invalid={errors[name] ? true : undefined} onChange={(e) => set({ [name]: e.target.value })} {...props} />
+      <input
+        id={`settings-${name}`}
+        value={draft[name] as string}
+        aria-invalid={errors[name] ? true : undefined}
+        onChange={(e) => set({ [name]: e.target.value })}
+        {...props}
+      />
       {errors[name] ? <span className="field-error">{errors[name]}</span> : hint && <span className="hint">{hint}</span>}
     </div>
   );
@@ -149,8 +159,18 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
         <FlashBanner flash={flash} />
       </div>
       <Group title="Telegram Bot Integration" icon="telegram">
-        {text('telegramBotToken', 'Bot Token', { autoComplete: 'off', spellCheck: false, placeholder: '123456789:ABC-DEF...' }, 'From @BotFather. The stored token is shown masked; leave it as it is to keep it, or clear it to turn the bot off.')}
-        {text('telegramWebhookUrl', 'Webhook URL', { type: 'url', placeholder: 'https://support.example.com/api/telegram/webhook' }, 'Optional. Leave empty to let the bot poll Telegram.')}
+        {text(
+          'telegramBotToken',
+          'Bot Token',
+          { autoComplete: 'off', spellCheck: false, placeholder: '123456789:ABC-DEF...' },
+          'From @BotFather. The stored token is shown masked; leave it as it is to keep it, or clear it to turn the bot off.',
+        )}
+        {text(
+          'telegramWebhookUrl',
+          'Webhook URL',
+          { type: 'url', placeholder: 'https://support.example.com/api/telegram/webhook' },
+          'Optional. Leave empty to let the bot poll Telegram.',
+        )}
         <div className="inline-actions">
           <button type="button" className="button button-secondary" disabled={testing} onClick={() => void test()}>
             <Icon name="bolt" size={16} /> {testing ? 'Testing...' : 'Test Bot'}
@@ -163,20 +183,45 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
       <Group title="System Configuration" icon="settings">
         {text('systemName', 'System Name', { maxLength: 100 })}
         {text('supportEmail', 'Support Email', { type: 'email', placeholder: 'support@example.com' })}
-        {text('corsOrigins', 'CORS Origins', { placeholder: 'https://app.example.com, https://admin.example.com' }, 'Comma-separated origins allowed to call the API from other sites. Leave empty for same-site only.')}
+        {text(
+          'corsOrigins',
+          'CORS Origins',
+          { placeholder: 'https://app.example.com, https://admin.example.com' },
+          'Comma-separated origins allowed to call the API from other sites. Leave empty for same-site only.',
+        )}
         {toggle('emailNotifications', 'Email Notifications', 'Send e-mails about new replies and status changes')}
         {toggle('maintenanceMode', 'Maintenance Mode', 'Only administrators can use the desk while it is on')}
       </Group>
       <Group title="File Upload Settings" icon="paperclip">
         <div className="form-row">
-          {text('maxFileSizeMb', 'Max File Size (MB)', { type: 'number', min: maxFileSize.min / MB, max: maxFileSize.max / MB, step: 'any' }, `Between ${maxFileSize.min / MB} and ${maxFileSize.max / MB} MB`)}
-          {text('maxFiles', 'Max Files per Message', { type: 'number', min: maxFiles.min, max: maxFiles.max, step: 1 }, `Between ${maxFiles.min} and ${maxFiles.max}`)}
+          {text(
+            'maxFileSizeMb',
+            'Max File Size (MB)',
+            { type: 'number', min: maxFileSize.min / MB, max: maxFileSize.max / MB, step: 'any' },
+            `Between ${maxFileSize.min / MB} and ${maxFileSize.max / MB} MB`,
+          )}
+          {text(
+            'maxFiles',
+            'Max Files per Message',
+            { type: 'number', min: maxFiles.min, max: maxFiles.max, step: 1 },
+            `Between ${maxFiles.min} and ${maxFiles.max}`,
+          )}
         </div>
       </Group>
       <Group title="Rate Limiting" icon="clock">
         <div className="form-row">
-          {text('rateLimitWindowMinutes', 'Window (minutes)', { type: 'number', min: rateLimitWindowMs.min / MINUTE, max: rateLimitWindowMs.max / MINUTE, step: 1 }, `Between ${rateLimitWindowMs.min / MINUTE} and ${rateLimitWindowMs.max / MINUTE} minutes`)}
-          {text('rateLimitMaxRequests', 'Max Requests per Window', { type: 'number', min: rateLimitMaxRequests.min, max: rateLimitMaxRequests.max, step: 1 }, `Between ${rateLimitMaxRequests.min} and ${rateLimitMaxRequests.max}`)}
+          {text(
+            'rateLimitWindowMinutes',
+            'Window (minutes)',
+            { type: 'number', min: rateLimitWindowMs.min / MINUTE, max: rateLimitWindowMs.max / MINUTE, step: 1 },
+            `Between ${rateLimitWindowMs.min / MINUTE} and ${rateLimitWindowMs.max / MINUTE} minutes`,
+          )}
+          {text(
+            'rateLimitMaxRequests',
+            'Max Requests per Window',
+            { type: 'number', min: rateLimitMaxRequests.min, max: rateLimitMaxRequests.max, step: 1 },
+            `Between ${rateLimitMaxRequests.min} and ${rateLimitMaxRequests.max}`,
+          )}
         </div>
       </Group>
       <div className="form-actions">
@@ -212,7 +257,9 @@ export function SettingsPage() {
     test: async (telegramBotToken) => {
       try {
         const result = await testBot({ telegramBotToken }).unwrap();
-        return result.success ? { kind: 'success', text: 'Telegram bot is working correctly!' } : { kind: 'error', text: `Telegram bot test failed: ${result.error ?? 'unknown error'}` };
+        return result.success
+          ? { kind: 'success', text: 'Telegram bot is working correctly!' }
+          : { kind: 'error', text: `Telegram bot test failed: ${result.error ?? 'unknown error'}` };
       } catch (failure) {
         return { kind: 'error', text: `Failed to test bot: ${errorMessage(failure, 'no answer from the server')}` };
       }

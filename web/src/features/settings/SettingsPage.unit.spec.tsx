@@ -11,8 +11,13 @@ import { SettingsForm, type SettingsActions, SettingsPage } from './SettingsPage
 const SETTINGS: SystemSettings = { ...DEFAULT_SYSTEM_SETTINGS, telegramBotToken: '', updatedAt: null, updatedBy: null };
 
 function renderForm(settings: Partial<SystemSettings> = {}, actions: Partial<SettingsActions> = {}) {
-  const save = jest.fn<ReturnType<SettingsActions['save']>, Parameters<SettingsActions['save']>>(async (input) => ({ saved: { ...SETTINGS, ...input, telegramBotToken: input.telegramBotToken ? '123456:********WXYZ' : '' } }));
-  const test = jest.fn<ReturnType<SettingsActions['test']>, Parameters<SettingsActions['test']>>(async () => ({ kind: 'success', text: 'Telegram bot is working correctly!' }));
+  const save = jest.fn<ReturnType<SettingsActions['save']>, Parameters<SettingsActions['save']>>(async (input) => ({
+    saved: { ...SETTINGS, ...input, telegramBotToken: input.telegramBotToken ? '123456:********WXYZ' : '' },
+  }));
+  const test = jest.fn<ReturnType<SettingsActions['test']>, Parameters<SettingsActions['test']>>(async () => ({
+    kind: 'success',
+    text: 'Telegram bot is working correctly!',
+  }));
   renderWeb(<SettingsForm settings={{ ...SETTINGS, ...settings }} actions={{ save, test, ...actions }} />);
   return { save, test, user: userEvent.setup({ advanceTimers: (ms) => jest.advanceTimersByTime(ms) }) };
 }
@@ -28,7 +33,8 @@ describe('System settings form', () => {
 
   it('when opened, then the four groups show with the stored values in MB and minutes', () => {
     renderForm();
-    for (const group of ['Telegram Bot Integration', 'System Configuration', 'File Upload Settings', 'Rate Limiting']) expect(screen.getByRole('heading', { name: group })).toBeInTheDocument();
+    for (const group of ['Telegram Bot Integration', 'System Configuration', 'File Upload Settings', 'Rate Limiting'])
+      expect(screen.getByRole('heading', { name: group })).toBeInTheDocument();
     expect(screen.getByLabelText('Max File Size (MB)')).toHaveValue(10);
     expect(screen.getByLabelText('Max Files per Message')).toHaveValue(5);
     expect(screen.getByLabelText('Window (minutes)')).toHaveValue(15);
@@ -67,7 +73,14 @@ describe('System settings form', () => {
     await replace(user, 'CORS Origins', 'https://a.example.com, https://b.example.com');
     await user.click(screen.getByRole('switch', { name: /Maintenance Mode/ }));
     await user.click(screen.getByRole('button', { name: 'Save Settings' }));
-    expect(save).toHaveBeenCalledWith(expect.objectContaining({ maxFileSize: 25 * 1024 * 1024, rateLimitWindowMs: 30 * 60 * 1000, maintenanceMode: true, corsOrigins: ['https://a.example.com', 'https://b.example.com'] }));
+    expect(save).toHaveBeenCalledWith(
+      expect.objectContaining({
+        maxFileSize: 25 * 1024 * 1024,
+        rateLimitWindowMs: 30 * 60 * 1000,
+        maintenanceMode: true,
+        corsOrigins: ['https://a.example.com', 'https://b.example.com'],
+      }),
+    );
     expect(await screen.findByText('Settings saved successfully!')).toBeInTheDocument();
     act(() => jest.advanceTimersByTime(5000));
     expect(screen.queryByText('Settings saved successfully!')).not.toBeInTheDocument();
@@ -82,7 +95,10 @@ describe('System settings form', () => {
   });
 
   it('when the server refuses, then its message and the field at fault show', async () => {
-    const { user } = renderForm({}, { save: async () => ({ error: 'Webhook URL must start with https://', fields: { telegramWebhookUrl: 'Webhook URL must start with https://' } }) });
+    const { user } = renderForm(
+      {},
+      { save: async () => ({ error: 'Webhook URL must start with https://', fields: { telegramWebhookUrl: 'Webhook URL must start with https://' } }) },
+    );
     await user.click(screen.getByRole('button', { name: 'Save Settings' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Webhook URL must start with https://');
     expect(screen.getAllByText('Webhook URL must start with https://')).toHaveLength(2);

@@ -18,7 +18,8 @@ export function shortcodeSuggestions(text: string, canned: CannedMessage[]): Can
 }
 
 /** The text with the trailing `#code` replaced by the canned message's content. */
-export const expandShortcode = (text: string, canned: CannedMessage) => text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
+export const expandShortcode = (text: string, canned: CannedMessage) =>
+  text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
 
 /** The counter appears above 1500 characters (spec.md section 5). */
 export const COUNTER_FROM = 1500;
@@ -52,7 +53,16 @@ function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave
   };
   return (
     <div className="message-editor">
-      <textarea aria-label="Edit message" autoFocus value={text} maxLength={MESSAGE_MAX} disabled={saving} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} rows={Math.min(6, text.split('\n').length + 1)} />
+      <textarea
+        aria-label="Edit message"
+        autoFocus
+        value={text}
+        maxLength={MESSAGE_MAX}
+        disabled={saving}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+        rows={Math.min(6, text.split('\n').length + 1)}
+      />
       <p className="hint">{EDIT_HINT}</p>
       {error && <p className="field-error">{error}</p>}
     </div>
@@ -128,11 +138,7 @@ export function MessageItem({
         )}
       </div>
       {showVersions && message.versions && <MessageVersions versions={message.versions} />}
-      {editing ? (
-        <MessageEditor message={message} onSave={onSave} onCancel={onCancel} />
-      ) : (
-        message.content && <p className="message-text">{message.content}</p>
-      )}
+      {editing ? <MessageEditor message={message} onSave={onSave} onCancel={onCancel} /> : message.content && <p className="message-text">{message.content}</p>}
       {message.attachments.length > 0 && (
         <div className="message-attachments">
           {message.attachments.map((file) => (
@@ -144,7 +150,17 @@ export function MessageItem({
   );
 }
 
-export function MessageList({ messages, myId, onEdit, typing }: { messages: Message[]; myId: string; onEdit: (message: Message, content: string) => Promise<string | null>; typing: string | null }) {
+export function MessageList({
+  messages,
+  myId,
+  onEdit,
+  typing,
+}: {
+  messages: Message[];
+  myId: string;
+  onEdit: (message: Message, content: string) => Promise<string | null>;
+  typing: string | null;
+}) {
   const [editing, setEditing] = useState<string | null>(null);
   const list = useRef<HTMLOListElement>(null);
   const last = messages.at(-1);
@@ -283,7 +299,12 @@ export function ChatInput({
           {files.map((file, index) => (
             <li key={`${file.name}-${index}`}>
               <Icon name="file" size={14} /> {file.name} <span className="muted">({formatKb(file.size)})</span>
-              <button type="button" className="icon-button" aria-label={`Remove ${file.name}`} onClick={() => setFiles((current) => current.filter((_file, at) => at !== index))}>
+              <button
+                type="button"
+                className="icon-button"
+                aria-label={`Remove ${file.name}`}
+                onClick={() => setFiles((current) => current.filter((_file, at) => at !== index))}
+              >
                 <Icon name="close" size={14} />
               </button>
             </li>

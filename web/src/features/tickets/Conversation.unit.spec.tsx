@@ -7,11 +7,16 @@ import { renderWeb } from '../../test/render';
 import { useState } from 'react';
 import { ChatInput, MessageItem } from './Conversation';
 
-const CANNED = [canned({ shortcode: 'refund', title: 'Refund issued', content: 'Your refund is on its way.' }), canned({ shortcode: 'hello', title: 'Greeting', content: 'Hi there!' })];
+const CANNED = [
+  canned({ shortcode: 'refund', title: 'Refund issued', content: 'Your refund is on its way.' }),
+  canned({ shortcode: 'hello', title: 'Greeting', content: 'Hi there!' }),
+];
 
 function Input({ staff = false, closedForMe = false, onSend = jest.fn(async (): Promise<string | null> => null), onTyping = jest.fn(), onCanned = jest.fn() }) {
   const [text, setText] = useState('');
-  return <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} canned={CANNED} onCanned={onCanned} />;
+  return (
+    <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} canned={CANNED} onCanned={onCanned} />
+  );
 }
 
 describe('Chat input', () => {
@@ -147,22 +152,45 @@ describe('Message', () => {
   const noop = jest.fn(async () => null);
 
   it("when a message was edited, then it shows '(edited)'", () => {
-    renderWeb(<ul><MessageItem message={message({ editedAt: '2026-11-20T10:06:00.000Z' })} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    renderWeb(
+      <ul>
+        <MessageItem
+          message={message({ editedAt: '2026-11-20T10:06:00.000Z' })}
+          myId={AGENT._id}
+          editing={false}
+          onEdit={jest.fn()}
+          onSave={noop}
+          onCancel={jest.fn()}
+        />
+      </ul>,
+    );
     expect(screen.getByText('(edited)')).toBeInTheDocument();
   });
 
   it('when it is my text message, then I can edit it; not others, nor files', () => {
-    const { unmount } = renderWeb(<ul><MessageItem message={message({})} myId={CUSTOMER._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    const { unmount } = renderWeb(
+      <ul>
+        <MessageItem message={message({})} myId={CUSTOMER._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
+      </ul>,
+    );
     expect(screen.getByRole('button', { name: 'Edit message' })).toBeInTheDocument();
     unmount();
-    renderWeb(<ul><MessageItem message={message({})} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    renderWeb(
+      <ul>
+        <MessageItem message={message({})} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
+      </ul>,
+    );
     expect(screen.queryByRole('button', { name: 'Edit message' })).not.toBeInTheDocument();
   });
 
   it('when editing, then Enter saves, Shift+Enter adds a line, Escape cancels, and the hint names 5 minutes', async () => {
     const onSave = jest.fn(async () => null);
     const onCancel = jest.fn();
-    renderWeb(<ul><MessageItem message={message({ content: 'Helo' })} myId={CUSTOMER._id} editing onEdit={jest.fn()} onSave={onSave} onCancel={onCancel} /></ul>);
+    renderWeb(
+      <ul>
+        <MessageItem message={message({ content: 'Helo' })} myId={CUSTOMER._id} editing onEdit={jest.fn()} onSave={onSave} onCancel={onCancel} />
+      </ul>,
+    );
     expect(screen.getByText(/5 minutes/)).toBeInTheDocument();
     const user = userEvent.setup();
     const editor = screen.getByRole('textbox', { name: 'Edit message' });
@@ -176,7 +204,18 @@ describe('Message', () => {
   });
 
   it('when a message is an internal note or came from Telegram, then it says so', () => {
-    renderWeb(<ul><MessageItem message={message({ isInternal: true, platform: 'telegram' })} myId={AGENT._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} /></ul>);
+    renderWeb(
+      <ul>
+        <MessageItem
+          message={message({ isInternal: true, platform: 'telegram' })}
+          myId={AGENT._id}
+          editing={false}
+          onEdit={jest.fn()}
+          onSave={noop}
+          onCancel={jest.fn()}
+        />
+      </ul>,
+    );
     expect(screen.getByText('Internal note')).toBeInTheDocument();
     expect(screen.getByText('Telegram')).toBeInTheDocument();
   });

@@ -98,7 +98,11 @@ export function TicketForm({
     event.preventDefault();
     setTouched(true);
     if (blocked || Object.keys(fieldErrors).length > 0) return;
-    const answers = Object.fromEntries(Object.entries(draft.customFieldValues).filter(([name, value]) => value.trim() !== '' && category?.customFields.some((field) => field.fieldName === name)));
+    const answers = Object.fromEntries(
+      Object.entries(draft.customFieldValues).filter(
+        ([name, value]) => value.trim() !== '' && category?.customFields.some((field) => field.fieldName === name),
+      ),
+    );
     onSubmit({ ...draft, title: draft.title.trim(), description: draft.description.trim(), customFieldValues: answers });
   };
 
@@ -109,7 +113,14 @@ export function TicketForm({
       {categoriesError && <Banner kind="error">Failed to load categories</Banner>}
       <div className="field">
         <CountedLabel htmlFor="ticket-title" label="Title" length={draft.title.length} max={TITLE_MAX} />
-        <input id="ticket-title" required maxLength={TITLE_MAX} value={draft.title} onChange={(e) => set({ title: e.target.value })} placeholder="Brief summary of the issue" />
+        <input
+          id="ticket-title"
+          required
+          maxLength={TITLE_MAX}
+          value={draft.title}
+          onChange={(e) => set({ title: e.target.value })}
+          placeholder="Brief summary of the issue"
+        />
       </div>
       <div className="form-row">
         <div className="field">
@@ -136,7 +147,15 @@ export function TicketForm({
       </div>
       <div className="field">
         <CountedLabel htmlFor="ticket-description" label="Description" length={draft.description.length} max={DESCRIPTION_MAX} />
-        <textarea id="ticket-description" rows={5} required maxLength={DESCRIPTION_MAX} value={draft.description} onChange={(e) => set({ description: e.target.value })} placeholder="Describe the problem in detail" />
+        <textarea
+          id="ticket-description"
+          rows={5}
+          required
+          maxLength={DESCRIPTION_MAX}
+          value={draft.description}
+          onChange={(e) => set({ description: e.target.value })}
+          placeholder="Describe the problem in detail"
+        />
       </div>
       {category?.customFields.length ? (
         <fieldset className="custom-fields">
@@ -205,7 +224,15 @@ export function CreateTicketDialog({ onClose, onCreated }: { onClose: () => void
 
   return (
     <Modal title="Create New Ticket" onClose={onClose} wide>
-      <TicketForm categories={categories.data?.categories} categoriesError={categories.isError} existing={existing} submitting={isLoading} error={error} onSubmit={submit} onCancel={onClose} />
+      <TicketForm
+        categories={categories.data?.categories}
+        categoriesError={categories.isError}
+        existing={existing}
+        submitting={isLoading}
+        error={error}
+        onSubmit={submit}
+        onCancel={onClose}
+      />
     </Modal>
   );
 }

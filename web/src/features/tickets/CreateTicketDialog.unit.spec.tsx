@@ -9,7 +9,18 @@ import { TicketForm } from './CreateTicketDialog';
 function renderForm(props: Partial<Parameters<typeof TicketForm>[0]> = {}) {
   const onSubmit = jest.fn();
   const onCancel = jest.fn();
-  renderWeb(<TicketForm categories={CATEGORIES} categoriesError={false} existing={null} submitting={false} error={null} onSubmit={onSubmit} onCancel={onCancel} {...props} />);
+  renderWeb(
+    <TicketForm
+      categories={CATEGORIES}
+      categoriesError={false}
+      existing={null}
+      submitting={false}
+      error={null}
+      onSubmit={onSubmit}
+      onCancel={onCancel}
+      {...props}
+    />,
+  );
   return { onSubmit, onCancel, user: userEvent.setup() };
 }
 

@@ -6,7 +6,9 @@ import { AGENT, CUSTOMER, STATS, ticket } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
 import { CategoriesCard, RecentActivityCard, StatsGrid, TicketListCard } from './DashboardPage';
 
-const SIX = Array.from({ length: 6 }, (_, index) => ticket({ _id: `t${index}`, ticketId: 1001 + index, title: `Problem ${index}`, status: index === 0 ? 'in_progress' : 'open' }));
+const SIX = Array.from({ length: 6 }, (_, index) =>
+  ticket({ _id: `t${index}`, ticketId: 1001 + index, title: `Problem ${index}`, status: index === 0 ? 'in_progress' : 'open' }),
+);
 
 describe('Dashboard', () => {
   it('when staff look, then the eight stat cards carry their labels, values and hints', () => {

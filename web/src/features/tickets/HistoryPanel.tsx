@@ -99,7 +99,17 @@ export function TicketAsOf({ moment }: { moment: TicketMoment }) {
 }
 
 /** Scrubber and buttons over the revisions 0..latest. */
-export function Scrubber({ revision, latest, entry, onSelect }: { revision: number; latest: number; entry: HistoryEntry | undefined; onSelect: (revision: number | null) => void }) {
+export function Scrubber({
+  revision,
+  latest,
+  entry,
+  onSelect,
+}: {
+  revision: number;
+  latest: number;
+  entry: HistoryEntry | undefined;
+  onSelect: (revision: number | null) => void;
+}) {
   return (
     <div className="history-scrubber">
       <label htmlFor="history-scrubber">Moment in the ticket&apos;s history</label>
@@ -121,7 +131,12 @@ export function Scrubber({ revision, latest, entry, onSelect }: { revision: numb
           Revision {revision} of {latest}
           {entry && ` · ${formatDateTime(entry.at)}`}
         </span>
-        <button type="button" className="button button-secondary" disabled={revision === latest} onClick={() => onSelect(revision + 1 === latest ? null : revision + 1)}>
+        <button
+          type="button"
+          className="button button-secondary"
+          disabled={revision === latest}
+          onClick={() => onSelect(revision + 1 === latest ? null : revision + 1)}
+        >
           Next
         </button>
         <button type="button" className="button button-secondary" disabled={revision === latest} onClick={() => onSelect(null)}>

@@ -21,7 +21,10 @@ const entry = (revision: number, summary: string, overrides: Partial<HistoryEntr
 });
 
 const EVENTS = [
-  entry(0, 'Opened ticket #1001 "Printer jams" for Cara Customer (Hardware, priority high) via the web', { type: 'TicketOpened', actor: { userId: CUSTOMER._id, username: 'cara', name: 'Cara Customer', role: 'customer', platform: 'telegram' } }),
+  entry(0, 'Opened ticket #1001 "Printer jams" for Cara Customer (Hardware, priority high) via the web', {
+    type: 'TicketOpened',
+    actor: { userId: CUSTOMER._id, username: 'cara', name: 'Cara Customer', role: 'customer', platform: 'telegram' },
+  }),
   entry(1, 'Assigned the ticket to Alice Agent', { type: 'AgentAssignedToTicket' }),
   entry(2, 'Cara Customer read the conversation up to message 1', { type: 'MessagesRead' }),
 ];
@@ -46,7 +49,21 @@ describe('History panel', () => {
     unmount();
     const broken: TicketHistory = {
       ...HISTORY,
-      integrity: { ok: false, head: null, firstBreak: { chain: 'stream', streamId: 'ticket-t1', revision: 1, position: 11, eventId: 'e', type: 'AgentAssignedToTicket', reason: 'the stored hash does not match', expected: 'x', stored: 'y' } },
+      integrity: {
+        ok: false,
+        head: null,
+        firstBreak: {
+          chain: 'stream',
+          streamId: 'ticket-t1',
+          revision: 1,
+          position: 11,
+          eventId: 'e',
+          type: 'AgentAssignedToTicket',
+          reason: 'the stored hash does not match',
+          expected: 'x',
+          stored: 'y',
+        },
+      },
     };
     renderWeb(<IntegrityLine history={broken} />);
     expect(screen.getByRole('alert')).toHaveTextContent('Hash chain broken at revision 1 (AgentAssignedToTicket): the stored hash does not match.');

@@ -62,7 +62,19 @@ const storedView = (): View => {
   }
 };
 
-export function LiveTicketsTable({ tickets, myId, onOpen, onAssign, onStatus }: { tickets: Ticket[]; myId: string; onOpen: (ticket: Ticket) => void; onAssign: (ticket: Ticket) => void; onStatus: (ticket: Ticket, status: string) => void }) {
+export function LiveTicketsTable({
+  tickets,
+  myId,
+  onOpen,
+  onAssign,
+  onStatus,
+}: {
+  tickets: Ticket[];
+  myId: string;
+  onOpen: (ticket: Ticket) => void;
+  onAssign: (ticket: Ticket) => void;
+  onStatus: (ticket: Ticket, status: string) => void;
+}) {
   return (
     <div className="table-wrap card live-table-card">
       <table className="table live-table">
@@ -119,7 +131,19 @@ export function LiveTicketsTable({ tickets, myId, onOpen, onAssign, onStatus }: 
   );
 }
 
-export function LiveTicketCard({ ticket, myId, onOpen, onAssign, onStatus }: { ticket: Ticket; myId: string; onOpen: () => void; onAssign: () => void; onStatus: (status: string) => void }) {
+export function LiveTicketCard({
+  ticket,
+  myId,
+  onOpen,
+  onAssign,
+  onStatus,
+}: {
+  ticket: Ticket;
+  myId: string;
+  onOpen: () => void;
+  onAssign: () => void;
+  onStatus: (status: string) => void;
+}) {
   const others = useOthersOn(ticket._id, myId, true);
   const unassigned = ticket.assignedAgent === null;
   return (
@@ -211,29 +235,35 @@ export function LiveTicketsPage() {
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Filter tickets">
           {FILTERS.map((option) => (
-            <button key={option.key} type="button" className={option.key === filterKey ? 'active' : ''} aria-pressed={option.key === filterKey} onClick={() => choose(option.key)}>
+            <button
+              key={option.key}
+              type="button"
+              className={option.key === filterKey ? 'active' : ''}
+              aria-pressed={option.key === filterKey}
+              onClick={() => choose(option.key)}
+            >
               {option.label}
             </button>
           ))}
         </div>
         <div className="toolbar-end">
-        <div className="segmented" role="group" aria-label="Show tickets as">
-          {(['cards', 'table'] as const).map((option) => (
-            <button key={option} type="button" className={option === view ? 'active' : ''} aria-pressed={option === view} onClick={() => chooseView(option)}>
-              <Icon name={option === 'cards' ? 'dashboard' : 'live'} size={14} /> {option === 'cards' ? 'Cards' : 'Table'}
-            </button>
-          ))}
-        </div>
-        <label className="sort-control">
-          <span>Sort</span>
-          <select value={sort} onChange={(e) => setSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
-            {SORTS.map((option) => (
-              <option key={option.key} value={option.key}>
-                {option.label}
-              </option>
+          <div className="segmented" role="group" aria-label="Show tickets as">
+            {(['cards', 'table'] as const).map((option) => (
+              <button key={option} type="button" className={option === view ? 'active' : ''} aria-pressed={option === view} onClick={() => chooseView(option)}>
+                <Icon name={option === 'cards' ? 'dashboard' : 'live'} size={14} /> {option === 'cards' ? 'Cards' : 'Table'}
+              </button>
             ))}
-          </select>
-        </label>
+          </div>
+          <label className="sort-control">
+            <span>Sort</span>
+            <select value={sort} onChange={(e) => setSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
+              {SORTS.map((option) => (
+                <option key={option.key} value={option.key}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
       </div>
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
@@ -250,18 +280,18 @@ export function LiveTicketsPage() {
               onStatus={(ticket, status) => void actions.changeStatus(ticket, status)}
             />
           ) : (
-          <div className="live-grid">
-            {list.data.tickets.map((ticket) => (
-              <LiveTicketCard
-                key={ticket._id}
-                ticket={ticket}
-                myId={me._id}
-                onOpen={() => void navigate(`/tickets/${ticket._id}`)}
-                onAssign={() => void actions.assignToMe(ticket)}
-                onStatus={(status) => void actions.changeStatus(ticket, status)}
-              />
-            ))}
-          </div>
+            <div className="live-grid">
+              {list.data.tickets.map((ticket) => (
+                <LiveTicketCard
+                  key={ticket._id}
+                  ticket={ticket}
+                  myId={me._id}
+                  onOpen={() => void navigate(`/tickets/${ticket._id}`)}
+                  onAssign={() => void actions.assignToMe(ticket)}
+                  onStatus={(status) => void actions.changeStatus(ticket, status)}
+                />
+              ))}
+            </div>
           )}
           {list.data.pagination.total > list.data.tickets.length && (
             <div className="load-more">

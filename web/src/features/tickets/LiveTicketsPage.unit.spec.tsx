@@ -19,7 +19,8 @@ describe('Live ticket card', () => {
     const { card } = renderCard();
     expect(screen.getByText('NEEDS ASSIGNMENT')).toBeInTheDocument();
     expect(card).toHaveClass('needs-attention');
-    for (const text of ['#1001', 'high', 'Invoice shows the wrong amount', 'My March invoice charges me twice.', 'Cara Customer', 'Billing', 'Unassigned']) expect(screen.getByText(text)).toBeInTheDocument();
+    for (const text of ['#1001', 'high', 'Invoice shows the wrong amount', 'My March invoice charges me twice.', 'Cara Customer', 'Billing', 'Unassigned'])
+      expect(screen.getByText(text)).toBeInTheDocument();
   });
 
   it('when assigned, then it is coloured by priority and shows the assignee', () => {
@@ -52,7 +53,13 @@ describe('Live ticket card', () => {
 describe('Live tickets table (issue 25)', () => {
   it('when shown as a table, then each ticket is a row with its priority, marker and actions', async () => {
     const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
-    renderWeb(<LiveTicketsTable tickets={[ticket({}), ticket({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED })]} myId={AGENT._id} {...handlers} />);
+    renderWeb(
+      <LiveTicketsTable
+        tickets={[ticket({}), ticket({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED })]}
+        myId={AGENT._id}
+        {...handlers}
+      />,
+    );
     const user = userEvent.setup();
     expect(screen.getAllByRole('row')).toHaveLength(3);
     expect(screen.getAllByText('NEEDS ASSIGNMENT')).toHaveLength(1);
@@ -64,7 +71,7 @@ describe('Live tickets table (issue 25)', () => {
     expect(screen.queryByRole('button', { name: 'Assign to Me (ticket #1002)' })).not.toBeInTheDocument();
   });
 
-  it("when the Open filter is chosen, then it asks for what the sidebar calls open", () => {
+  it('when the Open filter is chosen, then it asks for what the sidebar calls open', () => {
     expect(FILTERS.find((filter) => filter.key === 'open')!.args).toEqual({ status: 'open,in_progress,pending_customer' });
   });
 });

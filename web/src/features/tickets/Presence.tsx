@@ -30,7 +30,9 @@ export function PresenceMarker({ viewers }: { viewers: Viewer[] }) {
   if (viewers.length === 0) return null;
   const replying = viewers.filter((viewer) => viewer.replying);
   const shown = replying.length > 0 ? replying : viewers;
-  const title = [replying.length > 0 && `Replying now: ${replying.map(nameOf).join(', ')}`, `Viewing now: ${viewers.map(nameOf).join(', ')}`].filter(Boolean).join('; ');
+  const title = [replying.length > 0 && `Replying now: ${replying.map(nameOf).join(', ')}`, `Viewing now: ${viewers.map(nameOf).join(', ')}`]
+    .filter(Boolean)
+    .join('; ');
   return (
     <span className={`badge ${replying.length > 0 ? 'badge-warning' : 'badge-secondary'} presence-marker`} title={title}>
       {replying.length > 0 ? 'Replying' : 'Viewing'}: {shown.map((viewer) => viewer.firstName).join(', ')}

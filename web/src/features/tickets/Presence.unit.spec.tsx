@@ -22,7 +22,14 @@ describe('Staff presence', () => {
     expect(screen.getByRole('status', { name: 'Other staff on this ticket' })).toHaveTextContent('Also viewing: Bob Tester, Dana Agent');
     rerender(<PresenceLine viewers={[{ ...BOB, replying: true }, DANA]} />);
     expect(screen.getByRole('status')).toHaveTextContent('Also viewing: Bob Tester, Dana Agent — Bob Tester is replying now');
-    rerender(<PresenceLine viewers={[{ ...BOB, replying: true }, { ...DANA, replying: true }]} />);
+    rerender(
+      <PresenceLine
+        viewers={[
+          { ...BOB, replying: true },
+          { ...DANA, replying: true },
+        ]}
+      />,
+    );
     expect(screen.getByRole('status')).toHaveTextContent('Bob Tester, Dana Agent are replying now');
   });
 

@@ -17,7 +17,17 @@ export function matchesSearch(canned: CannedMessage, search: string): boolean {
 export const preview = (content: string) => (content.length > PREVIEW_LENGTH ? `${content.slice(0, PREVIEW_LENGTH)}...` : content);
 
 /** The collapsible Quick Messages panel (staff): search, preview on hover, insert on click. */
-export function QuickMessages({ messages, loading, failed, onChoose }: { messages: CannedMessage[]; loading: boolean; failed: boolean; onChoose: (canned: CannedMessage) => void }) {
+export function QuickMessages({
+  messages,
+  loading,
+  failed,
+  onChoose,
+}: {
+  messages: CannedMessage[];
+  loading: boolean;
+  failed: boolean;
+  onChoose: (canned: CannedMessage) => void;
+}) {
   const [open, setOpen] = useState(true);
   const [search, setSearch] = useState('');
   const shown = useMemo(() => messages.filter((canned) => matchesSearch(canned, search)).sort(byUsage), [messages, search]);
@@ -25,16 +35,31 @@ export function QuickMessages({ messages, loading, failed, onChoose }: { message
     <section className={`card quick-messages ${open ? '' : 'quick-collapsed'}`} aria-label="Quick Messages">
       <header className="card-header">
         <h2>Quick Messages</h2>
-        <button type="button" className="icon-button" aria-expanded={open} aria-label={open ? 'Collapse quick messages' : 'Expand quick messages'} onClick={() => setOpen((value) => !value)}>
+        <button
+          type="button"
+          className="icon-button"
+          aria-expanded={open}
+          aria-label={open ? 'Collapse quick messages' : 'Expand quick messages'}
+          onClick={() => setOpen((value) => !value)}
+        >
           <Icon name={open ? 'chevronRight' : 'chevronLeft'} />
         </button>
       </header>
       {open && (
         <>
-          <input type="search" className="quick-search" placeholder="Search quick messages..." aria-label="Search quick messages" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            type="search"
+            className="quick-search"
+            placeholder="Search quick messages..."
+            aria-label="Search quick messages"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
           {loading && <p className="muted">Loading canned messages...</p>}
           {failed && <p className="field-error">Failed to load data</p>}
-          {!loading && !failed && shown.length === 0 && <p className="muted">{messages.length === 0 ? 'No canned messages yet.' : 'No messages match your search.'}</p>}
+          {!loading && !failed && shown.length === 0 && (
+            <p className="muted">{messages.length === 0 ? 'No canned messages yet.' : 'No messages match your search.'}</p>
+          )}
           <ul className="quick-list">
             {shown.map((canned) => (
               <li key={canned._id}>

@@ -15,7 +15,9 @@ const MESSAGES = [
 describe('Quick Messages panel', () => {
   it('when listed, then the most used come first, then by shortcode, each with its use count', () => {
     renderWeb(<QuickMessages messages={MESSAGES} loading={false} failed={false} onChoose={jest.fn()} />);
-    const codes = within(screen.getByRole('list')).getAllByRole('button').map((button) => button.querySelector('.quick-code')?.textContent);
+    const codes = within(screen.getByRole('list'))
+      .getAllByRole('button')
+      .map((button) => button.querySelector('.quick-code')?.textContent);
     expect(codes).toEqual(['#hello', '#bye', '#refund']);
     expect(screen.getByText('5 uses')).toBeInTheDocument();
   });

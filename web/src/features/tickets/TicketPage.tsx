@@ -109,7 +109,16 @@ function AnswerValue({ value }: { value: Ticket['customFieldValues'][number]['va
   const upload = text.match(UPLOAD_PATH);
   if (upload) {
     const url = upload[0].startsWith('/api/') ? upload[0] : `/api${upload[0]}`;
-    return <AuthFile file={{ url, mimeType: /\.(png|jpe?g|gif|webp)$/i.test(url) ? 'image/*' : 'application/octet-stream', originalName: url.split('/').pop() ?? 'file', size: 0 }} />;
+    return (
+      <AuthFile
+        file={{
+          url,
+          mimeType: /\.(png|jpe?g|gif|webp)$/i.test(url) ? 'image/*' : 'application/octet-stream',
+          originalName: url.split('/').pop() ?? 'file',
+          size: 0,
+        }}
+      />
+    );
   }
   return <span className="preserve">{text}</span>;
 }
@@ -211,7 +220,13 @@ export function TicketHeader({
           )}
         </div>
         {onToggleDetails && (
-          <button type="button" className="button button-ghost button-small details-toggle" aria-expanded={detailsOpen} aria-controls="ticket-details" onClick={onToggleDetails}>
+          <button
+            type="button"
+            className="button button-ghost button-small details-toggle"
+            aria-expanded={detailsOpen}
+            aria-controls="ticket-details"
+            onClick={onToggleDetails}
+          >
             <Icon name={detailsOpen ? 'chevronRight' : 'chevronLeft'} size={14} /> {detailsOpen ? 'Hide details' : 'Show details'}
           </button>
         )}
@@ -290,7 +305,9 @@ export function TicketPage() {
       loading={canned.isLoading}
       failed={canned.isError}
       onChoose={(chosen) => {
-        setDraft((current) => (current ? `${current}${current.endsWith(' ') || current.endsWith('\n') ? '' : ' '}${chosen.content}` : chosen.content).slice(0, MESSAGE_MAX));
+        setDraft((current) =>
+          (current ? `${current}${current.endsWith(' ') || current.endsWith('\n') ? '' : ' '}${chosen.content}` : chosen.content).slice(0, MESSAGE_MAX),
+        );
         void recordCannedUse(chosen._id);
       }}
     />
@@ -337,7 +354,9 @@ export function TicketPage() {
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
             <TicketInformation ticket={ticket} />
             {quickMessages}
-            {staff && <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />}
+            {staff && (
+              <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />
+            )}
           </section>
         )}
       </div>

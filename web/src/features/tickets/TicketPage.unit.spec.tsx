@@ -18,7 +18,17 @@ describe('Ticket detail', () => {
 
   it('when staff see the header, then it has the status dropdown, the assignee and an unassign for the assigned agent', async () => {
     const onUnassign = jest.fn();
-    renderWeb(<TicketHeader ticket={ticket({ assignedAgent: ALICE, status: 'in_progress' })} staff myId={AGENT._id} isAdmin={false} onStatus={jest.fn()} onAssign={jest.fn()} onUnassign={onUnassign} />);
+    renderWeb(
+      <TicketHeader
+        ticket={ticket({ assignedAgent: ALICE, status: 'in_progress' })}
+        staff
+        myId={AGENT._id}
+        isAdmin={false}
+        onStatus={jest.fn()}
+        onAssign={jest.fn()}
+        onUnassign={onUnassign}
+      />,
+    );
     expect(screen.getByText('#1001')).toBeInTheDocument();
     expect(screen.getByLabelText('Status of ticket #1001')).toHaveValue('in_progress');
     expect(screen.getByText('alice_agent')).toBeInTheDocument();
@@ -27,10 +37,22 @@ describe('Ticket detail', () => {
   });
 
   it('when another agent looks, then only an admin may unassign', () => {
-    const { unmount } = renderWeb(<TicketHeader ticket={ticket({ assignedAgent: ALICE })} staff myId="bob" isAdmin={false} onStatus={jest.fn()} onAssign={jest.fn()} onUnassign={jest.fn()} />);
+    const { unmount } = renderWeb(
+      <TicketHeader
+        ticket={ticket({ assignedAgent: ALICE })}
+        staff
+        myId="bob"
+        isAdmin={false}
+        onStatus={jest.fn()}
+        onAssign={jest.fn()}
+        onUnassign={jest.fn()}
+      />,
+    );
     expect(screen.queryByRole('button', { name: 'Unassign' })).not.toBeInTheDocument();
     unmount();
-    renderWeb(<TicketHeader ticket={ticket({ assignedAgent: ALICE })} staff myId="adam" isAdmin onStatus={jest.fn()} onAssign={jest.fn()} onUnassign={jest.fn()} />);
+    renderWeb(
+      <TicketHeader ticket={ticket({ assignedAgent: ALICE })} staff myId="adam" isAdmin onStatus={jest.fn()} onAssign={jest.fn()} onUnassign={jest.fn()} />,
+    );
     expect(screen.getByRole('button', { name: 'Unassign' })).toBeInTheDocument();
   });
 
@@ -46,7 +68,11 @@ describe('Ticket detail', () => {
         ticket={ticket({
           customFieldValues: [
             { fieldName: 'invoice', fieldPrompt: 'Invoice number', value: 'INV-2042' },
-            { fieldName: 'receipt', fieldPrompt: 'Receipt', value: { url: '/api/uploads/abc.pdf', mimeType: 'application/pdf', originalName: 'receipt.pdf', size: 3072 } },
+            {
+              fieldName: 'receipt',
+              fieldPrompt: 'Receipt',
+              value: { url: '/api/uploads/abc.pdf', mimeType: 'application/pdf', originalName: 'receipt.pdf', size: 3072 },
+            },
           ],
         })}
       />,

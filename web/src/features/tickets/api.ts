@@ -26,7 +26,10 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, sort, limit }) => ({ url: '/tickets', params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), sort: sort ?? 'latest', limit } }),
+      query: ({ status, assigned, sort, limit }) => ({
+        url: '/tickets',
+        params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), sort: sort ?? 'latest', limit },
+      }),
       providesTags: ['Ticket'],
       async onCacheEntryAdded(args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, getState }) {
         await cacheDataLoaded.catch(() => undefined);
@@ -85,7 +88,14 @@ const ticketsApi = api.injectEndpoints({
               if (mine(draft, message.ticket)) draft.messages = withMessage(draft.messages, message);
             }),
           ),
-          onLive<{ ticketId: string }>('ticket_deleted', ({ ticketId }) => dispatch(api.util.invalidateTags([{ type: 'Ticket', id }, { type: 'Ticket', id: ticketId }]))),
+          onLive<{ ticketId: string }>('ticket_deleted', ({ ticketId }) =>
+            dispatch(
+              api.util.invalidateTags([
+                { type: 'Ticket', id },
+                { type: 'Ticket', id: ticketId },
+              ]),
+            ),
+          ),
         ];
         await cacheEntryRemoved;
         stops.forEach((stop) => stop());
@@ -166,7 +176,15 @@ const ticketsApi = api.injectEndpoints({
 });
 
 /** A ticket the server answered with replaces every cached copy at once, before the live echo. */
-async function putTicket({ dispatch, queryFulfilled, getState }: { dispatch: (action: unknown) => unknown; queryFulfilled: Promise<{ data: { ticket: Ticket } }>; getState: () => unknown }) {
+async function putTicket({
+  dispatch,
+  queryFulfilled,
+  getState,
+}: {
+  dispatch: (action: unknown) => unknown;
+  queryFulfilled: Promise<{ data: { ticket: Ticket } }>;
+  getState: () => unknown;
+}) {
   const result = await queryFulfilled.catch(() => null);
   if (!result) return;
   const { ticket } = result.data;

@@ -4,13 +4,13 @@ import { belongsTo, statusLabel, statusVariant, withTicket, withoutTicket } from
 describe('Ticket display rules', () => {
   it('when a status is shown, then underscores become spaces and badges follow the spec', () => {
     expect(statusLabel('pending_customer')).toBe('pending customer');
-    expect([statusVariant('open'), statusVariant('in_progress'), statusVariant('resolved'), statusVariant('closed'), statusVariant('pending_customer')]).toEqual([
-      'destructive',
-      'default',
-      'outline',
-      'secondary',
-      'secondary',
-    ]);
+    expect([
+      statusVariant('open'),
+      statusVariant('in_progress'),
+      statusVariant('resolved'),
+      statusVariant('closed'),
+      statusVariant('pending_customer'),
+    ]).toEqual(['destructive', 'default', 'outline', 'secondary', 'secondary']);
   });
 
   it('when a list filters by status or assignment, then a ticket belongs as the server would decide', () => {

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { TYPING_REFRESH_MS, TYPING_STALE_MS, TYPING_TIMEOUT_MS } from '#contract/live';
 import { emitLive, onLive } from '../../lib/live';
 
-
 interface TypingEvent {
   ticketId: string;
   userId: string;
@@ -35,7 +34,10 @@ export function useTyping(ticketId: string | undefined, myId: string) {
       if (!event.isTyping) return drop(event.userId);
       setTypers((current) => ({ ...current, [event.userId]: event.user?.firstName || 'Someone' }));
       clearTimeout(clearTimers.get(event.userId));
-      clearTimers.set(event.userId, setTimeout(() => drop(event.userId), TYPING_STALE_MS));
+      clearTimers.set(
+        event.userId,
+        setTimeout(() => drop(event.userId), TYPING_STALE_MS),
+      );
     });
     return () => {
       stop();

@@ -26,7 +26,8 @@ import {
 const REQUEST_POLL_MS = 30_000;
 
 /** spec.md section 2: '@username', else the full name, else 'Unknown User'. */
-export const requesterName = (request: Pick<AccessRequest, 'username' | 'firstName' | 'lastName'>) => (request.username ? `@${request.username}` : fullName(request) || 'Unknown User');
+export const requesterName = (request: Pick<AccessRequest, 'username' | 'firstName' | 'lastName'>) =>
+  request.username ? `@${request.username}` : fullName(request) || 'Unknown User';
 
 /** spec.md section 2: the search matches Telegram ID, username, first name or last name, case-insensitive. */
 export function filterEntries(entries: WhitelistEntry[], search: string): WhitelistEntry[] {
@@ -36,9 +37,23 @@ export function filterEntries(entries: WhitelistEntry[], search: string): Whitel
 }
 
 /** The add/edit form: the Telegram ID is required on add and locked on edit (spec.md sections 2 and 5). */
-export function WhitelistForm({ entry, saving, error, onSubmit, onCancel }: { entry: WhitelistEntry | null; saving: boolean; error: string | null; onSubmit: (input: WhitelistInput) => void; onCancel: () => void }) {
+export function WhitelistForm({
+  entry,
+  saving,
+  error,
+  onSubmit,
+  onCancel,
+}: {
+  entry: WhitelistEntry | null;
+  saving: boolean;
+  error: string | null;
+  onSubmit: (input: WhitelistInput) => void;
+  onCancel: () => void;
+}) {
   const [draft, setDraft] = useState<WhitelistInput>(
-    entry ? { telegramId: entry.telegramId, username: entry.username, firstName: entry.firstName, lastName: entry.lastName, notes: entry.notes } : { telegramId: '', username: '', firstName: '', lastName: '', notes: '' },
+    entry
+      ? { telegramId: entry.telegramId, username: entry.username, firstName: entry.firstName, lastName: entry.lastName, notes: entry.notes }
+      : { telegramId: '', username: '', firstName: '', lastName: '', notes: '' },
   );
   const [errors, setErrors] = useState<FieldErrors>({});
   const submit = (event: FormEvent) => {
@@ -52,9 +67,22 @@ export function WhitelistForm({ entry, saving, error, onSubmit, onCancel }: { en
     <div className="field">
       <label htmlFor={`whitelist-${name}`}>{label}</label>
       {name === 'notes' ? (
-        <textarea id={`whitelist-${name}`} rows={2} value={draft[name]} aria-invalid={errors[name] ? true : undefined} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} {...props} />
+        <textarea
+          id={`whitelist-${name}`}
+          rows={2}
+          value={draft[name]}
+          aria-invalid={errors[name] ? true : undefined}
+          onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+          {...props}
+        />
       ) : (
-        <input id={`whitelist-${name}`} value={draft[name]} aria-invalid={errors[name] ? true : undefined} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} {...props} />
+        <input
+          id={`whitelist-${name}`}
+          value={draft[name]}
+          aria-invalid={errors[name] ? true : undefined}
+          onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+          {...props}
+        />
       )}
       {errors[name] && <span className="field-error">{errors[name]}</span>}
     </div>
@@ -63,7 +91,11 @@ export function WhitelistForm({ entry, saving, error, onSubmit, onCancel }: { en
     <form className="form" onSubmit={submit} noValidate>
       {error && <Banner kind="error">{error}</Banner>}
       {field('telegramId', 'Telegram ID', { inputMode: 'numeric', disabled: entry !== null, placeholder: '123456789' })}
-      <p className="hint">{entry ? 'The Telegram ID cannot be changed; add a new entry for another ID.' : 'Don\u2019t know the ID? Ask the person to send any message to a helper bot such as @userinfobot on Telegram; it replies with their numeric ID.'}</p>
+      <p className="hint">
+        {entry
+          ? 'The Telegram ID cannot be changed; add a new entry for another ID.'
+          : 'Don\u2019t know the ID? Ask the person to send any message to a helper bot such as @userinfobot on Telegram; it replies with their numeric ID.'}
+      </p>
       {field('username', 'Username', { placeholder: '@username', maxLength: 33 })}
       <div className="form-row">
         {field('firstName', 'First Name', { maxLength: 64 })}
@@ -75,14 +107,27 @@ export function WhitelistForm({ entry, saving, error, onSubmit, onCancel }: { en
   );
 }
 
-export function AccessRequests({ requests, busy, onApprove, onReject }: { requests: AccessRequest[]; busy: boolean; onApprove: (request: AccessRequest) => void; onReject: (request: AccessRequest) => void }) {
+export function AccessRequests({
+  requests,
+  busy,
+  onApprove,
+  onReject,
+}: {
+  requests: AccessRequest[];
+  busy: boolean;
+  onApprove: (request: AccessRequest) => void;
+  onReject: (request: AccessRequest) => void;
+}) {
   if (requests.length === 0) return null;
   return (
     <Card
       className="access-requests"
       title={
         <>
-          Pending Access Requests <Badge variant="warning" className="as-written">{requests.length} pending</Badge>
+          Pending Access Requests{' '}
+          <Badge variant="warning" className="as-written">
+            {requests.length} pending
+          </Badge>
         </>
       }
     >
@@ -116,7 +161,21 @@ export function AccessRequests({ requests, busy, onApprove, onReject }: { reques
   );
 }
 
-export function WhitelistTable({ entries, filtering, busy, onEdit, onToggle, onDelete }: { entries: WhitelistEntry[]; filtering: boolean; busy: boolean; onEdit: (entry: WhitelistEntry) => void; onToggle: (entry: WhitelistEntry) => void; onDelete: (entry: WhitelistEntry) => void }) {
+export function WhitelistTable({
+  entries,
+  filtering,
+  busy,
+  onEdit,
+  onToggle,
+  onDelete,
+}: {
+  entries: WhitelistEntry[];
+  filtering: boolean;
+  busy: boolean;
+  onEdit: (entry: WhitelistEntry) => void;
+  onToggle: (entry: WhitelistEntry) => void;
+  onDelete: (entry: WhitelistEntry) => void;
+}) {
   if (entries.length === 0) return <EmptyState title={filtering ? 'No entries match your search' : 'No whitelisted users yet'} icon="telegram" />;
   return (
     <div className="table-wrap">
@@ -148,10 +207,22 @@ export function WhitelistTable({ entries, filtering, busy, onEdit, onToggle, onD
                   <button type="button" className="icon-button" aria-label={`Edit ${entry.telegramId}`} title="Edit details" onClick={() => onEdit(entry)}>
                     <Icon name="edit" size={16} />
                   </button>
-                  <button type="button" className="button button-ghost button-small" disabled={busy} aria-label={`${entry.isActive ? 'Deactivate' : 'Activate'} ${entry.telegramId}`} onClick={() => onToggle(entry)}>
+                  <button
+                    type="button"
+                    className="button button-ghost button-small"
+                    disabled={busy}
+                    aria-label={`${entry.isActive ? 'Deactivate' : 'Activate'} ${entry.telegramId}`}
+                    onClick={() => onToggle(entry)}
+                  >
                     {entry.isActive ? 'Deactivate' : 'Activate'}
                   </button>
-                  <button type="button" className="icon-button danger" aria-label={`Delete ${entry.telegramId}`} title="Delete permanently" onClick={() => onDelete(entry)}>
+                  <button
+                    type="button"
+                    className="icon-button danger"
+                    aria-label={`Delete ${entry.telegramId}`}
+                    title="Delete permanently"
+                    onClick={() => onDelete(entry)}
+                  >
                     <Icon name="trash" size={16} />
                   </button>
                 </div>
@@ -249,17 +320,48 @@ export function WhitelistPage() {
         }
       >
         <div className="toolbar">
-          <input type="search" className="search" placeholder="Search by Telegram ID, username, or name..." aria-label="Search whitelist" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            type="search"
+            className="search"
+            placeholder="Search by Telegram ID, username, or name..."
+            aria-label="Search whitelist"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </div>
         {/* A failed load shows its error above, never an empty list under it (issue 25). */}
-        {entries.isLoading ? <p className="muted">Loading whitelist...</p> : entries.error ? null : <WhitelistTable entries={shown} filtering={search.trim() !== ''} busy={updating.isLoading} onEdit={setEditing} onToggle={toggle} onDelete={setDeleting} />}
+        {entries.isLoading ? (
+          <p className="muted">Loading whitelist...</p>
+        ) : entries.error ? null : (
+          <WhitelistTable
+            entries={shown}
+            filtering={search.trim() !== ''}
+            busy={updating.isLoading}
+            onEdit={setEditing}
+            onToggle={toggle}
+            onDelete={setDeleting}
+          />
+        )}
       </Card>
       {editing && (
         <Modal title={editing === 'new' ? 'Add Telegram ID' : 'Edit Whitelist Entry'} onClose={close}>
-          <WhitelistForm entry={editing === 'new' ? null : editing} saving={adding.isLoading || updating.isLoading} error={formError} onSubmit={(input) => void save(input)} onCancel={close} />
+          <WhitelistForm
+            entry={editing === 'new' ? null : editing}
+            saving={adding.isLoading || updating.isLoading}
+            error={formError}
+            onSubmit={(input) => void save(input)}
+            onCancel={close}
+          />
         </Modal>
       )}
-      {deleting && <ConfirmDialog message="Are you sure you want to permanently delete this entry? This cannot be undone." busy={removing.isLoading} onConfirm={() => void confirmDelete()} onCancel={() => setDeleting(null)} />}
+      {deleting && (
+        <ConfirmDialog
+          message="Are you sure you want to permanently delete this entry? This cannot be undone."
+          busy={removing.isLoading}
+          onConfirm={() => void confirmDelete()}
+          onCancel={() => setDeleting(null)}
+        />
+      )}
     </div>
   );
 }

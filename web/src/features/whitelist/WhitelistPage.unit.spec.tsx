@@ -7,7 +7,17 @@ import { renderWeb, signedInAs } from '../../test/render';
 import type { AccessRequest, WhitelistEntry } from './api';
 import { AccessRequests, WhitelistForm, WhitelistPage, WhitelistTable, filterEntries, requesterName } from './WhitelistPage';
 
-const entry = (overrides: Partial<WhitelistEntry>): WhitelistEntry => ({ _id: `w-${overrides.telegramId}`, telegramId: '1', username: '', firstName: '', lastName: '', notes: '', isActive: true, createdAt: '2026-11-01T09:00:00.000Z', ...overrides });
+const entry = (overrides: Partial<WhitelistEntry>): WhitelistEntry => ({
+  _id: `w-${overrides.telegramId}`,
+  telegramId: '1',
+  username: '',
+  firstName: '',
+  lastName: '',
+  notes: '',
+  isActive: true,
+  createdAt: '2026-11-01T09:00:00.000Z',
+  ...overrides,
+});
 const request = (overrides: Partial<AccessRequest>): AccessRequest => ({
   _id: `r-${overrides.telegramId}`,
   telegramId: '1',
@@ -20,7 +30,10 @@ const request = (overrides: Partial<AccessRequest>): AccessRequest => ({
   lastMessage: 'Hello, can I get help?',
   ...overrides,
 });
-const ENTRIES = [entry({ telegramId: '111', username: 'JaneDoe', firstName: 'Jane', lastName: 'Doe', notes: 'VIP' }), entry({ telegramId: '222', firstName: 'Omar', lastName: 'Nasser', isActive: false })];
+const ENTRIES = [
+  entry({ telegramId: '111', username: 'JaneDoe', firstName: 'Jane', lastName: 'Doe', notes: 'VIP' }),
+  entry({ telegramId: '222', firstName: 'Omar', lastName: 'Nasser', isActive: false }),
+];
 
 describe('Whitelist form', () => {
   function renderForm(existing: WhitelistEntry | null = null) {
@@ -67,7 +80,11 @@ describe('Pending access requests', () => {
   it('when requests wait, then the badge counts them and each shows who, ID, attempts, last message and both actions', async () => {
     const onApprove = jest.fn();
     const onReject = jest.fn();
-    const requests = [request({ telegramId: '9', username: 'sam' }), request({ telegramId: '8', firstName: 'Lee', lastName: 'Chan' }), request({ telegramId: '7' })];
+    const requests = [
+      request({ telegramId: '9', username: 'sam' }),
+      request({ telegramId: '8', firstName: 'Lee', lastName: 'Chan' }),
+      request({ telegramId: '7' }),
+    ];
     renderWeb(<AccessRequests requests={requests} busy={false} onApprove={onApprove} onReject={onReject} />);
     expect(screen.getByText('3 pending')).toBeInTheDocument();
     const sam = screen.getByRole('listitem', { name: 'Request from @sam' });
@@ -91,7 +108,11 @@ describe('Whitelisted users', () => {
     const onToggle = jest.fn();
     renderWeb(<WhitelistTable entries={ENTRIES} filtering={false} busy={false} onEdit={jest.fn()} onToggle={onToggle} onDelete={jest.fn()} />);
     const rows = screen.getAllByRole('row');
-    expect(within(rows[0]!).getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['Telegram ID', 'Username', 'Name', 'Notes', 'Status', 'Added', 'Actions']);
+    expect(
+      within(rows[0]!)
+        .getAllByRole('columnheader')
+        .map((cell) => cell.textContent),
+    ).toEqual(['Telegram ID', 'Username', 'Name', 'Notes', 'Status', 'Added', 'Actions']);
     expect(rows[1]).toHaveTextContent('@JaneDoe');
     expect(rows[1]).toHaveTextContent('Active');
     expect(rows[2]).toHaveTextContent('Inactive');

@@ -21,7 +21,10 @@ type Answer = { message: string };
 const whitelistApi = api.injectEndpoints({
   endpoints: (build) => ({
     whitelist: build.query<{ entries: WhitelistEntry[] }, void>({ query: () => ({ url: '/whitelist', params: WHOLE_LIST }), providesTags: ['Whitelist'] }),
-    accessRequests: build.query<{ requests: AccessRequest[] }, void>({ query: () => ({ url: '/whitelist/access-requests', params: WHOLE_LIST }), providesTags: ['AccessRequest'] }),
+    accessRequests: build.query<{ requests: AccessRequest[] }, void>({
+      query: () => ({ url: '/whitelist/access-requests', params: WHOLE_LIST }),
+      providesTags: ['AccessRequest'],
+    }),
     addToWhitelist: build.mutation<Answer, WhitelistInput>({
       query: (body) => ({ url: '/whitelist', method: 'POST', body }),
       invalidatesTags: ['Whitelist', 'AccessRequest'],
