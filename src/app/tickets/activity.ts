@@ -1,7 +1,7 @@
 import type { Message } from '#contract/responses';
 import { STATUS_WORDS } from '#contract/tickets';
 import { loadDirectory } from '../../projections/directory';
-import { type ActivityLine, TICKET_ACTIVITY } from '../../projections/ticketActivity';
+import { type ActivityView, TICKET_ACTIVITY } from '../../projections/ticketActivity';
 import type { AppDeps } from '../deps';
 
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
@@ -13,27 +13,26 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
  * (the oldest message returned beside them) are left out.
  */
 export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: string, since: string | null): Promise<Message[]> {
-  const filter = since === null ? { ticket: ticketId } : { ticket: ticketId, at: { $gte: since } };
-  const found = await deps.readStore.collection<ActivityLine>(TICKET_ACTIVITY).find(filter, { sort: { at: 1 } });
-  const people = found.flatMap((line) => [line.agentId, line.actorId]).filter((id): id is string => id !== null);
+  const view = await deps.readStore.collection<ActivityView>(TICKET_ACTIVITY).findOne({ _id: ticketId });
+  const lines = (view?.lines ?? []).filter((line) => since === null || line.at >= since);
+  const people = lines.flatMap((line) => [...(line.kind === 'status' ? [] : [line.value]), ...(line.actor === null ? [] : [line.actor])]);
   const directory = await loadDirectory(deps.readStore, people, []);
-  return found.map((line) => {
-    const agent = line.agentId === null ? null : fullName(directory.person(line.agentId));
+  return lines.map((line) => {
     const content =
       line.kind === 'status'
-        ? `Status changed to ${STATUS_WORDS[line.status!]}`
+        ? `Status changed to ${STATUS_WORDS[line.value]}`
         : line.kind === 'assigned'
-          ? `Assigned to ${agent}`
-          : `${agent} was unassigned`;
-    const sender = line.actorId === null ? null : directory.person(line.actorId);
+          ? `Assigned to ${fullName(directory.person(line.value))}`
+          : `${fullName(directory.person(line.value))} was unassigned`;
+    const sender = line.actor === null ? null : directory.person(line.actor);
     return {
-      _id: line._id,
+      _id: `${ticketId}:${line.revision}`,
       ticket: ticketId,
       content,
       messageType: 'system',
       isInternal: false,
       platform: line.platform,
-      sender: { _id: line.actorId ?? 'system', firstName: sender?.firstName ?? 'System', lastName: sender?.lastName ?? '', role: sender?.role ?? 'admin' },
+      sender: { _id: line.actor ?? 'system', firstName: sender?.firstName ?? 'System', lastName: sender?.lastName ?? '', role: sender?.role ?? 'admin' },
       createdAt: line.at,
       editedAt: null,
       attachments: [],
