@@ -103,7 +103,7 @@ export const TicketList = z.strictObject({ tickets: z.array(Ticket), pagination:
 export const TicketDetail = z.strictObject({ ticket: Ticket, messages: z.array(Message), unreadCount: z.int() }).meta({ id: 'TicketDetail' });
 export const MessagePage = z.strictObject({ messages: z.array(Message), pagination: Pagination, unreadCount: z.int() }).meta({ id: 'MessagePage' });
 
-const categoryStat = z.strictObject({
+export const CategoryStat = z.strictObject({
   _id: id,
   name: z.string(),
   color: z.string(),
@@ -124,7 +124,7 @@ export const TicketStats = z
     weekTickets: z.int(),
     avgResponseTime: z.number().meta({ description: 'Milliseconds' }),
     avgResolutionTime: z.number().meta({ description: 'Milliseconds' }),
-    categoryStats: z.array(categoryStat),
+    categoryStats: z.array(CategoryStat),
     recentActivity: z.array(
       z.strictObject({
         type: z.enum(['new', 'updated']),
@@ -155,6 +155,14 @@ export const Health = z
   .meta({ id: 'Health' });
 
 /** A body whose fields this document does not list one by one (see API.md for them). */
+/** Which notices an agent or admin receives (customers get none of these). */
+export const NotificationPreferences = z
+  .strictObject({ newTickets: z.boolean(), ticketUpdates: z.boolean(), browserNotifications: z.boolean() })
+  .meta({ id: 'NotificationPreferences' });
+
+/** What Telegram's getMe says of a bot. */
+export const BotIdentity = z.strictObject({ id: z.int(), username: z.string(), firstName: z.string() });
+
 export const anyObject = (description: string) => z.object({}).catchall(z.unknown()).meta({ description });
 
 /** `{ message }` answers of actions (retry, sync, reset...). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } from '#contract/categories';
 import type { ApiRegistry } from '../openapi/registry';
-import { Category, Pagination, anyObject } from '#contract/responses';
+import { Category, CategoryStat, Pagination } from '#contract/responses';
 import { listCategoriesQuery } from './routes';
 
 const categoryAnswer = z.strictObject({ category: Category });
@@ -21,7 +21,9 @@ export function describeCategories(docs: ApiRegistry): void {
     path: '/categories/stats',
     summary: 'Tickets per category',
     access: ['agent', 'admin'],
-    responses: { 200: { description: '{ stats }', schema: anyObject('Per category: count, open, average resolution time') } },
+    responses: {
+      200: { description: 'Per category: tickets, open tickets, average resolution time', schema: z.strictObject({ stats: z.array(CategoryStat) }) },
+    },
   });
   docs.route({
     method: 'get',

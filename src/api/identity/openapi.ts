@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import type { ApiRegistry } from '../openapi/registry';
-import { SignedIn, Tokens, User, anyObject } from '#contract/responses';
+import { NotificationPreferences, SignedIn, Tokens, User } from '#contract/responses';
 
-const preferences = z.strictObject({ notificationPreferences: anyObject('Which notices this agent or admin receives, by channel') });
+const preferences = z.strictObject({ notificationPreferences: NotificationPreferences });
 
 export function describeIdentity(docs: ApiRegistry): void {
   docs.route({

@@ -179,6 +179,16 @@ describe('The OpenAPI document', () => {
     );
     expectDescribed('GET', '/api/bot-commands', await server.request('GET', '/api/bot-commands', { token: admin }));
     expectDescribed('GET', '/api/bot-settings', await server.request('GET', '/api/bot-settings', { token: admin }));
+    expectDescribed('GET', '/api/categories/stats', await server.request('GET', '/api/categories/stats', { token: agent.token }));
+    expectDescribed('GET', '/api/auth/notifications/preferences', await server.request('GET', '/api/auth/notifications/preferences', { token: agent.token }));
+    expectDescribed(
+      'PUT',
+      '/api/auth/notifications/preferences',
+      await server.request('PUT', '/api/auth/notifications/preferences', { token: agent.token, body: { ticketUpdates: false } }),
+    );
+    const botStatus = await server.request('GET', '/api/settings/telegram/status', { token: admin });
+    expect(botStatus.body.status).toBe('inactive');
+    expectDescribed('GET', '/api/settings/telegram/status', botStatus);
   });
 
   it('describes real errors: 400, 401, 403, 404, 409 with its extra field', async () => {

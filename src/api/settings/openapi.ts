@@ -1,7 +1,7 @@
 import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
 import { z } from 'zod';
-import { PublicSettings, SystemSettings, anyObject } from '#contract/responses';
+import { BotIdentity, PublicSettings, SystemSettings } from '#contract/responses';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -33,7 +33,15 @@ export function describeSettings(docs: ApiRegistry): void {
     path: '/settings/telegram/status',
     summary: 'Whether the Telegram bot answers',
     access: admin,
-    responses: { 200: { description: '{ status: active | inactive | error, botUsername?, error? }', schema: anyObject('The bot status') } },
+    responses: {
+      200: {
+        description: '{ status: active | inactive | error, botUsername?, error? }',
+        schema: z.union([
+          z.strictObject({ status: z.literal('active'), botUsername: z.string() }),
+          z.strictObject({ status: z.enum(['inactive', 'error']), error: z.string() }),
+        ]),
+      },
+    },
   });
   docs.route({
     method: 'post',
@@ -41,6 +49,11 @@ export function describeSettings(docs: ApiRegistry): void {
     summary: 'Try a Telegram bot token',
     access: admin,
     body: telegramTestSchema,
-    responses: { 200: { description: '{ success, bot?, error? }', schema: anyObject('The test result') } },
+    responses: {
+      200: {
+        description: '{ success, bot?, error? }',
+        schema: z.union([z.strictObject({ success: z.literal(true), bot: BotIdentity }), z.strictObject({ success: z.literal(false), error: z.string() })]),
+      },
+    },
   });
 }
