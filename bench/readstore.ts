@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/readstore.ts [tickets] [query]`: the embedded read store's answers to the queries of the
+ * `npx tsx --conditions=source bench/readstore.ts [tickets] [query]`: the embedded read store's answers to the queries of the
  * dashboard and of Live Tickets at a given number of tickets, in-process (no HTTP), to find where
  * their time goes (run it with --cpu-prof; a query name runs that one only). Prints JSON of median
  * and p99 per query, and the first run of each (which builds the indexes it uses).

@@ -6,7 +6,7 @@ import { ProjectionRunner } from '../src/projections/runner';
 /**
  * Figure 4, in a process of its own: every projection rebuilt from zero over the whole log into a
  * fresh embedded read store, as `npm run projections:rebuild` and a start of the embedded app without a snapshot do.
- *   tsx bench/replay.ts <events.db>   prints { events, ms, rate, rssMb } as JSON
+ *   tsx --conditions=source bench/replay.ts <events.db>   prints { events, ms, rate, rssMb } as JSON
  */
 async function main() {
   const store = new SqliteEventStore({ filename: process.argv[2]! });

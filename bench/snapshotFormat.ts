@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/snapshotFormat.ts [tickets] [messagesPerTicket]`: how long a read store snapshot of
+ * `npx tsx --conditions=source bench/snapshotFormat.ts [tickets] [messagesPerTicket]`: how long a read store snapshot of
  * that size takes to write and to load in the formats considered (v8 frames as written by
  * snapshot.ts, the same gzipped, JSON lines). Prints JSON: bytes, write and load ms per format.
  */

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * Saves the ticket screen, Live Tickets and the phone layout of a seeded desk into a folder
- * (`tsx test/support/shoot-screens.ts <dir>`, after `npm run build`): the before/after pictures of
+ * (`npx tsx --conditions=source test/support/shoot-screens.ts <dir>`, after `npm run build`): the before/after pictures of
  * a layout change.
  */
 import { mkdirSync } from 'node:fs';

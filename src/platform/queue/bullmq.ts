@@ -11,6 +11,7 @@ import {
   type QueueOptions,
   type RetryPolicy,
   afterFailure,
+  failedJobs,
   isLastTry,
   normalizeJobId,
   retryDelay,
@@ -186,16 +187,7 @@ export class BullMqQueue implements Queue {
   }
 
   async failed(queue: string): Promise<FailedJob[]> {
-    return (await this.pending(queue))
-      .filter((job) => job.state === 'failed')
-      .map((job) => ({
-        id: job.id,
-        name: job.name,
-        data: job.data,
-        attemptsMade: job.attemptsMade,
-        failedReason: job.lastError ?? '',
-        failedAt: job.updatedAt,
-      }));
+    return failedJobs(await this.pending(queue));
   }
 
   async failedCount(queue: string): Promise<number> {

@@ -13,6 +13,7 @@ import {
   type RetryPolicy,
   afterFailure,
   errorText,
+  failedJobs,
   isLastTry,
   normalizeJobId,
 } from './port';
@@ -154,16 +155,7 @@ export class InlineQueue implements Queue {
   }
 
   async failed(queue: string): Promise<FailedJob[]> {
-    return (await this.pending(queue))
-      .filter((job) => job.state === 'failed')
-      .map((job) => ({
-        id: job.id,
-        name: job.name,
-        data: job.data,
-        attemptsMade: job.attemptsMade,
-        failedReason: job.lastError ?? '',
-        failedAt: job.updatedAt,
-      }));
+    return failedJobs(await this.pending(queue));
   }
 
   async failedCount(queue: string): Promise<number> {

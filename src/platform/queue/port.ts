@@ -53,6 +53,12 @@ export interface PendingJob {
   updatedAt: string;
 }
 
+/** The failed-for-good jobs among the pending ones, as `Queue.failed` answers them (both adapters). */
+export const failedJobs = (pending: PendingJob[]): FailedJob[] =>
+  pending
+    .filter((job) => job.state === 'failed')
+    .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+
 /** How long and how often transient failures are retried (DELIVERY_RETRY_WINDOW_MS, DELIVERY_BACKOFF_CAP_MS). */
 export interface RetryPolicy {
   /** A job gives up once its next try would start later than this after it was added. */
