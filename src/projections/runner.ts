@@ -405,8 +405,15 @@ export class ProjectionRunner {
 
   private release(): void {
     if (this.waiters.length === 0) return;
+    // Callers wait on a few constant sets of names: each set's position is worked out once per release.
+    const reached = new Map<readonly string[] | undefined, number>();
+    const positionOf = (names: readonly string[] | undefined) => {
+      let position = reached.get(names);
+      if (position === undefined) reached.set(names, (position = this.positionOf(names)));
+      return position;
+    };
     this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > this.positionOf(waiter.names)) return true;
+      if (waiter.position > positionOf(waiter.names)) return true;
       if (waiter.timer) clearTimeout(waiter.timer);
       waiter.resolve(true);
       return false;

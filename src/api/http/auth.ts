@@ -35,20 +35,40 @@ const secretKeys = new Map<string, KeyObject>();
 const secretKey = (secret: string) => secretKeys.get(secret) ?? secretKeys.set(secret, createSecretKey(Buffer.from(secret))).get(secret)!;
 
 /**
+ * Tokens whose signature was checked, with their claims, per secret. A client sends the same token
+ * with every call for its 15 minutes: the HMAC and the decoding are done once. Only a token that
+ * verified is kept (the key is the whole token, signature included); its expiry is still checked on
+ * every use. The memory is cleared when full.
+ */
+const TOKENS_KEPT = 10_000;
+const verifiedTokens = new WeakMap<KeyObject, Map<string, jwt.JwtPayload>>();
+
+function verifiedClaims(secret: string, token: string): jwt.JwtPayload {
+  const key = secretKey(secret);
+  let known = verifiedTokens.get(key);
+  if (!known) verifiedTokens.set(key, (known = new Map()));
+  const cached = known.get(token);
+  if (cached && typeof cached.exp === 'number' && cached.exp * 1000 > Date.now()) return cached;
+  try {
+    const decoded = jwt.verify(token, key, { algorithms: ['HS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE });
+    if (typeof decoded === 'string') throw new Error('unexpected token payload');
+    if (known.size >= TOKENS_KEPT) known.clear();
+    known.set(token, decoded);
+    return decoded;
+  } catch (error) {
+    known.delete(token);
+    const expired = error instanceof jwt.TokenExpiredError;
+    throw new UnauthorizedError(expired ? 'Your session has expired' : 'Invalid token', expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN');
+  }
+}
+
+/**
  * Verifies an access token and loads its user and session from the read models on every call, so
  * that a deactivated or deleted user, a logout or a revoked family is refused at once, and a role
  * change holds from the next call.
  */
 export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readStore'>, token: string): Promise<AuthUser> {
-  let claims: jwt.JwtPayload;
-  try {
-    const decoded = jwt.verify(token, secretKey(deps.jwtSecret), { algorithms: ['HS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE });
-    if (typeof decoded === 'string') throw new Error('unexpected token payload');
-    claims = decoded;
-  } catch (error) {
-    const expired = error instanceof jwt.TokenExpiredError;
-    throw new UnauthorizedError(expired ? 'Your session has expired' : 'Invalid token', expired ? 'TOKEN_EXPIRED' : 'INVALID_TOKEN');
-  }
+  const claims = verifiedClaims(deps.jwtSecret, token);
   if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string')
     throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   return sessionUser(deps, claims.sub, claims.sid);

@@ -257,8 +257,17 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
   };
   io.on('connection', (socket) => onConnection(deps, socket, enqueue, presence, limiters));
 
+  // The rooms of this process's sockets (a socket lives in one process; pushes go to local sockets only).
+  const localRooms = io.of('/').adapter.rooms;
+  const anyoneIn = (rooms: readonly string[]) => rooms.some((room) => (localRooms.get(room)?.size ?? 0) > 0);
+
   async function push(recorded: RecordedEvent): Promise<void> {
+    // A conversation nobody here has open: nothing to read from the read models, build or encode.
+    if ((recorded.type === 'MessagePosted' || recorded.type === 'MessageEdited') && typeof recorded.data.ticketId === 'string') {
+      if (!anyoneIn([staffRoom(recorded.data.ticketId), customerRoom(recorded.data.ticketId)])) return;
+    }
     for (const delivery of await deliveriesOf(deps, recorded)) {
+      if (!anyoneIn(delivery.to)) continue;
       const target = io.local.to(delivery.to);
       (delivery.except ? target.except(delivery.except) : target).emit(delivery.name, delivery.payload);
     }

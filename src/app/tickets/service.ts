@@ -223,7 +223,8 @@ export async function postMessage(
   const [posted] = result.events;
   const [sender] = await Promise.all([findPerson(deps.readStore, context.actor.userId), ticketViewsReach(deps, result.position)]);
   if (posted?.type === 'MessagePosted' && result.state.kind === 'live') {
-    const seq = result.state.messages.find((stored) => stored.messageId === messageId)!.seq;
+    // The message just decided is the last one: looked for from the end, whatever the conversation's length.
+    const seq = result.state.messages.findLast((stored) => stored.messageId === messageId)!.seq;
     return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);
   }
   // A retried post (its id already in the conversation) decides nothing: answer with what is stored.

@@ -45,6 +45,21 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
     expect((await reader.readStream('ticket-1', { fromRevision: 3 })).map((event) => event.type)).toEqual(['C']);
   });
 
+  it("when both connections append in turn to the same streams, then every link continues the other side's and both chains verify", async () => {
+    const fact = (type: string) => ({ type, data: { type }, metadata: META });
+    // Each side remembers the links it wrote last; the other side's commits must make it read them again.
+    await writer.append('ticket-1', [fact('W1')], 'no_stream');
+    await reader.append('ticket-2', [fact('R1')], 'no_stream');
+    await writer.append('ticket-1', [fact('W2')], 0);
+    await reader.append('ticket-1', [fact('R2')], 1);
+    await writer.append('ticket-2', [fact('W3')], 0);
+    await Promise.all([writer.append('ticket-1', [fact('W4')], 2), writer.append('ticket-3', [fact('W5')], 'no_stream')]);
+    await reader.append('ticket-1', [fact('R3')], 3);
+    const report = await verifyLog(reader);
+    expect(report).toMatchObject({ ok: true, events: 8, streams: 3, logChain: true, firstBreak: null });
+    expect((await writer.readStream('ticket-1')).map((event) => event.type)).toEqual(['W1', 'W2', 'R2', 'W4', 'R3']);
+  });
+
   it('when both connections append with the same expected revision, then exactly one wins', async () => {
     await writer.append('ticket-1', [{ type: 'TicketOpened', data: {}, metadata: META }], 'no_stream');
     await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);

@@ -83,6 +83,19 @@ export interface SqliteEventStoreOptions {
   groupCommit?: boolean;
 }
 
+/** A stream's last revision; with its hash link when known (an empty read knows only a bound). */
+interface Head {
+  revision: number;
+  hash: string | null;
+}
+
+/** An append done inside its transaction, with the links the next append continues from. */
+interface Appended {
+  result: AppendResult;
+  head?: Head;
+  log?: string | null;
+}
+
 interface QueuedAppend {
   streamId: string;
   events: NewEvent[];
@@ -118,10 +131,10 @@ export class SqliteEventStore implements EventStore {
    * after the state it folded last time (commands.ts) usually finds nothing: answered from here, with
    * no read transaction, which costs more than the rest of the command's reads.
    */
-  private readonly heads = new Map<string, number>();
+  private readonly heads = new Map<string, Head>();
   private headsVersion = -1;
-  /** Results of retried appends, which answer an earlier revision rather than the stream's head. */
-  private readonly replays = new WeakSet<AppendResult>();
+  /** The global chain's last link, known under the same condition as `heads`. */
+  private logHash: string | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
@@ -158,37 +171,27 @@ export class SqliteEventStore implements EventStore {
     this.headsVersion = this.statements.dataVersion.get()!;
   }
 
-  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): Appended => {
     const replay = this.findEarlierAppend(streamId, events);
-    if (replay) {
-      this.replays.add(replay);
-      return replay;
-    }
-    const last = this.statements.streamLast.get(streamId);
+    if (replay) return { result: replay };
+    // Under the write lock: the remembered links hold unless another connection committed (knownHeads).
+    const remembered = this.knownHeads().get(streamId);
+    const last = remembered?.hash ? remembered : this.statements.streamLast.get(streamId);
     checkExpected(streamId, expected, last?.revision ?? null);
     let revision = last?.revision ?? -1;
     let hash = last?.hash ?? GENESIS;
-    let log = this.statements.logLast.get()?.log_hash ?? GENESIS;
     const inLog = !isStoreStream(streamId);
+    let log = inLog ? (this.logHash ?? this.statements.logLast.get()?.log_hash ?? GENESIS) : null;
     let position = 0;
     for (const event of events) {
       revision += 1;
       const id = event.id ?? randomUUID();
       hash = streamLink(hash, { id, streamId, revision, type: event.type, data: event.data, metadata: event.metadata });
-      if (inLog) log = logLink(log, hash);
-      const info = this.statements.insert.run(
-        id,
-        streamId,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-        hash,
-        inLog ? log : null,
-      );
+      if (log !== null) log = logLink(log, hash);
+      const info = this.statements.insert.run(id, streamId, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), hash, log);
       position = Number(info.lastInsertRowid);
     }
-    return { nextRevision: revision, position };
+    return { result: { nextRevision: revision, position }, head: { revision, hash }, log };
   };
 
   /**
@@ -247,7 +250,6 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     if (!this.groupCommit) {
       const result = this.appendOne(streamId, events, expected, 'immediate');
-      this.rememberAppend(streamId, result);
       this.appended.emit('append');
       return result;
     }
@@ -259,11 +261,16 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * One append, in a transaction of its own ('immediate') or inside the group's transaction under a
-   * savepoint ('nested'): when it fails, its rows are rolled back and the others stay.
+   * savepoint ('nested'): when it fails, its rows are rolled back and the others stay. Once it is
+   * done, the stream's head and the log's last link are remembered for the next append (a retried
+   * append, which answers an earlier revision, tells nothing).
    */
   private appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision, how: 'immediate' | 'nested'): AppendResult {
     try {
-      return how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected);
+      const { result, head, log } = how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected);
+      if (head) this.rememberHead(streamId, head);
+      if (log) this.logHash = log;
+      return result;
     } catch (error) {
       if (isUniqueViolation(error)) throw this.explainUniqueViolation(streamId, events, expected);
       throw error;
@@ -281,7 +288,6 @@ export class SqliteEventStore implements EventStore {
       const [{ streamId, events, expected, resolve, reject }] = batch as [QueuedAppend];
       try {
         const result = this.appendOne(streamId, events, expected, 'immediate');
-        this.rememberAppend(streamId, result);
         resolve(result);
         this.appended.emit('append');
       } catch (error) {
@@ -303,11 +309,12 @@ export class SqliteEventStore implements EventStore {
         )
         .immediate();
     } catch (error) {
-      // The transaction itself failed (the file stayed locked by another process): nothing was written.
+      // The transaction itself failed (the file stayed locked by another process): nothing was
+      // written, so nothing remembered from its appends holds.
+      this.forgetHeads();
       for (const queued of batch) queued.reject(error);
       return;
     }
-    outcomes.forEach((outcome, index) => 'result' in outcome && this.rememberAppend(batch[index]!.streamId, outcome.result));
     if (outcomes.some((outcome) => 'result' in outcome)) this.appended.emit('append');
     outcomes.forEach((outcome, index) => {
       if ('result' in outcome) batch[index]!.resolve(outcome.result);
@@ -329,31 +336,34 @@ export class SqliteEventStore implements EventStore {
     const from = options.fromRevision ?? 0;
     const heads = this.knownHeads();
     const head = heads.get(streamId);
-    if (head !== undefined && from > head) return [];
+    if (head !== undefined && from > head.revision) return [];
     const rows = this.statements.forwards.all(streamId, from, limit);
     // Read to the end: the last row is the head; none at all means the head is below `from`.
-    if (rows.length < limit) this.rememberHead(streamId, rows.at(-1)?.revision ?? from - 1);
+    if (rows.length < limit) {
+      const last = rows.at(-1);
+      this.rememberHead(streamId, last ? { revision: last.revision, hash: last.hash } : { revision: from - 1, hash: null });
+    }
     return rows.map(toRecorded);
   }
 
   /** The remembered heads, forgotten first if another connection has committed since they were taken. */
-  private knownHeads(): Map<string, number> {
+  private knownHeads(): Map<string, Head> {
     const version = this.statements.dataVersion.get()!;
     if (version !== this.headsVersion) {
-      this.heads.clear();
+      this.forgetHeads();
       this.headsVersion = version;
     }
     return this.heads;
   }
 
-  private rememberHead(streamId: string, revision: number): void {
-    if (this.heads.size >= HEADS_KEPT) this.heads.clear();
-    this.heads.set(streamId, revision);
+  private forgetHeads(): void {
+    this.heads.clear();
+    this.logHash = null;
   }
 
-  /** After a commit: the stream's head is what this append wrote (a retried append tells nothing). */
-  private rememberAppend(streamId: string, result: AppendResult): void {
-    if (!this.replays.has(result)) this.rememberHead(streamId, result.nextRevision);
+  private rememberHead(streamId: string, head: Head): void {
+    if (this.heads.size >= HEADS_KEPT) this.heads.clear();
+    this.heads.set(streamId, head);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
