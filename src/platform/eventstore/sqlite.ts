@@ -207,8 +207,11 @@ export class SqliteEventStore implements EventStore {
           .map((column) => column.name);
         if (!columns.includes('hash')) this.db.exec('ALTER TABLE events ADD COLUMN hash TEXT');
         if (!columns.includes('log_hash')) this.db.exec('ALTER TABLE events ADD COLUMN log_hash TEXT');
-        const unsealed = this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events WHERE hash IS NULL').get()?.n ?? 0;
-        if (unsealed === 0) return;
+        // Events without links are found through a partial index (empty once sealed), not by a scan
+        // of the whole log at every start (a quarter of a second at a million events).
+        this.db.exec('CREATE INDEX IF NOT EXISTS events_unsealed ON events (position) WHERE hash IS NULL');
+        const unsealed = this.db.prepare<[], { position: number }>('SELECT position FROM events WHERE hash IS NULL LIMIT 1').get();
+        if (!unsealed) return;
         const streams = new Map<string, string>();
         let log = GENESIS;
         const seal = this.db.prepare<[string, string | null, number]>('UPDATE events SET hash = ?, log_hash = ? WHERE position = ?');
