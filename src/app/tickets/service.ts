@@ -223,8 +223,7 @@ export async function postMessage(
   const [posted] = result.events;
   const [sender] = await Promise.all([findPerson(deps.readStore, context.actor.userId), ticketViewsReach(deps, result.position)]);
   if (posted?.type === 'MessagePosted' && result.state.kind === 'live') {
-    // The message just decided is the last one: looked for from the end, whatever the conversation's length.
-    const seq = result.state.messages.findLast((stored) => stored.messageId === messageId)!.seq;
+    const seq = result.state.messages.get(messageId)!.seq;
     return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);
   }
   // A retried post (its id already in the conversation) decides nothing: answer with what is stored.

@@ -171,7 +171,7 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   const ticket = visibleTo(state, command.actor);
   const { actor, content, isInternal, attachments } = command;
   // A retried post with a caller-chosen id (a Telegram update handled again) is already done.
-  if (ticket.messages.some((message) => message.messageId === command.messageId)) return [];
+  if (ticket.messages.has(command.messageId)) return [];
   if (isInternal && !isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can post internal notes');
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
@@ -197,7 +197,7 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
 
 function edit(command: Extract<TicketCommand, { type: 'EditMessage' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
-  const message = ticket.messages.find((m) => m.messageId === command.messageId);
+  const message = ticket.messages.get(command.messageId);
   if (!message || !canSeeMessage(command.actor.role, message)) throw new NotFoundError('Message');
   if (message.senderId !== command.actor.userId) throw new ForbiddenError('You can only edit your own messages', 'NOT_MESSAGE_SENDER');
   if (message.messageType !== 'text') throw new ForbiddenError('Only text messages can be edited', 'NOT_EDITABLE');
@@ -215,8 +215,7 @@ function edit(command: Extract<TicketCommand, { type: 'EditMessage' }>, state: T
 /** Marks read everything the reader may see; nothing is recorded when there is nothing new. */
 function markRead(command: Extract<TicketCommand, { type: 'MarkMessagesRead' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
-  const visible = ticket.messages.filter((message) => canSeeMessage(command.actor.role, message));
-  const upTo = visible.at(-1)?.seq ?? 0;
+  const upTo = isStaff(command.actor.role) ? ticket.lastSeq : ticket.lastPublicSeq;
   if (upTo <= (ticket.readMarks[command.actor.userId] ?? 0)) return [];
   return [{ type: 'MessagesRead', data: { ticketId: ticket.ticketId, readerId: command.actor.userId, upTo } }];
 }

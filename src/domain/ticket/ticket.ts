@@ -1,3 +1,4 @@
+import { Map as ImmutableMap } from 'immutable';
 import type { DomainEvent } from '../shared/decider';
 import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
@@ -68,7 +69,15 @@ export interface LiveTicket {
   status: TicketStatus;
   assignedAgentId: string | null;
   outcomeMessage: string | null;
-  messages: MessageState[];
+  /**
+   * The conversation by message id, in a persistent map: a post or an edit makes a new state that
+   * shares all but a few nodes with the one before, so a command's cost does not grow with the
+   * conversation (an array was copied whole at every message, then searched from its start).
+   */
+  messages: ImmutableMap<string, MessageState>;
+  /** The position of the last message, and of the last one a customer sees (not an internal note). */
+  lastSeq: number;
+  lastPublicSeq: number;
   /** Per reader, the last conversation position they have read. */
   readMarks: Record<string, number>;
 }
@@ -80,7 +89,19 @@ export const initialState: TicketState = { kind: 'none' };
 export function evolve(state: TicketState, event: TicketEvent): TicketState {
   if (event.type === 'TicketOpened') {
     const { ticketId, number, customerId } = event.data;
-    return { kind: 'live', ticketId, number, customerId, status: 'open', assignedAgentId: null, outcomeMessage: null, messages: [], readMarks: {} };
+    return {
+      kind: 'live',
+      ticketId,
+      number,
+      customerId,
+      status: 'open',
+      assignedAgentId: null,
+      outcomeMessage: null,
+      messages: ImmutableMap(),
+      lastSeq: 0,
+      lastPublicSeq: 0,
+      readMarks: {},
+    };
   }
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
   if (state.kind !== 'live') return state;
@@ -95,13 +116,18 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, outcomeMessage: event.data.outcomeMessage };
     case 'MessagePosted': {
       const { messageId, senderId, messageType, isInternal, content, postedAt } = event.data;
-      return { ...state, messages: [...state.messages, { messageId, seq: state.messages.length + 1, senderId, messageType, isInternal, content, postedAt }] };
-    }
-    case 'MessageEdited':
+      const seq = state.lastSeq + 1;
       return {
         ...state,
-        messages: state.messages.map((message) => (message.messageId === event.data.messageId ? { ...message, content: event.data.content } : message)),
+        messages: state.messages.set(messageId, { messageId, seq, senderId, messageType, isInternal, content, postedAt }),
+        lastSeq: seq,
+        lastPublicSeq: isInternal ? state.lastPublicSeq : seq,
       };
+    }
+    case 'MessageEdited': {
+      const message = state.messages.get(event.data.messageId);
+      return message ? { ...state, messages: state.messages.set(message.messageId, { ...message, content: event.data.content }) } : state;
+    }
     case 'MessagesRead':
       return { ...state, readMarks: { ...state.readMarks, [event.data.readerId]: event.data.upTo } };
   }
