@@ -11,7 +11,7 @@ import { authenticate } from './http/auth';
 import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
-import { correlateRequest, markMount, trackRequests } from './http/requests';
+import { markMount, trackRequests } from './http/requests';
 import { metricsRoute } from './metrics/routes';
 import { openApiRoutes } from './openapi/routes';
 import { identityRoutes } from './identity/routes';
@@ -75,7 +75,6 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   api.use(express.json({ limit: '1mb' }));
   api.use(whileStarting(deps.startup));
   api.use(requireKnownBody);
-  api.use(correlateRequest);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
   api.use(rateLimit(deps));

@@ -1,5 +1,4 @@
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { currentCorrelationId } from './correlation';
 import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion } from './eventstore/port';
 
 export const SCHEMA_VERSION = 1;
@@ -127,9 +126,13 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   }
 }
 
-/** Event metadata; the correlation id is the context's, or else the one of the request in progress. */
+/**
+ * Event metadata. The correlation id is the context's: the HTTP request's id for commands a request
+ * runs (its context is built from the request), none for background work. It is passed along rather
+ * than kept in async context, which on Node 20 hooks every promise of every request.
+ */
 export const metadataOf = (context: CommandContext) => {
-  const correlationId = context.correlationId ?? currentCorrelationId();
+  const { correlationId } = context;
   return {
     actor: context.actor,
     occurredAt: context.now.toISOString(),

@@ -126,8 +126,8 @@ export function currentUser(req: Request): AuthUser {
   return req.user;
 }
 
-/** The command context of a signed-in request: who acts, from where, and when. */
+/** The command context of a signed-in request: who acts, from where, when, and the request id its events carry. */
 export function commandContext(deps: Pick<AppDeps, 'clock'>, req: Request): CommandContext {
   const user = currentUser(req);
-  return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock() };
+  return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock(), correlationId: req.requestId };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { AppDeps } from '../../app/deps';
-import { withCorrelationId } from '../../platform/correlation';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -61,9 +60,3 @@ export const trackRequests =
     res.once('close', finish);
     next();
   };
-
-/**
- * Runs the rest of the request with its id as the correlation id of the events it appends. Placed
- * after the body parsers: they call on from stream events, outside the async context set here.
- */
-export const correlateRequest: RequestHandler = (req, _res, next) => withCorrelationId(req.requestId, next);

@@ -10,7 +10,7 @@ import { registerUser, setNotificationPreferences, signIn, verifyCredentials } f
 import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 
-const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null, requestId: req.requestId });
 
 export const identityRoutes = (deps: AppDeps) => (router: Router) => {
   const throttle = new LoginThrottle(deps.limiters);
@@ -23,7 +23,11 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/auth/register', async (req, res) => {
     const registration = parse(registerSchema, req.body);
-    const user = await registerUser(deps, registration, (userId) => ({ actor: { userId, role: 'customer', platform: 'web' }, now: deps.clock() }));
+    const user = await registerUser(deps, registration, (userId) => ({
+      actor: { userId, role: 'customer', platform: 'web' },
+      now: deps.clock(),
+      correlationId: req.requestId,
+    }));
     const tokens = await startSession(deps, user, clientOf(req));
     res.status(201).json({ user: publicUser(user), ...tokens });
   });
@@ -47,17 +51,17 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/auth/refresh', async (req, res) => {
     const { refreshToken } = parse(refreshSchema, req.body);
-    res.json(await refreshSession(deps, refreshToken));
+    res.json(await refreshSession(deps, refreshToken, req.requestId));
   });
 
   /** Ends the session of the refresh token sent, or else of the access token used. */
   router.post('/auth/logout', async (req, res) => {
     const { refreshToken } = parse(logoutSchema, req.body);
     if (refreshToken !== undefined) {
-      await endSessionOfRefreshToken(deps, refreshToken);
+      await endSessionOfRefreshToken(deps, refreshToken, req.requestId);
     } else {
       const user = currentUser(req);
-      await endSession(deps, user.sessionId, 'logout', { userId: user.id, role: user.role, platform: 'web' });
+      await endSession(deps, user.sessionId, 'logout', { userId: user.id, role: user.role, platform: 'web' }, req.requestId);
     }
     res.status(204).end();
   });

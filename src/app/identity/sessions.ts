@@ -20,6 +20,8 @@ export interface Tokens {
 export interface ClientInfo {
   ip: string | null;
   userAgent: string | null;
+  /** The id of the request that signs in: the correlation id of the events it appends. */
+  requestId?: string;
 }
 
 /** The token names its session so it can be found; only its digest is ever recorded. */
@@ -50,7 +52,7 @@ export async function startSession(deps: AppDeps, user: UserView, client: Client
       ip: client.ip,
       userAgent: client.userAgent?.slice(0, 256) ?? null,
     },
-    { actor: actorOf(user), now: deps.clock() },
+    { actor: actorOf(user), now: deps.clock(), correlationId: client.requestId },
   );
   await deps.projections.waitFor(result.position);
   return { accessToken: signAccessToken(deps.jwtSecret, user, sessionId), refreshToken };
@@ -68,7 +70,7 @@ function sessionIdOf(refreshToken: string): string {
  * Spends a refresh token for a new pair. Presenting a token that was already spent ends the whole
  * family (its access tokens stop working at once too) and answers 401.
  */
-export async function refreshSession(deps: AppDeps, refreshToken: string): Promise<Tokens> {
+export async function refreshSession(deps: AppDeps, refreshToken: string, correlationId?: string): Promise<Tokens> {
   const sessionId = sessionIdOf(refreshToken);
   const session = await deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId });
   if (!session) throw invalidRefreshToken();
@@ -91,7 +93,7 @@ export async function refreshSession(deps: AppDeps, refreshToken: string): Promi
       expiresAt: expiresAt(deps),
       now: now.toISOString(),
     },
-    { actor: actorOf(user), now },
+    { actor: actorOf(user), now, correlationId },
   );
   await deps.projections.waitFor(result.position);
   if (result.events.some((event) => event.type === 'SessionEnded')) {
@@ -101,19 +103,19 @@ export async function refreshSession(deps: AppDeps, refreshToken: string): Promi
 }
 
 /** Ends a session (logout); ending one that is already over changes nothing. */
-export async function endSession(deps: AppDeps, sessionId: string, reason: SessionEndReason, actor: Actor): Promise<void> {
+export async function endSession(deps: AppDeps, sessionId: string, reason: SessionEndReason, actor: Actor, correlationId?: string): Promise<void> {
   const result = await handleCommand(
     deps.events,
     sessionStream(sessionId),
     sessionDecider,
     { type: 'EndSession', sessionId, reason },
-    { actor, now: deps.clock() },
+    { actor, now: deps.clock(), correlationId },
   );
   await deps.projections.waitFor(result.position);
 }
 
 /** Logout with a refresh token: ends its family, provided the token really belongs to it. */
-export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: string): Promise<void> {
+export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: string, correlationId?: string): Promise<void> {
   const sessionId = sessionIdOf(refreshToken);
   const session = await deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId });
   if (!session) throw invalidRefreshToken();
@@ -124,7 +126,7 @@ export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: stri
     sessionStream(sessionId),
     sessionDecider,
     { type: 'EndSession', sessionId, reason: 'logout', presentedHash: digest(refreshToken) },
-    { actor, now: deps.clock() },
+    { actor, now: deps.clock(), correlationId },
   );
   await deps.projections.waitFor(result.position);
 }

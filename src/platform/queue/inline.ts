@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { ensurePrivateFile } from '../files';
-import { withoutCorrelationId } from '../correlation';
 import {
   DEFAULT_BACKOFF_MS,
   DEFAULT_RETRY_POLICY,
@@ -203,16 +202,8 @@ export class InlineQueue implements Queue {
     this.sql(`INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position`).run(name, position);
   }
 
-  /**
-   * Takes due jobs while the consumer has room; sleeps until the next delayed one otherwise. Outside
-   * any request's correlation id: a call made during a request (add, retry) starts work that goes on
-   * for jobs of every origin.
-   */
+  /** Takes due jobs while the consumer has room; sleeps until the next delayed one otherwise. */
   private pump(queue: string): void {
-    withoutCorrelationId(() => this.pumpNow(queue));
-  }
-
-  private pumpNow(queue: string): void {
     const consumer = this.consumers.get(queue);
     if (!consumer || this.stopping) return;
     while (consumer.running < consumer.concurrency) {

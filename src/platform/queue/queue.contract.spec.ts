@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
-import { currentCorrelationId, withCorrelationId } from '../correlation';
 import { BullMqQueue } from './bullmq';
 import { InlineQueue } from './inline';
 import { type Job, PermanentJobError, type Queue, type QueueOptions, RetryAfterError } from './port';
@@ -47,17 +46,6 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     await queue.add(name, 'send', { chat: 42 }, { jobId: 'evt-1' });
     await until(() => seen.length === 1);
     expect(seen[0]).toMatchObject({ id: 'evt-1', name: 'send', data: { chat: 42 }, attemptsMade: 0 });
-  });
-
-  it("runs a job added during a request without that request's correlation id: the consumer works for every origin", async () => {
-    const seen: Array<string | undefined> = [];
-    queue.process(name, async () => {
-      seen.push(currentCorrelationId());
-    });
-    await withCorrelationId('request-1', () => queue.add(name, 'send', {}, { jobId: 'correlated-1' }));
-    await withCorrelationId('request-2', () => queue.add(name, 'send', {}, { jobId: 'correlated-2' }));
-    await until(() => seen.length === 2);
-    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('processes jobs that were added before any processor started', async () => {
