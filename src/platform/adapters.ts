@@ -22,20 +22,23 @@ export interface Adapters {
 }
 
 /** The event log alone (the audit commands need nothing else). */
-export function createEventStore(config: Config): EventStore {
+export function createEventStore(config: Config, logger?: QueueLogger): EventStore {
   mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   return config.EVENTSTORE_URL
     ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
-    : new SqliteEventStore({ filename: path.join(config.DATA_DIR, 'events.db') });
+    : new SqliteEventStore({
+        filename: path.join(config.DATA_DIR, 'events.db'),
+        ...(logger
+          ? { onCheckpointError: (error: string) => logger.warn({ error }, 'background WAL checkpoint failed; commits past the mark checkpoint themselves') }
+          : {}),
+      });
 }
 
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
-export async function createAdapters(
-  config: Config,
-  { events = createEventStore(config), logger }: { events?: EventStore; logger?: QueueLogger } = {},
-): Promise<Adapters> {
+export async function createAdapters(config: Config, { events, logger }: { events?: EventStore; logger?: QueueLogger } = {}): Promise<Adapters> {
   // The queue's file and the uploads live here even when the caller brought its own event log.
   mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
+  events ??= createEventStore(config, logger);
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
   const queueOptions = { retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS }, ...(logger ? { logger } : {}) };
   const queue = config.REDIS_URL

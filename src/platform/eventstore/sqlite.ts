@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { ensurePrivateFile } from '../files';
+import { BackgroundCheckpointer } from './checkpointer';
 import {
   type AppendResult,
   DuplicateEventIdError,
@@ -81,7 +82,18 @@ export interface SqliteEventStoreOptions {
    * is its own transaction, at once.
    */
   groupCommit?: boolean;
+  /**
+   * WAL checkpoints in a worker thread (default on for a file; see checkpointer.ts). Off, SQLite
+   * checkpoints inside the commit that finds the log past 1,000 pages, on the event loop.
+   */
+  backgroundCheckpoints?: boolean;
+  /** Told when a background checkpoint fails; the next is tried all the same. */
+  onCheckpointError?: (error: string) => void;
 }
+
+/** Checkpoint interval of the worker, and the log size (pages) at which a commit checkpoints itself. */
+const CHECKPOINT_EVERY_MS = 50;
+const CHECKPOINT_MARK_PAGES = 4000;
 
 /** A stream's last revision; with its hash link when known (an empty read knows only a bound). */
 interface Head {
@@ -135,6 +147,7 @@ export class SqliteEventStore implements EventStore {
   private headsVersion = -1;
   /** The global chain's last link, known under the same condition as `heads`. */
   private logHash: string | null = null;
+  private readonly checkpointer: BackgroundCheckpointer | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
@@ -144,6 +157,17 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.sealEarlierEvents();
+    const onFile = options.filename !== ':memory:' && options.filename !== '';
+    if (onFile && (options.backgroundCheckpoints ?? true)) {
+      this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_MARK_PAGES}`);
+      // A log that grew past the mark (a long read held the copy back) shrinks again at its next rewind.
+      this.db.pragma(`journal_size_limit = ${2 * CHECKPOINT_MARK_PAGES * 4096}`);
+      this.checkpointer = new BackgroundCheckpointer({
+        filename: options.filename,
+        intervalMs: CHECKPOINT_EVERY_MS,
+        ...(options.onCheckpointError ? { onError: options.onCheckpointError } : {}),
+      });
+    }
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.pageSize = options.pageSize ?? 1000;
     this.groupCommit = options.groupCommit ?? true;
@@ -431,6 +455,7 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     this.flush();
     await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
+    await this.checkpointer?.stop();
     this.db.close();
   }
 }

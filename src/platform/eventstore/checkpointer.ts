@@ -1,0 +1,70 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * WAL checkpoints off the writer's thread. SQLite copies the write-ahead log back into the database
+ * file when a commit finds the log past `wal_autocheckpoint` pages, inside that commit, on the thread
+ * that committed: the event loop, stalled for the copy and two fsyncs (a chat load of 2,000 posts a
+ * second crossed 1,000 pages several times a second, about 8 ms each).
+ *
+ * Here a worker thread with a connection of its own runs PASSIVE checkpoints every `intervalMs`:
+ * they copy what is committed without blocking writers or readers, and sync in the worker. The
+ * store's own connection keeps an automatic checkpoint at a higher mark, as the bound on the log's
+ * size: SQLite only rewinds the log when a checkpoint finds nothing left to copy and no writer in
+ * between, which a worker racing a steady stream of commits seldom sees, so the commit that crosses
+ * the mark still checkpoints, but finds almost everything copied and synced already.
+ */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { fileMustExist: true });
+db.pragma('synchronous = NORMAL');
+const checkpoint = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error) });
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface CheckpointerOptions {
+  filename: string;
+  intervalMs: number;
+  /** Told when a checkpoint fails (the file is busy or gone); the next one is tried all the same. */
+  onError?: (message: string) => void;
+}
+
+export class BackgroundCheckpointer {
+  private readonly worker: Worker;
+  private readonly exited: Promise<void>;
+
+  constructor(options: CheckpointerOptions) {
+    this.worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { filename: options.filename, intervalMs: options.intervalMs, driver: require.resolve('better-sqlite3') },
+    });
+    // A process may end without closing its store: the worker does not keep it alive.
+    this.worker.unref();
+    this.worker.on('message', (message: { error?: string }) => {
+      if (message.error) options.onError?.(message.error);
+    });
+    this.worker.on('error', (error) => options.onError?.(error.message));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+  }
+
+  /** Runs a last checkpoint, closes the worker's connection and waits for the thread to end. */
+  async stop(): Promise<void> {
+    // Waited for: the process stays up until the thread has closed its connection.
+    this.worker.ref();
+    this.worker.postMessage('stop');
+    await this.exited;
+  }
+}
