@@ -60,6 +60,22 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
     expect((await writer.readStream('ticket-1')).map((event) => event.type)).toEqual(['W1', 'W2', 'R2', 'W4', 'R3']);
   });
 
+  it('when the other connection commits just before a group of appends here, then the whole group continues from its events', async () => {
+    const fact = (type: string) => ({ type, data: { type }, metadata: META });
+    await writer.append('ticket-1', [fact('W1')], 'no_stream');
+    await writer.append('ticket-2', [fact('W2')], 'no_stream');
+    await reader.append('ticket-1', [fact('R1')], 0);
+    await reader.append('ticket-2', [fact('R2')], 0);
+    // Appends made in one turn share one transaction: the first of them sees the other side's commits, and so must the rest.
+    const results = await Promise.all([
+      writer.append('ticket-3', [fact('W3')], 'no_stream'),
+      writer.append('ticket-2', [fact('W4')], 1),
+      writer.append('ticket-1', [fact('W5')], 1),
+    ]);
+    expect(results.map((result) => result.nextRevision)).toEqual([0, 2, 2]);
+    expect(await verifyLog(writer)).toMatchObject({ ok: true, events: 7, logChain: true });
+  });
+
   it('when both connections append with the same expected revision, then exactly one wins', async () => {
     await writer.append('ticket-1', [{ type: 'TicketOpened', data: {}, metadata: META }], 'no_stream');
     await writer.append('ticket-1', [{ type: 'A', data: {}, metadata: META }], 0);

@@ -147,6 +147,8 @@ export class SqliteEventStore implements EventStore {
   private headsVersion = -1;
   /** The global chain's last link, known under the same condition as `heads`. */
   private logHash: string | null = null;
+  /** Inside a group's transaction, once `knownHeads` was asked at its start. */
+  private headsCheckedForGroup = false;
   private readonly checkpointer: BackgroundCheckpointer | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -198,8 +200,9 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): Appended => {
     const replay = this.findEarlierAppend(streamId, events);
     if (replay) return { result: replay };
-    // Under the write lock: the remembered links hold unless another connection committed (knownHeads).
-    const remembered = this.knownHeads().get(streamId);
+    // Under the write lock: the remembered links hold unless another connection committed (knownHeads;
+    // asked once for a whole group, whose transaction holds the lock from before its first append).
+    const remembered = (this.headsCheckedForGroup ? this.heads : this.knownHeads()).get(streamId);
     const last = remembered?.hash ? remembered : this.statements.streamLast.get(streamId);
     checkExpected(streamId, expected, last?.revision ?? null);
     let revision = last?.revision ?? -1;
@@ -325,15 +328,21 @@ export class SqliteEventStore implements EventStore {
     let outcomes: Array<{ result: AppendResult } | { error: unknown }>;
     try {
       outcomes = this.db
-        .transaction(() =>
-          batch.map(({ streamId, events, expected }) => {
-            try {
-              return { result: this.appendOne(streamId, events, expected, 'nested') };
-            } catch (error) {
-              return { error };
-            }
-          }),
-        )
+        .transaction(() => {
+          this.knownHeads();
+          this.headsCheckedForGroup = true;
+          try {
+            return batch.map(({ streamId, events, expected }) => {
+              try {
+                return { result: this.appendOne(streamId, events, expected, 'nested') };
+              } catch (error) {
+                return { error };
+              }
+            });
+          } finally {
+            this.headsCheckedForGroup = false;
+          }
+        })
         .immediate();
     } catch (error) {
       // The transaction itself failed (the file stayed locked by another process): nothing was
