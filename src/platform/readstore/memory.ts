@@ -169,7 +169,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const doc = this.matching(filter)[0];
+    // By id alone (every session and user check of every request): the document itself, no matcher.
+    const id = filter._id;
+    const byIdOnly = typeof id === 'string' && Object.keys(filter).length === 1;
+    const doc = byIdOnly ? this.docs.get(id) : this.matching(filter)[0];
     return doc ? clone(doc) : null;
   }
 
