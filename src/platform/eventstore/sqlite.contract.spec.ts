@@ -222,6 +222,28 @@ describe.each([true, false])('SQLite appends arriving at once (group commit %s)'
     expect((await verifyLog(store)).ok).toBe(true);
   });
 
+  it('when an append fails after writing part of its events, then only it fails, nothing of it stays, and positions have no gap', async () => {
+    await store.append('ticket-a', [fact('TicketOpened', 'taken-id')], 'no_stream');
+    const results = await Promise.allSettled([
+      store.append('ticket-b', [fact('TicketOpened')], 'no_stream'),
+      // Its first event is written, then its second collides with a stored id.
+      store.append('ticket-c', [fact('TicketOpened'), fact('MessagePosted', 'taken-id')], 'no_stream'),
+      store.append('ticket-a', [fact('MessagePosted')], 0),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
+    expect(await store.readStream('ticket-c')).toEqual([]);
+    const all = await store.readAll({ maxCount: 100 });
+    expect(all.map((event) => [event.position, event.streamId])).toEqual([
+      [1, 'ticket-a'],
+      [2, 'ticket-b'],
+      [3, 'ticket-a'],
+    ]);
+    // The links remembered from the group's first try were dropped with it.
+    await store.append('ticket-b', [fact('MessagePosted')], 0);
+    expect(await verifyLog(store)).toMatchObject({ ok: true, events: 4, logChain: true });
+  });
+
   it('when an append is retried after later ones, then reading on from its answer still finds the later events', async () => {
     await store.append('ticket-a', [fact('TicketOpened', 'first-id')], 'no_stream');
     await store.append('ticket-a', [fact('MessagePosted')], 0);
