@@ -478,6 +478,10 @@ function checkExpected(streamId: string, expected: ExpectedRevision, current: nu
   if (!ok) throw new WrongExpectedVersionError(streamId, expected, current ?? 'no_stream');
 }
 
+/**
+ * By its code, not `instanceof Error`: the driver's native part makes its errors with the class it
+ * was first given, which under Jest's module registry may be another test file's copy.
+ */
 function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT');
+  return typeof error === 'object' && error !== null && 'code' in error && String(error.code).startsWith('SQLITE_CONSTRAINT');
 }
