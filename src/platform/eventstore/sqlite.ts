@@ -147,19 +147,17 @@ export class SqliteEventStore implements EventStore {
   private headsVersion = -1;
   /** The global chain's last link, known under the same condition as `heads`. */
   private logHash: string | null = null;
-  /** Inside a group's transaction, once `knownHeads` was asked at its start. */
-  private headsCheckedForGroup = false;
   private readonly checkpointer: BackgroundCheckpointer | null = null;
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.filename !== ':memory:' && options.filename !== '') ensurePrivateFile(options.filename);
+    const onFile = options.filename !== ':memory:' && options.filename !== '';
+    if (onFile) ensurePrivateFile(options.filename);
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.sealEarlierEvents();
-    const onFile = options.filename !== ':memory:' && options.filename !== '';
     if (onFile && (options.backgroundCheckpoints ?? true)) {
       this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_MARK_PAGES}`);
       // A log that grew past the mark (a long read held the copy back) shrinks again at its next rewind.
@@ -197,12 +195,15 @@ export class SqliteEventStore implements EventStore {
     this.headsVersion = this.statements.dataVersion.get()!;
   }
 
-  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): Appended => {
+  /**
+   * `heads`: the remembered links, asked for under the write lock (the default is evaluated inside the
+   * transaction), where they hold unless another connection committed (knownHeads). A group asks once
+   * for all its appends: its transaction holds the lock from before the first of them.
+   */
+  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision, heads = this.knownHeads()): Appended => {
     const replay = this.findEarlierAppend(streamId, events);
     if (replay) return { result: replay };
-    // Under the write lock: the remembered links hold unless another connection committed (knownHeads;
-    // asked once for a whole group, whose transaction holds the lock from before its first append).
-    const remembered = (this.headsCheckedForGroup ? this.heads : this.knownHeads()).get(streamId);
+    const remembered = heads.get(streamId);
     const last = remembered?.hash ? remembered : this.statements.streamLast.get(streamId);
     checkExpected(streamId, expected, last?.revision ?? null);
     let revision = last?.revision ?? -1;
@@ -291,13 +292,14 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * One append, in a transaction of its own ('immediate') or inside the group's transaction under a
-   * savepoint ('nested'): when it fails, its rows are rolled back and the others stay. Once it is
+   * savepoint (`nestedIn`: the heads the group asked for): when it fails, its rows are rolled back and the others stay. Once it is
    * done, the stream's head and the log's last link are remembered for the next append (a retried
    * append, which answers an earlier revision, tells nothing).
    */
-  private appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision, how: 'immediate' | 'nested'): AppendResult {
+  private appendOne(streamId: string, events: NewEvent[], expected: ExpectedRevision, how: 'immediate' | { nestedIn: Map<string, Head> }): AppendResult {
     try {
-      const { result, head, log } = how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected);
+      const { result, head, log } =
+        how === 'immediate' ? this.appendInTx.immediate(streamId, events, expected) : this.appendInTx(streamId, events, expected, how.nestedIn);
       if (head) this.rememberHead(streamId, head);
       if (log) this.logHash = log;
       return result;
@@ -329,19 +331,14 @@ export class SqliteEventStore implements EventStore {
     try {
       outcomes = this.db
         .transaction(() => {
-          this.knownHeads();
-          this.headsCheckedForGroup = true;
-          try {
-            return batch.map(({ streamId, events, expected }) => {
-              try {
-                return { result: this.appendOne(streamId, events, expected, 'nested') };
-              } catch (error) {
-                return { error };
-              }
-            });
-          } finally {
-            this.headsCheckedForGroup = false;
-          }
+          const heads = this.knownHeads();
+          return batch.map(({ streamId, events, expected }) => {
+            try {
+              return { result: this.appendOne(streamId, events, expected, { nestedIn: heads }) };
+            } catch (error) {
+              return { error };
+            }
+          });
         })
         .immediate();
     } catch (error) {
