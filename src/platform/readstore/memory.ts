@@ -156,8 +156,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const candidates = this.candidates(filter);
     const keys = Object.keys(filter);
     if (keys.length === 0) return candidates;
-    // Only `{ _id: { $in } }`: the candidates are exactly the matches.
-    if (keys.length === 1 && isIdIn(filter._id)) return candidates;
+    // Only `{ _id }` (every request's user and session check) or `{ _id: { $in } }`: the candidates
+    // are exactly the matches, with no matcher to build.
+    if (keys.length === 1 && (typeof filter._id === 'string' || isIdIn(filter._id))) return candidates;
     const simple = simpleMatcher(filter);
     let query: Query | null = null;
     return candidates.filter((doc) => {
@@ -169,10 +170,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    // By id alone (every session and user check of every request): the document itself, no matcher.
-    const id = filter._id;
-    const byIdOnly = typeof id === 'string' && Object.keys(filter).length === 1;
-    const doc = byIdOnly ? this.docs.get(id) : this.matching(filter)[0];
+    const doc = this.matching(filter)[0];
     return doc ? clone(doc) : null;
   }
 
