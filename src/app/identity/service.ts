@@ -125,17 +125,8 @@ export async function verifyCredentials(deps: AppDeps, email: string, password: 
 export async function signIn(deps: AppDeps, user: UserView, client: ClientInfo): Promise<{ user: UserView } & Tokens> {
   if (!user.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   const actor = { userId: user._id, role: user.role, platform: 'web' as const };
-  await runCommand(
-    deps,
-    userStream(user._id),
-    userDecider,
-    { type: 'RecordSignIn', userId: user._id },
-    {
-      actor,
-      now: deps.clock(),
-      correlationId: client.requestId,
-    },
-  );
+  const context = { actor, now: deps.clock(), correlationId: client.requestId };
+  await runCommand(deps, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, context);
   const fresh = (await deps.readStore.collection<UserView>(USERS).findOne({ _id: user._id })) ?? user;
   return { user: fresh, ...(await startSession(deps, fresh, client)) };
 }

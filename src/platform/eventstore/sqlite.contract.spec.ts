@@ -12,6 +12,7 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
   let dir: string;
   let writer: SqliteEventStore;
   let reader: SqliteEventStore;
+  const fact = (type: string) => ({ type, data: { type }, metadata: META });
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'es-shared-'));
     writer = new SqliteEventStore({ filename: path.join(dir, 'events.db') });
@@ -46,7 +47,6 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
   });
 
   it("when both connections append in turn to the same streams, then every link continues the other side's and both chains verify", async () => {
-    const fact = (type: string) => ({ type, data: { type }, metadata: META });
     // Each side remembers the links it wrote last; the other side's commits must make it read them again.
     await writer.append('ticket-1', [fact('W1')], 'no_stream');
     await reader.append('ticket-2', [fact('R1')], 'no_stream');
@@ -61,7 +61,6 @@ describe('SqliteEventStore shared by two processes (one file, two connections)',
   });
 
   it('when the other connection commits just before a group of appends here, then the whole group continues from its events', async () => {
-    const fact = (type: string) => ({ type, data: { type }, metadata: META });
     await writer.append('ticket-1', [fact('W1')], 'no_stream');
     await writer.append('ticket-2', [fact('W2')], 'no_stream');
     await reader.append('ticket-1', [fact('R1')], 0);
@@ -318,7 +317,7 @@ describe('SQLite write-ahead log checkpoints', () => {
     expect(largest).toBeLessThan(10_000 * PAGE);
   });
 
-  it('when the store closes, then its checkpoint worker has ended and the file can be removed and opened again', async () => {
+  it('when the store closes, then its checkpoint worker has closed its connection first, SQLite removes the log, and the file opens again', async () => {
     const file = path.join(dir, 'events.db');
     const store = new SqliteEventStore({ filename: file });
     await store.append('ticket-1', bulky(10, 0), 'no_stream');
