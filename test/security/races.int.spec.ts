@@ -41,8 +41,12 @@ describe('Unique values under racing requests', () => {
   });
 
   it('when two users are given one e-mail at once, or an admin edit races a sign-up, then one account has it', async () => {
+    const [first, second, third] = [
+      await addMember(server, admin, 'customer'),
+      await addMember(server, admin, 'customer'),
+      await addMember(server, admin, 'agent'),
+    ];
     for (let round = 0; round < ROUNDS; round++) {
-      const [first, second] = [await addMember(server, admin, 'customer'), await addMember(server, admin, 'customer')];
       const email = `shared${round}@example.com`;
       const edits = await race(
         () => server.request('PUT', `/api/users/${first.id}`, { token: admin, body: { email } }),
@@ -52,7 +56,7 @@ describe('Unique values under racing requests', () => {
 
       const other = `signup${round}@example.com`;
       const signUp = await race(
-        () => server.request('PUT', `/api/users/${first.id}`, { token: admin, body: { email: other } }),
+        () => server.request('PUT', `/api/users/${third.id}`, { token: admin, body: { email: other } }),
         () =>
           server.request('POST', '/api/auth/register', {
             body: { username: `signup_${round}`, email: other, password: 'password-123', firstName: 'Sign', lastName: 'Up' },
@@ -64,17 +68,18 @@ describe('Unique values under racing requests', () => {
         expect(users.filter((user: { email: string }) => user.email === address)).toHaveLength(1);
       }
     }
-  });
+  }, 120_000);
 
   it('when a bot command is renamed to a name another request creates, then one of them gets it', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const created = await server.request('POST', '/api/bot-commands', { token: admin, body: { command: `old${round}`, description: 'd', response: 'r' } });
+      const letter = String.fromCharCode(97 + round);
+      const body = { description: 'd', handler: 'custom', response: 'r' };
+      const created = await server.request('POST', '/api/bot-commands', { token: admin, body: { ...body, command: `old_${letter}` } });
       expect(created.status).toBe(201);
-      const id = created.body.command._id;
-      const wanted = `zz${round}`;
+      const wanted = `zz_${letter}`;
       const statuses = await race(
-        () => server.request('PUT', `/api/bot-commands/${id}`, { token: admin, body: { command: wanted } }),
-        () => server.request('POST', '/api/bot-commands', { token: admin, body: { command: wanted, description: 'd', response: 'r' } }),
+        () => server.request('PUT', `/api/bot-commands/${created.body.command._id}`, { token: admin, body: { command: wanted } }),
+        () => server.request('POST', '/api/bot-commands', { token: admin, body: { ...body, command: wanted } }),
       );
       expect(statuses.filter((status) => status === 409)).toHaveLength(1);
     }
@@ -97,7 +102,7 @@ describe('Unique values under racing requests', () => {
       const { tickets } = (await server.request('GET', '/api/tickets?status=open,in_progress,pending_customer&limit=100', { token: customer.token })).body;
       expect(tickets).toHaveLength(1);
     }
-  });
+  }, 120_000);
 
   it('after all of it, the desk still answers a command at once', async () => {
     const started = Date.now();
