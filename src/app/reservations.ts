@@ -1,7 +1,7 @@
 import { CLAIM_WITHDRAWN, reservationDecider, reservationStream } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import { ConflictError } from '#contract/errors';
-import { type CommandContext, type Fence, handleCommand, metadataOf } from '../platform/commands';
+import { type CommandContext, type Fence, handleCommand, loadState, metadataOf } from '../platform/commands';
 import { type RecordedEvent, isWrongExpectedVersion } from '../platform/eventstore/port';
 import type { AppDeps } from './deps';
 
@@ -127,7 +127,11 @@ export async function claim<State>(
 export const release = (deps: Pick<AppDeps, 'events'>, ownerId: string, { kind, value }: Pick<Claim, 'kind' | 'value'>, context: CommandContext) =>
   handleCommand(deps.events, reservationStream(kind, value), reservationDecider, { type: 'Release', kind, value, ownerId }, context);
 
-/** Claims every value, runs `work` with their fences, and releases what it claimed if anything fails. */
+/**
+ * Claims every value, runs `work` with their fences, and if anything fails releases what it claimed,
+ * except a value the owner holds all the same: a twin of this command for the same owner id (a
+ * retried request) that wrote it, whose claim this one only renewed.
+ */
 export async function withClaims<T, State>(
   deps: Pick<AppDeps, 'events'>,
   ownerId: string,
@@ -141,7 +145,10 @@ export async function withClaims<T, State>(
     for (const wanted of claims) fences.push(await claim(deps, ownerId, wanted, context, owners));
     return await work(fences);
   } catch (error) {
-    for (const held of fences) await release(deps, ownerId, held, context);
+    if (fences.length > 0) {
+      const { state } = await loadState(deps.events, owners.stream(ownerId), owners.decider);
+      for (const held of fences) if (!owners.holds(state, held)) await release(deps, ownerId, held, context);
+    }
     throw error;
   }
 }

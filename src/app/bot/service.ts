@@ -10,7 +10,7 @@ import { type CommandContext, handleCommand, loadState } from '../../platform/co
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
 import { loadSystemSettings } from '../../projections/settings';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, release, withClaims } from '../reservations';
 
@@ -33,7 +33,7 @@ const commandOwners: Owners<BotCommandState> = {
 
 /** Creates a command after claiming its name, so two commands can never share one; answers once the read models include it. */
 export async function createBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, context: CommandContext): Promise<void> {
-  await deps.projections.waitFor(await appendBotCommand(deps, commandId, fields, false, context));
+  await readYourWrites(deps, await appendBotCommand(deps, commandId, fields, false, context));
 }
 
 async function appendBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, isSystem: boolean, context: CommandContext): Promise<number> {
@@ -52,13 +52,13 @@ export async function updateBotCommand(deps: AppDeps, commandId: string, changes
     handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'UpdateBotCommand', commandId, changes }, context, { fences }),
   );
   if (renamed !== null) await release(deps, commandId, nameClaim(renamed), context);
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 export async function deleteBotCommand(deps: AppDeps, commandId: string, context: CommandContext): Promise<void> {
   const result = await handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'DeleteBotCommand', commandId }, context);
   for (const event of result.events) if (event.type === 'BotCommandDeleted') await release(deps, commandId, nameClaim(event.data.command), context);
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 /** Seeds the system commands on a start that lacks them; their fixed ids make this idempotent. */
@@ -70,7 +70,7 @@ export async function ensureSystemCommands(deps: AppDeps): Promise<void> {
     if (state.status !== 'none') continue;
     position = Math.max(position, await appendBotCommand(deps, commandId, fields, true, context));
   }
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
 }
 
 /** Publishes the active commands to Telegram (setMyCommands) and records that it did; answers what was published. */

@@ -1,4 +1,5 @@
 import { type CannedState, cannedStream } from '../../domain/canned/canned';
+import { readYourWrites } from '../commands';
 import { type CannedCommand, cannedDecider } from '../../domain/canned/decide';
 import type { CannedChanges, CannedInput } from '#contract/canned';
 import { NotFoundError, ValidationError } from '#contract/errors';
@@ -32,7 +33,7 @@ const run = (deps: AppDeps, id: string, command: CannedCommand, context: Command
   handleCommand(deps.events, cannedStream(id), cannedDecider, command, context, { fences });
 
 async function settled(deps: AppDeps, id: string, position: number): Promise<CannedView> {
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
   const found = await deps.readStore.collection<CannedView>(CANNED).findOne({ _id: id });
   if (!found) throw new NotFoundError('Canned message');
   return found;
@@ -46,9 +47,8 @@ async function checkCategory(deps: AppDeps, categoryId: string | null | undefine
 }
 
 /** Creates a message after claiming its shortcode, so two messages can never share one. */
-export async function createCanned(deps: AppDeps, { category, ...input }: CannedInput, context: CommandContext): Promise<CannedView> {
+export async function createCanned(deps: AppDeps, { category, ...input }: CannedInput, context: CommandContext, cannedId = deps.newId()): Promise<CannedView> {
   await checkCategory(deps, category);
-  const cannedId = deps.newId();
   const result = await withClaims(deps, cannedId, [shortcodeClaim(input.shortcode)], context, cannedOwners, (fences) =>
     run(
       deps,
@@ -92,5 +92,5 @@ export async function deleteCanned(deps: AppDeps, cannedId: string, context: Com
   for (const event of result.events) {
     if (event.type === 'CannedMessageDeleted') await release(deps, cannedId, shortcodeClaim(event.data.shortcode), context);
   }
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }

@@ -5,7 +5,7 @@ import type { CreateUserInput, Registration, UpdateUserInput } from '#contract/u
 import { type NotificationPreferences, type UserProfile, type UserState, userStream } from '../../domain/user/user';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, release, withClaims } from '../reservations';
 import { type ClientInfo, type Tokens, startSession } from './sessions';
@@ -43,7 +43,7 @@ const withUserClaims = <T>(deps: AppDeps, userId: string, claims: Claim[], conte
   withClaims(deps, userId, claims, context, userOwners, work);
 
 async function projectedUser(deps: AppDeps, userId: string, position: number): Promise<UserView> {
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
   if (!user) throw new NotFoundError('User');
   return user;
@@ -110,7 +110,7 @@ export async function deleteUser(deps: AppDeps, userId: string, context: Command
     await release(deps, userId, { kind: 'email', value: event.data.email }, context);
     await release(deps, userId, { kind: 'username', value: event.data.username }, context);
   }
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 /** Checks an e-mail and password; the hash is read from the user's stream, never from a read model. */

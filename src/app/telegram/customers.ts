@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { createUser, userOwners } from '../identity/service';
 import { type Claim, claim } from '../reservations';
@@ -71,7 +72,7 @@ export async function customerForTelegram(deps: AppDeps, person: TelegramPerson,
       context,
       { fences: [fence] },
     );
-    await deps.projections.waitFor(result.position);
+    await readYourWrites(deps, result.position);
   } catch (error) {
     // Another update of this Telegram user links it (or did): wait for that link.
     if (!(error instanceof ConflictError && error.code === 'TELEGRAM_LINKED')) throw error;

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readYourWrites } from '../commands';
 import type { CustomField } from '#contract/categories';
 import { reservationStream } from '../../domain/reservation/reservation';
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
@@ -89,7 +90,7 @@ const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, 
  * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
  */
 const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name];
-const ticketViewsReach = (deps: AppDeps, position: number) => deps.projections.waitFor(position, undefined, TICKET_VIEWS);
+const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
   await ticketViewsReach(deps, position);
@@ -225,7 +226,13 @@ export async function postMessage(
     const seq = result.state.messages.get(messageId)!.seq;
     return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);
   }
-  // A retried post (its id already in the conversation) decides nothing: answer with what is stored.
+  // A retried post (its id already in the conversation) decides nothing: answer with what is stored,
+  // once the read models include the first post, which may still be on its way.
+  await ticketViewsReach(deps, await deps.events.headPosition());
+  return storedMessage(deps, messageId);
+}
+
+export async function storedMessage(deps: AppDeps, messageId: string): Promise<MessageView> {
   const stored = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
   if (!stored) throw new NotFoundError('Message');
   return stored;
