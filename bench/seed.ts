@@ -8,7 +8,8 @@ import { userDecider } from '../src/domain/user/decide';
 import { userStream } from '../src/domain/user/user';
 import type { Role } from '#contract/users';
 import { claim } from '../src/app/reservations';
-import { OPEN_TICKET_MESSAGE } from '../src/app/tickets/service';
+import { OPEN_TICKET_MESSAGE, ticketOwners } from '../src/app/tickets/service';
+import { userOwners } from '../src/app/identity/service';
 import { type CommandContext, handleCommand, metadataOf } from '../src/platform/commands';
 import type { EventStore, NewEvent } from '../src/platform/eventstore/port';
 
@@ -105,7 +106,7 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
       ['email', profile.email, 'EMAIL_TAKEN'],
       ['username', profile.username, 'USERNAME_TAKEN'],
     ] as const) {
-      await claim(deps, userId, { kind, value, conflictMessage: 'taken', conflictCode: code }, context, async () => false);
+      await claim(deps, userId, { kind, value, conflictMessage: 'taken', conflictCode: code }, context, userOwners);
     }
     const command =
       role === 'customer'
@@ -232,7 +233,7 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
       open.ticketId,
       { kind: 'openticket', value: open.customer.userId, conflictMessage: OPEN_TICKET_MESSAGE, conflictCode: 'OPEN_TICKET_EXISTS' },
       context,
-      async () => false,
+      ticketOwners,
     );
   }
   openTickets.reverse();

@@ -65,6 +65,17 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** A request that is well-formed but cannot be taken as it is (an idempotency key reused for another request). */
+export class UnprocessableError extends DomainError {
+  readonly status = 422;
+  constructor(
+    message: string,
+    readonly code = 'UNPROCESSABLE',
+  ) {
+    super(message);
+  }
+}
+
 export class PayloadTooLargeError extends DomainError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE';
@@ -101,6 +112,22 @@ export class UpstreamError extends DomainError {
 export class MaintenanceError extends DomainError {
   readonly status = 503;
   readonly code = 'MAINTENANCE';
+}
+
+/**
+ * A change was stored (at `position` of the log), but the read models did not show it within the
+ * wait: rather than a stale view or a 404 for what was just written, the answer is 202 with the
+ * position and Retry-After. Reading it again shortly shows it; a retry with the same
+ * Idempotency-Key answers it without doing it twice.
+ */
+export class PendingViewError extends DomainError {
+  readonly status = 202;
+  readonly code = 'ACCEPTED_PENDING';
+  readonly retryAfterSeconds = 1;
+  constructor(position: number) {
+    super('Saved. The desk is catching up and will show it in a moment.');
+    Object.assign(this.extra, { position });
+  }
 }
 
 /** The process is up but its read models are still catching up with the log: ask again shortly. */

@@ -1,3 +1,5 @@
+import { ConflictError } from '#contract/errors';
+import { CLAIM_WITHDRAWN } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
 import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion } from './eventstore/port';
 
@@ -26,9 +28,28 @@ export async function loadState<State, Event extends DomainEvent>(
   decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
 ): Promise<{ state: State; revision: number | null; events: RecordedEvent[] }> {
   const events = await store.readStream(streamId);
-  const state = events.reduce((current, event) => decider.evolve(current, event as unknown as Event), decider.initialState);
+  const state = events.reduce((current, event) => evolveWith(decider, current, event), decider.initialState);
   return { state, revision: events.at(-1)?.revision ?? null, events };
 }
+
+/** Folds one recorded event; a withdrawn claim's marker belongs to no decider and changes no state. */
+const evolveWith = <State, Event extends DomainEvent>(decider: Pick<Decider<unknown, Event, State>, 'evolve'>, state: State, event: RecordedEvent) =>
+  event.type === CLAIM_WITHDRAWN ? state : decider.evolve(state, event as unknown as Event);
+
+/**
+ * A unique value a command's event relies on: the reservation its caller holds (see
+ * src/app/reservations.ts). The command is refused if that reservation was withdrawn in its stream.
+ */
+export interface Fence {
+  kind: string;
+  value: string;
+  /** The revision of the caller's own reservation in the value's reservation stream. */
+  reservation: number;
+  conflictMessage: string;
+  conflictCode: string;
+}
+
+const fenceKey = (kind: string, value: string, reservation: number) => `${kind}\u0000${value.toLowerCase()}\u0000${reservation}`;
 
 /** How many folded streams each event store keeps; a stream read again after eviction is folded anew. */
 export const FOLDED_STREAMS_KEPT = 5_000;
@@ -36,7 +57,11 @@ export const FOLDED_STREAMS_KEPT = 5_000;
 interface Folded {
   state: unknown;
   revision: number;
+  /** Claims withdrawn in this stream (`fenceKey`s): rare, so usually empty. */
+  withdrawn: ReadonlySet<string>;
 }
+
+const NONE_WITHDRAWN: ReadonlySet<string> = new Set();
 
 /**
  * Folded state of recently used streams, so that a command reads only the events appended after
@@ -83,15 +108,21 @@ export async function foldStream<State, Event extends DomainEvent>(
   store: EventStore,
   streamId: string,
   decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
-): Promise<{ state: State; revision: number | null }> {
+): Promise<{ state: State; revision: number | null; withdrawn: ReadonlySet<string> }> {
   const cache = foldedStreams(store);
-  const cached = cache.get(decider, streamId) as { state: State; revision: number } | undefined;
+  const cached = cache.get(decider, streamId) as { state: State; revision: number; withdrawn: ReadonlySet<string> } | undefined;
   const tail = await store.readStream(streamId, cached ? { fromRevision: cached.revision + 1 } : {});
-  if (tail.length === 0) return cached ?? { state: decider.initialState, revision: null };
-  const state = tail.reduce((current, event) => decider.evolve(current, event as unknown as Event), cached?.state ?? decider.initialState);
+  if (tail.length === 0) return cached ?? { state: decider.initialState, revision: null, withdrawn: NONE_WITHDRAWN };
+  const state = tail.reduce((current, event) => evolveWith(decider, current, event), cached?.state ?? decider.initialState);
+  let withdrawn = cached?.withdrawn ?? NONE_WITHDRAWN;
+  for (const event of tail) {
+    if (event.type !== CLAIM_WITHDRAWN) continue;
+    const { kind, value, reservation } = event.data as { kind: string; value: string; reservation: number };
+    withdrawn = new Set([...withdrawn, fenceKey(kind, value, reservation)]);
+  }
   const revision = tail.at(-1)!.revision;
-  cache.set(decider, streamId, { state, revision });
-  return { state, revision };
+  cache.set(decider, streamId, { state, revision, withdrawn });
+  return { state, revision, withdrawn };
 }
 
 /**
@@ -105,10 +136,12 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   command: Command,
   context: CommandContext,
-  attempts = 5,
+  { attempts = 5, fences = [] }: { attempts?: number; fences?: readonly Fence[] } = {},
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await foldStream(store, streamId, decider);
+    const { state, revision, withdrawn } = await foldStream(store, streamId, decider);
+    const lost = fences.find((fence) => withdrawn.has(fenceKey(fence.kind, fence.value, fence.reservation)));
+    if (lost) throw new ConflictError(lost.conflictMessage, lost.conflictCode);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, position: 0, revision };
     try {
@@ -118,7 +151,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         revision ?? 'no_stream',
       );
       const next = events.reduce(decider.evolve, state);
-      foldedStreams(store).set(decider, streamId, { state: next, revision: result.nextRevision });
+      foldedStreams(store).set(decider, streamId, { state: next, revision: result.nextRevision, withdrawn });
       return { events, state: next, position: result.position, revision: result.nextRevision };
     } catch (error) {
       if (!isWrongExpectedVersion(error) || attempt >= attempts) throw error;

@@ -1,4 +1,5 @@
 import { categoryStream } from '../domain/category/category';
+import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
 import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
 import { STATUS_WORDS } from '#contract/tickets';
@@ -20,7 +21,8 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsPro
 
 const TICKET_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
-type TicketRecorded = RecordedEvent & TicketEvent;
+/** A ticket's stream: its own events, and the withdrawal of an open-ticket claim it never came to hold (docs/claims.md). */
+type TicketRecorded = RecordedEvent & (TicketEvent | ClaimWithdrawnEvent);
 
 /** The events of a ticket's stream, found by record id or display number (also after deletion). */
 export async function readTicketHistory(events: EventStore, key: string): Promise<TicketRecorded[]> {
@@ -106,6 +108,8 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Edited a message from ${quote(event.data.previousContent)} to ${quote(event.data.content)}`;
     case 'MessagesRead':
       return `${nameOf(event.data.readerId)} read the conversation up to message ${event.data.upTo}`;
+    case 'ClaimWithdrawn':
+      return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }
 }
 
@@ -173,6 +177,7 @@ function customerRevisions(stream: TicketRecorded[]): number[] {
     if (event.type === 'MessagePosted' && event.data.isInternal) internal.add(event.data.messageId);
     const staffOnly =
       event.type === 'TicketOutcomeRecorded' ||
+      event.type === 'ClaimWithdrawn' ||
       event.type === 'MessagesRead' ||
       ((event.type === 'MessagePosted' || event.type === 'MessageEdited') && internal.has(event.data.messageId));
     if (!staffOnly) visible.push(index);

@@ -34,6 +34,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/canned-messages',
+    idempotent: true,
     summary: 'Create a canned message',
     access: staff,
     body: createCannedSchema,

@@ -6,6 +6,9 @@ import { CANNED, type CannedView } from '../../projections/canned';
 import { createCanned, deleteCanned, updateCanned, useCanned } from '../../app/canned/service';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
+import { idempotencyKeyOf } from '../http/idempotency';
+import { createdIn, idOfKey, once } from '../../app/idempotency';
+import { cannedStream } from '../../domain/canned/canned';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import type { CannedMessage } from '#contract/responses';
@@ -46,7 +49,15 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/canned-messages', staff, async (req, res) => {
     const input = parse(createCannedSchema, req.body);
-    res.status(201).json({ cannedMessage: toCanned(await createCanned(deps, input, commandContext(deps, req))) });
+    const key = idempotencyKeyOf(req, input);
+    const cannedId = key ? idOfKey(key, 'canned') : deps.newId();
+    const created = await once(deps, key, commandContext(deps, req), {
+      create: () => createCanned(deps, input, commandContext(deps, req), cannedId),
+      idOf: (canned) => canned._id,
+      answer: async (createdId) => (await collection().findOne({ _id: createdId }))!,
+      earlier: () => createdIn(deps, cannedStream(cannedId), cannedId),
+    });
+    res.status(201).json({ cannedMessage: toCanned(created) });
   });
 
   router.put('/canned-messages/:id', staff, async (req, res) => {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
+import { DomainError, PendingViewError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
 import { WrongExpectedVersionError } from '../../platform/eventstore/port';
 
 interface BodyParserError extends Error {
@@ -13,7 +13,8 @@ export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (error: unknown, _req, res, _next) => {
     if (error instanceof DomainError) {
-      if (error instanceof RateLimitedError || error instanceof StartingError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      if (error instanceof RateLimitedError || error instanceof StartingError || error instanceof PendingViewError)
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
       res.status(error.status).json({
         error: error.message,
         code: error.code,

@@ -31,7 +31,20 @@ export interface RouteDoc {
   root?: boolean;
   /** Served before the start-up, rate-limit and maintenance guards (no 429, no 503). */
   unguarded?: boolean;
+  /** Takes an `Idempotency-Key` header (src/app/idempotency.ts). */
+  idempotent?: boolean;
 }
+
+const IDEMPOTENCY_KEY = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Makes a retry safe: a request repeated with the same key (1 to 255 visible ASCII characters, one per action) answers what the first one created and creates nothing more; the same key with a different request is refused with 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per signed-in user and kept with the event log.',
+    ),
+});
 
 /** Every answer carries the request id (src/api/http/requests.ts). */
 const REQUEST_ID_HEADER = {
@@ -43,6 +56,7 @@ const REQUEST_ID_HEADER = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
+  202: 'Stored, but not yet in the read models after the wait (`ACCEPTED_PENDING`, with `position` and `Retry-After`): read it again shortly',
   400: 'Invalid input: `VALIDATION_FAILED` with `details`, `INVALID_JSON`, or another 400 code',
   401: 'No valid access token (`UNAUTHORIZED`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `SESSION_ENDED`, `ACCOUNT_DEACTIVATED`) or wrong credentials',
   403: 'Signed in, but the role may not do this (`FORBIDDEN`)',
@@ -50,7 +64,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'In conflict with the current state (`CONFLICT`, `CONCURRENT_CHANGE`, or a route-specific code)',
   413: 'The body or a file is too large (`PAYLOAD_TOO_LARGE`)',
   415: 'The body is neither JSON nor, where files travel, multipart/form-data (`UNSUPPORTED_MEDIA_TYPE`)',
-  422: 'Understood but cannot be done',
+  422: 'Understood but cannot be done (`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used for a different request)',
   429: 'Rate limited (`RATE_LIMITED`), with `Retry-After`',
   503: 'Starting (`STARTING`, with `Retry-After`) or in maintenance mode (`MAINTENANCE`)',
 };
@@ -85,6 +99,9 @@ export class ApiRegistry {
     if (Array.isArray(doc.access)) errors.add(403);
     if (params) errors.add(404);
     if (doc.body) errors.add(415);
+    if (doc.idempotent) errors.add(422);
+    // A change answers once the read models show it; when they lag past the wait, 202 (src/app/commands.ts).
+    if (doc.method !== 'get' && doc.access !== 'public' && !doc.root) errors.add(202);
     if (!doc.root && !doc.unguarded) {
       errors.add(429);
       errors.add(503);
@@ -123,7 +140,12 @@ export class ApiRegistry {
       description: [doc.description, roles].filter(Boolean).join('\n\n'),
       tags: [doc.root ? 'operations' : doc.path.split('/')[1]!],
       ...(doc.access !== 'public' ? { security: [{ bearer: [] }] } : {}),
-      request: { ...(params ? { params } : {}), ...(doc.query ? { query: doc.query } : {}), ...(body ? { body } : {}) },
+      request: {
+        ...(params ? { params } : {}),
+        ...(doc.query ? { query: doc.query } : {}),
+        ...(doc.idempotent ? { headers: IDEMPOTENCY_KEY } : {}),
+        ...(body ? { body } : {}),
+      },
       responses,
     };
     this.registry.registerPath(config);

@@ -27,6 +27,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets',
+    idempotent: true,
     summary: 'Open a ticket',
     description:
       'JSON, or multipart/form-data with files for the custom fields of type file. A customer with an open ticket gets 409 `OPEN_TICKET_EXISTS` with `existingTicket`.',
@@ -103,6 +104,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/messages',
+    idempotent: true,
     summary: 'Post a message or an internal note',
     description: 'JSON, or multipart/form-data with files in `attachments`.',
     access: 'signed-in',

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
 import { NotFoundError } from '#contract/errors';
-import { canSeeMessage } from '../../domain/ticket/ticket';
+import { canSeeMessage, ticketStream } from '../../domain/ticket/ticket';
 import { isStaff } from '#contract/users';
 import {
   assignTicketSchema,
@@ -42,8 +42,11 @@ import {
   postMessage,
   projectedTicket,
   recordOutcome,
+  storedMessage,
   unassignTicket,
 } from '../../app/tickets/service';
+import { createdIn, idOfKey, once } from '../../app/idempotency';
+import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
@@ -141,7 +144,14 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
       (name) => customFieldOfFile(name) !== null,
       async (files) => {
         const input = parse(createTicketSchema, req.body);
-        const ticket = await openTicket(deps, { ...input, files, platform: 'web' }, commandContext(deps, req));
+        const key = idempotencyKeyOf(req, input, files);
+        const ticketId = key ? idOfKey(key, 'ticket') : undefined;
+        const ticket = await once(deps, key, commandContext(deps, req), {
+          create: () => openTicket(deps, { ...input, files, platform: 'web', ...(ticketId ? { ticketId } : {}) }, commandContext(deps, req)),
+          idOf: (created) => created._id,
+          answer: (createdId) => projectedTicket(deps, createdId, 0),
+          earlier: () => createdIn(deps, ticketStream(ticketId!), ticketId!),
+        });
         res.status(201).json({ ticket: ticketFor(ticket, currentUser(req)) });
       },
     );
@@ -227,7 +237,15 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     await withUploads(deps, req, res, isMessageFileField, async (files) => {
       const { content, isInternal } = parse(postMessageSchema, req.body);
       const attachments = files.map((file) => file.attachment);
-      const message = await postMessage(deps, ticketId, { content, isInternal, attachments, platform: 'web' }, commandContext(deps, req));
+      const key = idempotencyKeyOf(req, { ticketId, content, isInternal }, files);
+      const post = { content, isInternal, attachments, platform: 'web' as const, ...(key ? { messageId: idOfKey(key, 'message') } : {}) };
+      // A post decides nothing for a message id the conversation already has, so a retry before the record is safe as it is.
+      const message = await once(deps, key, commandContext(deps, req), {
+        create: () => postMessage(deps, ticketId, post, commandContext(deps, req)),
+        idOf: (posted) => posted._id,
+        answer: (messageId) => storedMessage(deps, messageId),
+        earlier: async () => null,
+      });
       res.status(201).json({ message: messageFor(message) });
     });
   });

@@ -26,6 +26,7 @@ export function describeUsers(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/users',
+    idempotent: true,
     summary: 'Create a user',
     access: admin,
     body: createUserSchema,

@@ -6,6 +6,9 @@ import { type Filter, escapeRegex } from '../../platform/readstore/port';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
+import { idempotencyKeyOf } from '../http/idempotency';
+import { createdIn, idOfKey, once } from '../../app/idempotency';
+import { userStream } from '../../domain/user/user';
 import { parse } from '../http/validate';
 import { createUser, deleteUser, updateUser } from '../../app/identity/service';
 
@@ -57,7 +60,14 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/users', admin, async (req, res) => {
     const input = parse(createUserSchema, req.body);
-    const user = await createUser(deps, input, commandContext(deps, req));
+    const key = idempotencyKeyOf(req, input);
+    const userId = key ? idOfKey(key, 'user') : deps.newId();
+    const user = await once(deps, key, commandContext(deps, req), {
+      create: () => createUser(deps, input, commandContext(deps, req), userId),
+      idOf: (created) => created._id,
+      answer: load,
+      earlier: () => createdIn(deps, userStream(userId), userId),
+    });
     res.status(201).json({ user: publicUser(user) });
   });
 

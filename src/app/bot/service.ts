@@ -1,4 +1,4 @@
-import { SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
+import { type BotCommandState, SYSTEM_COMMANDS, botCommandStream } from '../../domain/botCommand/botCommand';
 import type { BotCommandFields } from '#contract/botCommands';
 import { botCommandDecider } from '../../domain/botCommand/decide';
 import { BOT_SETTINGS_STREAM } from '../../domain/botSettings/botSettings';
@@ -10,9 +10,9 @@ import { type CommandContext, handleCommand, loadState } from '../../platform/co
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { BOT_COMMANDS, type BotCommandView } from '../../projections/botCommands';
 import { loadSystemSettings } from '../../projections/settings';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+import { type Claim, type Owners, release, withClaims } from '../reservations';
 
 const nameClaim = (command: string): Claim => ({
   kind: 'botcommand',
@@ -23,23 +23,22 @@ const nameClaim = (command: string): Claim => ({
 
 const loadCommand = (deps: AppDeps, commandId: string) => loadState(deps.events, botCommandStream(commandId), botCommandDecider);
 
-const abandonedBy =
-  (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, { value }, reservedAt) => {
-    const { state } = await loadCommand(deps, holderId);
-    if (state.status === 'deleted') return true;
-    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return state.command !== value;
-  };
+/** A command holds its name; deleting it lets the name go. */
+const commandOwners: Owners<BotCommandState> = {
+  stream: botCommandStream,
+  decider: botCommandDecider,
+  holds: (state, { value }) => state.status === 'existing' && state.command.toLowerCase() === value.toLowerCase(),
+  gone: (state) => state.status === 'deleted',
+};
 
 /** Creates a command after claiming its name, so two commands can never share one; answers once the read models include it. */
 export async function createBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, context: CommandContext): Promise<void> {
-  await deps.projections.waitFor(await appendBotCommand(deps, commandId, fields, false, context));
+  await readYourWrites(deps, await appendBotCommand(deps, commandId, fields, false, context));
 }
 
 async function appendBotCommand(deps: AppDeps, commandId: string, fields: BotCommandFields, isSystem: boolean, context: CommandContext): Promise<number> {
-  const result = await withClaims(deps, commandId, [nameClaim(fields.command)], context, abandonedBy(deps, context.now), () =>
-    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'CreateBotCommand', commandId, fields, isSystem }, context),
+  const result = await withClaims(deps, commandId, [nameClaim(fields.command)], context, commandOwners, (fences) =>
+    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'CreateBotCommand', commandId, fields, isSystem }, context, { fences }),
   );
   return result.position;
 }
@@ -49,17 +48,17 @@ export async function updateBotCommand(deps: AppDeps, commandId: string, changes
   const { state } = await loadCommand(deps, commandId);
   const renamed = state.status === 'existing' && changes.command !== undefined && changes.command !== state.command ? state.command : null;
   const claims = renamed !== null ? [nameClaim(changes.command!)] : [];
-  const result = await withClaims(deps, commandId, claims, context, abandonedBy(deps, context.now), () =>
-    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'UpdateBotCommand', commandId, changes }, context),
+  const result = await withClaims(deps, commandId, claims, context, commandOwners, (fences) =>
+    handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'UpdateBotCommand', commandId, changes }, context, { fences }),
   );
   if (renamed !== null) await release(deps, commandId, nameClaim(renamed), context);
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 export async function deleteBotCommand(deps: AppDeps, commandId: string, context: CommandContext): Promise<void> {
   const result = await handleCommand(deps.events, botCommandStream(commandId), botCommandDecider, { type: 'DeleteBotCommand', commandId }, context);
   for (const event of result.events) if (event.type === 'BotCommandDeleted') await release(deps, commandId, nameClaim(event.data.command), context);
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 /** Seeds the system commands on a start that lacks them; their fixed ids make this idempotent. */
@@ -71,7 +70,7 @@ export async function ensureSystemCommands(deps: AppDeps): Promise<void> {
     if (state.status !== 'none') continue;
     position = Math.max(position, await appendBotCommand(deps, commandId, fields, true, context));
   }
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
 }
 
 /** Publishes the active commands to Telegram (setMyCommands) and records that it did; answers what was published. */

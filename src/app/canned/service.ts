@@ -1,13 +1,14 @@
-import { cannedStream } from '../../domain/canned/canned';
+import { type CannedState, cannedStream } from '../../domain/canned/canned';
+import { readYourWrites } from '../commands';
 import { type CannedCommand, cannedDecider } from '../../domain/canned/decide';
 import type { CannedChanges, CannedInput } from '#contract/canned';
 import { NotFoundError, ValidationError } from '#contract/errors';
 import type { Role } from '#contract/users';
-import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { CANNED, type CannedView } from '../../projections/canned';
 import { CATEGORIES } from '../../projections/categories';
 import type { AppDeps } from '../deps';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+import { type Claim, type Owners, release, withClaims } from '../reservations';
 
 /** Canned-message commands; each answers once the read models include it (read-your-writes). */
 
@@ -20,21 +21,19 @@ const shortcodeClaim = (shortcode: string): Claim => ({
 
 const loadCanned = (deps: AppDeps, id: string) => loadState(deps.events, cannedStream(id), cannedDecider);
 
-/** A shortcode is let go by deleting its message, by moving to another, or by a crash before creation. */
-const abandonedBy =
-  (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, { value }, reservedAt) => {
-    const { state } = await loadCanned(deps, holderId);
-    if (state.status === 'deleted') return true;
-    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return state.shortcode !== value;
-  };
+/** A message holds the shortcode it has; deleting it lets the shortcode go. */
+const cannedOwners: Owners<CannedState> = {
+  stream: cannedStream,
+  decider: cannedDecider,
+  holds: (state, { value }) => state.status === 'active' && state.shortcode.toLowerCase() === value.toLowerCase(),
+  gone: (state) => state.status === 'deleted',
+};
 
-const run = (deps: AppDeps, id: string, command: CannedCommand, context: CommandContext) =>
-  handleCommand(deps.events, cannedStream(id), cannedDecider, command, context);
+const run = (deps: AppDeps, id: string, command: CannedCommand, context: CommandContext, fences: Fence[] = []) =>
+  handleCommand(deps.events, cannedStream(id), cannedDecider, command, context, { fences });
 
 async function settled(deps: AppDeps, id: string, position: number): Promise<CannedView> {
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
   const found = await deps.readStore.collection<CannedView>(CANNED).findOne({ _id: id });
   if (!found) throw new NotFoundError('Canned message');
   return found;
@@ -48,11 +47,16 @@ async function checkCategory(deps: AppDeps, categoryId: string | null | undefine
 }
 
 /** Creates a message after claiming its shortcode, so two messages can never share one. */
-export async function createCanned(deps: AppDeps, { category, ...input }: CannedInput, context: CommandContext): Promise<CannedView> {
+export async function createCanned(deps: AppDeps, { category, ...input }: CannedInput, context: CommandContext, cannedId = deps.newId()): Promise<CannedView> {
   await checkCategory(deps, category);
-  const cannedId = deps.newId();
-  const result = await withClaims(deps, cannedId, [shortcodeClaim(input.shortcode)], context, abandonedBy(deps, context.now), () =>
-    run(deps, cannedId, { type: 'CreateCannedMessage', cannedId, createdBy: context.actor.userId, details: { ...input, categoryId: category } }, context),
+  const result = await withClaims(deps, cannedId, [shortcodeClaim(input.shortcode)], context, cannedOwners, (fences) =>
+    run(
+      deps,
+      cannedId,
+      { type: 'CreateCannedMessage', cannedId, createdBy: context.actor.userId, details: { ...input, categoryId: category } },
+      context,
+      fences,
+    ),
   );
   return settled(deps, cannedId, result.position);
 }
@@ -64,12 +68,13 @@ export async function updateCanned(deps: AppDeps, cannedId: string, { category, 
   if (state.status !== 'active') throw new NotFoundError('Canned message');
   const moving = changes.shortcode !== undefined && changes.shortcode !== state.shortcode;
   const claims = moving ? [shortcodeClaim(changes.shortcode!)] : [];
-  const result = await withClaims(deps, cannedId, claims, context, abandonedBy(deps, context.now), () =>
+  const result = await withClaims(deps, cannedId, claims, context, cannedOwners, (fences) =>
     run(
       deps,
       cannedId,
       { type: 'UpdateCannedMessage', cannedId, changes: { ...changes, ...(category !== undefined ? { categoryId: category } : {}) } },
       context,
+      fences,
     ),
   );
   if (moving) await release(deps, cannedId, shortcodeClaim(state.shortcode), context);
@@ -87,5 +92,5 @@ export async function deleteCanned(deps: AppDeps, cannedId: string, context: Com
   for (const event of result.events) {
     if (event.type === 'CannedMessageDeleted') await release(deps, cannedId, shortcodeClaim(event.data.shortcode), context);
   }
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }

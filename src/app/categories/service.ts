@@ -4,7 +4,7 @@ import type { CategoryChanges, CategoryInput } from '#contract/categories';
 import { NotFoundError } from '#contract/errors';
 import { type CommandContext, handleCommand } from '../../platform/commands';
 import { CATEGORIES } from '../../projections/categories';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 
 /** Category commands (admins); each answers once the read models include it. */
@@ -33,5 +33,5 @@ export async function reorderCategories(deps: AppDeps, orders: Array<{ id: strin
     const result = await handleCommand(deps.events, categoryStream(id), categoryDecider, { type: 'ReorderCategory', categoryId: id, order }, context);
     position = Math.max(position, result.position);
   }
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
 }

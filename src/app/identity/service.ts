@@ -2,12 +2,12 @@ import argon2 from 'argon2';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '#contract/errors';
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
 import type { CreateUserInput, Registration, UpdateUserInput } from '#contract/users';
-import { type NotificationPreferences, type UserProfile, userStream } from '../../domain/user/user';
-import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { type NotificationPreferences, type UserProfile, type UserState, userStream } from '../../domain/user/user';
+import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, release, withClaims } from '../reservations';
+import { type Claim, type Owners, release, withClaims } from '../reservations';
 import { type ClientInfo, type Tokens, startSession } from './sessions';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
@@ -27,28 +27,30 @@ const uniqueClaim = (kind: UniqueField, value: string): Claim => ({ kind, value,
 
 const loadUser = (deps: AppDeps, userId: string) => loadState(deps.events, userStream(userId), userDecider);
 
-/** A user lets go of an e-mail or username by being deleted, by moving to another, or by never coming to exist. */
-const abandonedBy =
-  (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, { kind, value }, reservedAt) => {
-    const { state } = await loadUser(deps, holderId);
-    if (state.status === 'deleted') return true;
-    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return state[kind as UniqueField] !== value;
-  };
+/** A user holds its e-mail and username (and its Telegram ID, see src/app/telegram); deleting it lets them go. */
+export const userOwners: Owners<UserState> = {
+  stream: userStream,
+  decider: userDecider,
+  holds: (state, { kind, value }) => {
+    if (state.status !== 'active' && state.status !== 'inactive') return false;
+    const held = kind === 'telegram' ? state.telegramId : state[kind as UniqueField];
+    return held !== null && held.toLowerCase() === value.toLowerCase();
+  },
+  gone: (state) => state.status === 'deleted',
+};
 
-const withUserClaims = <T>(deps: AppDeps, userId: string, claims: Claim[], context: CommandContext, work: () => Promise<T>) =>
-  withClaims(deps, userId, claims, context, abandonedBy(deps, context.now), work);
+const withUserClaims = <T>(deps: AppDeps, userId: string, claims: Claim[], context: CommandContext, work: (fences: Fence[]) => Promise<T>) =>
+  withClaims(deps, userId, claims, context, userOwners, work);
 
 async function projectedUser(deps: AppDeps, userId: string, position: number): Promise<UserView> {
-  await deps.projections.waitFor(position);
+  await readYourWrites(deps, position);
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
   if (!user) throw new NotFoundError('User');
   return user;
 }
 
-async function runUserCommand(deps: AppDeps, userId: string, command: UserCommand, context: CommandContext) {
-  return handleCommand(deps.events, userStream(userId), userDecider, command, context);
+async function runUserCommand(deps: AppDeps, userId: string, command: UserCommand, context: CommandContext, fences: Fence[] = []) {
+  return handleCommand(deps.events, userStream(userId), userDecider, command, context, { fences });
 }
 
 const uniqueClaims = (profile: Pick<UserProfile, 'email' | 'username'>): Claim[] => [
@@ -61,8 +63,8 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
   const userId = deps.newId();
   const ctx = context(userId);
   const { password, ...profile } = registration;
-  const result = await withUserClaims(deps, userId, uniqueClaims(profile), ctx, async () =>
-    runUserCommand(deps, userId, { type: 'RegisterUser', userId, profile, passwordHash: await hashPassword(password) }, ctx),
+  const result = await withUserClaims(deps, userId, uniqueClaims(profile), ctx, async (fences) =>
+    runUserCommand(deps, userId, { type: 'RegisterUser', userId, profile, passwordHash: await hashPassword(password) }, ctx, fences),
   );
   return projectedUser(deps, userId, result.position);
 }
@@ -70,12 +72,13 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
 /** An admin (or the first start) creates a user with any role. */
 export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext, userId = deps.newId()): Promise<UserView> {
   const { password, role, isActive, telegramUsername, ...profile } = input;
-  const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async () =>
+  const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async (fences) =>
     runUserCommand(
       deps,
       userId,
       { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) },
       context,
+      fences,
     ),
   );
   return projectedUser(deps, userId, result.position);
@@ -91,9 +94,9 @@ export async function updateUser(deps: AppDeps, userId: string, input: UpdateUse
   const { password, ...fields } = input;
   const moving = (['email', 'username'] as const).filter((kind) => fields[kind] !== undefined && fields[kind] !== state[kind]);
   const claims = moving.map((kind) => uniqueClaim(kind, fields[kind]!));
-  const result = await withUserClaims(deps, userId, claims, context, async () => {
+  const result = await withUserClaims(deps, userId, claims, context, async (fences) => {
     const changes: UserChanges = { ...fields, ...(password !== undefined ? { passwordHash: await hashPassword(password) } : {}) };
-    return runUserCommand(deps, userId, { type: 'UpdateUser', userId, actorId: context.actor.userId, changes }, context);
+    return runUserCommand(deps, userId, { type: 'UpdateUser', userId, actorId: context.actor.userId, changes }, context, fences);
   });
   for (const kind of moving) await release(deps, userId, { kind, value: state[kind] }, context);
   return projectedUser(deps, userId, result.position);
@@ -107,7 +110,7 @@ export async function deleteUser(deps: AppDeps, userId: string, context: Command
     await release(deps, userId, { kind: 'email', value: event.data.email }, context);
     await release(deps, userId, { kind: 'username', value: event.data.username }, context);
   }
-  await deps.projections.waitFor(result.position);
+  await readYourWrites(deps, result.position);
 }
 
 /** Checks an e-mail and password; the hash is read from the user's stream, never from a read model. */

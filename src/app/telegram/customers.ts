@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { createUser } from '../identity/service';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, claim } from '../reservations';
+import { createUser, userOwners } from '../identity/service';
+import { type Claim, claim } from '../reservations';
 import { ConflictError } from '#contract/errors';
 import { userDecider } from '../../domain/user/decide';
 import { userStream } from '../../domain/user/user';
@@ -35,15 +36,12 @@ const clean = (text: string | undefined, fallback: string) => {
   return trimmed === '' ? fallback : trimmed;
 };
 
-/** A link is abandoned when its account was deleted (a crash before the account existed counts after a while). */
-const abandonedLink =
-  (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, link, reservedAt) => {
-    const { state } = await loadState(deps.events, userStream(holderId), userDecider);
-    if (state.status === 'deleted') return true;
-    if (state.status === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return state.telegramId !== null && state.telegramId !== link.value;
-  };
+const linkClaim = (telegramId: string): Claim => ({
+  kind: 'telegram',
+  value: telegramId,
+  conflictMessage: 'This Telegram user is already linked',
+  conflictCode: 'TELEGRAM_LINKED',
+});
 
 /**
  * The customer account a Telegram user acts as (spec.md section 3: linked, created on first use).
@@ -62,28 +60,23 @@ export async function customerForTelegram(deps: AppDeps, person: TelegramPerson,
     : null;
   const userId = named?._id ?? deps.newId();
   try {
-    await claim(
-      deps,
-      userId,
-      { kind: 'telegram', value: telegramId, conflictMessage: 'This Telegram user is already linked', conflictCode: 'TELEGRAM_LINKED' },
+    const fence = await claim(deps, userId, linkClaim(telegramId), context, userOwners);
+    if (!named && (await loadState(deps.events, userStream(userId), userDecider)).state.status === 'none') {
+      await createTelegramCustomer(deps, person, userId, context);
+    }
+    const result = await handleCommand(
+      deps.events,
+      userStream(userId),
+      userDecider,
+      { type: 'LinkTelegramAccount', userId, telegramId, telegramUsername: person.username ?? null },
       context,
-      abandonedLink(deps, context.now),
+      { fences: [fence] },
     );
+    await readYourWrites(deps, result.position);
   } catch (error) {
-    if (!(error instanceof ConflictError)) throw error;
-    return waitForLink(deps, telegramId);
+    // Another update of this Telegram user links it (or did): wait for that link.
+    if (!(error instanceof ConflictError && error.code === 'TELEGRAM_LINKED')) throw error;
   }
-  if (!named && (await loadState(deps.events, userStream(userId), userDecider)).state.status === 'none') {
-    await createTelegramCustomer(deps, person, userId, context);
-  }
-  const result = await handleCommand(
-    deps.events,
-    userStream(userId),
-    userDecider,
-    { type: 'LinkTelegramAccount', userId, telegramId, telegramUsername: person.username ?? null },
-    context,
-  );
-  await deps.projections.waitFor(result.position);
   return waitForLink(deps, telegramId);
 }
 

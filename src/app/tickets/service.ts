@@ -1,14 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readYourWrites } from '../commands';
 import type { CustomField } from '#contract/categories';
 import { reservationStream } from '../../domain/reservation/reservation';
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { answerCustomFields, type CustomFieldAnswer } from '#contract/customFields';
 import { type AgentLookup, type CategoryLookup, type TicketActor, type TicketCommand, staffOnly, ticketDecider } from '../../domain/ticket/decide';
 import type { CreateTicketInput } from '#contract/tickets';
-import { type TicketOpenedData, ticketStream } from '../../domain/ticket/ticket';
+import { type TicketOpenedData, type TicketState, ticketStream } from '../../domain/ticket/ticket';
 import { type Attachment, type Platform, type TicketStatus, isOpenStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
-import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import type { EventStore } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { findPerson } from '../../projections/directory';
@@ -16,7 +17,7 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMess
 import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
-import { ABANDONED_AFTER_MS, type AbandonedCheck, type Claim, claim, release } from '../reservations';
+import { type Claim, type Owners, claim, release } from '../reservations';
 import { TicketNumbers } from './numbers';
 
 /**
@@ -39,15 +40,16 @@ const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSA
 
 const loadTicket = (deps: Pick<AppDeps, 'events'>, ticketId: string) => loadState(deps.events, ticketStream(ticketId), ticketDecider);
 
-/** A ticket holds its customer's open-ticket claim until it is resolved, closed or deleted. */
-const abandonedTicket =
-  (deps: AppDeps, now: Date): AbandonedCheck =>
-  async (holderId, _claim, reservedAt) => {
-    const { state } = await loadTicket(deps, holderId);
-    if (state.kind === 'deleted') return true;
-    if (state.kind === 'none') return now.getTime() - reservedAt.getTime() > ABANDONED_AFTER_MS;
-    return !isOpenStatus(state.status);
-  };
+const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketCommand, context: CommandContext, fences: Fence[] = []) =>
+  handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context, { fences });
+
+/** A ticket holds its customer's open-ticket claim while it is open; resolving, closing or deleting it lets it go. */
+export const ticketOwners: Owners<TicketState> = {
+  stream: ticketStream,
+  decider: ticketDecider,
+  holds: (state, { value }) => state.kind === 'live' && isOpenStatus(state.status) && state.customerId === value,
+  gone: (state) => state.kind === 'deleted',
+};
 
 /**
  * The 409 of API.md, naming the open ticket. Its holder claimed first and writes its ticket right
@@ -70,10 +72,10 @@ async function openTicketConflict(deps: AppDeps, customerId: string, message: st
   return new ConflictError(message, 'OPEN_TICKET_EXISTS', { existingTicket: holderId ? { _id: holderId } : null });
 }
 
-async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: string, context: CommandContext, message?: string): Promise<void> {
+async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: string, context: CommandContext, message?: string): Promise<Fence> {
   const wanted = openTicketClaim(customerId, message);
   try {
-    await claim(deps, ticketId, wanted, context, abandonedTicket(deps, context.now));
+    return await claim(deps, ticketId, wanted, context, ticketOwners);
   } catch (error) {
     if (error instanceof ConflictError && error.code === wanted.conflictCode) throw await openTicketConflict(deps, customerId, wanted.conflictMessage);
     throw error;
@@ -88,7 +90,7 @@ const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, 
  * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
  */
 const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name];
-const ticketViewsReach = (deps: AppDeps, position: number) => deps.projections.waitFor(position, undefined, TICKET_VIEWS);
+const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
   await ticketViewsReach(deps, position);
@@ -135,22 +137,19 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
       return projectedTicket(deps, ticketId, existing.events.at(-1)!.position);
     throw new ConflictError('This ticket already exists', 'TICKET_EXISTS');
   }
-  await claimOpenTicket(deps, customerId, ticketId, context);
+  const fence = await claimOpenTicket(deps, customerId, ticketId, context);
   let position: number;
   try {
     const number = await ticketNumbers(deps.events).allocate(ticketId, context);
     const { title, description, priority, platform } = request;
     const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers };
-    position = (await handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context)).position;
+    position = (await runTicketCommand(deps, ticketId, command, context, [fence])).position;
   } catch (error) {
     await releaseOpenTicket(deps, customerId, ticketId, context);
     throw error;
   }
   return projectedTicket(deps, ticketId, position);
 }
-
-const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketCommand, context: CommandContext) =>
-  handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context);
 
 /**
  * Changes the status. Reopening a resolved or closed ticket takes its customer's open-ticket claim
@@ -161,10 +160,11 @@ export async function changeStatus(deps: AppDeps, ticketId: string, status: Tick
   // Checked before the claim below, which must come before the status event it protects.
   const state = staffOnly((await loadTicket(deps, ticketId)).state, actor);
   const reopening = !isOpenStatus(state.status) && isOpenStatus(status);
-  if (reopening)
-    await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one');
+  const fences = reopening
+    ? [await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one')]
+    : [];
   try {
-    const result = await runTicketCommand(deps, ticketId, { type: 'ChangeTicketStatus', ticketId, actor, status }, context);
+    const result = await runTicketCommand(deps, ticketId, { type: 'ChangeTicketStatus', ticketId, actor, status }, context, fences);
     if (!isOpenStatus(status) && result.events.length > 0) await releaseOpenTicket(deps, state.customerId, ticketId, context);
     return result.position;
   } catch (error) {
@@ -226,7 +226,13 @@ export async function postMessage(
     const seq = result.state.messages.get(messageId)!.seq;
     return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);
   }
-  // A retried post (its id already in the conversation) decides nothing: answer with what is stored.
+  // A retried post (its id already in the conversation) decides nothing: answer with what is stored,
+  // once the read models include the first post, which may still be on its way.
+  await ticketViewsReach(deps, await deps.events.headPosition());
+  return storedMessage(deps, messageId);
+}
+
+export async function storedMessage(deps: AppDeps, messageId: string): Promise<MessageView> {
   const stored = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
   if (!stored) throw new NotFoundError('Message');
   return stored;

@@ -2,7 +2,7 @@ import { accessRequestDecider, whitelistDecider } from '../../domain/whitelist/d
 import { type AccessAttempt, type WhitelistFields, accessRequestStream, whitelistStream } from '../../domain/whitelist/whitelist';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
-import { runCommand } from '../commands';
+import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { NotFoundError, ValidationError } from '#contract/errors';
 
@@ -44,7 +44,7 @@ export async function addEntryByHand(deps: AppDeps, telegramId: string, fields: 
     state.status === 'pending'
       ? (await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context)).position
       : 0;
-  await deps.projections.waitFor(Math.max(added.position, position));
+  await readYourWrites(deps, Math.max(added.position, position));
   return added.entryId;
 }
 
@@ -96,7 +96,7 @@ export async function approveRequest(deps: AppDeps, request: AccessRequestView, 
     position = added.position;
   }
   const approved = await handleCommand(deps.events, accessRequestStream(telegramId), accessRequestDecider, { type: 'ApproveAccessRequest' }, context);
-  await deps.projections.waitFor(Math.max(position, approved.position));
+  await readYourWrites(deps, Math.max(position, approved.position));
   return entryId;
 }
 

@@ -3,14 +3,25 @@ import type { Decider, DomainEvent } from '../shared/decider';
 
 /**
  * A reservation stream holds one unique value (an e-mail, a username, a customer's open ticket).
- * Appending with the revision that was read makes claiming it race-free: of two concurrent claims
- * exactly one append succeeds, and the loser decides again and sees the value taken.
+ * Every claim appends a reservation at the revision it read, so of two concurrent claims exactly
+ * one lands, and the value has exactly one holder at every position of the log: its owner keeps it
+ * until its release is written or a takeover proves, at exact revisions, that it let the value go.
  */
 export const reservationStream = (kind: string, value: string) => `reservation-${kind}-${value.toLowerCase()}`;
 
 export type ReservationEvent =
-  | DomainEvent<'ValueReserved', { kind: string; value: string; ownerId: string }>
+  /** `takenOverFrom`: the earlier owner, shown to have let the value go (see `ClaimWithdrawn`). */
+  | DomainEvent<'ValueReserved', { kind: string; value: string; ownerId: string; takenOverFrom?: string }>
   | DomainEvent<'ValueReleased', { kind: string; value: string; ownerId: string }>;
+
+/**
+ * Written into the stream of an owner that claimed a value and never came to hold it (a crash or a
+ * pause between its claim and its own event), at that stream's exact revision, before the value is
+ * taken over. The owner's pending command then meets it and is refused, or it landed first and
+ * this marker is refused: never both. `reservation` is the revision of the withdrawn reservation.
+ */
+export const CLAIM_WITHDRAWN = 'ClaimWithdrawn';
+export type ClaimWithdrawnEvent = DomainEvent<typeof CLAIM_WITHDRAWN, { kind: string; value: string; ownerId: string; reservation: number; by: string }>;
 
 export type ReservationState = { ownerId: string | null };
 
@@ -22,7 +33,7 @@ export type ReservationCommand =
       ownerId: string;
       conflictMessage: string;
       conflictCode: string;
-      /** Claims the value even though this owner holds it: the handler found that owner abandoned it. */
+      /** Claims the value from this owner: the handler proved it let the value go at the revision it appends at. */
       takeOverFrom?: string;
     }
   | { type: 'Release'; kind: string; value: string; ownerId: string };
@@ -33,9 +44,12 @@ export const reservationDecider: Decider<ReservationCommand, ReservationEvent, R
   decide(command, state) {
     const { kind, value, ownerId } = command;
     if (command.type === 'Reserve') {
-      if (state.ownerId === ownerId) return [];
+      // An owner claiming again writes a fresh reservation: a takeover decided on the earlier one,
+      // at the earlier revision, can then no longer land.
+      if (state.ownerId === ownerId) return [{ type: 'ValueReserved', data: { kind, value, ownerId } }];
       if (state.ownerId !== null && state.ownerId !== command.takeOverFrom) throw new ConflictError(command.conflictMessage, command.conflictCode);
-      return [{ type: 'ValueReserved', data: { kind, value, ownerId } }];
+      const takenOverFrom = state.ownerId ?? undefined;
+      return [{ type: 'ValueReserved', data: { kind, value, ownerId, ...(takenOverFrom ? { takenOverFrom } : {}) } }];
     }
     if (state.ownerId !== ownerId) return [];
     return [{ type: 'ValueReleased', data: { kind, value, ownerId } }];

@@ -14,6 +14,37 @@ const rawBaseQuery = fetchBaseQuery({
   },
 });
 
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** Waits before sending an action again whose answer was lost (the network, or the 10 s timeout). */
+const RETRY_DELAYS_MS = [1_000, 3_000];
+
+/** A fresh key for one action; getRandomValues, unlike randomUUID, also works on plain-http pages. */
+const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+/**
+ * A request that creates something, sent with an Idempotency-Key: the server answers a repeat of it
+ * with what the first one created, so it is safe to send again when no answer came (see `sentSafely`).
+ * The key is made once per action, here, and kept by every retry.
+ */
+export const creating = (args: FetchArgs): FetchArgs => ({
+  ...args,
+  headers: { ...(args.headers as Record<string, string> | undefined), [IDEMPOTENCY_HEADER]: newKey() },
+});
+
+const hasKey = (args: string | FetchArgs) => typeof args !== 'string' && Boolean((args.headers as Record<string, string> | undefined)?.[IDEMPOTENCY_HEADER]);
+
+/** Sends; a keyed request that got no answer is sent again, with the same key, after a pause. */
+const sentSafely: typeof rawBaseQuery = async (args, api, extra) => {
+  let result = await rawBaseQuery(args, api, extra);
+  for (const delay of hasKey(args) ? RETRY_DELAYS_MS : []) {
+    if (result.error?.status !== 'FETCH_ERROR' && result.error?.status !== 'TIMEOUT_ERROR') break;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    if (api.signal.aborted) break;
+    result = await rawBaseQuery(args, api, extra);
+  }
+  return result;
+};
+
 const urlOf = (args: string | FetchArgs) => (typeof args === 'string' ? args : args.url);
 /** A 401 from these means wrong credentials, not an expired session. */
 const isCredentialCheck = (url: string) => url.startsWith('/auth/login') || url.startsWith('/auth/register') || url.startsWith('/auth/refresh');
@@ -24,18 +55,22 @@ const isCredentialCheck = (url: string) => url.startsWith('/auth/login') || url.
  * fails as a network error would, and the tokens stay for the next try.
  */
 const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
-  let result = await rawBaseQuery(args, api, extra);
+  let result = await sentSafely(args, api, extra);
   if (result.error?.status === 401 && !isCredentialCheck(urlOf(args))) {
     const refreshed = await refreshTokens();
     if (refreshed === 'unavailable')
       return { error: { status: 'FETCH_ERROR', error: 'The session could not be refreshed; the network or the server did not answer' } };
-    if (refreshed === 'refreshed') result = await rawBaseQuery(args, api, extra);
+    if (refreshed === 'refreshed') result = await sentSafely(args, api, extra);
     if (result.error?.status === 401) {
       tokens.clear();
       disconnectLive();
       api.dispatch(signedOut());
     }
   }
+  // 202 ACCEPTED_PENDING: stored, but the server's views lag behind (docs/read-models.md). The screen
+  // shows the server's words instead of an answer it cannot use; the live channel brings the change.
+  if (result.meta?.response?.status === 202 && (result.data as { code?: string } | undefined)?.code === 'ACCEPTED_PENDING')
+    return { error: { status: 202, data: result.data }, meta: result.meta };
   return result;
 };
 

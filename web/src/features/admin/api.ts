@@ -1,7 +1,7 @@
 import type { BotCommand, BotSettings, Delivery, User, UserStats } from '#contract/responses';
 import type { CategoryDetails, CustomField } from '#contract/categories';
 import type { BotMessages } from '#contract/botSettings';
-import { WHOLE_LIST, api } from '../../app/api';
+import { WHOLE_LIST, api, creating } from '../../app/api';
 import type { Category } from '../../entities/ticket/types';
 
 export type AdminUser = User;
@@ -54,7 +54,7 @@ const adminApi = api.injectEndpoints({
     }),
     userStats: build.query<UserStats, void>({ query: () => '/users/stats', providesTags: ['User'] }),
     createUser: build.mutation<{ user: AdminUser }, UserInput>({
-      query: (body) => ({ url: '/users', method: 'POST', body }),
+      query: (body) => creating({ url: '/users', method: 'POST', body }),
       invalidatesTags: ['User'],
     }),
     updateUser: build.mutation<{ user: AdminUser }, { id: string } & Partial<UserInput>>({

@@ -1,4 +1,4 @@
-import { api } from '../../app/api';
+import { api, creating } from '../../app/api';
 import type { CannedMessage } from '../../entities/ticket/types';
 
 export interface CannedInput {
@@ -13,7 +13,7 @@ export interface CannedInput {
 const cannedApi = api.injectEndpoints({
   endpoints: (build) => ({
     createCanned: build.mutation<{ cannedMessage: CannedMessage }, CannedInput>({
-      query: (body) => ({ url: '/canned-messages', method: 'POST', body }),
+      query: (body) => creating({ url: '/canned-messages', method: 'POST', body }),
       invalidatesTags: ['Canned'],
     }),
     updateCanned: build.mutation<{ cannedMessage: CannedMessage }, { id: string } & CannedInput>({

@@ -1,4 +1,4 @@
-import { api } from '../../app/api';
+import { api, creating } from '../../app/api';
 import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketPresence, Viewer } from '#contract/live';
 import { onLive, requestLive } from '../../lib/live';
@@ -102,7 +102,7 @@ const ticketsApi = api.injectEndpoints({
       },
     }),
     createTicket: build.mutation<{ ticket: Ticket }, NewTicketInput>({
-      query: (body) => ({ url: '/tickets', method: 'POST', body }),
+      query: (body) => creating({ url: '/tickets', method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
     updateTicket: build.mutation<{ ticket: Ticket }, { id: string; status?: string; assignedAgent?: string | null }>({
@@ -124,7 +124,7 @@ const ticketsApi = api.injectEndpoints({
         body.append('messageType', files.length > 0 ? 'file' : 'text');
         body.append('isInternal', String(isInternal));
         for (const file of files) body.append('attachments', file, file.name);
-        return { url: `/tickets/${id}/messages`, method: 'POST', body, timeout: files.length > 0 ? 120_000 : 10_000 };
+        return creating({ url: `/tickets/${id}/messages`, method: 'POST', body, timeout: files.length > 0 ? 120_000 : 10_000 });
       },
       async onQueryStarted({ ticketKey }, { dispatch, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: null }));
