@@ -66,9 +66,18 @@ const booleanish = z.preprocess((value) => (value === 'true' ? true : value === 
 
 const answerValue = z.union([z.string().max(10_000), z.number()], { message: 'A custom field answer must be text or a number' });
 
+/**
+ * zod's record leaves out a `__proto__` key without a word; sent as a list, the answer reaches the
+ * custom-field check, which names it (no category may have such a field).
+ */
+const keepingEveryKey = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, '__proto__')
+    ? Object.entries(value).map(([fieldName, answer]: [string, unknown]) => ({ fieldName, value: answer }))
+    : value;
+
 /** Answers as a list of {fieldName, value} (the record shape) or as an object keyed by field name. */
 const customFieldAnswers = z.preprocess(
-  fromJsonText,
+  (value) => keepingEveryKey(fromJsonText(value)),
   z
     .union(
       [
