@@ -67,8 +67,9 @@ const booleanish = z.preprocess((value) => (value === 'true' ? true : value === 
 const answerValue = z.union([z.string().max(10_000), z.number()], { message: 'A custom field answer must be text or a number' });
 
 /**
- * zod's record leaves out a `__proto__` key without a word; sent as a list, the answer reaches the
- * custom-field check, which names it (no category may have such a field).
+ * zod's record leaves out a `__proto__` key without a word; turned into the list shape, the answer
+ * reaches the custom-field check, which names it as unknown (a category can no longer have such a
+ * field; one saved before the rule still gets its answer).
  */
 const keepingEveryKey = (value: unknown) =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, '__proto__')
