@@ -27,7 +27,11 @@ const paragraph = (max: number, label: string) => multiLine(z.string().trim(), l
 
 export const customFieldSchema = z
   .object({
-    fieldName: trimmed(50, 'Field name').min(1, 'Field name is required'),
+    fieldName: trimmed(50, 'Field name')
+      .min(1, 'Field name is required')
+      // Answers travel as an object keyed by field name, and JSON tools drop or misread this one key
+      // (it is the prototype's accessor); every other name, `constructor` included, is stored safely.
+      .refine((name) => name !== '__proto__', 'Field name __proto__ is reserved; please choose another name'),
     fieldType: z.enum(['text', 'textarea', 'number'], { message: 'Field type must be text, textarea or number' }),
     prompt: trimmed(200, 'Prompt').min(1, 'Prompt is required'),
     placeholder: trimmed(200, 'Placeholder').default(''),

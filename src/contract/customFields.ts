@@ -2,7 +2,7 @@ import type { CustomField } from './categories';
 import type { Attachment, CustomFieldValue } from './tickets';
 import { type ErrorDetail, ValidationError } from './errors';
 import { compilePattern } from './pattern';
-import { isCleanText, multiLineMessage, singleLineMessage } from './text';
+import { isBlankText, isCleanText, multiLineMessage, singleLineMessage } from './text';
 
 /** An answer as the caller sent it: text, a number, or a file stored for a text field. */
 export type CustomFieldAnswer = string | number | Attachment;
@@ -28,7 +28,15 @@ export function fieldLabel(field: Pick<CustomField, 'fieldName' | 'prompt'>): st
 }
 
 const isAttachment = (value: CustomFieldAnswer): value is Attachment => typeof value === 'object';
-const isBlank = (value: CustomFieldAnswer | undefined) => value === undefined || (typeof value === 'string' && value.trim() === '');
+const isBlank = (value: CustomFieldAnswer) => typeof value === 'string' && isBlankText(value);
+
+/**
+ * Answers by field name, read as own entries only: a field may be named `constructor`, `toString`
+ * or `valueOf`, which a plain object also answers through its prototype (a blank required field
+ * would read as a function). Every reader of answers keyed by field name goes through this.
+ */
+export const answerOf = <T>(answers: Readonly<Record<string, T>>, fieldName: string): T | undefined =>
+  Object.hasOwn(answers, fieldName) ? answers[fieldName] : undefined;
 
 function checkNumber(field: CustomField, raw: CustomFieldAnswer): number | string {
   if (isAttachment(raw)) return `${fieldLabel(field)} must be a number, not a file`;
@@ -64,7 +72,7 @@ function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswe
  * fields answered, numbers in range, texts within length and pattern; unknown fields refused.
  * Returns the answers in field order with each field's prompt, as the ticket records them.
  */
-export function answerCustomFields(fields: CustomField[], answers: Record<string, CustomFieldAnswer>): CustomFieldValue[] {
+export function answerCustomFields(fields: CustomField[], answers: Readonly<Record<string, CustomFieldAnswer>>): CustomFieldValue[] {
   const details: ErrorDetail[] = [];
   const known = new Set(fields.map((field) => field.fieldName));
   for (const name of Object.keys(answers)) {
@@ -72,7 +80,7 @@ export function answerCustomFields(fields: CustomField[], answers: Record<string
   }
   const values: CustomFieldValue[] = [];
   for (const field of [...fields].sort((a, b) => a.order - b.order)) {
-    const raw = answers[field.fieldName];
+    const raw = answerOf(answers, field.fieldName);
     const path = `customFieldValues.${field.fieldName}`;
     if (raw === undefined || isBlank(raw)) {
       if (field.required) details.push({ path, message: `${fieldLabel(field)} is required` });

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { isCleanText } from './text';
 
 /**
  * Admins' custom-field patterns run on answers from anyone, in the API, the Telegram bot and the
@@ -15,6 +16,13 @@ export type CompiledPattern = { ok: true; test: (value: string) => boolean } | {
 
 export function compilePattern(pattern: string): CompiledPattern {
   if (pattern.length > PATTERN_MAX) return { ok: false, problem: `Pattern must be at most ${PATTERN_MAX} characters` };
+  // RE2 takes a NUL, DEL or half a surrogate pair as a literal, but no admin types one and no screen
+  // shows one: a character to match that way is written as an escape (`\x{7F}`).
+  if (!isCleanText(pattern, { multiLine: false }))
+    return {
+      ok: false,
+      problem: 'Pattern cannot contain control characters, line breaks or unpaired surrogates; write such a character as an escape like \\x{7F}',
+    };
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern);

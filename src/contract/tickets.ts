@@ -66,9 +66,19 @@ const booleanish = z.preprocess((value) => (value === 'true' ? true : value === 
 
 const answerValue = z.union([z.string().max(10_000), z.number()], { message: 'A custom field answer must be text or a number' });
 
+/**
+ * zod's record leaves out a `__proto__` key without a word; turned into the list shape, the answer
+ * reaches the custom-field check, which names it as unknown (a category can no longer have such a
+ * field; one saved before the rule still gets its answer).
+ */
+const keepingEveryKey = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, '__proto__')
+    ? Object.entries(value).map(([fieldName, answer]: [string, unknown]) => ({ fieldName, value: answer }))
+    : value;
+
 /** Answers as a list of {fieldName, value} (the record shape) or as an object keyed by field name. */
 const customFieldAnswers = z.preprocess(
-  fromJsonText,
+  (value) => keepingEveryKey(fromJsonText(value)),
   z
     .union(
       [

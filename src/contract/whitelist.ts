@@ -2,15 +2,30 @@ import { z } from 'zod';
 import { pageQuery } from './paging';
 import { multiLine, singleLine } from './text';
 
+/**
+ * A Telegram ID as Telegram sends it: decimal digits without leading zeros. What an admin types
+ * (`00123`, `+123`, `123 456` pasted from a phone-style layout) is the same ID, and the whitelist
+ * is keyed by it, so each spelling must come to one entry rather than a second one the bot never
+ * matches. Anything else is left as typed for the schema to refuse.
+ */
+export const normaliseTelegramId = (value: string): string => {
+  const compact = value.replace(/\s+/g, '').replace(/^\+/, '');
+  return /^\d+$/.test(compact) ? compact.replace(/^0+(?=\d)/, '') : value.trim();
+};
+
+/** The one spelling of a Telegram ID that the whitelist stores and the bot looks up. */
+export const isCanonicalTelegramId = (id: string): boolean => /^[1-9]\d{0,19}$/.test(id);
+
 /** Whitelist form rules (spec.md section 5: the Telegram ID is required, the rest optional). */
 export const telegramIdSchema = z
   .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
-  .transform((value) => String(value).trim())
+  .transform((value) => normaliseTelegramId(String(value)))
   .pipe(
     z
       .string()
       .min(1, 'Telegram ID is required')
-      .regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)'),
+      .regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)')
+      .refine((id) => id !== '0', 'Telegram ID must be a positive number'),
   );
 
 const optionalText = (label: string, max: number) =>

@@ -50,7 +50,10 @@ export interface TicketView extends Doc {
   customFieldValues: Array<{ fieldName: string; fieldPrompt: string; value: string | number | AttachmentView }>;
   platform: Platform;
   createdAt: string;
+  /** The last change of the ticket itself, staff-only ones (the outcome) included. */
   updatedAt: string;
+  /** The last change its customer can see: what their view calls `updatedAt`, so a staff-only change never shows through it. */
+  publicUpdatedAt: string;
   resolvedAt: string | null;
   closedAt: string | null;
   messageCount: number;
@@ -188,6 +191,7 @@ const evolve = dispatcher<Page, void>({
       platform,
       createdAt: at,
       updatedAt: at,
+      publicUpdatedAt: at,
       resolvedAt: null,
       closedAt: null,
       messageCount: 0,
@@ -218,17 +222,20 @@ const evolve = dispatcher<Page, void>({
       status: to,
       statusRank: STATUS_RANK[to],
       updatedAt: at,
+      publicUpdatedAt: at,
       ...(to === 'resolved' ? { resolvedAt: at } : {}),
       ...(to === 'closed' ? { closedAt: at } : {}),
     });
   },
   AgentAssignedToTicket(event, page) {
     const before = current(page, event);
-    if (before) save(page, event, before, { assignedAgent: personRef(page.directory.person(event.data.agentId)), updatedAt: event.metadata.occurredAt });
+    const at = event.metadata.occurredAt;
+    if (before) save(page, event, before, { assignedAgent: personRef(page.directory.person(event.data.agentId)), updatedAt: at, publicUpdatedAt: at });
   },
   AgentUnassignedFromTicket(event, page) {
     const before = current(page, event);
-    if (before) save(page, event, before, { assignedAgent: null, updatedAt: event.metadata.occurredAt });
+    const at = event.metadata.occurredAt;
+    if (before) save(page, event, before, { assignedAgent: null, updatedAt: at, publicUpdatedAt: at });
   },
   TicketOutcomeRecorded(event, page) {
     const before = current(page, event);
@@ -239,6 +246,7 @@ const evolve = dispatcher<Page, void>({
       outcomeMessage: event.data.outcomeMessage,
       outcomeUpdatedAt: at,
       outcomeUpdatedBy: { _id, username, firstName },
+      // Staff-only (spec.md section 6): the customer's updatedAt stays where it was.
       updatedAt: at,
     });
   },
@@ -388,7 +396,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 3,
+  version: 4,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
@@ -398,6 +406,7 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { priorityWeight: -1, createdAt: -1 } });
     await tickets.createIndex({ keys: { statusRank: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { updatedAt: -1, ticketId: -1 } });
+    await tickets.createIndex({ keys: { 'customer._id': 1, publicUpdatedAt: -1 } });
     await tickets.createIndex({ keys: { 'customer._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { 'assignedAgent._id': 1, createdAt: -1 } });

@@ -60,6 +60,8 @@ const SORTS: Record<string, Sort> = {
   status: { statusRank: 1, createdAt: -1 },
   updated: { updatedAt: -1, ticketId: -1 },
 };
+/** A customer's "updated" order follows the updatedAt they see, so a staff-only change cannot reorder their list. */
+const CUSTOMER_SORTS: Record<string, Sort> = { ...SORTS, updated: { publicUpdatedAt: -1, ticketId: -1 } };
 /** The detail view carries the latest messages; older ones are paged through /messages. */
 const DETAIL_MESSAGES = 1000;
 
@@ -132,7 +134,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
-    const { items, pagination } = await findPage(tickets(), filter, SORTS[query.sort]!, query);
+    const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });
   });
 

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '#contract/whitelist';
+import { addWhitelistSchema, listWhitelistQuery, normaliseTelegramId, updateWhitelistSchema } from '#contract/whitelist';
 import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntryView, toAccessRequest, toWhitelistEntry } from '../../projections/whitelist';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
@@ -33,7 +33,8 @@ export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
     // Only a whole Telegram ID or a whole username matches: an empty value, or one with characters a
     // username cannot hold, matches nothing (stripping them once turned `*` into '' and matched any
     // entry without a username).
-    const byId = /^\d{1,20}$/.test(value) ? await entries().findOne({ telegramId: value }) : null;
+    const id = normaliseTelegramId(value);
+    const byId = /^\d{1,20}$/.test(id) ? await entries().findOne({ telegramId: id }) : null;
     const byUsername = !byId && /^[A-Za-z0-9_]{1,32}$/.test(value) ? await entries().findOne({ username: { $regex: `^${value}$`, $options: 'i' } }) : null;
     const entry = byId ?? byUsername;
     res.json({ whitelisted: entry?.isActive === true, ...(entry ? { entry: toWhitelistEntry(entry) } : {}) });

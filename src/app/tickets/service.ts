@@ -122,11 +122,14 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
   const customerId = context.actor.userId;
   const category = await categoryLookup(deps, request.category);
   if (!category?.isActive) throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
-  const answers: Record<string, CustomFieldAnswer> = { ...request.customFieldValues };
-  for (const { fieldName, attachment } of request.files) {
-    const field = customFieldOfFile(fieldName);
-    if (field) answers[field] = attachment;
-  }
+  // Built from entries, never by assignment: a file field named `__proto__` would set the prototype.
+  const answers: Record<string, CustomFieldAnswer> = Object.fromEntries([
+    ...Object.entries(request.customFieldValues),
+    ...request.files.flatMap(({ fieldName, attachment }) => {
+      const field = customFieldOfFile(fieldName);
+      return field ? [[field, attachment] as const] : [];
+    }),
+  ]);
   // Refuse bad answers before claiming anything, so a rejected form costs no number.
   answerCustomFields(category.customFields, answers);
 

@@ -5,18 +5,27 @@ import { ACCESS_REQUESTS, type AccessRequestView, WHITELIST, type WhitelistEntry
 import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { NotFoundError, ValidationError } from '#contract/errors';
+import { normaliseTelegramId } from '#contract/whitelist';
 
-/** The screens address entries and requests by record id or by Telegram ID (API.md); both are accepted. */
+/**
+ * The screens address entries and requests by record id or by Telegram ID (API.md); both are
+ * accepted. The ID as stored comes first (an entry kept as `00123` from before IDs were normalised
+ * stays reachable), then in its one spelling (`00123` finds `123`).
+ */
 export async function findEntry(deps: AppDeps, key: string): Promise<WhitelistEntryView> {
   const entries = deps.readStore.collection<WhitelistEntryView>(WHITELIST);
-  const found = (await entries.findOne({ _id: key })) ?? (await entries.findOne({ telegramId: key }));
+  const found =
+    (await entries.findOne({ _id: key })) ?? (await entries.findOne({ telegramId: key })) ?? (await entries.findOne({ telegramId: normaliseTelegramId(key) }));
   if (!found) throw new NotFoundError('Whitelist entry');
   return found;
 }
 
 export async function findRequest(deps: AppDeps, key: string): Promise<AccessRequestView> {
   const requests = deps.readStore.collection<AccessRequestView>(ACCESS_REQUESTS);
-  const found = (await requests.findOne({ _id: key })) ?? (await requests.findOne({ telegramId: key }));
+  const found =
+    (await requests.findOne({ _id: key })) ??
+    (await requests.findOne({ telegramId: key })) ??
+    (await requests.findOne({ telegramId: normaliseTelegramId(key) }));
   if (!found) throw new NotFoundError('Access request');
   return found;
 }
@@ -115,7 +124,7 @@ export async function updateEntry(
   { telegramId, ...changes }: Partial<WhitelistFields> & { telegramId?: string },
   context: CommandContext,
 ): Promise<void> {
-  if (telegramId !== undefined && telegramId !== entry.telegramId) {
+  if (telegramId !== undefined && telegramId !== normaliseTelegramId(entry.telegramId)) {
     throw new ValidationError('The Telegram ID cannot be changed; add a new entry instead', [
       { path: 'telegramId', message: 'The Telegram ID cannot be changed' },
     ]);

@@ -3,6 +3,7 @@ import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
+import { isBlankText } from '#contract/text';
 import { type LiveTicket, type TicketEvent, type TicketState, canSeeMessage, evolve, initialState } from './ticket';
 import { type Attachment, EDIT_WINDOW_MS, MESSAGE_MAX, OUTCOME_MAX, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
 
@@ -138,7 +139,7 @@ function unassign(command: Extract<TicketCommand, { type: 'UnassignTicket' }>, s
 function recordOutcome(command: Extract<TicketCommand, { type: 'RecordOutcome' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
   const outcomeMessage = command.outcomeMessage.trim();
-  if (outcomeMessage.length === 0) throw new ValidationError('Outcome is required', [{ path: 'outcomeMessage', message: 'Outcome is required' }]);
+  if (isBlankText(outcomeMessage)) throw new ValidationError('Outcome is required', [{ path: 'outcomeMessage', message: 'Outcome is required' }]);
   if (outcomeMessage.length > OUTCOME_MAX)
     throw new ValidationError(`Outcome must be at most ${OUTCOME_MAX} characters`, [
       { path: 'outcomeMessage', message: `Outcome must be at most ${OUTCOME_MAX} characters` },
@@ -154,7 +155,8 @@ function remove(command: Extract<TicketCommand, { type: 'DeleteTicket' }>, state
 }
 
 function checkText(content: string, required: boolean): void {
-  if (required && content.trim().length === 0) {
+  // Zero-width and direction marks alone show nothing: no text, as spaces are none (the bot's messages skip the HTTP schemas).
+  if (required && isBlankText(content)) {
     throw new ValidationError('A message needs text or at least one file', [{ path: 'content', message: 'A message needs text or at least one file' }]);
   }
   if (content.length > MESSAGE_MAX)
@@ -175,7 +177,7 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   if (isInternal && !isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can post internal notes');
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
-  const hasText = content.trim().length > 0;
+  const hasText = !isBlankText(content);
   return [
     {
       type: 'MessagePosted',

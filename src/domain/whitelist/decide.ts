@@ -1,5 +1,6 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, NotFoundError } from '#contract/errors';
+import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
+import { isCanonicalTelegramId } from '#contract/whitelist';
 import type { Decider } from '../shared/decider';
 import {
   type AccessAttempt,
@@ -29,6 +30,9 @@ export function decideWhitelist(command: WhitelistCommand, state: WhitelistState
     case 'AddWhitelistEntry': {
       if (state.status === 'listed') throw new ConflictError('This Telegram ID is already whitelisted', 'ALREADY_WHITELISTED', { entryId: state.entryId });
       const { entryId, telegramId, fields, source } = command;
+      // The stream is keyed by the ID: `00123` beside `123` would be a second entry the bot never finds.
+      if (!isCanonicalTelegramId(telegramId))
+        throw new ValidationError('Telegram ID must be written as digits without leading zeros', [{ path: 'telegramId', message: 'Not a Telegram ID' }]);
       return [{ type: 'WhitelistEntryAdded', data: { entryId, telegramId, source, ...fields } }];
     }
     case 'UpdateWhitelistEntry': {

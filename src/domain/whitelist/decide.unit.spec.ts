@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '#contract/errors';
+import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { type BotSettingsEvent, evolve as evolveBot, initialState as initialBot, renderBotMessage } from '../botSettings/botSettings';
 import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
 import { decide as decideBot } from '../botSettings/decide';
@@ -23,6 +23,14 @@ describe('Whitelist entry', () => {
     expect(() =>
       decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, whitelistAfter([ADDED])),
     ).toThrow(ConflictError));
+
+  it('when the Telegram ID is not in its one spelling (leading zeros, a sign, spaces), then it is refused, so no second entry can hold it', () => {
+    for (const telegramId of ['0042', '+42', ' 42', '0', '']) {
+      expect(() => decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId, fields: FIELDS, source: 'manual' }, initialWhitelistState)).toThrow(
+        ValidationError,
+      );
+    }
+  });
 
   it('when deleted, then it may be added again as a new record', () => {
     const state = whitelistAfter([ADDED, { type: 'WhitelistEntryDeleted', data: { entryId: 'e1', telegramId: '42' } }]);

@@ -331,7 +331,7 @@ export class TelegramConversation {
           ? { type: 'GiveTitle', updateId: turn.updateId, title: checked.data }
           : { type: 'GiveDescription', updateId: turn.updateId, description: checked.data };
     } else {
-      const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
+      const field = sortedFields(category).find((candidate) => !Object.hasOwn(draft.answers, candidate.fieldName));
       if (!field) return this.submit(turn, customer, draft);
       if (text === null && field.required) return this.reply(turn, `${fieldLabel(field)} is required.`);
       if (text !== null) {
@@ -353,7 +353,7 @@ export class TelegramConversation {
     if (!category) return this.reply(turn, TEXTS.chooseCategory, await this.categoryButtons());
     if (draft.title === null) return this.reply(turn, TEXTS.askTitle(category.name));
     if (draft.description === null) return this.reply(turn, TEXTS.askDescription);
-    const field = sortedFields(category).find((candidate) => !(candidate.fieldName in draft.answers));
+    const field = sortedFields(category).find((candidate) => !Object.hasOwn(draft.answers, candidate.fieldName));
     if (!field) return this.submit(turn, customer, draft);
     const limits = [
       field.fieldType === 'number' && field.validation.min !== undefined ? `at least ${field.validation.min}` : null,

@@ -352,6 +352,28 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     }
   });
 
+  it('when fields are named after object members (constructor, valueOf), then the form asks each; a message of invisible marks alone is refused', async () => {
+    const omar: TelegramUser = { id: 5021, first_name: 'Omar' };
+    await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: '005021', firstName: 'Omar' } });
+    const category = await addCategory(server, admin, {
+      name: 'Members',
+      customFields: [
+        { fieldName: 'constructor', fieldType: 'text', prompt: 'Builder' },
+        { fieldName: 'valueOf', fieldType: 'number', prompt: 'Amount', required: false },
+      ],
+    });
+    expect(await say(omar, '/ticket')).toEqual([TEXTS.chooseCategory]);
+    expect(await press(omar, `category:${category}`)).toEqual([TEXTS.askTitle('Members')]);
+    expect(await say(omar, 'Set missing')).toEqual([TEXTS.askDescription]);
+    expect(await say(omar, 'Two bricks short.')).toEqual(['Builder']);
+    expect(await say(omar, '/skip')).toEqual(['Builder is required.']);
+    expect(await say(omar, 'Lego')).toEqual([`Amount\nPlease send a number.\n${TEXTS.optionalHint}`]);
+    expect((await say(omar, '/skip'))[0]).toMatch(/^Your ticket #\d+ in Members has been created/);
+    const [ticket] = await ticketsOf('Omar');
+    expect(ticket!.customFieldValues).toEqual([{ fieldName: 'constructor', fieldPrompt: 'Builder', value: 'Lego' }]);
+    expect(await say(omar, '\u200B\u200F')).toEqual(['A message needs text or at least one file']);
+  });
+
   it('when an admin adds by hand an ID whose access request is pending, then the request is approved and the user is told', async () => {
     const lena: TelegramUser = { id: 5011, first_name: 'Lena' };
     expect(await botChat(fake, TOKEN, lena).say('/start')).toEqual([TEXTS.notWhitelisted]);

@@ -6,6 +6,7 @@ import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format
 import { useLiveConnected } from '../../lib/live';
 import { editMessageSchema } from '#contract/tickets';
 import { MESSAGE_MAX } from '#contract/tickets';
+import { isBlankText } from '#contract/text';
 import type { CannedMessage, Message, MessageVersion } from '../../entities/ticket/types';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
@@ -235,7 +236,7 @@ export function ChatInput({
   const inFlight = useRef(false);
   const latestText = useRef(text);
   latestText.current = text;
-  const canSend = !sending && !closedForMe && (text.trim().length > 0 || files.length > 0) && text.length <= MESSAGE_MAX;
+  const canSend = !sending && !closedForMe && (!isBlankText(text) || files.length > 0) && text.length <= MESSAGE_MAX;
 
   /**
    * The box empties the moment a message leaves, so a message is never both posted (the live channel

@@ -1,7 +1,8 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ValidationError } from '#contract/errors';
-import { answerCustomFields } from '#contract/customFields';
+import { answerCustomFields, answerOf } from '#contract/customFields';
+import { isBlankText } from '#contract/text';
 import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '#contract/tickets';
 import { errorMessage } from '../../app/api';
 import { Banner, CountedLabel, Modal } from '../../components/ui';
@@ -91,7 +92,7 @@ export function TicketForm({
   }, [categories, draft.category]);
   const category = categories?.find((candidate) => candidate._id === draft.category);
   const fieldErrors = useMemo(() => customFieldErrors(category, draft.customFieldValues), [category, draft.customFieldValues]);
-  const blocked = submitting || !draft.title.trim() || !draft.description.trim() || !draft.category;
+  const blocked = submitting || isBlankText(draft.title) || isBlankText(draft.description) || !draft.category;
   const set = (patch: Partial<TicketDraft>) => setDraft((current) => ({ ...current, ...patch }));
 
   const submit = (event: FormEvent) => {
@@ -100,7 +101,7 @@ export function TicketForm({
     if (blocked || Object.keys(fieldErrors).length > 0) return;
     const answers = Object.fromEntries(
       Object.entries(draft.customFieldValues).filter(
-        ([name, value]) => value.trim() !== '' && category?.customFields.some((field) => field.fieldName === name),
+        ([name, value]) => !isBlankText(value) && category?.customFields.some((field) => field.fieldName === name),
       ),
     );
     onSubmit({ ...draft, title: draft.title.trim(), description: draft.description.trim(), customFieldValues: answers });
@@ -164,9 +165,9 @@ export function TicketForm({
             .sort((a, b) => a.order - b.order)
             .map((field) => {
               const id = `custom-${field.fieldName}`;
-              const value = draft.customFieldValues[field.fieldName] ?? '';
+              const value = answerOf(draft.customFieldValues, field.fieldName) ?? '';
               const onChange = (text: string) => set({ customFieldValues: { ...draft.customFieldValues, [field.fieldName]: text } });
-              const message = touched ? fieldErrors[field.fieldName] : undefined;
+              const message = touched ? answerOf(fieldErrors, field.fieldName) : undefined;
               const common = { id, value, placeholder: field.placeholder, required: field.required, 'aria-invalid': message ? true : undefined };
               return (
                 <div className="field" key={field.fieldName}>

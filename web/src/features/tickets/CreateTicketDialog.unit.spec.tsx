@@ -3,6 +3,7 @@ import '@testing-library/jest-dom';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { CATEGORIES } from '../../test/fixtures';
+import type { Category } from '../../entities/ticket/types';
 import { renderWeb } from '../../test/render';
 import { TicketForm } from './CreateTicketDialog';
 
@@ -72,6 +73,36 @@ describe('Create-ticket form', () => {
     await user.selectOptions(screen.getByLabelText('Priority'), 'urgent');
     await user.click(screen.getByRole('button', { name: 'Create Ticket' }));
     expect(onSubmit).toHaveBeenCalledWith({ title: 'Broken', description: 'It fails', category: 'technical', priority: 'urgent', customFieldValues: {} });
+  });
+
+  it('when title or description holds only zero-width or direction marks, then submit stays disabled, as the server would refuse them', async () => {
+    const { user } = renderForm();
+    await user.type(screen.getByLabelText('Title'), '\u200B\u200E');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    expect(screen.getByRole('button', { name: 'Create Ticket' })).toBeDisabled();
+  });
+
+  it('when custom fields are named constructor, toString and valueOf, then they start empty and a required one is asked for', async () => {
+    const MEMBERS: Category = {
+      ...CATEGORIES[1]!,
+      customFields: [
+        { fieldName: 'constructor', fieldType: 'text', prompt: 'Builder', placeholder: '', required: true, validation: {}, order: 0 },
+        { fieldName: 'toString', fieldType: 'text', prompt: 'Reference', placeholder: '', required: false, validation: {}, order: 1 },
+        { fieldName: 'valueOf', fieldType: 'number', prompt: 'Amount', placeholder: '', required: false, validation: {}, order: 2 },
+      ],
+    };
+    const { user, onSubmit } = renderForm({ categories: [MEMBERS] });
+    expect(screen.getByLabelText(/Builder/)).toHaveValue('');
+    expect(screen.getByLabelText(/Reference/)).toHaveValue('');
+    expect(screen.getByLabelText(/Amount/)).toHaveValue(null);
+    await user.type(screen.getByLabelText('Title'), 'Broken');
+    await user.type(screen.getByLabelText('Description'), 'It fails');
+    await user.click(screen.getByRole('button', { name: 'Create Ticket' }));
+    expect(screen.getByText('Builder is required')).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+    await user.type(screen.getByLabelText(/Builder/), 'Lego');
+    await user.click(screen.getByRole('button', { name: 'Create Ticket' }));
+    expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ customFieldValues: { constructor: 'Lego' } }));
   });
 
   it('when an open ticket exists, then the notice links to it instead of a form that cannot be sent', async () => {

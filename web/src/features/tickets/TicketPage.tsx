@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { outcomeSchema } from '#contract/tickets';
 import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
+import { isBlankText } from '#contract/text';
 import { isStaff } from '#contract/users';
 import { errorMessage } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
@@ -79,7 +80,7 @@ export function OutcomeEditor({ ticket, onSave }: { ticket: Ticket; onSave: (out
             <button type="button" className="button button-ghost" onClick={() => setEditing(false)}>
               Cancel
             </button>
-            <button type="button" className="button button-primary" onClick={() => void save()} disabled={saving || !text.trim()}>
+            <button type="button" className="button button-primary" onClick={() => void save()} disabled={saving || isBlankText(text)}>
               {saving ? 'Saving...' : 'Save Outcome'}
             </button>
           </div>
