@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http';
+import { type RequestListener, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -38,6 +38,22 @@ export interface ServerOptions {
   events?: EventStore;
 }
 
+/**
+ * Node holds a request for 300 s by default, and checks only every 30 s: a few slow senders could keep
+ * connections open for minutes. The limits come from the configuration (docs/operations.md, "Timeouts");
+ * a check each second cuts a slow one soon after its limit.
+ */
+const httpServer = (config: Config, listener: RequestListener) =>
+  createServer(
+    {
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
+    listener,
+  );
+
 const listen = (server: Server, port: number) =>
   new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -59,20 +75,20 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const { deps } = runtime;
 
   const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
-  const httpServer = createServer(app);
-  const io = createLiveServer(httpServer, deps);
+  const server = httpServer(config, app);
+  const io = createLiveServer(server, deps);
   registerDeskMetrics(deps);
-  const metricsServer = config.METRICS_PORT !== undefined ? createServer(createMetricsApp(deps)) : null;
+  const metricsServer = config.METRICS_PORT !== undefined ? httpServer(config, createMetricsApp(deps)) : null;
   try {
-    await listen(httpServer, config.PORT);
+    await listen(server, config.PORT);
     if (metricsServer) await listen(metricsServer, config.METRICS_PORT!);
   } catch (error) {
     await io.close();
-    if (httpServer.listening) await closeServer(httpServer);
+    if (server.listening) await closeServer(server);
     await runtime.close();
     throw error;
   }
-  const { port } = httpServer.address() as AddressInfo;
+  const { port } = server.address() as AddressInfo;
   const url = `http://localhost:${port}`;
   const metricsUrl = metricsServer ? `http://localhost:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
 
@@ -99,7 +115,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await deps.projections.stop();
       await ready.catch(() => undefined);
       await io.close();
-      await closeServer(httpServer);
+      await closeServer(server);
       if (metricsServer) await closeServer(metricsServer);
       await stopWorkers();
       await runtime.close();
