@@ -52,3 +52,32 @@ describe('Starting the app process', () => {
     60_000,
   );
 });
+
+describe('Starting two demo desks at once', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'desk-demo-race-'));
+  const apps: Array<ReturnType<typeof startApp>> = [];
+  afterAll(async () => {
+    for (const app of apps) app.child.kill('SIGTERM');
+    await Promise.all(apps.map((app) => app.exit));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('when two --demo starts race on one empty DATA_DIR, then one seeds and runs, and the other exits 1 saying why, without a stack', async () => {
+    apps.push(...[1, 2].map(() => startApp({ PORT: '0', DATA_DIR: dataDir, REDIS_URL: '' }, ['--demo'])));
+    const outcomes = await Promise.all(
+      apps.map(async (app) => {
+        for (;;) {
+          if (/running at http/.test(app.output())) return 'running';
+          const exited = await Promise.race([app.exit.then((code) => ({ code })), new Promise((resolve) => setTimeout(resolve, 100))]);
+          if (exited) return (exited as { code: number | null }).code;
+        }
+      }),
+    );
+    expect([...outcomes].sort()).toEqual([1, 'running']);
+    const refused = apps[outcomes.indexOf(1)]!;
+    process.stdout.write(`the refused demo start said: ${refused.output()}\n`);
+    expect(refused.output()).toMatch(/^The demo desk (is only seeded into an empty data directory|is being seeded into this data directory by another start)/);
+    expect(refused.output()).not.toMatch(STACK_FRAME);
+    expect(refused.output()).not.toContain('ConflictError');
+  }, 120_000);
+});
