@@ -31,6 +31,8 @@ export interface RouteDoc {
   root?: boolean;
   /** Served before the start-up, rate-limit and maintenance guards (no 429, no 503). */
   unguarded?: boolean;
+  /** Served before the JSON body parser (the document's own pages): a body sent along is never read. */
+  beforeBodyParser?: boolean;
 }
 
 /** Every answer carries the request id (src/api/http/requests.ts). */
@@ -81,10 +83,12 @@ export class ApiRegistry {
 
     const errors = new Set(doc.errors ?? []);
     if (doc.body || doc.query) errors.add(400);
+    // Every /api route after the JSON parser reads any body sent (whatever the method), so each can
+    // answer a malformed one (400), one over 1 MB (413) and one of another type (415).
+    if (!doc.root && !doc.beforeBodyParser) [400, 413, 415].forEach((status) => errors.add(status));
     if (doc.access !== 'public') errors.add(401);
     if (Array.isArray(doc.access)) errors.add(403);
     if (params) errors.add(404);
-    if (doc.body) errors.add(415);
     if (!doc.root && !doc.unguarded) {
       errors.add(429);
       errors.add(503);
