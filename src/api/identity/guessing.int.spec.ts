@@ -35,6 +35,12 @@ describe('Sign-in guessing over HTTP', () => {
     // The free attempts, then one turn per gap until the line would pass the cap (250+500+1000+2000 ms).
     expect(checked).toBeLessThanOrEqual(LOGIN_LIMITS.account.free + 5);
     expect(refused).toBeGreaterThanOrEqual(60 - LOGIN_LIMITS.account.free - 5);
+    const refusal = answers.find((answer) => answer.status === 429)!;
+    expect(refusal.body).toEqual({
+      error: expect.stringMatching(/^Too many sign-in attempts on this account right now\. Please try again in [1-5] seconds?\.$/),
+      code: 'RATE_LIMITED',
+    });
+    expect(Number(refusal.headers.get('retry-after'))).toBeLessThanOrEqual(5);
 
     // The owner, at the address they signed in from before, is not held behind the guessers.
     const ownerStarted = Date.now();

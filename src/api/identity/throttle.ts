@@ -77,7 +77,11 @@ export class LoginThrottle {
     const turn = await this.turns.take(email, gapMs, LOGIN_LIMITS.account.maxDelayMs);
     if (!turn.granted) {
       await this.account.reward(email);
-      throw tooMany(turn.retryAfterMs);
+      const seconds = Math.max(1, Math.ceil(turn.retryAfterMs / 1000));
+      throw new RateLimitedError(
+        `Too many sign-in attempts on this account right now. Please try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+        seconds,
+      );
     }
     return { email, ip, waitMs: turn.waitMs, refusal };
   }
