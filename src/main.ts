@@ -4,7 +4,7 @@ import { type Config, ConfigError, loadConfig } from './platform/config';
 import { createEventStore } from './platform/adapters';
 import { createLogger } from './platform/logger';
 import { USERS, type UserView } from './projections/users';
-import { startServer } from './server';
+import { PortInUseError, startServer } from './server';
 
 /** `--demo`: seed the demo desk into an empty DATA_DIR first (npm run demo). */
 async function seedDemo(config: Config): Promise<DemoDesk> {
@@ -73,6 +73,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof DemoRefusedError ? error.message : error);
+  const told = error instanceof ConfigError || error instanceof DemoRefusedError || error instanceof PortInUseError;
+  console.error(told ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,8 @@
-import { type Server, createServer } from 'node:http';
+import { type RequestListener, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { StartingError } from '#contract/errors';
 import { createApp } from './api/app';
 import type { AppDeps } from './app/deps';
 import { type FirstAdmin, ensureFirstAdmin } from './app/identity/firstAdmin';
@@ -9,6 +10,7 @@ import { createLiveServer } from './api/live/socket';
 import { createMetricsApp } from './api/metrics/routes';
 import { registerDeskMetrics } from './app/metrics';
 import { ensureSystemCommands } from './app/bot/service';
+import { STARTING_RETRY_AFTER_SECONDS } from './app/startup';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
 import { projectRoot } from './platform/paths';
@@ -38,11 +40,45 @@ export interface ServerOptions {
   events?: EventStore;
 }
 
-const listen = (server: Server, port: number) =>
+/**
+ * Node holds a request for 300 s by default, and checks only every 30 s: a few slow senders could keep
+ * connections open for minutes. The limits come from the configuration (docs/operations.md, "Timeouts");
+ * a check each second cuts a slow one soon after its limit.
+ */
+const httpServer = (config: Config, listener: RequestListener) =>
+  createServer(
+    {
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
+    listener,
+  );
+
+/** A port another process holds: the start stops with this message, before anything else is opened. */
+export class PortInUseError extends Error {
+  override name = 'PortInUseError';
+}
+
+const listen = (server: Server, port: number, variable: 'PORT' | 'METRICS_PORT') =>
   new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(`Port ${port} is already in use by another process. Stop that process, or set ${variable} to a free port.`)
+          : error,
+      ),
+    );
     server.listen(port, resolve);
   });
+
+/** What a request that comes in before the app exists gets: the same answer as any route while starting. */
+const answerStarting: RequestListener = (_request, response) => {
+  const starting = new StartingError(STARTING_RETRY_AFTER_SECONDS);
+  response.writeHead(starting.status, { 'content-type': 'application/json', 'retry-after': String(starting.retryAfterSeconds) });
+  response.end(JSON.stringify({ error: starting.message, code: starting.code }));
+};
 
 const closeServer = (server: Server) => {
   server.closeAllConnections();
@@ -55,24 +91,31 @@ const closeServer = (server: Server) => {
  * makes sure an admin exists (see `ready`). A large log no longer keeps the port closed.
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const runtime = await createRuntime(config, options);
-  const { deps } = runtime;
-
-  const app = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
-  const httpServer = createServer(app);
-  const io = createLiveServer(httpServer, deps);
-  registerDeskMetrics(deps);
-  const metricsServer = config.METRICS_PORT !== undefined ? createServer(createMetricsApp(deps)) : null;
+  // The ports are taken first, so a busy one stops the start before any store or Redis is connected.
+  let handle = answerStarting;
+  let handleMetrics = answerStarting;
+  const server = httpServer(config, (request, response) => handle(request, response));
+  const metricsServer = config.METRICS_PORT !== undefined ? httpServer(config, (request, response) => handleMetrics(request, response)) : null;
+  const closeListeners = async () => {
+    if (server.listening) await closeServer(server);
+    if (metricsServer?.listening) await closeServer(metricsServer);
+  };
+  let runtime: Awaited<ReturnType<typeof createRuntime>>;
   try {
-    await listen(httpServer, config.PORT);
-    if (metricsServer) await listen(metricsServer, config.METRICS_PORT!);
+    await listen(server, config.PORT, 'PORT');
+    if (metricsServer) await listen(metricsServer, config.METRICS_PORT!, 'METRICS_PORT');
+    runtime = await createRuntime(config, options);
   } catch (error) {
-    await io.close();
-    if (httpServer.listening) await closeServer(httpServer);
-    await runtime.close();
+    await closeListeners();
     throw error;
   }
-  const { port } = httpServer.address() as AddressInfo;
+  const { deps } = runtime;
+
+  handle = createApp(deps, { webDir: options.webDir ?? path.join(projectRoot(), 'web', 'dist') });
+  const io = createLiveServer(server, deps);
+  registerDeskMetrics(deps);
+  if (metricsServer) handleMetrics = createMetricsApp(deps);
+  const { port } = server.address() as AddressInfo;
   const url = `http://localhost:${port}`;
   const metricsUrl = metricsServer ? `http://localhost:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
 
@@ -99,8 +142,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await deps.projections.stop();
       await ready.catch(() => undefined);
       await io.close();
-      await closeServer(httpServer);
-      if (metricsServer) await closeServer(metricsServer);
+      await closeListeners();
       await stopWorkers();
       await runtime.close();
     })());

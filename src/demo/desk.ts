@@ -5,6 +5,7 @@ import { cannedStream } from '../domain/canned/canned';
 import { categoryDecider } from '../domain/category/decide';
 import { categoryStream } from '../domain/category/category';
 import type { CustomField } from '#contract/categories';
+import { ConflictError } from '#contract/errors';
 import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
 import { type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
 import type { CustomFieldAnswer } from '#contract/customFields';
@@ -514,7 +515,14 @@ export async function seedDemoDesk(
     return { userId, role, firstName, lastName, username, email };
   };
 
-  const admin = await person('admin', 'Dana', 'Whitfield', adminEmail.toLowerCase(), new Date(start));
+  // The admin's e-mail claim is the seeding's first write, so two starts that both found the log empty
+  // part here: the one that loses the claim has written nothing and stops, the other seeds the whole desk.
+  const admin = await person('admin', 'Dana', 'Whitfield', adminEmail.toLowerCase(), new Date(start)).catch((error: unknown) => {
+    if (!(error instanceof ConflictError)) throw error;
+    throw new DemoRefusedError(
+      'The demo desk is being seeded into this data directory by another start at this moment; this one wrote nothing and stops. Use the desk the other start serves, or point DATA_DIR at a new directory.',
+    );
+  });
   const agents: Person[] = [];
   for (const [first, last] of AGENTS) agents.push(await person('agent', first, last, `${first}.${last}@desk.demo`.toLowerCase(), new Date(start + MINUTE)));
 

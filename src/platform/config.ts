@@ -140,6 +140,14 @@ const schema = z.object({
    * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
    */
   READSTORE_SNAPSHOT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /**
+   * How long a client may take to send a request's headers, and the whole request with its body; a
+   * slower one is answered 408 and cut, so slow senders cannot hold connections for Node's 300 s.
+   */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** How long an idle keep-alive connection stays open; above a load balancer's own idle timeout when there is one. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

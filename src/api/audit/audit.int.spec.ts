@@ -137,5 +137,24 @@ describe('Audit: the hash chains and the read models, proven', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(`BROKEN: the first broken link is in the stream chain at stream ticket-${ticket._id}, revision ${row.revision}`);
     }, 60_000);
+
+    it('then an event whose stored JSON no longer parses is named by `npm run audit:verify`: stream, revision, position and id', async () => {
+      const db = new Database(path.join(server.dataDir, 'events.db'));
+      const row = db
+        .prepare<[string], { revision: number; position: number; event_id: string; data: string }>(
+          "SELECT revision, position, event_id, data FROM events WHERE stream_id = ? AND type = 'TicketOpened' LIMIT 1",
+        )
+        .get(`ticket-${ticket._id}`)!;
+      db.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.slice(0, -5), row.position);
+      db.close();
+
+      const run = await cli('src/cli/audit.ts', ['verify'], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toMatch(
+        new RegExp(
+          `^Event ${row.event_id} \\(TicketOpened\\) in stream ticket-${ticket._id}, revision ${row.revision}, position ${row.position}: its stored data is not valid JSON \\(.+\\)$`,
+        ),
+      );
+    }, 60_000);
   });
 });

@@ -35,16 +35,17 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/auth/login', async (req, res) => {
     const { email, password } = parse(loginSchema, req.body);
     const ip = req.ip ?? 'unknown';
-    const { delayMs } = await throttle.check(email, ip);
-    if (delayMs > 0) await sleep(delayMs);
+    const attempt = await throttle.admit(email, ip);
+    if (attempt.waitMs > 0) await sleep(attempt.waitMs);
     let user: UserView;
     try {
       user = await verifyCredentials(deps, email, password);
     } catch (error) {
-      if (error instanceof UnauthorizedError) await throttle.recordFailure(email, ip);
-      throw error;
+      const wrong = error instanceof UnauthorizedError;
+      await throttle.settle(attempt, wrong ? 'failed' : 'abandoned');
+      throw wrong && attempt.refusal ? attempt.refusal : error;
     }
-    await throttle.recordSuccess(email, ip);
+    await throttle.settle(attempt, 'succeeded');
     const { user: signedIn, ...tokens } = await signIn(deps, user, clientOf(req));
     res.json({ user: publicUser(signedIn), ...tokens });
   });

@@ -18,42 +18,46 @@ describe.each<[string, () => RateLimiterFactory]>([
   });
   afterEach(() => limiters.close());
 
-  it('when one account fails from one address up to the limit, then the next attempt is refused with a wait', async () => {
-    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.points; i++) {
-      await expect(throttle.check('a@example.com', '10.0.0.1')).resolves.toEqual({ delayMs: 0 });
-      await throttle.recordFailure('a@example.com', '10.0.0.1');
-    }
-    const refused = await throttle.check('a@example.com', '10.0.0.1').catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(RateLimitedError);
-    expect((refused as RateLimitedError).retryAfterSeconds).toBeGreaterThan(14 * 60);
-    await expect(throttle.check('b@example.com', '10.0.0.1')).resolves.toEqual({ delayMs: 0 });
-    // Another address is not refused; it only waits, as the account has failed five times.
-    await expect(throttle.check('a@example.com', '10.0.0.2')).resolves.toEqual({ delayMs: LOGIN_LIMITS.account.firstDelayMs });
+  const fail = async (email: string, ip: string) => throttle.settle(await throttle.admit(email, ip), 'failed');
+  const refusalOr = <T>(promise: Promise<T>) => promise.catch((error: unknown) => error);
+
+  it('when one account fails from one address up to the limit, then a wrong password from that pair is answered with a wait', async () => {
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.points; i++) await fail('a@example.com', '10.0.0.1');
+    const attempt = await throttle.admit('a@example.com', '10.0.0.1');
+    expect(attempt.refusal).toBeInstanceOf(RateLimitedError);
+    expect(attempt.refusal!.retryAfterSeconds).toBeGreaterThan(14 * 60);
+    await throttle.settle(attempt, 'abandoned');
+    expect((await throttle.admit('b@example.com', '10.0.0.1')).refusal).toBeNull();
+    // Another address has no refusal; it only waits its turn, as the account has failed five times.
+    const elsewhere = await throttle.admit('a@example.com', '10.0.0.2');
+    expect(elsewhere).toMatchObject({ refusal: null, waitMs: expect.any(Number) });
+    expect(elsewhere.waitMs).toBeGreaterThanOrEqual(LOGIN_LIMITS.account.firstDelayMs - 5);
   });
 
-  it('when a sign-in succeeds, then the failures of that account and address are forgotten', async () => {
-    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.points - 1; i++) await throttle.recordFailure('c@example.com', '10.0.0.3');
-    await throttle.recordSuccess('c@example.com', '10.0.0.3');
-    await throttle.recordFailure('c@example.com', '10.0.0.3');
-    await expect(throttle.check('c@example.com', '10.0.0.3')).resolves.toEqual({ delayMs: LOGIN_LIMITS.account.firstDelayMs });
+  it('when a sign-in succeeds, then the failures of that account and address are forgotten and the attempt is given back', async () => {
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.points - 1; i++) await fail('c@example.com', '10.0.0.3');
+    await throttle.settle(await throttle.admit('c@example.com', '10.0.0.3'), 'succeeded');
+    await fail('c@example.com', '10.0.0.3');
+    // Five failures on the account in all, the success not among them: the next one is the first to wait.
+    const next = await throttle.admit('c@example.com', '10.0.0.3');
+    expect(next.refusal).toBeNull();
+    expect(next.waitMs).toBe(LOGIN_LIMITS.account.firstDelayMs);
   });
 
-  it('when one account is guessed from many addresses, then attempts on it wait longer and longer up to a cap, and are never refused', async () => {
-    const delays: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      delays.push((await throttle.check('d@example.com', '10.9.9.9')).delayMs);
-      await throttle.recordFailure('d@example.com', `10.1.0.${i}`);
-    }
-    await expect(throttle.check('d@example.com', '10.9.9.9')).resolves.toEqual({ delayMs: LOGIN_LIMITS.account.maxDelayMs });
-    expect(delays.slice(0, LOGIN_LIMITS.account.free)).toEqual(Array(LOGIN_LIMITS.account.free).fill(0));
-    expect(delays.slice(LOGIN_LIMITS.account.free, LOGIN_LIMITS.account.free + 3)).toEqual([250, 500, 1000]);
-    expect(delays.every((delay, i) => i === 0 || delay >= delays[i - 1]!)).toBe(true);
-    expect(Math.max(...delays)).toBe(LOGIN_LIMITS.account.maxDelayMs);
-    await expect(throttle.check('other@example.com', '10.9.9.9')).resolves.toEqual({ delayMs: 0 });
+  it('when attempts on one account come at once, then each is counted before the others are checked and they take turns up to the cap', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => refusalOr(throttle.admit('d@example.com', `10.1.0.${i}`))));
+    const admitted = outcomes.filter((outcome) => !(outcome instanceof RateLimitedError)) as Array<{ waitMs: number }>;
+    // The free attempts at once, then turns 250, 500, 1000 and 2000 ms apart; the next would wait past the cap.
+    expect(admitted).toHaveLength(LOGIN_LIMITS.account.free + 4);
+    const waits = admitted.map((attempt) => attempt.waitMs).sort((a, b) => a - b);
+    expect(waits.slice(-4).map((wait) => Math.round(wait / 250) * 250)).toEqual([250, 750, 1750, 3750]);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(LOGIN_LIMITS.account.maxDelayMs);
   });
 
-  it('when one address sweeps many accounts, then the address is refused', async () => {
-    for (let i = 0; i < LOGIN_LIMITS.address.points; i++) await throttle.recordFailure(`user${i}@example.com`, '10.2.0.1');
-    await expect(throttle.check('fresh@example.com', '10.2.0.1')).rejects.toBeInstanceOf(RateLimitedError);
+  it('when one address sweeps many accounts, then the address is refused, except for an account that signed in from it before', async () => {
+    await throttle.settle(await throttle.admit('regular@example.com', '10.2.0.1'), 'succeeded');
+    for (let i = 0; i < LOGIN_LIMITS.address.points; i++) await fail(`user${i}@example.com`, '10.2.0.1');
+    await expect(throttle.admit('fresh@example.com', '10.2.0.1')).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(throttle.admit('regular@example.com', '10.2.0.1')).resolves.toMatchObject({ refusal: null, waitMs: 0 });
   });
 });

@@ -22,6 +22,7 @@ function describeOperations(docs: ApiRegistry): void {
     summary: 'This OpenAPI 3.1 document',
     access: 'public',
     unguarded: true,
+    beforeBodyParser: true,
     responses: { 200: { description: 'The document', schema: z.object({}).catchall(z.unknown()) } },
   });
   docs.route({
@@ -30,6 +31,7 @@ function describeOperations(docs: ApiRegistry): void {
     summary: 'The API reference page (Swagger UI) for this document',
     access: 'public',
     unguarded: true,
+    beforeBodyParser: true,
     responses: { 200: { description: 'An HTML page', schema: z.string(), contentType: 'text/html' } },
   });
   docs.route({
@@ -38,6 +40,7 @@ function describeOperations(docs: ApiRegistry): void {
     summary: "The reference page's start script",
     access: 'public',
     unguarded: true,
+    beforeBodyParser: true,
     responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
   });
   docs.route({
@@ -46,6 +49,7 @@ function describeOperations(docs: ApiRegistry): void {
     summary: "The reference page's files (Swagger UI, served from the app: the page works offline)",
     access: 'public',
     unguarded: true,
+    beforeBodyParser: true,
     responses: {
       200: { description: 'swagger-ui.css, swagger-ui-bundle.js or favicon-32x32.png', schema: z.string(), contentType: 'application/octet-stream' },
     },

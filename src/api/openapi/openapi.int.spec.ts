@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -213,6 +214,64 @@ describe('The OpenAPI document', () => {
     expect(second.body.code).toBe('OPEN_TICKET_EXISTS');
     expectDescribed('POST', '/api/tickets', second);
   });
+
+  /** One raw call (fetch refuses a body on GET): the status and the body, parsed when it is JSON. */
+  function probe(method: string, url: string, options: { token?: string; contentType?: string; body?: string } = {}) {
+    return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const headers: Record<string, string> = { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) };
+      if (options.body !== undefined)
+        Object.assign(headers, { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(options.body)) });
+      const call = httpRequest(`${server.url}${url}`, { method, headers }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON: the status is what is checked
+          }
+          resolve({ status: response.statusCode!, body });
+        });
+      });
+      call.on('error', reject);
+      call.end(options.body);
+    });
+  }
+
+  it('lists every status the server answers, for every route probed without a token, with a bad token, as a customer and as an admin, and with a malformed, an oversized and a non-JSON body', async () => {
+    const customer = await addMember(server, admin, 'customer', 'Probe');
+    // Signing out ends the session of the token used, so that route is probed last.
+    const operations = Object.entries(doc.paths as Record<string, Record<string, Json>>)
+      .flatMap(([path, byMethod]) => Object.keys(byMethod).map((method) => ({ method: method.toUpperCase(), path })))
+      .filter(({ path }) => path.startsWith('/api/'))
+      .sort((a, b) => Number(a.path === '/api/auth/logout') - Number(b.path === '/api/auth/logout'));
+    const oversized = JSON.stringify({ content: 'x'.repeat(1_100_000) });
+    const probes: Array<[string, { token?: string; contentType?: string; body?: string }]> = [
+      ['anonymous', {}],
+      ['a forged token', { token: 'not-a-token' }],
+      ['a customer with an empty object', { token: customer.token, body: '{}' }],
+      ['an admin with an empty object', { body: '{}' }],
+      ['an admin with malformed JSON', { body: '{"a":' }],
+      ['an admin with a body over 1 MB', { body: oversized }],
+      ['an admin with a text body', { body: 'hello', contentType: 'text/plain' }],
+    ];
+    const undocumented: string[] = [];
+    const seen = new Set<number>();
+    const adminToken = await server.login();
+    for (const { method, path } of operations) {
+      const url = path.replace(/\{(\w+)\}/g, 'no-such-$1');
+      for (const [who, options] of probes) {
+        const answer = await probe(method, url, { ...options, token: options.token ?? (who.startsWith('an admin') ? adminToken : undefined) });
+        seen.add(answer.status);
+        if (doc.paths[path][method.toLowerCase()].responses[String(answer.status)] === undefined)
+          undocumented.push(`${method} ${path} as ${who}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+    // The probes reached the statuses they are for.
+    expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 403, 404, 413, 415]));
+  }, 180_000);
 
   it('is shown at /api/docs by a reference page that loads nothing from elsewhere and works under the Content-Security-Policy', async () => {
     const browser = await launchBrowser();

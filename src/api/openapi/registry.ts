@@ -33,6 +33,8 @@ export interface RouteDoc {
   unguarded?: boolean;
   /** Takes an `Idempotency-Key` header (src/app/idempotency.ts). */
   idempotent?: boolean;
+  /** Served before the JSON body parser (the document's own pages): a body sent along is never read. */
+  beforeBodyParser?: boolean;
 }
 
 const IDEMPOTENCY_KEY = z.object({
@@ -95,6 +97,9 @@ export class ApiRegistry {
 
     const errors = new Set(doc.errors ?? []);
     if (doc.body || doc.query) errors.add(400);
+    // Every /api route after the JSON parser reads any body sent (whatever the method), so each can
+    // answer a malformed one (400), one over 1 MB (413) and one of another type (415).
+    if (!doc.root && !doc.beforeBodyParser) [400, 413, 415].forEach((status) => errors.add(status));
     if (doc.access !== 'public') errors.add(401);
     if (Array.isArray(doc.access)) errors.add(403);
     if (params) errors.add(404);

@@ -128,4 +128,18 @@ export class DuplicateEventIdError extends Error {
   }
 }
 
+/** A stored event whose data or metadata no longer parses as JSON (the file was altered or damaged): names the event. */
+export class CorruptEventError extends Error {
+  constructor(
+    readonly event: { streamId: string; revision: number; position: number; eventId: string; type: string },
+    readonly field: 'data' | 'metadata',
+    reason: string,
+  ) {
+    super(
+      `Event ${event.eventId} (${event.type}) in stream ${event.streamId}, revision ${event.revision}, position ${event.position}: its stored ${field} is not valid JSON (${reason})`,
+    );
+    this.name = 'CorruptEventError';
+  }
+}
+
 export const isWrongExpectedVersion = (error: unknown): error is WrongExpectedVersionError => error instanceof WrongExpectedVersionError;

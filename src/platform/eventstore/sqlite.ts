@@ -5,6 +5,7 @@ import { ensurePrivateFile } from '../files';
 import { BackgroundCheckpointer } from './checkpointer';
 import {
   type AppendResult,
+  CorruptEventError,
   DuplicateEventIdError,
   type EventStore,
   type ExpectedRevision,
@@ -54,14 +55,24 @@ const isStoreStream = (streamId: string) => streamId.startsWith('$');
 /** Stream heads remembered at most; the memory is simply cleared when it is full. */
 const HEADS_KEPT = 20_000;
 
+/** A row's JSON column parsed; a damaged one names its event rather than failing as a bare SyntaxError. */
+function parsed<T>(row: EventRow, field: 'data' | 'metadata'): T {
+  try {
+    return JSON.parse(row[field]) as T;
+  } catch (error) {
+    const at = { streamId: row.stream_id, revision: row.revision, position: row.position, eventId: row.event_id, type: row.type };
+    throw new CorruptEventError(at, field, error instanceof Error ? error.message : String(error));
+  }
+}
+
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
   revision: row.revision,
   position: row.position,
   type: row.type,
-  data: JSON.parse(row.data) as Record<string, unknown>,
-  metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+  data: parsed<Record<string, unknown>>(row, 'data'),
+  metadata: parsed<RecordedEvent['metadata']>(row, 'metadata'),
   ...(row.hash ? { chain: { hash: row.hash, log: row.log_hash } } : {}),
 });
 
