@@ -140,6 +140,11 @@ const schema = z.object({
    * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
    */
   READSTORE_SNAPSHOT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /**
+   * A read model behind the head of the log that has not moved for this long is stalled: health
+   * says `degraded` and names it (docs/read-models.md).
+   */
+  PROJECTION_STALL_MS: z.coerce.number().int().min(100).max(86_400_000).default(30_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])
