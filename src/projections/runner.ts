@@ -73,7 +73,8 @@ async function applyFresh(projection: Projection, events: RecordedEvent[], store
       await projection.apply(event, store);
     } catch (error) {
       if (error instanceof TransientStoreError) throw error;
-      onFailure?.(await recordFailure(store, projection.name, event, error));
+      const failure = await recordFailure(store, projection.name, event, error);
+      onFailure?.(failure);
     }
   }
 }
