@@ -24,7 +24,7 @@ export async function projectionStatus(deps: Pick<AppDeps, 'projections' | 'even
   // One moment's figures: the catch-up goes on while the awaits below run.
   const { position: reached, eventsProcessed: applied, isLive: live } = deps.projections;
   const head = await deps.events.headPosition();
-  deps.projections.observe(head);
+  await deps.projections.observe();
   const position = Math.min(reached, head);
   const lag = await countEventsAfter(deps.events, position, LAG_COUNTED_UP_TO);
   return { live, position, head, lag: lag.count, exact: lag.exact, applied };
@@ -48,7 +48,7 @@ export async function readModelHealth(deps: Pick<AppDeps, 'projections' | 'readS
     ...summary.byProjection.map(({ projection, kind, field, count }) =>
       kind === 'conflict'
         ? `${projection}: ${plural(count, 'value')} of ${field} held by more than one document`
-        : `${projection}: ${plural(count, 'event')} could not be applied and were skipped`,
+        : `${projection}: ${plural(count, 'event')} could not be applied and ${count === 1 ? 'was' : 'were'} skipped`,
     ),
     ...trouble.stalled.map(({ name, position, forMs }) => `${name}: stalled at log position ${position} for ${Math.round(forMs / 1000)} s while the log grew`),
     ...(trouble.retrying

@@ -308,15 +308,18 @@ export class ProjectionRunner {
   }
 
   /**
-   * Notes how far each projection is behind `head`: one that stays at a position behind it for
-   * `stallAfterMs` is stalled (a dead subscription, a hung store), whatever the cause.
+   * Notes which projections have events of the log after them: one that stays at such a position
+   * for `stallAfterMs` is stalled (a dead subscription, a hung store), whatever the cause. Asks the
+   * log itself, not its head position: EventStoreDB's head may be a record of its own no
+   * projection ever sees.
    */
-  observe(head: number, now = Date.now()): void {
-    for (const projection of this.projections) {
-      const position = this.positions.get(projection.name) ?? 0;
-      const seen = this.behind.get(projection.name);
-      if (position >= head) this.behind.delete(projection.name);
-      else if (!seen || seen.position !== position) this.behind.set(projection.name, { position, since: now });
+  async observe(): Promise<void> {
+    const followed = new Map<number, boolean>();
+    for (const { name, position } of this.positionsByName) {
+      if (!followed.has(position)) followed.set(position, (await this.events.readAll({ after: position, maxCount: 1 })).length > 0);
+      const seen = this.behind.get(name);
+      if (!followed.get(position)) this.behind.delete(name);
+      else if (!seen || seen.position !== position) this.behind.set(name, { position, since: Date.now() });
     }
   }
 
@@ -336,9 +339,7 @@ export class ProjectionRunner {
     this.watchTimer = setTimeout(() => {
       this.watchTimer = null;
       if (this.stopped) return;
-      void this.events
-        .headPosition()
-        .then((head) => this.observe(head))
+      void this.observe()
         .catch((error: unknown) => this.options.onError?.(error, null))
         .finally(() => (this.stopped ? undefined : this.watch()));
     }, every);

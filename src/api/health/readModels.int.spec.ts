@@ -188,6 +188,48 @@ describe('Read models on a log that holds a duplicate claim', () => {
   });
 });
 
+describe('Read models on a log holding an event a projection throws on', () => {
+  it('when the event arrives, then it is recorded and skipped, the desk serves, health is degraded naming it, and a rebuild records the same', async () => {
+    const server = await startTestServer({ env: { METRICS_TOKEN } });
+    try {
+      const admin = await server.login();
+      // Two access requests of one Telegram user under two ids: the whitelist's unique index refuses the second.
+      const telegramId = '777000111';
+      const attempt = (requestId: string) => ({
+        type: 'AccessAttempted',
+        data: { requestId, telegramId, username: 'twice', firstName: 'Twice', lastName: null, message: 'hello' },
+        metadata: { occurredAt: new Date().toISOString(), schemaVersion: 1 },
+      });
+      await server.deps.events.append(`access-${randomUUID()}`, [attempt(randomUUID())], 'no_stream');
+      const skipped = (await server.deps.events.append(`access-${randomUUID()}`, [attempt(randomUUID())], 'no_stream')).position;
+      expect(await server.deps.projections.waitFor(skipped, 5000)).toBe(true);
+      await expectCommandsServe(server, admin);
+
+      const health = await server.request('GET', '/api/health');
+      expect(health.body).toMatchObject({
+        status: 'degraded',
+        projections: { conflicts: 0, failures: 1, problems: ['whitelist: 1 event could not be applied and was skipped'] },
+      });
+      const faults = await server.request('GET', '/api/audit/projections/faults', { token: admin });
+      expect(faults.body.failures).toEqual({
+        count: 1,
+        items: [
+          expect.objectContaining({
+            projection: 'whitelist',
+            position: skipped,
+            eventType: 'AccessAttempted',
+            error: expect.stringContaining('DuplicateKeyError'),
+          }),
+        ],
+      });
+      const check = await server.request('GET', '/api/audit/projections', { token: admin });
+      expect(check.body.ok).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 /** The log with a live subscription that can be made to go quiet: the read models stop following it, with no error anywhere. */
 function quietableLog(dataDir: string) {
   const inner = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
