@@ -49,6 +49,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
+    onFailure: (failure) =>
+      logger.error(
+        { projection: failure.projection, position: failure.position, eventType: failure.eventType, error: failure.error },
+        'projection could not apply an event: recorded and skipped (GET /api/audit/projections/faults)',
+      ),
+    stallAfterMs: config.PROJECTION_STALL_MS,
   });
   // The embedded read store is kept across restarts in DATA_DIR (MongoDB keeps itself).
   const snapshots =

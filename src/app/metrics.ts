@@ -1,13 +1,14 @@
 import { Counter, Gauge } from 'prom-client';
 import { deliveryQueueDepth } from './deliveries/service';
 import type { AppDeps } from './deps';
-import { projectionStatus } from './status';
+import { countEventsAfter } from '../platform/eventstore/paging';
+import { projectionStatus, readModelHealth } from './status';
 
 /**
  * The desk's own figures, read when Prometheus scrapes (not kept up to date in between): how far
  * the read models are behind the log, and the notices waiting or failed. Registered once per runtime.
  */
-export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections' | 'events' | 'queue'>): void {
+export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections' | 'events' | 'queue' | 'readStore'>): void {
   const registers = [deps.metrics.registry];
   // One read of the projections serves the four figures of a scrape.
   let pending: Promise<Awaited<ReturnType<typeof projectionStatus>>> | null = null;
@@ -45,6 +46,7 @@ export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections
       this.inc((await status()).applied);
     },
   });
+  registerReadModelMetrics(deps);
   let deliveries: ReturnType<typeof deliveryQueueDepth> | null = null;
   const depth = () => (deliveries ??= deliveryQueueDepth(deps).finally(() => setImmediate(() => (deliveries = null))));
   new Gauge({
@@ -65,6 +67,58 @@ export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections
     async collect() {
       this.reset();
       for (const row of await depth()) if (row.state === 'failed') this.set({ channel: row.channel }, row.count);
+    },
+  });
+}
+
+/** Per projection: how far behind, whether stalled, and the conflicts and failures its models hold (health's `problems` as figures). */
+function registerReadModelMetrics(deps: Pick<AppDeps, 'metrics' | 'projections' | 'events' | 'readStore'>): void {
+  const registers = [deps.metrics.registry];
+  let pending: ReturnType<typeof readModelHealth> | null = null;
+  const health = () =>
+    (pending ??= projectionStatus(deps)
+      .then(() => readModelHealth(deps))
+      .finally(() => setImmediate(() => (pending = null))));
+  new Gauge({
+    name: 'desk_projection_faults',
+    help: 'Conflicts (a value two documents hold where the write side keeps it unique, by key field) and failures (events skipped) each projection holds',
+    labelNames: ['projection', 'kind', 'field'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const row of (await health()).byProjection) this.set({ projection: row.projection, kind: row.kind, field: row.field ?? '' }, row.count);
+    },
+  });
+  new Gauge({
+    name: 'desk_projection_stalled',
+    help: 'Per projection: 1 while it is behind the log and has not moved for PROJECTION_STALL_MS, else 0',
+    labelNames: ['projection'],
+    registers,
+    async collect() {
+      const stalled = new Set((await health()).stalled.map(({ name }) => name));
+      for (const { name } of deps.projections.positionsByName) this.set({ projection: name }, stalled.has(name) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'desk_projection_catchup_retrying',
+    help: '1 while the catch-up of the read models fails (the read store is away) and is being retried',
+    registers,
+    async collect() {
+      this.set((await health()).retrying ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'desk_projection_behind_events',
+    help: 'Per projection: events of the log it has not applied yet (counted up to 1000)',
+    labelNames: ['projection'],
+    registers,
+    async collect() {
+      const head = await deps.events.headPosition();
+      const counted = new Map<number, number>();
+      for (const { name, position } of deps.projections.positionsByName) {
+        if (!counted.has(position)) counted.set(position, position >= head ? 0 : (await countEventsAfter(deps.events, position, 1000)).count);
+        this.set({ projection: name }, counted.get(position)!);
+      }
     },
   });
 }

@@ -149,6 +149,14 @@ export const Health = z
       lagAtLeast: z.literal(true).optional(),
       applied: z.int(),
       percent: z.number(),
+      /** Values two documents hold where the write side keeps them unique (see GET /api/audit/projections/faults). */
+      conflicts: z.int(),
+      /** Events a projection could not apply, recorded and skipped. */
+      failures: z.int(),
+      /** Projections behind the log that have not moved for PROJECTION_STALL_MS. */
+      stalled: z.array(z.string()),
+      /** One line per fault of the read models, naming the projection and why; empty when they follow the log. */
+      problems: z.array(z.string()),
     }),
     deliveries: z.strictObject({ failed: z.int() }),
   })

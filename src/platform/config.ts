@@ -148,6 +148,11 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   /** How long an idle keep-alive connection stays open; above a load balancer's own idle timeout when there is one. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(5_000),
+  /**
+   * A read model behind the head of the log that has not moved for this long is stalled: health
+   * says `degraded` and names it (docs/read-models.md).
+   */
+  PROJECTION_STALL_MS: z.coerce.number().int().min(100).max(86_400_000).default(30_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

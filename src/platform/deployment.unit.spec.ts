@@ -48,6 +48,7 @@ const DEFAULTED = [
   'HTTP_HEADERS_TIMEOUT_MS',
   'HTTP_REQUEST_TIMEOUT_MS',
   'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  'PROJECTION_STALL_MS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {

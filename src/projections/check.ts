@@ -2,7 +2,8 @@ import { canonicalJson } from '../platform/eventstore/integrity';
 import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
-import type { Doc, ReadStore } from '../platform/readstore/port';
+import type { Doc, Filter, ReadStore } from '../platform/readstore/port';
+import { PROJECTION_FAULTS } from './faults';
 import { CHECKPOINTS, type Projection, type ReplayProgress, applyToProjections } from './runner';
 
 /**
@@ -68,8 +69,8 @@ function differingFields(a: Doc, b: Doc): string[] {
   return [...keys].filter((key) => canonicalJson(left[key]) !== canonicalJson(right[key])).sort();
 }
 
-export async function compareCollection(name: string, rebuilt: ReadStore, live: ReadStore): Promise<CollectionReport> {
-  const [expected, actual] = await Promise.all([rebuilt.collection(name).find({}), live.collection(name).find({})]);
+export async function compareCollection(name: string, rebuilt: ReadStore, live: ReadStore, filter: Filter = {}): Promise<CollectionReport> {
+  const [expected, actual] = await Promise.all([rebuilt.collection(name).find(filter), live.collection(name).find(filter)]);
   const want = byId(expected);
   const have = byId(actual);
   const missing = [...want.keys()].filter((id) => !have.has(id));
@@ -109,6 +110,8 @@ export async function checkProjections(events: EventStore, projections: Projecti
     const count = await replayInto(events, projections, rebuilt, position, options.onProgress);
     const collections: CollectionReport[] = [];
     for (const name of names) collections.push(await compareCollection(name, rebuilt, live));
+    // Conflicts and failures are derived from the log like the models: a rebuild records the same.
+    collections.push(await compareCollection(PROJECTION_FAULTS, rebuilt, live, { projection: { $in: projections.map((projection) => projection.name) } }));
     await rebuilt.close();
     const ok = collections.every((c) => c.missing.count === 0 && c.extra.count === 0 && c.different.count === 0);
     const liveMovedOn = (await options.livePosition()) !== position;

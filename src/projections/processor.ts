@@ -34,7 +34,7 @@ export interface ProcessorOptions {
   checkpoint: ProcessorCheckpoint;
   checkpointEveryMs?: number;
   pageSize?: number;
-  /** A failed live subscription is resumed after this long (default 1 s). */
+  /** A failed live subscription is resumed after this long (default 1 s), doubled for each failure in a row. */
   restartAfterMs?: number;
   onError?: (error: unknown) => void;
 }
@@ -55,6 +55,8 @@ export class LogProcessor {
   private catchingUp: Promise<void> = Promise.resolve();
   private saveTimer: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
+  /** Live subscriptions that failed since an event was last handled. */
+  private failedInARow = 0;
   private readonly listeners = new Set<(position: number) => void>();
 
   constructor(
@@ -140,8 +142,11 @@ export class LogProcessor {
       onError: (error) => {
         this.options.onError?.(error);
         this.subscription = null;
-        // Resume from the position reached; `handle` is idempotent, so an overlap is harmless.
-        if (!this.stopped) this.restartTimer = setTimeout(() => this.subscribe(), this.options.restartAfterMs ?? 1000);
+        // Resume from the position reached; `handle` is idempotent, so an overlap is harmless. A
+        // store that stays away is asked less and less often (doubling, at most 30 s).
+        const pause = Math.min((this.options.restartAfterMs ?? 1000) * 2 ** this.failedInARow, 30_000);
+        this.failedInARow += 1;
+        if (!this.stopped) this.restartTimer = setTimeout(() => this.subscribe(), pause);
       },
     });
   }
@@ -157,6 +162,7 @@ export class LogProcessor {
       return;
     }
     const reached = await this.options.handle(wanted, { live, stopping: () => this.stopped });
+    this.failedInARow = 0;
     this.handled += wanted.filter((event) => event.position <= reached).length;
     // Everything up to the last event is handled: skipped events after the last wanted one count too.
     this.advance(reached >= wanted.at(-1)!.position ? last : reached);

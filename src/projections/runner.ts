@@ -1,12 +1,13 @@
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { Lease } from '../platform/lease';
-import type { ReadStore } from '../platform/readstore/port';
+import { type ReadStore, TransientStoreError } from '../platform/readstore/port';
+import { type FailureFault, faults, recordFailure } from './faults';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
 /**
  * A read model fed by the global log. `apply` must be idempotent for a replayed event (guard each
- * write with the stream revision or log position it last applied) and must never throw on a
- * recorded fact.
+ * write with the stream revision or log position it last applied) and should never throw on a
+ * recorded fact: one that does is recorded as a failure and skipped (`applyToProjections`).
  */
 export interface Projection {
   name: string;
@@ -36,6 +37,7 @@ export async function applyToProjections(
   positions: Map<string, number> = new Map(),
   stopping: () => boolean = () => false,
   onProjected: () => void = () => undefined,
+  onFailure?: (failure: FailureFault) => void,
 ): Promise<void> {
   const last = page.at(-1)?.position ?? 0;
   for (const projection of projections) {
@@ -44,10 +46,36 @@ export async function applyToProjections(
     if (from >= last) continue;
     const types = projection.types;
     const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
-    if (fresh.length > 0 && projection.applyPage) await projection.applyPage(fresh, store);
-    else for (const event of fresh) await projection.apply(event, store);
+    if (fresh.length > 0) await applyFresh(projection, fresh, store, onFailure);
     positions.set(projection.name, last);
     onProjected();
+  }
+}
+
+/**
+ * One projection's share of a page. The log is the truth: an event a projection throws on is
+ * recorded (PROJECTION_FAULTS) and skipped for that projection, never retried forever, so one event
+ * cannot stop the read models and a rebuild meets and records the same. Only a store that is away
+ * (TransientStoreError) fails the page, to be tried again.
+ */
+async function applyFresh(projection: Projection, events: RecordedEvent[], store: ReadStore, onFailure?: (failure: FailureFault) => void): Promise<void> {
+  if (projection.applyPage) {
+    try {
+      await projection.applyPage(events, store);
+      return;
+    } catch (error) {
+      if (error instanceof TransientStoreError) throw error;
+      // Some event of the page threw: event by event (each write is guarded, so the ones applied stay as they are) to skip exactly that one.
+    }
+  }
+  for (const event of events) {
+    try {
+      await projection.apply(event, store);
+    } catch (error) {
+      if (error instanceof TransientStoreError) throw error;
+      const failure = await recordFailure(store, projection.name, event, error);
+      onFailure?.(failure);
+    }
   }
 }
 
@@ -74,7 +102,28 @@ export interface RunnerOptions {
   lease?: Lease;
   /** How often a runner that does not hold the lease reads the shared checkpoints (default 50 ms). */
   followEveryMs?: number;
+  /** An event a projection threw on, recorded and skipped. */
+  onFailure?: (failure: FailureFault) => void;
+  /** A projection behind the head of the log at one position for this long is stalled (default 30 s). */
+  stallAfterMs?: number;
 }
+
+/** A projection behind the head of the log that has not moved for `stallAfterMs`. */
+export interface StalledProjection {
+  name: string;
+  position: number;
+  forMs: number;
+}
+
+/** What keeps the read models from following the log right now (their faults are in PROJECTION_FAULTS). */
+export interface RunnerTrouble {
+  stalled: StalledProjection[];
+  /** The catch-up failed (the store is away) and is being tried again. */
+  retrying: { error: string; since: string; attempts: number } | null;
+}
+
+/** Pauses between attempts at a failed catch-up: 1 s, doubling, at most 30 s. */
+const retryPause = (attempt: number) => Math.min(1000 * 2 ** attempt, 30_000);
 
 export type ReplayProgress = ProgressReport;
 
@@ -107,6 +156,11 @@ export class ProjectionRunner {
   private stopped = false;
   private live = false;
   private processed = 0;
+  /** Per projection behind the head: the position it was seen at and since when. */
+  private readonly behind = new Map<string, { position: number; since: number }>();
+  private retrying: RunnerTrouble['retrying'] = null;
+  private watchTimer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -118,6 +172,11 @@ export class ProjectionRunner {
   /** The global position every projection has applied. */
   get position(): number {
     return this.positionOf(undefined);
+  }
+
+  /** The log position each projection has applied. */
+  get positionsByName(): Array<{ name: string; position: number }> {
+    return this.projections.map(({ name }) => ({ name, position: this.positions.get(name) ?? 0 }));
   }
 
   /** Caught up with the log and following it live. */
@@ -145,6 +204,7 @@ export class ProjectionRunner {
     this.stopped = false;
     this.live = false;
     this.progress = onProgress;
+    this.watch();
     await prepare?.();
     if (this.stopped) return;
     const lease = this.options.lease;
@@ -232,6 +292,9 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     this.live = false;
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    this.watchTimer = null;
+    this.wake?.();
     this.unlisten?.();
     this.unlisten = null;
     if (this.followTimer) clearTimeout(this.followTimer);
@@ -242,6 +305,45 @@ export class ProjectionRunner {
     this.processor = null;
     this.mode = 'idle';
     await this.options.lease?.stop();
+  }
+
+  /**
+   * Notes which projections have events of the log after them: one that stays at such a position
+   * for `stallAfterMs` is stalled (a dead subscription, a hung store), whatever the cause. Asks the
+   * log itself, not its head position: EventStoreDB's head may be a record of its own no
+   * projection ever sees.
+   */
+  async observe(): Promise<void> {
+    const followed = new Map<number, boolean>();
+    for (const { name, position } of this.positionsByName) {
+      if (!followed.has(position)) followed.set(position, (await this.events.readAll({ after: position, maxCount: 1 })).length > 0);
+      const seen = this.behind.get(name);
+      if (!followed.get(position)) this.behind.delete(name);
+      else if (!seen || seen.position !== position) this.behind.set(name, { position, since: Date.now() });
+    }
+  }
+
+  /** Projections stalled as last observed, and a failing catch-up being retried. */
+  trouble(now = Date.now()): RunnerTrouble {
+    const after = this.options.stallAfterMs ?? 30_000;
+    const stalled = [...this.behind.entries()]
+      .filter(([name, seen]) => now - seen.since >= after && (this.positions.get(name) ?? 0) === seen.position)
+      .map(([name, seen]) => ({ name, position: seen.position, forMs: now - seen.since }));
+    return { stalled, retrying: this.retrying };
+  }
+
+  /** Looks at the head now and then, so a stall is seen even when nobody asks for health. */
+  private watch(): void {
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    const every = Math.min(Math.max((this.options.stallAfterMs ?? 30_000) / 3, 50), 5000);
+    this.watchTimer = setTimeout(() => {
+      this.watchTimer = null;
+      if (this.stopped) return;
+      void this.observe()
+        .catch((error: unknown) => this.options.onError?.(error, null))
+        .finally(() => (this.stopped ? undefined : this.watch()));
+    }, every);
+    this.watchTimer.unref();
   }
 
   private positionOf(names: readonly string[] | undefined): number {
@@ -269,6 +371,46 @@ export class ProjectionRunner {
   }
 
   private startProcessor(): void {
+    this.leading = this.runProcessor();
+  }
+
+  /**
+   * Catches up, then follows the log. A catch-up that fails because the read store is away (or, on
+   * a shared store, for any reason) is tried again after a pause that grows, while this runner still
+   * leads; `trouble()` says so meanwhile. Alone, any other failure (the log cannot be read) fails `start`.
+   */
+  private async runProcessor(): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      const processor = this.newProcessor();
+      try {
+        await processor.start(this.progress);
+        this.retrying = null;
+        return;
+      } catch (error) {
+        if (!this.options.lease && !(error instanceof TransientStoreError)) throw error;
+        this.options.onError?.(error, null);
+        const message = error instanceof Error ? error.message : String(error);
+        this.retrying = { error: message, since: this.retrying?.since ?? new Date().toISOString(), attempts: attempt + 1 };
+        await processor.stop().catch(() => undefined);
+        await this.pause(retryPause(attempt));
+        if (this.stopped || this.mode !== 'leading' || this.processor !== processor) return;
+      }
+    }
+  }
+
+  /** Waits `ms`, or less if the runner stops meanwhile. */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
+  }
+
+  private newProcessor(): LogProcessor {
     const processor = new LogProcessor(this.events, {
       id: 'projections',
       pageSize: this.options.pageSize,
@@ -283,17 +425,7 @@ export class ProjectionRunner {
       this.release();
     });
     this.processor = processor;
-    const started = processor.start(this.progress);
-    // Alone, a failed catch-up fails `start` (as a projection that throws on a fact must be seen);
-    // behind a lease it is logged and tried again while this process still holds the lease.
-    this.leading = !this.options.lease
-      ? started
-      : started.catch((error: unknown) => {
-          this.options.onError?.(error, null);
-          setTimeout(() => {
-            if (!this.stopped && this.mode === 'leading' && this.processor === processor) void processor.stop().then(() => this.startProcessor());
-          }, 1000);
-        });
+    return processor;
   }
 
   /** Stops writing and reads the positions the lease holder stores; still tells listeners of live events. */
@@ -325,12 +457,19 @@ export class ProjectionRunner {
   }
 
   private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
-    // Callers waiting on the read models done so far need not wait for the rest of the page's projections.
-    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping, () => this.release());
+    // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
+    // the events every projection has applied are counted before those callers are told.
+    let counted = this.position;
+    const projected = () => {
+      const now = this.position;
+      this.processed += page.filter((event) => event.position > counted && event.position <= now).length;
+      counted = Math.max(counted, now);
+      this.release();
+    };
+    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping, projected, this.options.onFailure);
     const reached = this.position;
     const applied = page.filter((event) => event.position <= reached);
-    this.processed += applied.length;
-    this.release();
+    projected();
     if (context.live) for (const event of applied) this.announce(event);
     return reached;
   }
@@ -367,6 +506,7 @@ export class ProjectionRunner {
   /** Only the writer resets: a version bump in a process without the lease empties nothing. */
   private async reset(projection: Projection): Promise<void> {
     for (const name of projection.collections) await this.store.collection(name).drop();
+    await faults(this.store).deleteMany({ projection: projection.name });
     await projection.setup?.(this.store);
     await this.store
       .collection<Checkpoint>(CHECKPOINTS)

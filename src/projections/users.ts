@@ -4,6 +4,7 @@ import { DEFAULT_NOTIFICATION_PREFERENCES } from '../domain/user/user';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type RecordedOf, handledBy } from './events';
 import type { Projection } from './runner';
+import { type HoldsKeys, type UniqueKey, settleKey } from './uniqueKeys';
 
 export const USERS = 'users_v1';
 
@@ -22,7 +23,7 @@ export interface PublicUser {
 }
 
 /** A user as every screen reads one. Never holds a password hash: sign-in reads the user's stream. */
-export interface UserView extends Doc, PublicUser {
+export interface UserView extends Doc, PublicUser, HoldsKeys {
   notificationPreferences: NotificationPreferences;
   /** The Telegram user whose bot messages act as this account (never in responses). */
   telegramId: string | null;
@@ -45,6 +46,10 @@ export const publicUser = (user: UserView): PublicUser => ({
   createdAt: user.createdAt,
 });
 
+// Sign-in finds a user by e-mail: with two holders in the log, the first keeps it (see uniqueKeys.ts).
+const EMAIL: UniqueKey = { projection: 'users', collection: USERS, field: 'email' };
+const USERNAME: UniqueKey = { projection: 'users', collection: USERS, field: 'username' };
+
 type UserEventOf<Type extends UserEvent['type']> = RecordedOf<Type>;
 
 async function insertUser(
@@ -66,15 +71,22 @@ async function insertUser(
     telegramId: null,
     notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
     sessionsValidAfter: 0,
+    _since: { email: event.position, username: event.position },
     createdAt: at,
     updatedAt: at,
     _revision: event.revision,
   };
   await store.collection<UserView>(USERS).updateOne({ _id: userId }, { $setOnInsert: view }, { upsert: true });
+  await settleKey(store, EMAIL, [email], event);
+  await settleKey(store, USERNAME, [username], event);
 }
 
 /** Sets fields on a user that has not seen this event yet. */
-async function setUser(store: ReadStore, event: { data: { userId: string }; revision: number }, fields: Partial<UserView>) {
+async function setUser(
+  store: ReadStore,
+  event: { data: { userId: string }; revision: number },
+  fields: Partial<UserView> & { [since: `_since.${string}`]: number },
+) {
   await store
     .collection<UserView>(USERS)
     .updateOne({ _id: event.data.userId, _revision: { $lt: event.revision } }, { $set: { ...fields, _revision: event.revision } });
@@ -82,12 +94,13 @@ async function setUser(store: ReadStore, event: { data: { userId: string }; revi
 
 export const usersProjection: Projection = {
   name: 'users',
-  version: 3,
+  version: 4,
   collections: [USERS],
   async setup(store: ReadStore) {
     const users = store.collection(USERS);
-    await users.createIndex({ keys: { email: 1 }, unique: true });
-    await users.createIndex({ keys: { username: 1 }, unique: true });
+    // Not unique: the write side keeps them so, and the log is the truth even where it failed to.
+    await users.createIndex({ keys: { email: 1 } });
+    await users.createIndex({ keys: { username: 1 } });
     await users.createIndex({ keys: { role: 1, createdAt: -1 } });
     await users.createIndex({ keys: { telegramId: 1 } });
   },
@@ -95,7 +108,15 @@ export const usersProjection: Projection = {
     UserRegistered: (event, store) => insertUser(store, event, { role: 'customer', isActive: true, telegramUsername: null }),
     UserCreated: (event, store) =>
       insertUser(store, event, { role: event.data.role, isActive: event.data.isActive, telegramUsername: event.data.telegramUsername ?? null }),
-    UserDetailsUpdated: (event, store) => setUser(store, event, { ...event.data.changes, updatedAt: event.metadata.occurredAt }),
+    async UserDetailsUpdated(event, store) {
+      const { changes, previous } = event.data;
+      const since = Object.fromEntries(
+        (['email', 'username'] as const).filter((field) => changes[field] !== undefined).map((field) => [`_since.${field}`, event.position]),
+      );
+      await setUser(store, event, { ...changes, ...since, updatedAt: event.metadata.occurredAt });
+      if (changes.email !== undefined) await settleKey(store, EMAIL, [previous.email, changes.email], event);
+      if (changes.username !== undefined) await settleKey(store, USERNAME, [previous.username, changes.username], event);
+    },
     UserPasswordChanged: (event, store) =>
       setUser(
         store,
@@ -107,6 +128,8 @@ export const usersProjection: Projection = {
     UserDeactivated: (event, store) => setUser(store, event, { isActive: false, sessionsValidAfter: event.position, updatedAt: event.metadata.occurredAt }),
     async UserDeleted(event, store) {
       await store.collection<UserView>(USERS).deleteOne({ _id: event.data.userId });
+      await settleKey(store, EMAIL, [event.data.email], event);
+      await settleKey(store, USERNAME, [event.data.username], event);
     },
     UserSignedIn: (event, store) => setUser(store, event, { lastLogin: event.metadata.occurredAt }),
     NotificationPreferencesSet(event, store) {

@@ -16,4 +16,16 @@ export function describeAudit(docs: ApiRegistry): void {
     access: ['admin'],
     responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: anyObject('The comparison') } },
   });
+  docs.route({
+    method: 'get',
+    path: '/audit/projections/faults',
+    summary: 'What the read models recorded against the log: key conflicts, skipped events, stalls',
+    access: ['admin'],
+    responses: {
+      200: {
+        description: 'Conflicts and failures (100 of each, oldest first, with counts), stalled projections (see docs/read-models.md)',
+        schema: anyObject('The faults'),
+      },
+    },
+  });
 }

@@ -2,8 +2,12 @@ import type { Router } from 'express';
 import { verifyLog } from '../../platform/eventstore/integrity';
 import { allProjections } from '../../projections/all';
 import { checkProjections } from '../../projections/check';
+import { type ProjectionFault, faults } from '../../projections/faults';
+import { readModelHealth } from '../../app/status';
 import type { AppDeps } from '../../app/deps';
 import { requireRole } from '../http/auth';
+
+const FAULTS_LISTED = 100;
 
 /**
  * Proofs for administrators and auditors: the event log's hash chains, and the live read models
@@ -20,5 +24,20 @@ export const auditRoutes = (deps: AppDeps) => (router: Router) => {
       return deps.projections.position;
     };
     res.json(await checkProjections(deps.events, allProjections, deps.readStore, { livePosition }));
+  });
+
+  // What the read models recorded against the log (docs/read-models.md): conflicts with the value and
+  // its holders in lookup order, skipped events with the error, and stalls. Oldest first, 100 of each.
+  router.get('/audit/projections/faults', requireRole('admin'), async (_req, res) => {
+    const records = faults(deps.readStore);
+    const listed = (kind: ProjectionFault['kind']) => records.find({ kind }, { sort: { position: 1, _id: 1 }, limit: FAULTS_LISTED });
+    const [conflicts, failures, health] = await Promise.all([listed('conflict'), listed('failure'), readModelHealth(deps)]);
+    res.json({
+      conflicts: { count: health.conflicts, items: conflicts },
+      failures: { count: health.failures, items: failures },
+      stalled: health.stalled,
+      retrying: health.retrying,
+      problems: health.problems,
+    });
   });
 };

@@ -2,11 +2,12 @@ import { Router } from 'express';
 import { failedDeliveryCount } from '../../app/deliveries/service';
 import type { AppDeps } from '../../app/deps';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
-import { projectionStatus } from '../../app/status';
+import { projectionStatus, readModelHealth } from '../../app/status';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
- * traffic away; the container health check counts it as alive); `degraded`: serving with a fault.
+ * traffic away; the container health check counts it as alive); `degraded`: serving with a fault
+ * (failed notices waiting for an admin, or read models with conflicts, skipped events or a stall).
  */
 export type HealthStatus = 'ok' | 'starting' | 'degraded';
 
@@ -15,7 +16,9 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
     const { live, position, head, lag, exact, applied } = await projectionStatus(deps);
     // Failed deliveries wait for an admin (the Deliveries view): the desk works, but someone was not told something.
     const failedDeliveries = await failedDeliveryCount(deps);
-    const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 ? 'degraded' : 'ok';
+    // Read models that are not what the log says (conflicts, skipped events) or that stopped following it.
+    const readModels = await readModelHealth(deps);
+    const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 || readModels.problems.length > 0 ? 'degraded' : 'ok';
     if (status === 'starting') res.status(503).setHeader('Retry-After', String(STARTING_RETRY_AFTER_SECONDS));
     res.json({
       status,
@@ -30,6 +33,10 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
         // Progress of the catch-up: events applied since this process started, and how far into the log.
         applied,
         percent: head === 0 ? 100 : Math.floor((position / head) * 1000) / 10,
+        conflicts: readModels.conflicts,
+        failures: readModels.failures,
+        stalled: readModels.stalled.map(({ name }) => name),
+        problems: readModels.problems,
       },
       deliveries: { failed: failedDeliveries },
     });

@@ -9,6 +9,7 @@ import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, release, withClaims } from '../reservations';
 import { type ClientInfo, type Tokens, startSession } from './sessions';
+import { holderOf } from '../../projections/uniqueKeys';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
 /** Verified when the e-mail is unknown, so a wrong address costs the same time as a wrong password. */
@@ -115,7 +116,8 @@ export async function deleteUser(deps: AppDeps, userId: string, context: Command
 
 /** Checks an e-mail and password; the hash is read from the user's stream, never from a read model. */
 export async function verifyCredentials(deps: AppDeps, email: string, password: string): Promise<UserView> {
-  const user = await deps.readStore.collection<UserView>(USERS).findOne({ email: email.toLowerCase() });
+  // Two accounts the log gives one e-mail: the first holder signs in (docs/read-models.md).
+  const user = await holderOf(deps.readStore.collection<UserView>(USERS), 'email', email.toLowerCase());
   const state = user ? (await loadUser(deps, user._id)).state : null;
   const hash =
     state && (state.status === 'active' || state.status === 'inactive') ? state.passwordHash : await (dummyHash ??= hashPassword('not-a-real-password'));

@@ -350,10 +350,17 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
+    const keys = Object.keys(spec.keys);
+    // An index declared again with other options replaces the old one (a read model that dropped a unique constraint).
+    const replaced = this.specs.findIndex((known) => isDeepStrictEqual(known.keys, spec.keys) && !!known.unique !== !!spec.unique);
+    if (replaced >= 0) {
+      this.specs.splice(replaced, 1);
+      const unique = this.uniqueIndexes.findIndex((existing) => existing.keys.join() === keys.join());
+      if (unique >= 0) this.uniqueIndexes.splice(unique, 1);
+    }
     if (!this.specs.some((known) => isDeepStrictEqual(known, spec))) this.specs.push({ ...spec, keys: { ...spec.keys } });
     // Equality and ordered indexes are built when a query first needs them.
     if (!spec.unique) return;
-    const keys = Object.keys(spec.keys);
     if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
     const owners = new Map<string, string>();
     for (const doc of this.docs.values()) {

@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type Collection as MongoCollection, type Db, MongoClient, MongoServerError, type UpdateFilter } from 'mongodb';
+import {
+  type Collection as MongoCollection,
+  type Db,
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type UpdateFilter,
+} from 'mongodb';
 import {
   type Collection,
   type Doc,
@@ -9,19 +20,34 @@ import {
   type IndexSpec,
   type Pipeline,
   type ReadStore,
+  TransientStoreError,
   type Update,
   type UpdateResult,
 } from './port';
 
 const DUPLICATE_KEY = 11000;
+/** An index asked for again with other options (or other keys under its name). */
+const INDEX_CONFLICTS = new Set([85, 86]);
 
-async function mapDuplicate<R>(name: string, work: () => Promise<R>): Promise<R> {
+/**
+ * The server could not be reached or could not serve the write now (network, elections, shutdown):
+ * worth trying again, unlike an error the same write would meet again.
+ */
+const isTransient = (error: unknown) =>
+  error instanceof MongoNetworkError ||
+  error instanceof MongoServerSelectionError ||
+  error instanceof MongoNotConnectedError ||
+  error instanceof MongoTopologyClosedError ||
+  (error instanceof MongoError && (error.hasErrorLabel('RetryableWriteError') || error.hasErrorLabel('TransientTransactionError')));
+
+async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
       throw new DuplicateKeyError(name, Object.keys((error.keyPattern as Record<string, unknown> | undefined) ?? { _id: 1 }));
     }
+    if (isTransient(error)) throw new TransientStoreError(name, error);
     throw error;
   }
 }
@@ -33,7 +59,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
-    return (await this.collection.findOne(filter)) as T | null;
+    return (await mapErrors(this.name, () => this.collection.findOne(filter))) as T | null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -41,21 +67,21 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
-    return (await cursor.toArray()) as T[];
+    return (await mapErrors(this.name, () => cursor.toArray())) as T[];
   }
 
   count(filter: Filter = {}): Promise<number> {
-    return this.collection.countDocuments(filter);
+    return mapErrors(this.name, () => this.collection.countDocuments(filter));
   }
 
   async insertOne(doc: T): Promise<void> {
-    await mapDuplicate(this.name, () => this.collection.insertOne(doc));
+    await mapErrors(this.name, () => this.collection.insertOne(doc));
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     // Ids are strings everywhere in this product; an upsert without one gets a string id too.
     const withId = options.upsert && typeof filter._id !== 'string' ? { ...update, $setOnInsert: { _id: randomUUID(), ...update.$setOnInsert } } : update;
-    const result = await mapDuplicate(this.name, () => this.collection.updateOne(filter, withId as UpdateFilter<Doc>, { upsert: options.upsert ?? false }));
+    const result = await mapErrors(this.name, () => this.collection.updateOne(filter, withId as UpdateFilter<Doc>, { upsert: options.upsert ?? false }));
     return {
       matched: result.matchedCount,
       modified: result.modifiedCount,
@@ -64,13 +90,13 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    const result = await mapDuplicate(this.name, () => this.collection.updateMany(filter, update as UpdateFilter<Doc>));
+    const result = await mapErrors(this.name, () => this.collection.updateMany(filter, update as UpdateFilter<Doc>));
     return { matched: result.matchedCount, modified: result.modifiedCount, upsertedId: null };
   }
 
   async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
     const { _id: _ignored, ...body } = doc;
-    const result = await mapDuplicate(this.name, () => this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }));
+    const result = await mapErrors(this.name, () => this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }));
     return {
       matched: result.matchedCount,
       modified: result.modifiedCount,
@@ -79,19 +105,33 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return (await this.collection.deleteOne(filter)).deletedCount;
+    return (await mapErrors(this.name, () => this.collection.deleteOne(filter))).deletedCount;
   }
 
   async deleteMany(filter: Filter = {}): Promise<number> {
-    return (await this.collection.deleteMany(filter)).deletedCount;
+    return (await mapErrors(this.name, () => this.collection.deleteMany(filter))).deletedCount;
   }
 
   async aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]> {
-    return (await this.collection.aggregate(pipeline).toArray()) as R[];
+    return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())) as R[];
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    await mapDuplicate(this.name, () => this.collection.createIndex(spec.keys, { unique: spec.unique ?? false }));
+    const create = () => this.collection.createIndex(spec.keys, { unique: spec.unique ?? false });
+    try {
+      await mapErrors(this.name, create);
+    } catch (error) {
+      if (!(error instanceof MongoServerError && INDEX_CONFLICTS.has(error.code as number))) throw error;
+      // Declared again with other options (a read model that dropped a unique constraint): the new declaration wins.
+      await mapErrors(this.name, () =>
+        this.collection.dropIndex(
+          Object.entries(spec.keys)
+            .map(([key, order]) => `${key}_${order}`)
+            .join('_'),
+        ),
+      );
+      await mapErrors(this.name, create);
+    }
   }
 
   async drop(): Promise<void> {

@@ -67,3 +67,17 @@ export class DuplicateKeyError extends Error {
     this.name = 'DuplicateKeyError';
   }
 }
+
+/**
+ * The store could not serve the operation now (unreachable, electing, shutting down): the same
+ * operation may succeed later, so a projection retries it instead of recording the event as failed.
+ */
+export class TransientStoreError extends Error {
+  constructor(
+    readonly collection: string,
+    cause: unknown,
+  ) {
+    super(`Read store unavailable (${collection}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'TransientStoreError';
+  }
+}

@@ -154,6 +154,14 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
       expect(await tickets.count()).toBe(5);
     });
 
+    it('when the same keys are declared again without unique, then duplicates are taken (the read side records conflicts instead)', async () => {
+      await tickets.createIndex({ keys: { title: 1 }, unique: true });
+      await tickets.createIndex({ keys: { title: 1 } });
+      await tickets.insertOne({ _id: 't9', title: 'VPN drops', priority: 1, status: 'open' });
+      await tickets.updateOne({ _id: 't2' }, { $set: { title: 'VPN drops' } });
+      expect((await tickets.find({ title: 'VPN drops' }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t2', 't3', 't9']);
+    });
+
     it('refuses a second document with the same _id', async () => {
       await expect(tickets.insertOne({ ...TICKETS[0]! })).rejects.toBeInstanceOf(DuplicateKeyError);
     });

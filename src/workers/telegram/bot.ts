@@ -28,6 +28,7 @@ import { type TelegramPerson, customerForTelegram, telegramUserActor } from '../
 import { oneLine } from '../ticketNotices';
 import { ticketValues } from './notifications';
 import { type InlineButton, type TelegramSendJob, sendJob } from '../../app/jobs/telegram';
+import { holderOf } from '../../projections/uniqueKeys';
 
 /** Texts of the conversation that Bot Messages do not cover. */
 export const TEXTS = {
@@ -182,7 +183,9 @@ export class TelegramConversation {
     // The texts an admin writes may name the customer's open ticket, its agent and status.
     const open = await this.openTicketOf(customer);
     const say = (template: string) => this.reply(turn, renderBotMessage(template, open ? ticketValues(open) : {}));
-    const found = await this.deps.readStore.collection<BotCommandView>(BOT_COMMANDS).findOne({ command: name, isActive: true });
+    // Two commands the log gives one name: the first holder answers, if active (docs/read-models.md).
+    const holder = await holderOf(this.deps.readStore.collection<BotCommandView>(BOT_COMMANDS), 'command', name);
+    const found = holder?.isActive ? holder : null;
     switch (found?.handler) {
       case 'start':
         return say(messages.welcomeMessage);
