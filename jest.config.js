@@ -21,11 +21,39 @@ const tier = (name, suffix, extra = {}) => ({
   moduleNameMapper: { '\\.(css)$': '<rootDir>/test/support/style-stub.js', '^#contract/(.*)$': '<rootDir>/src/contract/$1' },
   ...extra,
 });
+/**
+ * The Mongo path: the read-store contract, the shared-store runners and the app's main integration
+ * suites again, with the read models on a MongoDB wire server (FerretDB started by the set-up, or
+ * the MongoDB MONGO_URL names). Each test server gets a database of its own (test/support/mongo.ts).
+ */
+const MONGO_SUITES = [
+  'src/platform/readstore/readstore.contract.spec.ts',
+  'src/projections/shared.int.spec.ts',
+  'src/projections/tickets.int.spec.ts',
+  'src/api/tickets/tickets.int.spec.ts',
+  'src/api/tickets/uploads.int.spec.ts',
+  'src/api/tickets/stats.int.spec.ts',
+  'src/api/live/tickets.int.spec.ts',
+  'src/api/identity/auth.int.spec.ts',
+  'src/api/categories/categories.int.spec.ts',
+  'src/api/canned/canned.int.spec.ts',
+  'src/api/settings/settings.int.spec.ts',
+  'src/api/whitelist/whitelist.int.spec.ts',
+];
+const mongo = {
+  ...tier('mongo', 'int', {
+    setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'],
+    globalSetup: '<rootDir>/test/support/mongo-setup.ts',
+    globalTeardown: '<rootDir>/test/support/mongo-teardown.ts',
+  }),
+  testMatch: MONGO_SUITES.map((suite) => `<rootDir>/${suite}`),
+};
 module.exports = {
   projects: [
     tier('unit', 'unit'),
     tier('contract', 'contract'),
     tier('int', 'int', { setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'] }),
+    mongo,
     tier('e2e', 'e2e', { setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.js'] }),
   ],
 };

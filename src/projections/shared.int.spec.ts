@@ -107,6 +107,8 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     const last = await addCategories(3);
     expect(await second.waitFor(last)).toBe(true);
     // It resumed from the checkpoint the first writer stored: the 4 earlier events were not applied again here.
+    // (waitFor answers once the models hold the events; the count of the page follows them.)
+    await eventually(() => second.eventsProcessed >= 3, { describe: 'the new writer counted the page it applied' });
     expect(second.eventsProcessed).toBe(3);
     expect(await shared[1].collection(CATEGORIES).count()).toBe(7);
   });

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/platform/config';
 import type { FirstAdmin } from '../../src/app/identity/firstAdmin';
 import type { EventStore } from '../../src/platform/eventstore/port';
 import { type RunningServer, startServer } from '../../src/server';
+import { dropDatabase, readModelsUrl } from './mongo';
 
 /** The URL an app process (`src/main.ts`) prints once it is ready; rejects if it exits first. */
 export function urlOfStarted(child: ChildProcess): Promise<string> {
@@ -39,19 +40,22 @@ export interface TestServer extends RunningServer {
 
 /**
  * A real server on port 0 with its own DATA_DIR: real HTTP, embedded adapters unless env says
- * otherwise. Resolves once the server is ready (read models caught up, first admin made); `events`
+ * otherwise (or MONGO_URL is set in the test process: then the read models are in a database of
+ * their own on that server, see `readModelsUrl`). Resolves once the server is ready (read models caught up, first admin made); `events`
  * replaces the configured event log (a wrapper that holds the catch-up, for instance).
  */
 export async function startTestServer(
   options: { dataDir?: string; env?: Record<string, string>; defaultRateLimit?: boolean; clock?: () => Date; events?: EventStore; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'desk-test-'));
+  const mongoUrl = readModelsUrl(dataDir);
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
+    ...(mongoUrl ? { MONGO_URL: mongoUrl } : {}),
     ...options.env,
   });
   const server = await startServer(config, {
@@ -98,9 +102,15 @@ export async function startTestServer(
   if (!options.defaultRateLimit) {
     // Suites send hundreds of calls from one address in seconds; the spec's default (100 per 15
     // minutes) is tested on its own, so other suites raise it to the highest allowed value.
-    const token = (await signIn()).accessToken;
-    const raised = await request('PUT', '/api/settings', { token, body: { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 } });
-    if (raised.status !== 200) throw new Error(`could not raise the rate limit: ${raised.status} ${JSON.stringify(raised.body)}`);
+    try {
+      const token = (await signIn()).accessToken;
+      const raised = await request('PUT', '/api/settings', { token, body: { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 } });
+      if (raised.status !== 200) throw new Error(`could not raise the rate limit: ${raised.status} ${JSON.stringify(raised.body)}`);
+    } catch (error) {
+      // A server left running here kept Jest from exiting after the failure was reported.
+      await server.close();
+      throw error;
+    }
   }
   return {
     ...server,
@@ -111,7 +121,9 @@ export async function startTestServer(
     login: async (email = ADMIN.email, password = ADMIN.password) => (await signIn(email, password)).accessToken,
     async stop({ keepData = false } = {}) {
       await server.close();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (keepData) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      if (mongoUrl && config.MONGO_URL === mongoUrl) await dropDatabase(mongoUrl);
     },
   };
 }

@@ -26,7 +26,7 @@ const TICKETS: Ticket[] = [
   { _id: 't4', title: 'Invoice copy', priority: 2, status: 'closed', tags: [] },
 ];
 
-describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
+describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
   let store: ReadStore;
   let tickets: Collection<Ticket>;
   beforeEach(async () => {
@@ -88,7 +88,8 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
       await tickets.updateOne({ _id: 't1' }, { $inc: { 'sums.byStatus.open': 2 }, $set: { 'meta.seen': true }, $max: { top: 5 }, $min: { low: 5 } });
       await tickets.updateOne({ _id: 't1' }, { $inc: { 'sums.byStatus.open': -1, 'sums.byStatus.closed': 1 }, $max: { top: 3 }, $min: { low: 3 } });
       expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ sums: { byStatus: { open: 1, closed: 1 } }, meta: { seen: true }, top: 5, low: 3 });
-      const same = await tickets.updateOne({ _id: 't1' }, { $set: { 'meta.seen': true, title: 'Printer on fire' }, $inc: { 'sums.byStatus.open': 0 } });
+      // No `$inc` by 0 here: FerretDB counts it as a change (docs/readstore.md).
+      const same = await tickets.updateOne({ _id: 't1' }, { $set: { 'meta.seen': true, title: 'Printer on fire' }, $max: { top: 4 } });
       expect(same).toEqual({ matched: 1, modified: 0, upsertedId: null });
       await tickets.updateOne({ _id: 't1' }, { $unset: { 'sums.byStatus.closed': '' } });
       expect((await tickets.findOne({ _id: 't1' }))?.sums).toEqual({ byStatus: { open: 1 } });
@@ -121,6 +122,15 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
       expect(first.upsertedId).toBe('stats');
       await tickets.updateOne({ _id: 'stats' }, { $inc: { views: 1 }, $setOnInsert: { title: 'ignored' } }, { upsert: true });
       expect(await tickets.findOne({ _id: 'stats' })).toEqual({ _id: 'stats', views: 2, title: 'Stats', priority: 0, status: 'n/a' });
+    });
+
+    it('keeps the null and empty values of a create-only upsert, and leaves a document already there as it is', async () => {
+      const view = { title: 'Blank', priority: 0, status: 'open', tags: [], owner: null, sums: { byStatus: {} } };
+      expect(await tickets.updateOne({ _id: 'blank' }, { $setOnInsert: view }, { upsert: true })).toEqual({ matched: 0, modified: 0, upsertedId: 'blank' });
+      expect(await tickets.findOne({ _id: 'blank' })).toEqual({ _id: 'blank', ...view });
+      const again = await tickets.updateOne({ _id: 't1' }, { $setOnInsert: { ...view, title: 'Other' } }, { upsert: true });
+      expect(again).toEqual({ matched: 1, modified: 0, upsertedId: null });
+      expect(await tickets.findOne({ _id: 't1' })).toEqual(TICKETS[0]);
     });
 
     it('gives an upserted document without an id filter a string id', async () => {
@@ -234,13 +244,16 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
     ];
 
     it('answers every find and count as the same collection without indexes does, through inserts, updates and deletes', async () => {
+      // What this pins is the embedded store's own indexes. On a server each query is a round trip (the
+      // full run makes about 2,700, a minute on FerretDB), so a server gets a third of the documents and one round.
+      const [documents, rounds] = name === 'memory' ? [300, 3] : [100, 1];
       const next = random(24);
       const indexed = store.collection<Row>(`indexed_${randomUUID().slice(0, 8)}`);
       const plain = store.collection<Row>(`plain_${randomUUID().slice(0, 8)}`);
       try {
         const declared: Array<Record<string, 1 | -1>> = [{ b: -1, when: -1 }, { when: 1, a: -1 }, { a: 1 }, { 'owner.id': 1, when: -1 }];
         for (const keys of declared) await indexed.createIndex({ keys });
-        for (let i = 0; i < 300; i++) {
+        for (let i = 0; i < documents; i++) {
           const doc = row(next, `d${i}`);
           await indexed.insertOne(doc);
           await plain.insertOne(doc);
@@ -264,9 +277,9 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
           }
         };
         await compare();
-        for (let round = 0; round < 3; round++) {
-          for (let i = 0; i < 60; i++) {
-            const id = `d${Math.floor(next() * 330)}`;
+        for (let round = 0; round < rounds; round++) {
+          for (let i = 0; i < documents / 5; i++) {
+            const id = `d${Math.floor(next() * documents * 1.1)}`;
             const change = next();
             for (const collection of [indexed, plain]) {
               if (change < 0.5) await collection.updateOne({ _id: id }, { $set: { b: i % 20, when: `2026-02-${String(1 + (i % 28)).padStart(2, '0')}` } });
@@ -286,16 +299,24 @@ describe.each(adapters)('ReadStore contract (%s)', (_name, create) => {
 
   describe('when aggregating', () => {
     it('runs $match, $unwind, $group and $sort pipelines', async () => {
-      const byTag = await tickets.aggregate<{ _id: string; count: number; top: number }>([
+      // Only what FerretDB does too (docs/readstore.md): after `$unwind` a document keeps only its `_id` and the
+      // unwound field, and a `$group` computes one accumulator, `$sum` or `$count`.
+      const byTag = await tickets.aggregate<{ _id: string; count: number }>([
         { $match: { status: { $ne: 'closed' } } },
         { $unwind: '$tags' },
-        { $group: { _id: '$tags', count: { $sum: 1 }, top: { $max: '$priority' } } },
+        { $group: { _id: '$tags', count: { $sum: 1 } } },
         { $sort: { count: -1, _id: 1 } },
       ]);
       expect(byTag).toEqual([
-        { _id: 'hardware', count: 2, top: 4 },
-        { _id: 'account', count: 1, top: 1 },
-        { _id: 'network', count: 1, top: 3 },
+        { _id: 'hardware', count: 2 },
+        { _id: 'account', count: 1 },
+        { _id: 'network', count: 1 },
+      ]);
+      const byStatus = await tickets.aggregate([{ $group: { _id: '$status', priorities: { $sum: '$priority' } } }, { $sort: { _id: 1 } }]);
+      expect(byStatus).toEqual([
+        { _id: 'closed', priorities: 2 },
+        { _id: 'open', priorities: 7 },
+        { _id: 'resolved', priorities: 1 },
       ]);
     });
   });
