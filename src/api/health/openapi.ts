@@ -6,7 +6,8 @@ export function describeHealth(docs: ApiRegistry): void {
     method: 'get',
     path: '/health',
     summary: 'Health check',
-    description: '`starting` answers 503 with Retry-After until the read models have caught up; `degraded` while failed notices wait for an admin.',
+    description:
+      '`starting` answers 503 with Retry-After until the read models have caught up; `degraded` while failed notices wait for an admin, or while messages in or out wait for a channel that does not answer (`channels`).',
     access: 'public',
     unguarded: true,
     responses: { 200: { description: 'Serving (`ok` or `degraded`)', schema: Health }, 503: { description: 'Starting', schema: Health } },

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { failedDeliveryCount } from '../../app/deliveries/service';
+import { channelBacklogs, failedDeliveryCount } from '../../app/deliveries/service';
 import type { AppDeps } from '../../app/deps';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { projectionStatus } from '../../app/status';
@@ -15,7 +15,10 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
     const { live, position, head, lag, exact, applied } = await projectionStatus(deps);
     // Failed deliveries wait for an admin (the Deliveries view): the desk works, but someone was not told something.
     const failedDeliveries = await failedDeliveryCount(deps);
-    const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 ? 'degraded' : 'ok';
+    // Messages waiting for a channel that does not answer (Telegram, SMTP), in or out: the desk works, but people wait.
+    const channels = await channelBacklogs(deps);
+    const channelsWaiting = Object.values(channels).some((channel) => channel.inbound + channel.outbound > 0);
+    const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 || channelsWaiting ? 'degraded' : 'ok';
     if (status === 'starting') res.status(503).setHeader('Retry-After', String(STARTING_RETRY_AFTER_SECONDS));
     res.json({
       status,
@@ -32,6 +35,7 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
         percent: head === 0 ? 100 : Math.floor((position / head) * 1000) / 10,
       },
       deliveries: { failed: failedDeliveries },
+      channels,
     });
   });
 };
