@@ -204,3 +204,55 @@ describe('A slow Telegram', () => {
     }
   }, 60_000);
 });
+
+describe('A bot Telegram has never answered for', () => {
+  const NEW_TOKEN = '747474:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+  const NEW_BOT = { id: 747474, username: 'desk_new_bot', firstName: 'Desk' };
+
+  it('when its customers write while Telegram is down, then health and Deliveries show them waiting, and they reach the ticket within 5 s of its return', async () => {
+    fake.addBot(NEW_TOKEN, NEW_BOT);
+    const server = await startTestServer({ env: { TELEGRAM_API_ROOT: fake.apiRoot, DELIVERY_BACKOFF_CAP_MS: String(BACKOFF_CAP_MS) } });
+    try {
+      const pia: TelegramUser = { id: 9204, first_name: 'Pia' };
+      const { admin, ticket } = await telegramCustomerWithTicket(server, fake, TOKEN, pia, { category: 'New bot', title: 'New bot ticket' });
+      await fake.goDown();
+      // A new bot while Telegram is down: its identity cannot be learned until Telegram answers.
+      await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: NEW_TOKEN } });
+      const texts = ['written to the new bot 1', 'written to the new bot 2', 'written to the new bot 3'];
+      // What Telegram would hand over (through the webhook, or a poll just before it went down).
+      for (const text of texts) await enqueueUpdate(server.deps, NEW_BOT.id, fake.sendText(NEW_TOKEN, pia, text));
+
+      const inbound = await eventually(
+        async () => {
+          const rows = ((await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries as DeliveryRow[]).filter(
+            (row) => row.direction === 'inbound',
+          );
+          return rows.length === 3 && rows[0]!.attempts >= 4 ? rows : undefined;
+        },
+        { timeoutMs: 40_000, describe: 'the messages waiting, the first tried 4 times' },
+      );
+      expect(inbound.map((row) => [row.channel, row.recipient, row.state])).toEqual([
+        ['telegram', '9204', 'retrying'],
+        ['telegram', '9204', 'waiting'],
+        ['telegram', '9204', 'waiting'],
+      ]);
+      expect(inbound[0]!.ageSeconds).toBeGreaterThanOrEqual(5);
+      const health = (await server.request('GET', '/api/health')).body;
+      expect(health).toMatchObject({ status: 'degraded', channels: { telegram: { inbound: 3 } } });
+
+      const back = Date.now();
+      await fake.goUp();
+      const posted = async () =>
+        (await ticketMessages(server, ticket._id)).map((message) => message.content).filter((content) => content.startsWith('written to the new bot'));
+      await eventually(async () => (await posted()).length >= texts.length, { timeoutMs: 30_000, describe: 'the messages on the ticket' });
+      const landedAfterMs = Date.now() - back;
+      await sleep(500);
+      const figures = tally(texts, await posted());
+      report('messages to a bot never identified, Telegram back', { ...figures, triesBeforeReturn: inbound[0]!.attempts, landedAfterMs });
+      expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
+      expect(landedAfterMs).toBeLessThan(5000);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+});
