@@ -6,7 +6,7 @@ import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliver
 
 const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
-/** The Deliveries view's API (admins): undelivered notices, retried or discarded one by one or all failed at once. */
+/** The Deliveries view's API (admins): undelivered notices (retried or discarded one by one or all failed at once) and incoming Telegram messages not yet applied (shown only). */
 export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
   const channelOf = (channel: string): DeliveryChannel => {
