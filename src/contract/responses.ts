@@ -136,6 +136,9 @@ export const TicketStats = z
   })
   .meta({ id: 'TicketStats' });
 
+/** Messages waiting for a channel to answer again, by direction, and since when the oldest waits. */
+export const ChannelBacklog = z.strictObject({ inbound: z.int(), outbound: z.int(), waitingSince: time.nullable() }).meta({ id: 'ChannelBacklog' });
+
 export const Health = z
   .strictObject({
     status: z.enum(['ok', 'starting', 'degraded']),
@@ -159,6 +162,7 @@ export const Health = z
       problems: z.array(z.string()),
     }),
     deliveries: z.strictObject({ failed: z.int() }),
+    channels: z.record(z.enum(['telegram', 'email']), ChannelBacklog),
   })
   .meta({ id: 'Health' });
 
@@ -208,7 +212,8 @@ export const Delivery = z
   .strictObject({
     id: z.string(),
     channel: z.enum(['telegram', 'email']),
-    recipient: z.string().meta({ description: 'Telegram chat id or e-mail address' }),
+    direction: z.enum(['inbound', 'outbound']).meta({ description: 'outbound: a notice to a person; inbound: a Telegram message not yet applied' }),
+    recipient: z.string().meta({ description: 'Telegram chat id or e-mail address (for inbound: the chat it came from)' }),
     ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string() }).nullable(),
     kind: z.string(),
     state: z.enum(['waiting', 'active', 'retrying', 'failed']),
@@ -216,6 +221,7 @@ export const Delivery = z
     lastError: z.string().nullable(),
     createdAt: time,
     updatedAt: time,
+    ageSeconds: z.int().meta({ description: 'How long it has waited since it was queued' }),
   })
   .meta({ id: 'Delivery' });
 

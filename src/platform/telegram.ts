@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
+import { type Agent, type ClientRequest, globalAgent as httpAgent } from 'node:http';
+import { globalAgent as httpsAgent } from 'node:https';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Telegram, TelegramError } from 'telegraf';
 import type { InlineKeyboardMarkup, Update } from 'telegraf/types';
-import { PermanentJobError, RetryAfterError } from './queue/port';
+import { PermanentJobError, RetryAfterError, UncertainOutcomeError } from './queue/port';
 
 export interface BotIdentity {
   id: number;
@@ -19,25 +21,40 @@ export interface BotCommandSpec {
 
 /**
  * The Bot API calls the API process makes itself (status, test, command sync), through telegraf
- * against TELEGRAM_API_ROOT, each bounded by a timeout so a dead network never hangs a request.
+ * against TELEGRAM_API_ROOT, each bounded by a timeout that cancels the request, so a dead network
+ * never hangs a request and a late answer can never land after the call was given up.
+ *
+ * A send (sendMessage, sendPhoto, sendDocument) that went out in full and got no answer (the
+ * timeout, or the connection dropped) may have been delivered, and Telegram has no idempotency key
+ * to ask with, nor a way for a bot to read a chat: it fails with UncertainOutcomeError and is not
+ * sent again on its own (at most once). A send that never left (connection refused, DNS) or that
+ * Telegram answered is certain either way, and is retried as its answer says.
  */
 export class TelegramApi {
   constructor(
     private readonly apiRoot: string,
     private readonly timeoutMs = 10_000,
+    /** Told after every call whether Telegram answered (a success or an error of its own) or not at all. */
+    private readonly observe: (answered: boolean) => void = () => undefined,
   ) {}
 
   async getMe(token: string): Promise<BotIdentity> {
-    const me = await this.call(token, (telegram) => telegram.getMe());
+    const me = await this.call(token, (telegram, signal) => telegram.callApi('getMe', {}, { signal }));
     return { id: me.id, username: me.username, firstName: me.first_name };
   }
 
   async setMyCommands(token: string, commands: BotCommandSpec[]): Promise<void> {
-    await this.call(token, (telegram) => telegram.setMyCommands(commands));
+    await this.call(token, (telegram, signal) => telegram.callApi('setMyCommands', { commands }, { signal }));
   }
 
   async sendMessage(token: string, chatId: number | string, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void> {
-    await this.call(token, (telegram) => telegram.sendMessage(chatId, text, replyMarkup ? { reply_markup: replyMarkup } : {}));
+    await this.call(
+      token,
+      (telegram, signal) => telegram.callApi('sendMessage', { chat_id: chatId, text, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) }, { signal }),
+      {
+        sends: true,
+      },
+    );
   }
 
   /** Sends a stored file as a photo (shown inline) or a document; files may take a while to upload. */
@@ -45,29 +62,31 @@ export class TelegramApi {
     const input = { source: createReadStream(file.path), filename: file.name };
     await this.call(
       token,
-      async (telegram) => {
-        if (file.asPhoto) await telegram.sendPhoto(chatId, input);
-        else await telegram.sendDocument(chatId, input);
+      async (telegram, signal) => {
+        if (file.asPhoto) await telegram.callApi('sendPhoto', { chat_id: chatId, photo: input }, { signal });
+        else await telegram.callApi('sendDocument', { chat_id: chatId, document: input }, { signal });
       },
-      FILE_TIMEOUT_MS,
+      { sends: true, timeoutMs: FILE_TIMEOUT_MS },
     );
   }
 
   async answerCallbackQuery(token: string, callbackQueryId: string): Promise<void> {
-    await this.call(token, (telegram) => telegram.answerCbQuery(callbackQueryId));
+    await this.call(token, (telegram, signal) => telegram.callApi('answerCallbackQuery', { callback_query_id: callbackQueryId }, { signal }));
   }
 
   async setWebhook(token: string, url: string, secretToken: string): Promise<void> {
-    await this.call(token, (telegram) => telegram.setWebhook(url, { secret_token: secretToken, allowed_updates: ALLOWED_UPDATES }));
+    await this.call(token, (telegram, signal) =>
+      telegram.callApi('setWebhook', { url, secret_token: secretToken, allowed_updates: ALLOWED_UPDATES }, { signal }),
+    );
   }
 
   async deleteWebhook(token: string): Promise<void> {
-    await this.call(token, (telegram) => telegram.deleteWebhook({ drop_pending_updates: false }));
+    await this.call(token, (telegram, signal) => telegram.callApi('deleteWebhook', { drop_pending_updates: false }, { signal }));
   }
 
   /** Telegram's path of a file a user sent (valid for an hour), for downloadFile. */
   async getFilePath(token: string, fileId: string): Promise<string> {
-    const file = await this.call(token, (telegram) => telegram.getFile(fileId));
+    const file = await this.call(token, (telegram, signal) => telegram.callApi('getFile', { file_id: fileId }, { signal }));
     if (!file.file_path) throw new Error('Telegram gave no path for this file');
     return file.file_path;
   }
@@ -100,21 +119,60 @@ export class TelegramApi {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000 + this.timeoutMs);
     // telegraf types its signal with the abort-controller polyfill; node-fetch accepts Node's own.
     const options = { signal: AbortSignal.any([signal, timeout]) } as unknown as Parameters<Telegram['callApi']>[2];
-    return (await telegram.callApi('getUpdates', payload, options)) as Update[];
+    try {
+      const updates = (await telegram.callApi('getUpdates', payload, options)) as Update[];
+      this.observe(true);
+      return updates;
+    } catch (error) {
+      if (!signal.aborted) this.observe(error instanceof TelegramError);
+      throw error;
+    }
   }
 
-  private async call<T>(token: string, work: (telegram: Telegram) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+  private async call<T>(
+    token: string,
+    work: (telegram: Telegram, signal: CallSignal) => Promise<T>,
+    { sends = false, timeoutMs = this.timeoutMs }: { sends?: boolean; timeoutMs?: number } = {},
+  ): Promise<T> {
     const telegram = new Telegram(token, { apiRoot: this.apiRoot });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Telegram did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
-    });
+    let handedOver = false;
+    watchHandOver(telegram, this.apiRoot, () => (handedOver = true));
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      return await Promise.race([work(telegram), timeout]);
+      // telegraf types its signal with the abort-controller polyfill; node-fetch accepts Node's own.
+      const result = await work(telegram, controller.signal as unknown as CallSignal);
+      this.observe(true);
+      return result;
+    } catch (error) {
+      this.observe(error instanceof TelegramError);
+      if (error instanceof TelegramError) throw error;
+      const text = controller.signal.aborted ? `Telegram did not answer within ${timeoutMs / 1000} s` : telegramErrorText(error);
+      if (sends && handedOver)
+        throw new UncertainOutcomeError(`${text} after the message had gone out: it may have arrived, so it is not sent again on its own`);
+      throw controller.signal.aborted ? new Error(text) : error;
     } finally {
       clearTimeout(timer);
     }
   }
+}
+
+type CallSignal = NonNullable<Parameters<Telegram['callApi']>[2]>['signal'];
+
+/**
+ * Calls `handedOver` once the request has been written out in full (its last byte handed to the
+ * network): from then on Telegram may act on it whatever becomes of the answer. The connection pool
+ * stays the shared one; only this call's request is watched.
+ */
+function watchHandOver(telegram: Telegram, apiRoot: string, handedOver: () => void): void {
+  const options = telegram.options as { agent?: Agent };
+  const pool: Agent = options.agent ?? (apiRoot.startsWith('https:') ? httpsAgent : httpAgent);
+  const watching = Object.create(pool) as Agent & { addRequest(request: ClientRequest, requestOptions: unknown): void };
+  watching.addRequest = (request, requestOptions) => {
+    request.once('finish', handedOver);
+    (pool as unknown as { addRequest(request: ClientRequest, requestOptions: unknown): void }).addRequest(request, requestOptions);
+  };
+  options.agent = watching;
 }
 
 /** Uploading a file of up to 50 MB may take much longer than a text. */

@@ -1,9 +1,8 @@
 import type { AppDeps } from '../app/deps';
+import { DELIVERY_EVENTS, deliveryStream } from '../app/deliveries/ledger';
 import { isWrongExpectedVersion } from '../platform/eventstore/port';
 import { metadataOf } from '../platform/commands';
-import type { Job } from '../platform/queue/port';
-
-export const deliveryStream = (jobId: string) => `delivery-${jobId}`;
+import { type Job, UncertainOutcomeError } from '../platform/queue/port';
 
 export interface DeliveryRecord {
   channel: 'telegram' | 'email';
@@ -15,32 +14,39 @@ export interface DeliveryRecord {
 }
 
 /**
- * Sends a job's message at most once per job. Delivery of jobs is at least once (a retry after a
- * timeout, a worker that died after sending), so the fact "this job was delivered" is written to
- * the log after the send and checked before it: a job that comes back after a successful send is
- * skipped. Auditors read these `NotificationDelivered` events as the record of what went out. The
- * only double left is a crash between the far side accepting and this record being written.
+ * Sends a job's message at most once per job, as far as the far side's answers allow. Delivery of
+ * jobs is at least once (a retry, a worker that died), so each try first reads the job's ledger
+ * (`delivery-<jobId>`): a job already delivered is skipped, and one whose outcome is uncertain is not
+ * sent again but fails for good, waiting for an admin (Deliveries), unless an admin approved sending
+ * it again. Before the call the try is recorded (`NotificationSending`), after it the outcome
+ * (`NotificationDelivered`, or `NotificationUncertain` when the message went out and no answer came).
+ * The only double left is a crash between the far side accepting and `NotificationDelivered` being
+ * written: the next run finds the try without an outcome and sends again.
  */
 export async function deliverOnce(deps: Pick<AppDeps, 'events' | 'clock'>, job: Job, record: DeliveryRecord, send: () => Promise<void>): Promise<boolean> {
   const stream = deliveryStream(job.id);
-  const [already] = await deps.events.readStream(stream, { maxCount: 1 });
-  if (already) return false;
-  await send();
+  const [last] = await deps.events.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  if (last?.type === DELIVERY_EVENTS.delivered) return false;
+  if (last?.type === DELIVERY_EVENTS.uncertain) throw new UncertainOutcomeError(String(last.data.reason));
+  const data = { jobId: job.id, ...record, ticketId: record.ticketId ?? null, attempt: job.attemptsMade + 1 };
+  const recordAs = (type: string, extra: Record<string, unknown> = {}) => ({
+    type,
+    data: { ...data, ...extra },
+    metadata: metadataOf({ actor: { userId: 'system', role: 'system', platform: 'system' }, now: deps.clock() }),
+  });
   try {
-    await deps.events.append(
-      stream,
-      [
-        {
-          type: 'NotificationDelivered',
-          data: { jobId: job.id, ...record, ticketId: record.ticketId ?? null, attempt: job.attemptsMade + 1 },
-          metadata: metadataOf({ actor: { userId: 'system', role: 'system', platform: 'system' }, now: deps.clock() }),
-        },
-      ],
-      'no_stream',
-    );
+    await deps.events.append(stream, [recordAs(DELIVERY_EVENTS.sending)], last ? last.revision : 'no_stream');
   } catch (error) {
-    // Another worker ran the same job at the same moment and recorded it first: nothing to add.
-    if (!isWrongExpectedVersion(error)) throw error;
+    // Another worker started this very job at the same moment: it sends, this one comes back later.
+    if (isWrongExpectedVersion(error)) throw new Error('another worker is sending this notice now', { cause: error });
+    throw error;
   }
+  try {
+    await send();
+  } catch (error) {
+    if (error instanceof UncertainOutcomeError) await deps.events.append(stream, [recordAs(DELIVERY_EVENTS.uncertain, { reason: error.message })], 'any');
+    throw error;
+  }
+  await deps.events.append(stream, [recordAs(DELIVERY_EVENTS.delivered)], 'any');
   return true;
 }

@@ -298,7 +298,7 @@ describe('Web app in Chromium: administration screens', () => {
     await admin.goto(`${server.url}/admin`);
     await admin.getByRole('tab', { name: 'Deliveries' }).click();
     const panel = admin.getByRole('tabpanel', { name: 'Deliveries' });
-    await panel.getByText('0 pending · 0 retrying · 1 failed').waitFor();
+    await panel.getByText('0 pending · 0 retrying · 1 failed · 0 incoming').waitFor();
     const row = panel.getByRole('row').filter({ hasText: '5006' });
     await row.getByText('Failed').waitFor();
     await row.getByText('Telegram answered 403: Forbidden: bot was blocked by the user').waitFor();
@@ -314,7 +314,7 @@ describe('Web app in Chromium: administration screens', () => {
     fake.failNext('sendMessage', 2, { status: 400, description: 'Bad Request: chat not found' });
     fake.sendText(TOKEN, tess, '/help');
     fake.sendText(TOKEN, tess, '/nonsense');
-    await panel.getByText('0 pending · 0 retrying · 2 failed').waitFor({ timeout: 15_000 });
+    await panel.getByText('0 pending · 0 retrying · 2 failed · 0 incoming').waitFor({ timeout: 15_000 });
     await panel.getByRole('button', { name: 'Discard all failed' }).click();
     const confirm = admin.getByRole('dialog', { name: 'Please confirm' });
     await confirm.getByText('Discard every failed notice? Their recipients will never get them.').waitFor();

@@ -48,6 +48,11 @@ export interface FakeTelegram {
   addFile(token: string, fileId: string, content: Buffer): void;
   /** The next `times` calls of `method` fail as given. */
   failNext(method: string, times: number, failure: InjectedFailure): void;
+  /**
+   * Calls of `method` are carried out at once (a message counts as delivered when it arrives) but
+   * answered only `ms` later, if the caller is still there: a slow Telegram. 0 answers at once again.
+   */
+  answerLate(method: string, ms: number): void;
   /** Calls of `method` are received but not answered until release() (a Telegram that hangs). */
   hold(method: string): void;
   release(method: string): void;
@@ -113,6 +118,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const delivered: DeliveredMessage[] = [];
   const failures = new Map<string, InjectedFailure[]>();
   const holding = new Set<string>();
+  const lateness = new Map<string, number>();
+  /** Answers to write only after a while (answerLate), by response. */
+  const lateAnswers = new WeakMap<ServerResponse, number>();
   const parked = new Map<string, Array<() => void>>();
   let nextUpdateId = 1000;
   let pollsAtOnce = false;
@@ -120,8 +128,14 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
     if (res.destroyed || res.writableEnded) return false;
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+    const write = () => {
+      if (res.destroyed || res.writableEnded) return;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const lateMs = lateAnswers.get(res) ?? 0;
+    if (lateMs > 0) setTimeout(write, lateMs).unref();
+    else write();
     return true;
   };
   const fail = (res: ServerResponse, failure: InjectedFailure) =>
@@ -244,6 +258,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       calls.push({ token, method, payload });
       const failure = failures.get(method)?.shift();
       if (failure) return fail(res, failure);
+      const lateMs = lateness.get(method) ?? 0;
+      if (lateMs > 0) lateAnswers.set(res, lateMs);
       if (holding.has(method)) {
         await new Promise<void>((resolve) => {
           const list = parked.get(method) ?? [];
@@ -295,6 +311,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     sendOther: (token, from, fields) => push(token, { message: messageFrom(from, fields) }),
     addFile: (token, fileId, content) => files.set(`${token}/${fileId}`, { path: `documents/${fileId}`, content }),
     failNext: (method, times, failure) => failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: times }, () => failure)]),
+    answerLate: (method, ms) => {
+      lateness.set(method, ms);
+    },
     hold: (method) => holding.add(method),
     release: (method) => {
       holding.delete(method);

@@ -1,4 +1,5 @@
-import { TICKET_MESSAGES, type MessageView } from '../../src/projections/tickets';
+import { TICKETS, TICKET_MESSAGES, type MessageView, type TicketView } from '../../src/projections/tickets';
+import { addCategory } from './desk';
 import { eventually } from './eventually';
 import type { FakeTelegram, TelegramUser } from './fakeTelegram';
 import type { TestServer } from './server';
@@ -30,3 +31,24 @@ export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
 /** The ticket's messages in the order they were posted, straight from the read model. */
 export const ticketMessages = (server: TestServer, ticketId: string) =>
   server.deps.readStore.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticketId }, { sort: { seq: 1 } });
+
+/**
+ * The bot of `token` set up with Telegram polling, `user` whitelisted, and a ticket `title` opened by
+ * them through the bot's form in a new category `category`; e-mail notifications off.
+ */
+export async function telegramCustomerWithTicket(
+  server: TestServer,
+  fake: FakeTelegram,
+  token: string,
+  user: TelegramUser,
+  { category: name, title }: { category: string; title: string },
+) {
+  const admin = await server.login();
+  const category = await addCategory(server, admin, { name });
+  await server.request('PUT', '/api/settings', { token: admin, body: { telegramBotToken: token, emailNotifications: false } });
+  await server.request('POST', '/api/whitelist', { token: admin, body: { telegramId: String(user.id), firstName: user.first_name } });
+  await eventually(() => fake.calls.some((call) => call.method === 'getUpdates'), { describe: 'polling started' });
+  await botChat(fake, token, user).openTicket(category, title);
+  const [ticket] = await server.deps.readStore.collection<TicketView>(TICKETS).find({ title });
+  return { admin, ticket: ticket! };
+}

@@ -11,8 +11,11 @@ export function describeDeliveries(docs: ApiRegistry): void {
     access: admin,
     responses: {
       200: {
-        description: '{ deliveries, counts: { waiting, retrying, failed } }',
-        schema: z.strictObject({ deliveries: z.array(Delivery), counts: z.strictObject({ waiting: z.int(), retrying: z.int(), failed: z.int() }) }),
+        description: '{ deliveries, counts: { waiting, retrying, failed, inbound } }: notices out and Telegram messages in that are not yet through',
+        schema: z.strictObject({
+          deliveries: z.array(Delivery),
+          counts: z.strictObject({ waiting: z.int(), retrying: z.int(), failed: z.int(), inbound: z.int() }),
+        }),
       },
     },
   });
@@ -34,7 +37,8 @@ export function describeDeliveries(docs: ApiRegistry): void {
     method: 'post',
     path: '/deliveries/:channel/:id/retry',
     summary: 'Retry one notice',
-    description: '`channel` is telegram or email.',
+    description:
+      '`channel` is telegram or email. A notice whose last try may have arrived (no answer came) is sent again only this way, and the decision is recorded with the admin.',
     access: admin,
     responses: { 200: { description: 'Queued again', schema: Notice } },
   });

@@ -1,17 +1,17 @@
 import type { Router } from 'express';
 import { NotFoundError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
-import { currentUser, requireRole } from '../http/auth';
-import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries } from '../../app/deliveries/service';
+import { commandContext, currentUser, requireRole } from '../http/auth';
+import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries, retryDelivery } from '../../app/deliveries/service';
 
 const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
-/** The Deliveries view's API (admins): undelivered notices, retried or discarded one by one or all failed at once. */
+/** The Deliveries view's API (admins): undelivered notices (retried or discarded one by one or all failed at once) and incoming Telegram messages not yet applied (shown only). */
 export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
-  const queueOf = (channel: string): string => {
+  const channelOf = (channel: string): DeliveryChannel => {
     if (!isDeliveryChannel(channel)) throw new NotFoundError('Delivery');
-    return DELIVERY_CHANNELS[channel];
+    return channel;
   };
   const failedOfAll = async () => {
     const rows: Array<{ channel: DeliveryChannel; id: string }> = [];
@@ -24,12 +24,13 @@ export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/deliveries', admin, async (_req, res) => {
     const deliveries = await listDeliveries(deps);
     const count = (state: string) => deliveries.filter((delivery) => delivery.state === state).length;
-    res.json({ deliveries, counts: { waiting: count('waiting') + count('active'), retrying: count('retrying'), failed: count('failed') } });
+    const inbound = deliveries.filter((delivery) => delivery.direction === 'inbound').length;
+    res.json({ deliveries, counts: { waiting: count('waiting') + count('active'), retrying: count('retrying'), failed: count('failed'), inbound } });
   });
 
   router.post('/deliveries/failed/retry', admin, async (req, res) => {
     let retried = 0;
-    for (const row of await failedOfAll()) if (await deps.queue.retry(DELIVERY_CHANNELS[row.channel], row.id)) retried++;
+    for (const row of await failedOfAll()) if (await retryDelivery(deps, row.channel, row.id, commandContext(deps, req))) retried++;
     deps.logger.info({ by: currentUser(req).id, count: retried }, 'failed deliveries retried');
     res.json({ message: `Retrying ${plural(retried)}`, count: retried });
   });
@@ -43,14 +44,14 @@ export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/deliveries/:channel/:id/retry', admin, async (req, res) => {
     const { channel, id } = req.params as { channel: string; id: string };
-    if (!(await deps.queue.retry(queueOf(channel), id))) throw new NotFoundError('Failed or retrying delivery');
+    if (!(await retryDelivery(deps, channelOf(channel), id, commandContext(deps, req)))) throw new NotFoundError('Failed or retrying delivery');
     deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery retried by an admin');
     res.json({ message: 'Delivery queued again' });
   });
 
   router.delete('/deliveries/:channel/:id', admin, async (req, res) => {
     const { channel, id } = req.params as { channel: string; id: string };
-    if (!(await deps.queue.discard(queueOf(channel), id))) throw new NotFoundError('Waiting or failed delivery');
+    if (!(await deps.queue.discard(DELIVERY_CHANNELS[channelOf(channel)], id))) throw new NotFoundError('Waiting or failed delivery');
     deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery discarded by an admin');
     res.status(204).end();
   });

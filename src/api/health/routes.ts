@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { failedDeliveryCount } from '../../app/deliveries/service';
+import { channelBacklogs, failedDeliveryCount } from '../../app/deliveries/service';
 import type { AppDeps } from '../../app/deps';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { projectionStatus, readModelHealth } from '../../app/status';
@@ -7,7 +7,8 @@ import { projectionStatus, readModelHealth } from '../../app/status';
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
  * traffic away; the container health check counts it as alive); `degraded`: serving with a fault
- * (failed notices waiting for an admin, or read models with conflicts, skipped events or a stall).
+ * (failed notices waiting for an admin, read models with conflicts, skipped events or a stall, or
+ * messages waiting for a channel that does not answer).
  */
 export type HealthStatus = 'ok' | 'starting' | 'degraded';
 
@@ -18,7 +19,11 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
     const failedDeliveries = await failedDeliveryCount(deps);
     // Read models that are not what the log says (conflicts, skipped events) or that stopped following it.
     const readModels = await readModelHealth(deps);
-    const status: HealthStatus = !deps.startup.ready ? 'starting' : failedDeliveries > 0 || readModels.problems.length > 0 ? 'degraded' : 'ok';
+    // Messages waiting for a channel that does not answer (Telegram, SMTP), in or out: the desk works, but people wait.
+    const channels = await channelBacklogs(deps);
+    const channelsWaiting = Object.values(channels).some((channel) => channel.inbound + channel.outbound > 0);
+    const faulty = failedDeliveries > 0 || readModels.problems.length > 0 || channelsWaiting;
+    const status: HealthStatus = !deps.startup.ready ? 'starting' : faulty ? 'degraded' : 'ok';
     if (status === 'starting') res.status(503).setHeader('Retry-After', String(STARTING_RETRY_AFTER_SECONDS));
     res.json({
       status,
@@ -39,6 +44,7 @@ export const healthRoutes = (deps: AppDeps) => (router: Router) => {
         problems: readModels.problems,
       },
       deliveries: { failed: failedDeliveries },
+      channels,
     });
   });
 };

@@ -1,17 +1,21 @@
 import type { PendingJob } from '../../platform/queue/port';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { EMAIL_QUEUE, type EmailJob } from '../jobs/email';
-import { TELEGRAM_SEND_QUEUE, type TelegramSendJob } from '../jobs/telegram';
+import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramSendJob, type TelegramUpdateJob, chatOfUpdate } from '../jobs/telegram';
 import type { AppDeps } from '../deps';
+import { type CommandContext, metadataOf } from '../../platform/commands';
+import { DELIVERY_EVENTS, deliveryStream } from './ledger';
 
 export const DELIVERY_CHANNELS = { telegram: TELEGRAM_SEND_QUEUE, email: EMAIL_QUEUE } as const;
 export type DeliveryChannel = keyof typeof DELIVERY_CHANNELS;
 export const isDeliveryChannel = (value: string): value is DeliveryChannel => Object.hasOwn(DELIVERY_CHANNELS, value);
 
-/** A notice not yet delivered, as the Deliveries view shows it: never the message text itself. */
+/** A message not yet through, as the Deliveries view shows it: never the message text itself. */
 export interface DeliveryView {
   id: string;
   channel: DeliveryChannel;
+  /** `outbound`: a notice to a person; `inbound`: a person's Telegram message not yet applied to the desk. */
+  direction: 'inbound' | 'outbound';
   /** Telegram chat id or e-mail address. */
   recipient: string;
   ticket: { _id: string; ticketId: number; title: string } | null;
@@ -21,9 +25,21 @@ export interface DeliveryView {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
+  /** How long it has waited since it was queued. */
+  ageSeconds: number;
 }
 
-/** Every undelivered notice of both channels, oldest first. */
+/** The queue's side of a row: its state, tries and times, with how long it has waited. */
+const progressOf = (job: PendingJob) => ({
+  state: job.state,
+  attempts: job.attemptsMade,
+  lastError: job.lastError,
+  createdAt: job.addedAt,
+  updatedAt: job.updatedAt,
+  ageSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(job.addedAt)) / 1000)),
+});
+
+/** Every undelivered notice of both channels and every Telegram message not yet applied, oldest first. */
 export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>): Promise<DeliveryView[]> {
   const tickets = deps.readStore.collection<TicketView>(TICKETS);
   const views: DeliveryView[] = [];
@@ -34,21 +50,62 @@ export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>)
       views.push({
         id: job.id,
         channel,
+        direction: 'outbound',
         recipient: String(channel === 'telegram' ? data.chatId : data.to),
         ticket: ticket ? { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title } : null,
         kind: data.kind ?? job.name,
-        state: job.state,
-        attempts: job.attemptsMade,
-        lastError: job.lastError,
-        createdAt: job.addedAt,
-        updatedAt: job.updatedAt,
+        ...progressOf(job),
       });
     }
+  }
+  // A message given up for good was answered with the `failed` text; only those still on their way are listed.
+  for (const job of await deps.queue.pending(TELEGRAM_UPDATES_QUEUE)) {
+    if (job.state === 'failed') continue;
+    const recipient = chatOfUpdate((job.data as TelegramUpdateJob).update) ?? '';
+    views.push({ id: job.id, channel: 'telegram', direction: 'inbound', recipient, ticket: null, kind: 'update', ...progressOf(job) });
   }
   return views.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** Messages of one channel that wait for it to answer, by direction, and since when the oldest waits. */
+export interface ChannelBacklog {
+  inbound: number;
+  outbound: number;
+  waitingSince: string | null;
+}
+
+/**
+ * What waits for a channel: once a try of one of its messages has failed and waits to be retried,
+ * every message of that direction not yet through waits for the channel too (each recipient's line
+ * is held in order behind its first). GET /api/health is `degraded` while any does.
+ */
+export async function channelBacklogs(deps: Pick<AppDeps, 'queue'>): Promise<Record<DeliveryChannel, ChannelBacklog>> {
+  const waiting = async (queue: string) => {
+    const open = (await deps.queue.pending(queue)).filter((job) => job.state !== 'failed');
+    return open.some((job) => job.attemptsMade > 0) ? open : [];
+  };
+  const since = (jobs: PendingJob[]) => jobs.map((job) => job.addedAt).sort()[0] ?? null;
+  const [telegramOut, telegramIn, emailOut] = await Promise.all([waiting(TELEGRAM_SEND_QUEUE), waiting(TELEGRAM_UPDATES_QUEUE), waiting(EMAIL_QUEUE)]);
+  return {
+    telegram: { inbound: telegramIn.length, outbound: telegramOut.length, waitingSince: since([...telegramIn, ...telegramOut]) },
+    email: { inbound: 0, outbound: emailOut.length, waitingSince: since(emailOut) },
+  };
+}
+
 /** Notices that failed for good and wait for an admin (GET /api/health reports `degraded` while any do). */
+/**
+ * An admin's retry of one notice. One whose last try may have arrived (no answer came) is sent again
+ * only by this decision, recorded with the admin as its actor.
+ */
+export async function retryDelivery(deps: Pick<AppDeps, 'queue' | 'events'>, channel: DeliveryChannel, id: string, context: CommandContext): Promise<boolean> {
+  const stream = deliveryStream(id);
+  const [last] = await deps.events.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  if (last?.type === DELIVERY_EVENTS.uncertain) {
+    await deps.events.append(stream, [{ type: DELIVERY_EVENTS.resendApproved, data: { jobId: id }, metadata: metadataOf(context) }], last.revision);
+  }
+  return deps.queue.retry(DELIVERY_CHANNELS[channel], id);
+}
+
 export async function failedDeliveryCount(deps: Pick<AppDeps, 'queue'>): Promise<number> {
   let count = 0;
   for (const queue of Object.values(DELIVERY_CHANNELS)) count += await deps.queue.failedCount(queue);

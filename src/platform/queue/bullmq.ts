@@ -225,6 +225,14 @@ export class BullMqQueue implements Queue {
     return true;
   }
 
+  /** Held jobs are promoted too: they look at their line again and wait behind its head, as before. */
+  async wake(queue: string): Promise<number> {
+    const bull = this.queue(queue);
+    const delayed = await bull.getDelayedCount();
+    if (delayed > 0) await bull.promoteJobs();
+    return delayed;
+  }
+
   async discard(queue: string, id: string): Promise<boolean> {
     const job = (await this.queue(queue).getJob(normalizeJobId(id))) as BullJob | undefined;
     if (!job || (await job.getState()) === 'active') return false;

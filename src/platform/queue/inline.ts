@@ -187,6 +187,13 @@ export class InlineQueue implements Queue {
     return changes === 1;
   }
 
+  async wake(queue: string): Promise<number> {
+    const now = Date.now();
+    const { changes } = this.sql(`UPDATE jobs SET run_at = ? WHERE queue = ? AND state = 'waiting' AND run_at > ?`).run(now, queue, now);
+    this.pump(queue);
+    return changes;
+  }
+
   async discard(queue: string, id: string): Promise<boolean> {
     const { changes } = this.sql(`DELETE FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'failed')`).run(queue, normalizeJobId(id));
     this.pump(queue);

@@ -91,6 +91,11 @@ export interface Queue {
   pending(queue: string): Promise<PendingJob[]>;
   /** Runs a failed or retrying job again now, with a new retry window; false when there is no such job. */
   retry(queue: string, id: string): Promise<boolean>;
+  /**
+   * Runs now every job waiting for its next try (its channel came back): each keeps its place in its
+   * group, so one recipient's messages still go in order. Answers how many were waiting.
+   */
+  wake(queue: string): Promise<number>;
   /** Removes a job that is not running; false when there is no such job (or it is running). */
   discard(queue: string, id: string): Promise<boolean>;
   /**
@@ -109,6 +114,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { windowMs: 24 * 3600 * 1000, c
 /** Thrown by a processor when retrying cannot help (a chat that blocked the bot): fail at once. */
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError';
+}
+
+/**
+ * Thrown by a processor whose message may or may not have reached the far side (it went out in full
+ * and no answer came): sending it again could deliver it twice, so the job fails for good and waits
+ * for an admin to decide (at most once).
+ */
+export class UncertainOutcomeError extends PermanentJobError {
+  override name = 'UncertainOutcomeError';
 }
 
 /** Thrown by a processor when the far side says when to come back (HTTP 429 retry_after). */

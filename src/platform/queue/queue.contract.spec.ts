@@ -148,6 +148,32 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     expect(order).toEqual(['a1 failed', 'b1', 'a1', 'a2']);
   });
 
+  it('when jobs wait for a distant retry and the queue is woken, then they run at once, in order per group', async () => {
+    const order: string[] = [];
+    let down = true;
+    queue.process<{ n: string }>(name, async (job) => {
+      if (down) {
+        order.push(`${job.data.n} failed`);
+        throw new Error('far side down');
+      }
+      order.push(job.data.n);
+    });
+    // A first retry a minute away stands for a backoff step that has grown during an outage.
+    await queue.add(name, 'send', { n: 'd1' }, { jobId: 'd1', group: 'chat-d', backoffMs: 60_000 });
+    await queue.add(name, 'send', { n: 'd2' }, { jobId: 'd2', group: 'chat-d', backoffMs: 60_000 });
+    await queue.add(name, 'send', { n: 'e1' }, { jobId: 'e1', group: 'chat-e', backoffMs: 60_000 });
+    await until(() => order.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(order.sort()).toEqual(['d1 failed', 'e1 failed']);
+    down = false;
+    const woken = Date.now();
+    expect(await queue.wake(name)).toBeGreaterThanOrEqual(2);
+    await until(() => order.length === 5, 10_000);
+    expect(Date.now() - woken).toBeLessThan(8000);
+    expect(order.slice(2).filter((n) => n.startsWith('d'))).toEqual(['d1', 'd2']);
+    expect(order.slice(2)).toContain('e1');
+  });
+
   it('when a job fails for good, then later jobs of its group go on', async () => {
     const seen: string[] = [];
     queue.process<{ n: string }>(name, async (job) => {

@@ -1,5 +1,6 @@
 import { loadSystemSettings } from '../../projections/settings';
 import type { WorkerChannel } from '../channels';
+import { ChannelWatch } from '../channelWatch';
 import { deliverOnce } from '../delivery';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
@@ -13,7 +14,9 @@ export const emailChannel: WorkerChannel = {
   types: NOTICE_TYPES,
   reads: NOTICE_READS,
   async start(deps) {
-    const mailer = createMailer(deps.config);
+    // The SMTP server's return after an outage runs every mail waiting on it at once.
+    const watch: ChannelWatch = new ChannelWatch('email', deps, [EMAIL_QUEUE], () => mailer.probe());
+    const mailer = createMailer(deps.config, (answered) => watch.observe(answered));
     deps.queue.process<EmailJob>(
       EMAIL_QUEUE,
       async (job) => {
@@ -24,6 +27,9 @@ export const emailChannel: WorkerChannel = {
       },
       { concurrency: 2 },
     );
-    return async () => mailer.close();
+    return async () => {
+      watch.stop();
+      mailer.close();
+    };
   },
 };

@@ -15,13 +15,19 @@ export interface OutgoingMail {
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
   send(mail: OutgoingMail, key: string): Promise<void>;
+  /** Resolves when the SMTP server answers a greeting (the outbox always does). */
+  probe(): Promise<void>;
   close(): void;
 }
 
 export const outboxDir = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(config.DATA_DIR, 'outbox');
 
-/** SMTP when SMTP_URL is set; otherwise each mail becomes an `.eml` file in DATA_DIR/outbox. */
-export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mailer {
+/**
+ * SMTP when SMTP_URL is set; otherwise each mail becomes an `.eml` file in DATA_DIR/outbox.
+ * `observe` is told after every SMTP send whether the server answered (an acceptance or a refusal
+ * with its code) or not at all.
+ */
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>, observe: (answered: boolean) => void = () => undefined): Mailer {
   if (config.SMTP_URL) {
     const transport: Transporter = nodemailer.createTransport(config.SMTP_URL);
     return {
@@ -29,12 +35,17 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
       async send(mail) {
         try {
           await transport.sendMail(mail);
+          observe(true);
         } catch (error) {
           // 5xx: the server refuses this mail for good (no such mailbox); 4xx and network errors pass.
           const code = (error as { responseCode?: number }).responseCode;
+          observe(code !== undefined);
           if (code !== undefined && code >= 500) throw new PermanentJobError(`SMTP ${code}: ${(error as Error).message}`);
           throw error;
         }
+      },
+      async probe() {
+        await transport.verify();
       },
       close: () => transport.close(),
     };
@@ -51,6 +62,7 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>): Mai
       await writeFile(`${file}.tmp`, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
       await rename(`${file}.tmp`, file);
     },
+    probe: async () => undefined,
     close: () => transport.close(),
   };
 }

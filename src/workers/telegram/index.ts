@@ -1,6 +1,8 @@
 import { PermanentJobError } from '../../platform/queue/port';
 import { TelegramApi, telegramJobError } from '../../platform/telegram';
 import type { WorkerChannel } from '../channels';
+import { ChannelWatch } from '../channelWatch';
+import { loadSystemSettings } from '../../projections/settings';
 import { TEXTS, type TelegramConversation } from './bot';
 import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramUpdateJob, chatOfUpdate, sendJob } from '../../app/jobs/telegram';
 import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
@@ -15,7 +17,19 @@ export const telegramChannel: WorkerChannel = {
   types: [...NOTICE_TYPES, 'AccessRequestApproved'],
   reads: NOTICE_READS,
   async start(deps, lease) {
-    const api = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
+    // Every call reports whether Telegram answered; its return after an outage runs what waits on it at once.
+    const watch: ChannelWatch = new ChannelWatch(
+      'telegram',
+      deps,
+      [TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE],
+      async () => {
+        const { telegramBotToken: token } = await loadSystemSettings(deps.readStore);
+        if (!token) throw new Error('no Telegram bot token is set');
+        await api.getMe(token);
+      },
+      () => runner.retryNow(),
+    );
+    const api = new TelegramApi(deps.config.TELEGRAM_API_ROOT, undefined, (answered) => watch.observe(answered));
     // Every process answers queued updates; only the lease holder fetches them (or sets the webhook).
     const runner = new TelegramRunner(deps, api, () => lease.held);
     const stopFollowing = lease.onChange(() => runner.refresh());
@@ -48,6 +62,7 @@ export const telegramChannel: WorkerChannel = {
     await runner.start();
     return async () => {
       stopFollowing();
+      watch.stop();
       await runner.stop();
     };
   },

@@ -2,17 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppDeps } from '../../app/deps';
 import { SYSTEM_SETTINGS_STREAM } from '../../domain/settings/settings';
 import { PermanentJobError } from '../../platform/queue/port';
-import { TelegramApi, botIdOf, telegramErrorText, webhookSecret } from '../../platform/telegram';
+import { type BotIdentity, TelegramApi, botIdOf, telegramErrorText, webhookSecret } from '../../platform/telegram';
+import { knownBotIdentity, recordBotIdentity } from '../../app/telegram/botIdentity';
 import { loadSystemSettings } from '../../projections/settings';
 import { TelegramConversation } from './bot';
-import { enqueueUpdate } from '../../app/jobs/telegram';
+import { TELEGRAM_UPDATES_QUEUE, enqueueUpdate } from '../../app/jobs/telegram';
 
 /** Seconds Telegram holds a getUpdates call open (long polling). */
 const POLL_TIMEOUT_SECONDS = 25;
 /** Longest wait after a failed start (bad token, Telegram down) before trying again (shorter when DELIVERY_BACKOFF_CAP_MS is). */
 const START_RETRY_MS = 30_000;
-/** Wait after a failed poll. */
-const POLL_RETRY_MS = 5000;
+/** Wait after a failed poll: short, as the poller is what first notices Telegram's return (messages written meanwhile come with it). */
+const POLL_RETRY_MS = 2000;
 /**
  * Shortest time between two getUpdates calls that returned nothing: a Bot API (or proxy) that
  * answers at once instead of holding the call would otherwise be hammered in a tight loop.
@@ -36,6 +37,8 @@ export class TelegramRunner {
   private retryTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private applying: Promise<void> = Promise.resolve();
+  /** Settles once the latest change has set up the conversation it can without Telegram (from the known identity). */
+  private identified: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(
@@ -50,7 +53,8 @@ export class TelegramRunner {
       if (event.streamId === SYSTEM_SETTINGS_STREAM) this.refresh();
     });
     this.refresh();
-    await this.applying;
+    // Only as far as the bot can get without Telegram: getMe and polling go on in the background.
+    await this.identified;
   }
 
   async stop(): Promise<void> {
@@ -62,27 +66,40 @@ export class TelegramRunner {
   }
 
   /**
-   * The conversation for updates of `botId`. An update confirmed to Telegram is never dropped: while
-   * its bot cannot run yet (Telegram unreachable at start, no token for now) this throws so that the
-   * queue tries again later; only an update of a bot whose token was replaced fails for good, as
-   * its chats can no longer be answered.
+   * The conversation for updates of `botId`: there as soon as the bot's identity is known (what
+   * getMe said once, kept in the log), so Telegram need not be reachable to apply stored updates.
+   * An update confirmed to Telegram is never dropped: while its bot cannot run yet (getMe never
+   * answered for this bot, no token for now) this throws so that the queue tries again later; only
+   * an update of a bot whose token was replaced fails for good, as its chats can no longer be answered.
    */
   async conversationFor(botId: number): Promise<TelegramConversation> {
-    await this.applying;
+    await this.identified;
     if (this.conversation?.botInfo.id === botId) return this.conversation;
     const { telegramBotToken: token } = await loadSystemSettings(this.deps.readStore);
     if (token && botIdOf(token) !== botId) throw new PermanentJobError(`update for bot ${botId}, but the configured bot is now ${botIdOf(token)}`);
-    throw new Error(token ? 'the bot is not running yet (Telegram unreachable at start?)' : 'no Telegram bot token is set');
+    throw new Error(token ? 'the bot is not known yet: getMe has never answered for it' : 'no Telegram bot token is set');
   }
 
   /** Reads the settings again and moves to what they say (serialised: one change at a time). */
   refresh(): void {
+    let identified = () => undefined as void;
+    this.identified = new Promise<void>((resolve) => (identified = resolve));
     this.applying = this.applying
-      .then(() => this.apply())
+      .then(() => this.apply(identified))
       .catch((error: unknown) => {
         this.deps.logger.error({ err: error }, 'telegram bot could not start');
         this.scheduleRetry();
-      });
+      })
+      .finally(identified);
+  }
+
+  /** Telegram answers again: a start waiting for its retry goes now. */
+  retryNow(): void {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.mode = { kind: 'off' };
+    this.refresh();
   }
 
   private scheduleRetry(): void {
@@ -97,7 +114,7 @@ export class TelegramRunner {
     );
   }
 
-  private async apply(): Promise<void> {
+  private async apply(identified: () => void): Promise<void> {
     if (this.stopped) return;
     const settings = await loadSystemSettings(this.deps.readStore);
     const token = settings.telegramBotToken;
@@ -111,25 +128,24 @@ export class TelegramRunner {
           : { kind: 'polling', token };
     if (JSON.stringify(wanted) === JSON.stringify(this.mode)) return;
     await this.stopPolling();
+    const hadBot = this.conversation?.botInfo.id;
     this.conversation = null;
     this.mode = { kind: 'off' };
     if (wanted.kind === 'off') {
       this.deps.logger.info('telegram bot off: no token in the system settings');
       return;
     }
+    const known = await knownBotIdentity(this.deps, botIdOf(wanted.token));
+    if (known) this.conversation = this.conversationOf(wanted.token, known);
+    identified();
+    // Updates that waited for this bot (their next try may be minutes away) are handled now.
+    if (known && hadBot !== known.id) await this.deps.queue.wake(TELEGRAM_UPDATES_QUEUE);
     const me = await this.api.getMe(wanted.token).catch((error: unknown) => {
       throw new Error(`getMe failed: ${telegramErrorText(error)}`);
     });
-    const botInfo = {
-      id: me.id,
-      is_bot: true as const,
-      first_name: me.firstName,
-      username: me.username,
-      can_join_groups: false,
-      can_read_all_group_messages: false,
-      supports_inline_queries: false,
-    };
-    this.conversation = new TelegramConversation(this.deps, this.api, wanted.token, botInfo);
+    await recordBotIdentity(this.deps, me, known);
+    if (!known || known.username !== me.username || known.firstName !== me.firstName) this.conversation = this.conversationOf(wanted.token, me);
+    if (!known) await this.deps.queue.wake(TELEGRAM_UPDATES_QUEUE);
     if (wanted.kind === 'standby') {
       this.deps.logger.info({ bot: me.username }, 'telegram bot standing by: another process fetches its updates');
     } else if (wanted.kind === 'webhook') {
@@ -142,6 +158,19 @@ export class TelegramRunner {
       this.deps.logger.info({ bot: me.username }, 'telegram bot polling');
     }
     this.mode = wanted;
+  }
+
+  private conversationOf(token: string, me: BotIdentity): TelegramConversation {
+    const botInfo = {
+      id: me.id,
+      is_bot: true as const,
+      first_name: me.firstName,
+      username: me.username,
+      can_join_groups: false,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    };
+    return new TelegramConversation(this.deps, this.api, token, botInfo);
   }
 
   private startPolling(token: string, botId: number): void {

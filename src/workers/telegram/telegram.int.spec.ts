@@ -233,11 +233,12 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
 
     const listed = await server.request('GET', '/api/deliveries', { token: admin });
     expect(listed.status).toBe(200);
-    expect(listed.body.counts).toEqual({ waiting: 0, retrying: 0, failed: 1 });
+    expect(listed.body.counts).toEqual({ waiting: 0, retrying: 0, failed: 1, inbound: 0 });
     expect(listed.body.deliveries).toEqual([
       {
         id: failed.id,
         channel: 'telegram',
+        direction: 'outbound',
         recipient: '5004',
         ticket: null,
         kind: 'reply',
@@ -246,6 +247,7 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
         lastError: 'Telegram answered 403: Forbidden: bot was blocked by the user',
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        ageSeconds: expect.any(Number),
       },
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(DEFAULT_BOT_MESSAGES.welcomeMessage);

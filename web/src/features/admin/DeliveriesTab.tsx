@@ -25,6 +25,15 @@ const STATE_BADGE = {
   failed: ['destructive', 'Failed'],
 } as const;
 const CHANNEL_LABEL = { telegram: 'Telegram', email: 'E-mail' } as const;
+const DIRECTION_LABEL = { inbound: 'In', outbound: 'Out' } as const;
+
+/** How long a message has waited, in the largest whole unit. */
+export function waitedFor(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  return `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h`;
+}
 
 /** What the notice was, in words (the template of a bot message, the kind of a mail). */
 const KIND_LABEL: Record<string, string> = {
@@ -38,12 +47,16 @@ const KIND_LABEL: Record<string, string> = {
   created: 'Ticket created',
   status: 'Status changed',
   file: 'File of a reply',
+  update: 'Customer message',
 };
 export const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
 
 type Action = { kind: 'retry' | 'discard'; delivery: Delivery } | { kind: 'retry-all' | 'discard-all' };
 
-/** One row per undelivered notice: channel, recipient, ticket, attempts, last error and time; Retry and Discard. */
+/**
+ * One row per message not yet through: notices out and customers' Telegram messages in, with how
+ * long each has waited; Retry and Discard for notices (a customer's message is never discarded here).
+ */
 export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: Delivery[]; busy: boolean; onAction: (action: Action) => void }) {
   if (deliveries.length === 0) return <EmptyState title="Every notice has been delivered" icon="check" />;
   return (
@@ -52,23 +65,27 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
         <thead>
           <tr>
             <th>Channel</th>
-            <th>Recipient</th>
+            <th>Direction</th>
+            <th>Chat or address</th>
             <th>Ticket</th>
             <th>Notice</th>
             <th>Status</th>
             <th>Attempts</th>
             <th>Last error</th>
-            <th>Time</th>
+            <th>Waiting</th>
+            <th>Last change</th>
             <th>Actions</th>
           </tr>
         </thead>
         <tbody>
           {deliveries.map((delivery) => {
             const [variant, label] = STATE_BADGE[delivery.state];
-            const name = `${kindLabel(delivery.kind)} to ${delivery.recipient}`;
+            const name = `${kindLabel(delivery.kind)} ${delivery.direction === 'inbound' ? 'from' : 'to'} ${delivery.recipient}`;
+            const outbound = delivery.direction === 'outbound';
             return (
               <tr key={`${delivery.channel}:${delivery.id}`}>
                 <td>{CHANNEL_LABEL[delivery.channel]}</td>
+                <td>{DIRECTION_LABEL[delivery.direction]}</td>
                 <td className="mono">{delivery.recipient}</td>
                 <td>{delivery.ticket ? <Link to={`/tickets/${delivery.ticket._id}`}>#{delivery.ticket.ticketId}</Link> : <span className="muted">—</span>}</td>
                 <td>{kindLabel(delivery.kind)}</td>
@@ -77,10 +94,11 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
                 </td>
                 <td>{delivery.attempts}</td>
                 <td className="small">{delivery.lastError ?? <span className="muted">—</span>}</td>
+                <td title={`Queued ${formatDateTime(delivery.createdAt)}`}>{waitedFor(delivery.ageSeconds)}</td>
                 <td title={`Queued ${formatDateTime(delivery.createdAt)}; last change ${formatDateTime(delivery.updatedAt)}`}>{timeAgo(delivery.updatedAt)}</td>
                 <td>
                   <div className="row-actions">
-                    {(delivery.state === 'failed' || delivery.state === 'retrying') && (
+                    {outbound && (delivery.state === 'failed' || delivery.state === 'retrying') && (
                       <button
                         type="button"
                         className="icon-button"
@@ -92,7 +110,7 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
                         <Icon name="refresh" size={16} />
                       </button>
                     )}
-                    {delivery.state !== 'active' && (
+                    {outbound && delivery.state !== 'active' && (
                       <button
                         type="button"
                         className="icon-button danger"
@@ -117,12 +135,12 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
 
 /** The counts and the actions on every failed notice at once, above the table. */
 export function DeliveriesView({ list, busy, onAction }: { list: DeliveryList; busy: boolean; onAction: (action: Action) => void }) {
-  const { waiting, retrying, failed } = list.counts;
+  const { waiting, retrying, failed, inbound } = list.counts;
   return (
     <>
       <div className="toolbar">
         <p className="muted" aria-live="polite">
-          {waiting} pending · {retrying} retrying · {failed} failed
+          {waiting} pending · {retrying} retrying · {failed} failed · {inbound} incoming
         </p>
         <div className="toolbar-actions">
           <button type="button" className="button button-secondary" disabled={busy || failed === 0} onClick={() => onAction({ kind: 'retry-all' })}>

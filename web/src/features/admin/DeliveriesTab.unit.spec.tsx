@@ -10,6 +10,7 @@ const at = new Date(Date.now() - 5 * 60_000).toISOString();
 const delivery = (fields: Partial<Delivery>): Delivery => ({
   id: 'telegram_e1',
   channel: 'telegram',
+  direction: 'outbound',
   recipient: '5004',
   ticket: { _id: 't1', ticketId: 1001, title: 'Locked out' },
   kind: 'newMessageNotification',
@@ -18,6 +19,7 @@ const delivery = (fields: Partial<Delivery>): Delivery => ({
   lastError: 'Telegram answered 403: Forbidden: bot was blocked by the user',
   createdAt: at,
   updatedAt: at,
+  ageSeconds: 300,
   ...fields,
 });
 
@@ -29,7 +31,7 @@ function renderView(list: DeliveryList, busy = false) {
 
 describe('Deliveries view', () => {
   it('when nothing waits, then it says every notice was delivered and the bulk actions are off', () => {
-    renderView({ deliveries: [], counts: { waiting: 0, retrying: 0, failed: 0 } });
+    renderView({ deliveries: [], counts: { waiting: 0, retrying: 0, failed: 0, inbound: 0 } });
     expect(screen.getByText('Every notice has been delivered')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Retry all failed' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Discard all failed' })).toBeDisabled();
@@ -47,8 +49,19 @@ describe('Deliveries view', () => {
       lastError: 'connect ECONNREFUSED 127.0.0.1:25',
     });
     const waiting = delivery({ id: 'telegram_e3', ticket: null, kind: 'ticketClosedMessage', state: 'waiting', attempts: 0, lastError: null });
-    renderView({ deliveries: [failed, retrying, waiting], counts: { waiting: 1, retrying: 1, failed: 1 } });
-    expect(screen.getByText('1 pending · 1 retrying · 1 failed')).toBeInTheDocument();
+    const incoming = delivery({
+      id: 'update_626262_1001',
+      direction: 'inbound',
+      recipient: '8101',
+      ticket: null,
+      kind: 'update',
+      state: 'retrying',
+      attempts: 2,
+      lastError: 'the bot is not known yet: getMe has never answered for it',
+      ageSeconds: 150,
+    });
+    renderView({ deliveries: [failed, retrying, waiting, incoming], counts: { waiting: 1, retrying: 2, failed: 1, inbound: 1 } });
+    expect(screen.getByText('1 pending · 2 retrying · 1 failed · 1 incoming')).toBeInTheDocument();
     expect(screen.getByText(/One notice could not be delivered/)).toBeInTheDocument();
     const rows = within(screen.getByRole('table', { name: 'Deliveries' }))
       .getAllByRole('row')
@@ -57,23 +70,26 @@ describe('Deliveries view', () => {
       rows.map((row) =>
         within(row)
           .getAllByRole('cell')
-          .slice(0, 8)
+          .slice(0, 10)
           .map((cell) => cell.textContent),
       ),
     ).toEqual([
-      ['Telegram', '5004', '#1001', 'New reply', 'Failed', '1', 'Telegram answered 403: Forbidden: bot was blocked by the user', '5 mins ago'],
-      ['E-mail', 'carol@example.com', '#1001', 'Status changed', 'Retrying', '4', 'connect ECONNREFUSED 127.0.0.1:25', '5 mins ago'],
-      ['Telegram', '5004', '—', 'Ticket closed', 'Pending', '0', '—', '5 mins ago'],
+      ['Telegram', 'Out', '5004', '#1001', 'New reply', 'Failed', '1', 'Telegram answered 403: Forbidden: bot was blocked by the user', '5 min', '5 mins ago'],
+      ['E-mail', 'Out', 'carol@example.com', '#1001', 'Status changed', 'Retrying', '4', 'connect ECONNREFUSED 127.0.0.1:25', '5 min', '5 mins ago'],
+      ['Telegram', 'Out', '5004', '—', 'Ticket closed', 'Pending', '0', '—', '5 min', '5 mins ago'],
+      ['Telegram', 'In', '8101', '—', 'Customer message', 'Retrying', '2', 'the bot is not known yet: getMe has never answered for it', '2 min', '5 mins ago'],
     ]);
     expect(within(rows[0]!).getByRole('link', { name: '#1001' })).toHaveAttribute('href', '/tickets/t1');
     // A notice that never failed has nothing to retry.
     expect(within(rows[2]!).queryByRole('button', { name: /^Retry/ })).toBeNull();
     expect(within(rows[2]!).getByRole('button', { name: /^Discard/ })).toBeEnabled();
+    // A customer's message waiting to come in is shown, never retried or discarded from here.
+    expect(within(rows[3]!).queryAllByRole('button')).toEqual([]);
   });
 
   it('when an admin presses Retry, Discard or a bulk action, then that action is asked for with its row', async () => {
     const failed = delivery({});
-    const { user, onAction } = renderView({ deliveries: [failed], counts: { waiting: 0, retrying: 0, failed: 1 } });
+    const { user, onAction } = renderView({ deliveries: [failed], counts: { waiting: 0, retrying: 0, failed: 1, inbound: 0 } });
     await user.click(screen.getByRole('button', { name: 'Retry New reply to 5004' }));
     await user.click(screen.getByRole('button', { name: 'Discard New reply to 5004' }));
     await user.click(screen.getByRole('button', { name: 'Retry all failed' }));
@@ -87,13 +103,13 @@ describe('Deliveries view', () => {
   });
 
   it('when an action is under way, then the buttons wait for it', () => {
-    renderView({ deliveries: [delivery({})], counts: { waiting: 0, retrying: 0, failed: 1 } }, true);
+    renderView({ deliveries: [delivery({})], counts: { waiting: 0, retrying: 0, failed: 1, inbound: 0 } }, true);
     expect(screen.getByRole('button', { name: 'Retry New reply to 5004' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Retry all failed' })).toBeDisabled();
   });
 
   it('when a notice is being sent, then it cannot be discarded', () => {
-    renderView({ deliveries: [delivery({ state: 'active', attempts: 0, lastError: null })], counts: { waiting: 1, retrying: 0, failed: 0 } });
+    renderView({ deliveries: [delivery({ state: 'active', attempts: 0, lastError: null })], counts: { waiting: 1, retrying: 0, failed: 0, inbound: 0 } });
     expect(screen.getByText('Sending')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Discard New reply/ })).toBeNull();
   });

@@ -36,7 +36,7 @@ export interface BotCommandInput {
 
 export interface DeliveryList {
   deliveries: Delivery[];
-  counts: { waiting: number; retrying: number; failed: number };
+  counts: { waiting: number; retrying: number; failed: number; inbound: number };
 }
 
 export interface TelegramStatus {
