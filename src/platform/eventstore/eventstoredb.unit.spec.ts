@@ -3,7 +3,7 @@ import { eventually } from '../../../test/support/eventually';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { countEventsAfter, pagesOfAll } from './paging';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
-import { verifyStreamEvents } from './integrity';
+import { verifyLog, verifyStreamEvents } from './integrity';
 import { logIdentityAt } from '../readstore/snapshot';
 
 /**
@@ -119,6 +119,31 @@ describe('The EventStoreDB adapter', () => {
       expect(await logIdentityAt(store, second!.position)).toEqual({ position: second!.position, eventId: second!.id, link: second!.chain!.hash });
       expect(await logIdentityAt(store, first!.position)).toEqual({ position: first!.position, eventId: first!.id, link: first!.chain!.hash });
       expect(await store.readAll({ from: second!.position })).toEqual([second]);
+    });
+  });
+
+  describe('when the log is verified keeping the last link of one stream only (bounded memory)', () => {
+    beforeEach(async () => {
+      for (let round = 0; round < 3; round++)
+        for (const id of ['ticket-1', 'delivery-1', 'delivery-2']) await store.append(id, [fact(`${id}:${round}`)], 'any');
+    });
+
+    it('then every stream chain is checked, predecessors read back from their streams', async () => {
+      expect(await verifyLog(store, { streamsKept: 1 })).toMatchObject({ ok: true, events: 9, streams: 3, logChain: false, firstBreak: null });
+    });
+
+    it('then an event removed from the middle of a stream is the break, though its stream was no longer kept', async () => {
+      const records = client['records'];
+      records.splice(
+        records.findIndex((record) => record.streamId === 'delivery-1' && record.revision === 1n),
+        1,
+      );
+      expect((await verifyLog(store, { streamsKept: 1 })).firstBreak).toMatchObject({
+        chain: 'stream',
+        streamId: 'delivery-1',
+        revision: 2,
+        reason: expect.stringContaining('revision 1 of delivery-1 is missing'),
+      });
     });
   });
 
