@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseConnectionString } from '@eventstore/db-client/dist/Client/parseConnectionString';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { z } from 'zod';
 
 /** The environment of API.md, parsed once at start. A wrong value stops the start and names the variable. */
@@ -33,8 +33,9 @@ const eventStoreUrl = z
     const scheme = Object.keys(KURRENT_SCHEMES).find((prefix) => value.startsWith(prefix));
     const translated = scheme ? `${KURRENT_SCHEMES[scheme]}${value.slice(scheme.length)}` : value;
     try {
-      // The client's own parser, so a string that passes here cannot fail at connect time.
-      parseConnectionString(translated);
+      // The client's own parser (through its public API: building a client opens no connection, the
+      // channel is made on the first call), so a string that passes here cannot fail at connect time.
+      void EventStoreDBClient.connectionString(translated).dispose();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       context.addIssue({
