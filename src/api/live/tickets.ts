@@ -189,7 +189,17 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
       if (!parsed.success) return answer?.({ ok: false, error: 'resync needs the last log position seen, as {after}' } satisfies ResyncAnswer);
       enqueue(async () => {
         const upTo = deps.projections.position;
-        const events = (await deps.events.readAll({ after: parsed.data.after, maxCount: RESYNC_MAX_EVENTS + 1 })).filter((event) => event.position <= upTo);
+        let read: RecordedEvent[];
+        try {
+          read = await deps.events.readAll({ after: parsed.data.after, maxCount: RESYNC_MAX_EVENTS + 1 });
+        } catch (error) {
+          // EventStoreDB refuses a position inside a record (positions are byte offsets there), one this
+          // log never gave; or the log is unreachable. Either way the client refetches instead.
+          deps.logger.warn({ err: error, after: parsed.data.after }, 'resync could not read the log');
+          const reason = `The log could not be read after position ${parsed.data.after} (not a position of this log, or the log is unreachable): refetch the current state`;
+          return answer?.({ ok: false, error: reason } satisfies ResyncAnswer);
+        }
+        const events = read.filter((event) => event.position <= upTo);
         if (events.length > RESYNC_MAX_EVENTS) return answer?.({ ok: true, complete: false, position: upTo } satisfies ResyncAnswer);
         let replayed = 0;
         for (const event of events) {
