@@ -40,7 +40,7 @@ const environmentOf = (service: Service, shell: Record<string, string>) =>
   Object.fromEntries(Object.entries(service.environment ?? {}).map(([name, value]) => [name, interpolate(String(value), shell)]));
 
 /** Variables deliberately left to their defaults in the stack (a new variable must be decided on here). */
-const DEFAULTED = ['REDIS_PREFIX', 'TELEGRAM_API_ROOT', 'WORKERS_LEASE_TTL_MS', 'READSTORE_SNAPSHOT_MS'];
+const DEFAULTED = ['REDIS_PREFIX', 'TELEGRAM_API_ROOT', 'WORKERS_LEASE_TTL_MS', 'READSTORE_SNAPSHOT_MS', 'LIVE_MAX_SOCKETS_PER_USER', 'LIVE_COOLDOWN_SECONDS'];
 
 describe('docker-compose.yml against the configuration parser', () => {
   it.each([
