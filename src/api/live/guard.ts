@@ -95,18 +95,32 @@ export function createLiveGuard(io: Server, options: GuardOptions): LiveGuard {
 
   const cooldownMessage = (seconds: number) => `Too many live events from this account; live updates resume in ${seconds} s`;
 
+  /**
+   * Cuts every socket of the user off, each told once: the ones here directly (a socket may not be in
+   * its user's room yet, and with the Redis adapter leaving a room is not immediate), the ones on other
+   * processes through the adapter, on the first cut of a cool-down only.
+   */
   function cut(socket: Socket, userId: string, budget: LiveBudget): void {
+    const already = (coolingUntil.get(userId) ?? 0) > Date.now();
+    const told = { error: cooldownMessage(cooldownSeconds), code: 'LIVE_COOLDOWN', retryAfter: cooldownSeconds };
+    const tell = (target: Socket | undefined) => {
+      if (!target?.connected || target.data.cutOff) return;
+      target.data.cutOff = true;
+      target.emit('live_error', told);
+      target.disconnect(true);
+    };
+    const here = [...(io.of('/').adapter.rooms.get(userRoom(userId)) ?? [])];
+    tell(socket);
+    for (const socketId of here) tell(io.of('/').sockets.get(socketId));
+    if (already) return;
     coolingUntil.set(userId, Date.now() + cooldownSeconds * 1000);
     redis?.client.set(cooldownKey(userId), '1', 'PX', cooldownSeconds * 1000).catch((error: unknown) => {
       logger.warn({ err: error }, 'live cool-down could not be written to Redis; only this process knows it');
     });
     logger.warn({ userId, budget }, 'live channel budget spent; every socket of the user is cut off and refused for the cool-down');
-    const told = { error: cooldownMessage(cooldownSeconds), code: 'LIVE_COOLDOWN', retryAfter: cooldownSeconds };
-    // The socket itself first: it may not be in its user's room yet (joined just after the handshake).
-    socket.emit('live_error', told);
-    socket.disconnect(true);
-    io.to(userRoom(userId)).emit('live_error', told);
-    io.in(userRoom(userId)).disconnectSockets(true);
+    const elsewhere = io.to(userRoom(userId)).except([socket.id, ...here]);
+    elsewhere.emit('live_error', told);
+    elsewhere.disconnectSockets(true);
   }
 
   /** True if the limiter refused (a store failure lets the event through: the per-socket budget still holds). */
