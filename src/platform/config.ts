@@ -154,6 +154,13 @@ const schema = z.object({
    * says `degraded` and names it (docs/read-models.md).
    */
   PROJECTION_STALL_MS: z.coerce.number().int().min(100).max(86_400_000).default(30_000),
+  /**
+   * Live channel sockets one user may hold open on one API process; one more is refused at the
+   * handshake (`TOO_MANY_CONNECTIONS`) while the open ones go on (docs/tickets.md, "Live channel").
+   */
+  LIVE_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(20),
+  /** How long a user cut off the live channel for abuse is refused at the handshake (`LIVE_COOLDOWN`). */
+  LIVE_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

@@ -50,6 +50,8 @@ const DEFAULTED = [
   'HTTP_REQUEST_TIMEOUT_MS',
   'HTTP_KEEP_ALIVE_TIMEOUT_MS',
   'PROJECTION_STALL_MS',
+  'LIVE_MAX_SOCKETS_PER_USER',
+  'LIVE_COOLDOWN_SECONDS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {
