@@ -30,6 +30,7 @@ const MONGO_SUITES = [
   'src/platform/readstore/readstore.contract.spec.ts',
   'src/projections/shared.int.spec.ts',
   'src/projections/tickets.int.spec.ts',
+  'src/projections/crashSafety.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',
   'src/api/tickets/uploads.int.spec.ts',
   'src/api/tickets/stats.int.spec.ts',
