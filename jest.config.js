@@ -40,6 +40,8 @@ const MONGO_SUITES = [
   'src/api/canned/canned.int.spec.ts',
   'src/api/settings/settings.int.spec.ts',
   'src/api/whitelist/whitelist.int.spec.ts',
+  // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).
+  'src/projections/commandsPerMessage.mongo.spec.ts',
 ];
 const mongo = {
   ...tier('mongo', 'int', {
