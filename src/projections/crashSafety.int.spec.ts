@@ -178,10 +178,11 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
   const positionsBefore = () => new Map(allProjections.map(({ name }) => [name, pageFrom]));
 
   it('when the page fails at any of its writes and the process starts again, then the models equal a rebuild from the log', async () => {
-    const counting = failingAt(await beforeThePage(), 0);
+    const counted = await beforeThePage();
+    const counting = failingAt(counted, 0);
     await applyToProjections(allProjections, page, counting.store, positionsBefore());
     const writes = counting.state.writes;
-    await dispose(counting.store);
+    await dispose(counted);
     expect(page.length).toBeGreaterThan(15);
     expect(writes).toBeGreaterThan(page.length);
 
