@@ -30,6 +30,7 @@ const MONGO_SUITES = [
   'src/platform/readstore/readstore.contract.spec.ts',
   'src/projections/shared.int.spec.ts',
   'src/projections/tickets.int.spec.ts',
+  'src/projections/crashSafety.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',
   'src/api/tickets/uploads.int.spec.ts',
   'src/api/tickets/stats.int.spec.ts',
@@ -39,6 +40,8 @@ const MONGO_SUITES = [
   'src/api/canned/canned.int.spec.ts',
   'src/api/settings/settings.int.spec.ts',
   'src/api/whitelist/whitelist.int.spec.ts',
+  // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).
+  'src/projections/commandsPerMessage.mongo.spec.ts',
 ];
 const mongo = {
   ...tier('mongo', 'int', {

@@ -75,4 +75,55 @@ describe('LogProcessor', () => {
     expect(handled).toEqual([1, 2, 3, 4]);
     expect(stored).toBe(4);
   });
+
+  it('when events arrive live while a page is handled, then the next page takes them all, each once and in order', async () => {
+    const pages: number[][] = [];
+    let release: () => void = () => undefined;
+    const processor = new LogProcessor(events, {
+      id: 'test',
+      handle: async (page) => {
+        pages.push(page.map((event) => event.position));
+        // The first live page is held until the other appends are in the log.
+        if (pages.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return page.at(-1)!.position;
+      },
+      checkpoint: { load: async () => 0, save: async () => undefined },
+    });
+    await processor.start();
+    await append(events, 'a-1', 'E');
+    await eventually(() => pages.length === 1, { describe: 'the first live page is being handled' });
+    let last = 0;
+    for (let i = 0; i < 30; i++) last = (await append(events, `b-${i}`, 'E')).position;
+    release();
+    await eventually(() => processor.position === last, { describe: 'every live event was handled' });
+    await processor.stop();
+    expect(pages.flat()).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    // Not one page per event: what waited was handled together.
+    expect(pages.length).toBeLessThan(10);
+    expect(processor.eventsProcessed).toBe(31);
+  });
+
+  it('when a live page fails, then it resumes from the position reached and handles the failed events again, in order', async () => {
+    const handled: number[] = [];
+    let failures = 0;
+    const processor = new LogProcessor(events, {
+      id: 'test',
+      restartAfterMs: 10,
+      handle: async (page) => {
+        if (page.some((event) => event.position === 3) && failures++ === 0) throw new Error('store away');
+        handled.push(...page.map((event) => event.position));
+        return page.at(-1)!.position;
+      },
+      checkpoint: { load: async () => 0, save: async () => undefined },
+      onError: () => undefined,
+    });
+    await processor.start();
+    await append(events, 'a-1', 'E', 'E');
+    await eventually(() => processor.position === 2, { describe: 'the first events were handled' });
+    const { position } = await append(events, 'a-1', 'E', 'E', 'E');
+    await eventually(() => processor.position === position, { describe: 'the failed page was handled again' });
+    await processor.stop();
+    expect(failures).toBe(2);
+    expect(handled).toEqual([1, 2, 3, 4, 5]);
+  });
 });

@@ -27,8 +27,9 @@ export interface ProcessorOptions {
   /** Only events of these types reach `handle`; the others still count as reached. All when absent. */
   types?: ReadonlySet<string>;
   /**
-   * Handles events in log order (a page while catching up, one event at a time live) and answers
-   * the position it fully handled: the last event's, or less when it stopped part way.
+   * Handles events in log order (a page while catching up; live, the events that arrived while the
+   * page before was handled) and answers the position it fully handled: the last event's, or less
+   * when it stopped part way.
    */
   handle(events: RecordedEvent[], context: HandleContext): Promise<number>;
   checkpoint: ProcessorCheckpoint;
@@ -52,6 +53,11 @@ export class LogProcessor {
   private live = false;
   private stopped = true;
   private subscription: Subscription | null = null;
+  /** Live events delivered while a page is handled: the next page. */
+  private waiting: RecordedEvent[] = [];
+  private draining: Promise<void> | null = null;
+  /** Counts subscriptions: a failed one's late calls are told apart from the current one's. */
+  private generation = 0;
   private catchingUp: Promise<void> = Promise.resolve();
   private saveTimer: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -116,6 +122,8 @@ export class LogProcessor {
     await this.catchingUp.catch(() => undefined);
     await this.subscription?.stop();
     this.subscription = null;
+    await this.draining;
+    this.waiting = [];
     await this.save();
   }
 
@@ -136,23 +144,63 @@ export class LogProcessor {
 
   private subscribe(): void {
     if (this.stopped) return;
+    const generation = ++this.generation;
     this.subscription = this.events.subscribeToAll({
       after: this.reached,
-      onEvent: (event) => (this.stopped ? undefined : this.process([event], true)),
-      onError: (error) => {
-        this.options.onError?.(error);
-        this.subscription = null;
-        // Resume from the position reached; `handle` is idempotent, so an overlap is harmless. A
-        // store that stays away is asked less and less often (doubling, at most 30 s).
-        const pause = Math.min((this.options.restartAfterMs ?? 1000) * 2 ** this.failedInARow, 30_000);
-        this.failedInARow += 1;
-        if (!this.stopped) this.restartTimer = setTimeout(() => this.subscribe(), pause);
-      },
+      onEvent: (event) => (this.stopped || this.generation !== generation ? undefined : this.enqueue(event)),
+      onError: (error) => this.resubscribe(generation, error),
     });
   }
 
+  /**
+   * Live events are handled in pages: an event that arrives while a page is being handled waits,
+   * and the next page takes every event that waits (up to `pageSize`). A quiet log gives pages of
+   * one event; a busy one pays the round trips of a page once for many events. The subscription
+   * is held back while a whole page waits.
+   */
+  private enqueue(event: RecordedEvent): Promise<void> | undefined {
+    this.waiting.push(event);
+    this.draining ??= this.drain();
+    return this.waiting.length >= (this.options.pageSize ?? 2000) ? this.draining : undefined;
+  }
+
+  private async drain(): Promise<void> {
+    // Events the subscription hands over at once (a page it read) make one page.
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (this.waiting.length > 0 && !this.stopped) await this.process(this.waiting.splice(0, this.options.pageSize ?? 2000), true);
+    } catch (error) {
+      // The waiting events come again from the resumed subscription, which starts at the position reached.
+      this.waiting = [];
+      void this.subscription?.stop().catch(() => undefined);
+      this.resubscribe(this.generation, error);
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /**
+   * Resumes from the position reached after a failed subscription or page; `handle` is idempotent,
+   * so an overlap is harmless. A store that stays away is asked less and less often (doubling, at
+   * most 30 s).
+   */
+  private resubscribe(generation: number, error: unknown): void {
+    // Once per subscription: its own failure and a failed page of its events may both report.
+    if (generation !== this.generation || this.subscription === null || this.stopped) return;
+    this.generation += 1;
+    this.options.onError?.(error);
+    this.subscription = null;
+    const pause = Math.min((this.options.restartAfterMs ?? 1000) * 2 ** this.failedInARow, 30_000);
+    this.failedInARow += 1;
+    // The events still waiting from the failed subscription are handled first: the new one starts after them.
+    const resume = () => (this.draining ? void this.draining.then(() => this.subscribe()) : this.subscribe());
+    if (!this.stopped) this.restartTimer = setTimeout(resume, pause);
+  }
+
   private async process(page: RecordedEvent[], live: boolean): Promise<void> {
-    const fresh = page.filter((event) => event.position > this.reached);
+    // In order and once each: a page may overlap what was handled, or hold an event twice (delivered again on resuming).
+    const fresh: RecordedEvent[] = [];
+    for (const event of page) if (event.position > (fresh.at(-1)?.position ?? this.reached)) fresh.push(event);
     if (fresh.length === 0) return;
     const types = this.options.types;
     const wanted = types ? fresh.filter((event) => types.has(event.type)) : fresh;

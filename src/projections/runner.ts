@@ -19,7 +19,7 @@ export interface Projection {
   setup?(store: ReadStore): Promise<void>;
   apply(event: RecordedEvent, store: ReadStore): Promise<void>;
   /**
-   * Applies a page of events at once (one read and one write per touched document); must leave
+   * Applies a page of events at once (a read and a bulk write per collection); must leave
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
@@ -514,13 +514,14 @@ export class ProjectionRunner {
     this.positions.set(projection.name, 0);
   }
 
-  /** Checkpoints never move backwards, and never onto another version of the projection. */
+  /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
   private async saveCheckpoints(): Promise<void> {
-    const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
-    for (const projection of this.projections) {
-      const position = this.positions.get(projection.name) ?? 0;
-      await checkpoints.updateOne({ _id: projection.name, version: projection.version, position: { $lt: position } }, { $set: { position } });
-    }
+    await this.store.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
+      this.projections.map(({ name, version }) => {
+        const position = this.positions.get(name) ?? 0;
+        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position } } } };
+      }),
+    );
   }
 
   /** A follower's positions: the shared checkpoints of the same projection versions. */

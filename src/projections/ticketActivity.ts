@@ -1,6 +1,6 @@
 import type { TicketStatus } from '#contract/tickets';
 import type { RecordedEvent } from '../platform/eventstore/port';
-import type { Doc, ReadStore } from '../platform/readstore/port';
+import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
 import type { Projection } from './runner';
 
@@ -76,18 +76,20 @@ const evolve = dispatcher<Page, void>({
   },
 });
 
-/** A page of events: one read of the tickets it touches, one write per changed ticket. */
+/** A page of events: one read of the tickets it touches, one bulk write of the changed ones. */
 async function applyActivityPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
   const views = store.collection<ActivityView>(TICKET_ACTIVITY);
   const ids = [...new Set(events.map((event) => String(event.data.ticketId)))];
   const page: Page = { docs: new Map(), changed: new Set(), deleted: new Set() };
   for (const doc of await views.find({ _id: { $in: ids } })) page.docs.set(doc._id, doc);
   for (const event of events) evolve.handle(event, page);
+  const ops: BulkOp<ActivityView>[] = [];
   for (const id of page.changed) {
     const doc = page.docs.get(id);
-    if (doc) await views.replaceOne({ _id: id }, doc, { upsert: true });
+    if (doc) ops.push({ replaceOne: { filter: { _id: id }, replacement: doc, upsert: true } });
   }
-  for (const id of page.deleted) await views.deleteOne({ _id: id });
+  for (const id of page.deleted) ops.push({ deleteOne: { filter: { _id: id } } });
+  if (ops.length > 0) await views.bulkWrite(ops);
 }
 
 /** Serves the system lines of a ticket's conversation. */

@@ -2,7 +2,7 @@ import type { MessagePostedData } from '../domain/ticket/ticket';
 import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
-import type { Doc, ReadStore } from '../platform/readstore/port';
+import type { BulkOp, Collection, Doc, ReadStore } from '../platform/readstore/port';
 import { type PersonEntry, loadDirectory } from './directory';
 import { type RecordedOf, dispatcher } from './events';
 import type { Projection } from './runner';
@@ -319,31 +319,54 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
   for (const ticket of loaded) page.tickets.set(ticket._id, { loaded: ticket, now: ticket });
   for (const event of events) evolve.handle(event, page);
 
-  // The sums first: their own position guards make them exactly once, even if a later write is lost.
+  // Children before parents. The sums first: their own position guards make them exactly once. Then
+  // the messages, uploads and read marks, each write idempotent; the ticket documents, whose
+  // `_revision` says which events are applied, last. A crash or a failed write anywhere in between
+  // leaves the tickets at their old revisions, so the next apply folds the same events again and
+  // writes the same children again. One ordered bulk write per collection.
   await applyStatsMoves(store, page.moves);
-  for (const { loaded: before, now } of page.tickets.values()) {
-    if (!now || now === before) continue;
-    if (before) await tickets.replaceOne({ _id: now._id, _revision: before._revision }, now);
-    else await tickets.insertOne(now);
-  }
-  const messages = store.collection<MessageView>(TICKET_MESSAGES);
-  for (const message of page.messages.values()) await messages.replaceOne({ _id: message._id }, message, { upsert: true });
-  for (const { data, metadata, revision } of page.edits) {
-    await messages.updateOne(
-      { _id: data.messageId, _revision: { $lt: revision } },
-      { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } },
-    );
-  }
-  const uploads = store.collection<UploadView>(UPLOADS);
-  for (const upload of page.uploads.values()) await uploads.replaceOne({ _id: upload._id }, upload, { upsert: true });
-  const reads = store.collection<ReadMarkView>(TICKET_READS);
-  for (const { _id, ticket, user, upTo } of page.reads.values()) await reads.updateOne({ _id }, { $set: { ticket, user }, $max: { upTo } }, { upsert: true });
-  for (const id of page.deleted) {
-    await tickets.deleteOne({ _id: id });
-    await messages.deleteMany({ ticket: id });
-    await reads.deleteMany({ ticket: id });
-    await uploads.deleteMany({ ticket: id });
-  }
+  const live = (ticket: string) => !page.deleted.has(ticket);
+  const clearDeleted = [...page.deleted].map((ticket) => ({ deleteMany: { filter: { ticket } } }));
+  await writeAll(store.collection<UploadView>(UPLOADS), [
+    ...[...page.uploads.values()]
+      .filter((upload) => live(upload.ticket))
+      .map((upload) => ({ replaceOne: { filter: { _id: upload._id }, replacement: upload, upsert: true } })),
+    ...clearDeleted,
+  ]);
+  await writeAll(store.collection<MessageView>(TICKET_MESSAGES), [
+    ...[...page.messages.values()]
+      .filter((message) => live(message.ticket))
+      .map((message) => ({ replaceOne: { filter: { _id: message._id }, replacement: message, upsert: true } })),
+    ...page.edits
+      .filter(({ data }) => live(data.ticketId))
+      .map(({ data, metadata, revision }) => ({
+        updateOne: {
+          filter: { _id: data.messageId, _revision: { $lt: revision } },
+          update: { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } },
+        },
+      })),
+    ...clearDeleted,
+  ]);
+  await writeAll(store.collection<ReadMarkView>(TICKET_READS), [
+    ...[...page.reads.values()]
+      .filter((mark) => live(mark.ticket))
+      .map(({ _id, ticket, user, upTo }) => ({ updateOne: { filter: { _id }, update: { $set: { ticket, user }, $max: { upTo } }, upsert: true } })),
+    ...clearDeleted,
+  ]);
+  const changed = [...page.tickets.values()].filter(({ loaded, now }) => now && now !== loaded);
+  await writeAll(tickets, [
+    ...changed.map(({ loaded: before, now }) => ({
+      replaceOne: before
+        ? { filter: { _id: now!._id, _revision: before._revision }, replacement: now! }
+        : { filter: { _id: now!._id }, replacement: now!, upsert: true },
+    })),
+    ...[...page.deleted].map((id) => ({ deleteOne: { filter: { _id: id } } })),
+  ]);
+}
+
+/** One round trip for a collection's writes of a page, none when it has none. */
+async function writeAll<T extends Doc>(collection: Collection<T>, ops: BulkOp<T>[]): Promise<void> {
+  if (ops.length > 0) await collection.bulkWrite(ops);
 }
 
 /** Names shown on tickets and messages follow a rename, as a help desk user expects. */
@@ -362,6 +385,14 @@ const rename = dispatcher<ReadStore, Promise<void>>({
           .map(([key, value]) => [`${prefix}.${key}`, value]),
       );
     await tickets.updateMany({ 'customer._id': userId }, { $set: prefixed('customer', ['username', 'firstName', 'lastName']) });
+    // The text a search matches holds the customer's names too.
+    const owned = await tickets.find({ 'customer._id': userId });
+    await writeAll(
+      tickets,
+      owned.map(({ _id, ticketId, title, description, customer }) => ({
+        updateOne: { filter: { _id }, update: { $set: { search: searchText(ticketId, title, description, customer) } } },
+      })),
+    );
     await tickets.updateMany({ 'assignedAgent._id': userId }, { $set: prefixed('assignedAgent', ['username', 'firstName', 'lastName']) });
     const outcome = prefixed('outcomeUpdatedBy', ['username', 'firstName']);
     if (Object.keys(outcome).length > 0) await tickets.updateMany({ 'outcomeUpdatedBy._id': userId }, { $set: outcome });

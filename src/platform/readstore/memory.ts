@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Query, aggregate, find } from 'mingo';
 import { type Modifier, update as applyModifier } from 'mingo/updater';
 import {
+  type BulkOp,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -13,6 +14,7 @@ import {
   type ReadStore,
   type Update,
   type UpdateResult,
+  writeOne,
 } from './port';
 import { OrderedIndex, compareValues } from './ordered';
 
@@ -343,6 +345,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       this.index(doc, null);
     }
     return docs.length;
+  }
+
+  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+    for (const op of ops) await writeOne(this, op);
   }
 
   async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AnyBulkWriteOperation,
+  type CommandStartedEvent,
   type Collection as MongoCollection,
   type Db,
   MongoClient,
@@ -12,6 +14,7 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import {
+  type BulkOp,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -57,8 +60,12 @@ async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
   try {
     return await work();
   } catch (error) {
-    // MongoDB names the index's keys; FerretDB does not, and then the keys are left unnamed.
-    if (isDuplicate(error)) throw new DuplicateKeyError(name, Object.keys((error.keyPattern as Record<string, unknown> | undefined) ?? {}));
+    // MongoDB names the index's keys (a bulk write in its first write error); FerretDB does not, and then the keys are left unnamed.
+    if (isDuplicate(error)) {
+      const keyPattern = (error.keyPattern ?? (error as { writeErrors?: Array<{ err?: { keyPattern?: unknown } }> }).writeErrors?.[0]?.err?.keyPattern) as
+        Record<string, unknown> | undefined;
+      throw new DuplicateKeyError(name, Object.keys(keyPattern ?? {}));
+    }
     if (isTransient(error)) throw new TransientStoreError(name, error);
     throw error;
   }
@@ -70,6 +77,32 @@ function seedOf(filter: Filter): Doc | null {
   if (typeof _id !== 'string') return null;
   const plain = Object.entries(rest).every(([key, value]) => !key.startsWith('$') && !key.includes('.') && (typeof value !== 'object' || value === null));
   return plain ? { ...rest, _id } : null;
+}
+
+/** A create-only upsert (`$setOnInsert` alone, by id): the document it would insert, made an insert (see `insertUnlessPresent`). */
+function createOnly(filter: Filter, update: Update, upsert: boolean | undefined): Doc | null {
+  const seed = upsert && Object.keys(update).join() === '$setOnInsert' ? seedOf(filter) : null;
+  return seed && { ...update.$setOnInsert, ...seed };
+}
+
+/** Ids are strings everywhere in this product; an upsert without one in its filter gets a string id too. */
+const withStringId = (filter: Filter, update: Update, upsert: boolean | undefined) =>
+  (upsert && typeof filter._id !== 'string' ? { ...update, $setOnInsert: { _id: randomUUID(), ...update.$setOnInsert } } : update) as UpdateFilter<Doc>;
+
+/** A replacement keeps the id of the document it replaces (or the filter's, upserted). */
+const withoutId = ({ _id: _ignored, ...body }: Doc) => body;
+
+function driverOp(op: BulkOp): AnyBulkWriteOperation<Doc> {
+  if ('updateOne' in op) {
+    const { filter, update, upsert = false } = op.updateOne;
+    return { updateOne: { filter, update: withStringId(filter, update, upsert), upsert } };
+  }
+  if ('updateMany' in op) return { updateMany: { filter: op.updateMany.filter, update: op.updateMany.update as UpdateFilter<Doc> } };
+  if ('replaceOne' in op) {
+    const { filter, replacement, upsert = false } = op.replaceOne;
+    return { replaceOne: { filter, replacement: withoutId(replacement), upsert } };
+  }
+  return op;
 }
 
 class MongoReadCollection<T extends Doc> implements Collection<T> {
@@ -99,11 +132,11 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
-    const seed = options.upsert && Object.keys(update).join() === '$setOnInsert' ? seedOf(filter) : null;
-    if (seed) return this.insertUnlessPresent(filter, { ...update.$setOnInsert, ...seed });
-    // Ids are strings everywhere in this product; an upsert without one gets a string id too.
-    const withId = options.upsert && typeof filter._id !== 'string' ? { ...update, $setOnInsert: { _id: randomUUID(), ...update.$setOnInsert } } : update;
-    const result = await mapErrors(this.name, () => this.collection.updateOne(filter, withId as UpdateFilter<Doc>, { upsert: options.upsert ?? false }));
+    const seed = createOnly(filter, update, options.upsert);
+    if (seed) return this.insertUnlessPresent(filter, seed);
+    const result = await mapErrors(this.name, () =>
+      this.collection.updateOne(filter, withStringId(filter, update, options.upsert), { upsert: options.upsert ?? false }),
+    );
     return {
       matched: result.matchedCount,
       modified: result.modifiedCount,
@@ -133,13 +166,34 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
-    const { _id: _ignored, ...body } = doc;
-    const result = await mapErrors(this.name, () => this.collection.replaceOne(filter, body, { upsert: options.upsert ?? false }));
+    const result = await mapErrors(this.name, () => this.collection.replaceOne(filter, withoutId(doc), { upsert: options.upsert ?? false }));
     return {
       matched: result.matchedCount,
       modified: result.modifiedCount,
       upsertedId: result.upsertedId === null ? null : String(result.upsertedId),
     };
+  }
+
+  /**
+   * The driver's ordered bulkWrite: one command per run of inserts, updates or deletes. A create-only
+   * upsert is the insert `updateOne` makes of it (FerretDB drops its null fields otherwise), done
+   * between the runs before and after it.
+   */
+  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+    let run: AnyBulkWriteOperation<Doc>[] = [];
+    const flush = async () => {
+      if (run.length === 0) return;
+      const batch = run;
+      run = [];
+      await mapErrors(this.name, () => this.collection.bulkWrite(batch, { ordered: true }));
+    };
+    for (const op of ops) {
+      if ('updateOne' in op && createOnly(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert)) {
+        await flush();
+        await this.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true });
+      } else run.push(driverOp(op));
+    }
+    await flush();
   }
 
   async deleteOne(filter: Filter): Promise<number> {
@@ -199,6 +253,16 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     return new MongoReadCollection<T>(name, this.db.collection<Doc>(name));
+  }
+
+  /**
+   * Calls `listener` with each command the client sends (the driver's command monitoring, which
+   * `monitorCommands=true` in the connection string turns on); returns the unsubscribe function.
+   * The tests and the bench count the commands a posted message costs with it.
+   */
+  onCommand(listener: (event: CommandStartedEvent) => void): () => void {
+    this.client.on('commandStarted', listener);
+    return () => this.client.off('commandStarted', listener);
   }
 
   async close(): Promise<void> {

@@ -34,6 +34,15 @@ export interface IndexSpec {
   unique?: boolean;
 }
 
+/** One write of a `bulkWrite`, as MongoDB's driver spells it. */
+export type BulkOp<T extends Doc = Doc> =
+  | { insertOne: { document: T } }
+  | { updateOne: { filter: Filter; update: Update; upsert?: boolean } }
+  | { updateMany: { filter: Filter; update: Update } }
+  | { replaceOne: { filter: Filter; replacement: T; upsert?: boolean } }
+  | { deleteOne: { filter: Filter } }
+  | { deleteMany: { filter: Filter } };
+
 export interface Collection<T extends Doc = Doc> {
   readonly name: string;
   findOne(filter: Filter): Promise<T | null>;
@@ -46,9 +55,26 @@ export interface Collection<T extends Doc = Doc> {
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;
   deleteOne(filter: Filter): Promise<number>;
   deleteMany(filter?: Filter): Promise<number>;
+  /**
+   * The writes in order, each as its own method does it, in as few round trips as the store can
+   * (MongoDB: one per run of inserts, updates or deletes). Ordered: it stops at the first failing
+   * write, those before it done, and throws (DuplicateKeyError / TransientStoreError like the other
+   * methods). Not a transaction: a crash may leave any prefix of the writes done.
+   */
+  bulkWrite(ops: BulkOp<T>[]): Promise<void>;
   aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]>;
   createIndex(spec: IndexSpec): Promise<void>;
   drop(): Promise<void>;
+}
+
+/** Does one write of a bulk with the collection's own method (the embedded store's `bulkWrite` does each so, in order). */
+export async function writeOne<T extends Doc>(collection: Collection<T>, op: BulkOp<T>): Promise<void> {
+  if ('insertOne' in op) await collection.insertOne(op.insertOne.document);
+  else if ('updateOne' in op) await collection.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: op.updateOne.upsert ?? false });
+  else if ('updateMany' in op) await collection.updateMany(op.updateMany.filter, op.updateMany.update);
+  else if ('replaceOne' in op) await collection.replaceOne(op.replaceOne.filter, op.replaceOne.replacement, { upsert: op.replaceOne.upsert ?? false });
+  else if ('deleteOne' in op) await collection.deleteOne(op.deleteOne.filter);
+  else await collection.deleteMany(op.deleteMany.filter);
 }
 
 export interface ReadStore {

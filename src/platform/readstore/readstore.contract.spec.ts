@@ -153,6 +153,73 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
     });
   });
 
+  describe('when writing in bulk', () => {
+    it('applies inserts, updates, upserts, replacements and deletes in order, each seeing the ones before it', async () => {
+      await tickets.bulkWrite([
+        { insertOne: { document: { _id: 't5', title: 'New', priority: 1, status: 'open' } } },
+        { updateOne: { filter: { _id: 't5' }, update: { $inc: { views: 1 }, $push: { tags: 'fresh' } } } },
+        { updateOne: { filter: { _id: 'sums' }, update: { $inc: { views: 2 }, $setOnInsert: { title: 'Sums' } }, upsert: true } },
+        { updateMany: { filter: { status: 'open' }, update: { $set: { status: 'pending_customer' } } } },
+        { replaceOne: { filter: { _id: 't2', priority: 1 }, replacement: { _id: 't2', title: 'Replaced', priority: 2, status: 'closed' } } },
+        { replaceOne: { filter: { _id: 't6' }, replacement: { _id: 't6', title: 'Upserted', priority: 0, status: 'open' }, upsert: true } },
+        { replaceOne: { filter: { _id: 't2', priority: 1 }, replacement: { _id: 't2', title: 'Guarded away', priority: 9, status: 'open' } } },
+        { deleteOne: { filter: { _id: 't1' } } },
+        { deleteMany: { filter: { status: 'closed', title: { $ne: 'Replaced' } } } },
+        { updateOne: { filter: { title: 'Stray' }, update: { $set: { priority: 7 } }, upsert: true } },
+      ]);
+      const all = await tickets.find({}, { sort: { _id: 1 } });
+      expect(all.filter((t) => t.title !== 'Stray')).toEqual([
+        { _id: 'sums', views: 2, title: 'Sums' },
+        { _id: 't2', title: 'Replaced', priority: 2, status: 'closed' },
+        { _id: 't3', title: 'VPN drops', priority: 3, status: 'pending_customer', tags: ['network', 'hardware'] },
+        { _id: 't5', title: 'New', priority: 1, status: 'pending_customer', views: 1, tags: ['fresh'] },
+        { _id: 't6', title: 'Upserted', priority: 0, status: 'open' },
+      ]);
+      // Ids are strings everywhere: an upsert whose filter names none gets one too.
+      expect(all.find((t) => t.title === 'Stray')).toMatchObject({ _id: expect.any(String), priority: 7 });
+    });
+
+    it('stops at the first failing write: the ones before it are done, the ones after are not', async () => {
+      await tickets.createIndex({ keys: { title: 1 }, unique: true });
+      await expect(
+        tickets.bulkWrite([
+          { updateOne: { filter: { _id: 't1' }, update: { $set: { status: 'closed' } } } },
+          { insertOne: { document: { _id: 't9', title: 'Fresh', priority: 1, status: 'open' } } },
+          { insertOne: { document: { _id: 't1', title: 'Again', priority: 1, status: 'open' } } },
+          { updateOne: { filter: { _id: 't2' }, update: { $set: { status: 'closed' } } } },
+          { deleteOne: { filter: { _id: 't3' } } },
+        ]),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ title: 'Printer on fire', status: 'closed' });
+      expect(await tickets.findOne({ _id: 't9' })).toMatchObject({ title: 'Fresh' });
+      expect(await tickets.findOne({ _id: 't2' })).toMatchObject({ status: 'resolved' });
+      expect(await tickets.count()).toBe(5);
+      // An update that breaks the index, between two others (FerretDB fails the whole command, MongoDB the one write: docs/readstore.md).
+      await expect(
+        tickets.bulkWrite([
+          { updateOne: { filter: { _id: 't2' }, update: { $set: { views: 1 } } } },
+          { updateOne: { filter: { _id: 't2' }, update: { $set: { title: 'VPN drops' } } } },
+          { updateOne: { filter: { _id: 't4' }, update: { $set: { views: 1 } } } },
+        ]),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await tickets.findOne({ _id: 't2' })).toMatchObject({ title: 'Password reset', views: 1 });
+      expect(await tickets.findOne({ _id: 't4' })).not.toHaveProperty('views');
+    });
+
+    it('keeps the null and empty values of a create-only upsert, leaves a document already there, and does nothing for no writes', async () => {
+      const view = { title: 'Blank', priority: 0, status: 'open', tags: [], owner: null, sums: { byStatus: {} } };
+      await tickets.bulkWrite([
+        { updateOne: { filter: { _id: 'blank' }, update: { $setOnInsert: view }, upsert: true } },
+        { updateOne: { filter: { _id: 't1' }, update: { $setOnInsert: { ...view, title: 'Other' } }, upsert: true } },
+        { updateOne: { filter: { _id: 'blank' }, update: { $set: { priority: 1 } } } },
+      ]);
+      expect(await tickets.findOne({ _id: 'blank' })).toEqual({ _id: 'blank', ...view, priority: 1 });
+      expect(await tickets.findOne({ _id: 't1' })).toEqual(TICKETS[0]);
+      await tickets.bulkWrite([]);
+      expect(await tickets.count()).toBe(5);
+    });
+  });
+
   describe('with a unique index', () => {
     it('refuses inserts, updates and upserts that duplicate a key', async () => {
       await tickets.createIndex({ keys: { title: 1 }, unique: true });

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
+import { dropDatabase, readModelsUrl } from '../../test/support/mongo';
+import { type TestServer, startTestServer } from '../../test/support/server';
+import type { RecordedEvent } from '../platform/eventstore/port';
+import { MemoryReadStore } from '../platform/readstore/memory';
+import { MongoReadStore } from '../platform/readstore/mongodb';
+import { type BulkOp, type Collection, type Doc, type ReadStore, TransientStoreError } from '../platform/readstore/port';
+import { allProjections } from './all';
+import { checkProjections, describeCheck, replayInto } from './check';
+import { CHECKPOINTS, ProjectionRunner, applyToProjections } from './runner';
+
+/**
+ * A crash (or a failed write) anywhere in a page of projection writes must leave read models that
+ * the next apply repairs without a rebuild. The log is a desk's day; its last part is one page,
+ * whose writes are numbered. For every N, the models are built up to the page, the page is applied
+ * through a store that fails at its N-th write (inside a bulk write too: the writes before it in
+ * the bulk are done), and then a runner starts as a restarted process does, from the checkpoints
+ * stored before the page. The models must then equal a rebuild from the log.
+ */
+
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.alloc(64, 1)]);
+
+/** The store whose `failAt`-th write (counting each write of a bulk) fails as an unreachable store's does; it counts writes meanwhile. */
+function failingAt(inner: ReadStore, failAt: number) {
+  const state = { writes: 0 };
+  const write = async (name: string, perform: () => Promise<unknown>) => {
+    state.writes += 1;
+    if (state.writes === failAt) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
+    await perform();
+  };
+  const store: ReadStore = {
+    kind: inner.kind,
+    close: () => inner.close(),
+    collection<T extends Doc>(name: string): Collection<T> {
+      const collection = inner.collection<T>(name);
+      return {
+        name,
+        findOne: (filter) => collection.findOne(filter),
+        find: (filter, options) => collection.find(filter, options),
+        count: (filter) => collection.count(filter),
+        aggregate: (pipeline) => collection.aggregate(pipeline),
+        createIndex: (spec) => collection.createIndex(spec),
+        drop: () => collection.drop(),
+        insertOne: (doc) => write(name, () => collection.insertOne(doc)),
+        updateOne: async (filter, update, options) => {
+          let result = { matched: 0, modified: 0, upsertedId: null as string | null };
+          await write(name, async () => (result = await collection.updateOne(filter, update, options)));
+          return result;
+        },
+        updateMany: async (filter, update) => {
+          let result = { matched: 0, modified: 0, upsertedId: null as string | null };
+          await write(name, async () => (result = await collection.updateMany(filter, update)));
+          return result;
+        },
+        replaceOne: async (filter, doc, options) => {
+          let result = { matched: 0, modified: 0, upsertedId: null as string | null };
+          await write(name, async () => (result = await collection.replaceOne(filter, doc, options)));
+          return result;
+        },
+        deleteOne: async (filter) => {
+          let deleted = 0;
+          await write(name, async () => (deleted = await collection.deleteOne(filter)));
+          return deleted;
+        },
+        deleteMany: async (filter) => {
+          let deleted = 0;
+          await write(name, async () => (deleted = await collection.deleteMany(filter)));
+          return deleted;
+        },
+        async bulkWrite(ops: BulkOp<T>[]) {
+          // The writes of the bulk before the failing one are done, as an ordered bulk write leaves them.
+          const failing = failAt - state.writes - 1;
+          if (failing >= 0 && failing < ops.length) {
+            await collection.bulkWrite(ops.slice(0, failing));
+            state.writes += failing;
+            await write(name, async () => undefined);
+          }
+          state.writes += ops.length;
+          await collection.bulkWrite(ops);
+        },
+      };
+    },
+  };
+  return { store, state };
+}
+
+type Stores = { open(): Promise<ReadStore>; dispose(store: ReadStore): Promise<void> };
+const stores: Array<[string, Stores]> = [['memory', { open: async () => new MemoryReadStore(), dispose: (store) => store.close() }]];
+if (process.env.MONGO_URL) {
+  const databases = new Map<ReadStore, string>();
+  stores.push([
+    'mongodb',
+    {
+      async open() {
+        // A database of its own for each try: readModelsUrl names one after any string.
+        const url = readModelsUrl(randomUUID())!;
+        const store = await MongoReadStore.connect(url);
+        databases.set(store, url);
+        return store;
+      },
+      async dispose(store) {
+        await store.close();
+        await dropDatabase(databases.get(store)!);
+        databases.delete(store);
+      },
+    },
+  ]);
+}
+
+describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, { open, dispose }) => {
+  let server: TestServer;
+  let pageFrom: number;
+  let page: RecordedEvent[];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = await server.login();
+    const agent = await addMember(server, admin, 'agent');
+    const category = await addCategory(server, admin);
+    const customers: Member[] = [];
+    const tickets: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      customers.push(await addMember(server, admin, 'customer'));
+      if (i < 2) tickets.push((await openTicket(server, customers[i]!, category))._id);
+    }
+    const post = async (member: Member, ticket: string, content: string, files: number = 0, isInternal = false) => {
+      const form = new FormData();
+      form.append('content', content);
+      if (isInternal) form.append('isInternal', 'true');
+      for (let f = 0; f < files; f++) form.append('attachments', new Blob([new Uint8Array(PNG)]), `shot${f}.png`);
+      const response = await fetch(`${server.url}/api/tickets/${ticket}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${member.token}` },
+        body: form,
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { message: { _id: string } }).message._id;
+    };
+    const ok = async (method: string, url: string, token: string, body?: unknown) => {
+      const answer = await server.request(method, url, { token, ...(body !== undefined ? { body } : {}) });
+      expect(answer.status).toBeLessThan(300);
+    };
+    await post(customers[0]!, tickets[0]!, 'Before the page');
+    await post(customers[1]!, tickets[1]!, 'Before the page too', 1);
+    pageFrom = await server.deps.events.headPosition();
+
+    // The page: every kind of write the ticket models make, a rename in the middle, a deletion.
+    const opened = (await openTicket(server, customers[2]!, category))._id;
+    const [first, second] = tickets as [string, string];
+    const sent = await post(customers[0]!, first, 'It still fails', 2);
+    await ok('POST', `/api/tickets/${first}/assign`, agent.token, { agentId: agent.id });
+    await post(agent, first, 'Checking the logs', 0, true);
+    await ok('PUT', `/api/messages/${sent}`, customers[0]!.token, { content: 'It still fails, see the shots' });
+    await ok('POST', `/api/tickets/${first}/messages/read`, agent.token);
+    await ok('PUT', `/api/tickets/${first}/outcome`, agent.token, { outcomeMessage: 'Cache cleared' });
+    await ok('PUT', `/api/users/${customers[0]!.id}`, admin, { firstName: 'Renamed' });
+    await post(customers[0]!, first, 'Thanks', 1);
+    await ok('PUT', `/api/tickets/${first}`, agent.token, { status: 'resolved' });
+    await post(customers[1]!, second, 'One more file', 1);
+    await ok('DELETE', `/api/tickets/${second}`, admin);
+    await ok('PUT', `/api/categories/${category}`, admin, { name: 'Renamed category' });
+    await post(customers[2]!, opened, 'Hello');
+    page = await server.deps.events.readAll({ after: pageFrom, maxCount: 10_000 });
+  }, 60_000);
+  afterAll(() => server.stop());
+
+  /** The models as a process that stored its checkpoints just before the page holds them. */
+  const beforeThePage = async () => {
+    const store = await open();
+    await replayInto(server.deps.events, allProjections, store, pageFrom);
+    for (const { name, version } of allProjections)
+      await store
+        .collection<Doc & { version: number; position: number }>(CHECKPOINTS)
+        .replaceOne({ _id: name }, { _id: name, version, position: pageFrom }, { upsert: true });
+    return store;
+  };
+  const positionsBefore = () => new Map(allProjections.map(({ name }) => [name, pageFrom]));
+
+  it('when the page fails at any of its writes and the process starts again, then the models equal a rebuild from the log', async () => {
+    const counted = await beforeThePage();
+    const counting = failingAt(counted, 0);
+    await applyToProjections(allProjections, page, counting.store, positionsBefore());
+    const writes = counting.state.writes;
+    await dispose(counted);
+    expect(page.length).toBeGreaterThan(15);
+    expect(writes).toBeGreaterThan(page.length);
+
+    const broken: string[] = [];
+    for (let failAt = 1; failAt <= writes; failAt++) {
+      const store = await beforeThePage();
+      const failing = failingAt(store, failAt);
+      await expect(applyToProjections(allProjections, page, failing.store, positionsBefore())).rejects.toThrow(`write ${failAt} failed`);
+      const restarted = new ProjectionRunner(server.deps.events, store, allProjections);
+      await restarted.start();
+      await restarted.stop();
+      const check = await checkProjections(server.deps.events, allProjections, store, { livePosition: () => restarted.position });
+      if (!check.ok)
+        broken.push(
+          `failing at write ${failAt} of ${writes}:\n${describeCheck(check)
+            .filter((line) => line.includes('DIFFERS'))
+            .join('\n')}`,
+        );
+      await dispose(store);
+    }
+    expect(broken).toEqual([]);
+  }, 600_000);
+});
