@@ -5,12 +5,12 @@ import { categoryStream } from '../domain/category/category';
 import { categoryDecider } from '../domain/category/decide';
 import { createCategorySchema } from '#contract/categories';
 import { handleCommand } from '../platform/commands';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import { LEASES, StoreLease } from '../platform/lease';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { MongoReadStore } from '../platform/readstore/mongodb';
-import type { ReadStore } from '../platform/readstore/port';
+import type { Collection, ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
 import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
@@ -35,6 +35,42 @@ if (process.env.MONGO_URL) {
   stores.push(['mongodb', async () => [await MongoReadStore.connect(url, dbName), await MongoReadStore.connect(url, dbName)]]);
 }
 
+/** A fault to inject: while it holds a message, the wrapped operation throws an error saying so. */
+class Fault {
+  message: string | null = null;
+  check(): void {
+    if (this.message) throw new Error(this.message);
+  }
+}
+
+/** The store, with the checkpoints' `findOne` (a leader's first read) failing while `fault` says so. */
+function withFailingCheckpoints(store: ReadStore, fault: Fault): ReadStore {
+  return {
+    kind: store.kind,
+    close: () => store.close(),
+    collection: <T extends { _id: string }>(name: string): Collection<T> => {
+      const inner = store.collection<T>(name);
+      if (name !== CHECKPOINTS) return inner;
+      return Object.assign(Object.create(inner) as Collection<T>, {
+        findOne: (filter: Record<string, unknown>) => {
+          fault.check();
+          return inner.findOne(filter);
+        },
+      });
+    },
+  };
+}
+
+/** The log, with its reads (a catch-up, a follower's start) failing while `fault` says so. */
+function withFailingReads(events: EventStore, fault: Fault): EventStore {
+  return Object.assign(Object.create(events) as EventStore, {
+    readAll: (...args: Parameters<EventStore['readAll']>) => {
+      fault.check();
+      return events.readAll(...args);
+    },
+  });
+}
+
 describe.each(stores)('Projection runners sharing one read store (%s)', (_name, connect) => {
   let events: SqliteEventStore;
   let shared: [ReadStore, ReadStore];
@@ -54,8 +90,8 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     }
     return events.headPosition();
   };
-  const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection]) => {
-    const created = new ProjectionRunner(events, store, projections, {
+  const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection], log: EventStore = events) => {
+    const created = new ProjectionRunner(log, store, projections, {
       lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger }),
       checkpointEveryMs: 10,
       followEveryMs: 10,
@@ -141,5 +177,55 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     await writer.waitFor(await addCategories(2));
     await writer.stop();
     expect(await shared[0].collection(CHECKPOINTS).findOne({ _id: 'categories' })).toMatchObject({ position: 1_000_000 });
+  });
+
+  it('when the lease holder cannot start applying the log, then it gives the lease back, health says why, and it leads again once it can', async () => {
+    const last = await addCategories(3);
+    const fault = new Fault();
+    fault.message = 'Index with name: name_1 already exists with different options';
+    const failing = runner(withFailingCheckpoints(shared[0], fault));
+    const starting = failing.start();
+    await eventually(() => failing.trouble().retrying !== null, { describe: 'the failed start is reported' });
+    // What health's problems line carries (src/app/status.ts).
+    expect(failing.trouble().retrying?.error).toBe('could not start applying the log: Index with name: name_1 already exists with different options');
+    expect(failing.isWriter).toBe(false);
+    // Given back, not kept renewed: the lease document says it is free, and another process takes it and applies the log.
+    const lease = await shared[1].collection<{ _id: string; expiresAt: number }>(LEASES).findOne({ _id: PROJECTIONS_LEASE });
+    expect(lease!.expiresAt).toBeLessThan(Date.now());
+    const healthy = runner(shared[1]);
+    await healthy.start();
+    expect(healthy.isWriter).toBe(true);
+    expect(await healthy.waitFor(last)).toBe(true);
+    expect(await shared[1].collection(CATEGORIES).count()).toBe(3);
+    // The failed process follows meanwhile: its start ends once the shared models reach the head.
+    await starting;
+
+    fault.message = null;
+    await healthy.stop();
+    await eventually(() => failing.isWriter, { timeoutMs: 10_000, describe: 'the repaired process leads again' });
+    const more = await addCategories(2);
+    expect(await failing.waitFor(more)).toBe(true);
+    expect(failing.trouble().retrying).toBeNull();
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(5);
+  });
+
+  it('when a process cannot start following the log, then it tries again after a pause and health says why meanwhile', async () => {
+    const writer = runner(shared[0]);
+    await writer.start();
+    await writer.waitFor(await addCategories(2));
+    const fault = new Fault();
+    fault.message = 'log unreadable';
+    const follower = runner(shared[1], [categoriesProjection], withFailingReads(events, fault));
+    await follower.start();
+    expect(follower.isWriter).toBe(false);
+    await eventually(() => follower.trouble().retrying?.error === 'could not start following the log: log unreadable', {
+      describe: 'the failed follow is reported',
+    });
+    fault.message = null;
+    await eventually(() => follower.trouble().retrying === null, { timeoutMs: 10_000, describe: 'the follower started again' });
+    const heard: RecordedEvent[] = [];
+    follower.onApplied((event) => heard.push(event));
+    await addCategories(2);
+    await eventually(() => heard.length === 2, { describe: 'the follower hears of live events again' });
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AnyBulkWriteOperation,
   type Collection as MongoCollection,
   type Db,
   MongoClient,
@@ -12,6 +13,7 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import {
+  type BulkOp,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -24,6 +26,7 @@ import {
   type Update,
   type UpdateResult,
 } from './port';
+import { EPOCH_FIELD } from './fenced';
 
 const DUPLICATE_KEY = 11000;
 /** An index asked for again with other options (or other keys under its name). */
@@ -72,6 +75,12 @@ function seedOf(filter: Filter): Doc | null {
   return plain ? { ...rest, _id } : null;
 }
 
+/** Readers never see the fencing epoch a fenced writer stamps (src/platform/readstore/fenced.ts). */
+function withoutEpoch<D>(doc: D): D {
+  if (doc !== null && typeof doc === 'object' && EPOCH_FIELD in doc) delete (doc as Record<string, unknown>)[EPOCH_FIELD];
+  return doc;
+}
+
 class MongoReadCollection<T extends Doc> implements Collection<T> {
   constructor(
     readonly name: string,
@@ -79,7 +88,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
-    return (await mapErrors(this.name, () => this.collection.findOne(filter))) as T | null;
+    return withoutEpoch((await mapErrors(this.name, () => this.collection.findOne(filter))) as T | null);
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -87,7 +96,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
-    return (await mapErrors(this.name, () => cursor.toArray())) as T[];
+    return (await mapErrors(this.name, () => cursor.toArray())).map((doc) => withoutEpoch(doc as T));
   }
 
   count(filter: Filter = {}): Promise<number> {
@@ -150,8 +159,23 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     return (await mapErrors(this.name, () => this.collection.deleteMany(filter))).deletedCount;
   }
 
+  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+    if (ops.length === 0) return;
+    const models = ops.map((op): AnyBulkWriteOperation<Doc> => {
+      if ('replaceOne' in op) {
+        const { _id: _ignored, ...replacement } = op.replaceOne.replacement;
+        return { replaceOne: { filter: op.replaceOne.filter, replacement, upsert: op.replaceOne.upsert ?? false } };
+      }
+      if ('updateOne' in op)
+        return { updateOne: { filter: op.updateOne.filter, update: op.updateOne.update as UpdateFilter<Doc>, upsert: op.updateOne.upsert ?? false } };
+      if ('updateMany' in op) return { updateMany: { filter: op.updateMany.filter, update: op.updateMany.update as UpdateFilter<Doc> } };
+      return op as AnyBulkWriteOperation<Doc>;
+    });
+    await mapErrors(this.name, () => this.collection.bulkWrite(models, { ordered: true }));
+  }
+
   async aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]> {
-    return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())) as R[];
+    return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())).map((doc) => withoutEpoch(doc) as R);
   }
 
   /**
@@ -176,9 +200,9 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     }
   }
 
+  /** The driver's drop (the collection and its indexes, at once); a collection that is not there is dropped already. */
   async drop(): Promise<void> {
-    await this.collection.deleteMany({});
-    await this.collection.dropIndexes().catch(() => undefined);
+    await mapErrors(this.name, () => this.collection.drop()).catch((error: unknown) => (isNamespaceMissing(error) ? undefined : Promise.reject(error)));
   }
 }
 

@@ -34,6 +34,15 @@ export interface IndexSpec {
   unique?: boolean;
 }
 
+/** One write of an ordered `bulkWrite`: MongoDB's write models, by id where they upsert. */
+export type BulkOp<T extends Doc = Doc> =
+  | { insertOne: { document: T } }
+  | { updateOne: { filter: Filter; update: Update; upsert?: boolean } }
+  | { updateMany: { filter: Filter; update: Update } }
+  | { replaceOne: { filter: Filter; replacement: T; upsert?: boolean } }
+  | { deleteOne: { filter: Filter } }
+  | { deleteMany: { filter: Filter } };
+
 export interface Collection<T extends Doc = Doc> {
   readonly name: string;
   findOne(filter: Filter): Promise<T | null>;
@@ -46,6 +55,8 @@ export interface Collection<T extends Doc = Doc> {
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult>;
   deleteOne(filter: Filter): Promise<number>;
   deleteMany(filter?: Filter): Promise<number>;
+  /** The writes in order, stopping at the first that fails (whose error it throws). */
+  bulkWrite(ops: BulkOp<T>[]): Promise<void>;
   aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]>;
   createIndex(spec: IndexSpec): Promise<void>;
   drop(): Promise<void>;
