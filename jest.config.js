@@ -29,6 +29,8 @@ const tier = (name, suffix, extra = {}) => ({
 const MONGO_SUITES = [
   'src/platform/readstore/readstore.contract.spec.ts',
   'src/projections/shared.int.spec.ts',
+  // Mongo only: several processes on one MongoDB read store.
+  'src/projections/fencing.mongo.spec.ts',
   'src/projections/tickets.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',
   'src/api/tickets/uploads.int.spec.ts',

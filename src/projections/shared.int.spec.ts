@@ -8,6 +8,7 @@ import { handleCommand } from '../platform/commands';
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import { LEASES, StoreLease } from '../platform/lease';
+import { FENCES } from '../platform/readstore/fenced';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { MongoReadStore } from '../platform/readstore/mongodb';
 import type { Collection, ReadStore } from '../platform/readstore/port';
@@ -107,7 +108,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   });
   afterEach(async () => {
     for (const started of runners.splice(0)) await started.stop();
-    for (const name of [CATEGORIES, CHECKPOINTS, LEASES]) await shared[0].collection(name).drop();
+    for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await shared[0].collection(name).drop();
     await shared[0].close();
     if (shared[1] !== shared[0]) await shared[1].close();
     await events.close();
@@ -190,8 +191,8 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect(failing.trouble().retrying?.error).toBe('could not start applying the log: Index with name: name_1 already exists with different options');
     expect(failing.isWriter).toBe(false);
     // Given back, not kept renewed: the lease document says it is free, and another process takes it and applies the log.
-    const lease = await shared[1].collection<{ _id: string; expiresAt: number }>(LEASES).findOne({ _id: PROJECTIONS_LEASE });
-    expect(lease!.expiresAt).toBeLessThan(Date.now());
+    const leases = shared[1].collection<{ _id: string; expiresAt: number }>(LEASES);
+    await eventually(async () => (await leases.findOne({ _id: PROJECTIONS_LEASE }))!.expiresAt < Date.now(), { describe: 'the lease was released' });
     const healthy = runner(shared[1]);
     await healthy.start();
     expect(healthy.isWriter).toBe(true);
