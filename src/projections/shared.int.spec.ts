@@ -14,6 +14,7 @@ import { MongoReadStore } from '../platform/readstore/mongodb';
 import type { Collection, ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
+import { GENERATIONS, Generations, LEGACY } from './generations';
 import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
 
 const logger = pino({ level: 'silent' });
@@ -228,5 +229,57 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     follower.onApplied((event) => heard.push(event));
     await addCategories(2);
     await eventually(() => heard.length === 2, { describe: 'the follower hears of live events again' });
+  });
+
+  it('when a new projection version starts beside a running one, then it builds its own models while the old keep serving, and the old are dropped once retired', async () => {
+    // Models written before generations, under the plain names, with their checkpoint.
+    await shared[0].collection(CATEGORIES).insertOne({ _id: 'from-before' });
+    await shared[0].collection(CHECKPOINTS).insertOne({ _id: 'categories', version: 1, position: 0 });
+    const old = new Generations(shared[0], [categoriesProjection]);
+    await old.register();
+    const oldRunner = runner(old.store());
+    await oldRunner.start();
+    await oldRunner.waitFor(await addCategories(3));
+
+    const bumped = { ...categoriesProjection, version: categoriesProjection.version + 1 };
+    const next = new Generations(shared[1], [bumped]);
+    expect(next.id).not.toBe(old.id);
+    await next.register();
+    const served: number[] = [];
+    const sampler = setInterval(
+      () =>
+        void old
+          .store()
+          .collection(CATEGORIES)
+          .count()
+          .then((count) => served.push(count)),
+      5,
+    );
+    // Its own lease: it builds its models while the old version's writer keeps its lease and its models.
+    const nextRunner = runner(next.store(), [bumped]);
+    const starting = nextRunner.start();
+    served.push(await old.store().collection(CATEGORIES).count());
+    await starting;
+    served.push(await old.store().collection(CATEGORIES).count());
+    expect([oldRunner.isWriter, nextRunner.isWriter]).toEqual([true, true]);
+    const last = await addCategories(1);
+    expect(await oldRunner.waitFor(last)).toBe(true);
+    expect(await nextRunner.waitFor(last)).toBe(true);
+    clearInterval(sampler);
+    expect(Math.min(...served)).toBeGreaterThanOrEqual(3);
+    expect(await old.store().collection(CATEGORIES).count()).toBe(4);
+    expect(await next.store().collection(CATEGORIES).count()).toBe(4);
+    // While a process of the old version leads, its models stay; the ones from before generations stay until their lease has long been free.
+    expect(await next.dropRetired(60_000)).toEqual([]);
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(1);
+
+    await oldRunner.stop();
+    expect((await next.dropRetired(0)).sort()).toEqual([LEGACY, old.id].sort());
+    expect(await old.store().collection(CATEGORIES).count()).toBe(0);
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(0);
+    expect(await next.store().collection(CATEGORIES).count()).toBe(4);
+    expect((await shared[1].collection(GENERATIONS).find({})).map((generation) => generation._id)).toEqual([next.id]);
+    for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await next.store().collection(name).drop();
+    await shared[0].collection(GENERATIONS).drop();
   });
 });
