@@ -234,7 +234,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   it('when a new projection version starts beside a running one, then it builds its own models while the old keep serving, and the old are dropped once retired', async () => {
     // Models written before generations, under the plain names, with their checkpoint.
     await shared[0].collection(CATEGORIES).insertOne({ _id: 'from-before' });
-    await shared[0].collection(CHECKPOINTS).insertOne({ _id: 'categories', version: 1, position: 0 });
+    await shared[0].collection<{ _id: string; version: number; position: number }>(CHECKPOINTS).insertOne({ _id: 'categories', version: 1, position: 0 });
     const old = new Generations(shared[0], [categoriesProjection]);
     await old.register();
     const oldRunner = runner(old.store());
