@@ -31,6 +31,7 @@ const MONGO_SUITES = [
   'src/projections/shared.int.spec.ts',
   // Mongo only: several processes on one MongoDB read store.
   'src/projections/fencing.mongo.spec.ts',
+  'src/api/tickets/crash.mongo.spec.ts',
   'src/projections/tickets.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',
   'src/api/tickets/uploads.int.spec.ts',
