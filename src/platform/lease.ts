@@ -15,6 +15,11 @@ export interface Lease {
    * A holder stamps its writes with it, so that a store can refuse the writes of a holder that lost it.
    */
   readonly epoch: number;
+  /**
+   * Held, and taken or renewed so recently (by this process's monotonic clock, from when the request
+   * was sent) that no other process can have taken it since: within half the ttl.
+   */
+  readonly surelyHeld: boolean;
   /** Called (one change at a time) when this process gains or loses the lease; returns the unsubscribe function. */
   onChange(listener: (held: boolean) => Promise<void> | void): () => void;
   start(): Promise<void>;
@@ -42,6 +47,8 @@ abstract class BaseLease implements Lease {
   get epoch(): number {
     return this.taken;
   }
+
+  abstract get surelyHeld(): boolean;
 
   onChange(listener: (held: boolean) => Promise<void> | void): () => void {
     this.listeners.add(listener);
@@ -72,6 +79,10 @@ abstract class BaseLease implements Lease {
 /** One process, no Redis: the process is the only consumer there is. */
 export class LocalLease extends BaseLease {
   private paused: NodeJS.Timeout | null = null;
+
+  get surelyHeld(): boolean {
+    return this.held;
+  }
 
   async start(): Promise<void> {
     this.taken += 1;
@@ -105,6 +116,8 @@ abstract class TimedLease extends BaseLease {
   private stopped = false;
   /** Until this time (ms since the epoch) the lease is not taken again: it was given back. */
   private notBefore = 0;
+  /** When (performance.now()) the last take or renewal that succeeded was sent. */
+  private confirmedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     protected readonly key: string,
@@ -139,6 +152,10 @@ abstract class TimedLease extends BaseLease {
     this.close();
   }
 
+  get surelyHeld(): boolean {
+    return this.held && performance.now() - this.confirmedAt < this.ttlMs / 2;
+  }
+
   async giveBack(pauseMs: number): Promise<void> {
     this.notBefore = Date.now() + pauseMs;
     // A renewal under way finishes first, so it cannot take the lease back after the release.
@@ -165,6 +182,7 @@ abstract class TimedLease extends BaseLease {
     if (this.stopped) return;
     if (!this.held && Date.now() < this.notBefore) return;
     let holding: boolean;
+    const sent = performance.now();
     try {
       if (this.held) holding = await this.renew();
       else {
@@ -176,6 +194,7 @@ abstract class TimedLease extends BaseLease {
       if (this.held) this.logger.warn({ err: error, lease: this.key }, 'lease not renewed: standing by');
       holding = false;
     }
+    if (holding) this.confirmedAt = sent;
     if (holding !== this.held) this.logger.info({ lease: this.key, held: holding }, holding ? 'lease taken: running' : 'lease lost: standing by');
     await this.change(holding);
   }

@@ -471,10 +471,11 @@ export class ProjectionRunner {
       id: 'projections',
       pageSize: this.options.pageSize,
       checkpointEveryMs: this.options.checkpointEveryMs,
-      // With a lease, each page first checks the fence: a leader that lost the lease stops here.
+      // With a lease, a page checks the fence first unless the lease was renewed too recently for anyone
+      // else to hold it (the steady state: no extra write): a leader that stalled past it stops here.
       handle: (page, context) =>
         this.inTurn(async () => {
-          if (this.writer instanceof FencedReadStore) await this.writer.fence();
+          if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
           return this.applyPage(page, context);
         }),
       checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
