@@ -153,6 +153,37 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
     });
   });
 
+  describe('when dropping', () => {
+    it('removes the documents and the indexes, and a collection that is not there is dropped already', async () => {
+      await tickets.createIndex({ keys: { title: 1 }, unique: true });
+      await tickets.drop();
+      expect(await tickets.count()).toBe(0);
+      await tickets.insertOne({ _id: 't9', title: 'VPN drops', priority: 1, status: 'open' });
+      await tickets.insertOne({ _id: 't10', title: 'VPN drops', priority: 1, status: 'open' });
+      expect(await tickets.count()).toBe(2);
+      await expect(store.collection(`never_${randomUUID().slice(0, 8)}`).drop()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('with bulk writes', () => {
+    it('applies them in order and stops at the first that fails', async () => {
+      await tickets.bulkWrite([
+        { insertOne: { document: { _id: 't9', title: 'New', priority: 1, status: 'open' } } },
+        { updateOne: { filter: { _id: 't9' }, update: { $set: { priority: 2 } } } },
+        { replaceOne: { filter: { _id: 't1' }, replacement: { _id: 't1', title: 'Replaced', priority: 1, status: 'closed' }, upsert: true } },
+        { updateMany: { filter: { status: 'open' }, update: { $inc: { priority: 10 } } } },
+        { deleteOne: { filter: { _id: 't2' } } },
+      ]);
+      expect(await tickets.findOne({ _id: 't9' })).toMatchObject({ priority: 12 });
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ title: 'Replaced', status: 'closed' });
+      expect(await tickets.findOne({ _id: 't2' })).toBeNull();
+      await expect(
+        tickets.bulkWrite([{ insertOne: { document: { _id: 't9', title: 'Again', priority: 1, status: 'open' } } }, { deleteMany: { filter: {} } }]),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await tickets.count()).toBe(4);
+    });
+  });
+
   describe('with a unique index', () => {
     it('refuses inserts, updates and upserts that duplicate a key', async () => {
       await tickets.createIndex({ keys: { title: 1 }, unique: true });
