@@ -28,7 +28,11 @@ const tier = (name, suffix, extra = {}) => ({
  */
 const MONGO_SUITES = [
   'src/platform/readstore/readstore.contract.spec.ts',
+  'src/platform/readstore/fenced.int.spec.ts',
   'src/projections/shared.int.spec.ts',
+  // Mongo only: several processes on one MongoDB read store.
+  'src/projections/fencing.mongo.spec.ts',
+  'src/api/tickets/crash.mongo.spec.ts',
   'src/projections/tickets.int.spec.ts',
   'src/projections/crashSafety.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
 import { type Socket, io } from 'socket.io-client';
 import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
 import { appendFigures } from './append';
@@ -298,6 +299,82 @@ function machine() {
   };
 }
 
+/**
+ * `--mongo URL` (or BENCH_MONGO_URL): the same desk's app with its read models on that MongoDB (a
+ * database of its own, dropped after), on the same log. Its first start rebuilds them there (the
+ * replay figure), then the delivery and chat loads run against it; each figure's baseline is the
+ * embedded store's figure of this run.
+ */
+async function mongoFigures(run: {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  serverCommand: (string | string[])[];
+  conversations: Conversation[];
+  agentTokens: string[];
+  size: Size;
+  figures: Figure[];
+}): Promise<Figure[]> {
+  const url = new URL(run.url);
+  url.pathname = `/bench_${randomUUID().slice(0, 8)}`;
+  const embedded = (id: string) => run.figures.find((figure) => figure.id === id)!;
+  const client = new MongoClient(url.toString());
+  const figures: Figure[] = [];
+  let child: ChildProcess | null = null;
+  try {
+    log('replay on MongoDB (the first start of the app rebuilds its read models there) ...');
+    const app = await startProcess(
+      run.serverCommand[0] as string,
+      run.serverCommand[1] as string[],
+      { ...run.env, MONGO_URL: url.toString() },
+      /running at (http:\/\/\S+)/,
+    );
+    child = app.child;
+    const events = embedded('replay').values.events!;
+    const rate = events / (app.startedMs / 1000);
+    figures.push({
+      id: 'replay-mongo',
+      figure: `Replay on MongoDB: the app's first start on ${thousands(events)} events rebuilds every read model into ${url.host}`,
+      result: `${thousands(rate)} events/s (${(app.startedMs / 1000).toFixed(1)} s to ready)`,
+      baseline: `embedded store: first start without a snapshot ${(embedded('replay').values.firstStartMs! / 1000).toFixed(1)} s; replay ${thousands(embedded('replay').values.rate!)} events/s`,
+      target: '–',
+      holds: null,
+      values: { events, rate, startMs: Math.round(app.startedMs) },
+    });
+    log('delivery on MongoDB ...');
+    const delivered = await deliveryRun(app.url, run.conversations, run.agentTokens, run.size);
+    const delivery = embedded('delivery').values;
+    figures.push({
+      id: 'delivery-mongo',
+      figure: `Delivery on MongoDB: customer POST → agent socket \`new_message\`, ${run.conversations.length} conversations at once`,
+      result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
+      baseline: `embedded store: p50 ${ms(delivery.p50!)}, p99 ${ms(delivery.p99!)}`,
+      target: '–',
+      holds: null,
+      values: { p50: percentile(delivered, 50), p99: percentile(delivered, 99), messages: delivered.length },
+    });
+    log('chat on MongoDB ...');
+    const chat = await chatLoad(app.url, run.conversations, run.size);
+    const embeddedChat = embedded('chat').values;
+    figures.push({
+      id: 'chat-mongo',
+      figure: `Chat on MongoDB: POST /api/tickets/:id/messages, ${run.size.connections} connections (autocannon, ${run.size.seconds} s)`,
+      result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}${chat.non2xx ? ` (${chat.non2xx} not 2xx)` : ''}`,
+      baseline: `embedded store: ${thousands(embeddedChat.rps!)} req/s, p50 ${ms(embeddedChat.p50!)}, p99 ${ms(embeddedChat.p99!)}`,
+      target: '–',
+      holds: null,
+      values: { rps: chat.requests.average, p50: chat.latency.p50, p99: chat.latency.p99, non2xx: chat.non2xx },
+    });
+    return figures;
+  } finally {
+    if (child) await stopProcess(child);
+    await client
+      .db()
+      .dropDatabase()
+      .catch(() => undefined);
+    await client.close();
+  }
+}
+
 function table(figures: Figure[]): string {
   const lines = ['| # | Figure | Result | Baseline (same run) | Target | Holds |', '|---|---|---|---|---|---|'];
   figures.forEach((figure, index) => {
@@ -318,6 +395,8 @@ async function main() {
       long: { type: 'string' },
       out: { type: 'string', default: path.join(root, 'bench') },
       server: { type: 'string', default: 'dist' },
+      // The read models on MongoDB too: chat, delivery and replay again with the app on this server.
+      mongo: { type: 'string', default: process.env.BENCH_MONGO_URL },
     },
   });
   const preset = SIZES[values.size as keyof typeof SIZES];
@@ -572,12 +651,18 @@ async function main() {
         firstStartPeakMb: firstMemory.peakMb,
       },
     });
+
+    if (values.mongo) {
+      await stopProcess(app.child);
+      await stopProcess(bare.child);
+      figures.push(...(await mongoFigures({ url: values.mongo, env, serverCommand, conversations, agentTokens, size, figures })));
+    }
   } finally {
     for (const child of children) await stopProcess(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const order = ['append', 'chat', 'delivery', 'long', 'replay', 'dashboard', 'memory', 'list'];
+  const order = ['append', 'chat', 'chat-mongo', 'delivery', 'delivery-mongo', 'long', 'replay', 'replay-mongo', 'dashboard', 'memory', 'list'];
   figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
   const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;

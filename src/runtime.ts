@@ -11,6 +11,7 @@ import { MemoryReadStore } from './platform/readstore/memory';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
+import { Generations } from './projections/generations';
 import { ReadStoreSnapshots } from './projections/snapshots';
 import { StoreLease } from './platform/lease';
 
@@ -40,7 +41,11 @@ const PROGRESS_LOG_EVERY_MS = 10_000;
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const adapters = await createAdapters(config, { logger, ...(options.events ? { events: options.events } : {}) });
-  const { readStore, queue, limiters } = adapters;
+  const { queue, limiters } = adapters;
+  // On a shared (MongoDB) store each set of projection versions keeps its read models under names of its own.
+  const generations = adapters.readStore.kind === 'mongodb' ? new Generations(adapters.readStore, allProjections) : null;
+  const readStore = generations ? generations.store() : adapters.readStore;
+  await generations?.register();
   const metrics = createMetrics();
   const events = countAppends(adapters.events, metrics.eventsAppended);
   // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
@@ -75,6 +80,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     clock: options.clock ?? (() => new Date()),
     newId: randomUUID,
   };
+  let retire: NodeJS.Timeout | null = null;
   return {
     deps,
     adapters,
@@ -91,13 +97,33 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       );
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
       snapshots?.started();
+      if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
+      if (retire) clearInterval(retire);
       await projections.stop();
       await snapshots?.stop();
       await adapters.close();
     },
   };
+}
+
+/** Another generation's read models are dropped once its lease has been free this long (docs/read-models.md). */
+const GENERATION_RETIRED_AFTER_MS = 5 * 60_000;
+
+/** Now and every minute, the process that applies the log drops the read models of generations no process runs any more. */
+function retireOldGenerations(generations: Generations, projections: ProjectionRunner, logger: Logger): NodeJS.Timeout {
+  const sweep = () => {
+    if (!projections.isWriter) return;
+    generations
+      .dropRetired(GENERATION_RETIRED_AFTER_MS)
+      .then((dropped) => (dropped.length > 0 ? logger.info({ generations: dropped }, 'dropped the read models of retired generations') : undefined))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not drop retired read-model generations'));
+  };
+  sweep();
+  const timer = setInterval(sweep, 60_000);
+  timer.unref();
+  return timer;
 }
 
 /** A runtime with its read models caught up (the workers process: it serves no HTTP while starting). */

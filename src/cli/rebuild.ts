@@ -7,6 +7,7 @@ import { MemoryReadStore } from '../platform/readstore/memory';
 import { type ProjectionCheck, checkProjections, describeCheck, replayInto } from '../projections/check';
 import { CHECKPOINTS, PROJECTIONS_LEASE, ProjectionRunner, type ReplayProgress } from '../projections/runner';
 import { StoreLease } from '../platform/lease';
+import { Generations } from '../projections/generations';
 import pino from 'pino';
 
 /**
@@ -73,7 +74,9 @@ async function askRunningApp(config: Config): Promise<ProjectionCheck | string> 
 async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const adapters = await createAdapters(config);
-  const { events, readStore } = adapters;
+  const { events } = adapters;
+  // The models of this version's generation on a shared store (the ones this code's apps serve).
+  const readStore = adapters.readStore.kind === 'mongodb' ? new Generations(adapters.readStore, allProjections).store() : adapters.readStore;
   try {
     const head = await events.headPosition();
     console.log(`Rebuilding ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) from ${events.kind}, ${head} positions.`);

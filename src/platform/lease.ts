@@ -10,23 +10,45 @@ import { type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
  */
 export interface Lease {
   readonly held: boolean;
+  /**
+   * The lease's epoch: a number that grows at every takeover, read when the lease is taken (0 before).
+   * A holder stamps its writes with it, so that a store can refuse the writes of a holder that lost it.
+   */
+  readonly epoch: number;
+  /**
+   * Held, and taken or renewed so recently (by this process's monotonic clock, from when the request
+   * was sent) that no other process can have taken it since: within half the ttl.
+   */
+  readonly surelyHeld: boolean;
   /** Called (one change at a time) when this process gains or loses the lease; returns the unsubscribe function. */
   onChange(listener: (held: boolean) => Promise<void> | void): () => void;
   start(): Promise<void>;
   /** Gives the lease up (if held) after telling the listeners. */
   stop(): Promise<void>;
+  /**
+   * Gives the lease up (if held, after telling the listeners) and does not try to take it again for
+   * `pauseMs`, so another process can: a holder that cannot do the work steps aside.
+   */
+  giveBack(pauseMs: number): Promise<void>;
 }
 
 abstract class BaseLease implements Lease {
   private readonly listeners = new Set<(held: boolean) => Promise<void> | void>();
   private changes: Promise<void> = Promise.resolve();
   private holding = false;
+  protected taken = 0;
 
   constructor(protected readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>) {}
 
   get held(): boolean {
     return this.holding;
   }
+
+  get epoch(): number {
+    return this.taken;
+  }
+
+  abstract get surelyHeld(): boolean;
 
   onChange(listener: (held: boolean) => Promise<void> | void): () => void {
     this.listeners.add(listener);
@@ -35,6 +57,7 @@ abstract class BaseLease implements Lease {
 
   abstract start(): Promise<void>;
   abstract stop(): Promise<void>;
+  abstract giveBack(pauseMs: number): Promise<void>;
 
   /** Moves to `held` and waits until every listener has acted on it. */
   protected change(held: boolean): Promise<void> {
@@ -55,12 +78,29 @@ abstract class BaseLease implements Lease {
 
 /** One process, no Redis: the process is the only consumer there is. */
 export class LocalLease extends BaseLease {
+  private paused: NodeJS.Timeout | null = null;
+
+  get surelyHeld(): boolean {
+    return this.held;
+  }
+
   async start(): Promise<void> {
+    this.taken += 1;
     await this.change(true);
   }
 
   async stop(): Promise<void> {
+    if (this.paused) clearTimeout(this.paused);
+    this.paused = null;
     await this.change(false);
+  }
+
+  async giveBack(pauseMs: number): Promise<void> {
+    await this.change(false);
+    this.paused = setTimeout(() => {
+      this.paused = null;
+      void this.start();
+    }, pauseMs);
   }
 }
 
@@ -74,6 +114,10 @@ abstract class TimedLease extends BaseLease {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Until this time (ms since the epoch) the lease is not taken again: it was given back. */
+  private notBefore = 0;
+  /** When (performance.now()) the last take or renewal that succeeded was sent. */
+  private confirmedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     protected readonly key: string,
@@ -83,8 +127,8 @@ abstract class TimedLease extends BaseLease {
     super(logger);
   }
 
-  /** Takes the lease if nobody holds it (or the holder's expired); true when taken. */
-  protected abstract take(): Promise<boolean>;
+  /** Takes the lease if nobody holds it (or the holder's expired): the new epoch when taken, else null. */
+  protected abstract take(): Promise<number | null>;
   /** Extends a lease this process still holds; false when it was lost. */
   protected abstract renew(): Promise<boolean>;
   protected abstract release(): Promise<void>;
@@ -108,6 +152,22 @@ abstract class TimedLease extends BaseLease {
     this.close();
   }
 
+  get surelyHeld(): boolean {
+    return this.held && performance.now() - this.confirmedAt < this.ttlMs / 2;
+  }
+
+  async giveBack(pauseMs: number): Promise<void> {
+    this.notBefore = Date.now() + pauseMs;
+    // A renewal under way finishes first, so it cannot take the lease back after the release.
+    await this.ticking;
+    const wasHeld = this.held;
+    await this.change(false);
+    if (wasHeld) {
+      this.logger.warn({ lease: this.key, pauseMs }, 'lease given back: standing by');
+      await this.release().catch((error: unknown) => this.logger.warn({ err: error, lease: this.key }, 'lease not released: it expires'));
+    }
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(
@@ -120,13 +180,21 @@ abstract class TimedLease extends BaseLease {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
+    if (!this.held && Date.now() < this.notBefore) return;
     let holding: boolean;
+    const sent = performance.now();
     try {
-      holding = this.held ? await this.renew() : await this.take();
+      if (this.held) holding = await this.renew();
+      else {
+        const epoch = await this.take();
+        holding = epoch !== null;
+        if (epoch !== null) this.taken = epoch;
+      }
     } catch (error) {
       if (this.held) this.logger.warn({ err: error, lease: this.key }, 'lease not renewed: standing by');
       holding = false;
     }
+    if (holding) this.confirmedAt = sent;
     if (holding !== this.held) this.logger.info({ lease: this.key, held: holding }, holding ? 'lease taken: running' : 'lease lost: standing by');
     await this.change(holding);
   }
@@ -144,7 +212,13 @@ export interface RedisLeaseOptions {
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
-/** A lease in Redis: `SET key token NX PX ttl` to take it, a compare-and-expire script to renew it. */
+/** Takes the lease if free and answers the new epoch (a counter beside it that only grows), else nil. */
+const TAKE = `if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return redis.call('incr', KEYS[2]) else return nil end`;
+
+/**
+ * A lease in Redis: `SET key token NX PX ttl` to take it (and `INCR key:epoch`, in one script), a
+ * compare-and-expire script to renew it.
+ */
 export class RedisLease extends TimedLease {
   private readonly redis: Redis;
 
@@ -162,8 +236,9 @@ export class RedisLease extends TimedLease {
     this.redis.disconnect();
   }
 
-  protected async take(): Promise<boolean> {
-    return (await this.redis.set(this.key, this.token, 'PX', this.ttlMs, 'NX')) === 'OK';
+  protected async take(): Promise<number | null> {
+    const epoch = await this.redis.eval(TAKE, 2, this.key, `${this.key}:epoch`, this.token, String(this.ttlMs));
+    return typeof epoch === 'number' ? epoch : null;
   }
 
   protected async renew(): Promise<boolean> {
@@ -181,6 +256,8 @@ interface LeaseDoc extends Doc {
   holder: string;
   /** Milliseconds since the epoch, by the clock of the process that last took or renewed it. */
   expiresAt: number;
+  /** Grows at every takeover; a release keeps the document (expired) so that it never goes back. */
+  epoch?: number;
 }
 
 export interface StoreLeaseOptions {
@@ -209,15 +286,22 @@ export class StoreLease extends TimedLease {
     return this.options.store.collection<LeaseDoc>(LEASES);
   }
 
-  protected async take(): Promise<boolean> {
+  protected async take(): Promise<number | null> {
     const now = this.clock();
-    const taken = await this.leases.updateOne({ _id: this.key, expiresAt: { $lt: now } }, { $set: { holder: this.token, expiresAt: now + this.ttlMs } });
-    if (taken.matched === 1) return true;
+    const taken = await this.leases.updateOne(
+      { _id: this.key, expiresAt: { $lt: now } },
+      { $set: { holder: this.token, expiresAt: now + this.ttlMs }, $inc: { epoch: 1 } },
+    );
+    if (taken.matched === 1) {
+      // Read back under this holder's token: if another process took it since (this one stalled), it is not taken.
+      const mine = await this.leases.findOne({ _id: this.key, holder: this.token });
+      return mine ? (mine.epoch ?? 1) : null;
+    }
     try {
-      await this.leases.insertOne({ _id: this.key, holder: this.token, expiresAt: now + this.ttlMs });
-      return true;
+      await this.leases.insertOne({ _id: this.key, holder: this.token, expiresAt: now + this.ttlMs, epoch: 1 });
+      return 1;
     } catch (error) {
-      if (error instanceof DuplicateKeyError) return false;
+      if (error instanceof DuplicateKeyError) return null;
       throw error;
     }
   }
@@ -227,7 +311,8 @@ export class StoreLease extends TimedLease {
     return renewed.matched === 1;
   }
 
+  /** Expires the lease but keeps its document: the epoch must never start again from 1. */
   protected async release(): Promise<void> {
-    await this.leases.deleteOne({ _id: this.key, holder: this.token });
+    await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { expiresAt: 0 } });
   }
 }

@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { Lease } from '../platform/lease';
+import { FencedReadStore } from '../platform/readstore/fenced';
 import { type ReadStore, TransientStoreError } from '../platform/readstore/port';
 import { type FailureFault, faults, recordFailure } from './faults';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
@@ -118,7 +119,10 @@ export interface StalledProjection {
 /** What keeps the read models from following the log right now (their faults are in PROJECTION_FAULTS). */
 export interface RunnerTrouble {
   stalled: StalledProjection[];
-  /** The catch-up failed (the store is away) and is being tried again. */
+  /**
+   * The catch-up failed (the store is away), or this process could not start leading (it gave the
+   * lease back) or following, and it is being tried again.
+   */
   retrying: { error: string; since: string; attempts: number } | null;
 }
 
@@ -161,13 +165,22 @@ export class ProjectionRunner {
   private retrying: RunnerTrouble['retrying'] = null;
   private watchTimer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  /** Where the projections write: with a lease, the store fenced with the lease's epoch of this leadership. */
+  private writer: ReadStore;
+  /** Failed starts of leading, and of following, in a row (the pause before the next grows with them). */
+  private readonly failedStarts = { lead: 0, follow: 0 };
+  /** Which start `retrying` reports, when it reports one. */
+  private failedStart: 'lead' | 'follow' | null = null;
+  private refollow: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly events: EventStore,
     private readonly store: ReadStore,
     private readonly projections: Projection[],
     private readonly options: RunnerOptions = {},
-  ) {}
+  ) {
+    this.writer = store;
+  }
 
   /** The global position every projection has applied. */
   get position(): number {
@@ -299,6 +312,8 @@ export class ProjectionRunner {
     this.unlisten = null;
     if (this.followTimer) clearTimeout(this.followTimer);
     this.followTimer = null;
+    if (this.refollow) clearTimeout(this.refollow);
+    this.refollow = null;
     await this.switching;
     await this.processor?.stop();
     await this.leading.catch(() => undefined);
@@ -361,13 +376,54 @@ export class ProjectionRunner {
       .catch((error: unknown) => this.options.onError?.(error, null));
   }
 
-  /** Becomes the writer: resets projections whose version changed, then catches up and tails the log. */
+  /**
+   * Becomes the writer: raises the fence to the lease's epoch, resets projections whose version
+   * changed, then catches up and tails the log. If that start fails (the store refuses, an index
+   * conflicts), the lease is given back for a pause that grows with each failure in a row, so another
+   * process can lead meanwhile; `trouble()` says why.
+   */
   private async lead(): Promise<void> {
     if (this.mode === 'leading') return;
     await this.processor?.stop();
+    this.processor = null;
+    const lease = this.options.lease;
     this.mode = 'leading';
-    await this.loadCheckpoints();
+    try {
+      if (lease) {
+        const fenced = new FencedReadStore(this.store, lease.epoch, PROJECTIONS_LEASE);
+        await fenced.fence();
+        this.writer = fenced;
+      }
+      await this.loadCheckpoints();
+    } catch (error) {
+      if (!lease) throw error;
+      this.mode = 'idle';
+      const pause = this.startFailed('lead', error);
+      await lease.giveBack(pause);
+      return;
+    }
+    this.startWorked('lead');
     this.startProcessor();
+  }
+
+  /** Notes a failed start of leading or following for `trouble()`: answers the pause before the next attempt. */
+  private startFailed(kind: 'lead' | 'follow', error: unknown): number {
+    this.options.onError?.(error, null);
+    const message = error instanceof Error ? error.message : String(error);
+    const what = kind === 'lead' ? 'could not start applying the log' : 'could not start following the log';
+    const attempts = (this.failedStarts[kind] += 1);
+    const since = this.failedStart === kind && this.retrying ? this.retrying.since : new Date().toISOString();
+    this.retrying = { error: `${what}: ${message}`, since, attempts };
+    this.failedStart = kind;
+    return retryPause(attempts - 1);
+  }
+
+  /** A start of that kind worked: its failures are over (a leader that gave the lease back and follows is still in trouble). */
+  private startWorked(kind: 'lead' | 'follow'): void {
+    this.failedStarts[kind] = 0;
+    if (this.failedStart !== kind && kind === 'follow') return;
+    this.failedStart = null;
+    this.retrying = null;
   }
 
   private startProcessor(): void {
@@ -415,7 +471,13 @@ export class ProjectionRunner {
       id: 'projections',
       pageSize: this.options.pageSize,
       checkpointEveryMs: this.options.checkpointEveryMs,
-      handle: (page, context) => this.inTurn(() => this.applyPage(page, context)),
+      // With a lease, a page checks the fence first unless the lease was renewed too recently for anyone
+      // else to hold it (the steady state: no extra write): a leader that stalled past it stops here.
+      handle: (page, context) =>
+        this.inTurn(async () => {
+          if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
+          return this.applyPage(page, context);
+        }),
       checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
       onError: (error) => this.options.onError?.(error, null),
     });
@@ -428,12 +490,16 @@ export class ProjectionRunner {
     return processor;
   }
 
-  /** Stops writing and reads the positions the lease holder stores; still tells listeners of live events. */
+  /**
+   * Stops writing and reads the positions the lease holder stores; still tells listeners of live
+   * events. A follower that cannot start (the log cannot be read) tries again after a growing pause.
+   */
   private async follow(): Promise<void> {
     if (this.mode === 'following') return;
     await this.processor?.stop();
     await this.leading.catch(() => undefined);
     this.mode = 'following';
+    this.writer = this.store;
     const processor = new LogProcessor(this.events, {
       id: 'projections-follower',
       handle: (page, context) => this.announceWhenShared(page, context),
@@ -443,7 +509,21 @@ export class ProjectionRunner {
     });
     this.processor = processor;
     this.leading = processor.start();
-    await this.leading;
+    try {
+      await this.leading;
+    } catch (error) {
+      const pause = this.startFailed('follow', error);
+      await processor.stop().catch(() => undefined);
+      this.processor = null;
+      this.mode = 'idle';
+      // Tried again outside the switching chain, so that taking the lease meanwhile is not held up.
+      this.refollow = setTimeout(() => {
+        this.refollow = null;
+        if (!this.stopped && this.mode === 'idle') this.switchTo(false);
+      }, pause);
+      return;
+    }
+    this.startWorked('follow');
   }
 
   private async announceWhenShared(page: RecordedEvent[], context: HandleContext): Promise<number> {
@@ -466,7 +546,7 @@ export class ProjectionRunner {
       counted = Math.max(counted, now);
       this.release();
     };
-    await applyToProjections(this.projections, page, this.store, this.positions, context.stopping, projected, this.options.onFailure);
+    await applyToProjections(this.projections, page, this.writer, this.positions, context.stopping, projected, this.options.onFailure);
     const reached = this.position;
     const applied = page.filter((event) => event.position <= reached);
     projected();
@@ -497,7 +577,7 @@ export class ProjectionRunner {
         await this.reset(projection);
       } else {
         // Indexes declared since the models were stored (or restored from a snapshot) are built.
-        await projection.setup?.(this.store);
+        await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
       }
     }
@@ -505,10 +585,10 @@ export class ProjectionRunner {
 
   /** Only the writer resets: a version bump in a process without the lease empties nothing. */
   private async reset(projection: Projection): Promise<void> {
-    for (const name of projection.collections) await this.store.collection(name).drop();
-    await faults(this.store).deleteMany({ projection: projection.name });
-    await projection.setup?.(this.store);
-    await this.store
+    for (const name of projection.collections) await this.writer.collection(name).drop();
+    await faults(this.writer).deleteMany({ projection: projection.name });
+    await projection.setup?.(this.writer);
+    await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
       .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0 }, { upsert: true });
     this.positions.set(projection.name, 0);
@@ -516,7 +596,7 @@ export class ProjectionRunner {
 
   /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
   private async saveCheckpoints(): Promise<void> {
-    await this.store.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
+    await this.writer.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
       this.projections.map(({ name, version }) => {
         const position = this.positions.get(name) ?? 0;
         return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position } } } };

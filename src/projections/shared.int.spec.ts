@@ -5,14 +5,16 @@ import { categoryStream } from '../domain/category/category';
 import { categoryDecider } from '../domain/category/decide';
 import { createCategorySchema } from '#contract/categories';
 import { handleCommand } from '../platform/commands';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import { LEASES, StoreLease } from '../platform/lease';
+import { FENCES } from '../platform/readstore/fenced';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { MongoReadStore } from '../platform/readstore/mongodb';
-import type { ReadStore } from '../platform/readstore/port';
+import type { Collection, ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
+import { GENERATIONS, Generations, LEGACY } from './generations';
 import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
 
 const logger = pino({ level: 'silent' });
@@ -35,6 +37,42 @@ if (process.env.MONGO_URL) {
   stores.push(['mongodb', async () => [await MongoReadStore.connect(url, dbName), await MongoReadStore.connect(url, dbName)]]);
 }
 
+/** A fault to inject: while it holds a message, the wrapped operation throws an error saying so. */
+class Fault {
+  message: string | null = null;
+  check(): void {
+    if (this.message) throw new Error(this.message);
+  }
+}
+
+/** The store, with the checkpoints' `findOne` (a leader's first read) failing while `fault` says so. */
+function withFailingCheckpoints(store: ReadStore, fault: Fault): ReadStore {
+  return {
+    kind: store.kind,
+    close: () => store.close(),
+    collection: <T extends { _id: string }>(name: string): Collection<T> => {
+      const inner = store.collection<T>(name);
+      if (name !== CHECKPOINTS) return inner;
+      return Object.assign(Object.create(inner) as Collection<T>, {
+        findOne: (filter: Record<string, unknown>) => {
+          fault.check();
+          return inner.findOne(filter);
+        },
+      });
+    },
+  };
+}
+
+/** The log, with its reads (a catch-up, a follower's start) failing while `fault` says so. */
+function withFailingReads(events: EventStore, fault: Fault): EventStore {
+  return Object.assign(Object.create(events) as EventStore, {
+    readAll: (...args: Parameters<EventStore['readAll']>) => {
+      fault.check();
+      return events.readAll(...args);
+    },
+  });
+}
+
 describe.each(stores)('Projection runners sharing one read store (%s)', (_name, connect) => {
   let events: SqliteEventStore;
   let shared: [ReadStore, ReadStore];
@@ -54,8 +92,8 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     }
     return events.headPosition();
   };
-  const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection]) => {
-    const created = new ProjectionRunner(events, store, projections, {
+  const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection], log: EventStore = events) => {
+    const created = new ProjectionRunner(log, store, projections, {
       lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger }),
       checkpointEveryMs: 10,
       followEveryMs: 10,
@@ -71,7 +109,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   });
   afterEach(async () => {
     for (const started of runners.splice(0)) await started.stop();
-    for (const name of [CATEGORIES, CHECKPOINTS, LEASES]) await shared[0].collection(name).drop();
+    for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await shared[0].collection(name).drop();
     await shared[0].close();
     if (shared[1] !== shared[0]) await shared[1].close();
     await events.close();
@@ -141,5 +179,107 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     await writer.waitFor(await addCategories(2));
     await writer.stop();
     expect(await shared[0].collection(CHECKPOINTS).findOne({ _id: 'categories' })).toMatchObject({ position: 1_000_000 });
+  });
+
+  it('when the lease holder cannot start applying the log, then it gives the lease back, health says why, and it leads again once it can', async () => {
+    const last = await addCategories(3);
+    const fault = new Fault();
+    fault.message = 'Index with name: name_1 already exists with different options';
+    const failing = runner(withFailingCheckpoints(shared[0], fault));
+    const starting = failing.start();
+    await eventually(() => failing.trouble().retrying !== null, { describe: 'the failed start is reported' });
+    // What health's problems line carries (src/app/status.ts).
+    expect(failing.trouble().retrying?.error).toBe('could not start applying the log: Index with name: name_1 already exists with different options');
+    expect(failing.isWriter).toBe(false);
+    // Given back, not kept renewed: the lease document says it is free, and another process takes it and applies the log.
+    const leases = shared[1].collection<{ _id: string; expiresAt: number }>(LEASES);
+    await eventually(async () => (await leases.findOne({ _id: PROJECTIONS_LEASE }))!.expiresAt < Date.now(), { describe: 'the lease was released' });
+    const healthy = runner(shared[1]);
+    await healthy.start();
+    expect(healthy.isWriter).toBe(true);
+    expect(await healthy.waitFor(last)).toBe(true);
+    expect(await shared[1].collection(CATEGORIES).count()).toBe(3);
+    // The failed process follows meanwhile: its start ends once the shared models reach the head.
+    await starting;
+
+    fault.message = null;
+    await healthy.stop();
+    await eventually(() => failing.isWriter, { timeoutMs: 10_000, describe: 'the repaired process leads again' });
+    const more = await addCategories(2);
+    expect(await failing.waitFor(more)).toBe(true);
+    expect(failing.trouble().retrying).toBeNull();
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(5);
+  });
+
+  it('when a process cannot start following the log, then it tries again after a pause and health says why meanwhile', async () => {
+    const writer = runner(shared[0]);
+    await writer.start();
+    await writer.waitFor(await addCategories(2));
+    const fault = new Fault();
+    fault.message = 'log unreadable';
+    const follower = runner(shared[1], [categoriesProjection], withFailingReads(events, fault));
+    await follower.start();
+    expect(follower.isWriter).toBe(false);
+    await eventually(() => follower.trouble().retrying?.error === 'could not start following the log: log unreadable', {
+      describe: 'the failed follow is reported',
+    });
+    fault.message = null;
+    await eventually(() => follower.trouble().retrying === null, { timeoutMs: 10_000, describe: 'the follower started again' });
+    const heard: RecordedEvent[] = [];
+    follower.onApplied((event) => heard.push(event));
+    await addCategories(2);
+    await eventually(() => heard.length === 2, { describe: 'the follower hears of live events again' });
+  });
+
+  it('when a new projection version starts beside a running one, then it builds its own models while the old keep serving, and the old are dropped once retired', async () => {
+    // Models written before generations, under the plain names, with their checkpoint.
+    await shared[0].collection(CATEGORIES).insertOne({ _id: 'from-before' });
+    await shared[0].collection<{ _id: string; version: number; position: number }>(CHECKPOINTS).insertOne({ _id: 'categories', version: 1, position: 0 });
+    const old = new Generations(shared[0], [categoriesProjection]);
+    await old.register();
+    const oldRunner = runner(old.store());
+    await oldRunner.start();
+    await oldRunner.waitFor(await addCategories(3));
+
+    const bumped = { ...categoriesProjection, version: categoriesProjection.version + 1 };
+    const next = new Generations(shared[1], [bumped]);
+    expect(next.id).not.toBe(old.id);
+    await next.register();
+    const served: number[] = [];
+    const sampler = setInterval(
+      () =>
+        void old
+          .store()
+          .collection(CATEGORIES)
+          .count()
+          .then((count) => served.push(count)),
+      5,
+    );
+    // Its own lease: it builds its models while the old version's writer keeps its lease and its models.
+    const nextRunner = runner(next.store(), [bumped]);
+    const starting = nextRunner.start();
+    served.push(await old.store().collection(CATEGORIES).count());
+    await starting;
+    served.push(await old.store().collection(CATEGORIES).count());
+    expect([oldRunner.isWriter, nextRunner.isWriter]).toEqual([true, true]);
+    const last = await addCategories(1);
+    expect(await oldRunner.waitFor(last)).toBe(true);
+    expect(await nextRunner.waitFor(last)).toBe(true);
+    clearInterval(sampler);
+    expect(Math.min(...served)).toBeGreaterThanOrEqual(3);
+    expect(await old.store().collection(CATEGORIES).count()).toBe(4);
+    expect(await next.store().collection(CATEGORIES).count()).toBe(4);
+    // While a process of the old version leads, its models stay; the ones from before generations stay until their lease has long been free.
+    expect(await next.dropRetired(60_000)).toEqual([]);
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(1);
+
+    await oldRunner.stop();
+    expect((await next.dropRetired(0)).sort()).toEqual([LEGACY, old.id].sort());
+    expect(await old.store().collection(CATEGORIES).count()).toBe(0);
+    expect(await shared[0].collection(CATEGORIES).count()).toBe(0);
+    expect(await next.store().collection(CATEGORIES).count()).toBe(4);
+    expect((await shared[1].collection(GENERATIONS).find({})).map((generation) => generation._id)).toEqual([next.id]);
+    for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await next.store().collection(name).drop();
+    await shared[0].collection(GENERATIONS).drop();
   });
 });

@@ -16,6 +16,7 @@ import {
   type UpdateResult,
   writeOne,
 } from './port';
+import { EPOCH_FIELD } from './fenced';
 import { OrderedIndex, compareValues } from './ordered';
 
 type AnyObject = Record<string, unknown>;
@@ -38,6 +39,14 @@ function clone<T>(value: T): T {
   const copy: AnyObject = {};
   for (const key of Object.keys(value)) copy[key] = clone(value[key]);
   return copy as T;
+}
+
+/** A copy for a reader: without the fencing epoch a fenced writer stamps (src/platform/readstore/fenced.ts), as MongoDB's reads. */
+function cloneOut<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneOut) as T;
+  const copy = clone(value);
+  if (copy !== null && typeof copy === 'object' && EPOCH_FIELD in copy) delete (copy as AnyObject)[EPOCH_FIELD];
+  return copy;
 }
 const isOperatorKey = (key: string) => key.startsWith('$');
 
@@ -173,7 +182,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   async findOne(filter: Filter): Promise<T | null> {
     const doc = this.matching(filter)[0];
-    return doc ? clone(doc) : null;
+    return doc ? cloneOut(doc) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -181,16 +190,16 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       options.sort && !options.projection
         ? this.walkOrdered(filter, options.sort, options.limit ? (options.skip ?? 0) + options.limit : Number.POSITIVE_INFINITY)
         : null;
-    if (walked) return clone(walked.slice(options.skip ?? 0));
+    if (walked) return cloneOut(walked.slice(options.skip ?? 0));
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
-    if (top) return clone(top.slice(options.skip ?? 0));
+    if (top) return cloneOut(top.slice(options.skip ?? 0));
     // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
-    if (!options.sort && !options.skip && !options.limit && !options.projection) return clone(this.matching(filter));
+    if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
     let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
-    return clone(cursor.all() as T[]);
+    return cloneOut(cursor.all() as T[]);
   }
 
   /**
@@ -323,6 +332,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const doc = this.matching(filter)[0];
     if (!doc && !options.upsert) return { matched: 0, modified: 0, upsertedId: null };
     const id = doc?._id ?? replacement._id ?? (typeof filter._id === 'string' ? filter._id : randomUUID());
+    // An upsert whose filter missed a document of the same id fails as on MongoDB (a fenced write meeting a newer one).
+    if (!doc && this.docs.has(id)) throw new DuplicateKeyError(this.name, ['_id']);
     const next = { ...clone(replacement), _id: id } as T;
     this.checkUnique(next);
     this.docs.set(id, next);
@@ -352,7 +363,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {
-    return clone(aggregate([...this.docs.values()], pipeline) as R[]);
+    return cloneOut(aggregate([...this.docs.values()], pipeline) as R[]);
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
@@ -420,6 +431,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       }
     }
     const doc = { ...seed, _id: typeof seed._id === 'string' ? seed._id : randomUUID() } as T;
+    if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, ['_id']);
     const { $setOnInsert, ...modifier } = update;
     const changes = { ...modifier, $set: { ...($setOnInsert ?? {}), ...(modifier.$set ?? {}) } };
     if (!fastModify(doc as unknown as AnyObject, changes)) applyModifier(doc as unknown as AnyObject, changes as Modifier<AnyObject>);

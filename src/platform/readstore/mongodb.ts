@@ -27,6 +27,7 @@ import {
   type Update,
   type UpdateResult,
 } from './port';
+import { EPOCH_FIELD } from './fenced';
 
 const DUPLICATE_KEY = 11000;
 /** An index asked for again with other options (or other keys under its name). */
@@ -105,6 +106,12 @@ function driverOp(op: BulkOp): AnyBulkWriteOperation<Doc> {
   return op;
 }
 
+/** Readers never see the fencing epoch a fenced writer stamps (src/platform/readstore/fenced.ts). */
+function withoutEpoch<D>(doc: D): D {
+  if (doc !== null && typeof doc === 'object' && EPOCH_FIELD in doc) delete (doc as Record<string, unknown>)[EPOCH_FIELD];
+  return doc;
+}
+
 class MongoReadCollection<T extends Doc> implements Collection<T> {
   constructor(
     readonly name: string,
@@ -112,7 +119,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   ) {}
 
   async findOne(filter: Filter): Promise<T | null> {
-    return (await mapErrors(this.name, () => this.collection.findOne(filter))) as T | null;
+    return withoutEpoch((await mapErrors(this.name, () => this.collection.findOne(filter))) as T | null);
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -120,7 +127,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
-    return (await mapErrors(this.name, () => cursor.toArray())) as T[];
+    return (await mapErrors(this.name, () => cursor.toArray())).map((doc) => withoutEpoch(doc as T));
   }
 
   count(filter: Filter = {}): Promise<number> {
@@ -205,7 +212,7 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]> {
-    return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())) as R[];
+    return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())).map((doc) => withoutEpoch(doc) as R);
   }
 
   /**
@@ -230,9 +237,9 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     }
   }
 
+  /** The driver's drop (the collection and its indexes, at once); a collection that is not there is dropped already. */
   async drop(): Promise<void> {
-    await this.collection.deleteMany({});
-    await this.collection.dropIndexes().catch(() => undefined);
+    await mapErrors(this.name, () => this.collection.drop()).catch((error: unknown) => (isNamespaceMissing(error) ? undefined : Promise.reject(error)));
   }
 }
 

@@ -153,6 +153,18 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
     });
   });
 
+  describe('when dropping', () => {
+    it('removes the documents and the indexes, and a collection that is not there is dropped already', async () => {
+      await tickets.createIndex({ keys: { title: 1 }, unique: true });
+      await tickets.drop();
+      expect(await tickets.count()).toBe(0);
+      await tickets.insertOne({ _id: 't9', title: 'VPN drops', priority: 1, status: 'open' });
+      await tickets.insertOne({ _id: 't10', title: 'VPN drops', priority: 1, status: 'open' });
+      expect(await tickets.count()).toBe(2);
+      await expect(store.collection(`never_${randomUUID().slice(0, 8)}`).drop()).resolves.toBeUndefined();
+    });
+  });
+
   describe('when writing in bulk', () => {
     it('applies inserts, updates, upserts, replacements and deletes in order, each seeing the ones before it', async () => {
       await tickets.bulkWrite([
