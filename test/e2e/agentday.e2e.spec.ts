@@ -1,7 +1,9 @@
 /// <reference lib="dom" />
 import type { Browser, BrowserContext, Route } from 'playwright-core';
+import { STATUS_WORDS } from '#contract/tickets';
 import jwt from 'jsonwebtoken';
-import { launchBrowser, signIn } from '../support/browser';
+import { launchBrowser, messageList, signIn } from '../support/browser';
+import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 
@@ -11,11 +13,13 @@ const report = (line: string) => process.stdout.write(`[agent day e2e] ${line}\n
 
 describe("Web app in Chromium: the agent's day (issue 41)", () => {
   let server: TestServer;
+  let link: CuttableLink;
   let browser: Browser;
   let admin: string;
   let alice: Member;
   let cara: Member;
   let category: string;
+  let ticket: { _id: string; ticketId: number };
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
@@ -24,7 +28,8 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     alice = await addMember(server, admin, 'agent', 'Alice');
     cara = await addMember(server, admin, 'customer', 'Cara');
     category = await addCategory(server, admin, { name: 'Billing' });
-    await openTicket(server, cara, category, { title: 'Charged twice' });
+    ticket = await openTicket(server, cara, category, { title: 'Charged twice' });
+    link = await cuttableLink(server.url);
     browser = await launchBrowser();
   });
   afterEach(async () => {
@@ -32,16 +37,39 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
   });
   afterAll(async () => {
     await browser?.close();
+    await link?.close();
     await server?.stop();
   });
 
-  const pageFor = async (member: Member, viewport = { width: 1440, height: 900 }) => {
+  const pageFor = async (member: Member, viewport = { width: 1440, height: 900 }, base = server.url) => {
     const context = await browser.newContext({ viewport });
     contexts.push(context);
     const page = await context.newPage();
-    await signIn(page, server.url, member.email, 'password-123');
+    await signIn(page, base, member.email, 'password-123');
     return { context, page };
   };
+
+  it('when a message and then a status change happen while the customer is offline, then on return the status line is in the conversation without a reload', async () => {
+    const { context, page } = await pageFor(cara, { width: 1440, height: 900 }, link.url);
+    await page.goto(`${link.url}/tickets/${ticket._id}`);
+    await page.getByRole('heading', { name: 'Charged twice' }).waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    await context.setOffline(true);
+    link.cut();
+    await page.getByRole('status').getByText('Reconnecting…').waitFor();
+    const posted = await server.request('POST', `/api/tickets/${ticket._id}/messages`, {
+      token: alice.token,
+      body: { content: 'Refund is on its way', isInternal: false },
+    });
+    expect(posted.status).toBe(201);
+    expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: alice.token, body: { status: 'pending_customer' } })).status).toBe(200);
+    link.restore();
+    await context.setOffline(false);
+    await messageList(page).getByText('Refund is on its way').waitFor({ timeout: WAIT_MS });
+    await messageList(page).getByText(`Status changed to ${STATUS_WORDS.pending_customer}`).waitFor({ timeout: WAIT_MS });
+    expect(await page.evaluate(() => 'sameDocument' in window)).toBe(true);
+  }, 90_000);
 
   it('when a refresh reaches the server but its answer is lost to a navigation, then the next page stays signed in (10 of 10)', async () => {
     const { page } = await pageFor(alice);

@@ -66,12 +66,18 @@ const ticketsApi = api.injectEndpoints({
         await cacheDataLoaded.catch(() => undefined);
         const mine = (draft: TicketDetail, ticketId: string) => draft.ticket._id === ticketId;
         const stops = [
-          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) => {
+          onLive<{ ticket: Ticket; change?: TicketChange }>('ticket_updated', ({ ticket, change }) => {
             let changed = false;
             updateCachedData((draft) => {
               if (!mine(draft, ticket._id)) return;
               // A status or assignment change brings a system line into the conversation: fetch it.
-              changed = draft.ticket.status !== ticket.status || draft.ticket.assignedAgent?._id !== ticket.assignedAgent?._id;
+              // The push says what changed: after a reconnect, replayed pushes carry the ticket as it
+              // is now, so a replayed message may already have brought the new status and a
+              // comparison of the two would see no change.
+              changed =
+                (change !== undefined && change.kind !== 'outcome') ||
+                draft.ticket.status !== ticket.status ||
+                draft.ticket.assignedAgent?._id !== ticket.assignedAgent?._id;
               draft.ticket = ticket;
             });
             if (changed) dispatch(api.util.invalidateTags([{ type: 'Ticket', id }]));
