@@ -7,6 +7,7 @@ import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui
 import { formatDate, fullName } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
+import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
 import { OPEN_FILTER, PRIORITY_COLOR } from './display';
 import { PresenceMarker, useOthersOn } from './Presence';
@@ -228,9 +229,9 @@ export function LiveTicketsPage() {
         </div>
       </header>
       <div className="stat-grid stat-grid-3">
-        <StatCard label="Open" value={stats.data?.open ?? '–'} icon="alert" tone="danger" />
-        <StatCard label="Unassigned" value={stats.data?.unassigned ?? '–'} icon="user" tone="warning" />
-        <StatCard label="In Progress" value={stats.data?.inProgress ?? '–'} icon="clock" tone="primary" />
+        <StatCard label="Open" value={stats.data ? openTickets(stats.data) : '–'} hint={OPEN_HINT} icon="alert" tone="danger" />
+        <StatCard label="Unassigned" value={stats.data?.unassigned ?? '–'} hint="Open tickets nobody is assigned to" icon="user" tone="warning" />
+        <StatCard label="In Progress" value={stats.data?.inProgress ?? '–'} hint={IN_PROGRESS_HINT} icon="clock" tone="primary" />
       </div>
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Filter tickets">
