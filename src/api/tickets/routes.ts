@@ -59,6 +59,8 @@ const SORTS: Record<string, Sort> = {
   priority: { priorityWeight: -1, createdAt: -1 },
   status: { statusRank: 1, createdAt: -1 },
   updated: { updatedAt: -1, ticketId: -1 },
+  /** Waiting longest first; tickets nobody waits on after them, newest first. */
+  waiting: { waitingRank: 1, createdAt: -1 },
 };
 /** A customer's "updated" order follows the updatedAt they see, so a staff-only change cannot reorder their list. */
 const CUSTOMER_SORTS: Record<string, Sort> = { ...SORTS, updated: { publicUpdatedAt: -1, ticketId: -1 } };
@@ -133,9 +135,11 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
+    if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
     const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
-    res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });
+    const unread = await Promise.all(items.map((ticket) => unreadCount(deps, ticket, user)));
+    res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
   });
 
   router.post('/tickets', requireRole(), async (req, res) => {
