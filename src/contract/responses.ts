@@ -82,11 +82,9 @@ export const Ticket = z
     messageCount: z.int().meta({ description: 'A customer counts only what they can see (no internal notes)' }),
     lastMessageAt: time.nullable(),
     lastCustomerMessageAt: time.nullable().meta({ description: 'When the customer last wrote (opening the ticket counts)' }),
-    waitingSince: time
-      .nullable()
-      .meta({
-        description: 'Since when the customer waits for the desk: null once staff replied publicly, or the ticket is pending customer, resolved or closed',
-      }),
+    waitingSince: time.nullable().meta({
+      description: 'Since when the customer waits for the desk: null once staff replied publicly, or the ticket is pending customer, resolved or closed',
+    }),
   })
   .meta({ id: 'Ticket' });
 
