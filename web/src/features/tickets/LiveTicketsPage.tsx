@@ -360,6 +360,7 @@ export function LiveTicketsPage() {
           </label>
         </div>
       </div>
+      {actions.takeOverDialog}
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
       {list.isLoading ? (
         <LoadingScreen text="Loading tickets..." />

@@ -26,6 +26,24 @@ import type { Ticket } from '../../entities/ticket/types';
 import { typingText, useTyping } from './useTyping';
 import { useTicketActions } from './useTicketActions';
 
+/** Whether the details column shows: remembered in this browser (issue 41), shown by default. */
+const DETAILS_KEY = 'ticketDetailsHidden';
+const storedDetailsOpen = () => {
+  try {
+    return localStorage.getItem(DETAILS_KEY) !== 'true';
+  } catch {
+    return true;
+  }
+};
+const rememberDetailsOpen = (open: boolean) => {
+  try {
+    localStorage.setItem(DETAILS_KEY, String(!open));
+  } catch {
+    // private mode: the choice lasts this page only
+  }
+  return open;
+};
+
 export function TicketNotFound() {
   return (
     <div className="page">
@@ -253,7 +271,7 @@ export function TicketPage() {
   const actions = useTicketActions();
   const [draft, setDraft] = useState('');
   const [internal, setInternal] = useState(false);
-  const [detailsOpen, setDetailsOpen] = useState(true);
+  const [detailsOpen, setDetailsOpen] = useState(storedDetailsOpen);
   const navigate = useNavigate();
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
@@ -354,8 +372,9 @@ export function TicketPage() {
         onAssign={() => void actions.assignToMe(ticket)}
         onUnassign={() => void actions.unassign(ticket)}
         detailsOpen={detailsOpen}
-        onToggleDetails={() => setDetailsOpen((open) => !open)}
+        onToggleDetails={() => setDetailsOpen((open) => rememberDetailsOpen(!open))}
       />
+      {actions.takeOverDialog}
       <PresenceLine viewers={others} />
       <div className="ticket-workspace">
         <section className="card conversation" aria-label="Conversation">
