@@ -70,10 +70,10 @@ export function UnreadBadge({ count }: { count: number }) {
 
 /** Since when the customer waits for the desk, with the full date on hover; a dash when nobody waits. */
 export function WaitingSince({ ticket, long = false }: { ticket: Ticket; long?: boolean }) {
-  if (!ticket.waitingSince) return <span className="muted">{long ? 'Not waiting on us' : '—'}</span>;
+  if (!ticket.waitingSince) return <span className="muted">{long ? 'Not waiting' : '—'}</span>;
   return (
     <time className="waiting-since" dateTime={ticket.waitingSince} title={`Waiting for us since ${formatDateTime(ticket.waitingSince)}`}>
-      {long ? `Waiting for us ${waitedFor(ticket.waitingSince)}` : waitedForShort(ticket.waitingSince)}
+      {long ? waitedFor(ticket.waitingSince) : waitedForShort(ticket.waitingSince)}
     </time>
   );
 }
@@ -226,7 +226,7 @@ export function LiveTicketCard({
           </dd>
         </div>
         <div>
-          <dt>Waiting</dt>
+          <dt>Waiting for us</dt>
           <dd>
             <WaitingSince ticket={ticket} long />
           </dd>
