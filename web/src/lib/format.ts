@@ -36,18 +36,7 @@ export function timeAgo(iso: string, now = Date.now()): string {
 /** A count with its noun: '1 ticket', '2 tickets', '0 uses' (issue 25). */
 export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/** How long someone has waited, short: 'under a minute', '5 mins', '2 hours', '3 days'. */
-export function waitedFor(iso: string, now = Date.now()): string {
-  const minutes = Math.floor((now - new Date(iso).getTime()) / 60_000);
-  if (minutes < 1) return 'under a minute';
-  if (minutes < 60) return `${minutes} min${minutes === 1 ? '' : 's'}`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} hour${hours === 1 ? '' : 's'}`;
-  const days = Math.floor(hours / 24);
-  return `${days} day${days === 1 ? '' : 's'}`;
-}
-
-/** The same, as short as a table cell needs: '<1 min', '5 min', '2 h', '3 d'. */
+/** How long someone has waited, as short as a table cell needs: '<1 min', '5 min', '2 h', '3 d'. */
 export function waitedForShort(iso: string, now = Date.now()): string {
   const minutes = Math.floor((now - new Date(iso).getTime()) / 60_000);
   if (minutes < 1) return '<1 min';

@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
-import { formatDate, formatDateTime, fullName, timeAgo, waitedFor, waitedForShort } from '../../lib/format';
+import { formatDate, formatDateTime, fullName, timeAgo, waitedForShort } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
 import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
@@ -73,7 +73,7 @@ export function WaitingSince({ ticket, long = false }: { ticket: Ticket; long?: 
   if (!ticket.waitingSince) return <span className="muted">{long ? 'Not waiting' : '—'}</span>;
   return (
     <time className="waiting-since" dateTime={ticket.waitingSince} title={`Waiting for us since ${formatDateTime(ticket.waitingSince)}`}>
-      {long ? waitedFor(ticket.waitingSince) : waitedForShort(ticket.waitingSince)}
+      {waitedForShort(ticket.waitingSince)}
     </time>
   );
 }
