@@ -1,4 +1,5 @@
 import type { TicketStatus } from './tickets';
+import type { Role } from './users';
 
 /**
  * What the live channel and the web client agree on beyond the payloads of API.md: timings of the
@@ -50,3 +51,15 @@ export type TicketChange =
   | { kind: 'assigned'; agentId: string; by: string | null }
   | { kind: 'unassigned'; agentId: string; by: string | null }
   | { kind: 'outcome'; by: string | null };
+
+/**
+ * `ticket_message`: a message was posted on a ticket, sent to every member of staff (internal notes
+ * included) and to the ticket's customer (public messages only), whether or not they have the ticket
+ * open, so lists can show unread counts and "waiting since" at once. The text itself travels only in
+ * `new_message`, to those who joined the ticket's room.
+ */
+export interface TicketMessageNotice<TicketView = unknown> {
+  ticket: TicketView;
+  message: { _id: string; senderId: string; senderRole: Role; isInternal: boolean; createdAt: string };
+  position: number;
+}

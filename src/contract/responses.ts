@@ -81,6 +81,10 @@ export const Ticket = z
     closedAt: time.nullable(),
     messageCount: z.int().meta({ description: 'A customer counts only what they can see (no internal notes)' }),
     lastMessageAt: time.nullable(),
+    lastCustomerMessageAt: time.nullable().meta({ description: 'When the customer last wrote (opening the ticket counts)' }),
+    waitingSince: time.nullable().meta({
+      description: 'Since when the customer waits for the desk: null once staff replied publicly, or the ticket is pending customer, resolved or closed',
+    }),
   })
   .meta({ id: 'Ticket' });
 
@@ -99,7 +103,10 @@ export const Message = z
   })
   .meta({ id: 'Message' });
 
-export const TicketList = z.strictObject({ tickets: z.array(Ticket), pagination: Pagination }).meta({ id: 'TicketList' });
+export const TicketListItem = Ticket.extend({
+  unreadCount: z.int().meta({ description: 'Messages from others the caller has not read yet (a customer counts no internal notes)' }),
+}).meta({ id: 'TicketListItem' });
+export const TicketList = z.strictObject({ tickets: z.array(TicketListItem), pagination: Pagination }).meta({ id: 'TicketList' });
 export const TicketDetail = z.strictObject({ ticket: Ticket, messages: z.array(Message), unreadCount: z.int() }).meta({ id: 'TicketDetail' });
 export const MessagePage = z.strictObject({ messages: z.array(Message), pagination: Pagination, unreadCount: z.int() }).meta({ id: 'MessagePage' });
 
@@ -316,6 +323,7 @@ export type Pagination = z.infer<typeof Pagination>;
 export type User = z.infer<typeof User>;
 export type Attachment = z.infer<typeof Attachment>;
 export type Ticket = z.infer<typeof Ticket>;
+export type TicketListItem = z.infer<typeof TicketListItem>;
 export type Message = z.infer<typeof Message>;
 export type TicketList = z.infer<typeof TicketList>;
 export type TicketDetail = z.infer<typeof TicketDetail>;

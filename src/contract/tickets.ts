@@ -154,11 +154,16 @@ export const listTicketsQuery = z.object({
   status: commaList(TICKET_STATUSES, 'Status').optional(),
   priority: commaList(PRIORITIES, 'Priority').optional(),
   assigned: z.enum(['me', 'unassigned', 'assigned'], { message: 'assigned must be me, unassigned or assigned' }).optional(),
+  /** true: only tickets whose customer waits for the desk; false: only those that do not. */
+  waiting: z
+    .enum(['true', 'false'], { message: 'waiting must be true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
   category: z.string().min(1).optional(),
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   sort: z
-    .enum(['latest', 'oldest', 'priority', 'status', 'updated'], { message: 'sort must be latest, oldest, priority, status or updated' })
+    .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting'], { message: 'sort must be latest, oldest, priority, status, updated or waiting' })
     .default('latest'),
   ...pageQuery(20),
 });

@@ -1,6 +1,6 @@
 import type { MessagePostedData } from '../domain/ticket/ticket';
 import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
-import type { Role } from '#contract/users';
+import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Collection, Doc, ReadStore } from '../platform/readstore/port';
 import { type PersonEntry, loadDirectory } from './directory';
@@ -60,6 +60,16 @@ export interface TicketView extends Doc {
   lastMessageAt: string | null;
   publicMessageCount: number;
   lastPublicMessageAt: string | null;
+  /** When the customer last wrote (the ticket's opening counts as their first words). */
+  lastCustomerMessageAt: string | null;
+  /**
+   * Since when the customer waits for the desk: from their first unanswered words (the opening, or
+   * a message after a public staff reply) until a public staff reply, or the status moves the ball
+   * to them (pending customer) or ends the ticket (resolved, closed). null: not waiting on us.
+   */
+  waitingSince: string | null;
+  /** `waitingSince`, or a value after every date when not waiting: "waiting longest" sorts on it. */
+  waitingRank: string;
   priorityWeight: number;
   statusRank: number;
   search: string;
@@ -165,6 +175,12 @@ function save(page: Page, event: { revision: number; position: number }, before:
   if (countsForStats) page.moves.push({ position: event.position, before, after });
 }
 
+/** Sorts after every ISO date: a ticket nobody waits on comes after all that wait. */
+const NOT_WAITING = '~';
+const waiting = (since: string | null) => ({ waitingSince: since, waitingRank: since ?? NOT_WAITING });
+/** Statuses that leave the next move to the customer, or end the ticket: the desk owes no answer. */
+const BALL_ELSEWHERE: readonly TicketStatus[] = ['pending_customer', 'resolved', 'closed'];
+
 /** Each ticket event folded into the page (pure: no I/O). */
 const evolve = dispatcher<Page, void>({
   TicketOpened(event, page) {
@@ -198,6 +214,8 @@ const evolve = dispatcher<Page, void>({
       lastMessageAt: null,
       publicMessageCount: 0,
       lastPublicMessageAt: null,
+      lastCustomerMessageAt: at,
+      ...waiting(at),
       priorityWeight: PRIORITY_WEIGHT[priority],
       statusRank: STATUS_RANK.open,
       search: searchText(number, title, description, ref),
@@ -225,6 +243,7 @@ const evolve = dispatcher<Page, void>({
       publicUpdatedAt: at,
       ...(to === 'resolved' ? { resolvedAt: at } : {}),
       ...(to === 'closed' ? { closedAt: at } : {}),
+      ...(BALL_ELSEWHERE.includes(to) ? waiting(null) : {}),
     });
   },
   AgentAssignedToTicket(event, page) {
@@ -260,9 +279,17 @@ const evolve = dispatcher<Page, void>({
   MessagePosted(event, page) {
     const before = current(page, event);
     if (!before) return;
-    const { ticketId: id, messageId, senderId, isInternal, attachments } = event.data;
+    const { ticketId: id, messageId, senderId, senderRole, isInternal, attachments } = event.data;
     const at = event.metadata.occurredAt;
     const seq = before.messageCount + 1;
+    const fromCustomer = senderId === before.customer._id;
+    const waitingNow = isInternal
+      ? {}
+      : fromCustomer
+        ? { lastCustomerMessageAt: at, ...waiting(before.waitingSince ?? at) }
+        : isStaff(senderRole)
+          ? waiting(null)
+          : {};
     page.messages.set(messageId, postedMessageView(event.data, seq, page.directory.person(senderId), at, event.revision));
     recordUploads(page, id, before.customer._id, isInternal, attachments);
     // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
@@ -270,7 +297,12 @@ const evolve = dispatcher<Page, void>({
       page,
       event,
       before,
-      { messageCount: seq, lastMessageAt: at, ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }) },
+      {
+        messageCount: seq,
+        lastMessageAt: at,
+        ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }),
+        ...waitingNow,
+      },
       false,
     );
   },
@@ -427,7 +459,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 4,
+  version: 5,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
@@ -437,6 +469,7 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { priorityWeight: -1, createdAt: -1 } });
     await tickets.createIndex({ keys: { statusRank: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { updatedAt: -1, ticketId: -1 } });
+    await tickets.createIndex({ keys: { waitingRank: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { 'customer._id': 1, publicUpdatedAt: -1 } });
     await tickets.createIndex({ keys: { 'customer._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });

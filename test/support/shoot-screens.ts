@@ -1,45 +1,62 @@
 /// <reference lib="dom" />
 /**
- * Saves the ticket screen, Live Tickets and the phone layout of a seeded desk into a folder
- * (`npx tsx --conditions=source test/support/shoot-screens.ts <dir>`, after `npm run build`): the before/after pictures of
- * a layout change.
+ * Saves the ticket screen (1440x900), Live Tickets as cards and as a table (1440x900), the phone ticket
+ * screen (390x844) and the phone drawer of a seeded desk into a folder
+ * (`npx tsx --conditions=source test/support/shoot-screens.ts <dir> [suffix]`, after `npm run build`): the
+ * before/after pictures of a layout change.
  */
 import { mkdirSync } from 'node:fs';
 import { launchBrowser, signIn } from './browser';
+import { addMember, openTicket } from './desk';
 import { seedDesk } from './screens';
 import { startTestServer } from './server';
 
+/** Enough open tickets that Live Tickets holds more rows than one screen. */
+const EXTRA_TICKETS = 18;
+
 async function main() {
   const dir = process.argv[2] ?? 'test-results/screens';
+  const suffix = process.argv[3] ? `-${process.argv[3]}` : '';
   mkdirSync(dir, { recursive: true });
   const server = await startTestServer();
   const browser = await launchBrowser();
   try {
     const desk = await seedDesk(server);
+    const adminToken = await server.login();
+    const categories = await server.request('GET', '/api/categories', { token: adminToken });
+    const category = categories.body.categories[0]._id as string;
+    for (let i = 1; i <= EXTRA_TICKETS; i += 1) {
+      const customer = await addMember(server, adminToken, 'customer', `Customer ${i}`);
+      await openTicket(server, customer, category, { title: `Order ${1000 + i} has not arrived yet`, description: 'Tracking shows no movement.' });
+    }
     for (const [label, size] of [
-      ['desktop', { width: 1366, height: 900 }],
-      ['phone', { width: 390, height: 844 }],
+      ['1440', { width: 1440, height: 900 }],
+      ['phone-390', { width: 390, height: 844 }],
     ] as const) {
       for (const who of ['agent', 'customer'] as const) {
         const page = await (await browser.newContext({ viewport: size })).newPage();
         await signIn(page, server.url, desk[who].email, desk[who].password);
         await page.goto(`${server.url}/tickets/${desk.ticketId}`);
         await page.getByRole('list', { name: 'Messages' }).getByText('Message 12').waitFor();
-        await page.screenshot({ path: `${dir}/ticket-${who}-${label}.png` });
-        if (who === 'agent') {
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: `${dir}/ticket-${who}-${label}${suffix}.png` });
+        if (who === 'agent' && label === '1440') {
           await page.goto(`${server.url}/live-tickets`);
           await page.getByRole('heading', { name: 'Live Tickets' }).waitFor();
           await page.getByText('Invoice shows the wrong amount').first().waitFor();
-          await page.screenshot({ path: `${dir}/live-tickets-${label}.png` });
-          await page.screenshot({ path: `${dir}/live-tickets-${label}-full.png`, fullPage: true });
-          if (label === 'phone') {
-            await page
-              .getByRole('button', { name: /Expand sidebar|Open menu/ })
-              .first()
-              .click();
-            await page.waitForTimeout(400);
-            await page.screenshot({ path: `${dir}/drawer-phone.png` });
-          }
+          await page.screenshot({ path: `${dir}/live-tickets-cards-${label}${suffix}.png` });
+          await page.getByRole('button', { name: 'Table' }).click();
+          await page.getByRole('table', { name: 'Tickets' }).waitFor();
+          await page.waitForTimeout(300);
+          await page.screenshot({ path: `${dir}/live-tickets-table-${label}${suffix}.png` });
+        }
+        if (who === 'agent' && label === 'phone-390') {
+          await page
+            .getByRole('button', { name: /Expand sidebar|Open menu/ })
+            .first()
+            .click();
+          await page.waitForTimeout(400);
+          await page.screenshot({ path: `${dir}/drawer-${label}${suffix}.png` });
         }
         await page.context().close();
       }

@@ -5,8 +5,13 @@ const registration = (name: string) => ({ username: name, email: `${name}@exampl
 
 describe('Identity over HTTP', () => {
   let server: TestServer;
+  /** Moves the server's clock forward (past the refresh-token reuse grace window). */
+  let clockAheadMs = 0;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ clock: () => new Date(Date.now() + clockAheadMs) });
+  });
+  afterEach(() => {
+    clockAheadMs = 0;
   });
   afterAll(() => server.stop());
 
@@ -148,26 +153,54 @@ describe('Identity over HTTP', () => {
       expect(again.status).toBe(200);
     });
 
-    it('when a spent refresh token comes back, then it is refused and the whole family is revoked', async () => {
+    it('when a spent refresh token comes back after its successor was spent, then it is refused and the whole family is revoked', async () => {
       const first = await server.signIn();
       const second = (await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } })).body;
+      const third = (await server.request('POST', '/api/auth/refresh', { body: { refreshToken: second.refreshToken } })).body;
       const reuse = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } });
       expect(reuse).toMatchObject({ status: 401, body: { code: 'REFRESH_TOKEN_REUSED' } });
-      const stolen = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: second.refreshToken } });
+      const stolen = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: third.refreshToken } });
       expect(stolen).toMatchObject({ status: 401, body: { code: 'SESSION_ENDED' } });
-      for (const token of [first.accessToken, second.accessToken]) {
+      for (const token of [first.accessToken, second.accessToken, third.accessToken]) {
         expect(await server.request('GET', '/api/auth/profile', { token })).toMatchObject({ status: 401, body: { code: 'SESSION_ENDED' } });
       }
       // Another sign-in of the same user is a different family and still works.
       expect((await server.request('GET', '/api/auth/profile', { token: await server.login() })).status).toBe(200);
     });
 
-    it('when two refreshes race with one token, then one wins and the family is revoked', async () => {
+    it('when the token just spent comes back within the grace window, then it gets the same successor and the session lives on', async () => {
+      const first = await server.signIn();
+      const lost = (await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } })).body;
+      clockAheadMs = 25_000;
+      const again = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } });
+      expect(again.status).toBe(200);
+      expect(again.body.refreshToken).toBe(lost.refreshToken);
+      expect((await server.request('GET', '/api/auth/profile', { token: again.body.accessToken })).status).toBe(200);
+      expect((await server.request('GET', '/api/auth/profile', { token: lost.accessToken })).status).toBe(200);
+      const next = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: lost.refreshToken } });
+      expect(next.status).toBe(200);
+      expect(next.body.refreshToken).not.toBe(lost.refreshToken);
+      const log = await server.deps.events.readStream(`session-${first.refreshToken.split('.')[0]}`);
+      expect(log.map((event) => event.type)).toEqual(['SessionStarted', 'RefreshTokenRotated', 'RefreshTokenRotated']);
+    });
+
+    it('when the token just spent comes back after the grace window, then it is refused and the whole family is revoked', async () => {
+      const first = await server.signIn();
+      const second = (await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } })).body;
+      clockAheadMs = 31_000;
+      expect(await server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } })).toMatchObject({
+        status: 401,
+        body: { code: 'REFRESH_TOKEN_REUSED' },
+      });
+      expect(await server.request('GET', '/api/auth/profile', { token: second.accessToken })).toMatchObject({ status: 401, body: { code: 'SESSION_ENDED' } });
+    });
+
+    it('when two refreshes race with one token, then both get the same successor and the family lives on', async () => {
       const first = await server.signIn();
       const both = await Promise.all([1, 2].map(() => server.request('POST', '/api/auth/refresh', { body: { refreshToken: first.refreshToken } })));
-      expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
-      const winner = both.find((r) => r.status === 200)!;
-      expect((await server.request('GET', '/api/auth/profile', { token: winner.body.accessToken })).status).toBe(401);
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+      expect(both[0]!.body.refreshToken).toBe(both[1]!.body.refreshToken);
+      for (const answer of both) expect((await server.request('GET', '/api/auth/profile', { token: answer.body.accessToken })).status).toBe(200);
     });
 
     it('when the refresh token is forged, missing or of the wrong type, then it is refused', async () => {

@@ -106,7 +106,18 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       const body = (view: ReturnType<typeof ticketFor>) =>
         name === 'new_message' ? { message: messageFor(message), ticket: view, position } : { message: messageFor(message), position };
       const staff: Delivery = { name, payload: body(ticketFor(ticket, { role: 'agent' })), to: [staffRoom(ticketId)] };
-      return message.isInternal ? [staff] : [staff, { name, payload: body(ticketFor(ticket, { role: 'customer' })), to: [customerRoom(ticketId)] }];
+      const inRoom = message.isInternal ? [staff] : [staff, { name, payload: body(ticketFor(ticket, { role: 'customer' })), to: [customerRoom(ticketId)] }];
+      if (name !== 'new_message') return inRoom;
+      // Lists everywhere learn of it (unread counts, waiting since), without the text.
+      const notice = {
+        _id: message._id,
+        senderId: message.sender._id,
+        senderRole: message.sender.role,
+        isInternal: message.isInternal,
+        createdAt: message.createdAt,
+      };
+      const [staffNotice, customerNotice] = toEveryoneConcerned(ticket, 'ticket_message', (view) => ({ ticket: view, message: notice }));
+      return message.isInternal ? [...inRoom, staffNotice!] : [...inRoom, staffNotice!, customerNotice!];
     }
     case 'TicketDeleted': {
       const { ticketId, customerId } = event.data;
@@ -117,9 +128,12 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
   }
 }
 
-/** The conversation a message event belongs to: its pushes go to that ticket's rooms and nowhere else. */
+/**
+ * The conversation an edit belongs to: its pushes go to that ticket's rooms and nowhere else. (A
+ * posted message also tells every list, through `ticket_message`, so it is not confined to them.)
+ */
 const conversationOf = (recorded: RecordedEvent) =>
-  (recorded.type === 'MessagePosted' || recorded.type === 'MessageEdited') && typeof recorded.data.ticketId === 'string' ? recorded.data.ticketId : null;
+  recorded.type === 'MessageEdited' && typeof recorded.data.ticketId === 'string' ? recorded.data.ticketId : null;
 
 const positionOf = (payload: object) => (payload as { position?: number }).position ?? 0;
 

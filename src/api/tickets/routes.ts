@@ -59,6 +59,8 @@ const SORTS: Record<string, Sort> = {
   priority: { priorityWeight: -1, createdAt: -1 },
   status: { statusRank: 1, createdAt: -1 },
   updated: { updatedAt: -1, ticketId: -1 },
+  /** Waiting longest first; tickets nobody waits on after them, newest first. */
+  waiting: { waitingRank: 1, createdAt: -1 },
 };
 /** A customer's "updated" order follows the updatedAt they see, so a staff-only change cannot reorder their list. */
 const CUSTOMER_SORTS: Record<string, Sort> = { ...SORTS, updated: { publicUpdatedAt: -1, ticketId: -1 } };
@@ -90,6 +92,28 @@ async function unreadCount(deps: AppDeps, ticket: TicketView, user: AuthUser): P
   return deps.readStore
     .collection<MessageView>(TICKET_MESSAGES)
     .count({ ticket: ticket._id, seq: { $gt: mark?.upTo ?? 0 }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
+}
+
+/**
+ * The unread counts of a page of tickets: the reader's marks in one read, and a count only for the
+ * tickets that have messages past their mark (a read or quiet ticket costs nothing), so a page of
+ * 1000 mostly read tickets stays a handful of reads.
+ */
+async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser): Promise<number[]> {
+  if (tickets.length === 0) return [];
+  const marks = await deps.readStore
+    .collection<ReadMarkView>(TICKET_READS)
+    .find({ _id: { $in: tickets.map((ticket) => `${ticket._id}:${user.id}`) } }, { limit: tickets.length });
+  const upTo = new Map(marks.map((mark) => [mark.ticket, mark.upTo]));
+  return Promise.all(
+    tickets.map((ticket) => {
+      const mark = upTo.get(ticket._id) ?? 0;
+      if (ticket.messageCount <= mark) return 0;
+      return deps.readStore
+        .collection<MessageView>(TICKET_MESSAGES)
+        .count({ ticket: ticket._id, seq: { $gt: mark }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
+    }),
+  );
 }
 
 async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser, page: number, limit: number) {
@@ -133,9 +157,11 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
+    if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
     const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
-    res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });
+    const unread = await unreadCounts(deps, items, user);
+    res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
   });
 
   router.post('/tickets', requireRole(), async (req, res) => {

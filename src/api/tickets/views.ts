@@ -14,7 +14,17 @@ export interface Viewer {
  * they can see (internal notes left out) and not the outcome, which is a staff section (spec.md 2).
  */
 export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticket {
-  const { _revision: _r, publicMessageCount, lastPublicMessageAt, publicUpdatedAt, priorityWeight: _p, statusRank: _s, search: _q, ...ticket } = view;
+  const {
+    _revision: _r,
+    publicMessageCount,
+    lastPublicMessageAt,
+    publicUpdatedAt,
+    priorityWeight: _p,
+    statusRank: _s,
+    search: _q,
+    waitingRank: _w,
+    ...ticket
+  } = view;
   if (isStaff(viewer.role)) return ticket;
   return {
     ...ticket,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { sessionDecider } from '../../domain/session/decide';
 import { type SessionEndReason, sessionStream } from '../../domain/session/session';
 import { UnauthorizedError } from '#contract/errors';
@@ -26,6 +26,13 @@ export interface ClientInfo {
 
 /** The token names its session so it can be found; only its digest is ever recorded. */
 const newRefreshToken = (sessionId: string) => `${sessionId}.${randomBytes(32).toString('base64url')}`;
+/**
+ * A token's one successor: keyed on the server's secret, so nobody without it can compute it, and
+ * the same for every presentation of the token, so a refresh whose answer was lost can be answered
+ * again with the same pair (the reuse grace window, docs/identity.md) without storing any token.
+ */
+const successorOf = (secret: string, sessionId: string, token: string) =>
+  `${sessionId}.${createHmac('sha256', secret).update(`refresh-successor\u0000${token}`).digest('base64url')}`;
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -67,8 +74,9 @@ function sessionIdOf(refreshToken: string): string {
 }
 
 /**
- * Spends a refresh token for a new pair. Presenting a token that was already spent ends the whole
- * family (its access tokens stop working at once too) and answers 401.
+ * Spends a refresh token for a new pair. The token just spent, back within the grace window before
+ * its successor was used, gets that same successor again (with a fresh access token). Presenting any
+ * other spent token ends the whole family (its access tokens stop working at once too) and answers 401.
  */
 export async function refreshSession(deps: AppDeps, refreshToken: string, correlationId?: string): Promise<Tokens> {
   const sessionId = sessionIdOf(refreshToken);
@@ -79,7 +87,7 @@ export async function refreshSession(deps: AppDeps, refreshToken: string, correl
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   if (session.startedPosition <= user.sessionsValidAfter) throw new UnauthorizedError('Your session has ended; please sign in again', 'SESSION_ENDED');
 
-  const nextToken = newRefreshToken(sessionId);
+  const nextToken = successorOf(deps.jwtSecret, sessionId, refreshToken);
   const now = deps.clock();
   const result = await handleCommand(
     deps.events,

@@ -27,12 +27,16 @@ const STARTED: SessionEvent = {
   type: 'SessionStarted',
   data: { sessionId: 's1', userId: 'u1', tokenHash: 'h1', expiresAt: IN_A_WEEK, ip: '127.0.0.1', userAgent: 'jest' },
 };
-const ROTATED: SessionEvent = { type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'h2', expiresAt: IN_A_WEEK } };
-const rotate = (presentedHash: string, now = NOW): SessionCommand => ({
+const ROTATED_AT = '2026-11-21T09:59:50.000Z';
+const ROTATED: SessionEvent = {
+  type: 'RefreshTokenRotated',
+  data: { sessionId: 's1', userId: 'u1', tokenHash: 'h2', expiresAt: IN_A_WEEK, rotatedAt: ROTATED_AT },
+};
+const rotate = (presentedHash: string, now = NOW, newHash = 'next'): SessionCommand => ({
   type: 'RotateRefreshToken',
   sessionId: 's1',
   presentedHash,
-  newHash: 'next',
+  newHash,
   expiresAt: IN_A_WEEK,
   now,
 });
@@ -42,12 +46,36 @@ describe('Session (refresh-token family)', () => {
     it('then the current token is spent for a new one', () =>
       given([STARTED])
         .when(rotate('h1'))
-        .then([{ type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'next', expiresAt: IN_A_WEEK } }]));
+        .then([{ type: 'RefreshTokenRotated', data: { sessionId: 's1', userId: 'u1', tokenHash: 'next', expiresAt: IN_A_WEEK, rotatedAt: NOW } }]));
 
-    it('then a token that was already spent ends the whole family', () =>
+    const REUSED: SessionEvent[] = [{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'refresh_token_reused' } }];
+
+    it('then a token that was already spent ends the whole family', () => given([STARTED, ROTATED]).when(rotate('h1')).then(REUSED));
+
+    it('then the token just spent, back within the grace window for the same successor, changes nothing', () =>
       given([STARTED, ROTATED])
-        .when(rotate('h1'))
-        .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'refresh_token_reused' } }]));
+        .when(rotate('h1', NOW, 'h2'))
+        .then([]));
+
+    it('then the token just spent, presented with another successor, ends the whole family', () =>
+      given([STARTED, ROTATED])
+        .when(rotate('h1', NOW, 'other'))
+        .then(REUSED));
+
+    it('then the token just spent, back after the grace window, ends the whole family', () =>
+      given([STARTED, ROTATED])
+        .when(rotate('h1', '2026-11-21T10:00:20.001Z', 'h2'))
+        .then(REUSED));
+
+    it('then the token just spent, back after its successor was spent, ends the whole family', () =>
+      given([STARTED, ROTATED, { ...ROTATED, data: { ...ROTATED.data, tokenHash: 'h3' } }])
+        .when(rotate('h1', NOW, 'h2'))
+        .then(REUSED));
+
+    it('then a rotation recorded without its time opens no grace window', () =>
+      given([STARTED, { ...ROTATED, data: { sessionId: 's1', userId: 'u1', tokenHash: 'h2', expiresAt: IN_A_WEEK } }])
+        .when(rotate('h1', NOW, 'h2'))
+        .then(REUSED));
 
     it('then an unknown token is refused and changes nothing', () => given([STARTED, ROTATED]).when(rotate('forged')).thenThrows('INVALID_REFRESH_TOKEN'));
 

@@ -11,13 +11,31 @@ export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export type SessionEvent =
   | DomainEvent<'SessionStarted', { sessionId: string; userId: string; tokenHash: string; expiresAt: string; ip: string | null; userAgent: string | null }>
-  | DomainEvent<'RefreshTokenRotated', { sessionId: string; userId: string; tokenHash: string; expiresAt: string }>
+  /** `rotatedAt` opens the reuse grace window of the token it spent (absent on rotations recorded before it existed: no window). */
+  | DomainEvent<'RefreshTokenRotated', { sessionId: string; userId: string; tokenHash: string; expiresAt: string; rotatedAt?: string }>
   | DomainEvent<'SessionEnded', { sessionId: string; userId: string; reason: SessionEndReason }>;
 
 export type SessionState =
   | { status: 'none' }
-  | { status: 'open'; sessionId: string; userId: string; currentHash: string; spentHashes: string[]; expiresAt: string }
+  | {
+      status: 'open';
+      sessionId: string;
+      userId: string;
+      currentHash: string;
+      spentHashes: string[];
+      expiresAt: string;
+      /** When the last spent token was rotated away (null: never rotated, or recorded without a time). */
+      rotatedAt: string | null;
+    }
   | { status: 'ended'; sessionId: string; userId: string; spentHashes: string[]; reason: SessionEndReason };
+
+/**
+ * How long the token just rotated away may come back for the same successor (the "reuse interval" of
+ * Auth0, the "grace period" of Okta): a client whose refresh answer was lost (a navigation aborted the
+ * call, the network dropped) presents it again and must not lose the session for it. Later, or once
+ * the successor itself was spent, the spent token is a replay and ends the family (docs/identity.md).
+ */
+export const REFRESH_REUSE_GRACE_MS = 30_000;
 
 export const initialState: SessionState = { status: 'none' };
 
@@ -25,11 +43,17 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   switch (event.type) {
     case 'SessionStarted': {
       const { sessionId, userId, tokenHash, expiresAt } = event.data;
-      return { status: 'open', sessionId, userId, currentHash: tokenHash, spentHashes: [], expiresAt };
+      return { status: 'open', sessionId, userId, currentHash: tokenHash, spentHashes: [], expiresAt, rotatedAt: null };
     }
     case 'RefreshTokenRotated':
       if (state.status !== 'open') return state;
-      return { ...state, currentHash: event.data.tokenHash, spentHashes: [...state.spentHashes, state.currentHash], expiresAt: event.data.expiresAt };
+      return {
+        ...state,
+        currentHash: event.data.tokenHash,
+        spentHashes: [...state.spentHashes, state.currentHash],
+        expiresAt: event.data.expiresAt,
+        rotatedAt: event.data.rotatedAt ?? null,
+      };
     case 'SessionEnded': {
       if (state.status === 'none') return state;
       const spentHashes = state.status === 'open' ? [...state.spentHashes, state.currentHash] : state.spentHashes;

@@ -52,7 +52,8 @@ export function EmptyState({ title, children, icon = 'ticket' }: { title: string
   return (
     <div className="empty-state">
       <Icon name={icon} size={36} />
-      <h3>{title}</h3>
+      {/* h2: an empty state sits right under the page's h1 or in a card, and headings must not skip a level. */}
+      <h2 className="empty-state-title">{title}</h2>
       {children && <p className="muted">{children}</p>}
     </div>
   );

@@ -35,3 +35,12 @@ export function timeAgo(iso: string, now = Date.now()): string {
 
 /** A count with its noun: '1 ticket', '2 tickets', '0 uses' (issue 25). */
 export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** How long someone has waited, as short as a table cell needs: '<1 min', '5 min', '2 h', '3 d'. */
+export function waitedForShort(iso: string, now = Date.now()): string {
+  const minutes = Math.floor((now - new Date(iso).getTime()) / 60_000);
+  if (minutes < 1) return '<1 min';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 24 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}

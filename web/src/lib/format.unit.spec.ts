@@ -1,4 +1,4 @@
-import { formatDuration, formatKb, fullName, initialsOf, plural, timeAgo } from './format';
+import { formatDuration, formatKb, fullName, initialsOf, plural, timeAgo, waitedForShort } from './format';
 
 describe('Display formats (spec.md section 9)', () => {
   it.each([
@@ -43,6 +43,17 @@ describe('Display formats (spec.md section 9)', () => {
       '2 uses',
       '1 ticket',
       '5 tickets',
+    ]);
+  });
+
+  it('when a wait is shown in a table cell, then it is as short as it can be (issue 41)', () => {
+    const now = Date.parse('2026-11-21T12:00:00.000Z');
+    const ago = (ms: number) => new Date(now - ms).toISOString();
+    expect([ago(30_000), ago(5 * 60_000), ago(3 * 3_600_000), ago(2 * 86_400_000)].map((at) => waitedForShort(at, now))).toEqual([
+      '<1 min',
+      '5 min',
+      '3 h',
+      '2 d',
     ]);
   });
 });

@@ -273,6 +273,9 @@ export function requestLive<T>(event: string, payload: unknown): Promise<T> {
 }
 
 /** Joins a ticket's live room until the returned function is called (counted, for overlapping screens). */
+/** Whether this tab has the ticket open now (its room joined): what arrives there is read at once. */
+export const isTicketOpen = (ticketId: string) => joined.has(ticketId);
+
 export function joinTicket(ticketId: string): () => void {
   joined.set(ticketId, (joined.get(ticketId) ?? 0) + 1);
   if (joined.get(ticketId) === 1) emitLive('join_ticket', ticketId);

@@ -1,5 +1,5 @@
 import type { User } from '../entities/session/sessionSlice';
-import type { CannedMessage, Category, Message, Ticket, TicketStats } from '../entities/ticket/types';
+import type { CannedMessage, Category, Message, Ticket, TicketListItem, TicketStats } from '../entities/ticket/types';
 
 const user = (role: User['role'], firstName: string, lastName: string): User => ({
   _id: `${role}-${firstName.toLowerCase()}`,
@@ -39,9 +39,12 @@ export const TICKET: Ticket = {
   closedAt: null,
   messageCount: 0,
   lastMessageAt: null,
+  lastCustomerMessageAt: '2026-11-20T10:00:00.000Z',
+  waitingSince: '2026-11-20T10:00:00.000Z',
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });
+export const listItem = (overrides: Partial<TicketListItem>): TicketListItem => ({ ...TICKET, unreadCount: 0, ...overrides });
 
 export const message = (overrides: Partial<Message>): Message => ({
   _id: 'message-1',

@@ -3,9 +3,30 @@ import { Outlet, useLocation } from 'react-router';
 import { Icon } from '../../components/icons';
 import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
+import { useMyUnreadCount, useReplyNotifications } from '../../features/tickets/needsMe';
+import { KeyboardHelp } from './KeyboardHelp';
 import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
 import { Sidebar } from './Sidebar';
+
+/** The name of each screen in the tab title (issue 41: the title says where one is). */
+const SCREEN_TITLES: Array<[RegExp, string]> = [
+  [/^\/dashboard/, 'Dashboard'],
+  [/^\/live-tickets/, 'Live Tickets'],
+  [/^\/tickets\//, 'Ticket'],
+  [/^\/canned-messages/, 'Canned Messages'],
+  [/^\/profile/, 'Profile'],
+  [/^\/admin/, 'Admin Panel'],
+  [/^\/settings/, 'System Settings'],
+  [/^\/telegram-whitelist/, 'Telegram Whitelist'],
+];
+export const APP_TITLE = 'Customer Support System';
+
+/** "(3) Live Tickets · Customer Support System": unread messages on my open tickets first, then the screen. */
+export function tabTitle(pathname: string, unread: number): string {
+  const screen = SCREEN_TITLES.find(([pattern]) => pattern.test(pathname))?.[1];
+  return `${unread > 0 ? `(${unread}) ` : ''}${screen ? `${screen} · ` : ''}${APP_TITLE}`;
+}
 
 /**
  * Every signed-in screen: the sidebar beside the page. On windows 768 px wide or narrower the
@@ -20,6 +41,11 @@ export function Layout() {
   const { pathname } = useLocation();
   const live = useLiveStatus();
   useDesktopNotifications();
+  useReplyNotifications();
+  const unread = useMyUnreadCount();
+  useEffect(() => {
+    document.title = tabTitle(pathname, unread);
+  }, [pathname, unread]);
   useEffect(() => setOpenOnNarrow(false), [pathname, narrow]);
 
   useEffect(() => {
@@ -33,6 +59,10 @@ export function Layout() {
   const toggle = () => (narrow ? setOpenOnNarrow((open) => !open) : setCollapsed((value) => !value));
   return (
     <div className={`shell ${isCollapsed ? 'shell-collapsed' : ''} ${narrow ? 'shell-narrow' : ''}`}>
+      <a className="skip-link" href="#main">
+        Skip to main content
+      </a>
+      <KeyboardHelp />
       {narrow && (
         <header className="topbar">
           <button type="button" className="icon-button" onClick={toggle} aria-expanded={openOnNarrow} aria-label="Expand sidebar" title="Expand sidebar">
@@ -45,7 +75,7 @@ export function Layout() {
       )}
       {(!narrow || openOnNarrow) && <Sidebar collapsed={isCollapsed} onToggle={toggle} />}
       {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
-      <main className="shell-main" id="main">
+      <main className="shell-main" id="main" tabIndex={-1}>
         {/* Until the channel is back and caught up, what the screen shows may be behind. */}
         {live === 'reconnecting' && (
           <div className="banner banner-warning live-banner" role="status">

@@ -1,9 +1,9 @@
 import type { TicketChange } from '#contract/live';
-import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketStats } from '#contract/responses';
+import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketListItem, TicketStats } from '#contract/responses';
 import type { CategoryDetails } from '#contract/categories';
 
 /** The records of API.md as the contract's response schemas describe them, so the two cannot drift. */
-export type { CannedMessage, Message, Ticket, TicketChange, TicketStats };
+export type { CannedMessage, Message, Ticket, TicketChange, TicketListItem, TicketStats };
 export type TicketStatus = Ticket['status'];
 export type Priority = Ticket['priority'];
 
@@ -25,12 +25,16 @@ export interface TicketMoment {
 export interface TicketListArgs {
   status?: string;
   assigned?: 'me' | 'unassigned' | 'assigned';
-  sort?: 'latest' | 'priority' | 'status';
+  /** true: only tickets whose customer waits for the desk. */
+  waiting?: boolean;
+  /** Search text, matched as the server does (number, title, description, customer's name). */
+  q?: string;
+  sort?: 'latest' | 'priority' | 'status' | 'waiting';
   limit: number;
 }
 
 export interface TicketList {
-  tickets: Ticket[];
+  tickets: TicketListItem[];
   pagination: { page: number; limit: number; total: number; pages: number };
 }
 

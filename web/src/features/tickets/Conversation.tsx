@@ -1,4 +1,4 @@
-import { type ChangeEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { type ChangeEvent, Fragment, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { AuthFile } from '../../components/AuthFile';
 import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
@@ -87,6 +87,7 @@ function MessageVersions({ versions }: { versions: MessageVersion[] }) {
 export function MessageItem({
   message,
   myId,
+  staff = false,
   editing,
   onEdit,
   onSave,
@@ -94,6 +95,8 @@ export function MessageItem({
 }: {
   message: Message & { versions?: MessageVersion[] };
   myId: string;
+  /** Whose side the reader is on: staff see the desk's messages on the right, a customer their own. */
+  staff?: boolean;
   editing: boolean;
   onEdit: () => void;
   onSave: (content: string) => Promise<string | null>;
@@ -101,17 +104,23 @@ export function MessageItem({
 }) {
   const [showVersions, setShowVersions] = useState(false);
   const mine = message.sender._id === myId;
+  const ours = staff ? message.sender.role !== 'customer' : mine;
   const earlier = (message.versions?.length ?? 1) - 1;
   if (message.messageType === 'system') {
     return (
       <li className="message message-system">
         <span>{message.content}</span>
-        <time dateTime={message.createdAt}>{formatTime(message.createdAt)}</time>
+        <time dateTime={message.createdAt} title={formatDateTime(message.createdAt)}>
+          {formatTime(message.createdAt)}
+        </time>
       </li>
     );
   }
   return (
-    <li className={`message ${mine ? 'message-mine' : ''} ${message.isInternal ? 'message-internal' : ''}`} data-message-id={message._id}>
+    <li
+      className={`message ${ours ? 'message-ours' : 'message-theirs'} ${mine ? 'message-mine' : ''} ${message.isInternal ? 'message-internal' : ''}`}
+      data-message-id={message._id}
+    >
       <div className="message-meta">
         <strong>{mine ? 'You' : fullName(message.sender)}</strong>
         {message.sender.role !== 'customer' && <Badge variant="secondary">{message.sender.role}</Badge>}
@@ -121,7 +130,7 @@ export function MessageItem({
             <Icon name="lock" size={12} /> Internal note
           </Badge>
         )}
-        <time dateTime={message.createdAt} title={new Date(message.createdAt).toLocaleString()}>
+        <time dateTime={message.createdAt} title={formatDateTime(message.createdAt)}>
           {formatTime(message.createdAt)}
         </time>
         {message.editedAt &&
@@ -151,14 +160,27 @@ export function MessageItem({
   );
 }
 
+/** The day a separator names: 'Today', 'Yesterday', or the full date. */
+export function dayLabel(iso: string, now = new Date()): string {
+  const day = new Date(iso);
+  const startOf = (date: Date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+  const days = Math.round((startOf(now) - startOf(day)) / 86_400_000);
+  if (days === 0) return 'Today';
+  if (days === 1) return 'Yesterday';
+  return day.toLocaleDateString([], { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+}
+const dayKey = (iso: string) => new Date(iso).toDateString();
+
 export function MessageList({
   messages,
   myId,
+  staff = false,
   onEdit,
   typing,
 }: {
   messages: Message[];
   myId: string;
+  staff?: boolean;
   onEdit: (message: Message, content: string) => Promise<string | null>;
   typing: string | null;
 }) {
@@ -178,20 +200,27 @@ export function MessageList({
     // Focusable so the keyboard can scroll it even when no message holds a control.
     <ol className="message-list" ref={list} aria-label="Messages" aria-live="polite" tabIndex={0}>
       {messages.length === 0 && <li className="message-empty muted">No messages yet. Start the conversation below.</li>}
-      {messages.map((message) => (
-        <MessageItem
-          key={message._id}
-          message={message}
-          myId={myId}
-          editing={editing === message._id}
-          onEdit={() => setEditing(message._id)}
-          onCancel={() => setEditing(null)}
-          onSave={async (content) => {
-            const failure = await onEdit(message, content);
-            if (!failure) setEditing(null);
-            return failure;
-          }}
-        />
+      {messages.map((message, index) => (
+        <Fragment key={message._id}>
+          {(index === 0 || dayKey(messages[index - 1]!.createdAt) !== dayKey(message.createdAt)) && (
+            <li className="day-separator">
+              <time dateTime={message.createdAt.slice(0, 10)}>{dayLabel(message.createdAt)}</time>
+            </li>
+          )}
+          <MessageItem
+            message={message}
+            myId={myId}
+            staff={staff}
+            editing={editing === message._id}
+            onEdit={() => setEditing(message._id)}
+            onCancel={() => setEditing(null)}
+            onSave={async (content) => {
+              const failure = await onEdit(message, content);
+              if (!failure) setEditing(null);
+              return failure;
+            }}
+          />
+        </Fragment>
       ))}
     </ol>
   );
@@ -217,7 +246,12 @@ export function ChatInput({
   onTyping,
   canned = [],
   onCanned,
+  internal: controlledInternal,
+  onInternal,
 }: {
+  /** Whether a note is being written, when the page controls it (the `n` shortcut); else the box keeps it. */
+  internal?: boolean;
+  onInternal?: (internal: boolean) => void;
   canned?: CannedMessage[];
   onCanned?: (canned: CannedMessage) => void;
   text: string;
@@ -228,7 +262,9 @@ export function ChatInput({
   onTyping: (typing: boolean, isInternal: boolean) => void;
 }) {
   const [files, setFiles] = useState<File[]>([]);
-  const [internal, setInternal] = useState(false);
+  const [ownInternal, setOwnInternal] = useState(false);
+  const internal = controlledInternal ?? ownInternal;
+  const setInternal = onInternal ?? setOwnInternal;
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const picker = useRef<HTMLInputElement>(null);
@@ -273,6 +309,9 @@ export function ChatInput({
     } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void send();
+    } else if (event.key === 'Escape') {
+      // Back to the page's shortcuts; what was typed stays.
+      event.currentTarget.blur();
     }
   };
   const pick = (event: ChangeEvent<HTMLInputElement>) => {
@@ -331,7 +370,8 @@ export function ChatInput({
       <div className="chat-row">
         <textarea
           aria-label="Message"
-          placeholder={internal ? 'Write an internal note (only staff will see it)...' : 'Type your message... (Enter to send, Shift+Enter for a new line)'}
+          placeholder={internal ? 'Write an internal note...' : 'Type your message...'}
+          title="Enter to send, Shift+Enter for a new line"
           value={text}
           maxLength={MESSAGE_MAX}
           rows={2}

@@ -8,6 +8,7 @@ import { Badge, Banner, Card, EmptyState, LoadingScreen, StatCard } from '../../
 import { formatDate, formatDuration, plural, timeAgo } from '../../lib/format';
 import { type User, selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
+import { FINISHED_HINT, IN_PROGRESS_HINT, OPEN_HINT, finishedTickets, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
 import { statusLabel, statusVariant } from './display';
@@ -21,9 +22,9 @@ export function StatsGrid({ stats }: { stats: TicketStats }) {
   return (
     <div className="stat-grid">
       <StatCard label="Total Tickets" value={stats.total} icon="ticket" />
-      <StatCard label="Open Tickets" value={stats.open} icon="alert" tone="danger" />
-      <StatCard label="In Progress" value={stats.inProgress} icon="clock" tone="primary" />
-      <StatCard label="Resolved" value={stats.resolved} icon="check" tone="success" />
+      <StatCard label="Open Tickets" value={openTickets(stats)} hint={OPEN_HINT} icon="alert" tone="danger" />
+      <StatCard label="In Progress" value={stats.inProgress} hint={IN_PROGRESS_HINT} icon="clock" tone="primary" />
+      <StatCard label="Resolved" value={finishedTickets(stats)} hint={FINISHED_HINT} icon="check" tone="success" />
       <StatCard label="Response Time" value={formatDuration(stats.avgResponseTime)} hint="Average response time" icon="bolt" />
       <StatCard label="Resolution Time" value={formatDuration(stats.avgResolutionTime)} hint="Average resolution time" icon="clock" />
       <StatCard label="Today's Tickets" value={stats.todayTickets} hint="Created today" icon="plus" />

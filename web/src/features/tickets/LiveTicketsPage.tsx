@@ -1,24 +1,29 @@
-import { type MouseEvent, useState } from 'react';
+import { type MouseEvent, useDeferredValue, useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
-import { formatDate, fullName } from '../../lib/format';
+import { formatDate, formatDateTime, fullName, timeAgo, waitedForShort } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
+import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
-import { OPEN_FILTER, PRIORITY_COLOR } from './display';
+import { OPEN_FILTER, PRIORITY_COLOR, rememberTicketOrder } from './display';
+import { useShortcuts } from '../../lib/shortcuts';
+import { askForReplyNotices, replyNoticesPending } from './needsMe';
 import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
-import type { Ticket, TicketListArgs } from '../../entities/ticket/types';
+import type { Ticket, TicketListArgs, TicketListItem } from '../../entities/ticket/types';
 import { useTicketActions } from './useTicketActions';
 
 export const FILTERS = [
   { key: 'all', label: 'All', args: {} },
-  { key: 'unassigned', label: 'Unassigned', args: { assigned: 'unassigned' } },
+  // One-click views of what needs me (issue 41): resolved and closed tickets stay out of them.
+  { key: 'waiting', label: 'Mine, waiting on us', args: { assigned: 'me', waiting: true, status: OPEN_FILTER } },
+  { key: 'unassigned', label: 'Unassigned', args: { assigned: 'unassigned', status: OPEN_FILTER } },
   { key: 'mine', label: 'My Tickets', args: { assigned: 'me' } },
-  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 9).
+  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 4).
   { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
@@ -28,6 +33,7 @@ export const SORTS = [
   { key: 'latest', label: 'Latest First' },
   { key: 'priority', label: 'Priority High' },
   { key: 'status', label: 'Status' },
+  { key: 'waiting', label: 'Waiting Longest' },
 ] as const;
 
 const PAGE = 50;
@@ -51,6 +57,27 @@ const NeedsAssignment = () => (
   </span>
 );
 
+/** Messages the agent has not read yet on a ticket; nothing when there are none. */
+export function UnreadBadge({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <span className="badge unread-badge">
+      {count}
+      <span className="visually-hidden"> unread</span>
+    </span>
+  );
+}
+
+/** Since when the customer waits for the desk, with the full date on hover; a dash when nobody waits. */
+export function WaitingSince({ ticket, long = false }: { ticket: Ticket; long?: boolean }) {
+  if (!ticket.waitingSince) return <span className="muted">{long ? 'Not waiting' : '—'}</span>;
+  return (
+    <time className="waiting-since" dateTime={ticket.waitingSince} title={`Waiting for us since ${formatDateTime(ticket.waitingSince)}`}>
+      {waitedForShort(ticket.waitingSince)}
+    </time>
+  );
+}
+
 /** Cards or a compact table; the choice is remembered in this browser (issue 25). */
 export const VIEW_KEY = 'liveTicketsView';
 type View = 'cards' | 'table';
@@ -69,12 +96,13 @@ export function LiveTicketsTable({
   onAssign,
   onStatus,
 }: {
-  tickets: Ticket[];
+  tickets: TicketListItem[];
   myId: string;
   onOpen: (ticket: Ticket) => void;
   onAssign: (ticket: Ticket) => void;
   onStatus: (ticket: Ticket, status: string) => void;
 }) {
+  // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
   return (
     <div className="table-wrap card live-table-card">
       <table className="table live-table">
@@ -82,12 +110,14 @@ export function LiveTicketsTable({
         <thead>
           <tr>
             <th scope="col">#</th>
-            <th scope="col">Title</th>
+            <th scope="col" className="live-table-title-head">
+              Title
+            </th>
             <th scope="col">Priority</th>
             <th scope="col">Status</th>
             <th scope="col">Customer</th>
             <th scope="col">Assignee</th>
-            <th scope="col">Created</th>
+            <th scope="col">Waiting</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -98,11 +128,12 @@ export function LiveTicketsTable({
             <tr key={ticket._id} className={ticket.assignedAgent === null ? 'needs-attention-row' : ''}>
               <td className="ticket-number">#{ticket.ticketId}</td>
               <td className="live-table-title">
-                <a href={`/tickets/${ticket._id}`} onClick={(event) => (event.preventDefault(), onOpen(ticket))}>
-                  {ticket.title}
-                </a>
-                <span className="muted small live-table-category">
-                  <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
+                <span className="live-table-title-line">
+                  <span className="color-dot" style={{ background: ticket.category.color }} title={ticket.category.name} aria-hidden="true" />
+                  <a href={`/tickets/${ticket._id}`} title={ticket.title} onClick={(event) => (event.preventDefault(), onOpen(ticket))}>
+                    {ticket.title}
+                  </a>
+                  <UnreadBadge count={ticket.unreadCount} />
                 </span>
               </td>
               <td>
@@ -111,10 +142,10 @@ export function LiveTicketsTable({
               <td>
                 <StatusSelect ticket={ticket} onChange={(status) => onStatus(ticket, status)} />
               </td>
-              <td>{fullName(ticket.customer)}</td>
-              <td>{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
+              <td className="live-table-person">{fullName(ticket.customer)}</td>
+              <td className="live-table-person">{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
               <td>
-                <time dateTime={ticket.createdAt}>{formatDate(ticket.createdAt)}</time>
+                <WaitingSince ticket={ticket} />
               </td>
               <td>
                 {ticket.assignedAgent?._id !== myId && (
@@ -138,7 +169,7 @@ export function LiveTicketCard({
   onAssign,
   onStatus,
 }: {
-  ticket: Ticket;
+  ticket: TicketListItem;
   myId: string;
   onOpen: () => void;
   onAssign: () => void;
@@ -150,10 +181,14 @@ export function LiveTicketCard({
     <article
       className={`live-card ${unassigned ? 'needs-attention' : `priority-card-${PRIORITY_COLOR[ticket.priority]}`}`}
       onClick={(event) => !fromControl(event) && onOpen()}
+      // Keyboard (issue 41): a card is a stop of its own, and Enter opens it as a click does.
+      tabIndex={0}
+      onKeyDown={(event) => event.key === 'Enter' && event.target === event.currentTarget && onOpen()}
       aria-label={`Ticket #${ticket.ticketId}: ${ticket.title}`}
     >
       <header className="live-card-head">
         <span className="ticket-number">#{ticket.ticketId}</span>
+        <UnreadBadge count={ticket.unreadCount} />
         <PriorityBadge priority={ticket.priority} />
         {unassigned && <NeedsAssignment />}
         <PresenceMarker viewers={others} />
@@ -178,6 +213,24 @@ export function LiveTicketCard({
           <dt>Assignee</dt>
           <dd>{ticket.assignedAgent ? ticket.assignedAgent.username : 'Unassigned'}</dd>
         </div>
+        <div>
+          <dt>Last customer message</dt>
+          <dd>
+            {ticket.lastCustomerMessageAt ? (
+              <time dateTime={ticket.lastCustomerMessageAt} title={formatDateTime(ticket.lastCustomerMessageAt)}>
+                {timeAgo(ticket.lastCustomerMessageAt)}
+              </time>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Waiting for us</dt>
+          <dd>
+            <WaitingSince ticket={ticket} long />
+          </dd>
+        </div>
       </dl>
       <footer className="live-card-actions">
         <StatusSelect ticket={ticket} onChange={onStatus} />
@@ -200,6 +253,9 @@ export function LiveTicketsPage() {
   const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : 'all';
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
   const [limit, setLimit] = useState(PAGE);
+  const [search, setSearch] = useState('');
+  const q = useDeferredValue(search.trim());
+  const [notices, setNotices] = useState(replyNoticesPending);
   const [view, setView] = useState<View>(storedView);
   const chooseView = (next: View) => {
     setView(next);
@@ -210,7 +266,18 @@ export function LiveTicketsPage() {
     }
   };
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
-  const list = useTicketsQuery({ ...filter.args, sort, limit });
+  const list = useTicketsQuery({ ...filter.args, ...(q ? { q } : {}), sort, limit });
+  const shown = list.data?.tickets;
+  useEffect(() => {
+    if (shown) rememberTicketOrder(shown.map((ticket) => ticket._id));
+  }, [shown]);
+  // j and k move through the tickets (cards, or the table's title links); Enter opens the focused one.
+  const move = (step: 1 | -1) => {
+    const stops = [...document.querySelectorAll<HTMLElement>('.live-card, .live-table-title a')];
+    const at = stops.findIndex((stop) => stop === document.activeElement);
+    stops[at === -1 ? (step === 1 ? 0 : stops.length - 1) : Math.min(stops.length - 1, Math.max(0, at + step))]?.focus();
+  };
+  useShortcuts({ j: () => move(1), k: () => move(-1) });
   const stats = useStatsQuery();
   const actions = useTicketActions();
   const navigate = useNavigate();
@@ -226,11 +293,38 @@ export function LiveTicketsPage() {
           <h1>Live Tickets</h1>
           <p className="muted">Every ticket as it happens</p>
         </div>
+        <div className="page-header-actions">
+          {notices && (
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => {
+                askForReplyNotices();
+                setNotices(false);
+              }}
+            >
+              <Icon name="alert" size={14} /> Notify me of replies
+            </button>
+          )}
+          <input
+            type="search"
+            className="search-input"
+            data-search
+            aria-label="Search tickets"
+            placeholder="Search tickets ( / )"
+            value={search}
+            maxLength={200}
+            onChange={(event) => {
+              setLimit(PAGE);
+              setSearch(event.target.value);
+            }}
+          />
+        </div>
       </header>
       <div className="stat-grid stat-grid-3">
-        <StatCard label="Open" value={stats.data?.open ?? '–'} icon="alert" tone="danger" />
-        <StatCard label="Unassigned" value={stats.data?.unassigned ?? '–'} icon="user" tone="warning" />
-        <StatCard label="In Progress" value={stats.data?.inProgress ?? '–'} icon="clock" tone="primary" />
+        <StatCard label="Open" value={stats.data ? openTickets(stats.data) : '–'} hint={OPEN_HINT} icon="alert" tone="danger" />
+        <StatCard label="Unassigned" value={stats.data?.unassigned ?? '–'} hint="Open tickets nobody is assigned to" icon="user" tone="warning" />
+        <StatCard label="In Progress" value={stats.data?.inProgress ?? '–'} hint={IN_PROGRESS_HINT} icon="clock" tone="primary" />
       </div>
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Filter tickets">
@@ -266,6 +360,7 @@ export function LiveTicketsPage() {
           </label>
         </div>
       </div>
+      {actions.takeOverDialog}
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
       {list.isLoading ? (
         <LoadingScreen text="Loading tickets..." />

@@ -2,7 +2,7 @@
 import '@testing-library/jest-dom';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { AGENT, ticket } from '../../test/fixtures';
+import { AGENT, listItem } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
 import { FILTERS, LiveTicketCard, LiveTicketsTable } from './LiveTicketsPage';
 
@@ -10,7 +10,7 @@ const ASSIGNED = { _id: AGENT._id, username: 'alice_agent', firstName: 'Alice', 
 
 function renderCard(overrides = {}) {
   const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
-  renderWeb(<LiveTicketCard ticket={ticket(overrides)} myId={AGENT._id} {...handlers} />);
+  renderWeb(<LiveTicketCard ticket={listItem(overrides)} myId={AGENT._id} {...handlers} />);
   return { ...handlers, user: userEvent.setup(), card: screen.getByRole('article') };
 }
 
@@ -55,7 +55,7 @@ describe('Live tickets table (issue 25)', () => {
     const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
     renderWeb(
       <LiveTicketsTable
-        tickets={[ticket({}), ticket({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED })]}
+        tickets={[listItem({ unreadCount: 3 }), listItem({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED, waitingSince: null })]}
         myId={AGENT._id}
         {...handlers}
       />,
@@ -64,6 +64,11 @@ describe('Live tickets table (issue 25)', () => {
     expect(screen.getAllByRole('row')).toHaveLength(3);
     expect(screen.getAllByText('NEEDS ASSIGNMENT')).toHaveLength(1);
     expect(screen.getByText('alice_agent')).toBeInTheDocument();
+    const [first, second] = screen.getAllByRole('row').slice(1);
+    expect(first).toHaveTextContent('3 unread');
+    expect(second).not.toHaveTextContent('unread');
+    expect(first!.querySelector('time.waiting-since')).toHaveAttribute('title', expect.stringMatching(/^Waiting for us since /));
+    expect(second).toHaveTextContent('—');
     await user.click(screen.getByRole('link', { name: 'Invoice shows the wrong amount' }));
     expect(handlers.onOpen).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1001 }));
     await user.click(screen.getByRole('button', { name: 'Assign to Me (ticket #1001)' }));
@@ -73,5 +78,11 @@ describe('Live tickets table (issue 25)', () => {
 
   it('when the Open filter is chosen, then it asks for what the sidebar calls open', () => {
     expect(FILTERS.find((filter) => filter.key === 'open')!.args).toEqual({ status: 'open,in_progress,pending_customer' });
+  });
+
+  it('when a one-click view is chosen, then it leaves resolved and closed tickets out', () => {
+    const args = (key: string) => FILTERS.find((filter) => filter.key === key)!.args;
+    expect(args('waiting')).toEqual({ assigned: 'me', waiting: true, status: 'open,in_progress,pending_customer' });
+    expect(args('unassigned')).toEqual({ assigned: 'unassigned', status: 'open,in_progress,pending_customer' });
   });
 });

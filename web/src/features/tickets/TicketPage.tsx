@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { outcomeSchema } from '#contract/tickets';
 import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
@@ -12,11 +12,12 @@ import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, Card, CountedLabel, LoadingScreen } from '../../components/ui';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { joinTicket } from '../../lib/live';
+import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
 import { useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
-import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
+import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
@@ -24,6 +25,24 @@ import { StatusSelect } from './StatusSelect';
 import type { Ticket } from '../../entities/ticket/types';
 import { typingText, useTyping } from './useTyping';
 import { useTicketActions } from './useTicketActions';
+
+/** Whether the details column shows: remembered in this browser (issue 41), shown by default. */
+const DETAILS_KEY = 'ticketDetailsHidden';
+const storedDetailsOpen = () => {
+  try {
+    return localStorage.getItem(DETAILS_KEY) !== 'true';
+  } catch {
+    return true;
+  }
+};
+const rememberDetailsOpen = (open: boolean) => {
+  try {
+    localStorage.setItem(DETAILS_KEY, String(!open));
+  } catch {
+    // private mode: the choice lasts this page only
+  }
+  return open;
+};
 
 export function TicketNotFound() {
   return (
@@ -177,60 +196,61 @@ export function TicketHeader({
   onToggleDetails?: () => void;
 }) {
   const canUnassign = ticket.assignedAgent !== null && (isAdmin || ticket.assignedAgent._id === myId);
+  // Issue 41: at most about 110 px, the title on one line (whole on hover), the controls on one line.
   return (
     <header className="ticket-header card">
-      <div className="ticket-header-main">
-        <div className="ticket-header-line">
-          <span className="ticket-number">#{ticket.ticketId}</span>
-          <Badge variant={statusVariant(ticket.status)}>{statusLabel(ticket.status)}</Badge>
-        </div>
-        <h1>{ticket.title}</h1>
+      <div className="ticket-header-top">
+        <span className="ticket-number">#{ticket.ticketId}</span>
+        <Badge variant={statusVariant(ticket.status)}>{statusLabel(ticket.status)}</Badge>
+        <h1 title={ticket.title}>{ticket.title}</h1>
+      </div>
+      <div className="ticket-header-bar">
         <p className="ticket-facts muted">
           <span>
             <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
           </span>
           <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
-          <span>Created {formatDate(ticket.createdAt)}</span>
+          <span title={formatDateTime(ticket.createdAt)}>Created {formatDate(ticket.createdAt)}</span>
         </p>
-      </div>
-      <div className="ticket-header-side">
-        {staff && (
-          <label className="inline-field">
-            <span>Status</span>
-            <StatusSelect ticket={ticket} onChange={onStatus} />
-          </label>
-        )}
-        <div className="assignee">
-          <span className="muted">Assigned to</span>
-          {ticket.assignedAgent ? (
-            <span className="assignee-name">
-              <Icon name="user" size={14} /> {ticket.assignedAgent.username}
-              {staff && canUnassign && (
-                <button type="button" className="icon-button" aria-label="Unassign" title="Unassign" onClick={onUnassign}>
-                  <Icon name="close" size={14} />
-                </button>
-              )}
-            </span>
-          ) : (
-            <span className="muted">Unassigned</span>
+        <div className="ticket-header-side">
+          {staff && (
+            <label className="inline-field">
+              <span>Status</span>
+              <StatusSelect ticket={ticket} onChange={onStatus} id="ticket-status" />
+            </label>
           )}
-          {staff && ticket.assignedAgent?._id !== myId && (
-            <button type="button" className="button button-primary button-small" onClick={onAssign}>
-              Assign to Me
+          <div className="assignee">
+            <span className="muted">Assigned to</span>
+            {ticket.assignedAgent ? (
+              <span className="assignee-name">
+                <Icon name="user" size={14} /> {ticket.assignedAgent.username}
+                {staff && canUnassign && (
+                  <button type="button" className="icon-button" aria-label="Unassign" title="Unassign" onClick={onUnassign}>
+                    <Icon name="close" size={14} />
+                  </button>
+                )}
+              </span>
+            ) : (
+              <span className="muted">Unassigned</span>
+            )}
+            {staff && ticket.assignedAgent?._id !== myId && (
+              <button type="button" className="button button-primary button-small" onClick={onAssign}>
+                Assign to Me
+              </button>
+            )}
+          </div>
+          {onToggleDetails && (
+            <button
+              type="button"
+              className="button button-ghost button-small details-toggle"
+              aria-expanded={detailsOpen}
+              aria-controls="ticket-details"
+              onClick={onToggleDetails}
+            >
+              <Icon name={detailsOpen ? 'chevronRight' : 'chevronLeft'} size={14} /> {detailsOpen ? 'Hide details' : 'Show details'}
             </button>
           )}
         </div>
-        {onToggleDetails && (
-          <button
-            type="button"
-            className="button button-ghost button-small details-toggle"
-            aria-expanded={detailsOpen}
-            aria-controls="ticket-details"
-            onClick={onToggleDetails}
-          >
-            <Icon name={detailsOpen ? 'chevronRight' : 'chevronLeft'} size={14} /> {detailsOpen ? 'Hide details' : 'Show details'}
-          </button>
-        )}
       </div>
     </header>
   );
@@ -250,7 +270,9 @@ export function TicketPage() {
   const [markRead] = useMarkReadMutation();
   const actions = useTicketActions();
   const [draft, setDraft] = useState('');
-  const [detailsOpen, setDetailsOpen] = useState(true);
+  const [internal, setInternal] = useState(false);
+  const [detailsOpen, setDetailsOpen] = useState(storedDetailsOpen);
+  const navigate = useNavigate();
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
   const others = useOthersOn(recordId, me._id, staff);
@@ -260,6 +282,30 @@ export function TicketPage() {
   useEffect(() => {
     if (recordId) void markRead(recordId);
   }, [recordId, messageCount, markRead]);
+
+  // Keyboard (issue 41): the composer is one key away from anywhere on the ticket.
+  const compose = (note: boolean) => {
+    setInternal(staff && note);
+    document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
+  };
+  const neighbour = (step: 1 | -1) => {
+    const next = neighbourTicket(recordId, step);
+    if (next) void navigate(`/tickets/${next}`);
+  };
+  useShortcuts({
+    r: () => compose(false),
+    n: () => compose(true),
+    j: () => neighbour(1),
+    k: () => neighbour(-1),
+    ...(staff && data
+      ? {
+          a: () => {
+            if (data.ticket.assignedAgent?._id !== me._id) void actions.assignToMe(data.ticket);
+          },
+          s: () => document.getElementById('ticket-status')?.focus(),
+        }
+      : {}),
+  });
 
   if (isLoading) return <LoadingScreen text="Loading ticket..." />;
   if (error && 'status' in error && error.status === 404) return <TicketNotFound />;
@@ -326,19 +372,22 @@ export function TicketPage() {
         onAssign={() => void actions.assignToMe(ticket)}
         onUnassign={() => void actions.unassign(ticket)}
         detailsOpen={detailsOpen}
-        onToggleDetails={() => setDetailsOpen((open) => !open)}
+        onToggleDetails={() => setDetailsOpen((open) => rememberDetailsOpen(!open))}
       />
+      {actions.takeOverDialog}
       <PresenceLine viewers={others} />
       <div className="ticket-workspace">
         <section className="card conversation" aria-label="Conversation">
           <ConversationHeader count={messages.filter((message) => message.messageType !== 'system').length} />
-          <MessageList messages={messages} myId={me._id} onEdit={edit} typing={typing} />
+          <MessageList messages={messages} myId={me._id} staff={staff} onEdit={edit} typing={typing} />
           <p className="typing-indicator" aria-live="polite">
             {typing ?? ''}
           </p>
           <ChatInput
             text={draft}
             onText={setDraft}
+            internal={internal}
+            onInternal={setInternal}
             staff={staff}
             closedForMe={!staff && ticket.status === 'closed'}
             onSend={send}

@@ -1,9 +1,19 @@
 import { api, creating } from '../../app/api';
 import type { RootState } from '../../app/store';
-import type { PresenceSnapshot, TicketPresence, Viewer } from '#contract/live';
-import { onLive, requestLive } from '../../lib/live';
+import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
+import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { Message, Ticket, TicketChange, TicketDetail, TicketHistory, TicketList, TicketListArgs, TicketMoment } from '../../entities/ticket/types';
+import type {
+  Message,
+  Ticket,
+  TicketChange,
+  TicketDetail,
+  TicketHistory,
+  TicketList,
+  TicketListArgs,
+  TicketListItem,
+  TicketMoment,
+} from '../../entities/ticket/types';
 
 interface NewTicketInput {
   title: string;
@@ -26,26 +36,35 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, sort, limit }) => ({
         url: '/tickets',
-        params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), sort: sort ?? 'latest', limit },
+        params: {
+          ...(status ? { status } : {}),
+          ...(assigned ? { assigned } : {}),
+          ...(waiting !== undefined ? { waiting } : {}),
+          ...(q ? { q } : {}),
+          sort: sort ?? 'latest',
+          limit,
+        },
       }),
       providesTags: ['Ticket'],
       async onCacheEntryAdded(args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, getState }) {
         await cacheDataLoaded.catch(() => undefined);
-        const patch = (ticket: Ticket) =>
+        /** A pushed ticket carries no unread count (it is the reader's own): the list keeps its own, plus `unread`. */
+        const patch = (ticket: Ticket, unread = 0) =>
           updateCachedData((draft) => {
-            const next = withTicket({ tickets: draft.tickets, total: draft.pagination.total }, ticket, args, myId(getState()));
+            const known = draft.tickets.find((candidate) => candidate._id === ticket._id)?.unreadCount ?? 0;
+            const item: TicketListItem = { ...ticket, unreadCount: known + unread };
+            const next = withTicket({ tickets: draft.tickets, total: draft.pagination.total }, item, args, myId(getState()));
             draft.tickets = next.tickets;
             draft.pagination.total = next.total;
           });
         const stops = [
           onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => patch(ticket)),
           onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) => patch(ticket)),
-          onLive<{ ticket: Ticket }>('new_message', ({ ticket }) =>
-            updateCachedData((draft) => {
-              draft.tickets = draft.tickets.map((known) => (known._id === ticket._id ? ticket : known));
-            }),
+          // Unread unless it is one's own, or the ticket is open in this tab (read as it arrives).
+          onLive<TicketMessageNotice<Ticket>>('ticket_message', ({ ticket, message }) =>
+            patch(ticket, message.senderId === myId(getState()) || isTicketOpen(ticket._id) ? 0 : 1),
           ),
           onLive<{ ticketId: string }>('ticket_deleted', ({ ticketId }) =>
             updateCachedData((draft) => {
@@ -66,12 +85,18 @@ const ticketsApi = api.injectEndpoints({
         await cacheDataLoaded.catch(() => undefined);
         const mine = (draft: TicketDetail, ticketId: string) => draft.ticket._id === ticketId;
         const stops = [
-          onLive<{ ticket: Ticket }>('ticket_updated', ({ ticket }) => {
+          onLive<{ ticket: Ticket; change?: TicketChange }>('ticket_updated', ({ ticket, change }) => {
             let changed = false;
             updateCachedData((draft) => {
               if (!mine(draft, ticket._id)) return;
               // A status or assignment change brings a system line into the conversation: fetch it.
-              changed = draft.ticket.status !== ticket.status || draft.ticket.assignedAgent?._id !== ticket.assignedAgent?._id;
+              // The push says what changed: after a reconnect, replayed pushes carry the ticket as it
+              // is now, so a replayed message may already have brought the new status and a
+              // comparison of the two would see no change.
+              changed =
+                (change !== undefined && change.kind !== 'outcome') ||
+                draft.ticket.status !== ticket.status ||
+                draft.ticket.assignedAgent?._id !== ticket.assignedAgent?._id;
               draft.ticket = ticket;
             });
             if (changed) dispatch(api.util.invalidateTags([{ type: 'Ticket', id }]));
@@ -147,6 +172,17 @@ const ticketsApi = api.injectEndpoints({
     }),
     markRead: build.mutation<void, string>({
       query: (id) => ({ url: `/tickets/${id}/messages/read`, method: 'POST' }),
+      // Read now: every list's unread badge for the ticket clears at once (and the tab title with them).
+      onQueryStarted(id, { dispatch, getState }) {
+        for (const { endpointName, originalArgs } of ticketsApi.util.selectInvalidatedBy(getState() as RootState, ['Ticket'])) {
+          if (endpointName !== 'tickets') continue;
+          dispatch(
+            ticketsApi.util.updateQueryData('tickets', originalArgs as TicketListArgs, (draft) => {
+              for (const ticket of draft.tickets) if (ticket._id === id) ticket.unreadCount = 0;
+            }),
+          );
+        }
+      },
     }),
     /** Staff only: who is on which ticket (ticket id to viewers), kept current by `ticket_presence`. */
     presence: build.query<Record<string, Viewer[]>, void>({
@@ -197,7 +233,13 @@ async function putTicket({
     if (endpointName === 'tickets')
       dispatch(
         ticketsApi.util.updateQueryData('tickets', originalArgs as TicketListArgs, (draft) => {
-          const next = withTicket({ tickets: draft.tickets, total: draft.pagination.total }, ticket, originalArgs as TicketListArgs, myId(getState()));
+          const unreadCount = draft.tickets.find((candidate) => candidate._id === ticket._id)?.unreadCount ?? 0;
+          const next = withTicket(
+            { tickets: draft.tickets, total: draft.pagination.total },
+            { ...ticket, unreadCount },
+            originalArgs as TicketListArgs,
+            myId(getState()),
+          );
           draft.tickets = next.tickets;
           draft.pagination.total = next.total;
         }),

@@ -315,7 +315,8 @@ export function WhitelistPage() {
       <Card
         title={
           <>
-            Whitelisted Users <Badge variant="secondary">{entries.data?.entries.length ?? 0}</Badge>
+            {/* A count only once the list is known: a failed load shows its error, not "0" (issue 41). */}
+            Whitelisted Users {entries.data && <Badge variant="secondary">{entries.data.entries.length}</Badge>}
           </>
         }
       >
