@@ -21,6 +21,11 @@ interface GenerationDoc extends Doc {
   startedAt: number;
 }
 
+/** A generation's view of the store; `raw` is the store itself (tests count its commands). */
+export interface GenerationStore extends ReadStore {
+  readonly raw: ReadStore;
+}
+
 interface LeaseDoc extends Doc {
   expiresAt: number;
 }
@@ -55,9 +60,10 @@ export class Generations {
   }
 
   /** The store as this generation sees it: every collection under its generation's name. */
-  store(): ReadStore {
+  store(): GenerationStore {
     const raw = this.raw;
     return {
+      raw,
       kind: raw.kind,
       collection: <T extends Doc = Doc>(name: string): Collection<T> => raw.collection<T>(this.nameOf(name)),
       close: () => raw.close(),
