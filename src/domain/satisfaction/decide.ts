@@ -2,7 +2,8 @@ import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { MESSAGE_MAX } from '#contract/tickets';
-import { type Episode, type SatisfactionChannel, type SatisfactionEvent, type SatisfactionState, evolve, initialState, isEpisodeOpen } from './satisfaction';
+import type { SatisfactionChannel } from '#contract/satisfaction';
+import { type Episode, type SatisfactionEvent, type SatisfactionState, evolve, initialState, isEpisodeOpen } from './satisfaction';
 
 export interface Rater {
   userId: string;

@@ -1,7 +1,8 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { DomainEvent } from '../shared/decider';
 import { type Rater, type SatisfactionCommand, decide } from './decide';
-import { type SatisfactionChannel, type SatisfactionEvent, evolve, initialState } from './satisfaction';
+import type { SatisfactionChannel } from '#contract/satisfaction';
+import { type SatisfactionEvent, evolve, initialState } from './satisfaction';
 
 type Given = DomainEvent & { metadata?: { occurredAt: string } };
 

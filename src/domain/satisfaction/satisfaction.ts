@@ -1,9 +1,7 @@
 import type { DomainEvent } from '../shared/decider';
 import type { TicketStatus } from '#contract/tickets';
 
-/** Where a rating or comment came from. */
-export const SATISFACTION_CHANNELS = ['web', 'telegram', 'email'] as const;
-export type SatisfactionChannel = (typeof SATISFACTION_CHANNELS)[number];
+import type { SatisfactionChannel } from '#contract/satisfaction';
 
 /** A rating can be given or changed for this long after the resolution that asked for it. */
 export const RATING_WINDOW_MS = 7 * 24 * 3600 * 1000;
