@@ -10,6 +10,7 @@ import { type User, selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
 import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
+import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
@@ -145,6 +146,7 @@ export function DashboardPage() {
         {!list.error && <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />}
         {staff && stats.data && (
           <div className="dashboard-side">
+            <SatisfactionCard />
             <CategoriesCard stats={stats.data} />
             <RecentActivityCard stats={stats.data} />
           </div>
