@@ -212,3 +212,38 @@ describe('Customer satisfaction', () => {
     });
   });
 });
+
+describe('Customer satisfaction survey across a restart', () => {
+  it('is mailed once for the episode, and a delayed survey still waiting is sent once by the restarted server', async () => {
+    const sink = await startSmtpSink();
+    const env = { SMTP_URL: sink.url, PUBLIC_URL: 'https://desk.example.com' };
+    let server = await startTestServer({ env });
+    try {
+      const admin = await server.login();
+      const category = await addCategory(server, admin, { name: 'Restarts' });
+      const customer = await addMember(server, admin, 'customer', 'Olga');
+      const first = await openTicket(server, customer, category, { title: 'First' });
+      await server.request('PUT', `/api/tickets/${first._id}`, { token: admin, body: { status: 'resolved' } });
+      const surveys = () => sink.mailsTo(customer.email).filter((mail) => subjectOf(mail.raw)?.includes('How did we do'));
+      await eventually(() => surveys().length === 1, { describe: 'the first survey' });
+      // A survey due in a minute is waiting in the queue when the server stops.
+      await server.request('PUT', '/api/satisfaction/settings', { token: admin, body: { delayMinutes: 1 } });
+      const second = await openTicket(server, customer, category, { title: 'Second' });
+      await server.request('PUT', `/api/tickets/${second._id}`, { token: admin, body: { status: 'resolved' } });
+      await eventually(async () => (await server.deps.queue.pending('satisfaction')).length === 1, { describe: 'the delayed survey job' });
+      const dataDir = server.dataDir;
+      await server.stop({ keepData: true });
+      server = await startTestServer({ env, dataDir });
+      const waiting = await server.deps.queue.pending('satisfaction');
+      expect(waiting).toHaveLength(1);
+      // Run it now rather than wait the minute: the restarted server sends it once, and nothing again for the first episode.
+      expect(await server.deps.queue.wake('satisfaction')).toBe(1);
+      await eventually(() => surveys().length === 2, { describe: 'the delayed survey after the restart' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(surveys().map((mail) => bodyOf(mail.raw).includes('“Second”'))).toEqual([false, true]);
+    } finally {
+      await server.stop();
+      await sink.close();
+    }
+  });
+});
