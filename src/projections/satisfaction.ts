@@ -66,6 +66,8 @@ export const satisfactionProjection: Projection = {
   async setup(store) {
     await episodes(store).createIndex({ keys: { resolvedAt: -1 } });
     await episodes(store).createIndex({ keys: { ticketId: 1 } });
+    // The bot looks up a customer's rating awaiting its comment on every plain text they send.
+    await episodes(store).createIndex({ keys: { customerId: 1, ratedAt: -1 } });
   },
   ...handledBy({
     async TicketOpened(event, store) {

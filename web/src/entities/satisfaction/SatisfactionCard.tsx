@@ -10,29 +10,31 @@ const percentText = (value: number | null) => (value === null ? '–' : `${value
 function GroupTable({ caption, rows }: { caption: string; rows: SatisfactionGroup[] }) {
   if (rows.length === 0) return null;
   return (
-    <table className="table satisfaction-table">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{caption.replace('By ', '')}</th>
-          <th scope="col">CSAT</th>
-          <th scope="col">Response rate</th>
-          <th scope="col">Rated</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.id ?? 'none'}>
-            <td>{row.name}</td>
-            <td>{percentText(row.score)}</td>
-            <td>{percentText(row.responseRate)}</td>
-            <td>
-              {row.rated} / {row.surveyed}
-            </td>
+    <div className="satisfaction-scroll">
+      <table className="table satisfaction-table">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{caption.replace('By ', '')}</th>
+            <th scope="col">CSAT</th>
+            <th scope="col">Responses</th>
+            <th scope="col">Rated</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.id ?? 'none'}>
+              <td>{row.name}</td>
+              <td>{percentText(row.score)}</td>
+              <td>{percentText(row.responseRate)}</td>
+              <td>
+                {row.rated} / {row.surveyed}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
