@@ -142,6 +142,11 @@ export async function loadSatisfactionSettings(store: ReadStore): Promise<Satisf
   return settings;
 }
 
+/** Who a ticket belongs to, as this read model knows it (null for no such ticket, or a deleted one). */
+export async function ticketCustomer(store: ReadStore, ticketId: string): Promise<string | null> {
+  return (await tickets(store).findOne({ _id: ticketId }))?.customerId ?? null;
+}
+
 /** A ticket's latest episode (null before its first resolution). */
 export async function latestEpisode(store: ReadStore, ticketId: string): Promise<EpisodeView | null> {
   const [latest] = await episodes(store).find({ ticketId }, { sort: { episode: -1 }, limit: 1 });

@@ -62,6 +62,8 @@ describe('Customer satisfaction', () => {
       expect(await rating(ticket._id, customer.token)).toMatchObject({ canRate: true, episode: { number: 1, open: true, score: null } });
 
       const other = await addMember(server, admin, 'customer', 'Mallory');
+      expect((await server.request('GET', `/api/tickets/${ticket._id}/satisfaction`, { token: other.token })).status).toBe(404);
+      expect((await server.request('GET', '/api/tickets/no-such-ticket/satisfaction', { token: admin })).status).toBe(404);
       expect((await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: other.token, body: { score: 1 } })).status).toBe(404);
       const byStaff = await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: agent.token, body: { score: 5 } });
       expect(byStaff).toMatchObject({ status: 403, body: { error: 'Only the customer can rate a ticket' } });

@@ -8,7 +8,7 @@ import { ticketStream } from '../../domain/ticket/ticket';
 import type { CommandContext } from '../../platform/commands';
 import type { ReadStore } from '../../platform/readstore/port';
 import { findCategory, findPerson } from '../../projections/directory';
-import { type EpisodeView, episodesResolvedBetween, latestEpisode, loadSatisfactionSettings } from '../../projections/satisfaction';
+import { type EpisodeView, episodesResolvedBetween, latestEpisode, loadSatisfactionSettings, ticketCustomer } from '../../projections/satisfaction';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 
@@ -48,8 +48,9 @@ export const commentOnRating = (deps: AppDeps, input: RatingInput & { comment: s
 
 /** The survey of a ticket as its customer or staff see it; 404 for anyone else (like the ticket itself). */
 export async function ticketSatisfaction(deps: AppDeps, ticketId: string, viewer: Rater): Promise<TicketSatisfaction> {
+  const customerId = await ticketCustomer(deps.readStore, ticketId);
+  if (customerId === null || (!isStaff(viewer.role) && customerId !== viewer.userId)) throw new NotFoundError('Ticket');
   const episode = await latestEpisode(deps.readStore, ticketId);
-  if (episode && !isStaff(viewer.role) && episode.customerId !== viewer.userId) throw new NotFoundError('Ticket');
   const settings = await loadSatisfactionSettings(deps.readStore);
   const open = episode !== null && isEpisodeOpen(episode, deps.clock());
   return {
