@@ -24,6 +24,15 @@ export const DEFAULT_SATISFACTION_SETTINGS: SatisfactionSettings = {
   channels: { web: true, telegram: true, email: true },
 };
 
+export const ratingsQuerySchema = z
+  .object({
+    tickets: z
+      .string({ message: 'tickets must be a comma-separated list of ticket ids' })
+      .transform((text) => [...new Set(text.split(',').filter((id) => id !== ''))])
+      .refine((ids) => ids.length <= 200, 'At most 200 tickets at once'),
+  })
+  .strict();
+
 export const SATISFACTION_BOUNDS = { questionMax: 200, labelMax: 30, delayMinutesMax: 7 * 24 * 60 } as const;
 
 export const updateSatisfactionSettingsSchema = z

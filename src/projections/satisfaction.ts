@@ -1,4 +1,6 @@
 import { DEFAULT_SATISFACTION_SETTINGS, type SatisfactionChannel, type SatisfactionSettings } from '#contract/satisfaction';
+import type { SatisfactionFilter } from '#contract/tickets';
+import { RATING_WINDOW_MS } from '../domain/satisfaction/satisfaction';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
@@ -36,6 +38,10 @@ interface TicketEntry extends Doc {
   categoryId: string;
   agentId: string | null;
   episode: number;
+  /** The latest rating of the ticket (Live Tickets' column and filters), null before any. */
+  score: number | null;
+  /** When the open, unrated episode was resolved; null when none waits for a rating. */
+  awaitingSince: string | null;
   _revision: number;
 }
 
@@ -61,7 +67,7 @@ async function once(store: ReadStore, event: RecordedEvent, write: (entry: Ticke
 /** Serves the ticket's survey, the dashboard's CSAT figures and the CSV export (docs/satisfaction.md). */
 export const satisfactionProjection: Projection = {
   name: 'satisfaction',
-  version: 1,
+  version: 2,
   collections: [SATISFACTION_EPISODES, SATISFACTION_TICKETS, SATISFACTION_SETTINGS],
   async setup(store) {
     await episodes(store).createIndex({ keys: { resolvedAt: -1 } });
@@ -72,7 +78,17 @@ export const satisfactionProjection: Projection = {
   ...handledBy({
     async TicketOpened(event, store) {
       const { ticketId, number, title, customerId, categoryId } = event.data;
-      const entry: Omit<TicketEntry, '_id'> = { number, title, customerId, categoryId, agentId: null, episode: 0, _revision: event.revision };
+      const entry: Omit<TicketEntry, '_id'> = {
+        number,
+        title,
+        customerId,
+        categoryId,
+        agentId: null,
+        episode: 0,
+        score: null,
+        awaitingSince: null,
+        _revision: event.revision,
+      };
       await tickets(store).updateOne({ _id: ticketId }, { $setOnInsert: { ...entry } }, { upsert: true });
     },
     AgentAssignedToTicket: (event, store) => once(store, event, async () => ({ agentId: event.data.agentId })),
@@ -101,18 +117,20 @@ export const satisfactionProjection: Projection = {
             commentedAt: null,
           };
           await episodes(store).replaceOne({ _id: view._id }, view, { upsert: true });
-          return { episode };
+          return { episode, score: null, awaitingSince: at };
         }
         if (entry.episode > 0)
           await episodes(store).updateOne(
             { _id: episodeId(entry._id, entry.episode), ended: null },
             { $set: { ended: event.data.to === 'closed' ? 'closed' : 'reopened', endedAt: at } },
           );
+        return { awaitingSince: null };
       }),
     SatisfactionRated: (event, store) =>
       once(store, event, async (entry) => {
         const { score, channel, episode } = event.data;
         await episodes(store).updateOne({ _id: episodeId(entry._id, episode) }, { $set: { score, channel, ratedAt: event.metadata.occurredAt } });
+        return { score, awaitingSince: null };
       }),
     SatisfactionCommented: (event, store) =>
       once(store, event, async (entry) => {
@@ -166,4 +184,25 @@ export async function telegramRatingAwaitingComment(store: ReadStore, customerId
     { sort: { ratedAt: -1 }, limit: 1 },
   );
   return found ?? null;
+}
+
+/** The tickets a Live Tickets filter picks: waiting for a rating (within the 7 days), rated, or rated 1 or 2. */
+export async function ticketIdsBySatisfaction(store: ReadStore, which: SatisfactionFilter, now: Date): Promise<string[]> {
+  const filter =
+    which === 'awaiting'
+      ? { awaitingSince: { $gte: new Date(now.getTime() - RATING_WINDOW_MS).toISOString() } }
+      : which === 'low'
+        ? { score: { $lte: 2 } }
+        : { score: { $ne: null } };
+  return (await tickets(store).find(filter, { projection: { _id: 1 } })).map((entry) => entry._id);
+}
+
+/** The latest rating of each of these tickets, for the Live Tickets column. */
+export async function latestRatings(store: ReadStore, ticketIds: string[]) {
+  const found = await tickets(store).find({ _id: { $in: ticketIds } });
+  return found.map((entry) => ({
+    ticketId: entry._id,
+    score: entry.score ?? null,
+    awaiting: entry.awaitingSince !== null && entry.awaitingSince !== undefined,
+  }));
 }

@@ -59,5 +59,15 @@ describe('Web app in Chromium: customer satisfaction', () => {
     await card.getByText('1 rated of 1 resolutions').waitFor();
     await card.getByRole('row', { name: /Alice Tester 100% 100% 1 \/ 1/ }).waitFor();
     await card.getByText('<b>Fast</b> and friendly').waitFor();
+
+    // Live Tickets: the table's Rating column, and the filters by rating.
+    await agentPage.goto(`${server.url}/live-tickets`);
+    await agentPage.getByRole('button', { name: 'Table' }).click();
+    const row = agentPage.getByRole('row', { name: /Scanner offline/ });
+    await row.getByLabel('Rated 4 of 5').waitFor();
+    await agentPage.getByRole('button', { name: 'Rated 1–2' }).click();
+    await agentPage.getByText('No tickets found').waitFor();
+    await agentPage.getByRole('button', { name: 'Awaiting Rating' }).click();
+    await agentPage.getByText('No tickets found').waitFor();
   });
 });

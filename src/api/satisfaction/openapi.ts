@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { rateSchema, ratingCommentSchema, reportQuerySchema, SATISFACTION_CHANNELS, updateSatisfactionSettingsSchema } from '#contract/satisfaction';
+import {
+  rateSchema,
+  ratingCommentSchema,
+  ratingsQuerySchema,
+  reportQuerySchema,
+  SATISFACTION_CHANNELS,
+  updateSatisfactionSettingsSchema,
+} from '#contract/satisfaction';
 import type { ApiRegistry } from '../openapi/registry';
 
 const Group = z.strictObject({
@@ -91,6 +98,19 @@ export function describeSatisfaction(docs: ApiRegistry): void {
     body: ratingCommentSchema,
     responses: { 200: { description: '{ satisfaction } after the comment', schema: Satisfaction } },
     errors: [409],
+  });
+  docs.route({
+    method: 'get',
+    path: '/satisfaction/ratings',
+    summary: 'The latest rating of each of these tickets (Live Tickets column): `tickets` is a comma-separated list of ids',
+    access: ['agent', 'admin'],
+    query: ratingsQuerySchema,
+    responses: {
+      200: {
+        description: '{ ratings }',
+        schema: z.strictObject({ ratings: z.array(z.strictObject({ ticketId: z.string(), score: z.number().nullable(), awaiting: z.boolean() })) }),
+      },
+    },
   });
   docs.route({
     method: 'get',

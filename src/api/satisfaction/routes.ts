@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { rateSchema, ratingCommentSchema, reportQuerySchema, updateSatisfactionSettingsSchema } from '#contract/satisfaction';
+import { rateSchema, ratingCommentSchema, ratingsQuerySchema, reportQuerySchema, updateSatisfactionSettingsSchema } from '#contract/satisfaction';
 import type { AppDeps } from '../../app/deps';
 import {
   commentOnRating,
@@ -9,7 +9,7 @@ import {
   ticketSatisfaction,
   updateSatisfactionSettings,
 } from '../../app/satisfaction/service';
-import { loadSatisfactionSettings } from '../../projections/satisfaction';
+import { latestRatings, loadSatisfactionSettings } from '../../projections/satisfaction';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 
@@ -50,6 +50,11 @@ export const satisfactionRoutes = (deps: AppDeps) => (router: Router) => {
     const ticketId = String(req.params.id);
     await commentOnRating(deps, { ticketId, rater: rater(req), channel: 'web', comment }, commandContext(deps, req));
     res.json({ satisfaction: await ticketSatisfaction(deps, ticketId, rater(req)) });
+  });
+
+  router.get('/satisfaction/ratings', requireRole('agent', 'admin'), async (req, res) => {
+    const { tickets } = parse(ratingsQuerySchema, req.query);
+    res.json({ ratings: await latestRatings(deps.readStore, tickets) });
   });
 
   router.get('/satisfaction/settings', requireRole('admin'), async (_req, res) => {

@@ -60,6 +60,15 @@ describe('Customer satisfaction', () => {
     it('lets the customer rate, change the rating and comment; staff and other customers cannot', async () => {
       const { customer, ticket } = await resolvedTicket('Carol');
       expect(await rating(ticket._id, customer.token)).toMatchObject({ canRate: true, episode: { number: 1, open: true, score: null } });
+      const listed = async (satisfaction: string) =>
+        (
+          (await server.request('GET', `/api/tickets?satisfaction=${satisfaction}&limit=100`, { token: agent.token })).body.tickets as Array<{ _id: string }>
+        ).map((row) => row._id);
+      expect(await listed('awaiting')).toContain(ticket._id);
+      expect(await listed('rated')).not.toContain(ticket._id);
+      expect((await server.request('GET', '/api/tickets?satisfaction=great', { token: agent.token })).body.error).toBe(
+        'satisfaction must be awaiting, rated or low',
+      );
 
       const other = await addMember(server, admin, 'customer', 'Mallory');
       expect((await server.request('GET', `/api/tickets/${ticket._id}/satisfaction`, { token: other.token })).status).toBe(404);
@@ -75,6 +84,12 @@ describe('Customer satisfaction', () => {
       expect((await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: customer.token, body: { score: 2 } })).status).toBe(200);
       const changed = await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: customer.token, body: { score: 4 } });
       expect(changed.body.satisfaction.episode).toMatchObject({ score: 4, channel: 'web' });
+      // Live Tickets: the filters and the column follow the rating.
+      expect(await listed('awaiting')).not.toContain(ticket._id);
+      expect(await listed('rated')).toContain(ticket._id);
+      expect(await listed('low')).not.toContain(ticket._id);
+      const ratings = await server.request('GET', `/api/satisfaction/ratings?tickets=${ticket._id},unknown`, { token: agent.token });
+      expect(ratings.body).toEqual({ ratings: [{ ticketId: ticket._id, score: 4, awaiting: false }] });
       const tooLong = await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction/comment`, {
         token: customer.token,
         body: { comment: 'x'.repeat(2001) },
@@ -109,6 +124,8 @@ describe('Customer satisfaction', () => {
     it('starts a new episode when the ticket is reopened, and refuses changes once it is closed or after 7 days', async () => {
       const { customer, ticket } = await resolvedTicket('Dora');
       await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: customer.token, body: { score: 1 } });
+      const low = await server.request('GET', '/api/tickets?satisfaction=low&limit=100', { token: admin });
+      expect(low.body.tickets.map((row: { _id: string }) => row._id)).toContain(ticket._id);
       await setStatus(ticket._id, 'in_progress');
       const reopened = await server.request('PUT', `/api/tickets/${ticket._id}/satisfaction`, { token: customer.token, body: { score: 5 } });
       expect(reopened).toMatchObject({ status: 409, body: { code: 'SATISFACTION_NOT_OPEN', error: expect.stringContaining('reopened') } });

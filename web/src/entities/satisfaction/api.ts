@@ -27,6 +27,12 @@ const satisfactionApi = api.injectEndpoints({
       transformResponse: (response: { report: SatisfactionReport }) => response.report,
       providesTags: [{ type: 'Satisfaction', id: 'REPORT' }],
     }),
+    /** The latest rating of the listed tickets (Live Tickets' column). */
+    ticketRatings: build.query<Array<{ ticketId: string; score: number | null; awaiting: boolean }>, string[]>({
+      query: (ids) => ({ url: '/satisfaction/ratings', params: { tickets: ids.join(',') } }),
+      transformResponse: (response: { ratings: Array<{ ticketId: string; score: number | null; awaiting: boolean }> }) => response.ratings,
+      providesTags: [{ type: 'Satisfaction', id: 'RATINGS' }],
+    }),
     satisfactionSettings: build.query<SatisfactionSettingsView, void>({
       query: () => '/satisfaction/settings',
       transformResponse: (response: { settings: SatisfactionSettingsView }) => response.settings,
@@ -45,6 +51,7 @@ export const {
   useRateTicketMutation,
   useCommentOnRatingMutation,
   useSatisfactionReportQuery,
+  useTicketRatingsQuery,
   useSatisfactionSettingsQuery,
   useUpdateSatisfactionSettingsMutation,
 } = satisfactionApi;

@@ -26,6 +26,8 @@ export interface TicketListArgs {
   status?: string;
   assigned?: 'me' | 'unassigned' | 'assigned';
   sort?: 'latest' | 'priority' | 'status';
+  /** Tickets by their customer's rating (docs/satisfaction.md). */
+  satisfaction?: 'awaiting' | 'rated' | 'low';
   limit: number;
 }
 

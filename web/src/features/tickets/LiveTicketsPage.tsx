@@ -8,6 +8,7 @@ import { formatDate, fullName } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
 import { useTicketsQuery } from './api';
+import { RatingCell, useRatingsOf } from '../../entities/satisfaction/RatingCell';
 import { OPEN_FILTER, PRIORITY_COLOR } from './display';
 import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
@@ -21,6 +22,8 @@ export const FILTERS = [
   // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 9).
   { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
+  { key: 'awaiting_rating', label: 'Awaiting Rating', args: { satisfaction: 'awaiting' } },
+  { key: 'low_rating', label: 'Rated 1–2', args: { satisfaction: 'low' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
 type FilterKey = (typeof FILTERS)[number]['key'];
 
@@ -75,6 +78,7 @@ export function LiveTicketsTable({
   onAssign: (ticket: Ticket) => void;
   onStatus: (ticket: Ticket, status: string) => void;
 }) {
+  const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
   return (
     <div className="table-wrap card live-table-card">
       <table className="table live-table">
@@ -88,6 +92,7 @@ export function LiveTicketsTable({
             <th scope="col">Customer</th>
             <th scope="col">Assignee</th>
             <th scope="col">Created</th>
+            <th scope="col">Rating</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -115,6 +120,9 @@ export function LiveTicketsTable({
               <td>{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
               <td>
                 <time dateTime={ticket.createdAt}>{formatDate(ticket.createdAt)}</time>
+              </td>
+              <td>
+                <RatingCell rating={ratings.get(ticket._id)} />
               </td>
               <td>
                 {ticket.assignedAgent?._id !== myId && (

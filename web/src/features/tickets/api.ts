@@ -26,9 +26,9 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, sort, limit }) => ({
+      query: ({ status, assigned, satisfaction, sort, limit }) => ({
         url: '/tickets',
-        params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), sort: sort ?? 'latest', limit },
+        params: { ...(status ? { status } : {}), ...(assigned ? { assigned } : {}), ...(satisfaction ? { satisfaction } : {}), sort: sort ?? 'latest', limit },
       }),
       providesTags: ['Ticket'],
       async onCacheEntryAdded(args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, getState }) {
