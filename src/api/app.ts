@@ -20,6 +20,8 @@ import { botRoutes } from './bot/routes';
 import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
+import { satisfactionRoutes } from './satisfaction/routes';
+import { ratingLinkPages } from './satisfaction/links';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
@@ -41,6 +43,7 @@ const routeModules = [
   whitelistRoutes,
   deliveryRoutes,
   cannedRoutes,
+  satisfactionRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
@@ -66,6 +69,8 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   );
 
   metricsRoute(deps)(app);
+  // The e-mailed rating links: HTML forms outside /api, before the web app's catch-all.
+  ratingLinkPages(deps)(app);
 
   const api = Router();
   api.use(markMount);

@@ -150,6 +150,10 @@ const commaList = <T extends string>(values: readonly [T, ...T[]], label: string
     )
     .pipe(z.array(z.enum(values, { message: `${label} must be one of ${values.join(', ')}` })));
 
+/** Live Tickets' satisfaction filters (docs/satisfaction.md): waiting for a rating, rated, rated 1 or 2. */
+export const SATISFACTION_FILTERS = ['awaiting', 'rated', 'low'] as const;
+export type SatisfactionFilter = (typeof SATISFACTION_FILTERS)[number];
+
 export const listTicketsQuery = z.object({
   status: commaList(TICKET_STATUSES, 'Status').optional(),
   priority: commaList(PRIORITIES, 'Priority').optional(),
@@ -162,6 +166,7 @@ export const listTicketsQuery = z.object({
   category: z.string().min(1).optional(),
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
+  satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),
   sort: z
     .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting'], { message: 'sort must be latest, oldest, priority, status, updated or waiting' })
     .default('latest'),

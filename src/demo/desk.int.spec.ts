@@ -78,6 +78,15 @@ describe('the demo desk', () => {
     }
   });
 
+  it('when an agent opens the dashboard, then the satisfaction report has ratings by agent and category, comments, and an unrated resolution', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const { report } = (await server.request('GET', '/api/satisfaction/report', { token: agent })).body;
+    expect(report.total).toMatchObject({ surveyed: 7, rated: 6, score: 66.7, responseRate: 85.7 });
+    expect(report.byAgent.length).toBeGreaterThan(1);
+    expect(report.byCategory.length).toBeGreaterThan(1);
+    expect(report.latestComments.map((comment: { comment: string }) => comment.comment)).toContain('It took three days to get a first answer.');
+  });
+
   it('when staff look at categories and canned replies, then there are categories with custom fields and replies with shortcodes', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
     const categories = (await server.request('GET', '/api/categories', { token: agent })).body.categories as Array<{

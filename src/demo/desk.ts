@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { satisfactionDecider } from '../domain/satisfaction/decide';
 import argon2 from 'argon2';
 import { cannedDecider } from '../domain/canned/decide';
 import { cannedStream } from '../domain/canned/canned';
@@ -225,6 +226,19 @@ interface Story {
   outcome?: string;
   status: TicketStatus;
 }
+
+/**
+ * The customers' ratings of resolved stories, by story index: some with a comment, one resolution
+ * left unrated, so the dashboard shows a CSAT score below 100% and a response rate below 100%.
+ */
+const RATINGS: Record<number, { score: number; comment?: string }> = {
+  0: { score: 5, comment: 'The refund came through quickly, thank you!' },
+  1: { score: 4 },
+  2: { score: 2, comment: 'It took three days to get a first answer.' },
+  3: { score: 5 },
+  4: { score: 4, comment: 'Clear instructions, it works now.' },
+  5: { score: 3 },
+};
 
 /** Oldest first, so ticket numbers follow the dates; every status appears, open ones one per customer. */
 const STORIES: Story[] = [
@@ -571,6 +585,15 @@ export async function seedDemoDesk(
   for (const [i, [first, last]] of CUSTOMERS.entries())
     customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
 
+  /** The customer rates the resolution on their platform, then comments (docs/satisfaction.md). */
+  const rate = async (ticketId: string, customer: Person, platform: 'web' | 'telegram', rating: { score: number; comment?: string }, when: Date) => {
+    const common = { ticketId, actor: { userId: customer.userId, role: customer.role }, channel: platform, now: when } as const;
+    const context = contextOf(customer, when, platform);
+    await handleCommand(events, ticketStream(ticketId), satisfactionDecider, { ...common, type: 'RateTicket', score: rating.score }, context);
+    if (rating.comment)
+      await handleCommand(events, ticketStream(ticketId), satisfactionDecider, { ...common, type: 'CommentOnRating', comment: rating.comment }, context);
+  };
+
   const ticketsByStatus: Record<TicketStatus, number> = { open: 0, in_progress: 0, pending_customer: 0, resolved: 0, closed: 0 };
   for (const [index, story] of STORIES.entries()) {
     const ticketId = randomUUID();
@@ -648,8 +671,11 @@ export async function seedDemoDesk(
     if (agent && story.lines.length > 0) await run({ type: 'MarkMessagesRead', ticketId, actor: actor(customer) }, customer, step(5));
     if (agent && story.outcome) await run({ type: 'RecordOutcome', ticketId, actor: actor(agent), outcomeMessage: story.outcome }, agent, step(10));
     if (agent && story.status !== 'in_progress') {
-      if (story.status === 'closed') await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: 'resolved' }, agent, step(1));
-      await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: story.status }, agent, step(story.status === 'closed' ? 3 * 24 * 60 : 1));
+      const closing = story.status === 'closed';
+      await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: closing ? 'resolved' : story.status }, agent, step(1));
+      const rating = RATINGS[index];
+      if (rating) await rate(ticketId, customer, platform, rating, step(90));
+      if (closing) await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: 'closed' }, agent, step(3 * 24 * 60));
     }
     ticketsByStatus[story.status]++;
   }

@@ -3,6 +3,7 @@ import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
 import type { ReservationEvent } from '../domain/reservation/reservation';
+import type { SatisfactionSettingsEvent } from '../domain/satisfaction/settings';
 import type { SessionEvent } from '../domain/session/session';
 import type { SystemSettingsEvent } from '../domain/settings/settings';
 import type { DomainEvent } from '../domain/shared/decider';
@@ -20,6 +21,7 @@ export type DeskEvent =
   | CannedEvent
   | CategoryEvent
   | ReservationEvent
+  | SatisfactionSettingsEvent
   | SessionEvent
   | SystemSettingsEvent
   | TelegramChatEvent

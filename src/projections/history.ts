@@ -3,6 +3,7 @@ import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
 import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
 import { STATUS_WORDS } from '#contract/tickets';
+import { CHANNEL_WORDS } from '../domain/satisfaction/satisfaction';
 import { userStream } from '../domain/user/user';
 import { type Role, isStaff } from '#contract/users';
 import { verifyStreamEvents } from '../platform/eventstore/integrity';
@@ -108,6 +109,12 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Edited a message from ${quote(event.data.previousContent)} to ${quote(event.data.content)}`;
     case 'MessagesRead':
       return `${nameOf(event.data.readerId)} read the conversation up to message ${event.data.upTo}`;
+    case 'SatisfactionRated':
+      return event.data.previousScore === null
+        ? `Rated the resolution ${event.data.score} of 5 via ${CHANNEL_WORDS[event.data.channel]}`
+        : `Changed the rating from ${event.data.previousScore} to ${event.data.score} of 5 via ${CHANNEL_WORDS[event.data.channel]}`;
+    case 'SatisfactionCommented':
+      return `${event.data.previousComment === null ? 'Commented on the rating' : 'Changed the rating comment to'} ${quote(event.data.comment)} via ${CHANNEL_WORDS[event.data.channel]}`;
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }

@@ -7,6 +7,7 @@ import { describeCategories } from '../categories/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
+import { describeSatisfaction } from '../satisfaction/openapi';
 import { describeSettings } from '../settings/openapi';
 import { describeTelegram } from '../telegram/openapi';
 import { describeTickets } from '../tickets/openapi';
@@ -78,6 +79,7 @@ const AREAS = [
   describeDeliveries,
   describeTickets,
   describeCanned,
+  describeSatisfaction,
   describeAudit,
   describeTelegram,
   describeOperations,

@@ -48,6 +48,7 @@ import {
 import { createdIn, idOfKey, once } from '../../app/idempotency';
 import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
+import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
@@ -159,6 +160,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
     if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
     if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
+    if (query.satisfaction) filter._id = { $in: await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock()) };
     const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });

@@ -1,5 +1,6 @@
 import { Map as ImmutableMap } from 'immutable';
 import type { DomainEvent } from '../shared/decider';
+import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
@@ -48,7 +49,9 @@ export type TicketEvent =
   /** Keeps the replaced text, so every earlier version of a message stays in the log. */
   | DomainEvent<'MessageEdited', { ticketId: string; messageId: string; content: string; previousContent: string }>
   /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
-  | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>;
+  | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
+  /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
+  | SatisfactionEvent;
 
 export interface MessageState {
   messageId: string;
@@ -130,6 +133,9 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     }
     case 'MessagesRead':
       return { ...state, readMarks: { ...state.readMarks, [event.data.readerId]: event.data.upTo } };
+    case 'SatisfactionRated':
+    case 'SatisfactionCommented':
+      return state;
   }
 }
 

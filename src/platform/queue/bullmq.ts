@@ -100,7 +100,7 @@ export class BullMqQueue implements Queue {
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
     const jobId = normalizeJobId(options.jobId);
     const group = options.group ?? null;
-    const envelope: Envelope = { desk: 1, payload: data, group, windowFrom: Date.now() };
+    const envelope: Envelope = { desk: 1, payload: data, group, windowFrom: Date.now() + (options.delayMs ?? 0) };
     const bull = this.queue(queue);
     // Joined before the job exists, so no process can run it ahead of its line. A replayed add of a
     // job that finished long ago rejoins its line; the line drops it when it finds it finished.
@@ -109,6 +109,7 @@ export class BullMqQueue implements Queue {
       jobId,
       attempts: options.attempts ?? Number.MAX_SAFE_INTEGER,
       backoff: { type: BACKOFF_TYPE, delay: options.backoffMs ?? DEFAULT_BACKOFF_MS },
+      ...(options.delayMs ? { delay: options.delayMs } : {}),
       removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
       removeOnFail: false,
       // A job retried for a day would otherwise keep every stack trace.

@@ -127,7 +127,7 @@ export class InlineQueue implements Queue {
 
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
     if (this.stopping) return;
-    const now = Date.now();
+    const now = Date.now() + (options.delayMs ?? 0);
     this.sql(
       `INSERT OR IGNORE INTO jobs (queue, id, name, data, grp, max_attempts, backoff_ms, state, run_at, added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)`,
     ).run(

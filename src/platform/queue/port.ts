@@ -16,6 +16,8 @@ export interface JobOptions {
   attempts?: number;
   /** First retry delay; each next retry doubles it up to the queue's cap (default 1000 ms). */
   backoffMs?: number;
+  /** Runs the job no sooner than this long after it was added; its retry window starts then. */
+  delayMs?: number;
 }
 
 export interface Job<D = unknown> {

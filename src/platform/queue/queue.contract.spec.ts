@@ -59,6 +59,20 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     expect(seen.sort()).toEqual([1, 2]);
   });
 
+  it('when a job is added with a delay, then it runs no sooner than the delay, and one without runs meanwhile', async () => {
+    const ran = new Map<string, number>();
+    queue.process(name, async (job) => {
+      ran.set(job.id, Date.now());
+    });
+    const added = Date.now();
+    await queue.add(name, 'survey', {}, { jobId: 'later', delayMs: 1500 });
+    await queue.add(name, 'send', {}, { jobId: 'now' });
+    await until(() => ran.has('now'));
+    expect(ran.has('later')).toBe(false);
+    await until(() => ran.has('later'));
+    expect(ran.get('later')! - added).toBeGreaterThanOrEqual(1400);
+  });
+
   it('ignores a second job with the same id, even after the first completed', async () => {
     let runs = 0;
     queue.process(name, async () => {

@@ -25,6 +25,7 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import type { UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
 import { type TelegramPerson, customerForTelegram, telegramUserActor } from '../../app/telegram/customers';
+import { answerSurveyButton, commentFromTelegram } from '../satisfaction/telegram';
 import { oneLine } from '../ticketNotices';
 import { ticketValues } from './notifications';
 import { type InlineButton, type TelegramSendJob, sendJob } from '../../app/jobs/telegram';
@@ -94,6 +95,8 @@ export class TelegramConversation {
       const turn = this.turn(ctx.update, query.from, query.message?.chat.id ?? query.from.id, 'data' in query ? (query.data ?? null) : null);
       const customer = await this.admit(turn, query.message?.chat.type ?? 'private');
       if (!customer) return;
+      const rated = await answerSurveyButton(this.deps, customer, turn.text ?? '', this.customerContext(customer));
+      if (rated !== null) return this.reply(turn, rated);
       const chosen = /^category:(.+)$/.exec(turn.text ?? '')?.[1];
       if (chosen) await this.chooseCategory(turn, customer, chosen);
     });
@@ -262,6 +265,8 @@ export class TelegramConversation {
   private async plainText(turn: Turn, customer: UserView, text: string): Promise<void> {
     const { draft } = (await this.chat(turn)).state;
     if (draft) return this.answerStep(turn, customer, draft, text);
+    const commented = await commentFromTelegram(this.deps, customer, text, this.customerContext(customer));
+    if (commented !== null) return this.reply(turn, commented);
     const open = await this.openTicketOf(customer);
     if (!open) return this.reply(turn, TEXTS.noOpenTicket);
     await this.post(turn, customer, open, text, []);

@@ -99,6 +99,7 @@ export const api = createApi({
     'Whitelist',
     'AccessRequest',
     'Delivery',
+    'Satisfaction',
   ],
   endpoints: () => ({}),
 });

@@ -30,6 +30,8 @@ export interface TicketListArgs {
   /** Search text, matched as the server does (number, title, description, customer's name). */
   q?: string;
   sort?: 'latest' | 'priority' | 'status' | 'waiting';
+  /** Tickets by their customer's rating (docs/satisfaction.md). */
+  satisfaction?: 'awaiting' | 'rated' | 'low';
   limit: number;
 }
 

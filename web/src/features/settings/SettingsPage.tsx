@@ -8,6 +8,7 @@ import { AccessDenied, Banner, Card, FlashBanner, LoadingScreen, PageHeader } fr
 import { type Flash, useFlash } from '../../lib/flash';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import { selectUser } from '../../entities/session/sessionSlice';
+import { SatisfactionSettingsGroup } from '../../entities/satisfaction/SatisfactionSettingsForm';
 import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation } from './api';
 
 const MB = 1024 * 1024;
@@ -272,6 +273,7 @@ export function SettingsPage() {
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load settings')}</Banner> : null}
       {isLoading && <LoadingScreen text="Loading settings..." />}
       {data && <SettingsForm settings={data.settings} actions={actions} />}
+      {data && <SatisfactionSettingsGroup />}
     </div>
   );
 }

@@ -11,6 +11,7 @@ import { useStatsQuery } from '../../entities/ticket/api';
 import { FINISHED_HINT, IN_PROGRESS_HINT, OPEN_HINT, finishedTickets, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
+import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
@@ -146,6 +147,7 @@ export function DashboardPage() {
         {!list.error && <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />}
         {staff && stats.data && (
           <div className="dashboard-side">
+            <SatisfactionCard />
             <CategoriesCard stats={stats.data} />
             <RecentActivityCard stats={stats.data} />
           </div>

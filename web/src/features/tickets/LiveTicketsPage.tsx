@@ -9,6 +9,7 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
 import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
+import { RatingCell, useRatingsOf } from '../../entities/satisfaction/RatingCell';
 import { OPEN_FILTER, PRIORITY_COLOR, rememberTicketOrder } from './display';
 import { useShortcuts } from '../../lib/shortcuts';
 import { askForReplyNotices, replyNoticesPending } from './needsMe';
@@ -26,6 +27,8 @@ export const FILTERS = [
   // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 4).
   { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
+  { key: 'awaiting_rating', label: 'Awaiting Rating', args: { satisfaction: 'awaiting' } },
+  { key: 'low_rating', label: 'Rated 1–2', args: { satisfaction: 'low' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
 type FilterKey = (typeof FILTERS)[number]['key'];
 
@@ -103,6 +106,7 @@ export function LiveTicketsTable({
   onStatus: (ticket: Ticket, status: string) => void;
 }) {
   // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
+  const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
   return (
     <div className="table-wrap card live-table-card">
       <table className="table live-table">
@@ -118,6 +122,7 @@ export function LiveTicketsTable({
             <th scope="col">Customer</th>
             <th scope="col">Assignee</th>
             <th scope="col">Waiting</th>
+            <th scope="col">Rating</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -146,6 +151,9 @@ export function LiveTicketsTable({
               <td className="live-table-person">{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
               <td>
                 <WaitingSince ticket={ticket} />
+              </td>
+              <td>
+                <RatingCell rating={ratings.get(ticket._id)} />
               </td>
               <td>
                 {ticket.assignedAgent?._id !== myId && (

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { SatisfactionDetails, SatisfactionPrompt } from '../../entities/satisfaction/SatisfactionPrompt';
 import { Link, useNavigate, useParams } from 'react-router';
 import { outcomeSchema } from '#contract/tickets';
 import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
@@ -376,6 +377,7 @@ export function TicketPage() {
       />
       {actions.takeOverDialog}
       <PresenceLine viewers={others} />
+      {!staff && <SatisfactionPrompt ticketId={ticket._id} status={ticket.status} />}
       <div className="ticket-workspace">
         <section className="card conversation" aria-label="Conversation">
           <ConversationHeader count={messages.filter((message) => message.messageType !== 'system').length} />
@@ -403,6 +405,7 @@ export function TicketPage() {
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
             <TicketInformation ticket={ticket} />
+            <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
             {quickMessages}
             {staff && (
               <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />

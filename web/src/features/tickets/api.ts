@@ -36,13 +36,14 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
           ...(assigned ? { assigned } : {}),
           ...(waiting !== undefined ? { waiting } : {}),
           ...(q ? { q } : {}),
+          ...(satisfaction ? { satisfaction } : {}),
           sort: sort ?? 'latest',
           limit,
         },

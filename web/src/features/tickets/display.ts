@@ -48,6 +48,8 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
  */
 export function withTicket<Item extends Ticket>(list: { tickets: Item[]; total: number }, ticket: Item, args: TicketListArgs, myId: string | undefined) {
   const present = list.tickets.some((candidate) => candidate._id === ticket._id);
+  // A rating is not part of the ticket: a list picked by rating gains tickets only when fetched again.
+  if (args.satisfaction && !present) return list;
   const others = list.tickets.filter((candidate) => candidate._id !== ticket._id);
   if (!belongsTo(ticket, args, myId)) return { tickets: others, total: present ? Math.max(0, list.total - 1) : list.total };
   const tickets = [...others, ticket].sort(TICKET_ORDER[args.sort ?? 'latest']).slice(0, args.limit);

@@ -1,0 +1,148 @@
+import type { SatisfactionChannel, SatisfactionReport, SatisfactionGroup, SatisfactionSettingsUpdate, TicketSatisfaction } from '#contract/satisfaction';
+import { ConflictError, NotFoundError } from '#contract/errors';
+import { isStaff } from '#contract/users';
+import { type Rater, type SatisfactionCommand, satisfactionDecider } from '../../domain/satisfaction/decide';
+import { isEpisodeOpen } from '../../domain/satisfaction/satisfaction';
+import { SATISFACTION_SETTINGS_STREAM, satisfactionSettingsDecider } from '../../domain/satisfaction/settings';
+import { ticketStream } from '../../domain/ticket/ticket';
+import type { CommandContext } from '../../platform/commands';
+import type { ReadStore } from '../../platform/readstore/port';
+import { findCategory, findPerson } from '../../projections/directory';
+import { type EpisodeView, episodesResolvedBetween, latestEpisode, loadSatisfactionSettings, ticketCustomer } from '../../projections/satisfaction';
+import { runCommand } from '../commands';
+import type { AppDeps } from '../deps';
+
+/** A rating or comment through one channel; `episode` is the one a link or button was made for. */
+export interface RatingInput {
+  ticketId: string;
+  rater: Rater;
+  channel: SatisfactionChannel;
+  episode?: number;
+}
+
+/** The survey is off, or off for this channel: enforced here, whatever a client shows. */
+async function requireChannel(store: ReadStore, channel: SatisfactionChannel) {
+  const settings = await loadSatisfactionSettings(store);
+  if (!settings.enabled) throw new ConflictError('Satisfaction ratings are turned off', 'SATISFACTION_OFF');
+  if (!settings.channels[channel]) throw new ConflictError(`Satisfaction ratings are turned off for ${channel}`, 'SATISFACTION_OFF');
+}
+
+/** Runs a rating or a comment on the ticket's stream, where the episode it belongs to is decided. */
+async function runRating(
+  deps: AppDeps,
+  input: RatingInput,
+  what: { type: 'RateTicket'; score: number } | { type: 'CommentOnRating'; comment: string },
+  context: CommandContext,
+) {
+  await requireChannel(deps.readStore, input.channel);
+  const { ticketId, rater: actor, channel, episode } = input;
+  const command = { ...what, ticketId, actor, channel, episode, now: context.now } as SatisfactionCommand;
+  await runCommand(deps, ticketStream(ticketId), satisfactionDecider, command, context);
+}
+
+export const rateTicket = (deps: AppDeps, input: RatingInput & { score: number }, context: CommandContext) =>
+  runRating(deps, input, { type: 'RateTicket', score: input.score }, context);
+
+export const commentOnRating = (deps: AppDeps, input: RatingInput & { comment: string }, context: CommandContext) =>
+  runRating(deps, input, { type: 'CommentOnRating', comment: input.comment }, context);
+
+/** The survey of a ticket as its customer or staff see it; 404 for anyone else (like the ticket itself). */
+export async function ticketSatisfaction(deps: AppDeps, ticketId: string, viewer: Rater): Promise<TicketSatisfaction> {
+  const customerId = await ticketCustomer(deps.readStore, ticketId);
+  if (customerId === null || (!isStaff(viewer.role) && customerId !== viewer.userId)) throw new NotFoundError('Ticket');
+  const episode = await latestEpisode(deps.readStore, ticketId);
+  const settings = await loadSatisfactionSettings(deps.readStore);
+  const open = episode !== null && isEpisodeOpen(episode, deps.clock());
+  return {
+    enabled: settings.enabled,
+    question: settings.question,
+    labels: settings.labels,
+    episode: episode && {
+      number: episode.episode,
+      resolvedAt: episode.resolvedAt,
+      open,
+      score: episode.score,
+      comment: episode.comment,
+      channel: episode.channel,
+      ratedAt: episode.ratedAt,
+    },
+    canRate: open && settings.enabled && settings.channels.web && viewer.role === 'customer' && episode?.customerId === viewer.userId,
+  };
+}
+
+export async function updateSatisfactionSettings(deps: AppDeps, changes: SatisfactionSettingsUpdate, context: CommandContext) {
+  await runCommand(deps, SATISFACTION_SETTINGS_STREAM, satisfactionSettingsDecider, { type: 'UpdateSatisfactionSettings', changes }, context);
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
+
+function group(id: string | null, name: string, rows: EpisodeView[]): SatisfactionGroup {
+  const rated = rows.filter((row) => row.score !== null);
+  const happy = rated.filter((row) => (row.score ?? 0) >= 4).length;
+  return { id, name, surveyed: rows.length, rated: rated.length, score: percent(happy, rated.length), responseRate: percent(rated.length, rows.length) };
+}
+
+function groupBy(rows: EpisodeView[], key: (row: EpisodeView) => string | null): Map<string | null, EpisodeView[]> {
+  const groups = new Map<string | null, EpisodeView[]>();
+  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+  return groups;
+}
+
+const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
+
+/** The resolutions of a period with their ratings: each one is one survey, counted once however often its rating changed. */
+export const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedBetween(store, from.toISOString(), to.toISOString());
+
+/** CSAT for the period: the share of ratings of 4 or 5, and of resolutions that got a rating; by category and by agent. */
+export async function satisfactionReport(store: ReadStore, from: Date, to: Date): Promise<SatisfactionReport> {
+  const rows = await episodesOf(store, from, to);
+  const byCategory: SatisfactionGroup[] = [];
+  for (const [categoryId, members] of groupBy(rows, (row) => row.categoryId)) {
+    byCategory.push(group(categoryId, (await findCategory(store, categoryId!)).name, members));
+  }
+  const byAgent: SatisfactionGroup[] = [];
+  for (const [agentId, members] of groupBy(rows, (row) => row.agentId)) {
+    byAgent.push(group(agentId, agentId ? fullName(await findPerson(store, agentId)) : 'Unassigned', members));
+  }
+  const commented = rows
+    .filter((row) => row.comment !== null && row.score !== null)
+    .sort((a, b) => (b.commentedAt ?? '').localeCompare(a.commentedAt ?? ''))
+    .slice(0, 10);
+  const latestComments = [];
+  for (const row of commented) {
+    latestComments.push({
+      ticketId: row.ticketId,
+      number: row.number,
+      title: row.title,
+      score: row.score!,
+      comment: row.comment!,
+      at: row.commentedAt ?? row.ratedAt ?? row.resolvedAt,
+      agentName: row.agentId ? fullName(await findPerson(store, row.agentId)) : null,
+    });
+  }
+  const byName = (a: SatisfactionGroup, b: SatisfactionGroup) => a.name.localeCompare(b.name);
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    total: group(null, 'All', rows),
+    byCategory: byCategory.sort(byName),
+    byAgent: byAgent.sort(byName),
+    latestComments,
+  };
+}
+
+/** One CSV line per resolution of the period; every field quoted, and formula-looking text defused for spreadsheets. */
+export async function satisfactionCsv(store: ReadStore, from: Date, to: Date): Promise<string> {
+  const rows = await episodesOf(store, from, to);
+  const cell = (value: string | number | null) => {
+    const text = value === null ? '' : String(value);
+    return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+  };
+  const lines = [['ticket', 'title', 'resolution', 'resolvedAt', 'category', 'agent', 'score', 'comment', 'channel', 'ratedAt'].map(cell).join(',')];
+  for (const row of rows) {
+    const category = (await findCategory(store, row.categoryId)).name;
+    const agent = row.agentId ? fullName(await findPerson(store, row.agentId)) : '';
+    lines.push([row.number, row.title, row.episode, row.resolvedAt, category, agent, row.score, row.comment, row.channel, row.ratedAt].map(cell).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
