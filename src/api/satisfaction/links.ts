@@ -6,6 +6,7 @@ import type { AppDeps } from '../../app/deps';
 import { type LinkClaims, verifyRatingLink } from '../../app/satisfaction/links';
 import { commentOnRating, rateTicket } from '../../app/satisfaction/service';
 import { findEpisode, loadSatisfactionSettings } from '../../projections/satisfaction';
+import { maintenance, rateLimit, whileStarting } from '../http/guards';
 import { parse } from '../http/validate';
 
 /** Where the e-mailed links lead, outside /api: plain HTML forms that work without the web app or a session. */
@@ -37,6 +38,8 @@ const commentForm = z.object({
  */
 export const ratingLinkPages = (deps: AppDeps) => (app: Express) => {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
+  // Public pages that write: the API's guards apply (not while starting, the rate limit per address, maintenance).
+  app.use('/rate', whileStarting(deps.startup), rateLimit(deps), maintenance(deps));
 
   const claimsOf = (req: Request, token: string) => verifyRatingLink(deps.jwtSecret, token, String(req.params.ticketId), deps.clock());
   /** The link's customer acts, by e-mail, on the link's episode. */

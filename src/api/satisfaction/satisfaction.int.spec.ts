@@ -198,6 +198,26 @@ describe('Customer satisfaction', () => {
       ahead = 0;
       expect((await rating(ticket._id, customer.token)).episode.score).toBeNull();
     });
+    it('answers a link with the API guards: a page saying so in maintenance, and 429 past the rate limit, recording nothing', async () => {
+      const { customer, ticket } = await resolvedTicket('Hal');
+      const [link] = await surveyLinks(customer.email);
+      const settings = (body: Record<string, unknown>) => server.request('PUT', '/api/settings', { token: admin, body });
+      try {
+        expect((await settings({ maintenanceMode: true })).status).toBe(200);
+        const closed = await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: '5' });
+        expect(closed.status).toBe(503);
+        expect(await closed.text()).toContain('maintenance');
+        expect((await settings({ maintenanceMode: false })).status).toBe(200);
+        expect((await settings({ rateLimitMaxRequests: 2 })).status).toBe(200);
+        const answers = [];
+        for (let i = 0; i < 3; i++) answers.push((await fetch(link!)).status);
+        expect(answers).toEqual([200, 200, 429]);
+        expect((await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: '5' })).status).toBe(429);
+      } finally {
+        await settings({ maintenanceMode: false, rateLimitMaxRequests: 100 });
+      }
+      expect((await rating(ticket._id, customer.token)).episode.score).toBeNull();
+    });
   });
 
   describe('settings', () => {
