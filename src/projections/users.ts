@@ -66,7 +66,8 @@ async function insertUser(
     lastName,
     role: fields.role,
     isActive: fields.isActive,
-    lastLogin: null,
+    // Registering signs the customer in (the answer carries their tokens): it is their first login.
+    lastLogin: event.type === 'UserRegistered' ? at : null,
     telegramUsername: fields.telegramUsername,
     telegramId: null,
     notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
@@ -94,7 +95,7 @@ async function setUser(
 
 export const usersProjection: Projection = {
   name: 'users',
-  version: 4,
+  version: 5,
   collections: [USERS],
   async setup(store: ReadStore) {
     const users = store.collection(USERS);

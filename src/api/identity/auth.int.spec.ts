@@ -29,10 +29,12 @@ describe('Identity over HTTP', () => {
         lastName: 'Grace_H',
         role: 'customer',
         isActive: true,
-        lastLogin: null,
+        lastLogin: expect.any(String),
         telegramUsername: null,
         createdAt: expect.any(String),
       });
+      // Registering signs in: the admin's Users tab says when, not "Never".
+      expect(response.body.user.lastLogin).toBe(response.body.user.createdAt);
       expect(response.body.accessToken).toEqual(expect.any(String));
       expect(response.body.refreshToken).toEqual(expect.any(String));
       expect(JSON.stringify(response.body)).not.toMatch(/argon2|password/i);
