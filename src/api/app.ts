@@ -20,6 +20,7 @@ import { botRoutes } from './bot/routes';
 import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
+import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
@@ -31,6 +32,7 @@ import { telegramWebhookRoutes } from './telegram/routes';
  */
 const routeModules = [
   ticketRoutes,
+  searchRoutes,
   healthRoutes,
   auditRoutes,
   identityRoutes,

@@ -3,6 +3,7 @@ import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import type { Projection } from './runner';
+import { searchProjection } from './search';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
@@ -23,4 +24,5 @@ export const allProjections: Projection[] = [
   ticketsProjection,
   ticketActivityProjection,
   cannedProjection,
+  searchProjection,
 ];

@@ -7,6 +7,7 @@ import { describeCategories } from '../categories/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
+import { describeSearch } from '../search/openapi';
 import { describeSettings } from '../settings/openapi';
 import { describeTelegram } from '../telegram/openapi';
 import { describeTickets } from '../tickets/openapi';
@@ -77,6 +78,7 @@ const AREAS = [
   describeWhitelist,
   describeDeliveries,
   describeTickets,
+  describeSearch,
   describeCanned,
   describeAudit,
   describeTelegram,
