@@ -122,7 +122,12 @@ const evolve = dispatcher<Page, void>({
       files: attachments.map(({ originalName }) => originalName),
       internal: isInternal,
     };
-    page.tickets.get(before._id)!.now = withTerms({ ...before, messages: [...before.messages, message], _revision: event.revision });
+    // A post only adds words: the ticket's word lists grow by the message's, without reading the whole conversation again.
+    const added = termSet([content, ...message.files]);
+    const publicTerms = isInternal ? before.publicTerms : [...new Set([...before.publicTerms, ...added])];
+    const shown = new Set(publicTerms);
+    const internalTerms = [...new Set([...before.internalTerms, ...(isInternal ? added : [])])].filter((term) => !shown.has(term));
+    page.tickets.get(before._id)!.now = { ...before, messages: [...before.messages, message], publicTerms, internalTerms, _revision: event.revision };
   },
   MessageEdited(event, page) {
     const before = ticketOf(page, event);

@@ -15,7 +15,9 @@ import {
   statsQuery,
   updateTicketSchema,
 } from '#contract/tickets';
-import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
+import { type Filter, type Sort } from '../../platform/readstore/port';
+import { parseQuery } from '../../projections/searchText';
+import { matchingTickets } from '../../app/search/service';
 import {
   type MessageView,
   type ReadMarkView,
@@ -133,7 +135,8 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
-    if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
+    // The same engine as GET /search (docs/search.md): words, prefixes, phrases and exclusions over the conversation too.
+    if (query.q) filter._id = { $in: [...(await matchingTickets(deps.readStore, user, parseQuery(query.q)))] };
     const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     res.json({ tickets: items.map((ticket) => ticketFor(ticket, user)), pagination });
   });
