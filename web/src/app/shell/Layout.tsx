@@ -5,6 +5,7 @@ import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
 import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
+import { SearchDialog } from '../../features/search/SearchDialog';
 import { Sidebar } from './Sidebar';
 
 /**
@@ -44,6 +45,7 @@ export function Layout() {
         </header>
       )}
       {(!narrow || openOnNarrow) && <Sidebar collapsed={isCollapsed} onToggle={toggle} />}
+      <SearchDialog />
       {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
       <main className="shell-main" id="main">
         {/* Until the channel is back and caught up, what the screen shows may be behind. */}
