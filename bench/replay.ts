@@ -58,13 +58,17 @@ async function main() {
       const filter = { search: { $regex: escapeRegex(q.toLowerCase()) } };
       await Promise.all([tickets.find(filter, { sort: { createdAt: -1, ticketId: -1 }, limit: 20 }), tickets.count(filter)]);
     };
+    // The embedded store builds its ordered index of words at the first range query: timed apart.
+    const first = process.hrtime.bigint();
     const sample = await search(ONE_WORD_QUERIES[0]!);
+    const firstQueryMs = Number(process.hrtime.bigint() - first) / 1e6;
     result.search = {
       oneWord: await timed(rounds, ONE_WORD_QUERIES, search),
       twoWords: await timed(rounds, TWO_WORD_QUERIES, search),
       regexOneWord: await timed(rounds, ONE_WORD_QUERIES, regex),
       regexTwoWords: await timed(rounds, TWO_WORD_QUERIES, regex),
       sampleTotal: sample.pagination.total,
+      firstQueryMs,
       postings: await readStore.collection(SEARCH_TERMS).count(),
       indexDocs:
         (await readStore.collection(SEARCH_TICKETS).count()) +

@@ -11,13 +11,10 @@ const WORD = /[^\n\r\p{Z}\p{P}\p{S}]+/gu;
 /** Longer runs of letters (a pasted hash, a base64 blob) are cut: no word of a language is longer. */
 export const MAX_WORD_LENGTH = 40;
 
-/** Lower case without accents: `Ré­sumé` and `RESUME` are one word. */
-export const normalise = (word: string) =>
-  word
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .slice(0, MAX_WORD_LENGTH);
+const PLAIN = /^[\x21-\x7e]*$/;
+
+/** Lower case without accents: `Résumé` and `RESUME` are one word. Plain ASCII (most words) skips the Unicode decomposition. */
+export const normalise = (word: string) => (PLAIN.test(word) ? word : word.normalize('NFKD').replace(/\p{M}+/gu, '')).toLowerCase().slice(0, MAX_WORD_LENGTH);
 
 /** A word of a text with where it stands, for highlighting. */
 export interface Span {

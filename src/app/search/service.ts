@@ -22,11 +22,11 @@ export interface Searcher {
 }
 
 /**
- * Relevance is computed (by MiniSearch's BM25+) over the this many most recently updated matches;
+ * Relevance is computed (by MiniSearch's BM25+) over this many most recently updated matches;
  * the matches beyond them follow in recency order. It bounds the work of a query for a common word
  * whatever the size of the desk (docs/search.md).
  */
-export const RANK_WINDOW = 200;
+export const RANK_WINDOW = 100;
 /** A snippet shows about this many characters around the first highlighted word. */
 const SNIPPET_LENGTH = 160;
 
