@@ -55,6 +55,9 @@ export interface ParsedQuery {
   number: number | null;
 }
 
+/** Shorter words match only as whole words, not as prefixes. */
+export const MIN_PREFIX = 2;
+
 const QUERY_PART = /(-?)"([^"]*)"?|(\S+)/g;
 
 /**
@@ -73,7 +76,8 @@ export function parseQuery(input: string): ParsedQuery {
   const addWord = (term: string, isExact: boolean) => {
     if (!room()) return;
     if (!words.includes(term)) words.push(term);
-    if (isExact) exact.add(term);
+    // A one-letter prefix would read a large share of all postings: a single letter matches whole.
+    if (isExact || term.length < MIN_PREFIX) exact.add(term);
   };
   for (const [, minus, quoted, bare] of text.matchAll(QUERY_PART)) {
     if (quoted !== undefined) {

@@ -52,6 +52,10 @@ describe('Search text', () => {
       expect(parseQuery('Refun').exact.size).toBe(0);
     });
 
+    it('when a word has a single letter, then it matches only as a whole word', () => {
+      expect([...parseQuery('a refund').exact]).toEqual(['a']);
+    });
+
     it('when a query has a quoted phrase, then its words are exact and the phrase is kept in order', () => {
       const parsed = parseQuery('"Second  payment" refund');
       expect(parsed.words).toEqual(['second', 'payment', 'refund']);
