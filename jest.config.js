@@ -42,6 +42,7 @@ const MONGO_SUITES = [
   'src/api/identity/auth.int.spec.ts',
   'src/api/categories/categories.int.spec.ts',
   'src/api/canned/canned.int.spec.ts',
+  'src/api/search/search.int.spec.ts',
   'src/api/settings/settings.int.spec.ts',
   'src/api/whitelist/whitelist.int.spec.ts',
   // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).

@@ -12,7 +12,7 @@ describe('npm run bench, smoke size', () => {
   const out = mkdtempSync(path.join(tmpdir(), 'bench-smoke-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('measures the eight figures beside their baselines and writes results.json and results.md', () => {
+  it('measures the nine figures beside their baselines and writes results.json and results.md', () => {
     const printed = execFileSync(
       process.execPath,
       ['--conditions=source', '--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out],
@@ -26,7 +26,17 @@ describe('npm run bench, smoke size', () => {
     const results = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     expect(results.size).toBe('smoke');
     expect(results.machine.cores).toBeGreaterThan(0);
-    expect(results.figures.map((figure: { id: string }) => figure.id)).toEqual(['append', 'chat', 'delivery', 'long', 'replay', 'dashboard', 'memory', 'list']);
+    expect(results.figures.map((figure: { id: string }) => figure.id)).toEqual([
+      'append',
+      'chat',
+      'delivery',
+      'long',
+      'replay',
+      'dashboard',
+      'memory',
+      'list',
+      'search',
+    ]);
     for (const figure of results.figures) {
       expect(figure.baseline).not.toBe('');
       // Targets are judged at the full size only.
@@ -40,9 +50,10 @@ describe('npm run bench, smoke size', () => {
     expect(byId.chat.non2xx).toBe(0);
     expect(byId.long.messages).toBe(60);
     expect(byId.memory.startRssMb).toBeGreaterThan(0);
+    expect(byId.search.postings).toBeGreaterThan(0);
     const table = readFileSync(path.join(out, 'results.md'), 'utf8');
     expect(table).toContain('| # | Figure | Result | Baseline (same run) | Target | Holds |');
-    expect(table.split('\n').filter((line) => /^\| \d \|/.test(line))).toHaveLength(8);
+    expect(table.split('\n').filter((line) => /^\| \d \|/.test(line))).toHaveLength(9);
     expect(printed).toBe(table);
   }, 180_000);
 });

@@ -1,23 +1,82 @@
 import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
 import { MemoryReadStore } from '../src/platform/readstore/memory';
+import { escapeRegex } from '../src/platform/readstore/port';
+import { searchTickets } from '../src/app/search/service';
+import { searchQuery } from '#contract/search';
 import { allProjections } from '../src/projections/all';
 import { ProjectionRunner } from '../src/projections/runner';
+import { SEARCH_PEOPLE, SEARCH_PERSON_TERMS, SEARCH_TERMS, SEARCH_TICKETS, searchProjection } from '../src/projections/search';
+import { TICKETS } from '../src/projections/tickets';
+import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 
 /**
  * Figure 4, in a process of its own: every projection rebuilt from zero over the whole log into a
  * fresh embedded read store, as `npm run projections:rebuild` and a start of the embedded app without a snapshot do.
- *   tsx --conditions=source bench/replay.ts <events.db>   prints { events, ms, rate, rssMb } as JSON
+ *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>]
+ * prints { events, ms, rate, rssMb } as JSON; `--without-search` leaves the search projection out
+ * (the replay rate and memory without the index); `--queries` then times the search figure on the
+ * rebuilt store: GET /api/search's service for one- and two-word queries beside the substring
+ * regex scan of the tickets' `search` field that the Live Tickets list used before it.
  */
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
+async function timed(rounds: number, queries: string[], run: (q: string) => Promise<unknown>) {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round++)
+    for (const q of queries) {
+      const started = process.hrtime.bigint();
+      await run(q);
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
 async function main() {
-  const store = new SqliteEventStore({ filename: process.argv[2]! });
-  const runner = new ProjectionRunner(store, new MemoryReadStore(), allProjections);
+  const args = process.argv.slice(2);
+  const withoutSearch = args.includes('--without-search');
+  const roundsAt = args.indexOf('--queries');
+  const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 0;
+  const store = new SqliteEventStore({ filename: args[0]! });
+  const readStore = new MemoryReadStore();
+  const projections = withoutSearch ? allProjections.filter((projection) => projection !== searchProjection) : allProjections;
+  const runner = new ProjectionRunner(store, readStore, projections);
   const started = process.hrtime.bigint();
   await runner.start();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const events = runner.eventsProcessed;
-  process.stdout.write(
-    `${JSON.stringify({ events, ms: Math.round(ms), rate: Math.round(events / (ms / 1000)), rssMb: Math.round(process.memoryUsage().rss / 1048576) })}\n`,
-  );
+  const rssMb = Math.round(process.memoryUsage().rss / 1048576);
+  const result: Record<string, unknown> = { events, ms: Math.round(ms), rate: Math.round(events / (ms / 1000)), rssMb };
+  if (rounds > 0 && !withoutSearch) {
+    const staff = { id: 'bench-agent', role: 'agent' as const };
+    const search = (q: string) => searchTickets(readStore, staff, searchQuery.parse({ q }));
+    // The list route before: a case-insensitive substring regex over every ticket's search text, first page of 20 and a count.
+    const tickets = readStore.collection(TICKETS);
+    const regex = async (q: string) => {
+      const filter = { search: { $regex: escapeRegex(q.toLowerCase()) } };
+      await Promise.all([tickets.find(filter, { sort: { createdAt: -1, ticketId: -1 }, limit: 20 }), tickets.count(filter)]);
+    };
+    // The embedded store builds its ordered index of words at the first range query: timed apart.
+    const first = process.hrtime.bigint();
+    const sample = await search(ONE_WORD_QUERIES[0]!);
+    const firstQueryMs = Number(process.hrtime.bigint() - first) / 1e6;
+    result.search = {
+      oneWord: await timed(rounds, ONE_WORD_QUERIES, search),
+      twoWords: await timed(rounds, TWO_WORD_QUERIES, search),
+      regexOneWord: await timed(rounds, ONE_WORD_QUERIES, regex),
+      regexTwoWords: await timed(rounds, TWO_WORD_QUERIES, regex),
+      sampleTotal: sample.pagination.total,
+      firstQueryMs,
+      postings: await readStore.collection(SEARCH_TERMS).count(),
+      indexDocs:
+        (await readStore.collection(SEARCH_TICKETS).count()) +
+        (await readStore.collection(SEARCH_PEOPLE).count()) +
+        (await readStore.collection(SEARCH_PERSON_TERMS).count()),
+    };
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
   await runner.stop();
   await store.close();
 }

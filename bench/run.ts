@@ -11,9 +11,10 @@ import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
 import { appendFigures } from './append';
 import { clientStatistics } from './clientStats';
 import { type SeededDesk, seedDesk } from './seed';
+import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 
 /**
- * `npm run bench`: the eight figures of the benchmark, each beside its baseline from the same run,
+ * `npm run bench`: the nine figures of the benchmark, each beside its baseline from the same run,
  * written to bench/results.json and bench/results.md. Sizes are options; `--size smoke` is what
  * CI runs (it checks that every figure is produced, never how fast).
  */
@@ -29,6 +30,7 @@ const SIZES = {
     statsRequests: 50,
     baselineRequests: 5,
     longMessages: 60,
+    searchRounds: 2,
   },
   small: {
     tickets: 10_000,
@@ -41,6 +43,7 @@ const SIZES = {
     statsRequests: 300,
     baselineRequests: 20,
     longMessages: 1000,
+    searchRounds: 10,
   },
   full: {
     tickets: 100_000,
@@ -53,12 +56,35 @@ const SIZES = {
     statsRequests: 1000,
     baselineRequests: 50,
     longMessages: 3000,
+    searchRounds: 20,
   },
 } as const;
 type Size = { -readonly [K in keyof (typeof SIZES)['full']]: number };
 
 const PASSWORD = 'bench-password-1';
 const root = path.resolve(__dirname, '..');
+
+interface Timing {
+  p50: number;
+  p99: number;
+}
+
+interface ReplayResult {
+  events: number;
+  ms: number;
+  rate: number;
+  rssMb: number;
+  search?: {
+    oneWord: Timing;
+    twoWords: Timing;
+    regexOneWord: Timing;
+    regexTwoWords: Timing;
+    sampleTotal: number;
+    firstQueryMs: number;
+    postings: number;
+    indexDocs: number;
+  };
+}
 
 interface Figure {
   id: string;
@@ -468,13 +494,17 @@ async function main() {
 
     // 4. replay, in a process of its own
     log('4/8 replay ...');
-    const replay = JSON.parse(
-      execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db')], {
-        cwd: root,
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      }),
-    ) as { events: number; ms: number; rate: number; rssMb: number };
+    const replayRun = (...extra: string[]) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db'), ...extra], {
+          cwd: root,
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        }),
+      ) as ReplayResult;
+    const replay = replayRun('--queries', String(size.searchRounds));
+    log('replay without the search index ...');
+    const bareReplay = replayRun('--without-search');
 
     // Cold starts of the real app on that log: the first has no snapshot of the read models and
     // rebuilds them from the log (then writes one); the second, after a clean stop, loads that snapshot.
@@ -559,6 +589,45 @@ async function main() {
       target: 'p99 < 20 ms',
       holds: verdict(percentile(listed, 99) < 20),
       values: { p50: percentile(listed, 50), p99: percentile(listed, 99), baselineP50: percentile(bareListed, 50), baselineP99: percentile(bareListed, 99) },
+    });
+
+    // 9. full-text search: in the replay process (the service alone) and through the app's HTTP API
+    log('9/9 search ...');
+    const found = replay.search!;
+    const httpSearch = (queries: readonly string[]) => {
+      let next = 0;
+      return timeSequential(size.searchRounds * queries.length, () =>
+        api(base, 'GET', `/api/search?q=${encodeURIComponent(queries[next++ % queries.length]!)}`, nextAgent()),
+      );
+    };
+    const firstSearch = await timeSequential(1, () => api(base, 'GET', `/api/search?q=${ONE_WORD_QUERIES[0]}`, nextAgent()));
+    const httpOne = await httpSearch(ONE_WORD_QUERIES);
+    const httpTwo = await httpSearch(TWO_WORD_QUERIES);
+    const replayDrop = 1 - replay.rate / bareReplay.rate;
+    figures.push({
+      id: 'search',
+      figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} postings), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
+      result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)})`,
+      baseline: `regex substring scan of the titles (the list's search before): one word p50 ${ms(found.regexOneWord.p50)}, p99 ${ms(found.regexOneWord.p99)}; two words p99 ${ms(found.regexTwoWords.p99)}; replay without the index ${thousands(bareReplay.rate)} events/s, RSS ${thousands(bareReplay.rssMb)} MB (index share ${thousands(replay.rssMb - bareReplay.rssMb)} MB)`,
+      target: 'p99 < 50 ms; replay at most 25% slower; RSS < 1 GB',
+      holds: verdict(percentile(httpOne, 99) < 50 && percentile(httpTwo, 99) < 50 && replayDrop <= 0.25 && replay.rssMb < 1024),
+      values: {
+        httpOneP50: percentile(httpOne, 50),
+        httpOneP99: percentile(httpOne, 99),
+        httpTwoP50: percentile(httpTwo, 50),
+        httpTwoP99: percentile(httpTwo, 99),
+        serviceOneP99: found.oneWord.p99,
+        serviceTwoP99: found.twoWords.p99,
+        regexOneP50: found.regexOneWord.p50,
+        regexOneP99: found.regexOneWord.p99,
+        regexTwoP99: found.regexTwoWords.p99,
+        replayRate: replay.rate,
+        replayRateWithoutIndex: bareReplay.rate,
+        replayRssMb: replay.rssMb,
+        replayRssMbWithoutIndex: bareReplay.rssMb,
+        postings: found.postings,
+        firstQueryMs: firstSearch[0]!,
+      },
     });
 
     // The conversations of figures 2 and 3: open tickets of seeded customers, each signed in.
@@ -662,7 +731,7 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const order = ['append', 'chat', 'chat-mongo', 'delivery', 'delivery-mongo', 'long', 'replay', 'replay-mongo', 'dashboard', 'memory', 'list'];
+  const order = ['append', 'chat', 'chat-mongo', 'delivery', 'delivery-mongo', 'long', 'replay', 'replay-mongo', 'dashboard', 'memory', 'list', 'search'];
   figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
   const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;

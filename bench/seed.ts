@@ -12,6 +12,7 @@ import { OPEN_TICKET_MESSAGE, ticketOwners } from '../src/app/tickets/service';
 import { userOwners } from '../src/app/identity/service';
 import { type CommandContext, handleCommand, metadataOf } from '../src/platform/commands';
 import type { EventStore, NewEvent } from '../src/platform/eventstore/port';
+import { textGenerator } from './text';
 
 /**
  * Builds a desk with a history: staff, customers, categories, and tickets that lived a whole life
@@ -82,6 +83,7 @@ const idOf = (kind: number, index: number) => `${hex(kind, 8)}-0000-4000-8000-${
 
 export async function seedDesk(events: EventStore, options: SeedOptions): Promise<SeededDesk> {
   const rnd = random(20261121);
+  const text = textGenerator(rnd);
   const agentCount = options.agents ?? 10;
   const categoryCount = options.categories ?? 8;
   const customerCount = Math.max(10, Math.round(options.tickets / 10));
@@ -168,7 +170,7 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
           ticketId,
           messageId: `${ticketId.slice(0, 24)}${hex(life.length, 12)}`,
           actor: as(who),
-          content: rnd.words(rnd.int(4, 24)),
+          content: text.sentences(1, 4),
           isInternal,
           platform: 'web',
           attachments: [],
@@ -190,8 +192,8 @@ export async function seedDesk(events: EventStore, options: SeedOptions): Promis
         number,
         customerId: customer.userId,
         platform,
-        title: rnd.words(rnd.int(3, 8)),
-        description: rnd.words(rnd.int(10, 40)),
+        title: text.title(),
+        description: text.sentences(2, 5),
         priority: rnd.pick(PRIORITIES),
         category: { categoryId: rnd.pick(categories), isActive: true, customFields: [] },
         answers: {},

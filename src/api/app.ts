@@ -22,6 +22,7 @@ import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
 import { satisfactionRoutes } from './satisfaction/routes';
 import { ratingLinkPages } from './satisfaction/links';
+import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
@@ -33,6 +34,7 @@ import { telegramWebhookRoutes } from './telegram/routes';
  */
 const routeModules = [
   ticketRoutes,
+  searchRoutes,
   healthRoutes,
   auditRoutes,
   identityRoutes,

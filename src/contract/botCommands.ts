@@ -3,7 +3,7 @@ import { ValidationError } from './errors';
 import { pageQuery } from './paging';
 import { multiLine, singleLine } from './text';
 
-export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'cancel', 'custom'] as const;
+export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'search', 'cancel', 'custom'] as const;
 export type Handler = (typeof HANDLERS)[number];
 
 export interface BotCommandFields {
@@ -40,7 +40,7 @@ const fields = {
   description: singleLine(z.string({ message: 'Description is required' }).trim(), 'Description')
     .min(1, 'Description is required')
     .max(256, 'Description must be at most 256 characters'),
-  handler: z.enum(HANDLERS, { message: 'Handler must be one of start, help, ticket, mytickets, cancel, custom' }),
+  handler: z.enum(HANDLERS, { message: 'Handler must be one of start, help, ticket, mytickets, search, cancel, custom' }),
   response: multiLine(z.string({ message: 'Response must be text' }).trim(), 'Response')
     .max(2000, 'Response must be at most 2000 characters')
     .nullable()

@@ -139,7 +139,7 @@ export const editMessageSchema = z
   })
   .strict();
 
-const commaList = <T extends string>(values: readonly [T, ...T[]], label: string) =>
+export const commaList = <T extends string>(values: readonly [T, ...T[]], label: string) =>
   z
     .string()
     .transform((text) =>

@@ -4,6 +4,7 @@ import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
+import { searchProjection } from './search';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
@@ -25,4 +26,5 @@ export const allProjections: Projection[] = [
   ticketActivityProjection,
   cannedProjection,
   satisfactionProjection,
+  searchProjection,
 ];

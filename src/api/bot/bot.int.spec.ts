@@ -28,14 +28,14 @@ describe('Bot commands and bot messages over HTTP', () => {
     (await server.request('GET', '/api/bot-commands', { token: admin })).body.commands as Array<{ _id: string; command: string; isSystem: boolean }>;
   const create = (body: unknown) => server.request('POST', '/api/bot-commands', { token: admin, body });
 
-  it('when the server starts, then the five system commands exist once, even after a restart', async () => {
+  it('when the server starts, then the six system commands exist once, even after a restart', async () => {
     const commands = await list();
-    expect(commands.filter((c) => c.isSystem).map((c) => c.command)).toEqual(['start', 'help', 'ticket', 'mytickets', 'cancel']);
+    expect(commands.filter((c) => c.isSystem).map((c) => c.command)).toEqual(['start', 'help', 'ticket', 'mytickets', 'cancel', 'search']);
     const again = await startTestServer({ dataDir: server.dataDir, defaultRateLimit: true }).catch(() => null);
     // A second process on the same data directory seeds nothing twice.
     expect(again).not.toBeNull();
     const seen = (await again!.request('GET', '/api/bot-commands', { token: await again!.login() })).body.commands;
-    expect(seen.filter((c: { isSystem: boolean }) => c.isSystem)).toHaveLength(5);
+    expect(seen.filter((c: { isSystem: boolean }) => c.isSystem)).toHaveLength(6);
     await again!.stop({ keepData: true });
   });
 
@@ -75,7 +75,7 @@ describe('Bot commands and bot messages over HTTP', () => {
       [{ ...base, command: 'a'.repeat(33) }, 'Command name must be at most 32 characters'],
       [{ ...base, description: '' }, 'Description is required'],
       [{ ...base, description: 'd'.repeat(257) }, 'Description must be at most 256 characters'],
-      [{ ...base, handler: 'shell' }, 'Handler must be one of start, help, ticket, mytickets, cancel, custom'],
+      [{ ...base, handler: 'shell' }, 'Handler must be one of start, help, ticket, mytickets, search, cancel, custom'],
       [{ ...base, response: 'r'.repeat(2001) }, 'Response must be at most 2000 characters'],
       [{ ...base, response: '' }, 'A response is required for a custom command'],
       [{ ...base, order: -1 }, 'Order must be 0 or more'],

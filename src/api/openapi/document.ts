@@ -8,6 +8,7 @@ import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
 import { describeSatisfaction } from '../satisfaction/openapi';
+import { describeSearch } from '../search/openapi';
 import { describeSettings } from '../settings/openapi';
 import { describeTelegram } from '../telegram/openapi';
 import { describeTickets } from '../tickets/openapi';
@@ -78,6 +79,7 @@ const AREAS = [
   describeWhitelist,
   describeDeliveries,
   describeTickets,
+  describeSearch,
   describeCanned,
   describeSatisfaction,
   describeAudit,

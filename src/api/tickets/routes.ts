@@ -15,7 +15,9 @@ import {
   statsQuery,
   updateTicketSchema,
 } from '#contract/tickets';
-import { type Filter, type Sort, escapeRegex } from '../../platform/readstore/port';
+import { type Filter, type Sort } from '../../platform/readstore/port';
+import { parseQuery } from '../../projections/searchText';
+import { matchingTickets } from '../../app/search/service';
 import {
   type MessageView,
   type ReadMarkView,
@@ -159,8 +161,11 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
     if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
     if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
-    if (query.q) filter.search = { $regex: escapeRegex(query.q.toLowerCase()) };
-    if (query.satisfaction) filter._id = { $in: await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock()) };
+    // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
+    const among: Array<Set<string>> = [];
+    if (query.q) among.push(await matchingTickets(deps.readStore, user, parseQuery(query.q)));
+    if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
+    if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
     const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });

@@ -13,6 +13,7 @@ import { type CommandContext, type Fence, handleCommand, loadState } from '../..
 import type { EventStore } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { findPerson } from '../../projections/directory';
+import { searchProjection } from '../../projections/search';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
@@ -89,7 +90,8 @@ const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, 
  * The read models a ticket command's caller reads next (the ticket, its conversation with its
  * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
  */
-const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name];
+/** The search read model too: a message just posted is found by its sender's next search. */
+const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, searchProjection.name];
 const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {

@@ -18,6 +18,15 @@ export const SYSTEM_COMMANDS: Array<BotCommandFields & { commandId: string }> = 
   { commandId: 'system-ticket', command: 'ticket', description: 'Create a new support ticket', handler: 'ticket', response: null, order: 2, isActive: true },
   { commandId: 'system-mytickets', command: 'mytickets', description: 'List your tickets', handler: 'mytickets', response: null, order: 3, isActive: true },
   { commandId: 'system-cancel', command: 'cancel', description: 'Cancel the current action', handler: 'cancel', response: null, order: 4, isActive: true },
+  {
+    commandId: 'system-search',
+    command: 'search',
+    description: 'Search your tickets: /search words',
+    handler: 'search',
+    response: null,
+    order: 5,
+    isActive: true,
+  },
 ];
 
 export type BotCommandEvent =

@@ -124,9 +124,33 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
     // `{ _id: { $in: [...] } }`: how a projection loads the documents a page of events touches.
     if (isIdIn(id)) return [...new Set(id.$in)].flatMap((key) => (typeof key === 'string' ? (this.docs.get(key) ?? []) : []));
-    const ids = this.candidateIds(filter);
+    const ids = this.candidateIds(filter) ?? this.rangeIds(filter);
     if (!ids) return [...this.docs.values()];
     return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
+  }
+
+  /**
+   * Ids inside a `{ $gte, $lt }` range on the first (ascending) key of a declared index, read from
+   * its ordered index; null if no such range and index. How a prefix of words is looked up
+   * (`term >= 'refun' && term < 'refuo'`) without a scan of every entry.
+   */
+  private rangeIds(filter: Filter): string[] | null {
+    for (const [field, condition] of Object.entries(filter)) {
+      if (!isPlainObject(condition)) continue;
+      const { $gte: lower, $lt: upper, ...rest } = condition as { $gte?: unknown; $lt?: unknown };
+      if (typeof lower !== 'string' || typeof upper !== 'string' || Object.keys(rest).length > 0) continue;
+      const spec = this.specs.find(({ keys, unique }) => !unique && Object.keys(keys)[0] === field && keys[field] === 1);
+      const index = spec && this.orderedFor(Object.fromEntries(Object.keys(spec.keys).map((key) => [key, spec.keys[key]!])));
+      if (!index || index.irregular.size > 0) continue;
+      const ids: string[] = [];
+      index.walkFrom(lower, (id, first) => {
+        if (typeof first !== 'string' || first >= upper) return false;
+        ids.push(id);
+        return true;
+      });
+      return ids;
+    }
+    return null;
   }
 
   /** Ids an equality (or `$in` of primitives) on an indexed field narrows the filter to; null if none does. */

@@ -109,6 +109,29 @@ export class OrderedIndex {
     }
   }
 
+  /**
+   * Calls `visit` with ids in index order from the first entry whose first key is not before
+   * `lower` (an ascending first key), until it answers false: a range on the first key reads only
+   * the entries inside it.
+   */
+  walkFrom(lower: string | number, visit: (id: string, first: unknown) => boolean): void {
+    if (this.directions[0] !== 1) throw new Error('walkFrom needs an ascending first key');
+    const before = (entry: Entry) => compareValues(entry.key[0], lower) < 0;
+    let c = 0;
+    let high = this.chunks.length;
+    while (c < high) {
+      const middle = (c + high) >> 1;
+      if (before(this.chunks[middle]!.at(-1)!)) c = middle + 1;
+      else high = middle;
+    }
+    for (; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c]!;
+      let i = 0;
+      if (before(chunk[0]!)) while (i < chunk.length && before(chunk[i]!)) i++;
+      for (; i < chunk.length; i++) if (!visit(chunk[i]!.id, chunk[i]!.key[0])) return;
+    }
+  }
+
   /** The first chunk whose last entry is not before `entry` (chunks.length if none). */
   private chunkFor(entry: Entry): number {
     let low = 0;

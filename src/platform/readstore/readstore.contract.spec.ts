@@ -276,6 +276,24 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
     });
   });
 
+  describe('with a range on the first key of an index (a word prefix)', () => {
+    it('finds exactly the strings inside [$gte, $lt), through inserts and deletes, also with other conditions', async () => {
+      await tickets.createIndex({ keys: { title: 1 } });
+      const inRange = async (from: string, to: string, extra: Record<string, unknown> = {}) =>
+        (await tickets.find({ title: { $gte: from, $lt: to }, ...extra })).map((t) => t._id).sort();
+      expect(await inRange('P', 'Q')).toEqual(['t1', 't2']);
+      await tickets.insertOne({ _id: 't9', title: 'Pass', priority: 1, status: 'open' });
+      await tickets.insertOne({ _id: 't8', title: 'Q', priority: 1, status: 'open' });
+      await tickets.insertOne({ _id: 't7', title: 'Oz', priority: 1, status: 'open' });
+      expect(await inRange('P', 'Q')).toEqual(['t1', 't2', 't9']);
+      expect(await inRange('Pas', 'Pat')).toEqual(['t2', 't9']);
+      expect(await inRange('Pas', 'Pat', { status: 'open' })).toEqual(['t9']);
+      await tickets.deleteOne({ _id: 't2' });
+      expect(await inRange('Pas', 'Pat')).toEqual(['t9']);
+      expect(await inRange('Z', 'ZZ')).toEqual([]);
+    });
+  });
+
   describe('with ordered and equality indexes (random documents, filters and sorts)', () => {
     /** A small deterministic generator, so a failure can be replayed. */
     const random = (seed: number) => () => {

@@ -6,6 +6,8 @@ import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../app/tickets/
 import { discardFiles, fileTooLargeText, incomingFile, storeFile } from '../../app/tickets/files';
 import { maintenanceMessage } from '../../app/maintenance';
 import { recordAccessAttempt } from '../../app/whitelist/service';
+import { searchTickets } from '../../app/search/service';
+import { searchQuery } from '#contract/search';
 import type { CustomField } from '#contract/categories';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '#contract/errors';
@@ -46,12 +48,15 @@ export const TEXTS = {
   noOpenTicket: 'You have no open ticket. Use /ticket to open one.',
   formClosed: 'That form is already closed. Use /ticket to open a ticket.',
   noTickets: 'You have no tickets yet. Use /ticket to open one.',
+  searchHow: 'Write the words to look for after the command, for example: /search refund card',
+  searchNone: 'Nothing in your tickets matches these words.',
   textOnly: 'I can pass on text, photos and documents only. Please describe it in words.',
   fileInForm: 'Please answer the question above in text; you can send files once your ticket is open.',
   failed: 'Sorry, something went wrong on our side. Please try again in a moment.',
 };
 
 const MY_TICKETS_SHOWN = 10;
+const SEARCH_HITS_SHOWN = 5;
 
 /** One update being handled: replies get ids from the update, so handling it again sends nothing twice. */
 interface Turn {
@@ -103,7 +108,7 @@ export class TelegramConversation {
     this.bot.on('message', async (ctx) => {
       const message = ctx.message;
       const text = 'text' in message ? message.text : null;
-      const command = text === null ? null : /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+[\s\S]*)?$/.exec(text.trim());
+      const command = text === null ? null : /^\/([A-Za-z0-9_]{1,64})(?:@(\S+))?(?:\s+([\s\S]*))?$/.exec(text.trim());
       // Another bot's command in a group (`/start@OtherBot`) is not for this bot: not answered, not posted.
       if (command?.[2] && command[2].toLowerCase() !== this.botInfo.username.toLowerCase()) return;
       const turn = this.turn(ctx.update, message.from, message.chat.id, text);
@@ -114,7 +119,7 @@ export class TelegramConversation {
         if (!file) return this.reply(turn, TEXTS.textOnly);
         return this.postFile(turn, customer, file, 'caption' in message ? (message.caption ?? '') : '');
       }
-      if (command) return this.command(turn, customer, command[1]!.toLowerCase());
+      if (command) return this.command(turn, customer, command[1]!.toLowerCase(), command[3] ?? '');
       return this.plainText(turn, customer, text);
     });
   }
@@ -179,7 +184,7 @@ export class TelegramConversation {
     return this.context({ userId: customer._id, role: customer.role, platform: 'telegram' });
   }
 
-  private async command(turn: Turn, customer: UserView, name: string): Promise<void> {
+  private async command(turn: Turn, customer: UserView, name: string, words = ''): Promise<void> {
     const { draft } = (await this.chat(turn)).state;
     if (name === 'skip' && draft) return this.answerStep(turn, customer, draft, null);
     const { messages } = await loadBotSettings(this.deps.readStore);
@@ -198,6 +203,8 @@ export class TelegramConversation {
         return this.startDraft(turn, customer);
       case 'mytickets':
         return this.myTickets(turn, customer);
+      case 'search':
+        return this.search(turn, customer, words);
       case 'cancel':
         await this.updateChat(turn, { type: 'CancelDraft', updateId: turn.updateId });
         return say(messages.cancelMessage);
@@ -251,6 +258,19 @@ export class TelegramConversation {
     if (!category) return this.reply(turn, TEXTS.useButtons, await this.categoryButtons());
     const next = await this.updateChat(turn, { type: 'ChooseCategory', updateId: turn.updateId, categoryId });
     if (next) await this.promptNext(turn, customer, next);
+  }
+
+  /** `/search words`: the customer's own tickets by the engine of GET /api/search (docs/search.md), what they may see only. */
+  private async search(turn: Turn, customer: UserView, words: string): Promise<void> {
+    if (!words.trim()) return this.reply(turn, TEXTS.searchHow);
+    const query = searchQuery.parse({ q: words, limit: String(SEARCH_HITS_SHOWN) });
+    const { hits, pagination } = await searchTickets(this.deps.readStore, { id: customer._id, role: customer.role }, query);
+    if (hits.length === 0) return this.reply(turn, TEXTS.searchNone);
+    const lines = hits.map(
+      ({ ticket, snippet }) => `#${ticket.ticketId} ${oneLine(ticket.title)} — ${STATUS_WORDS[ticket.status]}\n  “${oneLine(snippet.text)}”`,
+    );
+    const more = pagination.total > hits.length ? `\n…and ${pagination.total - hits.length} more: add words to narrow them.` : '';
+    await this.reply(turn, `Found in your tickets:\n${lines.join('\n')}${more}`);
   }
 
   private async myTickets(turn: Turn, customer: UserView): Promise<void> {

@@ -181,6 +181,11 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(fake.messagesTo(alice.id).at(-1)).toBe(DEFAULT_BOT_MESSAGES.ticketClosedMessage.replace('{ticketId}', '1001'));
 
     expect(await say(alice, '/mytickets')).toEqual(['Your tickets:\n#1001 Card payment refused — closed']);
+    // /search: the customer's own tickets by a word prefix; an internal note's word finds nothing.
+    const [found] = await say(alice, '/search REFUS');
+    expect(found).toMatch(/^Found in your tickets:\n#1001 Card payment refused — closed\n {2}“.*[Rr]efused.*”$/);
+    expect(await say(alice, '/search legit')).toEqual([TEXTS.searchNone]);
+    expect(await say(alice, '/search')).toEqual([TEXTS.searchHow]);
     expect(await say(alice, 'Hello?')).toEqual([TEXTS.noOpenTicket]);
     expect(fake.delivered.some((message) => message.text.includes('legit'))).toBe(false);
     // Nothing was sent twice.

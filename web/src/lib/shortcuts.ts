@@ -30,7 +30,8 @@ export function useShortcuts(shortcuts: ShortcutMap): void {
 /** The shortcuts the `?` dialog lists: the keys and what they do. */
 export const SHORTCUTS: ReadonlyArray<{ keys: string[]; action: string; where: string }> = [
   { keys: ['?'], action: 'Show keyboard shortcuts', where: 'Anywhere' },
-  { keys: ['/'], action: 'Focus search', where: 'Anywhere' },
+  { keys: ['/'], action: "Focus the screen's search, or search the desk", where: 'Anywhere' },
+  { keys: ['Ctrl', 'K'], action: 'Search the desk', where: 'Anywhere' },
   { keys: ['j'], action: 'Next ticket', where: 'Live Tickets and a ticket' },
   { keys: ['k'], action: 'Previous ticket', where: 'Live Tickets and a ticket' },
   { keys: ['Enter'], action: 'Open the focused ticket', where: 'Live Tickets' },
@@ -44,6 +45,9 @@ export const SHORTCUTS: ReadonlyArray<{ keys: string[]; action: string; where: s
 ];
 
 /** Focuses the screen's search box (its `data-search` field), if it has one. */
-export function focusSearch(): void {
-  document.querySelector<HTMLInputElement>('[data-search]')?.focus();
+/** Focuses the screen's own search box; false when the screen has none. */
+export function focusSearch(): boolean {
+  const box = document.querySelector<HTMLInputElement>('[data-search]');
+  box?.focus();
+  return box !== null;
 }

@@ -1,11 +1,12 @@
 import { Fragment, useState } from 'react';
 import { Modal } from '../../components/ui';
 import { SHORTCUTS, focusSearch, useShortcuts } from '../../lib/shortcuts';
+import { openSearch } from '../../features/search/SearchDialog';
 
-/** `?` anywhere opens the list of keyboard shortcuts (issue 41); `/` focuses the screen's search box. */
+/** `?` anywhere opens the list of keyboard shortcuts; `/` focuses the screen's search box, or opens the desk's search where the screen has none. */
 export function KeyboardHelp() {
   const [open, setOpen] = useState(false);
-  useShortcuts({ '?': () => setOpen(true), '/': focusSearch });
+  useShortcuts({ '?': () => setOpen(true), '/': () => focusSearch() || openSearch() });
   if (!open) return null;
   return (
     <Modal title="Keyboard shortcuts" onClose={() => setOpen(false)}>

@@ -7,6 +7,7 @@ import { useMyUnreadCount, useReplyNotifications } from '../../features/tickets/
 import { KeyboardHelp } from './KeyboardHelp';
 import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
+import { SearchDialog } from '../../features/search/SearchDialog';
 import { Sidebar } from './Sidebar';
 
 /** The name of each screen in the tab title (issue 41: the title says where one is). */
@@ -74,6 +75,7 @@ export function Layout() {
         </header>
       )}
       {(!narrow || openOnNarrow) && <Sidebar collapsed={isCollapsed} onToggle={toggle} />}
+      <SearchDialog />
       {narrow && openOnNarrow && <div className="sidebar-overlay" data-testid="sidebar-overlay" aria-hidden="true" onClick={() => setOpenOnNarrow(false)} />}
       <main className="shell-main" id="main" tabIndex={-1}>
         {/* Until the channel is back and caught up, what the screen shows may be behind. */}

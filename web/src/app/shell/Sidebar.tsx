@@ -4,6 +4,7 @@ import { isStaff } from '#contract/users';
 import { Icon, type IconName } from '../../components/icons';
 import { useLogout } from '../../entities/session/session';
 import { type Role, selectUser } from '../../entities/session/sessionSlice';
+import { SearchButton } from '../../features/search/SearchDialog';
 import { useTicketsQuery } from '../../features/tickets/api';
 import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
 import type { Ticket } from '../../entities/ticket/types';
@@ -93,6 +94,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
           <Icon name={collapsed ? 'menu' : 'chevronLeft'} />
         </button>
       </div>
+      <SearchButton collapsed={collapsed} />
       <nav>
         <ul className="sidebar-nav">
           {entriesFor(user.role).map((entry) => (

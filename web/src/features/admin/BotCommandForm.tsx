@@ -15,6 +15,7 @@ const HANDLER_LABELS: Record<BotCommand['handler'], string> = {
   help: 'Help (list of commands)',
   ticket: 'Ticket (open a new ticket)',
   mytickets: 'My tickets (list tickets)',
+  search: 'Search (the customer’s own tickets by words)',
   cancel: 'Cancel (stop the current step)',
   custom: 'Custom response',
 };

@@ -1,0 +1,15 @@
+import type { Router } from 'express';
+import { searchQuery } from '#contract/search';
+import type { AppDeps } from '../../app/deps';
+import { searchTickets } from '../../app/search/service';
+import { currentUser, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+
+/** Full-text search over the tickets and conversations the caller may see (docs/search.md). */
+export const searchRoutes = (deps: AppDeps) => (router: Router) => {
+  router.get('/search', requireRole(), async (req, res) => {
+    const query = parse(searchQuery, req.query);
+    const { id, role } = currentUser(req);
+    res.json(await searchTickets(deps.readStore, { id, role }, query));
+  });
+};

@@ -1,0 +1,237 @@
+import MiniSearch, { type Query } from 'minisearch';
+import { MAX_QUERY_LENGTH, type SearchQuery, type SearchResults, type SearchSnippet } from '#contract/search';
+import { type Role, isStaff } from '#contract/users';
+import type { Filter, ReadStore } from '../../platform/readstore/port';
+import {
+  type PersonPosting,
+  SEARCH_PEOPLE,
+  SEARCH_PERSON_TERMS,
+  SEARCH_TERMS,
+  SEARCH_TICKETS,
+  type SearchPersonDoc,
+  type SearchTicketDoc,
+  type TermPosting,
+  personTexts,
+} from '../../projections/search';
+import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, prefixEnd, spans, tokenize } from '../../projections/searchText';
+import { TICKETS, type TicketView } from '../../projections/tickets';
+
+export interface Searcher {
+  id: string;
+  role: Role;
+}
+
+/**
+ * Relevance is computed (by MiniSearch's BM25+) over this many most recently updated matches;
+ * the matches beyond them follow in recency order. It bounds the work of a query for a common word
+ * whatever the size of the desk (docs/search.md).
+ */
+export const RANK_WINDOW = 100;
+/** A snippet shows about this many characters around the first highlighted word. */
+const SNIPPET_LENGTH = 160;
+
+const rangeOf = (word: string, exact: boolean) => (exact ? word : { $gte: word, $lt: prefixEnd(word) });
+
+/**
+ * The tickets holding `word` that this searcher may find by it. A customer's lookup reads only the
+ * public postings of their own tickets (an index on customer, then word), so neither its result nor
+ * its cost depends on anyone else's tickets or on internal notes.
+ */
+async function ticketsWith(store: ReadStore, searcher: Searcher, word: string, exact: boolean): Promise<Set<string>> {
+  const range = rangeOf(word, exact);
+  const staff = isStaff(searcher.role);
+  const filter: Filter = staff ? { term: range } : { customer: searcher.id, internal: false, term: range };
+  const found = new Set((await store.collection<TermPosting>(SEARCH_TERMS).find(filter)).map(({ ticket }) => ticket));
+  // Tickets by their customer's name, e-mail or Telegram username.
+  const people = staff
+    ? [...new Set((await store.collection<PersonPosting>(SEARCH_PERSON_TERMS).find({ term: range })).map(({ person }) => person))]
+    : (await ownTerms(store, searcher.id)).some((term) => matchesWord(term, word, exact))
+      ? [searcher.id]
+      : [];
+  if (people.length > 0) {
+    const theirs = await store.collection<TicketView>(TICKETS).find({ 'customer._id': { $in: people } }, { projection: { _id: 1 } });
+    for (const { _id } of theirs) found.add(_id);
+  }
+  return found;
+}
+
+async function ownTerms(store: ReadStore, userId: string): Promise<string[]> {
+  return (await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).findOne({ _id: userId }))?.terms ?? [];
+}
+
+/** The ids of the tickets matching every word and none of the excluded words, as this searcher may see them. */
+export async function matchingTickets(store: ReadStore, searcher: Searcher, parsed: ParsedQuery): Promise<Set<string>> {
+  let matches: Set<string> | null = null;
+  for (const word of parsed.words) {
+    const found: Set<string> = await ticketsWith(store, searcher, word, parsed.exact.has(word));
+    matches = matches ? new Set([...matches].filter((id: string) => found.has(id))) : found;
+    if (matches.size === 0) return matches;
+  }
+  if (!matches) return new Set();
+  for (const word of parsed.excluded) for (const id of await ticketsWith(store, searcher, word, true)) matches.delete(id);
+  return matches;
+}
+
+function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
+  const filter: Filter = {};
+  if (!isStaff(searcher.role)) filter['customer._id'] = searcher.id;
+  if (query.status) filter.status = { $in: query.status };
+  if (query.priority) filter.priority = { $in: query.priority };
+  if (query.category) filter['category._id'] = query.category;
+  if (query.assignee) filter['assignedAgent._id'] = query.assignee === 'unassigned' ? null : query.assignee === 'me' ? searcher.id : query.assignee;
+  const updated = isStaff(searcher.role) ? 'updatedAt' : 'publicUpdatedAt';
+  const range = (from?: string, to?: string) => ({ ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) });
+  if (query.createdFrom || query.createdTo) filter.createdAt = range(query.createdFrom, query.createdTo);
+  if (query.updatedFrom || query.updatedTo) filter[updated] = range(query.updatedFrom, query.updatedTo);
+  return filter;
+}
+
+/** What of a ticket this searcher reads: a customer never the internal notes. */
+function visibleMessages(doc: SearchTicketDoc, searcher: Searcher) {
+  return isStaff(searcher.role) ? doc.messages : doc.messages.filter((message) => !message.internal);
+}
+
+/** Whether a text can hold a word beginning with `word`: a cheap test before splitting it into words (exact for plain ASCII text). */
+const mayHold = (text: string, words: string[]) => /[^ -~\s]/.test(text) || words.some((word) => text.toLowerCase().includes(word));
+
+const FIELDS = ['number', 'title', 'description', 'fields', 'customer', 'messages'] as const;
+const BOOST = { number: 6, title: 3, customer: 2, description: 1.5, fields: 1.5, messages: 1 };
+
+/**
+ * Scores the window with MiniSearch, built from what the searcher may see of those tickets only:
+ * a score never depends on a note or another customer's words (their frequencies included).
+ */
+function rank(docs: SearchTicketDoc[], people: Map<string, SearchPersonDoc>, searcher: Searcher, parsed: ParsedQuery): Map<string, number> {
+  const mini = new MiniSearch<Record<(typeof FIELDS)[number] | 'id', string>>({
+    fields: [...FIELDS],
+    tokenize,
+    processTerm: (term) => term,
+  });
+  mini.addAll(
+    docs.map((doc) => {
+      const person = people.get(doc.customer);
+      const messages = visibleMessages(doc, searcher)
+        .flatMap(({ text, files }) => [text, ...files])
+        .filter((text) => mayHold(text, parsed.words));
+      return {
+        id: doc._id,
+        number: String(doc.number),
+        title: doc.title,
+        description: doc.description,
+        fields: doc.fields.join('\n'),
+        customer: person ? personTexts(person).join(' ') : '',
+        messages: messages.join('\n'),
+      };
+    }),
+  );
+  const query: Query = { combineWith: 'AND', queries: parsed.words.map((word) => ({ queries: [word], prefix: !parsed.exact.has(word) })) };
+  return new Map(mini.search(query, { boost: BOOST }).map(({ id, score }) => [String(id), score]));
+}
+
+function highlightsIn(text: string, parsed: ParsedQuery): Span[] {
+  return spans(text).filter(({ term }) => parsed.words.some((word) => matchesWord(term, word, parsed.exact.has(word))));
+}
+
+/** A window of `text` around its first highlighted word, the highlights as offsets into the window. */
+function cut(text: string, found: Span[]): { text: string; highlights: Array<[number, number]> } {
+  const first = found[0]?.start ?? 0;
+  let from = text.length <= SNIPPET_LENGTH ? 0 : Math.max(0, first - Math.floor(SNIPPET_LENGTH / 3));
+  if (from > 0) {
+    const space = text.lastIndexOf(' ', from);
+    if (space > first - SNIPPET_LENGTH / 2) from = space + 1;
+  }
+  const to = Math.min(text.length, from + SNIPPET_LENGTH);
+  return {
+    text: text.slice(from, to),
+    highlights: found.filter(({ start, end }) => start >= from && end <= to).map(({ start, end }) => [start - from, end - from] as [number, number]),
+  };
+}
+
+/** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */
+function snippetOf(doc: SearchTicketDoc, person: SearchPersonDoc | undefined, searcher: Searcher, parsed: ParsedQuery): SearchSnippet {
+  let best: { message: SearchTicketDoc['messages'][number]; text: string; found: Span[]; words: number } | null = null;
+  for (const message of visibleMessages(doc, searcher)) {
+    const text = [message.text, ...message.files].join('\n');
+    if (!mayHold(text, parsed.words)) continue;
+    const found = highlightsIn(text, parsed);
+    const words = new Set(found.map(({ term }) => parsed.words.find((word) => matchesWord(term, word, parsed.exact.has(word))))).size;
+    if (words > 0 && (!best || words >= best.words)) best = { message, text, found, words };
+  }
+  if (best) return { source: 'message', messageId: best.message._id, seq: best.message.seq, ...cut(best.text, best.found) };
+  const fields: Array<[SearchSnippet['source'], string]> = [
+    ['title', doc.title],
+    ['description', doc.description],
+    ...doc.fields.map((text) => ['field', text] as [SearchSnippet['source'], string]),
+    ['customer', person ? personTexts(person).filter(Boolean).join(' ') : ''],
+    ['number', `#${doc.number}`],
+  ];
+  for (const [source, text] of fields) {
+    const found = highlightsIn(text, parsed);
+    if (found.length > 0) return { source, messageId: null, seq: null, ...cut(text, found) };
+  }
+  return { source: 'title', messageId: null, seq: null, ...cut(doc.title, []) };
+}
+
+/**
+ * GET /api/search: every match is first narrowed to what the searcher may see (their tickets, the
+ * public words for a customer) and to the filters, and only then counted, ranked and cut into
+ * snippets, so no count, score, snippet or timing reflects a note or another customer's ticket.
+ */
+export async function searchTickets(store: ReadStore, searcher: Searcher, query: SearchQuery): Promise<SearchResults> {
+  const parsed = parseQuery(query.q);
+  const summary = { words: parsed.words, phrases: parsed.phrases, excluded: parsed.excluded, truncated: query.q.length > MAX_QUERY_LENGTH };
+  const empty = { hits: [], pagination: { page: query.page, limit: query.limit, total: 0, pages: 0 }, query: summary };
+  if (parsed.words.length === 0) return empty;
+  const ids = await matchingTickets(store, searcher, parsed);
+  if (ids.size === 0) return empty;
+  const staff = isStaff(searcher.role);
+  const recency = (ticket: TicketView) => (staff ? ticket.updatedAt : ticket.publicUpdatedAt);
+  const tickets = (await store.collection<TicketView>(TICKETS).find({ _id: { $in: [...ids] }, ...ticketFilter(query, searcher) })).sort(
+    (a, b) => recency(b).localeCompare(recency(a)) || b.ticketId - a.ticketId,
+  );
+  const window = tickets.slice(0, RANK_WINDOW);
+  const docs = new Map(
+    (await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: window.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
+  );
+  let ranked = window.filter(({ _id }) => docs.has(_id));
+  if (parsed.phrases.length > 0) {
+    // A phrase is checked on the window's texts: beyond the window, tickets holding all its words still count.
+    ranked = ranked.filter(({ _id }) => {
+      const doc = docs.get(_id)!;
+      const texts = [doc.title, doc.description, ...doc.fields, ...visibleMessages(doc, searcher).flatMap(({ text, files }) => [text, ...files])];
+      const terms = texts.map(tokenize);
+      return parsed.phrases.every((phrase) => terms.some((words) => hasPhrase(words, phrase)));
+    });
+  }
+  const customers = [...new Set([...docs.values()].map(({ customer }) => customer))];
+  const people = new Map((await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: customers } })).map((person) => [person._id, person]));
+  const scores = rank(
+    ranked.map(({ _id }) => docs.get(_id)!),
+    people,
+    searcher,
+    parsed,
+  );
+  // Relevance then recency: scores equal to three digits count as a tie.
+  const score = (id: string) => Math.round((scores.get(id) ?? 0) * 1000);
+  const order = [...ranked.map((ticket, at) => ({ ticket, at })).sort((a, b) => score(b.ticket._id) - score(a.ticket._id) || a.at - b.at)].map(
+    ({ ticket }) => ticket,
+  );
+  const all = [...order, ...tickets.slice(RANK_WINDOW)];
+  const from = (query.page - 1) * query.limit;
+  const pageOf = all.slice(from, from + query.limit);
+  const extra = pageOf.filter(({ _id }) => !docs.has(_id)).map(({ _id }) => _id);
+  if (extra.length > 0) for (const doc of await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: extra } })) docs.set(doc._id, doc);
+  const hits = pageOf.flatMap((ticket) => {
+    const doc = docs.get(ticket._id);
+    if (!doc) return [];
+    const { _id, ticketId, title, status, priority, customer } = ticket;
+    return [
+      {
+        ticket: { _id, ticketId, title, status, priority, customer, updatedAt: recency(ticket) },
+        snippet: snippetOf(doc, people.get(doc.customer), searcher, parsed),
+      },
+    ];
+  });
+  const total = all.length;
+  return { hits, pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit) }, query: summary };
+}
