@@ -4,7 +4,7 @@ import globals from 'globals';
 import { readdirSync } from 'node:fs';
 
 /**
- * Layer directions (README "How it is built"): the HTTP routes (src/api) and the workers, the
+ * Layer directions (docs/architecture.md, "What may import what"): the HTTP routes (src/api) and the workers, the
  * Telegram bot among them (src/workers), both run commands through the application layer
  * (src/app) and never import each other; the application layer knows neither, nor HTTP; the
  * domain imports nothing of the outer layers. The wire contract (src/contract, docs/contract.md) is

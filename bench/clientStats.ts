@@ -1,7 +1,7 @@
 import type { StatsSource } from '../src/projections/ticketStats';
 
 /**
- * The dashboard statistics computed the way spec.md's client did: from a fetched list of (at most
+ * The dashboard statistics computed as a client-side dashboard computes them: from a fetched list of (at most
  * 1,000) tickets and the category list, in browser code. The benchmark's baseline for
  * `GET /api/tickets/stats`, which the server answers from running sums instead.
  */

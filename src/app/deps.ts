@@ -8,7 +8,10 @@ import type { ReadStore } from '../platform/readstore/port';
 import type { ProjectionRunner } from '../projections/runner';
 import type { Startup } from './startup';
 
-/** Everything a route module may use; built once by the composition root (src/server.ts). */
+/**
+ * What the application layer, the routes, the live channel and the workers use: built once a process
+ * by src/runtime.ts, from which both the app (src/server.ts) and the workers' process start.
+ */
 export interface AppDeps {
   config: Config;
   events: EventStore;

@@ -5,7 +5,8 @@ import { type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
 
 /**
  * Single active consumer: of all the processes that run a piece of work which must run exactly
- * once per deployment (the notifications reactor, the Telegram poller), the one holding the lease
+ * once per deployment (the notifications reactor and the Telegram poller, in Redis; applying the log
+ * to read models shared in MongoDB, in MongoDB itself), the one holding the lease
  * runs it; the others stand by and take over when the holder stops renewing.
  */
 export interface Lease {
@@ -105,9 +106,14 @@ export class LocalLease extends BaseLease {
 }
 
 /**
- * A lease renewed every third of its ttl: `take` when free, `renew` while held. A holder that
- * cannot renew (the store gone, the process stalled) stops its work at once, so two holders never
- * overlap for longer than the renewal that failed.
+ * A lease renewed every third of its ttl: `take` when free, `renew` while held. A holder whose
+ * renewal fails or finds the lease taken tells its listeners at once, and they stop their work. What
+ * this cannot stop is a holder that stalls (a long pause, a frozen event loop, a slow store) past the
+ * ttl: it learns it lost the lease only at its next renewal, so another process may already hold it
+ * while writes the ex-holder had in hand still land. Nothing here fences them (no epoch is carried with
+ * a write). What keeps most late writes harmless is the writer's own guard: read-model writes and
+ * checkpoints are conditional on the revision or log position they apply, and jobs have ids derived
+ * from their event; a late reset of a projection whose version changed has no such guard.
  */
 abstract class TimedLease extends BaseLease {
   protected readonly token = randomUUID();

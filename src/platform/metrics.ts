@@ -2,7 +2,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import type { EventStore } from './eventstore/port';
 
 /**
- * The process's Prometheus metrics (served at /metrics, see README "Metrics"). One registry per
+ * The process's Prometheus metrics (served at /metrics, see docs/operations.md "Metrics (Prometheus)"). One registry per
  * runtime, not prom-client's global one, so several desks in one process (the tests) keep apart.
  */
 export interface Metrics {

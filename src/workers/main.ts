@@ -4,9 +4,12 @@ import { startRuntime } from '../runtime';
 import { startWorkers } from './channels';
 
 /**
- * `npm run workers`: the reactors and notification workers as their own process (the compose
- * stack's `workers` service, with WORKERS_IN_PROCESS=false on the app). It keeps its own read
- * models, fed by the same log, so that its messages and links read the same state the app does.
+ * `npm run workers`: the notification channels (Telegram, e-mail) and the notifications reactor as a
+ * process of their own (the compose stack's `workers` service, with WORKERS_IN_PROCESS=false on the
+ * app). It takes queued jobs; the reactor and the Telegram poller run only while it holds the workers'
+ * lease in Redis (src/workers/channels.ts). Its read models are fed by the same log, so its messages
+ * read the state the app does: its own in-memory ones with the embedded read store, or the shared
+ * MongoDB ones, whose projection lease this process may hold and then apply the log for every process.
  */
 async function main() {
   const config = loadConfig();

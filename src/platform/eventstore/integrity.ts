@@ -4,13 +4,19 @@ import type { EventStore, RecordedEvent } from './port';
 import type { ChainBreak } from '#contract/responses';
 
 /**
- * Tamper evidence for the event log. Every stored event carries two links:
- * - `hash`: sha256 over the previous event of its stream's hash and the event's own content
- *   (id, stream, revision, type, data, metadata), so each stream is a hash chain from its first event;
- * - `log`: sha256 over the previous event of the global log's `log` link and this event's `hash`,
- *   so the whole log is one chain and a removed or reordered event breaks it.
- * Changing a stored event, or removing one, breaks a link that `verifyLog` finds and names. Rewriting
- * every later link too is only caught against a head hash kept elsewhere (`head.log` in the report).
+ * Tamper evidence for the event log (docs/audit.md):
+ * - `hash`, on every event both adapters store: sha256 over the previous event of its stream's hash
+ *   and the event's own content (id, stream, revision, type, data, metadata), so each stream is a
+ *   hash chain from its first event;
+ * - `log`, on SQLite only: sha256 over the previous event of the global log's `log` link and this
+ *   event's `hash`, so the whole log is one chain and a removed or reordered event anywhere breaks it.
+ *   EventStoreDB keeps stream chains only (`log` is null, `logChain: false` in the report), and the
+ *   store's own `$` streams stay out of the log chain.
+ * `verifyLog` finds and names the first link that does not hold: an edited event, or an event missing
+ * from the start or middle of its stream, on both stores; with the log chain also the last events of a
+ * stream, or a whole stream, removed, which on EventStoreDB leave no trace. Events an EventStoreDB held
+ * before the chains existed are counted as `unsealed`, not proven. Cutting off the end of the log, or
+ * rewriting every later link to match, is caught only against a head kept elsewhere (`head` in the report).
  */
 
 /** The link before the first event of a stream and of the log. */
