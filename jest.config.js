@@ -1,4 +1,4 @@
-/** Test tiers by file suffix (STYLE.md habit 8); each tier is a Jest project with its own npm script. */
+/** Test tiers by file suffix (docs/architecture.md habit 8); each tier is a Jest project with its own npm script. */
 const transform = {
   '^.+\\.(t|j)sx?$': [
     '@swc/jest',

@@ -34,7 +34,7 @@ describe('Server on the embedded default', () => {
     }
   });
 
-  it('when a wrong password is given, then sign-in answers 401 with the API.md message', async () => {
+  it('when a wrong password is given, then sign-in answers 401 with the docs/contract.md message', async () => {
     const server = await startTestServer();
     try {
       const wrong = await server.request('POST', '/api/auth/login', { body: { email: 'admin@example.com', password: 'nope-nope' } });

@@ -1,7 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig, defaultClientConditions } from 'vite';
 
-// Chunks live under /static/js as spec.md section 7 says; the API server serves dist/ on its own port.
+// Chunks live under /static/js as docs/product.md section 7 says; the API server serves dist/ on its own port.
 export default defineConfig({
   root: __dirname,
   plugins: [react()],

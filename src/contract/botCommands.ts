@@ -23,7 +23,7 @@ export function normalise(fields: BotCommandFields): BotCommandFields {
   return fields;
 }
 
-/** Bot command form rules of spec.md section 5; Telegram itself allows at most 32 characters. */
+/** Bot command form rules of docs/product.md section 5; Telegram itself allows at most 32 characters. */
 const fields = {
   command: z
     .string({ message: 'Command name is required' })

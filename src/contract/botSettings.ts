@@ -15,7 +15,7 @@ export const BOT_MESSAGE_KEYS = [
 export type BotMessageKey = (typeof BOT_MESSAGE_KEYS)[number];
 export type BotMessages = Record<BotMessageKey, string>;
 
-/** The variables a template may use (spec.md section 3), written as {name}. */
+/** The variables a template may use (docs/product.md section 3), written as {name}. */
 export const BOT_VARIABLES = ['ticketId', 'category', 'status', 'agentName', 'message'] as const;
 
 export const DEFAULT_BOT_MESSAGES: BotMessages = {
@@ -55,7 +55,7 @@ const template = (label: string) =>
       if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `${label} uses an unknown variable {${unknown[0]}}; the variables are ${variables}` });
     });
 
-/** Bot message rules of spec.md section 5: each at most 1000 characters. */
+/** Bot message rules of docs/product.md section 5: each at most 1000 characters. */
 export const updateBotSettingsSchema = z
   .object({
     messages: z

@@ -21,7 +21,7 @@ export interface CategoryDetails {
   customFields: CustomField[];
 }
 
-/** Input rules of spec.md section 5 for categories; shared by the API and the web forms. */
+/** Input rules of docs/product.md section 5 for categories; shared by the API and the web forms. */
 const trimmed = (max: number, label: string) => singleLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
 const paragraph = (max: number, label: string) => multiLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
 

@@ -68,7 +68,7 @@ function checkText(field: CustomField, raw: CustomFieldAnswer): CustomFieldAnswe
 }
 
 /**
- * Checks a ticket's answers against its category's custom fields (spec.md section 3): required
+ * Checks a ticket's answers against its category's custom fields (docs/product.md section 3): required
  * fields answered, numbers in range, texts within length and pattern; unknown fields refused.
  * Returns the answers in field order with each field's prompt, as the ticket records them.
  */

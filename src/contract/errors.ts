@@ -1,6 +1,6 @@
 /**
- * Typed errors carry their HTTP meaning (STYLE.md habit 3); one middleware turns them into the
- * error body of API.md. The domain throws them; routes never catch them.
+ * Typed errors carry their HTTP meaning (docs/architecture.md habit 3); one middleware turns them into the
+ * error body of docs/contract.md. The domain throws them; routes never catch them.
  */
 export interface ErrorDetail {
   path: string;

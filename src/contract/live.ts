@@ -2,18 +2,18 @@ import type { TicketStatus } from './tickets';
 import type { Role } from './users';
 
 /**
- * What the live channel and the web client agree on beyond the payloads of API.md: timings of the
+ * What the live channel and the web client agree on beyond the payloads of docs/contract.md: timings of the
  * typing state, the resync after a reconnect and the staff presence (docs/tickets.md, "Live channel").
  * Pure constants and types.
  */
 
-/** spec.md section 9: typing clears 2 s after the last keystroke. */
+/** docs/product.md section 9: typing clears 2 s after the last keystroke. */
 export const TYPING_TIMEOUT_MS = 2000;
 /** While keys keep coming, the typist says so again this often, so the other side never times out. */
 export const TYPING_REFRESH_MS = 1000;
 /**
  * How long a typing state lasts without a refresh where the explicit stop can be lost (a dropped
- * connection): one missed refresh more than the spec's timeout.
+ * connection): one missed refresh more than the client's 10 s timeout (docs/product.md section 9).
  */
 export const TYPING_STALE_MS = TYPING_TIMEOUT_MS + TYPING_REFRESH_MS;
 
@@ -43,7 +43,7 @@ export type PresenceSnapshot = { ok: true; tickets: TicketPresence[] } | { ok: f
 
 /**
  * What a `ticket_updated` is about and who did it (`by`, a user id), so that a browser can tell a
- * status change (which staff are notified of, spec.md section 6) from any other update without
+ * status change (which staff are notified of, docs/product.md section 6) from any other update without
  * keeping earlier copies.
  */
 export type TicketChange =

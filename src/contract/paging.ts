@@ -11,7 +11,7 @@ export const queryInt = (label: string, { min, max }: { min: number; max: number
     .transform(Number)
     .pipe(z.number().min(min, `${label} must be at least ${min}`).max(max, `${label} must be at most ${max}`));
 
-/** `?page&limit` of API.md lists: limit at most 1000; each list picks its default page size. */
+/** `?page&limit` of docs/contract.md lists: limit at most 1000; each list picks its default page size. */
 export const pageQuery = (defaultLimit: number) => ({
   page: queryInt('page', { min: 1, max: Number.MAX_SAFE_INTEGER }).default(1),
   limit: queryInt('limit', { min: 1, max: 1000 }).default(defaultLimit),

@@ -16,7 +16,7 @@ const id = z.string().meta({ description: 'Record id' });
 const time = z.string().meta({ description: 'ISO 8601 date and time', example: '2026-01-31T09:30:00.000Z' });
 const platform = z.enum(['web', 'telegram']);
 
-/** The error body of every 4xx and 5xx (API.md), plus route-specific fields such as `existingTicket`. */
+/** The error body of every 4xx and 5xx (docs/contract.md), plus route-specific fields such as `existingTicket`. */
 export const ErrorBody = z
   .object({
     error: z.string().meta({ description: 'A message a person can read' }),
@@ -173,7 +173,7 @@ export const Health = z
   })
   .meta({ id: 'Health' });
 
-/** A body whose fields this document does not list one by one (see API.md for them). */
+/** A body whose fields this document does not list one by one (see docs/contract.md for them). */
 /** Which notices an agent or admin receives (customers get none of these). */
 export const NotificationPreferences = z
   .strictObject({ newTickets: z.boolean(), ticketUpdates: z.boolean(), browserNotifications: z.boolean() })

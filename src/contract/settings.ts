@@ -15,7 +15,7 @@ export interface SystemSettings {
   supportEmail: string;
 }
 
-/** spec.md section 9. */
+/** docs/product.md section 9. */
 export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
   telegramBotToken: '',
   telegramWebhookUrl: '',
@@ -30,7 +30,7 @@ export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
   supportEmail: '',
 };
 
-/** Bounds of spec.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
+/** Bounds of docs/product.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
 export const SETTINGS_BOUNDS = {
   maxFileSize: { min: 1024 * 1024, max: 100 * 1024 * 1024 },
   maxFiles: { min: 1, max: 20 },
@@ -58,7 +58,7 @@ const origin = z
   }, 'Each CORS origin must be like https://example.com (scheme, host and optional port, no path)')
   .transform((value) => value.replace(/\/$/, ''));
 
-/** spec.md section 5: testing the bot needs a token typed first. */
+/** docs/product.md section 5: testing the bot needs a token typed first. */
 export const NO_TOKEN_MESSAGE = 'Please enter a Telegram bot token first.';
 
 export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;

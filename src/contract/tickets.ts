@@ -4,7 +4,7 @@ import { pageQuery, queryInt } from './paging';
 
 export const TICKET_STATUSES = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
-/** spec.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */
+/** docs/product.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */
 export const OPEN_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
 export const isOpenStatus = (status: TicketStatus) => OPEN_STATUSES.includes(status);
 
@@ -27,18 +27,18 @@ export interface CustomFieldValue {
   value: string | number | Attachment;
 }
 
-/** spec.md section 9: a sender may edit their own text message for this long. */
+/** docs/product.md section 9: a sender may edit their own text message for this long. */
 export const EDIT_WINDOW_MS = 5 * 60 * 1000;
 export const MESSAGE_MAX = 2000;
 export const OUTCOME_MAX = 1000;
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 2000;
 
-/** spec.md section 4: priority sort weights; statuses in the order a workflow passes them. */
+/** docs/product.md section 4: priority sort weights; statuses in the order a workflow passes them. */
 export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
 export const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };
 
-/** spec.md section 4's wordings for statuses, as people read them in notices, messages and mails. */
+/** docs/product.md section 4's wordings for statuses, as people read them in notices, messages and mails. */
 export const STATUS_WORDS: Record<TicketStatus, string> = {
   open: 'open',
   in_progress: 'in progress',
@@ -48,7 +48,7 @@ export const STATUS_WORDS: Record<TicketStatus, string> = {
 };
 
 /**
- * Input rules of spec.md section 5 for tickets and messages; shared by the API and the web forms.
+ * Input rules of docs/product.md section 5 for tickets and messages; shared by the API and the web forms.
  * Multipart bodies carry every field as text, so booleans and the custom-field answers (JSON) are
  * accepted in their text form too.
  */
@@ -184,7 +184,7 @@ export const momentQuery = z
   .refine((query) => (query.revision === undefined) !== (query.time === undefined), { message: 'Give either revision or time, not both' });
 
 export const statsQuery = z.object({
-  /** The caller's IANA time zone, so "today" starts at their local midnight (spec.md section 9). */
+  /** The caller's IANA time zone, so "today" starts at their local midnight (docs/product.md section 9). */
   tz: z
     .string()
     .max(64)

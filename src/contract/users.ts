@@ -5,11 +5,11 @@ import { pageQuery } from './paging';
 export const ROLES = ['customer', 'agent', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Agents and admins: the staff of spec.md section 6. */
+/** Agents and admins: the staff of docs/product.md section 6. */
 export const isStaff = (role: Role) => role === 'agent' || role === 'admin';
 
 /**
- * Input rules of spec.md section 5 for registration, sign-in and the admin user form, shared by
+ * Input rules of docs/product.md section 5 for registration, sign-in and the admin user form, shared by
  * the API and the web forms so that both give the same messages.
  */
 export const PASSWORD_MIN = 6;

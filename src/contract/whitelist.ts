@@ -16,7 +16,7 @@ export const normaliseTelegramId = (value: string): string => {
 /** The one spelling of a Telegram ID that the whitelist stores and the bot looks up. */
 export const isCanonicalTelegramId = (id: string): boolean => /^[1-9]\d{0,19}$/.test(id);
 
-/** Whitelist form rules (spec.md section 5: the Telegram ID is required, the rest optional). */
+/** Whitelist form rules (docs/product.md section 5: the Telegram ID is required, the rest optional). */
 export const telegramIdSchema = z
   .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
   .transform((value) => normaliseTelegramId(String(value)))

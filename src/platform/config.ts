@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { EventStoreDBClient } from '@eventstore/db-client';
 import { z } from 'zod';
 
-/** The environment of API.md, parsed once at start. A wrong value stops the start and names the variable. */
+/** The environment of docs/contract.md, parsed once at start. A wrong value stops the start and names the variable. */
 const optionalUrl = (protocols: string[]) =>
   z
     .string()

@@ -2,7 +2,7 @@ import { EventStoreDBClient } from '@eventstore/db-client';
 import { ConfigError, loadConfig } from './config';
 
 describe('Configuration', () => {
-  it('when nothing is set, then it uses the embedded defaults of API.md', () => {
+  it('when nothing is set, then it uses the embedded defaults of docs/contract.md', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './data', ADMIN_EMAIL: 'admin@example.com', TELEGRAM_API_ROOT: 'https://api.telegram.org' });
     expect(config.EVENTSTORE_URL).toBeUndefined();

@@ -6,7 +6,7 @@ import { type HoldsKeys, type UniqueKey, settleKey } from './uniqueKeys';
 
 export const CANNED = 'canned_messages_v1';
 
-/** A canned message as API.md returns it, plus the revision guard. */
+/** A canned message as docs/contract.md returns it, plus the revision guard. */
 export interface CannedView extends Doc, HoldsKeys {
   shortcode: string;
   title: string;

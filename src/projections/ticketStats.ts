@@ -7,7 +7,7 @@ export const TICKET_CREATED = 'ticket_created_v1';
 const STATS_ID = 'all';
 const CREATED = 'created.';
 
-/** spec.md section 9: a ticket's response time counts at most one day. */
+/** docs/product.md section 9: a ticket's response time counts at most one day. */
 const RESPONSE_CAP_MINUTES = 1440;
 const BUCKET_MS = 15 * 60 * 1000;
 /** Creation buckets older than this before the newest ticket are dropped: "this week" needs 7 days. */

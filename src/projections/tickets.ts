@@ -20,7 +20,7 @@ export interface PersonRef {
   lastName: string;
 }
 
-/** An attachment as API.md returns it: the file is served by GET /api/uploads/<fileId>. */
+/** An attachment as docs/contract.md returns it: the file is served by GET /api/uploads/<fileId>. */
 export interface AttachmentView {
   url: string;
   mimeType: string;
@@ -32,7 +32,7 @@ export const uploadUrl = (fileId: string) => `/api/uploads/${fileId}`;
 const attachmentView = ({ fileId, mimeType, originalName, size }: Attachment): AttachmentView => ({ url: uploadUrl(fileId), mimeType, originalName, size });
 
 /**
- * One document per live ticket, shaped as API.md's ticket plus what lists sort, filter and hide
+ * One document per live ticket, shaped as docs/contract.md's ticket plus what lists sort, filter and hide
  * by: counts both with and without internal notes (a customer never learns a note exists).
  */
 export interface TicketView extends Doc {
@@ -265,7 +265,7 @@ const evolve = dispatcher<Page, void>({
       outcomeMessage: event.data.outcomeMessage,
       outcomeUpdatedAt: at,
       outcomeUpdatedBy: { _id, username, firstName },
-      // Staff-only (spec.md section 6): the customer's updatedAt stays where it was.
+      // Staff-only (docs/product.md section 6): the customer's updatedAt stays where it was.
       updatedAt: at,
     });
   },

@@ -8,7 +8,7 @@ import { type HoldsKeys, type UniqueKey, settleKey } from './uniqueKeys';
 
 export const USERS = 'users_v1';
 
-/** The user record of API.md: what every response carries, and nothing more. */
+/** The user record of docs/contract.md: what every response carries, and nothing more. */
 export interface PublicUser {
   _id: string;
   username: string;

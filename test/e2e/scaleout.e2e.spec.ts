@@ -14,7 +14,7 @@ import { ADMIN, type TestServer, startTestServer, urlOfStarted } from '../suppor
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * DESIGN.md "Scaling past one machine", on one machine: two API processes share one event log and
+ * docs/architecture.md "Scaling past one machine", on one machine: two API processes share one event log and
  * one Redis. Each tails the log for its own sockets, the socket.io Redis adapter carries what goes
  * socket to socket (typing), and the workers' lease lets one process plan notifications.
  */

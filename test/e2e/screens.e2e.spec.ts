@@ -17,7 +17,7 @@ const SIZES = [
 
 type Role = 'customer' | 'agent' | 'admin';
 
-/** Every screen each role can reach (spec.md section 2), with the ticket screens of the seeded desk. */
+/** Every screen each role can reach (docs/product.md section 2), with the ticket screens of the seeded desk. */
 function screensOf(role: Role, desk: SeededDesk): Array<{ name: string; path: string }> {
   const ticket = { name: 'ticket', path: `/tickets/${desk.ticketId}` };
   const common = [{ name: 'dashboard', path: '/dashboard' }, ticket, { name: 'profile', path: '/profile' }];

@@ -75,7 +75,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await customer.getByRole('button', { name: 'Create New Ticket' }).click();
     const dialog = customer.getByRole('dialog', { name: 'Create New Ticket' });
     await dialog.waitFor();
-    // spec.md: the first category is preselected once categories load, which may be after the dialog shows.
+    // docs/product.md: the first category is preselected once categories load, which may be after the dialog shows.
     await fieldValue(dialog.getByLabel('Category'), (value) => value !== '');
     expect(await dialog.getByLabel('Priority').inputValue()).toBe('medium');
     await dialog.getByLabel('Title').fill('Invoice shows the wrong amount');
@@ -225,7 +225,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await sidebar.getByRole('button', { name: 'Collapse sidebar' }).waitFor();
   });
 
-  it('when the active entry and guards are exercised, then routes behave as the spec says', async () => {
+  it('when the active entry and guards are exercised, then routes behave as docs/product.md section 2 says', async () => {
     await agent.getByRole('link', { name: 'Profile' }).click();
     await agent.getByRole('heading', { name: 'User Profile' }).waitFor();
     expect(await agent.getByRole('link', { name: 'Profile' }).getAttribute('class')).toContain('nav-active');
@@ -242,7 +242,7 @@ describe('Web app in Chromium: customer and agent on one ticket, live', () => {
     await customer.waitForURL('**/dashboard');
   });
 
-  it('when staff turn on new-ticket and status notifications, then the desktop shows them with the spec wordings', async () => {
+  it('when staff turn on new-ticket and status notifications, then the desktop shows them with the wordings of docs/product.md section 6', async () => {
     await agentContext.grantPermissions(['notifications'], { origin: server.url });
     await agent.addInitScript(() => {
       const shown: Array<{ title: string; body: string }> = [];

@@ -335,7 +335,7 @@ describe('Security hardening (issue 22)', () => {
   });
 
   describe('10. lists page', () => {
-    it('when a list is asked for a page, then it answers that page with the pagination of API.md', async () => {
+    it('when a list is asked for a page, then it answers that page with the pagination of docs/contract.md', async () => {
       for (let i = 0; i < 3; i++) {
         await addCategory(server, admin);
         expect(

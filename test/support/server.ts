@@ -100,7 +100,7 @@ export async function startTestServer(
     return body;
   };
   if (!options.defaultRateLimit) {
-    // Suites send hundreds of calls from one address in seconds; the spec's default (100 per 15
+    // Suites send hundreds of calls from one address in seconds; the product's default (100 per 15
     // minutes) is tested on its own, so other suites raise it to the highest allowed value.
     try {
       const token = (await signIn()).accessToken;

@@ -39,7 +39,7 @@ describe('Bot commands and bot messages over HTTP', () => {
     await again!.stop({ keepData: true });
   });
 
-  it('when a custom command is created, edited and deleted, then the rules of spec.md section 5 hold', async () => {
+  it('when a custom command is created, edited and deleted, then the rules of docs/product.md section 5 hold', async () => {
     const created = await create({
       command: '/Promo_Code',
       description: 'Current promotions',

@@ -12,7 +12,7 @@ import { createBotCommand, deleteBotCommand, resetBotMessages, syncBotCommands, 
 
 const toBotSettings = ({ messages, lastSyncedAt, updatedAt }: BotSettingsView) => ({ messages, lastSyncedAt, updatedAt });
 
-/** Bot commands and bot messages (spec.md section 6: admins). */
+/** Bot commands and bot messages (docs/product.md section 6: admins). */
 export const botRoutes = (deps: AppDeps) => (router: Router) => {
   const commands = () => deps.readStore.collection<BotCommandView>(BOT_COMMANDS);
   const load = async (id: string) => {

@@ -35,7 +35,7 @@ describe('Canned messages over HTTP', () => {
     expect(none.body.cannedMessage.category).toBeNull();
   });
 
-  it('when the input breaks the rules of spec.md section 5, then the answer says which, with its wording', async () => {
+  it('when the input breaks the rules of docs/product.md section 5, then the answer says which, with its wording', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ title: 't', content: 'c' }, 'Shortcode is required'],
       [{ shortcode: 'no spaces', title: 't', content: 'c' }, 'Shortcode can only contain lowercase letters, numbers, underscores, and hyphens'],

@@ -13,7 +13,7 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import type { CannedMessage } from '#contract/responses';
 
-/** spec.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
+/** docs/product.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
 const BY_USAGE = { usageCount: -1, shortcode: 1 } as const;
 
 export const toCanned = ({ _revision: _r, updatedAt: _u, _since: _s, ...canned }: CannedView): CannedMessage => canned;

@@ -9,7 +9,7 @@ describe('Categories over HTTP (walking skeleton)', () => {
   });
   afterAll(() => server.stop());
 
-  it('when an admin creates a category, then it is readable at once with the defaults of spec.md', async () => {
+  it('when an admin creates a category, then it is readable at once with the defaults of docs/product.md', async () => {
     const created = await server.request('POST', '/api/categories', {
       token: admin,
       body: { name: 'Billing', customFields: [{ fieldName: 'invoice', fieldType: 'text', prompt: 'Invoice number' }] },

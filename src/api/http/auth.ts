@@ -112,7 +112,7 @@ export const authenticate =
     next();
   };
 
-/** The one guard: a role or a list of roles (spec.md section 2). Without roles it only needs sign-in. */
+/** The one guard: a role or a list of roles (docs/product.md section 2). Without roles it only needs sign-in. */
 export const requireRole =
   (...roles: Role[]): RequestHandler =>
   (req, _res, next) => {

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { UnsupportedMediaTypeError } from '#contract/errors';
 
-/** The calls that carry files (API.md: multipart only where files travel); they take JSON too. */
+/** The calls that carry files (docs/contract.md: multipart only where files travel); they take JSON too. */
 const MULTIPART_ROUTES = [/^\/tickets\/?$/, /^\/tickets\/[^/]+\/messages\/?$/];
 
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;

@@ -8,7 +8,7 @@ interface BodyParserError extends Error {
   status?: number;
 }
 
-/** The one place typed errors become the error body of API.md. Unknown errors are logged, never leaked. */
+/** The one place typed errors become the error body of docs/contract.md. Unknown errors are logged, never leaked. */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (error: unknown, _req, res, _next) => {

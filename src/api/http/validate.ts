@@ -3,7 +3,7 @@ import { ValidationError } from '#contract/errors';
 
 /**
  * Parses untrusted input with a shared zod schema. The first issue's message becomes the error
- * text (spec.md wordings live in the schemas); every issue is listed in `details`.
+ * text (docs/product.md wordings live in the schemas); every issue is listed in `details`.
  */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});

@@ -44,7 +44,7 @@ describe('Identity over HTTP', () => {
       expect(JSON.stringify(views)).not.toMatch(/argon2|passwordHash/);
     });
 
-    it('when a field breaks a rule of spec.md section 5, then it answers 400 with that rule and stores nothing', async () => {
+    it('when a field breaks a rule of docs/product.md section 5, then it answers 400 with that rule and stores nothing', async () => {
       const before = await server.deps.events.headPosition();
       const cases: Array<[unknown, string]> = [
         [{ ...registration('short_pw'), password: '12345' }, 'Password must be at least 6 characters long'],

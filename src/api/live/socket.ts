@@ -27,7 +27,7 @@ const reauthPayload = z.object({ token: z.string().min(1).max(4096) });
 const expiryOf = (token: string) => ((jwt.decode(token) as { exp: number }).exp ?? 0) * 1000;
 
 /**
- * The live channel of API.md: same origin, authenticated with the access token at the handshake.
+ * The live channel of docs/contract.md: same origin, authenticated with the access token at the handshake.
  * Every API process tails the log through its projection runner and acts on its own sockets only
  * (`io.local`), so the same code holds with one process or many behind the Redis adapter.
  */

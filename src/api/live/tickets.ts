@@ -88,7 +88,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       if (event.type === 'TicketOpened') return toEveryoneConcerned(ticket, 'new_ticket', (view) => ({ ticket: view }));
       const change = changeOf(event);
       const [staff, customer] = toEveryoneConcerned(ticket, 'ticket_updated', (view) => ({ ticket: view, change }));
-      // The outcome is staff-only (spec.md section 6): the customer hears nothing of it. Of other
+      // The outcome is staff-only (docs/product.md section 6): the customer hears nothing of it. Of other
       // changes they learn what changed, not which member of staff did it.
       if (change.kind === 'outcome') return [staff!];
       const { by: _by, ...customerChange } = change;

@@ -76,7 +76,7 @@ export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/
 
 /**
  * The registry the areas describe their routes in (src/api/<area>/openapi.ts), each route with the
- * zod schemas its handler parses; errors all answer the one error body of API.md.
+ * zod schemas its handler parses; errors all answer the one error body of docs/contract.md.
  */
 export class ApiRegistry {
   readonly registry = new OpenAPIRegistry();

@@ -33,7 +33,7 @@ describe('System settings over HTTP', () => {
 
   const put = (body: unknown, token = admin) => server.request('PUT', '/api/settings', { token, body });
 
-  it('when nothing was changed yet, then the defaults of spec.md section 9 are answered', async () => {
+  it('when nothing was changed yet, then the defaults of docs/product.md section 9 are answered', async () => {
     const fresh = await startTestServer({ defaultRateLimit: true });
     try {
       const { body } = await fresh.request('GET', '/api/settings', { token: await fresh.login() });

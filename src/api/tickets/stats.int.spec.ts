@@ -4,7 +4,7 @@ import { type TestServer, startTestServer } from '../../../test/support/server';
 const at = (iso: string) => new Date(iso);
 const minutes = (date: Date, count: number) => new Date(date.getTime() + count * 60_000);
 
-describe('Dashboard statistics (spec.md section 9)', () => {
+describe('Dashboard statistics (docs/product.md section 9)', () => {
   let server: TestServer;
   let admin: string;
   const clock = { now: at('2026-11-10T08:00:00.000Z') };
@@ -67,7 +67,7 @@ describe('Dashboard statistics (spec.md section 9)', () => {
     return answer.body;
   };
 
-  it('when staff ask, then counts and averages follow the rules of spec.md section 9', async () => {
+  it('when staff ask, then counts and averages follow the rules of docs/product.md section 9', async () => {
     expect(await stats('?tz=UTC')).toMatchObject({ ...expected, todayTickets: 1 });
   });
 

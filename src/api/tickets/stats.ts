@@ -4,7 +4,7 @@ import { type TicketStatsDoc, average, createdSince, loadTicketStats, localMidni
 import { TICKETS, type TicketView } from '../../projections/tickets';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
-/** spec.md section 9: recent activity is built from the 10 newest tickets. */
+/** docs/product.md section 9: recent activity is built from the 10 newest tickets. */
 const RECENT = 10;
 
 /** Per category: tickets in all, still open, and the average resolution time; busiest first. */

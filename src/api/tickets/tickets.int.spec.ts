@@ -21,7 +21,7 @@ describe('Tickets over HTTP', () => {
   const customer = () => addMember(server, admin, 'customer', 'Carol');
 
   describe('when a customer opens a ticket', () => {
-    it('then it answers 201 with the ticket of API.md, readable at once, numbered from 1001 upwards', async () => {
+    it('then it answers 201 with the ticket of docs/contract.md, readable at once, numbered from 1001 upwards', async () => {
       const carol = await customer();
       const created = await server.request('POST', '/api/tickets', {
         token: carol.token,
@@ -49,7 +49,7 @@ describe('Tickets over HTTP', () => {
       expect(byNumber.body.ticket._id).toBe(created.body.ticket._id);
     });
 
-    it('then bad input is refused with the wording of spec.md and nothing is stored', async () => {
+    it('then bad input is refused with the wording of docs/product.md and nothing is stored', async () => {
       const carol = await customer();
       const before = await server.deps.events.headPosition();
       const cases: Array<[Record<string, unknown>, string]> = [

@@ -10,8 +10,8 @@ export interface Viewer {
 }
 
 /**
- * A ticket as API.md returns it to this viewer. A customer gets the counts of the conversation
- * they can see (internal notes left out) and not the outcome, which is a staff section (spec.md 2).
+ * A ticket as docs/contract.md returns it to this viewer. A customer gets the counts of the conversation
+ * they can see (internal notes left out) and not the outcome, which is a staff section (docs/product.md section 2).
  */
 export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticket {
   const {
@@ -50,7 +50,7 @@ export const isDisplayNumber = (key: string) => /^#?\d{1,9}$/.test(key);
 
 /**
  * Finds a ticket by record id (or by its display number) as this viewer may see it. Someone else's
- * ticket is "not found" for a customer: API.md never reveals that a foreign ticket exists.
+ * ticket is "not found" for a customer: docs/contract.md never reveals that a foreign ticket exists.
  */
 export async function findVisibleTicket(store: ReadStore, key: string, viewer: Viewer): Promise<TicketView> {
   const tickets = store.collection<TicketView>(TICKETS);

@@ -14,7 +14,7 @@ import { createUser, deleteUser, updateUser } from '../../app/identity/service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** User administration (spec.md section 6: admins only). */
+/** User administration (docs/product.md section 6: admins only). */
 export const userRoutes = (deps: AppDeps) => (router: Router) => {
   const users = () => deps.readStore.collection<UserView>(USERS);
   const load = async (id: string) => {

@@ -41,7 +41,7 @@ describe('User administration over HTTP', () => {
     });
   });
 
-  it('when the form is bad, then it answers 400 with the rule of spec.md section 5', async () => {
+  it('when the form is bad, then it answers 400 with the rule of docs/product.md section 5', async () => {
     const cases: Array<[unknown, string]> = [
       [{ ...person('no_role'), role: 'superuser' }, 'Role must be customer, agent or admin'],
       [{ ...person('no_pw'), password: '' }, 'Password is required'],

@@ -7,10 +7,10 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { addEntryByHand, approveRequest, deleteEntry, findEntry, findRequest, rejectRequest, removeRequest, updateEntry } from '../../app/whitelist/service';
 
-/** spec.md section 4: the messages name the request by username, else by Telegram ID. */
+/** docs/product.md section 4: the messages name the request by username, else by Telegram ID. */
 const who = (request: Pick<AccessRequestView, 'username' | 'telegramId'>) => request.username || request.telegramId;
 
-/** The Telegram whitelist and its access requests (spec.md section 6: admins). */
+/** The Telegram whitelist and its access requests (docs/product.md section 6: admins). */
 export const whitelistRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
   const entries = () => deps.readStore.collection<WhitelistEntryView>(WHITELIST);

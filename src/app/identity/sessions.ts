@@ -9,7 +9,7 @@ import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../deps';
 import { signAccessToken } from './tokens';
 
-/** API.md: refresh tokens live 7 days; each refresh starts the 7 days again. */
+/** docs/contract.md: refresh tokens live 7 days; each refresh starts the 7 days again. */
 export const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
 
 export interface Tokens {

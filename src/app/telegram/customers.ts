@@ -44,7 +44,7 @@ const linkClaim = (telegramId: string): Claim => ({
 });
 
 /**
- * The customer account a Telegram user acts as (spec.md section 3: linked, created on first use).
+ * The customer account a Telegram user acts as (docs/product.md section 3: linked, created on first use).
  * A customer whose telegramUsername an admin filled in is that user's account; otherwise a customer
  * is created. The Telegram ID is claimed in a reservation stream first, so two updates racing on
  * two workers still end with one account.

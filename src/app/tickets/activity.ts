@@ -8,7 +8,7 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 
 /**
  * The quiet system lines of a ticket's conversation (status changes, assignments, unassignments),
- * shaped as API.md messages of type "system", from the activity read model with names joined from
+ * shaped as docs/contract.md messages of type "system", from the activity read model with names joined from
  * the directory in one query. Everyone who may see the ticket sees them. Lines older than `since`
  * (the oldest message returned beside them) are left out.
  */

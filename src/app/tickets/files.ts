@@ -10,7 +10,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import type { AppDeps } from '../deps';
 
 /**
- * The types spec.md allows (images, pdf, doc, docx, txt, csv), keyed by what the content is. A
+ * The types docs/product.md allows (images, pdf, doc, docx, txt, csv), keyed by what the content is. A
  * file is accepted only when its content is one of these and its name's extension agrees, and it
  * is stored and later served with the type found here, never the one the client claimed.
  */
@@ -74,7 +74,7 @@ export function withArticle(type: string): string {
   return `${vowelSound ? 'an' : 'a'} ${upper}`;
 }
 
-/** The type the content really has, if it is one spec.md allows and the name agrees with it. */
+/** The type the content really has, if it is one docs/product.md allows and the name agrees with it. */
 async function sniff(file: string, originalName: string): Promise<string> {
   const extension = path.extname(originalName).toLowerCase();
   const detected = await FileType.fromFile(file);

@@ -53,7 +53,7 @@ export const ticketOwners: Owners<TicketState> = {
 };
 
 /**
- * The 409 of API.md, naming the open ticket. Its holder claimed first and writes its ticket right
+ * The 409 of docs/contract.md, naming the open ticket. Its holder claimed first and writes its ticket right
  * after, so a loser of a race may look a moment before that ticket exists.
  */
 async function openTicketConflict(deps: AppDeps, customerId: string, message: string): Promise<ConflictError> {

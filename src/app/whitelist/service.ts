@@ -8,7 +8,7 @@ import { NotFoundError, ValidationError } from '#contract/errors';
 import { normaliseTelegramId } from '#contract/whitelist';
 
 /**
- * The screens address entries and requests by record id or by Telegram ID (API.md); both are
+ * The screens address entries and requests by record id or by Telegram ID (docs/contract.md); both are
  * accepted. The ID as stored comes first (an entry kept as `00123` from before IDs were normalised
  * stays reachable), then in its one spelling (`00123` finds `123`).
  */

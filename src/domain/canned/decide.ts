@@ -30,7 +30,7 @@ export function decide(command: CannedCommand, state: CannedState): CannedEvent[
       return [{ type: 'CannedMessageUsed', data: { cannedId: command.cannedId, usedBy: command.usedBy } }];
     case 'DeleteCannedMessage': {
       const current = existing(state);
-      // spec.md section 6: agents view, create and edit canned messages; only admins delete them.
+      // docs/product.md section 6: agents view, create and edit canned messages; only admins delete them.
       if (command.actorRole !== 'admin') throw new ForbiddenError('Only admins can delete canned messages');
       return [{ type: 'CannedMessageDeleted', data: { cannedId: command.cannedId, shortcode: current.shortcode } }];
     }

@@ -26,7 +26,7 @@ describe('Canned message', () => {
     it('lower-cases the shortcode and drops a leading hash', () =>
       expect(createCannedSchema.parse({ ...INPUT, shortcode: '#Refund_Now' }).shortcode).toBe('refund_now'));
 
-    it('uses the wordings of spec.md section 5', () => {
+    it('uses the wordings of docs/product.md section 5', () => {
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: '' }))).toBe('Shortcode is required');
       expect(firstIssue(createCannedSchema.safeParse({ ...INPUT, shortcode: 'no way' }))).toBe(
         'Shortcode can only contain lowercase letters, numbers, underscores, and hyphens',

@@ -11,7 +11,7 @@ export type CategoryCommand =
   | { type: 'ReorderCategory'; categoryId: string; order: number }
   | { type: 'DeleteCategory'; categoryId: string };
 
-/** A custom field's order is its position when added (spec.md section 3), unless one is given. */
+/** A custom field's order is its position when added (docs/product.md section 3), unless one is given. */
 const normalizeFields = (fields: CategoryInput['customFields']): CustomField[] => fields.map((field, index) => ({ ...field, order: field.order ?? index }));
 
 function existing(state: CategoryState) {

@@ -38,7 +38,7 @@ const CREATED: CategoryEvent = {
 
 describe('Category', () => {
   describe('when created', () => {
-    it('records the defaults of spec.md and orders custom fields as added', () => {
+    it('records the defaults of docs/product.md and orders custom fields as added', () => {
       given([]).when({ type: 'CreateCategory', categoryId: 'c1', input: BILLING }).then([CREATED]);
     });
 

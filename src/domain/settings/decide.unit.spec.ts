@@ -4,7 +4,7 @@ import { DEFAULT_SYSTEM_SETTINGS } from '#contract/settings';
 
 describe('System settings', () => {
   describe('when nothing was ever changed', () => {
-    it('then the state is the defaults of spec.md section 9', () => expect(initialState).toEqual(DEFAULT_SYSTEM_SETTINGS));
+    it('then the state is the defaults of docs/product.md section 9', () => expect(initialState).toEqual(DEFAULT_SYSTEM_SETTINGS));
 
     it('then a change records only the fields that differ, with their earlier values', () =>
       expect(decide({ type: 'UpdateSystemSettings', changes: { maxFiles: 8, systemName: 'Customer Support System', corsOrigins: [] } }, initialState)).toEqual([

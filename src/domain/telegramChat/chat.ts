@@ -1,7 +1,7 @@
 import type { Decider, DomainEvent } from '../shared/decider';
 
 /**
- * One stream per Telegram user holds the guided ticket form of the bot (spec.md section 3:
+ * One stream per Telegram user holds the guided ticket form of the bot (docs/product.md section 3:
  * category from buttons, then title, then description, then the category's own questions), so
  * a half-filled form survives a restart and any worker process can continue it.
  */

@@ -60,7 +60,7 @@ export type TicketCommand =
 
 /**
  * The ticket as this actor may know it. A customer asking about someone else's ticket learns
- * nothing, not even that it exists (API.md: 404, never 403).
+ * nothing, not even that it exists (docs/contract.md: 404, never 403).
  */
 function visibleTo(state: TicketState, actor: TicketActor): LiveTicket {
   if (state.kind !== 'live') throw new NotFoundError('Ticket');
@@ -98,10 +98,10 @@ function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatu
 
 /**
  * Agents take tickets for themselves; admins assign any active agent or admin. Taking an open
- * ticket starts work on it (status in_progress, spec.md section 4); a resolved or closed ticket
+ * ticket starts work on it (status in_progress, docs/product.md section 4); a resolved or closed ticket
  * keeps its status, since reopening it is a decision of its own.
  *
- * The same rule as unassigning (spec.md section 6): only the assignee or an admin may let go of a
+ * The same rule as unassigning (docs/product.md section 6): only the assignee or an admin may let go of a
  * ticket, so an agent cannot take one another agent holds either. The check runs against the state
  * the events are appended to, so of two agents taking a ticket at once the second gets 409.
  */

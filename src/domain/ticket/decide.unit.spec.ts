@@ -169,7 +169,7 @@ describe('Ticket', () => {
 
     it('cannot be opened twice', () => given([OPENED]).when(open()).thenThrows(ConflictError));
 
-    it('validates title and description as spec.md section 5 says', () => {
+    it('validates title and description as docs/product.md section 5 says', () => {
       expect(createTicketSchema.safeParse({ title: ' ', description: 'd', category: 'c' }).error?.issues[0]?.message).toBe('Title is required');
       expect(createTicketSchema.safeParse({ title: 'x'.repeat(201), description: 'd', category: 'c' }).error?.issues[0]?.message).toBe(
         'Title must be at most 200 characters',

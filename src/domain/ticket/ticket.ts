@@ -7,13 +7,13 @@ import { type Role, isStaff } from '#contract/users';
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
 export const ticketStream = (ticketId: string) => `ticket-${ticketId}`;
 
-/** Display numbers: event n of this stream allocates number 1001 + n to a ticket id (API.md starts at 1001). */
+/** Display numbers: event n of this stream allocates number 1001 + n to a ticket id (docs/contract.md starts at 1001). */
 export const TICKET_NUMBER_STREAM = 'sequence-ticket-number';
 export const FIRST_TICKET_NUMBER = 1001;
 
 export interface TicketOpenedData {
   ticketId: string;
-  /** The display number (`ticketId` in API.md), allocated from the ticket-number sequence. */
+  /** The display number (`ticketId` in docs/contract.md), allocated from the ticket-number sequence. */
   number: number;
   title: string;
   description: string;

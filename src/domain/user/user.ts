@@ -16,7 +16,7 @@ export interface NotificationPreferences {
   browserNotifications: boolean;
 }
 
-/** spec.md section 9: notification toggles start off. */
+/** docs/product.md section 9: notification toggles start off. */
 export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = { newTickets: false, ticketUpdates: false, browserNotifications: false };
 
 export type UserDetails = UserProfile & { telegramUsername: string | null };

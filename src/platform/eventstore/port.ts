@@ -2,7 +2,7 @@ import type { ChainLinks } from './integrity';
 
 /**
  * The EventStore port: the only place state is written. Both adapters (SQLite and EventStoreDB) must
- * pass `eventstore.contract.spec.ts`, which pins the semantics listed in DESIGN.md.
+ * pass `eventstore.contract.spec.ts`, which pins the semantics listed in docs/architecture.md.
  */
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;

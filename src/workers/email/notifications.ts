@@ -9,7 +9,7 @@ import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 
-/** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (API.md). */
+/** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (docs/contract.md). */
 export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 
 /**

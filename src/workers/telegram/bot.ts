@@ -73,7 +73,7 @@ interface Turn {
 const sortedFields = (category: CategoryView) => [...(category.customFields as unknown as CustomField[])].sort((a, b) => a.order - b.order);
 
 /**
- * The bot's side of the conversation (spec.md section 3), run for every update from the update
+ * The bot's side of the conversation (docs/product.md section 3), run for every update from the update
  * queue. Telegraf routes the update; every answer goes out through the send queue, so a Bot API
  * failure is retried there and never makes this update run twice.
  */
@@ -450,6 +450,6 @@ function fileOf(message: object, updateId: number): SentFile | null {
   return null;
 }
 
-/** The one-open-ticket rule in the bot's words (spec.md section 5's message, with the ticket named). */
+/** The one-open-ticket rule in the bot's words (docs/product.md section 5's message, with the ticket named). */
 export const existingTicketText = (ticket: TicketView) =>
   `${OPEN_TICKET_MESSAGE}.\nYour open ticket: #${ticket.ticketId} ${oneLine(ticket.title)} (${STATUS_WORDS[ticket.status]}). Just write here to add to it.`;

@@ -3,7 +3,7 @@ import { disconnectLive, onLiveResynced } from '../lib/live';
 import { refreshTokens, tokens } from '../lib/tokens';
 import { signedOut } from '../entities/session/sessionSlice';
 
-/** One API for the whole app (features and entities inject their endpoints); 10 s timeout and bearer token of spec.md section 7. */
+/** One API for the whole app (features and entities inject their endpoints); 10 s timeout and bearer token of docs/product.md section 7. */
 const rawBaseQuery = fetchBaseQuery({
   baseUrl: '/api',
   timeout: 10_000,
@@ -50,7 +50,7 @@ const urlOf = (args: string | FetchArgs) => (typeof args === 'string' ? args : a
 const isCredentialCheck = (url: string) => url.startsWith('/auth/login') || url.startsWith('/auth/register') || url.startsWith('/auth/refresh');
 
 /**
- * spec.md section 7: on a 401 refresh once and retry; without a refresh token or when the refresh is
+ * docs/product.md section 7: on a 401 refresh once and retry; without a refresh token or when the refresh is
  * refused, sign out. A refresh that got no answer (aborted, offline) signs nobody out: the call
  * fails as a network error would, and the tokens stay for the next try.
  */
@@ -75,7 +75,7 @@ const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> =
 };
 
 /**
- * Lists are paged (API.md: at most 1000 a page). The screens that show a whole list (categories,
+ * Lists are paged (docs/contract.md: at most 1000 a page). The screens that show a whole list (categories,
  * canned messages, bot commands, the whitelist) ask for the largest page; the desk's admin lists
  * stay well below it.
  */
@@ -104,7 +104,7 @@ export const api = createApi({
   endpoints: () => ({}),
 });
 
-/** The server's `{ error }` text when there is one (spec.md section 8 prefers it), else the fallback. */
+/** The server's `{ error }` text when there is one (docs/product.md section 8 prefers it), else the fallback. */
 export function errorMessage(error: unknown, fallback: string): string {
   const data = (error as { data?: { error?: unknown } } | undefined)?.data;
   return typeof data?.error === 'string' ? data.error : fallback;

@@ -10,7 +10,7 @@ export interface FileRef {
   size: number;
 }
 
-/** Uploads are served only with the bearer token (API.md), so the browser fetches them as blobs. */
+/** Uploads are served only with the bearer token (docs/contract.md), so the browser fetches them as blobs. */
 async function fetchBlob(url: string): Promise<Blob> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${tokens.access() ?? ''}` } });
   if (!response.ok) throw new Error(`The file could not be loaded (${response.status})`);

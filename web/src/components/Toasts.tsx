@@ -23,7 +23,7 @@ function ToastItem({ toast }: { toast: Toast }) {
   );
 }
 
-/** The toast area of spec.md section 2: success, error, warning and info messages that go away. */
+/** The toast area of docs/product.md section 2: success, error, warning and info messages that go away. */
 export function Toasts() {
   const toasts = useSelector(selectToasts);
   return (

@@ -7,7 +7,7 @@ export interface Toast {
   message: string;
 }
 
-/** spec.md section 9: toasts last 5 s, errors 7 s. */
+/** docs/product.md section 9: toasts last 5 s, errors 7 s. */
 export const toastDuration = (kind: ToastKind) => (kind === 'error' ? 7000 : 5000);
 
 export const toastsSlice = createSlice({

@@ -133,7 +133,7 @@ export function Card({ title, actions, children, className = '' }: { title?: Rea
   );
 }
 
-/** A yes/no question in the app's own dialog (spec.md section 8's confirmations), never a silent action. */
+/** A yes/no question in the app's own dialog (docs/product.md section 8's confirmations), never a silent action. */
 export function ConfirmDialog({
   message,
   confirmLabel = 'Delete',
@@ -162,7 +162,7 @@ export function ConfirmDialog({
   );
 }
 
-/** What a screen shows to someone whose role may not use it (spec.md section 2). */
+/** What a screen shows to someone whose role may not use it (docs/product.md section 2). */
 export function AccessDenied({ children }: { children: string }) {
   return (
     <div className="page">

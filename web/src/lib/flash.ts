@@ -7,7 +7,7 @@ export interface Flash {
 
 /**
  * The success or error line a screen shows after an action. With `vanishAfterMs` it goes away on its
- * own (spec.md section 8: the settings messages vanish after 5 s); otherwise it stays until closed or
+ * own (docs/product.md section 8: the settings messages vanish after 5 s); otherwise it stays until closed or
  * replaced by the next one.
  */
 export function useFlash(vanishAfterMs?: number) {

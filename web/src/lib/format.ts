@@ -1,4 +1,4 @@
-/** Display rules of spec.md section 9, shared by every screen. */
+/** Display rules of docs/product.md section 9, shared by every screen. */
 
 /** '< 1m' below a minute, minutes below 60, hours below 1440 minutes, otherwise days; '0m' by default. */
 export function formatDuration(minutes: number | null | undefined): string {
@@ -13,7 +13,7 @@ export const formatDate = (iso: string) => new Date(iso).toLocaleDateString();
 export const formatDateTime = (iso: string) => new Date(iso).toLocaleString();
 export const formatTime = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
-/** Attachment sizes are shown in KB (spec.md section 9). */
+/** Attachment sizes are shown in KB (docs/product.md section 9). */
 export const formatKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 export const initialsOf = (firstName = '', lastName = '') => `${firstName.charAt(0)}${lastName.charAt(0)}`.toUpperCase() || '?';

@@ -1,6 +1,6 @@
 import { formatDuration, formatKb, fullName, initialsOf, plural, timeAgo, waitedForShort } from './format';
 
-describe('Display formats (spec.md section 9)', () => {
+describe('Display formats (docs/product.md section 9)', () => {
   it.each([
     [undefined, '0m'],
     [0, '0m'],

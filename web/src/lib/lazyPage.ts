@@ -1,6 +1,6 @@
 import { type ComponentType, lazy } from 'react';
 
-/** spec.md section 9: a page's script chunk gets 120 s to arrive. */
+/** docs/product.md section 9: a page's script chunk gets 120 s to arrive. */
 export const CHUNK_TIMEOUT_MS = 120_000;
 
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -20,7 +20,7 @@ export type Resynced = 'replayed' | 'refetch';
 export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'paused' | 'off';
 
 /**
- * The one live connection of the app (spec.md section 7): opened after sign-in or a restored
+ * The one live connection of the app (docs/product.md section 7): opened after sign-in or a restored
  * session, closed on logout. Screens subscribe through `onLive` whether or not a socket exists yet,
  * so a subscription made before the connection (or across a reconnect) keeps working. Rooms joined
  * with `joinTicket` are joined again after every reconnect, and then the client catches up: every

@@ -2,7 +2,7 @@ import { createSlice } from '@reduxjs/toolkit';
 
 export type Theme = 'light' | 'dark';
 
-/** The stored choice (browser storage key 'theme', spec.md section 9); light unless dark was chosen. */
+/** The stored choice (browser storage key 'theme', docs/product.md section 9); light unless dark was chosen. */
 export const storedTheme = (): Theme => (localStorage.getItem('theme') === 'dark' ? 'dark' : 'light');
 
 export const applyTheme = (theme: Theme) => {

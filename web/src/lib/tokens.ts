@@ -1,4 +1,4 @@
-/** Browser storage keys of spec.md section 9. */
+/** Browser storage keys of docs/product.md section 9. */
 export const tokens = {
   access: () => localStorage.getItem('accessToken'),
   refresh: () => localStorage.getItem('refreshToken'),

@@ -11,5 +11,5 @@ export function useMediaQuery(query: string): boolean {
   );
 }
 
-/** spec.md section 9: the mobile breakpoint. */
+/** docs/product.md section 9: the mobile breakpoint. */
 export const NARROW = '(max-width: 768px)';

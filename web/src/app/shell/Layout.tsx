@@ -32,7 +32,7 @@ export function tabTitle(pathname: string, unread: number): string {
 /**
  * Every signed-in screen: the sidebar beside the page. On windows 768 px wide or narrower the
  * sidebar is forced collapsed into a top bar with a menu button; expanding it there lays it over the
- * dimmed page as a drawer, and clicking the overlay (or Escape) collapses it again (spec.md section 2,
+ * dimmed page as a drawer, and clicking the overlay (or Escape) collapses it again (docs/product.md section 2,
  * issue 25).
  */
 export function Layout() {

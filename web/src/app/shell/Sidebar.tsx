@@ -22,7 +22,7 @@ interface Entry {
   roles: Role[];
 }
 
-/** spec.md section 2: the sidebar's entries and the roles that see each. */
+/** docs/product.md section 2: the sidebar's entries and the roles that see each. */
 export const NAV_ENTRIES: Entry[] = [
   { to: '/dashboard', label: 'Dashboard', icon: 'dashboard', roles: ['customer', 'agent', 'admin'] },
   { to: '/live-tickets', label: 'Live Tickets', icon: 'live', roles: ['agent', 'admin'] },
@@ -60,7 +60,7 @@ export function OpenTicketsList({ tickets }: { tickets: Ticket[] }) {
   );
 }
 
-/** Loaded only for staff with the sidebar expanded; a failure only reaches the console (spec.md section 8). */
+/** Loaded only for staff with the sidebar expanded; a failure only reaches the console (docs/product.md section 8). */
 function OpenTickets() {
   const { data, error } = useTicketsQuery({ status: OPEN_FILTER, limit: SIDEBAR_OPEN_TICKETS, sort: 'latest' });
   useEffect(() => {

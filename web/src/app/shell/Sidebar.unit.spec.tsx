@@ -7,7 +7,7 @@ import { renderWeb, signedInAs } from '../../test/render';
 import { OpenTicketsList, Sidebar, entriesFor } from './Sidebar';
 
 describe('Sidebar', () => {
-  it('when filtered by role, then each role sees the entries the spec lists', () => {
+  it('when filtered by role, then each role sees the entries docs/product.md section 2 lists', () => {
     const labels = (role: 'customer' | 'agent' | 'admin') => entriesFor(role).map((entry) => entry.label);
     expect(labels('customer')).toEqual(['Dashboard', 'Profile']);
     expect(labels('agent')).toEqual(['Dashboard', 'Live Tickets', 'Canned Messages', 'Profile']);

@@ -13,7 +13,7 @@ import { type User, signedIn, signedOut } from './sessionSlice';
 const restoreDelay = (attempt: number) => Math.min(500 * 2 ** attempt, 8000);
 
 /**
- * Restores a stored session at start (spec.md section 4): loading the profile with the stored tokens.
+ * Restores a stored session at start (docs/product.md section 4): loading the profile with the stored tokens.
  * Only a refusal (401 or 403 once the refresh was tried) clears the tokens; a call that got no answer
  * (aborted by a navigation, offline, a server error) is tried again, and the session stays loading.
  */

@@ -4,7 +4,7 @@ import type { User } from '#contract/responses';
 export type { User };
 export type Role = User['role'];
 
-/** spec.md section 4: the session is loading (restoring), authenticated or anonymous. */
+/** docs/product.md section 4: the session is loading (restoring), authenticated or anonymous. */
 export type Session = { status: 'loading'; user: null } | { status: 'authenticated'; user: User } | { status: 'anonymous'; user: null };
 
 export const sessionSlice = createSlice({

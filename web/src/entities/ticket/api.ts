@@ -10,7 +10,7 @@ const ticketApi = api.injectEndpoints({
       providesTags: ['Stats'],
       async onCacheEntryAdded(_args, { updateCachedData, cacheDataLoaded, cacheEntryRemoved, dispatch }) {
         await cacheDataLoaded.catch(() => undefined);
-        // A new ticket is counted at once (spec.md section 4); other changes move averages and
+        // A new ticket is counted at once (docs/product.md section 4); other changes move averages and
         // categories, which the server keeps, so those are fetched again once things are quiet.
         let timer: ReturnType<typeof setTimeout> | undefined;
         const refetchSoon = () => {
@@ -52,7 +52,7 @@ const ticketApi = api.injectEndpoints({
     }),
     recordCannedUse: build.mutation<unknown, string>({
       query: (id) => ({ url: `/canned-messages/${id}/usage`, method: 'PUT' }),
-      // spec.md section 2: choosing one raises its usage count locally, before the server answers.
+      // docs/product.md section 2: choosing one raises its usage count locally, before the server answers.
       onQueryStarted(id, { dispatch }) {
         dispatch(
           ticketApi.util.updateQueryData('cannedMessages', undefined, (draft) => {

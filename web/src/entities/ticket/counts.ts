@@ -1,7 +1,7 @@
 import type { TicketStats } from './types';
 
 /**
- * "Open" means one thing everywhere (spec.md section 4): open, in progress or pending customer, as
+ * "Open" means one thing everywhere (docs/product.md section 4): open, in progress or pending customer, as
  * the sidebar, the Open filter and the one-open-ticket rule count them. What is not open is
  * finished (resolved or closed), so the two add up to the total.
  */

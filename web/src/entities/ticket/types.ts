@@ -2,7 +2,7 @@ import type { TicketChange } from '#contract/live';
 import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketListItem, TicketStats } from '#contract/responses';
 import type { CategoryDetails } from '#contract/categories';
 
-/** The records of API.md as the contract's response schemas describe them, so the two cannot drift. */
+/** The records of docs/contract.md as the contract's response schemas describe them, so the two cannot drift. */
 export type { CannedMessage, Message, Ticket, TicketChange, TicketListItem, TicketStats };
 export type TicketStatus = Ticket['status'];
 export type Priority = Ticket['priority'];

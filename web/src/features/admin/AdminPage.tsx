@@ -24,7 +24,7 @@ function useLogged(error: unknown, what: string) {
   }, [error, what]);
 }
 
-/** The Admin Panel of spec.md section 2: four stat cards, a welcome line, Logout and its tabs (the four of the spec, and Deliveries). */
+/** The Admin Panel of docs/product.md section 2: four stat cards, a welcome line, Logout and its tabs (the four of docs/product.md, and Deliveries). */
 export function AdminPage() {
   const user = useAppSelector(selectUser);
   const logout = useLogout();

@@ -20,7 +20,7 @@ const HANDLER_LABELS: Record<BotCommand['handler'], string> = {
   custom: 'Custom response',
 };
 
-/** spec.md section 5: only lowercase letters and underscores; anything else is dropped as it is typed. */
+/** docs/product.md section 5: only lowercase letters and underscores; anything else is dropped as it is typed. */
 export const cleanCommandName = (typed: string) => typed.toLowerCase().replace(/[^a-z_]/g, '');
 
 interface Draft {
@@ -33,7 +33,7 @@ interface Draft {
 }
 
 /**
- * The bot command form of spec.md section 5: name required (locked for system commands),
+ * The bot command form of docs/product.md section 5: name required (locked for system commands),
  * description required and at most 256, a handler, a custom response (only for the custom handler,
  * at most 2000), order a whole number from 0, and the active toggle.
  */

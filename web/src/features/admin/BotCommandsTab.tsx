@@ -26,7 +26,7 @@ import { BotMessagesForm } from './BotMessagesForm';
 
 export type BotConnection = 'unknown' | 'connected' | 'error';
 
-/** spec.md section 4: unknown until the status is known, connected when it answers active, else error. */
+/** docs/product.md section 4: unknown until the status is known, connected when it answers active, else error. */
 export function botConnection(status: TelegramStatus | undefined, failed: boolean): BotConnection {
   if (failed) return 'error';
   if (!status) return 'unknown';

@@ -7,7 +7,7 @@ import type { BotMessages } from './api';
 
 export const BOT_MESSAGE_MAX = 1000;
 
-/** The nine bot texts of spec.md section 3, each at most 1000 characters with its counter. */
+/** The nine bot texts of docs/product.md section 3, each at most 1000 characters with its counter. */
 export function BotMessagesForm({
   messages,
   saving,

@@ -93,7 +93,7 @@ export function toCategoryInput(draft: Draft): CategoryInput {
 }
 
 /**
- * The category form of spec.md section 5: name required, description optional, a colour picker,
+ * The category form of docs/product.md section 5: name required, description optional, a colour picker,
  * order a whole number from 0, and custom fields (name and prompt required; text, text area or
  * number; length limits from 0 for text types, value limits for numbers; a required toggle).
  */

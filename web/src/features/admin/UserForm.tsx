@@ -8,7 +8,7 @@ import type { AdminUser, UserInput } from './api';
 const ROLE_LABELS: Record<AdminUser['role'], string> = { customer: 'Customer', agent: 'Agent', admin: 'Admin' };
 export const roleLabel = (role: AdminUser['role']) => ROLE_LABELS[role];
 
-/** spec.md section 5: the username is forced to lowercase letters, digits and underscores as it is typed. */
+/** docs/product.md section 5: the username is forced to lowercase letters, digits and underscores as it is typed. */
 export const cleanUsername = (typed: string) => typed.toLowerCase().replace(/[^a-z0-9_]/g, '');
 
 interface Draft {
@@ -22,7 +22,7 @@ interface Draft {
 }
 
 /**
- * The user form of spec.md section 5, checked with the API's own schemas: names required (at most
+ * The user form of docs/product.md section 5, checked with the API's own schemas: names required (at most
  * 50), username 3 to 30, a valid e-mail, a password of at least 6 on create (blank on edit keeps the
  * current one and is not sent), a role, active by default.
  */

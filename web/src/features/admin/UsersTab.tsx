@@ -13,7 +13,7 @@ import { UserForm, roleLabel } from './UserForm';
 const PAGE_SIZE = 25;
 const ROLE_BADGE = { admin: 'destructive', agent: 'default', customer: 'secondary' } as const;
 
-/** spec.md section 2: Last Login reads Never, Just now, n mins/hours/days ago, then the date after 7 days. */
+/** docs/product.md section 2: Last Login reads Never, Just now, n mins/hours/days ago, then the date after 7 days. */
 export const lastLoginText = (lastLogin: string | null, now = Date.now()) => (lastLogin ? timeAgo(lastLogin, now) : 'Never');
 
 /** The Users table: Name, Email, Role, Status, Last Login, Actions; one's own account cannot be deleted. */

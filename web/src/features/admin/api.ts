@@ -12,7 +12,7 @@ export interface UserPage {
   pagination: { page: number; limit: number; total: number; pages: number };
 }
 
-/** What the user form sends: the password only when one was typed (spec.md section 5). */
+/** What the user form sends: the password only when one was typed (docs/product.md section 5). */
 export interface UserInput {
   firstName: string;
   lastName: string;
@@ -45,7 +45,7 @@ export interface TelegramStatus {
   error?: string;
 }
 
-/** The Admin Panel's calls (spec.md section 7): users, categories, bot commands and bot messages. */
+/** The Admin Panel's calls (docs/product.md section 7): users, categories, bot commands and bot messages. */
 const adminApi = api.injectEndpoints({
   endpoints: (build) => ({
     users: build.query<UserPage, { page: number; limit: number; q?: string }>({

@@ -6,7 +6,7 @@ import { Icon } from '../../components/icons';
 import { useLoginMutation } from './authApi';
 import { startSession } from '../../entities/session/session';
 
-/** Sign-in (spec.md section 2): e-mail and password, both required; 'Login failed' when the server gives no reason. */
+/** Sign-in (docs/product.md section 2): e-mail and password, both required; 'Login failed' when the server gives no reason. */
 export function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');

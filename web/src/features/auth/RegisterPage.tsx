@@ -7,7 +7,7 @@ import { Icon, type IconName } from '../../components/icons';
 import { type Registration, useRegisterMutation } from './authApi';
 import { startSession } from '../../entities/session/session';
 
-/** spec.md section 1: what the registration screen advertises. */
+/** docs/product.md section 1: what the registration screen advertises. */
 export const FEATURES: Array<{ icon: IconName; title: string; text: string }> = [
   { icon: 'ticket', title: 'Ticket tracking', text: 'Follow every request from open to resolved.' },
   { icon: 'live', title: 'Live chat', text: 'Talk to our support team in real time.' },
@@ -21,7 +21,7 @@ type Field = keyof Form;
 const EMPTY: Form = { firstName: '', lastName: '', username: '', email: '', password: '', confirmPassword: '' };
 
 /**
- * The registration rules of spec.md section 5, with the server's own schema so both give the same
+ * The registration rules of docs/product.md section 5, with the server's own schema so both give the same
  * messages: every field required, password at least 6 characters, confirmation matching.
  */
 export function validateRegistration(form: Form): Partial<Record<Field, string>> {

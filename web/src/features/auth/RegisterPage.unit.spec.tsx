@@ -13,7 +13,7 @@ describe('Registration', () => {
     expect(validateRegistration(VALID)).toEqual({});
   });
 
-  it('when fields are missing, short or mismatched, then the spec messages show', () => {
+  it('when fields are missing, short or mismatched, then the messages of docs/product.md section 5 show', () => {
     expect(validateRegistration({ ...VALID, password: 'short', confirmPassword: 'other' })).toEqual({
       password: 'Password must be at least 6 characters long',
       confirmPassword: 'Passwords do not match',

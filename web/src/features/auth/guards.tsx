@@ -9,7 +9,7 @@ interface FromState {
 }
 
 /**
- * spec.md section 2: anonymous visitors go to /login (and come back after signing in); a signed-in
+ * docs/product.md section 2: anonymous visitors go to /login (and come back after signing in); a signed-in
  * user lacking the role goes to /admin if an admin, otherwise to /dashboard; a loading screen shows
  * while the session is restored. `roles` is one role or a list.
  */

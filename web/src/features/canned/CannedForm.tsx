@@ -15,7 +15,7 @@ interface Draft {
 }
 
 /**
- * The canned message form of spec.md sections 2 and 5 with the API's own messages: shortcode
+ * The canned message form of docs/product.md sections 2 and 5 with the API's own messages: shortcode
  * (lower-cased as typed; letters, digits, underscores and hyphens; 2 to 50), title (under 100),
  * content (at most 2000, with its counter) and an optional category ('No Category').
  */

@@ -13,7 +13,7 @@ import type { CannedMessage, Category } from '../../entities/ticket/types';
 import { type CannedInput, useCreateCannedMutation, useDeleteCannedMutation, useUpdateCannedMutation } from './api';
 import { CannedForm } from './CannedForm';
 
-/** spec.md section 2: search matches shortcode, title or content, case-insensitive; the filter matches the category id. */
+/** docs/product.md section 2: search matches shortcode, title or content, case-insensitive; the filter matches the category id. */
 export function filterCanned(messages: CannedMessage[], search: string, category: string): CannedMessage[] {
   const needle = search.trim().toLowerCase();
   return messages.filter(
@@ -57,7 +57,7 @@ export function CannedCard({ canned, canDelete, onEdit, onDelete }: { canned: Ca
   );
 }
 
-/** Search, category filter and the two-column grid with the empty states of spec.md section 2. */
+/** Search, category filter and the two-column grid with the empty states of docs/product.md section 2. */
 export function CannedBrowser({
   messages,
   categories,

@@ -25,7 +25,7 @@ function renderForm(props: Partial<Parameters<typeof CannedForm>[0]> = {}) {
 }
 
 describe('Canned message form', () => {
-  it('when submitted empty, then shortcode, title and content are required in the spec wording', async () => {
+  it('when submitted empty, then shortcode, title and content are required in the wording of docs/product.md section 5', async () => {
     const { user, onSubmit } = renderForm();
     await user.click(screen.getByRole('button', { name: 'Create' }));
     expect(screen.getByText('Shortcode is required')).toBeInTheDocument();

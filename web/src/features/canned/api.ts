@@ -5,11 +5,11 @@ export interface CannedInput {
   shortcode: string;
   title: string;
   content: string;
-  /** Absent on create means none; null on update clears it (spec.md section 5: 'none' is sent as absent). */
+  /** Absent on create means none; null on update clears it (docs/product.md section 5: 'none' is sent as absent). */
   category?: string | null;
 }
 
-/** Canned message changes (spec.md section 7); the list itself is the tickets API's `cannedMessages`. */
+/** Canned message changes (docs/product.md section 7); the list itself is the tickets API's `cannedMessages`. */
 const cannedApi = api.injectEndpoints({
   endpoints: (build) => ({
     createCanned: build.mutation<{ cannedMessage: CannedMessage }, CannedInput>({

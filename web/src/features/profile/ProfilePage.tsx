@@ -8,7 +8,7 @@ import { type NotificationPreferences, usePreferencesQuery, useSavePreferencesMu
 import { type Role, selectUser } from '../../entities/session/sessionSlice';
 import { notificationsSupported, writeLocalSettings } from './notificationSettings';
 
-/** spec.md section 6: what each role may do, in its words. */
+/** docs/product.md section 6: what each role may do, in its words. */
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   customer: 'Can create and view own tickets',
   agent: 'Can manage tickets and respond to customers',

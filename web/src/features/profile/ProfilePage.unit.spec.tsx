@@ -20,7 +20,7 @@ function browserPermission(permission: NotificationPermission, answer: Notificat
 describe('Notification settings', () => {
   afterEach(() => Reflect.deleteProperty(window, 'Notification'));
 
-  it('when browser notifications are enabled without permission, then the spec message shows and nothing is saved', async () => {
+  it('when browser notifications are enabled without permission, then the message of docs/product.md section 5 shows and nothing is saved', async () => {
     browserPermission('default', 'denied');
     const onSave = jest.fn(async () => true);
     renderWeb(<NotificationSettings preferences={OFF} onSave={onSave} />);
@@ -37,7 +37,7 @@ describe('Notification settings', () => {
     expect(onSave).toHaveBeenCalledWith({ ...OFF, browserNotifications: true });
   });
 
-  it('when saving fails, then the spec message shows', async () => {
+  it('when saving fails, then the message of docs/product.md section 5 shows', async () => {
     renderWeb(<NotificationSettings preferences={OFF} onSave={jest.fn(async () => false)} />);
     await userEvent.setup().click(screen.getByRole('switch', { name: /New tickets/ }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Failed to save notification settings. Please try again.');
@@ -45,7 +45,7 @@ describe('Notification settings', () => {
 });
 
 describe('Desktop notices', () => {
-  it('when a ticket is new or changes status, then the notice uses the spec wordings', () => {
+  it('when a ticket is new or changes status, then the notice uses the wordings of docs/product.md section 6', () => {
     expect(newTicketNotice(TICKET)).toEqual({ title: 'New ticket #1001', body: 'Invoice shows the wrong amount\nfrom Cara Customer · high priority' });
     expect(statusNotice(TICKET, 'in_progress').body).toBe('"Invoice shows the wrong amount" is now in progress');
     expect(statusNotice(TICKET, 'pending_customer').body).toBe('"Invoice shows the wrong amount" is now waiting for customer response');

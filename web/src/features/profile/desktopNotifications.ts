@@ -9,7 +9,7 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import type { Ticket, TicketChange } from '../../entities/ticket/types';
 import { permissionGranted, readLocalSettings, writeLocalSettings } from './notificationSettings';
 
-/** spec.md section 6: a new-ticket notice closes after 10 s, a status notice after 5 s. */
+/** docs/product.md section 6: a new-ticket notice closes after 10 s, a status notice after 5 s. */
 export const NEW_TICKET_CLOSE_MS = 10_000;
 export const STATUS_CLOSE_MS = 5_000;
 
@@ -25,7 +25,7 @@ export function statusNotice(ticket: Ticket, to: Ticket['status']) {
 }
 
 /**
- * Global desktop notifications for agents and admins (spec.md section 6): new tickets and status
+ * Global desktop notifications for agents and admins (docs/product.md section 6): new tickets and status
  * changes, each only while its local setting is on and the browser allows it. Changes one made
  * oneself are not announced back. The local copy follows the account's saved preferences.
  */

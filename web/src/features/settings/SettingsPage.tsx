@@ -13,7 +13,7 @@ import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSy
 
 const MB = 1024 * 1024;
 const MINUTE = 60 * 1000;
-/** spec.md section 8: the settings messages vanish after 5 s. */
+/** docs/product.md section 8: the settings messages vanish after 5 s. */
 export const SETTINGS_MESSAGE_MS = 5000;
 
 interface Draft {
@@ -47,7 +47,7 @@ const toDraft = (settings: SystemSettings): Draft => ({
 /** A blank box is not a number; the schema then says '... must be a number'. */
 const numberOf = (text: string, scale = 1) => (text.trim() === '' ? Number.NaN : Math.round(Number(text) * scale));
 
-/** The form in the API's units: megabytes become bytes and minutes milliseconds (spec.md section 5). */
+/** The form in the API's units: megabytes become bytes and minutes milliseconds (docs/product.md section 5). */
 export const toSettingsInput = (draft: Draft): SettingsInput => ({
   telegramBotToken: draft.telegramBotToken.trim(),
   telegramWebhookUrl: draft.telegramWebhookUrl,
@@ -91,7 +91,7 @@ function Group({ title, icon, children }: { title: string; icon: Parameters<type
 }
 
 /**
- * System Settings of spec.md sections 2 and 5: Telegram Bot Integration (with the bot test, which
+ * System Settings of docs/product.md sections 2 and 5: Telegram Bot Integration (with the bot test, which
  * needs a token first), System Configuration, File Upload Settings (1 to 100 MB, 1 to 20 files) and
  * Rate Limiting (1 to 60 minutes, 1 to 1000 requests), checked with the API's own schema.
  */

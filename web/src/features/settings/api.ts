@@ -10,7 +10,7 @@ export interface BotTest {
   error?: string;
 }
 
-/** System settings (spec.md section 7: GET and PUT /settings, the Telegram test). */
+/** System settings (docs/product.md section 7: GET and PUT /settings, the Telegram test). */
 const settingsApi = api.injectEndpoints({
   endpoints: (build) => ({
     systemSettings: build.query<{ settings: SystemSettings }, void>({ query: () => '/settings', providesTags: ['Settings'] }),

@@ -22,12 +22,12 @@ export function shortcodeSuggestions(text: string, canned: CannedMessage[]): Can
 export const expandShortcode = (text: string, canned: CannedMessage) =>
   text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
 
-/** The counter appears above 1500 characters (spec.md section 5). */
+/** The counter appears above 1500 characters (docs/product.md section 5). */
 export const COUNTER_FROM = 1500;
 export const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
 export const EDIT_HINT = 'Enter to save · Shift+Enter for a new line · Esc to cancel. Messages can be edited for 5 minutes after sending.';
 
-/** Only one's own text messages can be edited (spec.md section 4). */
+/** Only one's own text messages can be edited (docs/product.md section 4). */
 export const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text';
 
 function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
@@ -233,7 +233,7 @@ export interface ChatSend {
 }
 
 /**
- * The chat input of spec.md sections 2 and 5: Enter sends, a counter above 1500 characters, files
+ * The chat input of docs/product.md sections 2 and 5: Enter sends, a counter above 1500 characters, files
  * listed with sizes in KB and removable, the internal-note toggle for staff, nothing to send without
  * text or a file, disabled for customers on a closed ticket.
  */

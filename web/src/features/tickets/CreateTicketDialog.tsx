@@ -62,7 +62,7 @@ function BlockedByOpenTicket({ ticket, onCancel }: { ticket: ExistingTicket; onC
 }
 
 /**
- * The create-ticket form of spec.md sections 2 and 5: counters on title and description, the first
+ * The create-ticket form of docs/product.md sections 2 and 5: counters on title and description, the first
  * category chosen once categories load, priority medium, the chosen category's custom fields, and
  * submit disabled while sending, while title or description is blank or without a category; while an
  * open ticket exists the form gives way to a link to that ticket.

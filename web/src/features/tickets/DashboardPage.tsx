@@ -15,7 +15,7 @@ import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
-/** spec.md section 9: the dashboard list shows 5; the live recent list keeps 10. */
+/** docs/product.md section 9: the dashboard list shows 5; the live recent list keeps 10. */
 export const DASHBOARD_SHOWN = 5;
 const RECENT_KEPT = 10;
 

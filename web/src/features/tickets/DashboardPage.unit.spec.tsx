@@ -15,7 +15,7 @@ describe('Dashboard', () => {
     renderWeb(<StatsGrid stats={STATS} />);
     const card = (name: string) => screen.getByRole('region', { name });
     expect(card('Total Tickets')).toHaveTextContent('12');
-    // spec.md section 4: open, in progress and pending customer are all open (4 + 3 + 1).
+    // docs/product.md section 4: open, in progress and pending customer are all open (4 + 3 + 1).
     expect(card('Open Tickets')).toHaveTextContent('8Open, in progress or waiting on customer');
     expect(card('In Progress')).toHaveTextContent('3Of the open tickets');
     expect(card('Resolved')).toHaveTextContent('4Resolved or closed');

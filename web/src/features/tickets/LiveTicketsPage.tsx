@@ -24,7 +24,7 @@ export const FILTERS = [
   { key: 'waiting', label: 'Mine, waiting on us', args: { assigned: 'me', waiting: true, status: OPEN_FILTER } },
   { key: 'unassigned', label: 'Unassigned', args: { assigned: 'unassigned', status: OPEN_FILTER } },
   { key: 'mine', label: 'My Tickets', args: { assigned: 'me' } },
-  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (spec.md section 4).
+  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (docs/product.md section 4).
   { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
   { key: 'awaiting_rating', label: 'Awaiting Rating', args: { satisfaction: 'awaiting' } },
@@ -53,7 +53,7 @@ export function PriorityBadge({ priority }: { priority: Ticket['priority'] }) {
   );
 }
 
-/** An unassigned ticket's marker: quiet, not an alarm (issue 25); the words are spec.md's. */
+/** An unassigned ticket's marker: quiet, not an alarm (issue 25); the words are docs/product.md's. */
 const NeedsAssignment = () => (
   <span className="badge needs-assignment">
     <Icon name="user" size={12} /> NEEDS ASSIGNMENT

@@ -3,7 +3,7 @@ import { Icon } from '../../components/icons';
 import { plural } from '../../lib/format';
 import type { CannedMessage } from '../../entities/ticket/types';
 
-/** spec.md section 9: the tooltip previews 100 characters. */
+/** docs/product.md section 9: the tooltip previews 100 characters. */
 export const PREVIEW_LENGTH = 100;
 
 /** Most used first, then by shortcode. */

@@ -2,7 +2,7 @@ import { TICKET_STATUSES } from '#contract/tickets';
 import { statusLabel } from './display';
 import type { Ticket } from '../../entities/ticket/types';
 
-/** Staff may set any status from any other (spec.md section 4). */
+/** Staff may set any status from any other (docs/product.md section 4). */
 export function StatusSelect({ ticket, onChange, id }: { ticket: Ticket; onChange: (status: string) => void; id?: string }) {
   return (
     <select

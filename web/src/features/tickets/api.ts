@@ -29,7 +29,7 @@ const withMessage = (messages: Message[], message: Message) =>
   messages.some((known) => known._id === message._id) ? messages.map((known) => (known._id === message._id ? message : known)) : [...messages, message];
 
 /**
- * Ticket data lives in the RTK Query cache and the live channel patches it (spec.md section 4):
+ * Ticket data lives in the RTK Query cache and the live channel patches it (docs/product.md section 4):
  * new_ticket and ticket_updated reach every list and the open ticket, new_message and
  * message_edited the open ticket's conversation.
  */

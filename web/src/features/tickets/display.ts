@@ -2,7 +2,7 @@ import type { BadgeVariant } from '../../components/ui';
 import { OPEN_STATUSES, PRIORITY_WEIGHT, STATUS_RANK } from '#contract/tickets';
 import type { Priority, Ticket, TicketListArgs } from '../../entities/ticket/types';
 
-/** Display and ordering rules of spec.md sections 2, 4 and 9 for tickets. */
+/** Display and ordering rules of docs/product.md sections 2, 4 and 9 for tickets. */
 
 /** Open tickets for the sidebar, counts and the one-open-ticket rule. */
 export const OPEN_FILTER = OPEN_STATUSES.join(',');

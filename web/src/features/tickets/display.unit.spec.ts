@@ -2,7 +2,7 @@ import { AGENT, TICKET, ticket } from '../../test/fixtures';
 import { belongsTo, statusLabel, statusVariant, withTicket, withoutTicket } from './display';
 
 describe('Ticket display rules', () => {
-  it('when a status is shown, then underscores become spaces and badges follow the spec', () => {
+  it('when a status is shown, then underscores become spaces and badges follow docs/product.md section 2', () => {
     expect(statusLabel('pending_customer')).toBe('pending customer');
     expect([
       statusVariant('open'),

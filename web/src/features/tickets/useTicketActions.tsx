@@ -8,7 +8,7 @@ import { useUpdateTicketMutation } from './api';
 import type { Ticket } from '../../entities/ticket/types';
 
 /**
- * The staff actions shared by Live Tickets and the ticket detail (spec.md section 4). Assign to Me
+ * The staff actions shared by Live Tickets and the ticket detail (docs/product.md section 4). Assign to Me
  * sets the agent and in_progress in one call; unassign keeps the status. Failures are logged as the
  * spec says and also shown, so a change that did not happen never looks as if it had. Taking a
  * ticket a colleague holds asks first (issue 41): `takeOverDialog` is that question, to be rendered.

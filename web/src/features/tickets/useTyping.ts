@@ -12,7 +12,7 @@ interface TypingEvent {
 /**
  * Who else is typing on this ticket, and a function to report one's own typing. The typist says
  * "typing" again every second while keys keep coming and "stopped" 2 s after the last one
- * (spec.md section 9); a watcher drops a typist who stopped without saying so (a dropped
+ * (docs/product.md section 9); a watcher drops a typist who stopped without saying so (a dropped
  * connection) once a refresh is overdue.
  */
 export function useTyping(ticketId: string | undefined, myId: string) {

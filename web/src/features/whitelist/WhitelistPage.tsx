@@ -25,18 +25,18 @@ import {
 /** A new request shows up without a reload: someone writing to the bot is waiting for an answer. */
 const REQUEST_POLL_MS = 30_000;
 
-/** spec.md section 2: '@username', else the full name, else 'Unknown User'. */
+/** docs/product.md section 2: '@username', else the full name, else 'Unknown User'. */
 export const requesterName = (request: Pick<AccessRequest, 'username' | 'firstName' | 'lastName'>) =>
   request.username ? `@${request.username}` : fullName(request) || 'Unknown User';
 
-/** spec.md section 2: the search matches Telegram ID, username, first name or last name, case-insensitive. */
+/** docs/product.md section 2: the search matches Telegram ID, username, first name or last name, case-insensitive. */
 export function filterEntries(entries: WhitelistEntry[], search: string): WhitelistEntry[] {
   const needle = search.trim().toLowerCase().replace(/^@/, '');
   if (!needle) return entries;
   return entries.filter((entry) => [entry.telegramId, entry.username, entry.firstName, entry.lastName].some((value) => value.toLowerCase().includes(needle)));
 }
 
-/** The add/edit form: the Telegram ID is required on add and locked on edit (spec.md sections 2 and 5). */
+/** The add/edit form: the Telegram ID is required on add and locked on edit (docs/product.md sections 2 and 5). */
 export function WhitelistForm({
   entry,
   saving,

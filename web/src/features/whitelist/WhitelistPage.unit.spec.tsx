@@ -104,7 +104,7 @@ describe('Pending access requests', () => {
 });
 
 describe('Whitelisted users', () => {
-  it('when listed, then the columns, status and actions follow the spec', async () => {
+  it('when listed, then the columns, status and actions follow docs/product.md section 2', async () => {
     const onToggle = jest.fn();
     renderWeb(<WhitelistTable entries={ENTRIES} filtering={false} busy={false} onEdit={jest.fn()} onToggle={onToggle} onDelete={jest.fn()} />);
     const rows = screen.getAllByRole('row');

@@ -14,9 +14,9 @@ export interface WhitelistInput {
 type Answer = { message: string };
 
 /**
- * The whitelist calls of spec.md section 7. Entries and requests are addressed by Telegram ID where
- * the spec's screens do (update, approve, reject) and by record id for deletion; the server takes both.
- * Every change reloads both lists (spec.md section 4).
+ * The whitelist calls of docs/product.md section 7. Entries and requests are addressed by Telegram ID where
+ * the screens do (update, approve, reject) and by record id for deletion; the server takes both.
+ * Every change reloads both lists (docs/product.md section 4).
  */
 const whitelistApi = api.injectEndpoints({
   endpoints: (build) => ({
