@@ -132,7 +132,8 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
       'Previous ticket',
       'Assign to me',
       'Change status',
-      'Focus search',
+      "Focus the screen's search, or search the desk",
+      'Search the desk',
     ])
       await help.getByRole('cell', { name: action, exact: true }).waitFor();
     await page.keyboard.press('Escape');

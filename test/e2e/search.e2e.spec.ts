@@ -41,7 +41,7 @@ describe('Web app in Chromium: full-text search', () => {
 
   it('when an agent presses Ctrl+K and types a word of a message, then the hit opens the ticket scrolled to that message, highlighted', async () => {
     await page.goto(`${server.url}/dashboard`);
-    await page.getByRole('button', { name: 'Search', exact: true }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: /^Search\b/ }).waitFor({ timeout: 10_000 });
     await page.keyboard.press('Control+k');
     const dialog = page.getByRole('dialog', { name: 'Search' });
     await dialog.getByRole('searchbox', { name: 'Search tickets and messages' }).fill('kowalcz');
@@ -65,7 +65,7 @@ describe('Web app in Chromium: full-text search', () => {
 
   it('when an agent presses / on another screen, then the search opens there too, and Escape closes it', async () => {
     await page.goto(`${server.url}/live-tickets`);
-    await page.getByRole('button', { name: 'Search', exact: true }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: /^Search\b/ }).waitFor({ timeout: 10_000 });
     await page.locator('body').press('/');
     const dialog = page.getByRole('dialog', { name: 'Search' });
     await dialog.waitFor({ timeout: 10_000 });
