@@ -68,6 +68,7 @@ describe('Public health', () => {
 });
 
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SCRAPE_TOKEN = 'scrape-token-for-redis-down';
 
 /** A port nobody listens on now. */
 const freePort = () =>
@@ -110,7 +111,11 @@ describe('Health and producers while Redis is down', () => {
   });
 
   it('when Redis stops, then health answers within 1 s saying the queue is down, producers fail with a clear 503, and all comes back with Redis', async () => {
-    server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `test-health-${randomUUID().slice(0, 8)}` } });
+    server = await startTestServer({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `test-health-${randomUUID().slice(0, 8)}`, METRICS_TOKEN: SCRAPE_TOKEN },
+    });
+    const scrape = async () => (await fetch(`${server!.url}/metrics`, { headers: { authorization: `Bearer ${SCRAPE_TOKEN}` } })).text();
+    expect(await scrape()).toMatch(/^desk_queue_up 1$/m);
     const admin = await server.login();
     expect((await server.request('GET', '/api/health', { token: admin })).body).toMatchObject({ status: 'ok', queue: 'bullmq', queueState: 'up' });
 
@@ -127,6 +132,9 @@ describe('Health and producers while Redis is down', () => {
     const detailed = await server.request('GET', '/api/health', { token: admin });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(detailed.body).toMatchObject({ status: 'degraded', queue: 'bullmq', queueState: 'down', deliveries: { failed: 0 } });
+
+    // The scrape still answers, saying the queue is down.
+    expect(await scrape()).toMatch(/^desk_queue_up 0$/m);
 
     // An admin's retry needs the queue: a clear error within the producers' bound, never a hang.
     started = Date.now();
