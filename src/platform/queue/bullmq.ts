@@ -113,8 +113,11 @@ export class BullMqQueue implements Queue {
     try {
       return await Promise.race([work(), timeout]);
     } catch (error) {
-      if (error instanceof QueueUnavailableError || this.connection.status === 'ready') throw error;
-      throw unavailable(error instanceof Error ? error.message : String(error));
+      if (error instanceof QueueUnavailableError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      // A connected Redis too slow to answer (ioredis's commandTimeout) is as unavailable as a lost one.
+      if (this.connection.status === 'ready' && reason !== 'Command timed out') throw error;
+      throw unavailable(reason);
     } finally {
       clearTimeout(timer);
     }
