@@ -51,7 +51,6 @@ export function redisRateLimiters(url: string, namespace = 'desk'): RateLimiterF
         storeClient: connect(),
         ...options,
         keyPrefix: `${namespace}:${options.keyPrefix}`,
-        rejectIfRedisNotReady: true,
         insuranceLimiter: new RateLimiterMemory(options),
       });
     },

@@ -106,9 +106,12 @@ describe('Health and producers while Redis is down', () => {
     await ownRedis(port);
   });
   afterAll(async () => {
-    await server?.stop();
-    stopRedis(port);
-  });
+    try {
+      await server?.stop();
+    } finally {
+      stopRedis(port);
+    }
+  }, 40_000);
 
   it('when Redis stops, then health answers within 1 s saying the queue is down, producers fail with a clear 503, and all comes back with Redis', async () => {
     server = await startTestServer({
@@ -159,5 +162,5 @@ describe('Health and producers while Redis is down', () => {
     const shared = new IORedis(SHARED_REDIS);
     expect(await shared.ping()).toBe('PONG');
     shared.disconnect();
-  }, 40_000);
+  }, 60_000);
 });

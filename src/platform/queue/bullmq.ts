@@ -323,7 +323,12 @@ export class BullMqQueue implements Queue {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close()));
+    // A worker whose connection came back from an outage can wait on a blocking call that never
+    // returns: running jobs get the lock's time to finish, then its connection is cut below.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, LOCK_DURATION_MS)));
+    await Promise.race([Promise.all(this.workers.map((worker) => worker.close())), late]);
+    clearTimeout(timer);
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     for (const connection of [...this.workerConnections, this.connection]) connection.disconnect();
   }
