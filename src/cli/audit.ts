@@ -36,6 +36,9 @@ export function formatTimeline(history: TicketHistory): string[] {
 export function formatVerification(report: VerifyReport): string[] {
   const chains = report.logChain ? 'stream chains and the log chain' : 'stream chains (this store keeps no log chain)';
   const lines = [`Checked ${report.events} events in ${report.streams} streams: ${chains}, in ${report.durationMs} ms.`];
+  if (!report.logChain) {
+    lines.push('Without a log chain, events cut from the end of a stream or of the log, and whole streams removed, are not seen (docs/audit.md).');
+  }
   if (report.ok) {
     lines.push(`Intact. Head: position ${report.head.position}, ${report.logChain ? `log link ${report.head.log}` : `stream link ${report.head.hash}`}`);
     lines.push('Keep the head link somewhere else: a later check that still reaches it proves the history before it unchanged.');

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseConnectionString } from '@eventstore/db-client/dist/Client/parseConnectionString';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { z } from 'zod';
 
 /** The environment of API.md, parsed once at start. A wrong value stops the start and names the variable. */
@@ -33,8 +33,9 @@ const eventStoreUrl = z
     const scheme = Object.keys(KURRENT_SCHEMES).find((prefix) => value.startsWith(prefix));
     const translated = scheme ? `${KURRENT_SCHEMES[scheme]}${value.slice(scheme.length)}` : value;
     try {
-      // The client's own parser, so a string that passes here cannot fail at connect time.
-      parseConnectionString(translated);
+      // The client's own parser (through its public API: building a client opens no connection, the
+      // channel is made on the first call), so a string that passes here cannot fail at connect time.
+      void EventStoreDBClient.connectionString(translated).dispose();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       context.addIssue({
@@ -164,6 +165,13 @@ const schema = z.object({
    * says `degraded` and names it (docs/read-models.md).
    */
   PROJECTION_STALL_MS: z.coerce.number().int().min(100).max(86_400_000).default(30_000),
+  /**
+   * Live channel sockets one user may hold open on one API process; one more is refused at the
+   * handshake (`TOO_MANY_CONNECTIONS`) while the open ones go on (docs/tickets.md, "Live channel").
+   */
+  LIVE_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(20),
+  /** How long a user cut off the live channel for abuse is refused at the handshake (`LIVE_COOLDOWN`). */
+  LIVE_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -49,6 +50,8 @@ const DEFAULTED = [
   'HTTP_REQUEST_TIMEOUT_MS',
   'HTTP_KEEP_ALIVE_TIMEOUT_MS',
   'PROJECTION_STALL_MS',
+  'LIVE_MAX_SOCKETS_PER_USER',
+  'LIVE_COOLDOWN_SECONDS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {
@@ -117,6 +120,43 @@ describe('The Dockerfile', () => {
     expect(read('src/cli/healthcheck.ts')).toContain("'starting'");
     expect(dockerfile).toContain('EXPOSE 3000');
     expect(dockerfile).toMatch(/ENV .*PORT=3000/);
+  });
+});
+
+describe('Pinned versions and the install path', () => {
+  const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
+
+  it('when the compose file is read, then every image names its version, never latest or none', () => {
+    const images = Object.entries(compose.services).flatMap(([name, service]) => (service.image ? [[name, service.image] as const] : []));
+    expect(images.map(([name]) => name).sort()).toEqual(['eventstore', 'mongo', 'redis']);
+    for (const [, image] of images) expect(image).toMatch(/:\d[\w.-]*$/);
+  });
+
+  it('when the event store is read, then the KurrentDB image and the client are the pair the compose file names, the client pinned exactly and locked at it', () => {
+    const client = manifest.dependencies['@eventstore/db-client'];
+    expect(client).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(lock.packages['']!.dependencies!['@eventstore/db-client']).toBe(client);
+    expect(lock.packages['node_modules/@eventstore/db-client']!.version).toBe(client);
+    const server = /kurrentdb:(\d+\.\d+)/.exec(compose.services.eventstore!.image!)?.[1];
+    expect(server).toBeDefined();
+    const compose_ = read('docker-compose.yml');
+    expect(compose_).toContain(`@eventstore/db-client ${client}`);
+    expect(compose_).toContain(`KurrentDB ${server}`);
+    expect(read('README.md')).toContain(`\`@eventstore/db-client\` ${client} with KurrentDB ${server}`);
+  });
+
+  it("when the code is read, then no file imports a private file of the event store's client, only its public entry point", () => {
+    const files = execFileSync('git', ['ls-files', '*.ts', '*.tsx'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+    const deep = files.filter((file) => /from '@(?:eventstore|kurrent)\/[\w.-]+\//.test(read(file)));
+    expect(deep).toEqual([]);
+  });
+
+  it('when CI and the image install the dependencies, then they run the same locked install', () => {
+    const ci = /^(npm (?:ci|install)\b.*)$/m.exec(read('.ci/run'))?.[1];
+    const image = /^RUN (npm (?:ci|install)\b.*)$/m.exec(read('Dockerfile'))?.[1];
+    expect(ci).toMatch(/^npm ci\b/);
+    expect(image).toBe(ci);
   });
 });
 

@@ -2,9 +2,12 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { addCategory, addMember, openTicket } from '../../test/support/desk';
+import { EventStoreDbClientDouble } from '../../test/support/eventStoreDbDouble';
 import { eventually } from '../../test/support/eventually';
 import { ADMIN, type TestServer, startTestServer, urlOfStarted } from '../../test/support/server';
+import { EventStoreDbEventStore } from '../platform/eventstore/eventstoredb';
 import { projectRoot } from '../platform/paths';
 import { SNAPSHOT_FILE } from '../platform/readstore/snapshot';
 
@@ -76,6 +79,29 @@ describe('Embedded read models across restarts (snapshot in DATA_DIR)', () => {
       // Only events appended since the stop (the test server's own start-up writes) were applied.
       expect(second.deps.projections.eventsProcessed).toBe(await eventsAfter(second, head));
       expect(second.deps.projections.eventsProcessed).toBeLessThan(head / 2);
+    } finally {
+      await second.stop({ keepData: true });
+    }
+  });
+
+  it('when the log is on EventStoreDB (the adapter over the client double, which refuses a position inside a record as the server does), then a restart restores the snapshot and replays only what came after it', async () => {
+    const dataDir = fresh();
+    const log = new EventStoreDbClientDouble();
+    const logged: Array<{ msg?: string; reason?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg?: string }) });
+    const first = await startTestServer({ dataDir, events: new EventStoreDbEventStore(log.asClient()) });
+    await fillDesk(first, 2);
+    const before = await deskAsSeen(first);
+    const head = await first.deps.events.headPosition();
+    await first.stop({ keepData: true });
+    expect(existsSync(path.join(dataDir, SNAPSHOT_FILE))).toBe(true);
+
+    const second = await startTestServer({ dataDir, events: new EventStoreDbEventStore(log.asClient()), logger });
+    try {
+      expect(logged.filter(({ msg }) => msg?.includes('snapshot')).map(({ msg }) => msg)).toContain('read models restored from snapshot');
+      expect(await deskAsSeen(second)).toEqual(before);
+      expect(second.deps.projections.eventsProcessed).toBe(await eventsAfter(second, head));
+      expect(second.deps.projections.eventsProcessed).toBeLessThan(10);
     } finally {
       await second.stop({ keepData: true });
     }

@@ -5,12 +5,15 @@ import { SHOTS, launchBrowser, messageList, shootBothThemes, signIn } from '../s
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type TestServer, startTestServer } from '../support/server';
+import { io } from 'socket.io-client';
 import { RESYNC_MAX_EVENTS } from '#contract/live';
+import { loadConfig } from '../../src/platform/config';
 import { postMessage } from '../../src/app/tickets/service';
 
 /** Generous bounds: the machine is loaded; the measured figures are printed for the report. */
 const WAIT_MS = 30_000;
 const report = (line: string) => process.stdout.write(`[live e2e] ${line}\n`);
+const LIVE_MAX_SOCKETS_DEFAULT = loadConfig({}).LIVE_MAX_SOCKETS_PER_USER;
 
 describe('Web app in Chromium: live chat that misses nothing', () => {
   let server: TestServer;
@@ -293,6 +296,31 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     await bobPage.getByRole('link', { name: 'Dashboard' }).click();
     await card.getByText(/(Viewing|Replying): Bob/).waitFor({ state: 'detached' });
   });
+
+  it('when the account already holds as many live connections as allowed, then a new tab says live updates are paused and why, and resumes once one closes', async () => {
+    const dan = await addMember(server, admin, 'customer', 'Dan');
+    const others = await Promise.all(
+      Array.from({ length: LIVE_MAX_SOCKETS_DEFAULT }, async () => {
+        const socket = io(server.url, { path: '/socket.io', transports: ['websocket'], reconnection: false, forceNew: true, auth: { token: dan.token } });
+        await new Promise<void>((resolve, reject) => socket.once('connect', () => resolve()).once('connect_error', reject));
+        return socket;
+      }),
+    );
+    try {
+      const { page } = await pageFor(dan, server.url);
+      await page
+        .getByRole('status')
+        .getByText(`Live updates paused: Too many live connections for this account (at most ${LIVE_MAX_SOCKETS_DEFAULT}); close another tab or window`)
+        .waitFor({ timeout: WAIT_MS });
+      const closedAt = Date.now();
+      others.pop()!.disconnect();
+      // The client waits the `retryAfter` it was given (30 s, plus up to 2 s) before it tries again.
+      await page.getByText('Live updates paused', { exact: false }).waitFor({ state: 'detached', timeout: 60_000 });
+      report(`paused tab resumed ${Date.now() - closedAt} ms after a connection of the account closed`);
+    } finally {
+      others.forEach((socket) => socket.disconnect());
+    }
+  }, 120_000);
 
   afterEach(async () => {
     for (const context of contexts.splice(0)) await context.close();

@@ -6,6 +6,7 @@ import {
   type EventData,
   type Position,
   StreamNotFoundError,
+  UnknownError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import type { EventStoreDbClientLike } from '../../src/platform/eventstore/eventstoredb';
@@ -26,6 +27,11 @@ import type { EventStoreDbClientLike } from '../../src/platform/eventstore/event
  * will only append one copy"): the same id appended to another stream is stored there. The server's
  * best-effort idempotency for `any` is not modelled: the adapter never appends with `any` or
  * `stream_exists` (`expectedRevisions` records what it sent).
+ * A read or subscription of $all from a position must start at a record, as on the server: the exact
+ * commit and prepare position of a record, the end of the log, or `start`/`end`; a position inside a
+ * record (`position - 1` of a record, whose positions are byte offsets) is refused as the server
+ * refuses it, with status Unknown ("Trying to read from an invalid position."), which the client
+ * raises as UnknownError (a read fails when drained; a subscription ends with the error).
  * It counts the gRPC calls the adapter leaves open: subscriptions not unsubscribed and reads not drained
  * or cancelled.
  */
@@ -126,9 +132,19 @@ export class EventStoreDbClientDouble {
     return this.drained(picked.slice(0, Number(options.maxCount ?? Number.MAX_SAFE_INTEGER)).map(resolved));
   }
 
+  /** The server's answer to a $all position that is not the start of a record (null: accepted). */
+  private invalidPosition(from: Position | 'start' | 'end' | undefined): Error | null {
+    if (from === undefined || from === 'start' || from === 'end') return null;
+    if (from.commit === this.nextPosition && from.prepare === this.nextPosition) return null;
+    if (this.records.some(({ position }) => position.commit === from.commit && position.prepare === from.prepare)) return null;
+    return new UnknownError(undefined, 'Trying to read from an invalid position.');
+  }
+
   readAll(options: { direction?: string; fromPosition?: Position | 'start' | 'end'; maxCount?: number | bigint } = {}) {
     const backwards = options.direction === 'backwards';
     const from = options.fromPosition;
+    const invalid = this.invalidPosition(from);
+    if (invalid) return failing(invalid);
     const at = (record: StoredRecord) => record.position.commit;
     const picked = backwards
       ? this.records.filter((r) => from === undefined || from === 'end' || at(r) <= (from as Position).commit).reverse()
@@ -170,6 +186,11 @@ export class EventStoreDbClientDouble {
       },
     });
     const subscriber: Subscriber = { stream, after };
+    const invalid = this.invalidPosition(from);
+    if (invalid) {
+      process.nextTick(() => stream.destroy(invalid));
+      return stream;
+    }
     for (const record of this.records) if (at(record) > after) stream.push(resolved(record));
     this.subscribers.add(subscriber);
     return stream;

@@ -1,6 +1,7 @@
 import { type Socket, io } from 'socket.io-client';
 import { type Member, addCategory, addMember } from './desk';
 import { type TestServer, startTestServer } from './server';
+import type { EventStore } from '../../src/platform/eventstore/port';
 
 export interface Received {
   event: string;
@@ -48,11 +49,11 @@ export class LiveClient {
  * A live-channel suite's desk: a real server with an admin, one agent (Alice) and a category, and
  * `connect` for real clients that are all disconnected after each test. Registers its own hooks.
  */
-export function liveDesk() {
+export function liveDesk(options: { events?: () => EventStore } = {}) {
   const desk = {} as { server: TestServer; admin: string; agent: Member; category: string };
   const clients: LiveClient[] = [];
   beforeAll(async () => {
-    desk.server = await startTestServer();
+    desk.server = await startTestServer(options.events ? { events: options.events() } : {});
     desk.admin = await desk.server.login();
     desk.agent = await addMember(desk.server, desk.admin, 'agent', 'Alice');
     desk.category = await addCategory(desk.server, desk.admin);

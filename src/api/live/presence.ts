@@ -44,10 +44,16 @@ export function createPresence(io: Server, logger: Logger): Presence {
   const stale = new Map<string, NodeJS.Timeout>();
   // One computation at a time per ticket, so a later state is never overtaken by an earlier one.
   const pending = new Map<string, Promise<void>>();
+  // Tickets whose next computation has not started yet: it reads the sockets when it runs, so it
+  // answers for every change made meanwhile, and a burst of joins (one user's many tabs) costs one.
+  const due = new Set<string>();
 
   const changed = (ticketId: string) => {
+    if (due.has(ticketId)) return;
+    due.add(ticketId);
     const run = (pending.get(ticketId) ?? Promise.resolve())
       .then(async () => {
+        due.delete(ticketId);
         const sockets = (await io.in(staffRoom(ticketId)).fetchSockets()) as unknown as PresenceSocket[];
         io.to(STAFF_ROLES).emit('ticket_presence', { ticketId, viewers: viewersIn(sockets, ticketId) } satisfies TicketPresence);
       })

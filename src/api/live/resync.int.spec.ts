@@ -1,6 +1,8 @@
 import { addMember, openTicket } from '../../../test/support/desk';
+import { EventStoreDbClientDouble } from '../../../test/support/eventStoreDbDouble';
 import { type LiveClient, liveDesk } from '../../../test/support/liveClient';
 import { postMessage } from '../../app/tickets/service';
+import { EventStoreDbEventStore } from '../../platform/eventstore/eventstoredb';
 import { RESYNC_MAX_EVENTS, type ResyncAnswer } from '#contract/live';
 
 const WAIT_MS = 10_000;
@@ -101,5 +103,23 @@ describe('Live channel > resync after a reconnect', () => {
     const client = await connect(desk.agent.token);
     expect(await resync(client, 'yesterday')).toEqual({ ok: false, error: 'resync needs the last log position seen, as {after}' });
     expect(await resync(client, -1)).toEqual({ ok: false, error: 'resync needs the last log position seen, as {after}' });
+  });
+});
+
+describe('Live channel > resync on the EventStoreDB adapter (client double)', () => {
+  const desk = liveDesk({ events: () => new EventStoreDbEventStore(new EventStoreDbClientDouble().asClient()) });
+  const resync = (client: LiveClient, after: unknown): Promise<ResyncAnswer> => client.socket.timeout(WAIT_MS).emitWithAck('resync', { after });
+
+  it('when a client names a position the log never gave (inside a record, which the server refuses), then it is told so and to refetch, at once', async () => {
+    const owner = await addMember(desk.server, desk.admin, 'customer');
+    const ticket = await openTicket(desk.server, owner, desk.category);
+    const client = await desk.connect(owner.token);
+    await client.join(ticket._id);
+    await desk.server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: desk.agent.token, body: { content: 'Hello' } });
+    const position = (await client.next('new_message', () => true, WAIT_MS)).position as number;
+    expect(await resync(client, position)).toMatchObject({ ok: true, complete: true });
+    const started = Date.now();
+    expect(await resync(client, position - 1)).toEqual({ ok: false, error: expect.stringContaining(`could not be read after position ${position - 1}`) });
+    expect(Date.now() - started).toBeLessThan(WAIT_MS / 2);
   });
 });

@@ -16,6 +16,7 @@ import { maintenanceMessage } from '../../app/maintenance';
 import { loadSystemSettings } from '../../projections/settings';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { roleRoom, sessionRoom, userRoom } from './rooms';
+import { createLiveGuard, refusal } from './guard';
 import { attachTicketChannel } from './tickets';
 
 /** How long a socket whose access token ran out has to present a fresh one (`reauth`). */
@@ -24,11 +25,6 @@ const reauthPayload = z.object({ token: z.string().min(1).max(4096) });
 
 /** When a verified access token runs out, in epoch milliseconds. */
 const expiryOf = (token: string) => ((jwt.decode(token) as { exp: number }).exp ?? 0) * 1000;
-
-/** A refused handshake carries the error code too, so a client can tell "refresh and retry" from "sign in again". */
-function refusal(message: string, code: string): Error {
-  return Object.assign(new Error(message), { data: { code } });
-}
 
 /**
  * The live channel of API.md: same origin, authenticated with the access token at the handshake.
@@ -53,6 +49,13 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
       client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
     io.adapter(createAdapter(redis.pub, redis.sub, { key: `${REDIS_PREFIX}:socket.io` }));
   }
+  const guard = createLiveGuard(io, {
+    maxSocketsPerUser: deps.config.LIVE_MAX_SOCKETS_PER_USER,
+    cooldownSeconds: deps.config.LIVE_COOLDOWN_SECONDS,
+    limiters: deps.limiters,
+    logger: deps.logger,
+    redis: redis ? { client: redis.pub, prefix: REDIS_PREFIX } : null,
+  });
   io.use(async (socket, next) => {
     // Sessions and users are read models: until they caught up a handshake could not be checked.
     if (!deps.startup.ready) return next(new StartingError(STARTING_RETRY_AFTER_SECONDS));
@@ -62,6 +65,8 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
       const user = await authenticateToken(deps, token);
       const settings = await loadSystemSettings(deps.readStore);
       if (settings.maintenanceMode && user.role !== 'admin') return next(refusal(maintenanceMessage(settings.systemName), 'MAINTENANCE'));
+      const refused = await guard.admit(socket, user.id);
+      if (refused) return next(refused);
       socket.data.user = user;
       socket.data.tokenExpiresAt = expiryOf(token);
       next();
@@ -166,7 +171,7 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
         return;
     }
   });
-  const stopTicketChannel = attachTicketChannel(io, deps);
+  const stopTicketChannel = attachTicketChannel(io, deps, guard);
   httpServer.once('close', () => {
     stopListening();
     stopTicketChannel();

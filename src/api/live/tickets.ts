@@ -1,4 +1,4 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { TicketEvent } from '../../domain/ticket/ticket';
@@ -10,6 +10,7 @@ import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
 import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contract/live';
+import { type LiveBudget, type LiveGuard, LIVE_USER_LIMITS } from './guard';
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 
@@ -25,15 +26,11 @@ const resyncPayload = z.object({ after: z.number().int().min(0) });
 type Answer = (answer: object) => void;
 const ackOf = (candidate: unknown): Answer | undefined => (typeof candidate === 'function' ? (candidate as Answer) : undefined);
 
-/**
- * Per socket and per process (a socket lives in one process): typing sends a refresh a second while
- * keys come, joins follow navigation. Ten times a human's pace is abuse; the socket is cut so that
- * it cannot slow the fan-out for everyone else.
- */
-export const LIVE_LIMITS = {
-  typing: { points: 30, duration: 10 },
-  control: { points: 40, duration: 10 },
-};
+/** A socket that resyncs holds at most this many live pushes back; beyond, its replay is given up and it refetches. */
+export const RESYNC_HELD_MAX = 1000;
+
+/** Work that walks many events gives the event loop back this often, so nobody else waits behind it. */
+const SLICE_MS = 5;
 
 /**
  * One push of the live channel: an event name, its payload and who may receive it, as rooms (any of
@@ -120,12 +117,74 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
   }
 }
 
-/** Runs tasks one at a time in the order given: pushes and replays reach a socket in log order. */
-type Enqueue = (task: () => Promise<void>) => void;
+/** The conversation a message event belongs to: its pushes go to that ticket's rooms and nowhere else. */
+const conversationOf = (recorded: RecordedEvent) =>
+  (recorded.type === 'MessagePosted' || recorded.type === 'MessageEdited') && typeof recorded.data.ticketId === 'string' ? recorded.data.ticketId : null;
 
-type Limiters = Record<keyof typeof LIVE_LIMITS, RateLimiterMemory>;
+const positionOf = (payload: object) => (payload as { position?: number }).position ?? 0;
 
-function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence: Presence, limiters: Limiters): void {
+/**
+ * Live pushes held back from a socket while its resync runs, sent after its replay in the order
+ * they came, so the socket still sees everything in log order while other sockets are not held up.
+ */
+interface Held {
+  socket: Socket;
+  pushes: Array<{ name: string; payload: object }>;
+  /** More than `RESYNC_HELD_MAX` came: they were dropped, and the client is told to refetch from `lastPosition`. */
+  overflowed: boolean;
+  lastPosition: number;
+}
+
+interface Channel {
+  /** The live pushes of this process, one at a time in log order. */
+  enqueue(task: () => Promise<void>): void;
+  /** Runs a user's resyncs one after another, beside the pushes rather than in their queue; false when too many wait. */
+  queueResync(userId: string, task: () => Promise<void>): boolean;
+  /** Sockets whose resync runs now, by socket id. */
+  held: Map<string, Held>;
+  presence: Presence;
+  guard: LiveGuard;
+}
+
+/**
+ * What a socket missed after `after`, replayed as live pushes would have reached it. It gives the
+ * event loop back every few milliseconds, so a long replay delays nobody's requests or pushes.
+ */
+async function replay(deps: AppDeps, socket: Socket, after: number): Promise<ResyncAnswer> {
+  const upTo = deps.projections.position;
+  let read: RecordedEvent[];
+  try {
+    read = await deps.events.readAll({ after, maxCount: RESYNC_MAX_EVENTS + 1 });
+  } catch (error) {
+    // EventStoreDB refuses a position inside a record (positions are byte offsets there), one this
+    // log never gave; or the log is unreachable. Either way the client refetches instead.
+    deps.logger.warn({ err: error, after }, 'resync could not read the log');
+    const reason = `The log could not be read after position ${after} (not a position of this log, or the log is unreachable): refetch the current state`;
+    return { ok: false, error: reason };
+  }
+  const events = read.filter((event) => event.position <= upTo);
+  if (events.length > RESYNC_MAX_EVENTS) return { ok: true, complete: false, position: upTo };
+  let replayed = 0;
+  let sliceStarted = performance.now();
+  for (const event of events) {
+    if (!socket.connected) break;
+    const ticketId = conversationOf(event);
+    if (ticketId !== null && !socket.rooms.has(staffRoom(ticketId)) && !socket.rooms.has(customerRoom(ticketId))) continue;
+    for (const delivery of await deliveriesOf(deps, event)) {
+      if (!reaches(socket, delivery)) continue;
+      socket.emit(delivery.name, delivery.payload);
+      replayed += 1;
+    }
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      await yieldToIo();
+      sliceStarted = performance.now();
+    }
+  }
+  return { ok: true, complete: true, position: upTo, replayed };
+}
+
+function onConnection(deps: AppDeps, socket: Socket, channel: Channel): void {
+  const { presence } = channel;
   const user = () => socket.data.user as AuthUser;
   const leave = async (ticketId: string) => {
     const viewing = socket.rooms.has(staffRoom(ticketId));
@@ -135,27 +194,19 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
   // Where this connection starts in the log, sent after every push already due (the chain runs in
   // order): the client resumes from here if it drops before any push reaches it.
   const startsAt = deps.projections.position;
-  enqueue(async () => void socket.emit('live_position', { position: startsAt }));
+  channel.enqueue(async () => void socket.emit('live_position', { position: startsAt }));
 
-  /** Runs `handle` within the socket's budget for `kind`; a socket over it is told and cut off. */
-  const limited = (kind: keyof Limiters, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) => (payload: unknown, ack: unknown) => {
-    limiters[kind]
-      .consume(socket.id)
-      .then(
-        () => handle(payload, ackOf(ack)),
-        () => {
-          if (!socket.connected) return;
-          deps.logger.warn({ userId: user().id, kind }, 'live socket over its rate limit; disconnected');
-          socket.emit('live_error', { error: 'Too many live events; this connection is closed' });
-          socket.disconnect(true);
-        },
-      )
-      .catch((error: unknown) => deps.logger.error({ err: error, kind }, 'live event failed'));
+  /** Runs `handle` within the socket's and its user's budget; over either, the user is cut off (docs/tickets.md). */
+  const limited = (budget: LiveBudget, handle: (payload: unknown, ack: Answer | undefined) => Promise<void> | void) => (payload: unknown, ack: unknown) => {
+    channel.guard
+      .spend(socket, user().id, budget)
+      .then((allowed) => (allowed ? handle(payload, ackOf(ack)) : undefined))
+      .catch((error: unknown) => deps.logger.error({ err: error, budget }, 'live event failed'));
   };
 
   socket.on(
     'join_ticket',
-    limited('control', async (payload, answer) => {
+    limited('join', async (payload, answer) => {
       const key = ticketKey.safeParse(payload);
       if (!key.success) return answer?.({ ok: false, error: 'join_ticket needs a ticket id' });
       let ticket: TicketView;
@@ -173,7 +224,7 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
 
   socket.on(
     'leave_ticket',
-    limited('control', async (payload, answer) => {
+    limited('join', async (payload, answer) => {
       const key = ticketKey.safeParse(payload);
       if (key.success) await leave(key.data);
       answer?.({ ok: key.success });
@@ -182,31 +233,38 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
 
   // A reconnecting client names the last log position it saw; it gets what it missed since then,
   // as the same pushes a live socket in its rooms would have had, and the position they reach.
+  // Meanwhile its live pushes wait for it alone (`held`); everyone else's go on.
   socket.on(
     'resync',
-    limited('control', (payload, answer) => {
+    limited('resync', (payload, answer) => {
       const parsed = resyncPayload.safeParse(payload);
       if (!parsed.success) return answer?.({ ok: false, error: 'resync needs the last log position seen, as {after}' } satisfies ResyncAnswer);
-      enqueue(async () => {
-        const upTo = deps.projections.position;
-        const events = (await deps.events.readAll({ after: parsed.data.after, maxCount: RESYNC_MAX_EVENTS + 1 })).filter((event) => event.position <= upTo);
-        if (events.length > RESYNC_MAX_EVENTS) return answer?.({ ok: true, complete: false, position: upTo } satisfies ResyncAnswer);
-        let replayed = 0;
-        for (const event of events) {
-          for (const delivery of await deliveriesOf(deps, event)) {
-            if (!reaches(socket, delivery)) continue;
-            socket.emit(delivery.name, delivery.payload);
-            replayed += 1;
-          }
+      const queued = channel.queueResync(user().id, async () => {
+        if (!socket.connected) return;
+        const held: Held = { socket, pushes: [], overflowed: false, lastPosition: 0 };
+        channel.held.set(socket.id, held);
+        let result: ResyncAnswer;
+        try {
+          result = await replay(deps, socket, parsed.data.after);
+        } catch (error) {
+          deps.logger.error({ err: error }, 'live resync failed');
+          result = { ok: false, error: 'The resync failed; fetch the views again' };
+        } finally {
+          channel.held.delete(socket.id);
         }
-        answer?.({ ok: true, complete: true, position: upTo, replayed } satisfies ResyncAnswer);
+        if (held.overflowed && result.ok) return answer?.({ ok: true, complete: false, position: Math.max(result.position, held.lastPosition) });
+        answer?.(result);
+        // What the replay already covered would only be dropped by the client.
+        const covered = result.ok ? result.position : 0;
+        for (const push of held.pushes) if (positionOf(push.payload) > covered) socket.emit(push.name, push.payload);
       });
+      if (!queued) answer?.({ ok: false, error: 'Too many resyncs are waiting for this account; try again shortly' } satisfies ResyncAnswer);
     }),
   );
 
   socket.on(
     'presence_snapshot',
-    limited('control', async (_payload, answer) => {
+    limited('join', async (_payload, answer) => {
       if (!isStaff(user().role)) return answer?.({ ok: false, error: 'Only staff see who is on a ticket' });
       answer?.({ ok: true, tickets: await presence.snapshot() });
     }),
@@ -214,7 +272,8 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
 
   // Typing is not a fact worth keeping: it goes socket to socket (through the Redis adapter when
   // there are several processes), only to a room the sender has joined, with the sender's identity
-  // taken from the socket rather than the payload. A note being typed shows only to staff.
+  // taken from the socket rather than the payload, and never back to the sender's own sockets (a
+  // user with N sockets in a room would otherwise cost N² pushes). A note being typed shows only to staff.
   socket.on(
     'typing',
     limited('typing', (payload) => {
@@ -226,7 +285,7 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
       if (!joined) return;
       const event = { ticketId, userId: me.id, isTyping, user: { firstName: me.firstName, lastName: me.lastName, role: me.role } };
       const rooms = isInternal && isStaff(me.role) ? [staffRoom(ticketId)] : [staffRoom(ticketId), customerRoom(ticketId)];
-      socket.to(rooms).emit('user_typing', event);
+      socket.to(rooms).except(userRoom(me.id)).emit('user_typing', event);
       if (isStaff(me.role)) presence.typing(socket, ticketId, isTyping);
     }),
   );
@@ -242,35 +301,67 @@ function onConnection(deps: AppDeps, socket: Socket, enqueue: Enqueue, presence:
 /**
  * Pushes ticket events to browsers from the log, after the read models include them, so a change
  * made through Telegram travels exactly like one made in the browser. Pushes are handled one at a
- * time so that a client sees them in log order.
+ * time so that a client sees them in log order; each is two lookups and one encoding per audience,
+ * and the queue gives the event loop back every few milliseconds. The long work a socket can ask
+ * for, a resync, runs in its user's own queue instead, holding back only that socket's pushes.
  */
-export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
+export function attachTicketChannel(io: Server, deps: AppDeps, guard: LiveGuard): () => void {
   let chain: Promise<void> = Promise.resolve();
-  const enqueue: Enqueue = (task) => {
-    chain = chain.then(task).catch((error: unknown) => deps.logger.error({ err: error }, 'live push failed'));
+  let sliceStarted = performance.now();
+  const resyncs = new Map<string, { tail: Promise<void>; waiting: number }>();
+  const channel: Channel = {
+    enqueue(task) {
+      chain = chain
+        .then(async () => {
+          if (performance.now() - sliceStarted > SLICE_MS) await yieldToIo();
+          sliceStarted = performance.now();
+          await task();
+        })
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'live push failed'));
+    },
+    queueResync(userId, task) {
+      const queue = resyncs.get(userId) ?? { tail: Promise.resolve(), waiting: 0 };
+      if (queue.waiting >= LIVE_USER_LIMITS.resync.points) return false;
+      queue.waiting += 1;
+      resyncs.set(userId, queue);
+      queue.tail = queue.tail
+        .then(task)
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'live resync failed'))
+        .finally(() => {
+          queue.waiting -= 1;
+          if (queue.waiting === 0 && resyncs.get(userId) === queue) resyncs.delete(userId);
+        });
+      return true;
+    },
+    held: new Map(),
+    presence: createPresence(io, deps.logger),
+    guard,
   };
-  const presence = createPresence(io, deps.logger);
-  // Keyed by socket id: a socket lives in one process, so its budget needs no shared store.
-  const limiters: Limiters = {
-    typing: new RateLimiterMemory({ keyPrefix: 'live-typing', ...LIVE_LIMITS.typing }),
-    control: new RateLimiterMemory({ keyPrefix: 'live-control', ...LIVE_LIMITS.control }),
-  };
-  io.on('connection', (socket) => onConnection(deps, socket, enqueue, presence, limiters));
+  io.on('connection', (socket) => onConnection(deps, socket, channel));
 
   // The rooms of this process's sockets (a socket lives in one process; pushes go to local sockets only).
   const localRooms = io.of('/').adapter.rooms;
   const anyoneIn = (rooms: readonly string[]) => rooms.some((room) => (localRooms.get(room)?.size ?? 0) > 0);
 
+  /** Sends a push to its rooms here, except to the sockets whose resync runs: they get it after their replay. */
+  function send(delivery: Delivery): void {
+    const except = [...(delivery.except ?? [])];
+    for (const [socketId, held] of channel.held) {
+      if (!reaches(held.socket, delivery)) continue;
+      except.push(socketId);
+      held.lastPosition = Math.max(held.lastPosition, positionOf(delivery.payload));
+      if (held.pushes.length < RESYNC_HELD_MAX) held.pushes.push({ name: delivery.name, payload: delivery.payload });
+      else held.overflowed = true;
+    }
+    const target = io.local.to(delivery.to);
+    (except.length > 0 ? target.except(except) : target).emit(delivery.name, delivery.payload);
+  }
+
   async function push(recorded: RecordedEvent): Promise<void> {
     // A conversation nobody here has open: nothing to read from the read models, build or encode.
-    if ((recorded.type === 'MessagePosted' || recorded.type === 'MessageEdited') && typeof recorded.data.ticketId === 'string') {
-      if (!anyoneIn([staffRoom(recorded.data.ticketId), customerRoom(recorded.data.ticketId)])) return;
-    }
-    for (const delivery of await deliveriesOf(deps, recorded)) {
-      if (!anyoneIn(delivery.to)) continue;
-      const target = io.local.to(delivery.to);
-      (delivery.except ? target.except(delivery.except) : target).emit(delivery.name, delivery.payload);
-    }
+    const ticketId = conversationOf(recorded);
+    if (ticketId !== null && !anyoneIn([staffRoom(ticketId), customerRoom(ticketId)])) return;
+    for (const delivery of await deliveriesOf(deps, recorded)) if (anyoneIn(delivery.to)) send(delivery);
     const event = recorded as unknown as RecordedEvent & (TicketEvent | UserEvent);
     if (event.type === 'TicketDeleted') io.local.socketsLeave([staffRoom(event.data.ticketId), customerRoom(event.data.ticketId)]);
     if (event.type === 'UserRoleChanged') {
@@ -281,9 +372,9 @@ export function attachTicketChannel(io: Server, deps: AppDeps): () => void {
     }
   }
 
-  const stop = deps.projections.onApplied((recorded) => enqueue(() => push(recorded)));
+  const stop = deps.projections.onApplied((recorded) => channel.enqueue(() => push(recorded)));
   return () => {
     stop();
-    presence.close();
+    channel.presence.close();
   };
 }

@@ -202,6 +202,16 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       expect(rest.map((e) => e.type)).toEqual(['C']);
       expect(await store.headPosition()).toBe(all[2]?.position);
     });
+
+    it('reads from the exact position of an event, that event included (how a snapshot finds the event it was taken at)', async () => {
+      await store.append(stream, [event('A')]);
+      await store.append(`$contract-${randomUUID()}`, [event('H')]);
+      await store.append(stream, [event('B'), event('C')]);
+      const [a, b, c] = await store.readStream(stream);
+      expect((await store.readAll({ from: b!.position, maxCount: 1 })).map((e) => e.id)).toEqual([b!.id]);
+      expect((await store.readAll({ from: a!.position, maxCount: 1000 })).filter((e) => e.streamId === stream).map((e) => e.id)).toEqual([a!.id, b!.id, c!.id]);
+      expect((await store.readAll({ from: c!.position, maxCount: 1000 })).filter((e) => e.streamId === stream).map((e) => e.id)).toEqual([c!.id]);
+    });
   });
 
   describe("when the store's own records ($-streams) sit between the desk's events", () => {

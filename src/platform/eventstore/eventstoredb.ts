@@ -191,9 +191,12 @@ export class EventStoreDbEventStore implements EventStore {
     const maxCount = options.maxCount ?? 1000;
     const rawPage = Math.max(maxCount + 1, RAW_PAGE_MIN);
     const events: RecordedEvent[] = [];
-    let from = options.after ?? 0;
+    // Every position handed to the server is one it gave for a record (the server refuses a position
+    // inside a record): `after` and `from` are positions of events, later pages start at a record read.
+    let from = options.from ?? options.after ?? 0;
+    // The server reads from a position inclusively: with `after`, the record at `from` was seen already.
+    let inclusive = options.from !== undefined;
     for (;;) {
-      // The server reads from a position inclusively: the record at `from` was seen already.
       const read = this.client.readAll({ direction: FORWARDS, fromPosition: from > 0 ? toPosition(from) : START, maxCount: rawPage });
       let records = 0;
       let reached = from;
@@ -203,7 +206,7 @@ export class EventStoreDbEventStore implements EventStore {
           records += 1;
           reached = Math.max(reached, recordPosition(resolved) ?? reached);
           const recorded = toDeskEvent(resolved);
-          if (recorded && recorded.position > from) events.push(recorded);
+          if (recorded && (recorded.position > from || (inclusive && recorded.position === from))) events.push(recorded);
           if (events.length === maxCount) {
             full = true;
             break;
@@ -215,6 +218,7 @@ export class EventStoreDbEventStore implements EventStore {
       }
       if (full || records < rawPage || reached === from) return events;
       from = reached;
+      inclusive = false;
     }
   }
 
@@ -251,6 +255,7 @@ export class EventStoreDbEventStore implements EventStore {
    * The gRPC subscription is always ended on the server (`unsubscribe`), however the loop stops: a
    * handler that throws, a stop, or the server closing the stream, so a resubscribe never leaves the
    * old one open. A stream that ends without an error while nobody stopped it is reported too.
+   * However it ends, the subscription leaves the set `close()` stops.
    */
   subscribeToAll(options: SubscribeOptions): Subscription {
     const after = options.after ?? 0;
@@ -272,15 +277,17 @@ export class EventStoreDbEventStore implements EventStore {
       } finally {
         await end();
       }
-    })().catch((error: unknown) => {
-      if (!stopped) options.onError?.(error);
-    });
+    })()
+      .catch((error: unknown) => {
+        if (!stopped) options.onError?.(error);
+      })
+      // Ended for good (failed, closed by the server, or stopped): close() has nothing left to stop.
+      .finally(() => this.subscriptions.delete(subscription));
     const subscription: Subscription = {
       stop: async () => {
         stopped = true;
         await end();
         await running;
-        this.subscriptions.delete(subscription);
       },
     };
     this.subscriptions.add(subscription);

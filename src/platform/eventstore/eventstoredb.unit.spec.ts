@@ -3,7 +3,8 @@ import { eventually } from '../../../test/support/eventually';
 import { EventStoreDbEventStore } from './eventstoredb';
 import { countEventsAfter, pagesOfAll } from './paging';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
-import { verifyStreamEvents } from './integrity';
+import { verifyLog, verifyStreamEvents } from './integrity';
+import { logIdentityAt } from '../readstore/snapshot';
 
 /**
  * What only the EventStoreDB adapter does, against the client double (no server runs on this
@@ -91,7 +92,87 @@ describe('The EventStoreDB adapter', () => {
     });
   });
 
+  describe('when $all is read from a position inside a record (the server answers InvalidPosition)', () => {
+    it('then the client double refuses it, as the server does, and accepts the exact position of a record', async () => {
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      await store.append('ticket-1', [fact('B')], 0);
+      const [, second] = await store.readAll();
+      const at = BigInt(second!.position);
+      const drain = async (read: AsyncIterable<unknown>) => {
+        for await (const _ of read);
+      };
+      await expect(drain(client.readAll({ direction: 'forwards', fromPosition: { commit: at - 1n, prepare: at - 1n }, maxCount: 1 }))).rejects.toThrow(
+        'Trying to read from an invalid position.',
+      );
+      await expect(drain(client.readAll({ direction: 'forwards', fromPosition: { commit: at, prepare: at }, maxCount: 1 }))).resolves.toBeUndefined();
+      const errors: unknown[] = [];
+      store.subscribeToAll({ after: second!.position - 1, onEvent: () => undefined, onError: (error) => errors.push(error) });
+      await eventually(() => errors.length === 1);
+      expect(errors).toEqual([expect.objectContaining({ message: 'Trying to read from an invalid position.' })]);
+    });
+
+    it("then the snapshot check reads the event at a snapshot's position with a position the server accepts", async () => {
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      for (let i = 0; i < 3; i++) client.addServerRecord({ streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' });
+      await store.append('ticket-2', [fact('B')], 'no_stream');
+      const [first, second] = await store.readAll();
+      expect(await logIdentityAt(store, second!.position)).toEqual({ position: second!.position, eventId: second!.id, link: second!.chain!.hash });
+      expect(await logIdentityAt(store, first!.position)).toEqual({ position: first!.position, eventId: first!.id, link: first!.chain!.hash });
+      expect(await store.readAll({ from: second!.position })).toEqual([second]);
+    });
+  });
+
+  describe('when the log is verified keeping the last link of one stream only (bounded memory)', () => {
+    beforeEach(async () => {
+      for (let round = 0; round < 3; round++)
+        for (const id of ['ticket-1', 'delivery-1', 'delivery-2']) await store.append(id, [fact(`${id}:${round}`)], 'any');
+    });
+
+    it('then every stream chain is checked, predecessors read back from their streams', async () => {
+      expect(await verifyLog(store, { streamsKept: 1 })).toMatchObject({ ok: true, events: 9, streams: 3, logChain: false, firstBreak: null });
+    });
+
+    it('then an event removed from the middle of a stream is the break, though its stream was no longer kept', async () => {
+      const records = client['records'];
+      records.splice(
+        records.findIndex((record) => record.streamId === 'delivery-1' && record.revision === 1n),
+        1,
+      );
+      expect((await verifyLog(store, { streamsKept: 1 })).firstBreak).toMatchObject({
+        chain: 'stream',
+        streamId: 'delivery-1',
+        revision: 2,
+        reason: expect.stringContaining('revision 1 of delivery-1 is missing'),
+      });
+    });
+  });
+
   describe('when subscribed to $all', () => {
+    /** The adapter's own set of live subscriptions, which close() stops. */
+    const live = () => store['subscriptions'].size;
+
+    it('when a subscription fails or the server ends it, then it leaves the set close() stops', async () => {
+      const errors: unknown[] = [];
+      await store.append('ticket-1', [fact('A')], 'no_stream');
+      store.subscribeToAll({
+        onEvent: () => {
+          throw new Error('handler broke');
+        },
+        onError: (error) => errors.push(error),
+      });
+      store.subscribeToAll({ onEvent: () => undefined, onError: (error) => errors.push(error) });
+      expect(live()).toBe(2);
+      await eventually(() => errors.length === 1);
+      await eventually(() => live() === 1);
+      client.closeSubscriptionsFromServer();
+      await eventually(() => errors.length === 2);
+      await eventually(() => live() === 0);
+      const stopped = store.subscribeToAll({ onEvent: () => undefined });
+      expect(live()).toBe(1);
+      await stopped.stop();
+      expect(live()).toBe(0);
+    });
+
     it('when a handler throws, then the subscription is ended on the server before the failure is reported', async () => {
       await store.append('ticket-1', [fact('A')], 'no_stream');
       for (let round = 1; round <= 3; round++) {

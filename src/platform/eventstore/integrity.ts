@@ -94,17 +94,35 @@ export interface VerifyReport {
 
 export interface VerifyOptions {
   pageSize?: number;
+  /** The last links of at most this many streams are kept while walking (default 50,000): the walk's memory is bounded. */
+  streamsKept?: number;
   onProgress?: (checked: { position: number; events: number }) => void;
 }
 
 /**
  * Walks the whole log in global order and recomputes both chains from the stored events, stopping at
- * the first link that does not hold.
+ * the first link that does not hold. The last link of each stream seen is kept for the stream's next
+ * event, for the most recently used `streamsKept` streams only (every notification has a stream of
+ * its own, so their number grows with the desk); an event whose stream was dropped from them reads
+ * its predecessor back from its stream, which the walk checked when it passed it.
  */
-export async function verifyLog(store: EventStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyLog(store: Pick<EventStore, 'readAll' | 'readStream'>, options: VerifyOptions = {}): Promise<VerifyReport> {
   const started = Date.now();
   const pageSize = options.pageSize ?? 2000;
-  const streams = new Map<string, Link>();
+  const streamsKept = Math.max(1, options.streamsKept ?? 50_000);
+  const kept = new Map<string, Link>();
+  const keep = (streamId: string, link: Link) => {
+    kept.delete(streamId);
+    kept.set(streamId, link);
+    if (kept.size > streamsKept) kept.delete(kept.keys().next().value!);
+  };
+  /** The previous event of a stream that is no longer kept, read back (the nearest earlier revision stored). */
+  const readBack = async (event: RecordedEvent): Promise<Link | undefined> => {
+    const [before] = await store.readStream(event.streamId, { direction: 'backwards', fromRevision: event.revision - 1, maxCount: 1 });
+    return before ? { revision: before.revision, hash: before.chain?.hash ?? null } : undefined;
+  };
+  /** Streams whose first event was checked: every stream, as a stream that does not start at revision 0 is a break. */
+  let streams = 0;
   let previousLog = GENESIS;
   let logChain = true;
   let events = 0;
@@ -113,7 +131,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
   const finish = (firstBreak: ChainBreak | null): VerifyReport => ({
     ok: firstBreak === null,
     events,
-    streams: streams.size,
+    streams,
     logChain,
     unsealed,
     head,
@@ -126,9 +144,11 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
     for (const event of page) {
       events += 1;
       if (events === 1) logChain = event.chain?.log != null;
-      const found = checkEvent(event, streams.get(event.streamId), logChain ? previousLog : null);
+      const last = kept.get(event.streamId) ?? (event.revision > 0 ? await readBack(event) : undefined);
+      const found = checkEvent(event, last, logChain ? previousLog : null);
       if (found) return finish(found);
-      streams.set(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? null });
+      if (event.revision === 0) streams += 1;
+      keep(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? null });
       if (!event.chain) unsealed += 1;
       previousLog = event.chain?.log ?? previousLog;
       head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };

@@ -66,6 +66,12 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** Exclusive: events strictly after this global position. Defaults to the start of the log. */
   after?: number;
+  /**
+   * Inclusive, instead of `after`: events from this position on. It must be the position of an event
+   * the store reported: on EventStoreDB a position is a byte offset of the log, and the server refuses
+   * one inside a record (so `position - 1` is no way to read the event at `position`).
+   */
+  from?: number;
   maxCount?: number;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { logLink, streamLink, verifyLog, verifyStreamEvents } from './integrity';
-import { DuplicateEventIdError, WrongExpectedVersionError } from './port';
+import { DuplicateEventIdError, type ReadStreamOptions, WrongExpectedVersionError } from './port';
 import { SqliteEventStore } from './sqlite';
 
 const META = { occurredAt: '2026-01-01T00:00:00.000Z', schemaVersion: 1 };
@@ -158,6 +158,31 @@ describe('The SQLite event log, altered behind its back', () => {
   it("when a stream's last event is deleted, then the log chain reports the next event of the log", async () => {
     tamper("DELETE FROM events WHERE stream_id = 'ticket-a' AND revision = 3");
     expect((await verifyLog(store)).firstBreak).toMatchObject({ chain: 'log', streamId: 'ticket-b', revision: 1 });
+  });
+
+  it.each([
+    ['nothing changed', null],
+    ['an edited event', "UPDATE events SET data = '{}' WHERE stream_id = 'ticket-a' AND revision = 2"],
+    ['a deleted event', "DELETE FROM events WHERE stream_id = 'ticket-a' AND revision = 2"],
+  ])('when the walk keeps the last link of one stream only (bounded memory), then %s is reported as when it keeps every stream', async (_case, sql) => {
+    if (sql) tamper(sql);
+    const report = ({ checkedAt: _at, durationMs: _ms, ...rest }: Awaited<ReturnType<typeof verifyLog>>) => rest;
+    const readBack: Array<[string, number | undefined]> = [];
+    const counted = {
+      readAll: store.readAll.bind(store),
+      readStream: (streamId: string, options?: ReadStreamOptions) => (readBack.push([streamId, options?.fromRevision]), store.readStream(streamId, options)),
+    };
+    const bounded = report(await verifyLog(counted, { streamsKept: 1 }));
+    expect(bounded).toEqual(report(await verifyLog(store)));
+    expect(bounded.streams).toBe(2);
+    expect(bounded.ok).toBe(sql === null);
+    // Log order a0 a1 b0 a2 a3 b1: ticket-a's next event after b0, and b1, read their predecessor back from their streams.
+    expect(readBack[0]).toEqual(['ticket-a', sql?.startsWith('DELETE') ? 2 : 1]);
+    if (sql === null)
+      expect(readBack).toEqual([
+        ['ticket-a', 1],
+        ['ticket-b', 0],
+      ]);
   });
 
   it('when a file from before the chains is opened, then its events are sealed in log order and verify', async () => {

@@ -411,7 +411,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.statements.all.all(options.after ?? 0, options.maxCount ?? this.pageSize).map(toRecorded);
+    // Positions here are integers: from one on is after the one before.
+    const after = options.from !== undefined ? options.from - 1 : (options.after ?? 0);
+    return this.statements.all.all(after, options.maxCount ?? this.pageSize).map(toRecorded);
   }
 
   async headPosition(): Promise<number> {

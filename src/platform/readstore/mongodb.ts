@@ -35,6 +35,9 @@ const INDEX_CONFLICTS = new Set([85, 86]);
  */
 const FERRETDB_UNIQUE_VIOLATION = /UNIQUE constraint failed/;
 
+/** Listing the indexes of a collection not created yet: MongoDB says NamespaceNotFound (26). */
+const isNamespaceMissing = (error: unknown) => error instanceof MongoServerError && error.code === 26;
+
 function isDuplicate(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && (error.code === DUPLICATE_KEY || FERRETDB_UNIQUE_VIOLATION.test(error.message));
 }
@@ -151,21 +154,25 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
     return (await mapErrors(this.name, () => this.collection.aggregate(pipeline).toArray())) as R[];
   }
 
-  async createIndex(spec: IndexSpec): Promise<void> {
-    const create = () => this.collection.createIndex(spec.keys, { unique: spec.unique ?? false });
+  /**
+   * Declared again with other options (a read model that dropped a unique constraint), the new
+   * declaration wins. MongoDB refuses such a createIndex (IndexOptionsConflict, 85/86); FerretDB
+   * answers it as done and keeps the old index. So the existing index of the same keys is looked up
+   * first and dropped when its uniqueness differs, which both servers do alike.
+   */
+  async createIndex(spec: IndexSpec, attempt = 1): Promise<void> {
+    const unique = spec.unique ?? false;
+    const sameKeys = (key: Record<string, unknown>) => JSON.stringify(key) === JSON.stringify(spec.keys);
+    const existing = (
+      await mapErrors(this.name, () => this.collection.indexes()).catch((error) => (isNamespaceMissing(error) ? [] : Promise.reject(error)))
+    ).find((index) => sameKeys(index.key));
+    if (existing && Boolean(existing.unique) !== unique) await mapErrors(this.name, () => this.collection.dropIndex(existing.name!));
     try {
-      await mapErrors(this.name, create);
+      await mapErrors(this.name, () => this.collection.createIndex(spec.keys, { unique }));
     } catch (error) {
-      if (!(error instanceof MongoServerError && INDEX_CONFLICTS.has(error.code as number))) throw error;
-      // Declared again with other options (a read model that dropped a unique constraint): the new declaration wins.
-      await mapErrors(this.name, () =>
-        this.collection.dropIndex(
-          Object.entries(spec.keys)
-            .map(([key, order]) => `${key}_${order}`)
-            .join('_'),
-        ),
-      );
-      await mapErrors(this.name, create);
+      if (!(error instanceof MongoServerError && INDEX_CONFLICTS.has(error.code as number)) || attempt >= 3) throw error;
+      // Another process changed it between the look-up and the create: look again.
+      await this.createIndex(spec, attempt + 1);
     }
   }
 

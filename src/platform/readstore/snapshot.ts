@@ -42,7 +42,7 @@ interface Header {
 /** The identity of `events` at `position`: null when the log holds no event there (it is shorter). */
 export async function logIdentityAt(events: EventStore, position: number): Promise<LogIdentity | null> {
   if (position === 0) return { position: 0, eventId: null, link: null };
-  const [event] = await events.readAll({ after: position - 1, maxCount: 1 });
+  const [event] = await events.readAll({ from: position, maxCount: 1 });
   if (!event || event.position !== position) return null;
   return { position, eventId: event.id, link: event.chain?.log ?? event.chain?.hash ?? null };
 }

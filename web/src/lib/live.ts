@@ -12,8 +12,12 @@ type Listener = (payload: unknown) => void;
  */
 export type Resynced = 'replayed' | 'refetch';
 
-/** connecting (first time); connected; reconnecting (lost, or back but not yet caught up); off (no channel). */
-export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'off';
+/**
+ * connecting (first time); connected; reconnecting (lost, or back but not yet caught up); paused (the
+ * server refused this connection for a while: too many open for the account, or cut off for abuse;
+ * `livePauseNotice` says why, and it tries again when the server said to); off (no channel).
+ */
+export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'paused' | 'off';
 
 /**
  * The one live connection of the app (spec.md section 7): opened after sign-in or a restored
@@ -28,6 +32,9 @@ const resyncListeners = new Set<(kind: Resynced) => void>();
 const joined = new Map<string, number>();
 let socket: Socket | null = null;
 let status: LiveStatus = 'off';
+/** The server's words while paused. */
+let pauseNotice: string | null = null;
+let resumeTimer: ReturnType<typeof setTimeout> | undefined;
 const statusListeners = new Set<() => void>();
 const setStatus = (next: LiveStatus) => {
   if (status === next) return;
@@ -62,6 +69,30 @@ function deliver(event: string, payload: unknown): void {
     seen = Math.max(seen ?? 0, position);
   }
   listeners.get(event)?.forEach((listener) => listener(payload));
+}
+
+/** Why live updates are paused, while `useLiveStatus()` is `paused`. */
+export function livePauseNotice(): string | null {
+  return pauseNotice;
+}
+
+/** Handshake refusals that say "not now": the client waits as long as the server says, then tries again. */
+const PAUSING_CODES = new Set(['TOO_MANY_CONNECTIONS', 'LIVE_COOLDOWN']);
+
+/**
+ * The server refused or cut this connection for a while: say so, and try again once it is over (a
+ * little later than asked, so the tabs of one account do not all come back in the same instant).
+ */
+function pause(current: Socket, notice: string, retryAfterSeconds: number): void {
+  pauseNotice = notice;
+  clearTimeout(resumeTimer);
+  resumeTimer = setTimeout(
+    () => {
+      if (socket === current && !current.connected) current.connect();
+    },
+    (Math.max(1, retryAfterSeconds) + Math.random() * 2) * 1000,
+  );
+  if (socket === current) setStatus('paused');
 }
 
 /** Whether the live channel is connected now, for the conversation's Live badge. */
@@ -132,6 +163,8 @@ export function connectLive(): void {
     if (!droppedBefore) seen = Math.max(seen ?? 0, position);
   });
   next.on('connect', () => {
+    pauseNotice = null;
+    if (status === 'paused') setStatus('reconnecting');
     if (!connectedBefore) {
       connectedBefore = true;
       for (const ticketId of joined.keys()) next.emit('join_ticket', ticketId);
@@ -147,12 +180,13 @@ export function connectLive(): void {
   next.on('disconnect', () => {
     droppedBefore = true;
     if (!catchingUp) resumeFrom = seen;
-    if (socket === next) setStatus('reconnecting');
+    if (socket === next && status !== 'paused') setStatus('reconnecting');
   });
-  next.on('connect_error', (error: Error & { data?: { code?: string } }) => {
+  next.on('connect_error', (error: Error & { data?: { code?: string; retryAfter?: number } }) => {
     console.warn('Live connection failed:', error.message);
-    // An expired access token is refused at the handshake: refresh once, then let it reconnect.
     const code = error.data?.code;
+    if (code && PAUSING_CODES.has(code)) return pause(next, error.message, error.data?.retryAfter ?? 30);
+    // An expired access token is refused at the handshake: refresh once, then let it reconnect.
     if (code === 'TOKEN_EXPIRED' || code === 'INVALID_TOKEN' || code === 'UNAUTHORIZED') {
       void refreshTokens().then((outcome) => {
         if (outcome === 'refreshed' && socket === next) next.connect();
@@ -171,7 +205,11 @@ export function connectLive(): void {
       if (outcome === 'refreshed' && socket === next) next.connect();
     });
   });
-  next.on('live_error', ({ error }: { error: string }) => console.warn('Live channel closed:', error));
+  // Cut off for too many events: the server closes the connection next and refuses it until `retryAfter`.
+  next.on('live_error', ({ error, retryAfter }: { error: string; retryAfter?: number }) => {
+    console.warn('Live channel closed:', error);
+    if (retryAfter !== undefined) pause(next, error, retryAfter);
+  });
   socket = next;
   setStatus('connecting');
 }
@@ -182,11 +220,13 @@ export function connectLive(): void {
  */
 if (typeof window !== 'undefined') {
   window.addEventListener('online', () => {
-    if (socket && !socket.connected) socket.disconnect().connect();
+    if (socket && !socket.connected && status !== 'paused') socket.disconnect().connect();
   });
 }
 
 export function disconnectLive(): void {
+  clearTimeout(resumeTimer);
+  pauseNotice = null;
   socket?.disconnect();
   socket = null;
   joined.clear();

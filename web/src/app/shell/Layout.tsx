@@ -3,7 +3,7 @@ import { Outlet, useLocation } from 'react-router';
 import { Icon } from '../../components/icons';
 import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
-import { useLiveStatus } from '../../lib/live';
+import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
 import { Sidebar } from './Sidebar';
 
@@ -50,6 +50,11 @@ export function Layout() {
         {live === 'reconnecting' && (
           <div className="banner banner-warning live-banner" role="status">
             Reconnecting…
+          </div>
+        )}
+        {live === 'paused' && (
+          <div className="banner banner-warning live-banner" role="status">
+            Live updates paused: {livePauseNotice()}
           </div>
         )}
         <Suspense fallback={<LoadingScreen />}>
