@@ -86,6 +86,16 @@ describe('Idempotency-Key on the POSTs that create', () => {
     expect((await post('/api/canned-messages', admin, { ...body, title: 'Another' })).status).toBe(409);
   });
 
+  it('when twins open a ticket with one key at once, then there is one ticket and it keeps its open-ticket claim', async () => {
+    const twin = await addMember(server, admin, 'customer');
+    const body = { title: 'Twins', description: 'Sent twice at once', category };
+    const answers = await Promise.all([1, 2, 3].map(() => post('/api/tickets', twin.token, body, 'ticket-twins')));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((answer) => answer.body.ticket._id)).size).toBe(1);
+    // A twin that lost must not have let the customer's one open ticket go.
+    expect((await post('/api/tickets', twin.token, { ...body, title: 'Another' })).status).toBe(409);
+  });
+
   it('when two people use the same key, then each gets their own', async () => {
     const other = await addMember(server, admin, 'agent');
     const mine = await post('/api/canned-messages', agent.token, { shortcode: 'mine', title: 'Mine', content: 'c' }, 'shared-key');

@@ -80,7 +80,7 @@ export async function once<Created>(
   const replayed = await replay();
   if (replayed) return replayed;
   const earlier = await creation.earlier();
-  const created = earlier ? await creation.answer(earlier) : await creation.create();
+  const created = earlier ? await creation.answer(earlier) : await createOrFindTwin(creation);
   try {
     const data = { fingerprint: key.fingerprint, createdId: creation.idOf(created) };
     await deps.events.append(stream, [{ type: IDEMPOTENCY_KEY_USED, data, metadata: metadataOf(context) }], 'no_stream');
@@ -101,6 +101,17 @@ export async function createdIn(deps: Pick<AppDeps, 'events' | 'projections'>, s
   if (!last) return null;
   await readYourWrites(deps, last.position);
   return id;
+}
+
+/** Creates; when that fails because a twin with the same key (the same derived ids) created it first, answers the twin's. */
+async function createOrFindTwin<Created>(creation: Creation<Created>): Promise<Created> {
+  try {
+    return await creation.create();
+  } catch (error) {
+    const twin = await creation.earlier();
+    if (!twin) throw error;
+    return creation.answer(twin);
+  }
 }
 
 const REUSED = 'This Idempotency-Key was already used for a different request; send a new key for a new request';

@@ -148,7 +148,9 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
     const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers };
     position = (await runTicketCommand(deps, ticketId, command, context, [fence])).position;
   } catch (error) {
-    await releaseOpenTicket(deps, customerId, ticketId, context);
+    // A twin of this request (the same caller-chosen id) may have opened the ticket, whose claim this one only renewed.
+    if (!ticketOwners.holds((await loadTicket(deps, ticketId)).state, openTicketClaim(customerId)))
+      await releaseOpenTicket(deps, customerId, ticketId, context);
     throw error;
   }
   return projectedTicket(deps, ticketId, position);
