@@ -5,7 +5,7 @@ describe('Server on the embedded default', () => {
   it('when started, then /api/health names the embedded adapters and no lag', async () => {
     const server = await startTestServer();
     try {
-      const health = await server.request('GET', '/api/health');
+      const health = await server.health();
       expect(health).toMatchObject({
         status: 200,
         body: { status: 'ok', eventStore: 'sqlite', readStore: 'memory', queue: 'inline', projections: { lag: 0 } },

@@ -1,4 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
+import { QueueUnavailableError } from '#contract/errors';
 import { deliveryQueueDepth } from './deliveries/service';
 import type { AppDeps } from './deps';
 import { countEventsAfter } from '../platform/eventstore/paging';
@@ -47,8 +48,27 @@ export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections
     },
   });
   registerReadModelMetrics(deps);
-  let deliveries: ReturnType<typeof deliveryQueueDepth> | null = null;
-  const depth = () => (deliveries ??= deliveryQueueDepth(deps).finally(() => setImmediate(() => (deliveries = null))));
+  // While the job queue (Redis) does not answer, the scrape still answers: no delivery figures, and desk_queue_up 0.
+  type Depth = { up: boolean; rows: Awaited<ReturnType<typeof deliveryQueueDepth>> };
+  let deliveries: Promise<Depth> | null = null;
+  const depth = () =>
+    (deliveries ??= deliveryQueueDepth(deps)
+      .then(
+        (rows): Depth => ({ up: true, rows }),
+        (error: unknown): Depth => {
+          if (error instanceof QueueUnavailableError) return { up: false, rows: [] };
+          throw error;
+        },
+      )
+      .finally(() => setImmediate(() => (deliveries = null))));
+  new Gauge({
+    name: 'desk_queue_up',
+    help: 'Whether the job queue (Redis, or the embedded queue) answered the scrape: 1, or 0 while it cannot be reached',
+    registers,
+    async collect() {
+      this.set((await depth()).up ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'desk_delivery_queue_depth',
     help: 'Notices (Telegram messages, mails) not yet delivered, by channel and state (waiting, active, retrying)',
@@ -56,7 +76,7 @@ export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections
     registers,
     async collect() {
       this.reset();
-      for (const row of await depth()) if (row.state !== 'failed') this.set({ channel: row.channel, state: row.state }, row.count);
+      for (const row of (await depth()).rows) if (row.state !== 'failed') this.set({ channel: row.channel, state: row.state }, row.count);
     },
   });
   new Gauge({
@@ -66,7 +86,7 @@ export function registerDeskMetrics(deps: Pick<AppDeps, 'metrics' | 'projections
     registers,
     async collect() {
       this.reset();
-      for (const row of await depth()) if (row.state === 'failed') this.set({ channel: row.channel }, row.count);
+      for (const row of (await depth()).rows) if (row.state === 'failed') this.set({ channel: row.channel }, row.count);
     },
   });
 }

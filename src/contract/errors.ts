@@ -109,6 +109,12 @@ export class UpstreamError extends DomainError {
   readonly code = 'UPSTREAM_ERROR';
 }
 
+/** The job queue (Redis) did not answer in time: nothing was queued, and the caller may try again. */
+export class QueueUnavailableError extends DomainError {
+  readonly status = 503;
+  readonly code = 'QUEUE_UNAVAILABLE';
+}
+
 export class MaintenanceError extends DomainError {
   readonly status = 503;
   readonly code = 'MAINTENANCE';

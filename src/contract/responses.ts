@@ -152,6 +152,8 @@ export const Health = z
     eventStore: z.enum(['sqlite', 'eventstoredb']),
     readStore: z.enum(['memory', 'mongodb']),
     queue: z.enum(['bullmq', 'inline']),
+    /** `down` when the job queue (Redis) did not answer within 0.7 s; `deliveries` and `channels` are then its last figures. */
+    queueState: z.enum(['up', 'down']),
     projections: z.strictObject({
       state: z.enum(['live', 'catching up']),
       position: z.number(),
@@ -172,6 +174,9 @@ export const Health = z
     channels: z.record(z.enum(['telegram', 'email']), ChannelBacklog),
   })
   .meta({ id: 'Health' });
+
+/** What GET /api/health answers to everyone: the status alone, worked out without reading the log. */
+export const PublicHealth = z.strictObject({ status: z.enum(['ok', 'starting', 'degraded']) }).meta({ id: 'PublicHealth' });
 
 /** A body whose fields this document does not list one by one (see docs/contract.md for them). */
 /** Which notices an agent or admin receives (customers get none of these). */
@@ -329,6 +334,7 @@ export type TicketList = z.infer<typeof TicketList>;
 export type TicketDetail = z.infer<typeof TicketDetail>;
 export type TicketStats = z.infer<typeof TicketStats>;
 export type Health = z.infer<typeof Health>;
+export type PublicHealth = z.infer<typeof PublicHealth>;
 export type Category = z.infer<typeof Category>;
 export type CannedMessage = z.infer<typeof CannedMessage>;
 export type Delivery = z.infer<typeof Delivery>;

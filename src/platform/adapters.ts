@@ -40,7 +40,11 @@ export async function createAdapters(config: Config, { events, logger }: { event
   mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   events ??= createEventStore(config, logger);
   const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
-  const queueOptions = { retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS }, ...(logger ? { logger } : {}) };
+  const queueOptions = {
+    retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS },
+    keepFailed: { count: config.FAILED_JOBS_KEEP_COUNT, ageMs: config.FAILED_JOBS_KEEP_MS },
+    ...(logger ? { logger } : {}),
+  };
   const queue = config.REDIS_URL
     ? new BullMqQueue({ url: config.REDIS_URL, prefix: config.REDIS_PREFIX, ...queueOptions })
     : new InlineQueue({ filename: path.join(config.DATA_DIR, 'queue.db'), ...queueOptions });

@@ -115,6 +115,17 @@ const schema = z.object({
     .max(3_600_000)
     .default(5 * 60 * 1000),
   /**
+   * Notices that failed for good wait for an admin in Deliveries, but not forever: at most this many
+   * per channel, none older than FAILED_JOBS_KEEP_MS; older ones are dropped when another fails.
+   */
+  FAILED_JOBS_KEEP_COUNT: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  FAILED_JOBS_KEEP_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(365 * 24 * 3600 * 1000)
+    .default(30 * 24 * 3600 * 1000),
+  /**
    * Bearer token that opens GET /metrics on the app's port. Without it (and without METRICS_PORT)
    * /metrics answers 404: the figures are not for the public.
    */

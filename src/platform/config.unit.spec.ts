@@ -70,4 +70,15 @@ describe('Configuration', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://desk.example' })).toThrow('PUBLIC_URL');
     expect(loadConfig({ PUBLIC_URL: 'https://desk.example' }).PUBLIC_URL).toBe('https://desk.example');
   });
+
+  it('when the failed jobs kept are not set, then 1000 are kept for 30 days; a count or age out of bounds stops the start and names the variable', () => {
+    expect(loadConfig({})).toMatchObject({ FAILED_JOBS_KEEP_COUNT: 1000, FAILED_JOBS_KEEP_MS: 30 * 24 * 3600 * 1000 });
+    expect(loadConfig({ FAILED_JOBS_KEEP_COUNT: '50', FAILED_JOBS_KEEP_MS: '3600000' })).toMatchObject({
+      FAILED_JOBS_KEEP_COUNT: 50,
+      FAILED_JOBS_KEEP_MS: 3_600_000,
+    });
+    expect(() => loadConfig({ FAILED_JOBS_KEEP_COUNT: '0' })).toThrow('FAILED_JOBS_KEEP_COUNT');
+    expect(() => loadConfig({ FAILED_JOBS_KEEP_COUNT: 'many' })).toThrow('FAILED_JOBS_KEEP_COUNT');
+    expect(() => loadConfig({ FAILED_JOBS_KEEP_MS: '10' })).toThrow('FAILED_JOBS_KEEP_MS');
+  });
 });

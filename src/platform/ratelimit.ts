@@ -46,7 +46,13 @@ export function redisRateLimiters(url: string, namespace = 'desk'): RateLimiterF
   return {
     kind: 'redis',
     create(options) {
-      return new RateLimiterRedis({ storeClient: connect(), ...options, keyPrefix: `${namespace}:${options.keyPrefix}` });
+      // While Redis is down, requests are counted in this process instead of failing or waiting for it.
+      return new RateLimiterRedis({
+        storeClient: connect(),
+        ...options,
+        keyPrefix: `${namespace}:${options.keyPrefix}`,
+        insuranceLimiter: new RateLimiterMemory(options),
+      });
     },
     createSpacing(keyPrefix) {
       return redisSpacing(connect(), `${namespace}:${keyPrefix}`);

@@ -309,7 +309,7 @@ describe('Web app in Chromium: administration screens', () => {
     await toast(admin, 'Delivery queued again').waitFor();
     await eventually(() => fake.messagesTo(tess.id).length === 1, { describe: 'the retried reply' });
     await panel.getByText('Every notice has been delivered').waitFor({ timeout: 15_000 });
-    expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+    expect((await server.health()).body.status).toBe('ok');
 
     fake.failNext('sendMessage', 2, { status: 400, description: 'Bad Request: chat not found' });
     fake.sendText(TOKEN, tess, '/help');

@@ -35,6 +35,8 @@ export interface TestServer extends RunningServer {
   login(email?: string, password?: string): Promise<string>;
   /** Signs in and returns the whole answer: user, access token and refresh token. */
   signIn(email?: string, password?: string): Promise<{ user: { _id: string; role: string }; accessToken: string; refreshToken: string }>;
+  /** GET /api/health as the first admin: the detailed answer (lag, deliveries, channels, problems); everyone else gets `{ status }`. */
+  health(): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON;
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -112,11 +114,21 @@ export async function startTestServer(
       throw error;
     }
   }
+  let adminToken: string | null = null;
+  const health: TestServer['health'] = async () => {
+    adminToken ??= (await signIn()).accessToken;
+    const answer = await request('GET', '/api/health', { token: adminToken });
+    if (answer.body?.projections) return answer;
+    // The session ended (a test signed the admin out): once more with a new one.
+    adminToken = (await signIn()).accessToken;
+    return request('GET', '/api/health', { token: adminToken });
+  };
   return {
     ...server,
     firstAdmin,
     dataDir,
     request,
+    health,
     signIn,
     login: async (email = ADMIN.email, password = ADMIN.password) => (await signIn(email, password)).accessToken,
     async stop({ keepData = false } = {}) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiRegistry } from '../openapi/registry';
-import { Delivery, Notice } from '#contract/responses';
+import { listDeliveriesQuery } from '#contract/deliveries';
+import { Delivery, Notice, Pagination } from '#contract/responses';
 
 export function describeDeliveries(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -8,13 +9,18 @@ export function describeDeliveries(docs: ApiRegistry): void {
     method: 'get',
     path: '/deliveries',
     summary: 'Undelivered notices',
+    description:
+      'Every notice out and Telegram message in on its way (waiting, sending, retrying), oldest first, then one page (`page`, `limit`, default 50) of the notices that failed for good, newest first; `failedPagination` pages those.',
     access: admin,
+    query: listDeliveriesQuery,
     responses: {
       200: {
-        description: '{ deliveries, counts: { waiting, retrying, failed, inbound } }: notices out and Telegram messages in that are not yet through',
+        description:
+          '{ deliveries, counts: { waiting, retrying, failed, inbound }, failedPagination }: notices out and Telegram messages in that are not yet through',
         schema: z.strictObject({
           deliveries: z.array(Delivery),
           counts: z.strictObject({ waiting: z.int(), retrying: z.int(), failed: z.int(), inbound: z.int() }),
+          failedPagination: Pagination,
         }),
       },
     },

@@ -1,8 +1,10 @@
 import type { Router } from 'express';
+import { listDeliveriesQuery } from '#contract/deliveries';
 import { NotFoundError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
-import { DELIVERY_CHANNELS, type DeliveryChannel, isDeliveryChannel, listDeliveries, retryDelivery } from '../../app/deliveries/service';
+import { parse } from '../http/validate';
+import { DELIVERY_CHANNELS, type DeliveryChannel, failedDeliveriesPage, isDeliveryChannel, listDeliveries, retryDelivery } from '../../app/deliveries/service';
 
 const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -21,11 +23,18 @@ export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
     return rows;
   };
 
-  router.get('/deliveries', admin, async (_req, res) => {
-    const deliveries = await listDeliveries(deps);
-    const count = (state: string) => deliveries.filter((delivery) => delivery.state === state).length;
-    const inbound = deliveries.filter((delivery) => delivery.direction === 'inbound').length;
-    res.json({ deliveries, counts: { waiting: count('waiting') + count('active'), retrying: count('retrying'), failed: count('failed'), inbound } });
+  // Messages on their way are all listed; notices failed for good (up to FAILED_JOBS_KEEP_COUNT a channel) one page at a time.
+  router.get('/deliveries', admin, async (req, res) => {
+    const { page, limit } = parse(listDeliveriesQuery, req.query);
+    const onTheirWay = await listDeliveries(deps);
+    const failed = await failedDeliveriesPage(deps, { page, limit });
+    const count = (state: string) => onTheirWay.filter((delivery) => delivery.state === state).length;
+    const inbound = onTheirWay.filter((delivery) => delivery.direction === 'inbound').length;
+    res.json({
+      deliveries: [...onTheirWay, ...failed.deliveries],
+      counts: { waiting: count('waiting') + count('active'), retrying: count('retrying'), failed: failed.total, inbound },
+      failedPagination: { page, limit, total: failed.total, pages: Math.ceil(failed.total / limit) },
+    });
   });
 
   router.post('/deliveries/failed/retry', admin, async (req, res) => {

@@ -1,5 +1,6 @@
 import type { ApiRegistry } from '../openapi/registry';
-import { Health } from '#contract/responses';
+import { z } from 'zod';
+import { Health, PublicHealth } from '#contract/responses';
 
 export function describeHealth(docs: ApiRegistry): void {
   docs.route({
@@ -7,9 +8,15 @@ export function describeHealth(docs: ApiRegistry): void {
     path: '/health',
     summary: 'Health check',
     description:
-      '`starting` answers 503 with Retry-After until the read models have caught up; `degraded` while failed notices wait for an admin, while the read models hold conflicts or skipped events or a projection stalled behind the log (`projections.problems` says which and why), or while messages in or out wait for a channel that does not answer (`channels`).',
+      "Everyone gets `{ status }`, worked out without reading the log (at most once a second). An admin's access token or the METRICS_TOKEN as bearer (and the METRICS_PORT listener) get the detailed answer. `starting` answers 503 with Retry-After until the read models have caught up; `degraded` while the job queue (Redis) does not answer within 0.7 s (`queueState: down`), while failed notices wait for an admin, while the read models hold conflicts or skipped events or a projection stalled behind the log (`projections.problems` says which and why), or while messages in or out wait for a channel that does not answer (`channels`).",
     access: 'public',
     unguarded: true,
-    responses: { 200: { description: 'Serving (`ok` or `degraded`)', schema: Health }, 503: { description: 'Starting', schema: Health } },
+    responses: {
+      200: {
+        description: 'Serving (`ok` or `degraded`): `{ status }`, or the detailed answer for an admin or the metrics token',
+        schema: z.union([PublicHealth, Health]),
+      },
+      503: { description: 'Starting', schema: z.union([PublicHealth, Health]) },
+    },
   });
 }

@@ -92,7 +92,7 @@ async function expectServesWithConflicts(server: TestServer, desk: Desk, twin: {
   const admin = await server.login();
   await expectCommandsServe(server, admin);
 
-  const health = await server.request('GET', '/api/health');
+  const health = await server.health();
   expect(health.status).toBe(200);
   expect(health.body.status).toBe('degraded');
   expect(health.body.projections).toMatchObject({ state: 'live', lag: 0, conflicts: 2, failures: 0, stalled: [] });
@@ -179,11 +179,11 @@ describe('Read models on a log that holds a duplicate claim', () => {
     const desk = await seedDesk(server);
     const twin = await appendDuplicates(server.deps.events, desk.adminId);
     const admin = await server.login();
-    await eventually(async () => (await server.request('GET', '/api/health')).body.projections.conflicts === 2, { describe: 'the conflicts recorded' });
+    await eventually(async () => (await server.health()).body.projections.conflicts === 2, { describe: 'the conflicts recorded' });
     await expectServesWithConflicts(server, desk, twin);
 
     expect((await server.request('DELETE', `/api/canned-messages/${twin.cannedId}`, { token: admin })).status).toBe(204);
-    const health = await server.request('GET', '/api/health');
+    const health = await server.health();
     expect(health.body.projections.problems).toEqual(['users: 1 value of email held by more than one document']);
   });
 });
@@ -205,7 +205,7 @@ describe('Read models on a log holding an event a projection throws on', () => {
       expect(await server.deps.projections.waitFor(skipped, 5000)).toBe(true);
       await expectCommandsServe(server, admin);
 
-      const health = await server.request('GET', '/api/health');
+      const health = await server.health();
       expect(health.body).toMatchObject({
         status: 'degraded',
         projections: { conflicts: 0, failures: 1, problems: ['whitelist: 1 event could not be applied and was skipped'] },
@@ -252,13 +252,13 @@ describe('Health when a projection stops following the log', () => {
     const server = await startTestServer({ dataDir, events: log.events, env: { PROJECTION_STALL_MS: '500', METRICS_TOKEN } });
     try {
       const admin = await server.login();
-      expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+      expect((await server.health()).body.status).toBe('ok');
       log.goQuiet();
       const metadata = { occurredAt: new Date().toISOString(), schemaVersion: 1 };
       await server.deps.events.append(`category-${randomUUID()}`, [{ type: 'NoiseRecorded', data: {}, metadata }], 'no_stream');
       const health = await eventually(
         async () => {
-          const answer = await server.request('GET', '/api/health');
+          const answer = await server.health();
           return answer.body.status === 'degraded' ? answer : null;
         },
         { timeoutMs: 10_000, describe: 'health degraded by the stall' },

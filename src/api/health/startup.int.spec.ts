@@ -18,6 +18,9 @@ import { type RunningServer, startServer } from '../../server';
 
 const CONTEXT = { actor: { userId: 'admin-1', role: 'admin', platform: 'web' as const }, now: new Date('2026-03-01T10:00:00Z') };
 const CATEGORIES = 8;
+/** Opens the detailed health answer (nobody can sign in while the desk starts). */
+const METRICS_TOKEN = 'metrics-token-for-startup';
+const detailed = { headers: { authorization: `Bearer ${METRICS_TOKEN}` } };
 
 /** The configured log, with its global reads held until `release()`: a catch-up that takes as long as the test needs. */
 class HeldCatchUp implements EventStore {
@@ -69,7 +72,7 @@ describe.each([
       );
     }
     held = new HeldCatchUp(store);
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', METRICS_TOKEN });
     server = await startServer(config, { logger: pino({ level: 'silent' }), events: held });
   });
   afterEach(async () => {
@@ -79,7 +82,11 @@ describe.each([
   });
 
   it('when asked before the catch-up ends, then health says starting with the lag in events, other routes answer 503 with Retry-After, and the container check passes', async () => {
-    const health = await get('/api/health');
+    const everyone = await get('/api/health');
+    expect(everyone.status).toBe(503);
+    expect(everyone.headers.get('retry-after')).toBe('5');
+    expect(await everyone.json()).toEqual({ status: 'starting' });
+    const health = await get('/api/health', detailed);
     expect(health.status).toBe(503);
     expect(health.headers.get('retry-after')).toBe('5');
     expect(await health.json()).toMatchObject({
@@ -105,7 +112,7 @@ describe.each([
     held.release();
     const { firstAdmin } = await server.ready;
     expect(firstAdmin).toMatchObject({ email: ADMIN.email });
-    const health = await get('/api/health');
+    const health = await get('/api/health', detailed);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', projections: { state: 'live', lag: 0, percent: 100 } });
     const login = await get('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
@@ -152,9 +159,9 @@ describe('A desk starting on a large embedded log', () => {
   });
 
   it('when health is asked right after the port opens, then it answers during the catch-up, not after it', async () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', METRICS_TOKEN });
     server = await startServer(config, { logger: pino({ level: 'silent' }) });
-    const first = await fetch(`${server.url}/api/health`);
+    const first = await fetch(`${server.url}/api/health`, detailed);
     const body = (await first.json()) as { status: string; projections: { state: string; percent: number; applied: number } };
     expect(first.status).toBe(503);
     expect(body).toMatchObject({ status: 'starting', projections: { state: 'catching up' } });

@@ -83,7 +83,7 @@ describe('Prometheus metrics', () => {
       await eventually(async () => sample((await scrape()).text, 'desk_live_sockets') === before, { describe: 'the gauge back to its count before' });
     });
 
-    it('when the METRICS_PORT listener is scraped, then it serves the same figures behind the same token, and nothing else', async () => {
+    it('when the METRICS_PORT listener is scraped, then it serves the same figures and the detailed health behind the same token, and nothing else', async () => {
       expect(server.metricsUrl).not.toBeNull();
       expect((await scrape(null, server.metricsUrl!)).status).toBe(401);
       const answer = await scrape(TOKEN, server.metricsUrl!);
@@ -91,8 +91,12 @@ describe('Prometheus metrics', () => {
       expect(sample(answer.text, 'desk_http_request_duration_seconds_count', { method: 'GET', route: '/api/tickets', status: '200' })).toBeGreaterThanOrEqual(
         2,
       );
-      const other = await fetch(server.metricsUrl!.replace('/metrics', '/api/health'));
-      expect(other.status).toBe(404);
+      const healthUrl = server.metricsUrl!.replace('/metrics', '/api/health');
+      expect((await fetch(healthUrl)).status).toBe(401);
+      const health = await fetch(healthUrl, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', projections: { lag: 0 }, deliveries: { failed: 0 } });
+      expect((await fetch(server.metricsUrl!.replace('/metrics', '/api/tickets'), { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
     });
   });
 

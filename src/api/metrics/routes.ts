@@ -1,27 +1,26 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import { NotFoundError, UnauthorizedError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
+import { healthHandler } from '../health/routes';
+import { bearerMatches } from '../http/bearer';
 import { errorHandler } from '../http/errors';
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/** Whether the Authorization header is `Bearer <token>`, compared in constant time. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const [scheme, given, ...rest] = (header ?? '').trim().split(/\s+/);
-  if (scheme?.toLowerCase() !== 'bearer' || !given || rest.length > 0) return false;
-  return timingSafeEqual(digest(given), digest(token));
-}
-
-/** The Prometheus text of the process's registry, behind METRICS_TOKEN when that is set. */
-const serveMetrics =
-  (deps: Pick<AppDeps, 'metrics' | 'config'>): RequestHandler =>
-  async (req, res) => {
+/** Refuses a request without METRICS_TOKEN as its bearer token, when that is set. */
+const metricsTokenAsked =
+  (deps: Pick<AppDeps, 'config'>): RequestHandler =>
+  (req, res, next) => {
     const token = deps.config.METRICS_TOKEN;
     if (token !== undefined && !bearerMatches(req.get('authorization'), token)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
       throw new UnauthorizedError('Send the metrics token as "Authorization: Bearer <token>"', 'INVALID_TOKEN');
     }
+    next();
+  };
+
+/** The Prometheus text of the process's registry, behind METRICS_TOKEN when that is set. */
+const serveMetrics =
+  (deps: Pick<AppDeps, 'metrics' | 'config'>): RequestHandler =>
+  async (_req, res) => {
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.setHeader('Cache-Control', 'no-store');
     res.send(await deps.metrics.registry.metrics());
@@ -36,14 +35,15 @@ const closed: RequestHandler = () => {
  * Without a token it answers 404, whether or not METRICS_PORT serves the figures elsewhere.
  */
 export const metricsRoute = (deps: AppDeps) => (app: express.Express) => {
-  app.get('/metrics', deps.config.METRICS_TOKEN !== undefined ? serveMetrics(deps) : closed);
+  app.get('/metrics', ...(deps.config.METRICS_TOKEN !== undefined ? [metricsTokenAsked(deps), serveMetrics(deps)] : [closed]));
 };
 
-/** The METRICS_PORT listener's app: GET /metrics and nothing else. */
+/** The METRICS_PORT listener's app: GET /metrics and the detailed GET /api/health, and nothing else. */
 export function createMetricsApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.get('/metrics', serveMetrics(deps));
+  app.get('/metrics', metricsTokenAsked(deps), serveMetrics(deps));
+  app.get('/api/health', metricsTokenAsked(deps), healthHandler(deps, { detailedFor: () => true }));
   app.use(closed);
   app.use(errorHandler(deps.logger));
   return app;

@@ -68,7 +68,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'The body is neither JSON nor, where files travel, multipart/form-data (`UNSUPPORTED_MEDIA_TYPE`)',
   422: 'Understood but cannot be done (`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used for a different request)',
   429: 'Rate limited (`RATE_LIMITED`), with `Retry-After`',
-  503: 'Starting (`STARTING`, with `Retry-After`) or in maintenance mode (`MAINTENANCE`)',
+  503: 'Starting (`STARTING`, with `Retry-After`), in maintenance mode (`MAINTENANCE`), or, where a job is queued, retried or discarded, the job queue (Redis) not answering (`QUEUE_UNAVAILABLE`)',
 };
 
 /** `/tickets/:id` as OpenAPI writes it: `/tickets/{id}`. */

@@ -8,7 +8,7 @@ export function describeTelegram(docs: ApiRegistry): void {
     path: WEBHOOK_PATH,
     summary: 'Telegram delivers bot updates here (webhook mode)',
     description:
-      'Only with a bot token and `telegramWebhookUrl` set (else 404), and only with the secret the bot registered in `X-Telegram-Bot-Api-Secret-Token` (else 401). Not rate limited.',
+      'Only with a bot token and `telegramWebhookUrl` set (else 404), and only with the secret the bot registered in `X-Telegram-Bot-Api-Secret-Token` (else 401). Not rate limited. 503 `QUEUE_UNAVAILABLE` while the job queue (Redis) does not answer: Telegram sends the update again.',
     access: 'public',
     body: updateShape,
     responses: { 200: { description: 'Queued', schema: z.strictObject({ ok: z.literal(true) }) } },

@@ -39,32 +39,52 @@ const progressOf = (job: PendingJob) => ({
   ageSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(job.addedAt)) / 1000)),
 });
 
-/** Every undelivered notice of both channels and every Telegram message not yet applied, oldest first. */
+/** One row of the Deliveries view for an outbound notice of a channel. */
+async function outboundView(deps: Pick<AppDeps, 'readStore'>, channel: DeliveryChannel, job: PendingJob): Promise<DeliveryView> {
+  const data = job.data as Partial<TelegramSendJob & EmailJob>;
+  const ticket = data.ticketId ? await deps.readStore.collection<TicketView>(TICKETS).findOne({ _id: data.ticketId }) : null;
+  return {
+    id: job.id,
+    channel,
+    direction: 'outbound',
+    recipient: String(channel === 'telegram' ? data.chatId : data.to),
+    ticket: ticket ? { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title } : null,
+    kind: data.kind ?? job.name,
+    ...progressOf(job),
+  };
+}
+
+/** Every notice of both channels on its way (waiting, running, retrying) and every Telegram message not yet applied, oldest first. */
 export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>): Promise<DeliveryView[]> {
-  const tickets = deps.readStore.collection<TicketView>(TICKETS);
   const views: DeliveryView[] = [];
   for (const [channel, queue] of Object.entries(DELIVERY_CHANNELS) as Array<[DeliveryChannel, string]>) {
-    for (const job of await deps.queue.pending(queue)) {
-      const data = job.data as Partial<TelegramSendJob & EmailJob>;
-      const ticket = data.ticketId ? await tickets.findOne({ _id: data.ticketId }) : null;
-      views.push({
-        id: job.id,
-        channel,
-        direction: 'outbound',
-        recipient: String(channel === 'telegram' ? data.chatId : data.to),
-        ticket: ticket ? { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title } : null,
-        kind: data.kind ?? job.name,
-        ...progressOf(job),
-      });
-    }
+    for (const job of await deps.queue.pending(queue)) views.push(await outboundView(deps, channel, job));
   }
   // A message given up for good was answered with the `failed` text; only those still on their way are listed.
   for (const job of await deps.queue.pending(TELEGRAM_UPDATES_QUEUE)) {
-    if (job.state === 'failed') continue;
     const recipient = chatOfUpdate((job.data as TelegramUpdateJob).update) ?? '';
     views.push({ id: job.id, channel: 'telegram', direction: 'inbound', recipient, ticket: null, kind: 'update', ...progressOf(job) });
   }
   return views.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * One page of the notices of both channels that failed for good, newest first, and how many there
+ * are: each channel's failed list is read only up to the end of the page, never in full.
+ */
+export async function failedDeliveriesPage(
+  deps: Pick<AppDeps, 'queue' | 'readStore'>,
+  { page, limit }: { page: number; limit: number },
+): Promise<{ deliveries: DeliveryView[]; total: number }> {
+  const end = page * limit;
+  const rows: Array<{ channel: DeliveryChannel; job: PendingJob }> = [];
+  let total = 0;
+  for (const [channel, queue] of Object.entries(DELIVERY_CHANNELS) as Array<[DeliveryChannel, string]>) {
+    total += await deps.queue.failedCount(queue);
+    for (const job of await deps.queue.failedPage(queue, 0, end)) rows.push({ channel, job });
+  }
+  const onPage = rows.sort((a, b) => b.job.updatedAt.localeCompare(a.job.updatedAt)).slice(end - limit, end);
+  return { deliveries: await Promise.all(onPage.map(({ channel, job }) => outboundView(deps, channel, job))), total };
 }
 
 /** Messages of one channel that wait for it to answer, by direction, and since when the oldest waits. */
@@ -81,7 +101,7 @@ export interface ChannelBacklog {
  */
 export async function channelBacklogs(deps: Pick<AppDeps, 'queue'>): Promise<Record<DeliveryChannel, ChannelBacklog>> {
   const waiting = async (queue: string) => {
-    const open = (await deps.queue.pending(queue)).filter((job) => job.state !== 'failed');
+    const open = await deps.queue.pending(queue);
     return open.some((job) => job.attemptsMade > 0) ? open : [];
   };
   const since = (jobs: PendingJob[]) => jobs.map((job) => job.addedAt).sort()[0] ?? null;
@@ -92,7 +112,6 @@ export async function channelBacklogs(deps: Pick<AppDeps, 'queue'>): Promise<Rec
   };
 }
 
-/** Notices that failed for good and wait for an admin (GET /api/health reports `degraded` while any do). */
 /**
  * An admin's retry of one notice. One whose last try may have arrived (no answer came) is sent again
  * only by this decision, recorded with the admin as its actor.
@@ -106,6 +125,7 @@ export async function retryDelivery(deps: Pick<AppDeps, 'queue' | 'events'>, cha
   return deps.queue.retry(DELIVERY_CHANNELS[channel], id);
 }
 
+/** Notices that failed for good and wait for an admin (GET /api/health reports `degraded` while any do). */
 export async function failedDeliveryCount(deps: Pick<AppDeps, 'queue'>): Promise<number> {
   let count = 0;
   for (const queue of Object.values(DELIVERY_CHANNELS)) count += await deps.queue.failedCount(queue);
@@ -119,8 +139,8 @@ export async function deliveryQueueDepth(
   const rows: Array<{ channel: DeliveryChannel; state: PendingJob['state']; count: number }> = [];
   for (const [channel, queue] of Object.entries(DELIVERY_CHANNELS) as Array<[DeliveryChannel, string]>) {
     const pending = await deps.queue.pending(queue);
-    for (const state of ['waiting', 'active', 'retrying', 'failed'] as const)
-      rows.push({ channel, state, count: pending.filter((job) => job.state === state).length });
+    for (const state of ['waiting', 'active', 'retrying'] as const) rows.push({ channel, state, count: pending.filter((job) => job.state === state).length });
+    rows.push({ channel, state: 'failed', count: await deps.queue.failedCount(queue) });
   }
   return rows;
 }

@@ -35,6 +35,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** How long a stop waits for the worker's last checkpoint before ending the thread. */
+const STOP_WAIT_MS = 5000;
+
 export interface CheckpointerOptions {
   filename: string;
   intervalMs: number;
@@ -45,8 +48,10 @@ export interface CheckpointerOptions {
 export class BackgroundCheckpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
+  private readonly onError: ((message: string) => void) | undefined;
 
   constructor(options: CheckpointerOptions) {
+    this.onError = options.onError;
     this.worker = new Worker(WORKER, {
       eval: true,
       workerData: { filename: options.filename, intervalMs: options.intervalMs, driver: require.resolve('better-sqlite3') },
@@ -60,11 +65,23 @@ export class BackgroundCheckpointer {
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
   }
 
-  /** Runs a last checkpoint, closes the worker's connection and waits for the thread to end. */
+  /**
+   * Runs a last checkpoint, closes the worker's connection and waits for the thread to end; a thread
+   * that has not ended within STOP_WAIT_MS (stuck in a checkpoint a reader holds up) is terminated,
+   * so closing a store never hangs the process (the log stays intact: a checkpoint only copies).
+   */
   async stop(): Promise<void> {
     // Waited for: the process stays up until the thread has closed its connection.
     this.worker.ref();
     this.worker.postMessage('stop');
-    await this.exited;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WAIT_MS)));
+    const ended = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    if (ended === 'late') {
+      this.onError?.(`the checkpoint worker did not stop within ${STOP_WAIT_MS} ms and was terminated`);
+      await this.worker.terminate();
+      await this.exited;
+    }
   }
 }

@@ -340,7 +340,8 @@ describe('SQLite write-ahead log checkpoints', () => {
     // rewind to a later one, so the log runs somewhat past it (5,300 pages at most in 8 runs), never
     // towards the 125 MB written.
     expect(largest).toBeLessThan(10_000 * PAGE);
-  });
+    // 125 MB through SQLite: seconds on a quiet machine, more on a busy one.
+  }, 60_000);
 
   it('when the store closes, then its checkpoint worker has closed its connection first, SQLite removes the log, and the file opens again', async () => {
     const file = path.join(dir, 'events.db');

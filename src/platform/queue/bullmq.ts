@@ -1,10 +1,13 @@
 import { Queue as BullQueue, DelayedError, type Job as BullJob, UnrecoverableError, Worker } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
+import { QueueUnavailableError } from '#contract/errors';
 import {
   DEFAULT_BACKOFF_MS,
+  DEFAULT_KEEP_FAILED,
   DEFAULT_RETRY_POLICY,
   type FailedJob,
   type JobOptions,
+  type KeepFailed,
   type PendingJob,
   type Processor,
   type Queue,
@@ -23,10 +26,15 @@ const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
 /** A job held behind an earlier job of its group looks again this often (the earlier one also wakes it when done). */
 const HELD_RECHECK_MS = 2000;
 
+/** How long a producer call (add, list, retry, checkpoint...) waits for Redis before it fails with QueueUnavailableError. */
+const PRODUCER_TIMEOUT_MS = 2000;
+
 export interface BullMqQueueOptions extends QueueOptions {
   url: string;
   /** Key prefix in Redis (REDIS_PREFIX); tests use their own so runs never meet. */
   prefix?: string;
+  /** How long a producer call waits for Redis (default 2 s). */
+  timeoutMs?: number;
 }
 
 /**
@@ -73,21 +81,54 @@ export class BullMqQueue implements Queue {
   private readonly connection: Redis;
   private readonly prefix: string;
   private readonly policy: RetryPolicy;
+  private readonly keepFailed: KeepFailed;
+  private readonly timeoutMs: number;
   private readonly queues = new Map<string, BullQueue>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: Redis[] = [];
 
   constructor(private readonly options: BullMqQueueOptions) {
-    // Workers block on Redis; BullMQ requires unlimited retries per request on their connection.
-    this.connection = new IORedis(options.url, { maxRetriesPerRequest: null });
+    this.timeoutMs = options.timeoutMs ?? PRODUCER_TIMEOUT_MS;
+    // The producers' connection gives up: a command waits at most the timeout and is retried once
+    // after a reconnect, so a Redis outage fails calls (health, the webhook, the reactor) instead of
+    // hanging them. Workers block on Redis and get connections of their own without a limit.
+    this.connection = new IORedis(options.url, { maxRetriesPerRequest: 1, commandTimeout: this.timeoutMs });
+    // Connection errors are answered on each call; this keeps an outage from crashing the process.
+    this.connection.on('error', () => undefined);
     this.prefix = options.prefix ?? 'desk';
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.keepFailed = options.keepFailed ?? DEFAULT_KEEP_FAILED;
+  }
+
+  /**
+   * A producer call, bounded: BullMQ waits for a first connection without limit, and an outage
+   * would hold every caller. Past the timeout (or on a connection error) it fails with a clear error.
+   */
+  private async bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const unavailable = (reason: string) => new QueueUnavailableError(`The job queue (Redis) cannot be reached (${what}: ${reason}); try again shortly`);
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(unavailable(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work(), timeout]);
+    } catch (error) {
+      if (error instanceof QueueUnavailableError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      // A connected Redis too slow to answer (ioredis's commandTimeout) is as unavailable as a lost one.
+      if (this.connection.status === 'ready' && reason !== 'Command timed out') throw error;
+      throw unavailable(reason);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private queue(name: string): BullQueue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new BullQueue(name, { connection: this.connection, prefix: this.prefix });
+      // Each call reports an outage itself (QueueUnavailableError); this keeps BullMQ from printing every reconnect.
+      queue.on('error', (error) => this.options.logger?.warn({ queue: name, reason: error.message }, 'queue connection error'));
       this.queues.set(name, queue);
     }
     return queue;
@@ -98,6 +139,10 @@ export class BullMqQueue implements Queue {
   }
 
   async add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
+    await this.bounded('add a job', () => this.addNow(queue, name, data, options));
+  }
+
+  private async addNow<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void> {
     const jobId = normalizeJobId(options.jobId);
     const group = options.group ?? null;
     const envelope: Envelope = { desk: 1, payload: data, group, windowFrom: Date.now() + (options.delayMs ?? 0) };
@@ -111,7 +156,8 @@ export class BullMqQueue implements Queue {
       backoff: { type: BACKOFF_TYPE, delay: options.backoffMs ?? DEFAULT_BACKOFF_MS },
       ...(options.delayMs ? { delay: options.delayMs } : {}),
       removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
-      removeOnFail: false,
+      // Failed jobs wait for an admin, but not forever: the oldest beyond the count, and any past the age, are dropped.
+      removeOnFail: { count: this.keepFailed.count, age: Math.ceil(this.keepFailed.ageMs / 1000) },
       // A job retried for a day would otherwise keep every stack trace.
       stackTraceLimit: 1,
     });
@@ -139,7 +185,8 @@ export class BullMqQueue implements Queue {
   }
 
   process<D>(queue: string, processor: Processor<D>, options: { concurrency?: number } = {}): void {
-    const connection = this.connection.duplicate();
+    // Workers block on Redis; BullMQ requires unlimited retries per request on their connection.
+    const connection = new IORedis(this.options.url, { maxRetriesPerRequest: null });
     this.workerConnections.push(connection);
     const worker = new Worker(
       queue,
@@ -188,34 +235,48 @@ export class BullMqQueue implements Queue {
   }
 
   async failed(queue: string): Promise<FailedJob[]> {
-    return failedJobs(await this.pending(queue));
+    return failedJobs(await this.failedPage(queue, 0, this.keepFailed.count));
+  }
+
+  async failedPage(queue: string, offset: number, limit: number): Promise<PendingJob[]> {
+    if (limit <= 0) return [];
+    // Newest first: the failed set is ordered by when each job finished.
+    const jobs = await this.bounded('list failed jobs', () => this.queue(queue).getJobs('failed', offset, offset + limit - 1, false));
+    return (jobs as BullJob[]).map((job) => this.listed(job, 'failed'));
   }
 
   async failedCount(queue: string): Promise<number> {
-    return this.queue(queue).getFailedCount();
+    return this.bounded('count failed jobs', () => this.queue(queue).getFailedCount());
   }
 
   async pending(queue: string): Promise<PendingJob[]> {
     const bull = this.queue(queue);
     const listed: PendingJob[] = [];
-    for (const state of ['active', 'waiting', 'prioritized', 'delayed', 'failed'] as const) {
-      for (const job of (await bull.getJobs(state, 0, -1, true)) as BullJob[]) {
-        listed.push({
-          id: job.id ?? '',
-          name: job.name,
-          data: envelopeOf(job).payload,
-          state: state === 'failed' ? 'failed' : state === 'active' ? 'active' : job.attemptsMade > 0 ? 'retrying' : 'waiting',
-          attemptsMade: job.attemptsMade,
-          lastError: job.failedReason || null,
-          addedAt: new Date(job.timestamp).toISOString(),
-          updatedAt: new Date(job.finishedOn ?? job.processedOn ?? job.timestamp).toISOString(),
-        });
-      }
+    for (const state of ['active', 'waiting', 'prioritized', 'delayed'] as const) {
+      const jobs = await this.bounded('list jobs', () => bull.getJobs(state, 0, -1, true));
+      for (const job of jobs as BullJob[]) listed.push(this.listed(job, state));
     }
     return listed.sort((a, b) => a.addedAt.localeCompare(b.addedAt));
   }
 
+  private listed(job: BullJob, state: 'active' | 'waiting' | 'prioritized' | 'delayed' | 'failed'): PendingJob {
+    return {
+      id: job.id ?? '',
+      name: job.name,
+      data: envelopeOf(job).payload,
+      state: state === 'failed' ? 'failed' : state === 'active' ? 'active' : job.attemptsMade > 0 ? 'retrying' : 'waiting',
+      attemptsMade: job.attemptsMade,
+      lastError: job.failedReason || null,
+      addedAt: new Date(job.timestamp).toISOString(),
+      updatedAt: new Date(job.finishedOn ?? job.processedOn ?? job.timestamp).toISOString(),
+    };
+  }
+
   async retry(queue: string, id: string): Promise<boolean> {
+    return this.bounded('retry a job', () => this.retryNow(queue, id));
+  }
+
+  private async retryNow(queue: string, id: string): Promise<boolean> {
     const job = (await this.queue(queue).getJob(normalizeJobId(id))) as BullJob | undefined;
     if (!job) return false;
     const state = await job.getState();
@@ -229,12 +290,18 @@ export class BullMqQueue implements Queue {
   /** Held jobs are promoted too: they look at their line again and wait behind its head, as before. */
   async wake(queue: string): Promise<number> {
     const bull = this.queue(queue);
-    const delayed = await bull.getDelayedCount();
-    if (delayed > 0) await bull.promoteJobs();
-    return delayed;
+    return this.bounded('wake jobs', async () => {
+      const delayed = await bull.getDelayedCount();
+      if (delayed > 0) await bull.promoteJobs();
+      return delayed;
+    });
   }
 
   async discard(queue: string, id: string): Promise<boolean> {
+    return this.bounded('discard a job', () => this.discardNow(queue, id));
+  }
+
+  private async discardNow(queue: string, id: string): Promise<boolean> {
     const job = (await this.queue(queue).getJob(normalizeJobId(id))) as BullJob | undefined;
     if (!job || (await job.getState()) === 'active') return false;
     const { group } = envelopeOf(job);
@@ -244,12 +311,12 @@ export class BullMqQueue implements Queue {
   }
 
   async checkpoint(name: string): Promise<number | null> {
-    const stored = await this.connection.get(this.checkpointKey(name));
+    const stored = await this.bounded('read a checkpoint', () => this.connection.get(this.checkpointKey(name)));
     return stored === null ? null : Number(stored);
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {
-    await this.connection.set(this.checkpointKey(name), String(position));
+    await this.bounded('save a checkpoint', () => this.connection.set(this.checkpointKey(name), String(position)));
   }
 
   private checkpointKey(name: string): string {
@@ -257,7 +324,12 @@ export class BullMqQueue implements Queue {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close()));
+    // A worker whose connection came back from an outage can wait on a blocking call that never
+    // returns: running jobs get the lock's time to finish, then its connection is cut below.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, LOCK_DURATION_MS)));
+    await Promise.race([Promise.all(this.workers.map((worker) => worker.close())), late]);
+    clearTimeout(timer);
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     for (const connection of [...this.workerConnections, this.connection]) connection.disconnect();
   }

@@ -2,9 +2,11 @@ import Database from 'better-sqlite3';
 import { ensurePrivateFile } from '../files';
 import {
   DEFAULT_BACKOFF_MS,
+  DEFAULT_KEEP_FAILED,
   DEFAULT_RETRY_POLICY,
   type FailedJob,
   type JobOptions,
+  type KeepFailed,
   type PendingJob,
   type Processor,
   type Queue,
@@ -73,6 +75,7 @@ export class InlineQueue implements Queue {
   readonly kind = 'inline' as const;
   private readonly db: Database.Database;
   private readonly policy: RetryPolicy;
+  private readonly keepFailed: KeepFailed;
   private readonly consumers = new Map<string, Consumer>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Set by close(): no job starts after it; `closed` follows once running ones have finished. */
@@ -83,6 +86,7 @@ export class InlineQueue implements Queue {
 
   constructor(private readonly options: InlineQueueOptions = {}) {
     this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.keepFailed = options.keepFailed ?? DEFAULT_KEEP_FAILED;
     if (options.filename !== undefined && options.filename !== ':memory:') ensurePrivateFile(options.filename);
     this.db = new Database(options.filename ?? ':memory:');
     this.db.pragma('journal_mode = WAL');
@@ -154,7 +158,15 @@ export class InlineQueue implements Queue {
   }
 
   async failed(queue: string): Promise<FailedJob[]> {
-    return failedJobs(await this.pending(queue));
+    return failedJobs(await this.failedPage(queue, 0, this.keepFailed.count));
+  }
+
+  async failedPage(queue: string, offset: number, limit: number): Promise<PendingJob[]> {
+    if (limit <= 0) return [];
+    const rows = this.sql(
+      `SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state = 'failed' ORDER BY finished_at DESC, seq DESC LIMIT ? OFFSET ?`,
+    ).all(queue, limit, offset) as ListedRow[];
+    return rows.map((row) => this.listed(row));
   }
 
   async failedCount(queue: string): Promise<number> {
@@ -163,9 +175,13 @@ export class InlineQueue implements Queue {
 
   async pending(queue: string): Promise<PendingJob[]> {
     const rows = this.sql(
-      `SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active', 'failed') ORDER BY seq`,
+      `SELECT id, name, data, state, attempts_made, failed_reason, added_at, updated_at FROM jobs WHERE queue = ? AND state IN ('waiting', 'active') ORDER BY seq`,
     ).all(queue) as ListedRow[];
-    return rows.map((row) => ({
+    return rows.map((row) => this.listed(row));
+  }
+
+  private listed(row: ListedRow): PendingJob {
+    return {
       id: row.id,
       name: row.name,
       data: JSON.parse(row.data) as unknown,
@@ -174,7 +190,15 @@ export class InlineQueue implements Queue {
       lastError: row.failed_reason,
       addedAt: new Date(row.added_at).toISOString(),
       updatedAt: new Date(row.updated_at).toISOString(),
-    }));
+    };
+  }
+
+  /** Failed jobs wait for an admin, but not forever: the oldest beyond the count, and any past the age, are dropped (as on BullMQ). */
+  private trimFailed(queue: string, now: number): void {
+    this.sql(`DELETE FROM jobs WHERE queue = ? AND state = 'failed' AND finished_at < ?`).run(queue, now - this.keepFailed.ageMs);
+    this.sql(
+      `DELETE FROM jobs WHERE queue = ? AND state = 'failed' AND seq NOT IN (SELECT seq FROM jobs WHERE queue = ? AND state = 'failed' ORDER BY finished_at DESC, seq DESC LIMIT ?)`,
+    ).run(queue, queue, this.keepFailed.count);
   }
 
   async retry(queue: string, id: string): Promise<boolean> {
@@ -290,6 +314,7 @@ export class InlineQueue implements Queue {
           now,
           job.seq,
         );
+        this.trimFailed(queue, now);
       }
     }
   }

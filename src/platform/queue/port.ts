@@ -55,11 +55,16 @@ export interface PendingJob {
   updatedAt: string;
 }
 
-/** The failed-for-good jobs among the pending ones, as `Queue.failed` answers them (both adapters). */
-export const failedJobs = (pending: PendingJob[]): FailedJob[] =>
-  pending
-    .filter((job) => job.state === 'failed')
-    .map((job) => ({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade, failedReason: job.lastError ?? '', failedAt: job.updatedAt }));
+/** Failed-for-good jobs as `Queue.failed` answers them (both adapters). */
+export const failedJobs = (failed: PendingJob[]): FailedJob[] =>
+  failed.map((job) => ({
+    id: job.id,
+    name: job.name,
+    data: job.data,
+    attemptsMade: job.attemptsMade,
+    failedReason: job.lastError ?? '',
+    failedAt: job.updatedAt,
+  }));
 
 /** How long and how often transient failures are retried (DELIVERY_RETRY_WINDOW_MS, DELIVERY_BACKOFF_CAP_MS). */
 export interface RetryPolicy {
@@ -75,9 +80,18 @@ export interface QueueLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
+/** How many jobs that failed for good are kept, and for how long (FAILED_JOBS_KEEP_COUNT, FAILED_JOBS_KEEP_MS): older ones are dropped. */
+export interface KeepFailed {
+  count: number;
+  ageMs: number;
+}
+
+export const DEFAULT_KEEP_FAILED: KeepFailed = { count: 1000, ageMs: 30 * 24 * 3600 * 1000 };
+
 export interface QueueOptions {
   retry?: RetryPolicy;
   logger?: QueueLogger;
+  keepFailed?: KeepFailed;
 }
 
 export interface Queue {
@@ -85,11 +99,13 @@ export interface Queue {
   add<D>(queue: string, name: string, data: D, options: JobOptions): Promise<void>;
   /** Starts consuming a queue in this process; jobs added before the call are processed too. */
   process<D>(queue: string, processor: Processor<D>, options?: { concurrency?: number }): void;
-  /** Jobs that failed for good, kept for inspection. */
+  /** Jobs that failed for good, kept for inspection (at most `keepFailed.count` of them), newest first. */
   failed(queue: string): Promise<FailedJob[]>;
+  /** One page of the jobs that failed for good, newest first: `limit` of them after skipping `offset`. */
+  failedPage(queue: string, offset: number, limit: number): Promise<PendingJob[]>;
   /** How many jobs failed for good (cheap enough for every health check). */
   failedCount(queue: string): Promise<number>;
-  /** Every job not completed, oldest first (the Deliveries view). */
+  /** Every job on its way (waiting, running, waiting for a retry), oldest first; failed ones are paged with `failedPage`. */
   pending(queue: string): Promise<PendingJob[]>;
   /** Runs a failed or retrying job again now, with a new retry window; false when there is no such job. */
   retry(queue: string, id: string): Promise<boolean>;

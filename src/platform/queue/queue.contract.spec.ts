@@ -235,28 +235,52 @@ describe.each(adapters)('Queue contract (%s)', (_name, create) => {
     expect(lastTries).toEqual([...Array.from({ length: at.length - 1 }, () => false), true]);
   });
 
-  it('lists unfinished jobs with their state and last error; a failed job can be retried or discarded', async () => {
+  it('lists jobs on their way apart from failed ones, which are paged newest first; a failed job can be retried or discarded', async () => {
     let broken = true;
     queue.process<{ n: number }>(name, async (job) => {
       if (broken) throw new PermanentJobError(`refused ${job.data.n}`);
     });
     await queue.add(name, 'send', { n: 1 }, { jobId: 'r:1', group: 'g' });
+    await until(async () => (await queue.failedCount(name)) === 1);
     await queue.add(name, 'send', { n: 2 }, { jobId: 'r:2', group: 'g' });
-    await until(async () => (await queue.pending(name)).filter((job) => job.state === 'failed').length === 2);
-    const listed = await queue.pending(name);
-    expect(await queue.failedCount(name)).toBe(2);
-    expect(listed.map((job) => [job.id, job.state, job.attemptsMade, job.lastError])).toEqual([
-      ['r_1', 'failed', 1, 'refused 1'],
+    await queue.add(name, 'send', { n: 3 }, { jobId: 'r:3', group: 'g' });
+    await until(async () => (await queue.failedCount(name)) === 3);
+    expect(await queue.pending(name)).toEqual([]);
+    const row = (job: { id: string; state: string; attemptsMade: number; lastError: string | null }) => [job.id, job.state, job.attemptsMade, job.lastError];
+    expect((await queue.failedPage(name, 0, 2)).map(row)).toEqual([
+      ['r_3', 'failed', 1, 'refused 3'],
       ['r_2', 'failed', 1, 'refused 2'],
     ]);
+    expect((await queue.failedPage(name, 2, 2)).map(row)).toEqual([['r_1', 'failed', 1, 'refused 1']]);
+    expect(await queue.failedPage(name, 3, 2)).toEqual([]);
+    expect((await queue.failed(name)).map((job) => job.id)).toEqual(['r_3', 'r_2', 'r_1']);
     expect(await queue.retry(name, 'nope')).toBe(false);
     broken = false;
     expect(await queue.retry(name, 'r:1')).toBe(true);
-    await until(async () => (await queue.pending(name)).length === 1);
+    await until(async () => (await queue.failedCount(name)) === 2 && (await queue.pending(name)).length === 0);
     expect(await queue.discard(name, 'r:2')).toBe(true);
-    expect(await queue.pending(name)).toEqual([]);
+    expect(await queue.discard(name, 'r:3')).toBe(true);
     expect(await queue.failedCount(name)).toBe(0);
     expect(await queue.discard(name, 'r:2')).toBe(false);
+  });
+
+  it('when more jobs fail than are kept, or a failed job outlives the age kept, then the oldest are dropped', async () => {
+    await queue.close();
+    queue = create({ keepFailed: { count: 2, ageMs: 1000 } });
+    queue.process<{ n: number }>(name, async (job) => {
+      throw new PermanentJobError(`refused ${job.data.n}`);
+    });
+    for (const n of [1, 2, 3, 4]) {
+      await queue.add(name, 'send', { n }, { jobId: `k:${n}` });
+      await until(async () => (await queue.failed(name)).some((job) => job.id === `k_${n}`));
+    }
+    expect(await queue.failedCount(name)).toBe(2);
+    expect((await queue.failed(name)).map((job) => job.id)).toEqual(['k_4', 'k_3']);
+    // Past the age, the next failure drops them.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await queue.add(name, 'send', { n: 5 }, { jobId: 'k:5' });
+    await until(async () => (await queue.failed(name)).some((job) => job.id === 'k_5'));
+    expect((await queue.failed(name)).map((job) => job.id)).toEqual(['k_5']);
   });
 
   it('runs jobs in parallel up to the concurrency', async () => {
@@ -336,5 +360,26 @@ describe('Queue contract (inline, on disk)', () => {
     await until(() => seen.length === 1);
     expect(seen).toEqual(['mid']);
     await second.close();
+  });
+});
+
+describe('Queue contract (bullmq, Redis not answering)', () => {
+  it('when nothing listens at the Redis address, then producer calls fail with a clear error within their bound instead of hanging', async () => {
+    // Port 9 (discard) on loopback: nothing listens there, every connection is refused.
+    const queue = new BullMqQueue({ url: 'redis://127.0.0.1:9', prefix: `${PREFIX}-down`, timeoutMs: 500 });
+    try {
+      for (const call of [
+        () => queue.add('notifications', 'send', {}, { jobId: 'down-1' }),
+        () => queue.failedCount('notifications'),
+        () => queue.pending('notifications'),
+        () => queue.checkpoint('reactor'),
+      ]) {
+        const started = Date.now();
+        await expect(call()).rejects.toMatchObject({ status: 503, code: 'QUEUE_UNAVAILABLE', message: expect.stringContaining('cannot be reached') });
+        expect(Date.now() - started).toBeLessThan(3000);
+      }
+    } finally {
+      await queue.close();
+    }
   });
 });

@@ -127,7 +127,7 @@ describe('E-mail notifications through an SMTP outage', () => {
           },
           { timeoutMs: 60_000, describe: `the first mail tried ${TRIES_BEFORE_RETURN} times` },
         );
-        const health = (await server.request('GET', '/api/health')).body;
+        const health = (await server.health()).body;
         expect(health).toMatchObject({ status: 'degraded', channels: { email: { inbound: 0, outbound: 3 } } });
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - down))));
         const back = Date.now();
@@ -159,7 +159,7 @@ describe('E-mail notifications through an SMTP outage', () => {
         report(`SMTP outage of ${Math.round((back - down) / 1000)} s`, { ...figures, arrivedAfterMs });
         expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
         expect(arrivedAfterMs).toBeLessThan(5000);
-        expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+        expect((await server.health()).body.status).toBe('ok');
       } finally {
         await server.stop();
         await sink.close();

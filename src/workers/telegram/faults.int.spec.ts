@@ -67,7 +67,7 @@ describe('Telegram under faults, embedded queue', () => {
         expect(retrying[0]!.lastError).toMatch(/ECONNREFUSED|socket hang up/);
         expect(retrying.slice(1).every((delivery) => delivery.state === 'waiting' && delivery.attempts === 0)).toBe(true);
         // Health says people are waiting on Telegram; nothing has failed for good.
-        expect((await server.request('GET', '/api/health')).body).toMatchObject({
+        expect((await server.health()).body).toMatchObject({
           status: 'degraded',
           deliveries: { failed: 0 },
           channels: { telegram: { outbound: 3 } },

@@ -107,7 +107,7 @@ describe.each(adapters)('Telegram coming back, %s', (_name, queueEnv, openQueue)
       const noa: TelegramUser = { id: 9202, first_name: 'Noa' };
       const { admin, ticket } = await setUp(server, noa);
       const before = fake.messagesTo(noa.id).length;
-      expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+      expect((await server.health()).body.status).toBe('ok');
 
       await fake.goDown();
       const post = (content: string) => server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: admin, body: { content } });
@@ -130,7 +130,7 @@ describe.each(adapters)('Telegram coming back, %s', (_name, queueEnv, openQueue)
         ['telegram', 'outbound'],
       ]);
       expect(waiting[0]!.ageSeconds).toBeGreaterThanOrEqual(10);
-      const health = (await server.request('GET', '/api/health')).body;
+      const health = (await server.health()).body;
       expect(health.status).toBe('degraded');
       expect(health.channels.telegram).toMatchObject({ inbound: 0, outbound: 3 });
       expect(Date.now() - Date.parse(health.channels.telegram.waitingSince)).toBeGreaterThanOrEqual(10_000);
@@ -153,7 +153,7 @@ describe.each(adapters)('Telegram coming back, %s', (_name, queueEnv, openQueue)
       expect(figures).toEqual({ sent: 3, delivered: 3, lost: 0, duplicated: 0, reordered: 0 });
       expect(arrivedAfterMs).toBeLessThan(5000);
       expect(await mine()).toEqual([]);
-      expect((await server.request('GET', '/api/health')).body.status).toBe('ok');
+      expect((await server.health()).body.status).toBe('ok');
     } finally {
       await server.stop();
     }
@@ -184,7 +184,7 @@ describe('A slow Telegram', () => {
       const uncertain = deliveries.find((row) => row.recipient === '9203');
       expect(uncertain?.state).toBe('failed');
       expect(uncertain!.lastError).toMatch(/did not answer within 10 s after the message had gone out: it may have arrived/);
-      expect((await server.request('GET', '/api/health')).body).toMatchObject({ status: 'degraded', deliveries: { failed: 1 } });
+      expect((await server.health()).body).toMatchObject({ status: 'degraded', deliveries: { failed: 1 } });
 
       // Only an admin sends it again, and that decision is recorded with them in the notice's ledger.
       fake.answerLate('sendMessage', 0);
@@ -237,7 +237,7 @@ describe('A bot Telegram has never answered for', () => {
         ['telegram', '9204', 'waiting'],
       ]);
       expect(inbound[0]!.ageSeconds).toBeGreaterThanOrEqual(5);
-      const health = (await server.request('GET', '/api/health')).body;
+      const health = (await server.health()).body;
       expect(health).toMatchObject({ status: 'degraded', channels: { telegram: { inbound: 3 } } });
 
       const back = Date.now();

@@ -256,7 +256,7 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
       },
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(DEFAULT_BOT_MESSAGES.welcomeMessage);
-    expect((await server.request('GET', '/api/health')).body).toMatchObject({ status: 'degraded', deliveries: { failed: 1 } });
+    expect((await server.health()).body).toMatchObject({ status: 'degraded', deliveries: { failed: 1 } });
     const customer = await addMember(server, admin, 'customer', 'Nosy');
     expect((await server.request('GET', '/api/deliveries', { token: customer.token })).status).toBe(403);
     expect((await server.request('POST', `/api/deliveries/telegram/${failed.id}/retry`, { token: customer.token })).status).toBe(403);
@@ -270,7 +270,7 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     await eventually(() => fake.messagesTo(eve.id).length === 1, { describe: 'the retried message' });
     expect(fake.messagesTo(eve.id)).toEqual([DEFAULT_BOT_MESSAGES.welcomeMessage]);
     await eventually(async () => (await server.request('GET', '/api/deliveries', { token: admin })).body.deliveries.length === 0);
-    expect((await server.request('GET', '/api/health')).body).toMatchObject({ status: 'ok', deliveries: { failed: 0 } });
+    expect((await server.health()).body).toMatchObject({ status: 'ok', deliveries: { failed: 0 } });
 
     // Discarded one by one, or all failed at once.
     fake.failNext('sendMessage', 2, { status: 400, description: 'Bad Request: chat not found' });

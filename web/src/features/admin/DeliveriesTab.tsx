@@ -133,9 +133,20 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
   );
 }
 
-/** The counts and the actions on every failed notice at once, above the table. */
-export function DeliveriesView({ list, busy, onAction }: { list: DeliveryList; busy: boolean; onAction: (action: Action) => void }) {
+/** The counts and the actions on every failed notice at once, above the table; a pager below it when the failed notices fill more than a page. */
+export function DeliveriesView({
+  list,
+  busy,
+  onAction,
+  onPage,
+}: {
+  list: DeliveryList;
+  busy: boolean;
+  onAction: (action: Action) => void;
+  onPage: (page: number) => void;
+}) {
   const { waiting, retrying, failed, inbound } = list.counts;
+  const { page, pages } = list.failedPagination;
   return (
     <>
       <div className="toolbar">
@@ -158,6 +169,19 @@ export function DeliveriesView({ list, busy, onAction }: { list: DeliveryList; b
         </Banner>
       )}
       <DeliveriesTable deliveries={list.deliveries} busy={busy} onAction={onAction} />
+      {pages > 1 && (
+        <nav className="pager" aria-label="Failed notices pages">
+          <button type="button" className="button button-ghost button-small" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+            Newer
+          </button>
+          <span className="muted">
+            Failed notices, page {page} of {pages}
+          </span>
+          <button type="button" className="button button-ghost button-small" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+            Older
+          </button>
+        </nav>
+      )}
     </>
   );
 }
@@ -170,7 +194,11 @@ const CONFIRM = {
 /** The Deliveries tab of the Admin Panel: notices waiting, retrying or failed, and what an admin can do about them. */
 export function DeliveriesTab() {
   const dispatch = useAppDispatch();
-  const { data, error, isLoading } = useDeliveriesQuery(undefined, { pollingInterval: REFRESH_MS });
+  const [page, setPage] = useState(1);
+  const { data, error, isLoading } = useDeliveriesQuery(page, { pollingInterval: REFRESH_MS });
+  // Failed notices retried, discarded or dropped can leave the page past the last: back to the last one.
+  const lastPage = Math.max(1, data?.failedPagination.pages ?? 1);
+  if (data && page > lastPage) setPage(lastPage);
   const [retryOne, retrying] = useRetryDeliveryMutation();
   const [discardOne, discarding] = useDiscardDeliveryMutation();
   const [settle, settling] = useSettleFailedDeliveriesMutation();
@@ -194,7 +222,7 @@ export function DeliveriesTab() {
   return (
     <div className="admin-tab">
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load deliveries')}</Banner> : null}
-      {isLoading ? <p className="muted">Loading deliveries...</p> : data && <DeliveriesView list={data} busy={busy} onAction={onAction} />}
+      {isLoading ? <p className="muted">Loading deliveries...</p> : data && <DeliveriesView list={data} busy={busy} onAction={onAction} onPage={setPage} />}
       {confirming && (confirming.kind === 'discard' || confirming.kind === 'discard-all') && (
         <ConfirmDialog
           message={CONFIRM[confirming.kind]}

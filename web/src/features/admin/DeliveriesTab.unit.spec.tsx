@@ -23,10 +23,12 @@ const delivery = (fields: Partial<Delivery>): Delivery => ({
   ...fields,
 });
 
-function renderView(list: DeliveryList, busy = false) {
+function renderView(fields: Omit<DeliveryList, 'failedPagination'> & Partial<Pick<DeliveryList, 'failedPagination'>>, busy = false) {
   const onAction = jest.fn();
-  renderWeb(<DeliveriesView list={list} busy={busy} onAction={onAction} />);
-  return { onAction, user: userEvent.setup() };
+  const onPage = jest.fn();
+  const list: DeliveryList = { failedPagination: { page: 1, limit: 50, total: fields.counts.failed, pages: Math.ceil(fields.counts.failed / 50) }, ...fields };
+  renderWeb(<DeliveriesView list={list} busy={busy} onAction={onAction} onPage={onPage} />);
+  return { onAction, onPage, user: userEvent.setup() };
 }
 
 describe('Deliveries view', () => {
@@ -112,5 +114,23 @@ describe('Deliveries view', () => {
     renderView({ deliveries: [delivery({ state: 'active', attempts: 0, lastError: null })], counts: { waiting: 1, retrying: 0, failed: 0, inbound: 0 } });
     expect(screen.getByText('Sending')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /^Discard New reply/ })).toBeNull();
+  });
+
+  it('when the failed notices fill more than a page, then a pager goes to older and newer pages; one page shows none', async () => {
+    const { user, onPage } = renderView({
+      deliveries: [delivery({})],
+      counts: { waiting: 0, retrying: 0, failed: 120, inbound: 0 },
+      failedPagination: { page: 2, limit: 50, total: 120, pages: 3 },
+    });
+    const pager = screen.getByRole('navigation', { name: 'Failed notices pages' });
+    expect(within(pager).getByText('Failed notices, page 2 of 3')).toBeInTheDocument();
+    await user.click(within(pager).getByRole('button', { name: 'Older' }));
+    await user.click(within(pager).getByRole('button', { name: 'Newer' }));
+    expect(onPage.mock.calls).toEqual([[3], [1]]);
+  });
+
+  it('when the failed notices fit one page, then there is no pager', () => {
+    renderView({ deliveries: [delivery({})], counts: { waiting: 0, retrying: 0, failed: 1, inbound: 0 } });
+    expect(screen.queryByRole('navigation', { name: 'Failed notices pages' })).toBeNull();
   });
 });

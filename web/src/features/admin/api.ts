@@ -34,10 +34,15 @@ export interface BotCommandInput {
   isActive: boolean;
 }
 
+/** Messages on their way, then one page of the notices that failed for good (newest first). */
 export interface DeliveryList {
   deliveries: Delivery[];
   counts: { waiting: number; retrying: number; failed: number; inbound: number };
+  failedPagination: { page: number; limit: number; total: number; pages: number };
 }
+
+/** Failed notices shown per page of the Deliveries tab. */
+export const FAILED_PAGE_SIZE = 50;
 
 export interface TelegramStatus {
   status: 'active' | 'inactive' | 'error';
@@ -108,7 +113,8 @@ const adminApi = api.injectEndpoints({
       query: () => ({ url: '/bot-settings/reset', method: 'POST' }),
       invalidatesTags: ['BotSettings'],
     }),
-    deliveries: build.query<DeliveryList, void>({ query: () => '/deliveries', providesTags: ['Delivery'] }),
+    /** The argument is the page of failed notices. */
+    deliveries: build.query<DeliveryList, number>({ query: (page) => `/deliveries?page=${page}&limit=${FAILED_PAGE_SIZE}`, providesTags: ['Delivery'] }),
     retryDelivery: build.mutation<{ message: string }, Pick<Delivery, 'channel' | 'id'>>({
       query: ({ channel, id }) => ({ url: `/deliveries/${channel}/${encodeURIComponent(id)}/retry`, method: 'POST' }),
       invalidatesTags: ['Delivery'],
