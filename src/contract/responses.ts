@@ -226,6 +226,10 @@ export const Delivery = z
     channel: z.enum(['telegram', 'email']),
     direction: z.enum(['inbound', 'outbound']).meta({ description: 'outbound: a notice to a person; inbound: a Telegram message not yet applied' }),
     recipient: z.string().meta({ description: 'Telegram chat id or e-mail address (for inbound: the chat it came from)' }),
+    recipientName: z
+      .string()
+      .nullable()
+      .meta({ description: "Who that is, when the desk knows: a user's full name (and Telegram @username), else a whitelist entry's name" }),
     ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string() }).nullable(),
     kind: z.string(),
     state: z.enum(['waiting', 'active', 'retrying', 'failed']),

@@ -12,6 +12,11 @@ describe('Failed deliveries, kept and paged', () => {
     const server = await startTestServer({ env: { SMTP_URL: 'smtp://127.0.0.1:9', DELIVERY_RETRY_WINDOW_MS: '1000', FAILED_JOBS_KEEP_COUNT: '5' } });
     try {
       const admin = await server.login();
+      // One recipient is a customer of the desk: the view names them beside the address.
+      const registered = await server.request('POST', '/api/auth/register', {
+        body: { username: 'person7', email: 'person7@example.com', password: 'customer-password-1', firstName: 'Perry', lastName: 'Seven' },
+      });
+      expect(registered.status).toBe(201);
       for (let n = 1; n <= 7; n++) {
         const mail: EmailJob = { to: `person${n}@example.com`, subject: `Mail ${n}`, text: 'Hello', ticketId: '', kind: 'created' };
         await server.deps.queue.add(EMAIL_QUEUE, 'created', mail, { jobId: `paged-${n}`, backoffMs: 5000 });
@@ -25,12 +30,16 @@ describe('Failed deliveries, kept and paged', () => {
       const page = async (query: string) => {
         const answer = await server.request('GET', `/api/deliveries${query}`, { token: admin });
         expect(answer.status).toBe(200);
-        return answer.body as { deliveries: Array<{ recipient: string; state: string }>; counts: { failed: number }; failedPagination: unknown };
+        return answer.body as {
+          deliveries: Array<{ recipient: string; recipientName: string | null; state: string }>;
+          counts: { failed: number };
+          failedPagination: unknown;
+        };
       };
       const first = await page('?limit=2');
-      expect(first.deliveries.map((row) => [row.recipient, row.state])).toEqual([
-        ['person7@example.com', 'failed'],
-        ['person6@example.com', 'failed'],
+      expect(first.deliveries.map((row) => [row.recipient, row.recipientName, row.state])).toEqual([
+        ['person7@example.com', 'Perry Seven', 'failed'],
+        ['person6@example.com', null, 'failed'],
       ]);
       expect(first.counts.failed).toBe(5);
       expect(first.failedPagination).toEqual({ page: 1, limit: 2, total: 5, pages: 3 });

@@ -1,5 +1,7 @@
 import type { PendingJob } from '../../platform/queue/port';
 import { TICKETS, type TicketView } from '../../projections/tickets';
+import { USERS, type UserView } from '../../projections/users';
+import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
 import { EMAIL_QUEUE, type EmailJob } from '../jobs/email';
 import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramSendJob, type TelegramUpdateJob, chatOfUpdate } from '../jobs/telegram';
 import type { AppDeps } from '../deps';
@@ -18,6 +20,8 @@ export interface DeliveryView {
   direction: 'inbound' | 'outbound';
   /** Telegram chat id or e-mail address. */
   recipient: string;
+  /** Who that is, when the desk knows: a user's full name (and @username), else a whitelist entry's name; null when unknown. */
+  recipientName: string | null;
   ticket: { _id: string; ticketId: number; title: string } | null;
   kind: string;
   state: PendingJob['state'];
@@ -39,15 +43,32 @@ const progressOf = (job: PendingJob) => ({
   ageSeconds: Math.max(0, Math.floor((Date.now() - Date.parse(job.addedAt)) / 1000)),
 });
 
+/** The person behind a chat id or an e-mail address: a user of the desk first, else (Telegram) a whitelist entry. */
+async function nameOf(deps: Pick<AppDeps, 'readStore'>, channel: DeliveryChannel, recipient: string): Promise<string | null> {
+  if (!recipient) return null;
+  const user = await deps.readStore.collection<UserView>(USERS).findOne(channel === 'telegram' ? { telegramId: recipient } : { email: recipient });
+  const named = (first: string | null | undefined, last: string | null | undefined, username: string | null | undefined) => {
+    const name = [first, last].filter(Boolean).join(' ');
+    const handle = username ? `@${username}` : '';
+    return [name, handle].filter(Boolean).join(' ') || null;
+  };
+  if (user) return named(user.firstName, user.lastName, channel === 'telegram' ? user.telegramUsername : null);
+  if (channel !== 'telegram') return null;
+  const entry = await deps.readStore.collection<WhitelistEntryView>(WHITELIST).findOne({ telegramId: recipient });
+  return entry ? named(entry.firstName, entry.lastName, entry.username) : null;
+}
+
 /** One row of the Deliveries view for an outbound notice of a channel. */
 async function outboundView(deps: Pick<AppDeps, 'readStore'>, channel: DeliveryChannel, job: PendingJob): Promise<DeliveryView> {
   const data = job.data as Partial<TelegramSendJob & EmailJob>;
   const ticket = data.ticketId ? await deps.readStore.collection<TicketView>(TICKETS).findOne({ _id: data.ticketId }) : null;
+  const recipient = String(channel === 'telegram' ? data.chatId : data.to);
   return {
     id: job.id,
     channel,
     direction: 'outbound',
-    recipient: String(channel === 'telegram' ? data.chatId : data.to),
+    recipient,
+    recipientName: await nameOf(deps, channel, recipient),
     ticket: ticket ? { _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title } : null,
     kind: data.kind ?? job.name,
     ...progressOf(job),
@@ -63,7 +84,8 @@ export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>)
   // A message given up for good was answered with the `failed` text; only those still on their way are listed.
   for (const job of await deps.queue.pending(TELEGRAM_UPDATES_QUEUE)) {
     const recipient = chatOfUpdate((job.data as TelegramUpdateJob).update) ?? '';
-    views.push({ id: job.id, channel: 'telegram', direction: 'inbound', recipient, ticket: null, kind: 'update', ...progressOf(job) });
+    const recipientName = await nameOf(deps, 'telegram', recipient);
+    views.push({ id: job.id, channel: 'telegram', direction: 'inbound', recipient, recipientName, ticket: null, kind: 'update', ...progressOf(job) });
   }
   return views.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }

@@ -80,13 +80,16 @@ export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: De
         <tbody>
           {deliveries.map((delivery) => {
             const [variant, label] = STATE_BADGE[delivery.state];
-            const name = `${kindLabel(delivery.kind)} ${delivery.direction === 'inbound' ? 'from' : 'to'} ${delivery.recipient}`;
+            const name = `${kindLabel(delivery.kind)} ${delivery.direction === 'inbound' ? 'from' : 'to'} ${delivery.recipientName ?? delivery.recipient}`;
             const outbound = delivery.direction === 'outbound';
             return (
               <tr key={`${delivery.channel}:${delivery.id}`}>
                 <td>{CHANNEL_LABEL[delivery.channel]}</td>
                 <td>{DIRECTION_LABEL[delivery.direction]}</td>
-                <td className="mono">{delivery.recipient}</td>
+                <td>
+                  {delivery.recipientName && <div>{delivery.recipientName}</div>}
+                  <div className={delivery.recipientName ? 'mono small muted' : 'mono'}>{delivery.recipient}</div>
+                </td>
                 <td>{delivery.ticket ? <Link to={`/tickets/${delivery.ticket._id}`}>#{delivery.ticket.ticketId}</Link> : <span className="muted">—</span>}</td>
                 <td>{kindLabel(delivery.kind)}</td>
                 <td>

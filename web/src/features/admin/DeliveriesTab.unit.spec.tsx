@@ -12,6 +12,7 @@ const delivery = (fields: Partial<Delivery>): Delivery => ({
   channel: 'telegram',
   direction: 'outbound',
   recipient: '5004',
+  recipientName: null,
   ticket: { _id: 't1', ticketId: 1001, title: 'Locked out' },
   kind: 'newMessageNotification',
   state: 'failed',
@@ -40,7 +41,7 @@ describe('Deliveries view', () => {
   });
 
   it('when notices wait, then each row shows channel, recipient, ticket, notice, status, attempts, last error and time', () => {
-    const failed = delivery({});
+    const failed = delivery({ recipientName: 'Dana Lee @dana_l' });
     const retrying = delivery({
       id: 'email_e2',
       channel: 'email',
@@ -76,7 +77,18 @@ describe('Deliveries view', () => {
           .map((cell) => cell.textContent),
       ),
     ).toEqual([
-      ['Telegram', 'Out', '5004', '#1001', 'New reply', 'Failed', '1', 'Telegram answered 403: Forbidden: bot was blocked by the user', '5 min', '5 mins ago'],
+      [
+        'Telegram',
+        'Out',
+        'Dana Lee @dana_l5004',
+        '#1001',
+        'New reply',
+        'Failed',
+        '1',
+        'Telegram answered 403: Forbidden: bot was blocked by the user',
+        '5 min',
+        '5 mins ago',
+      ],
       ['E-mail', 'Out', 'carol@example.com', '#1001', 'Status changed', 'Retrying', '4', 'connect ECONNREFUSED 127.0.0.1:25', '5 min', '5 mins ago'],
       ['Telegram', 'Out', '5004', '—', 'Ticket closed', 'Pending', '0', '—', '5 min', '5 mins ago'],
       ['Telegram', 'In', '8101', '—', 'Customer message', 'Retrying', '2', 'the bot is not known yet: getMe has never answered for it', '2 min', '5 mins ago'],
@@ -90,10 +102,10 @@ describe('Deliveries view', () => {
   });
 
   it('when an admin presses Retry, Discard or a bulk action, then that action is asked for with its row', async () => {
-    const failed = delivery({});
+    const failed = delivery({ recipientName: 'Dana Lee @dana_l' });
     const { user, onAction } = renderView({ deliveries: [failed], counts: { waiting: 0, retrying: 0, failed: 1, inbound: 0 } });
-    await user.click(screen.getByRole('button', { name: 'Retry New reply to 5004' }));
-    await user.click(screen.getByRole('button', { name: 'Discard New reply to 5004' }));
+    await user.click(screen.getByRole('button', { name: 'Retry New reply to Dana Lee @dana_l' }));
+    await user.click(screen.getByRole('button', { name: 'Discard New reply to Dana Lee @dana_l' }));
     await user.click(screen.getByRole('button', { name: 'Retry all failed' }));
     await user.click(screen.getByRole('button', { name: 'Discard all failed' }));
     expect(onAction.mock.calls.map(([action]) => action)).toEqual([
