@@ -12,6 +12,7 @@ import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { ReadStore } from '../platform/readstore/port';
 import { directoryProjection, findCategory, findPerson } from './directory';
+import { latestEpisode, satisfactionProjection } from './satisfaction';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsProjection } from './tickets';
 
 /**
@@ -169,6 +170,19 @@ export interface TicketAtMoment {
   deleted: boolean;
   ticket: TicketView;
   messages: Array<MessageView & { versions?: MessageVersion[] }>;
+  /** The customer's rating of the latest resolution as it stood then; null before the first resolution. */
+  satisfaction: MomentRating | null;
+}
+
+/** A rating at a moment of the ticket (docs/satisfaction.md). */
+export interface MomentRating {
+  episode: number;
+  resolvedAt: string;
+  score: number | null;
+  comment: string | null;
+  channel: string | null;
+  ratedAt: string | null;
+  ended: 'reopened' | 'closed' | null;
 }
 
 /** Picks the last event at or before the moment. */
@@ -234,8 +248,10 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
   for (const event of replay) {
     await directoryProjection.apply(event, store);
     await ticketsProjection.apply(event, store);
+    await satisfactionProjection.apply(event, store);
   }
   const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
+  const episode = await latestEpisode(store, opened.data.ticketId);
   const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) =>
     canSeeMessage(viewer.role, message),
   );
@@ -257,5 +273,14 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
       const earlier = versions.get(message._id);
       return earlier && earlier.length > 1 ? { ...message, versions: earlier } : message;
     }),
+    satisfaction: episode && {
+      episode: episode.episode,
+      resolvedAt: episode.resolvedAt,
+      score: episode.score,
+      comment: episode.comment,
+      channel: episode.channel,
+      ratedAt: episode.ratedAt,
+      ended: episode.ended,
+    },
   };
 }

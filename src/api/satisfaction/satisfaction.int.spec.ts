@@ -111,6 +111,20 @@ describe('Customer satisfaction', () => {
       ]);
       expect(rated[0].actor).toMatchObject({ userId: customer.id, role: 'customer' });
 
+      // Time travel: the rating as it stood at each moment of the ticket's stream.
+      const events = history.body.events as Array<{ type: string }>;
+      const at = async (revision: number) =>
+        (await server.request('GET', `/api/tickets/${ticket._id}/at?revision=${revision}`, { token: admin })).body.satisfaction;
+      const firstRating = events.findIndex((event) => event.type === 'SatisfactionRated');
+      expect(await at(firstRating - 1)).toMatchObject({ episode: 1, score: null, comment: null });
+      expect(await at(firstRating)).toMatchObject({ episode: 1, score: 2, channel: 'web', comment: null });
+      expect(await at(events.length - 1)).toMatchObject({ episode: 1, score: 4, comment: '<b>quick</b> and kind', ended: null });
+      expect(await at(0)).toBeNull();
+      // The customer's own look back carries it too.
+      expect(
+        (await server.request('GET', `/api/tickets/${ticket._id}/at?revision=${events.length - 1}`, { token: customer.token })).body.satisfaction,
+      ).toMatchObject({ score: 4 });
+
       // The dashboard: Alice's resolution counts, with its comment.
       const report = (await server.request('GET', '/api/satisfaction/report', { token: agent.token })).body.report;
       expect(report.byAgent.find((row: { id: string }) => row.id === agent.id)).toMatchObject({ name: 'Alice Tester', rated: expect.any(Number) });

@@ -176,7 +176,7 @@ describe('Ticket history and time travel over HTTP', () => {
       // A customer's revisions count only what they can see: the internal note (6), the outcomes (7, 8)
       // and the read mark (11) are not theirs, so their revision 5 is the edit and 7 the last.
       const body = (await get(`/api/tickets/${ticket._id}/at?revision=5`, carol.token)).body;
-      expect(Object.keys(body).sort()).toEqual(['messages', 'ticket']);
+      expect(Object.keys(body).sort()).toEqual(['messages', 'satisfaction', 'ticket']);
       expect(body.messages.map((m: { content: string }) => m.content)).toEqual(['Which tray do you use?', 'Tray two, sorry']);
       expect(body.messages[1].versions).toBeUndefined();
       expect(body.ticket).toMatchObject({ outcomeMessage: null, messageCount: 2 });

@@ -61,7 +61,9 @@ export function describeTickets(docs: ApiRegistry): void {
     responses: {
       200: {
         description: 'The ticket and its messages then',
-        schema: anyObject('{ ticket, messages } and, for staff, revision, position, at, latestRevision, deleted'),
+        schema: anyObject(
+          '{ ticket, messages, satisfaction (the rating of the latest resolution then, or null) } and, for staff, revision, position, at, latestRevision, deleted',
+        ),
       },
     },
   });

@@ -217,7 +217,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const found = await ticketAt(deps.events, req.params.id as string, moment, user);
     const ticket = ticketFor(found.ticket, user);
     const messages = found.messages.map(({ versions, ...message }) => ({ ...messageFor(message), ...(versions ? { versions } : {}) }));
-    if (!isStaff(user.role)) return res.json({ ticket, messages });
+    if (!isStaff(user.role)) return res.json({ ticket, messages, satisfaction: found.satisfaction });
     res.json({
       revision: found.revision,
       position: found.position,
@@ -226,6 +226,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
       deleted: found.deleted,
       ticket,
       messages,
+      satisfaction: found.satisfaction,
     });
   });
 

@@ -20,6 +20,8 @@ export interface TicketMoment {
   deleted: boolean;
   ticket: Ticket;
   messages: Array<Message & { versions?: MessageVersion[] }>;
+  /** The customer's rating of the latest resolution as it stood then; null before the first resolution. */
+  satisfaction: { episode: number; score: number | null; comment: string | null; channel: string | null; ended: 'reopened' | 'closed' | null } | null;
 }
 
 export interface TicketListArgs {

@@ -62,6 +62,14 @@ export function Timeline({ events, revision, onSelect }: { events: HistoryEntry[
 }
 
 /** The ticket and its conversation exactly as they were at the chosen revision (read-only). */
+/** The rating of the latest resolution as it stood at the moment, in words (the comment as text). */
+function ratingThen(rating: NonNullable<TicketMoment['satisfaction']>): string {
+  const score = rating.score === null ? 'Not rated yet' : `${rating.score} of 5${rating.channel ? ` via ${rating.channel}` : ''}`;
+  const comment = rating.comment ? ` – "${rating.comment}"` : '';
+  const ended = rating.ended ? ` (resolution ${rating.episode}, since ${rating.ended})` : ` (resolution ${rating.episode})`;
+  return `${score}${comment}${ended}`;
+}
+
 export function TicketAsOf({ moment }: { moment: TicketMoment }) {
   const { ticket, messages } = moment;
   return (
@@ -83,6 +91,12 @@ export function TicketAsOf({ moment }: { moment: TicketMoment }) {
         <dd>{ticket.assignedAgent ? fullName(ticket.assignedAgent) : 'Unassigned'}</dd>
         <dt>Outcome</dt>
         <dd className="preserve">{ticket.outcomeMessage ?? 'None yet'}</dd>
+        {moment.satisfaction && (
+          <>
+            <dt>Rating</dt>
+            <dd className="preserve">{ratingThen(moment.satisfaction)}</dd>
+          </>
+        )}
       </dl>
       <h4>Conversation ({messages.length})</h4>
       {messages.length === 0 ? (
