@@ -197,6 +197,13 @@ export async function ticketIdsBySatisfaction(store: ReadStore, which: Satisfact
   return (await tickets(store).find(filter, { projection: { _id: 1 } })).map((entry) => entry._id);
 }
 
+/** A customer's tickets whose latest resolution waits for their rating (within the 7 days), most recently resolved first. */
+export async function awaitingRatingOf(store: ReadStore, customerId: string, now: Date) {
+  const since = new Date(now.getTime() - RATING_WINDOW_MS).toISOString();
+  const found = await tickets(store).find({ customerId, awaitingSince: { $gte: since } }, { sort: { awaitingSince: -1 } });
+  return found.map((entry) => ({ ticketId: entry._id, number: entry.number, title: entry.title, resolvedAt: entry.awaitingSince! }));
+}
+
 /** The latest rating of each of these tickets, for the Live Tickets column. */
 export async function latestRatings(store: ReadStore, ticketIds: string[]) {
   const found = await tickets(store).find({ _id: { $in: ticketIds } });

@@ -101,6 +101,21 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   });
   docs.route({
     method: 'get',
+    path: '/satisfaction/awaiting',
+    summary:
+      "The signed-in customer's resolved tickets that wait for their rating on the web, most recently resolved first (empty for staff, or while the survey or its web channel is off)",
+    access: 'signed-in',
+    responses: {
+      200: {
+        description: '{ awaiting }',
+        schema: z.strictObject({
+          awaiting: z.array(z.strictObject({ ticketId: z.string(), number: z.number(), title: z.string(), resolvedAt: z.string() })),
+        }),
+      },
+    },
+  });
+  docs.route({
+    method: 'get',
     path: '/satisfaction/ratings',
     summary: 'The latest rating of each of these tickets (Live Tickets column): `tickets` is a comma-separated list of ids',
     access: ['agent', 'admin'],

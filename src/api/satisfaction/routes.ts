@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app/deps';
 import {
   commentOnRating,
   rateTicket,
+  ratingsAwaiting,
   satisfactionCsv,
   satisfactionReport,
   ticketSatisfaction,
@@ -50,6 +51,12 @@ export const satisfactionRoutes = (deps: AppDeps) => (router: Router) => {
     const ticketId = String(req.params.id);
     await commentOnRating(deps, { ticketId, rater: rater(req), channel: 'web', comment }, commandContext(deps, req));
     res.json({ satisfaction: await ticketSatisfaction(deps, ticketId, rater(req)) });
+  });
+
+  // The signed-in customer's resolved tickets that wait for their rating (their dashboard's notice).
+  router.get('/satisfaction/awaiting', requireRole(), async (req, res) => {
+    const user = currentUser(req);
+    res.json({ awaiting: await ratingsAwaiting(deps, { userId: user.id, role: user.role }) });
   });
 
   router.get('/satisfaction/ratings', requireRole('agent', 'admin'), async (req, res) => {

@@ -65,6 +65,13 @@ describe('Customer satisfaction', () => {
           (await server.request('GET', `/api/tickets?satisfaction=${satisfaction}&limit=100`, { token: agent.token })).body.tickets as Array<{ _id: string }>
         ).map((row) => row._id);
       expect(await listed('awaiting')).toContain(ticket._id);
+      // Before the rating, the customer's dashboard notice names the ticket; another customer's names none of it.
+      expect((await server.request('GET', '/api/satisfaction/awaiting', { token: customer.token })).body.awaiting).toContainEqual({
+        ticketId: ticket._id,
+        number: ticket.ticketId,
+        title: 'Refund for Carol',
+        resolvedAt: expect.any(String),
+      });
       expect(await listed('rated')).not.toContain(ticket._id);
       expect((await server.request('GET', '/api/tickets?satisfaction=great', { token: agent.token })).body.error).toBe(
         'satisfaction must be awaiting, rated or low',
@@ -110,6 +117,12 @@ describe('Customer satisfaction', () => {
         'Commented on the rating "<b>quick</b> and kind" via the web',
       ]);
       expect(rated[0].actor).toMatchObject({ userId: customer.id, role: 'customer' });
+
+      // The customer's dashboard notice lists what waits for their rating; staff have none.
+      expect((await server.request('GET', '/api/satisfaction/awaiting', { token: admin })).body).toEqual({ awaiting: [] });
+      expect((await server.request('GET', '/api/satisfaction/awaiting', { token: customer.token })).body.awaiting).not.toContainEqual(
+        expect.objectContaining({ ticketId: ticket._id }),
+      );
 
       // Time travel: the rating as it stood at each moment of the ticket's stream.
       const events = history.body.events as Array<{ type: string }>;

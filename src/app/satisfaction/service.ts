@@ -8,7 +8,14 @@ import { ticketStream } from '../../domain/ticket/ticket';
 import type { CommandContext } from '../../platform/commands';
 import type { ReadStore } from '../../platform/readstore/port';
 import { findCategory, findPerson } from '../../projections/directory';
-import { type EpisodeView, episodesResolvedBetween, latestEpisode, loadSatisfactionSettings, ticketCustomer } from '../../projections/satisfaction';
+import {
+  type EpisodeView,
+  awaitingRatingOf,
+  episodesResolvedBetween,
+  latestEpisode,
+  loadSatisfactionSettings,
+  ticketCustomer,
+} from '../../projections/satisfaction';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 
@@ -68,6 +75,17 @@ export async function ticketSatisfaction(deps: AppDeps, ticketId: string, viewer
     },
     canRate: open && settings.enabled && settings.channels.web && viewer.role === 'customer' && episode?.customerId === viewer.userId,
   };
+}
+
+/**
+ * The customer's notices of the survey: their resolved tickets that wait for a rating they may give
+ * on the web now (none while the survey or its web channel is off).
+ */
+export async function ratingsAwaiting(deps: AppDeps, viewer: Rater) {
+  if (viewer.role !== 'customer') return [];
+  const settings = await loadSatisfactionSettings(deps.readStore);
+  if (!settings.enabled || !settings.channels.web) return [];
+  return awaitingRatingOf(deps.readStore, viewer.userId, deps.clock());
 }
 
 export async function updateSatisfactionSettings(deps: AppDeps, changes: SatisfactionSettingsUpdate, context: CommandContext) {

@@ -15,7 +15,10 @@ const satisfactionApi = api.injectEndpoints({
     rateTicket: build.mutation<TicketSatisfaction, { id: string; score: number }>({
       query: ({ id, score }) => ({ url: `/tickets/${encodeURIComponent(id)}/satisfaction`, method: 'PUT', body: { score } }),
       transformResponse: (response: { satisfaction: TicketSatisfaction }) => response.satisfaction,
-      invalidatesTags: (_result, _error, { id }) => [{ type: 'Satisfaction', id }],
+      invalidatesTags: (_result, _error, { id }) => [
+        { type: 'Satisfaction', id },
+        { type: 'Satisfaction', id: 'AWAITING' },
+      ],
     }),
     commentOnRating: build.mutation<TicketSatisfaction, { id: string; comment: string }>({
       query: ({ id, comment }) => ({ url: `/tickets/${encodeURIComponent(id)}/satisfaction/comment`, method: 'PUT', body: { comment } }),
@@ -26,6 +29,12 @@ const satisfactionApi = api.injectEndpoints({
       query: () => '/satisfaction/report',
       transformResponse: (response: { report: SatisfactionReport }) => response.report,
       providesTags: [{ type: 'Satisfaction', id: 'REPORT' }],
+    }),
+    /** The signed-in customer's resolved tickets that wait for their rating (their dashboard's notice). */
+    ratingsAwaiting: build.query<Array<{ ticketId: string; number: number; title: string; resolvedAt: string }>, void>({
+      query: () => '/satisfaction/awaiting',
+      transformResponse: (response: { awaiting: Array<{ ticketId: string; number: number; title: string; resolvedAt: string }> }) => response.awaiting,
+      providesTags: [{ type: 'Satisfaction', id: 'AWAITING' }],
     }),
     /** The latest rating of the listed tickets (Live Tickets' column). */
     ticketRatings: build.query<Array<{ ticketId: string; score: number | null; awaiting: boolean }>, string[]>({
@@ -52,6 +61,7 @@ export const {
   useCommentOnRatingMutation,
   useSatisfactionReportQuery,
   useTicketRatingsQuery,
+  useRatingsAwaitingQuery,
   useSatisfactionSettingsQuery,
   useUpdateSatisfactionSettingsMutation,
 } = satisfactionApi;

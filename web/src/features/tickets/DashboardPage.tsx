@@ -11,6 +11,7 @@ import { useStatsQuery } from '../../entities/ticket/api';
 import { FINISHED_HINT, IN_PROGRESS_HINT, OPEN_HINT, finishedTickets, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
+import { RatingsAwaiting } from '../../entities/satisfaction/RatingsAwaiting';
 import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
@@ -142,6 +143,7 @@ export function DashboardPage() {
       </header>
       {failure && <Banner kind="error">{errorMessage(failure, 'Failed to load dashboard data')}</Banner>}
       {staff && stats.data && <StatsGrid stats={stats.data} />}
+      {!staff && <RatingsAwaiting />}
       <div className={staff ? 'dashboard-grid' : ''}>
         {/* A failed load shows its error above, never the empty state under it (issue 25). */}
         {!list.error && <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />}
