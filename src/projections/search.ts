@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../platform/eventstore/port';
-import type { Doc, ReadStore } from '../platform/readstore/port';
+import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
 import type { Projection } from './runner';
 import { termSet } from './searchText';
@@ -166,47 +166,56 @@ const missingFrom = (terms: readonly string[], other: readonly string[] | undefi
   return terms.filter((term) => !known.has(term));
 };
 
+/** The writes of a page, by collection: postings are written before the documents that list them. */
+interface Writes {
+  postings: BulkOp<TermPosting>[];
+  tickets: BulkOp<SearchTicketDoc>[];
+  personPostings: BulkOp<PersonPosting>[];
+  people: BulkOp<SearchPersonDoc>[];
+}
+
 /**
  * Postings first, then the document that lists them: a crash between the two replays the events,
  * whose diff against the old document writes the same postings again (upserts) and deletes the same.
  */
-async function writeTicket(store: ReadStore, loaded: SearchTicketDoc | null, now: SearchTicketDoc | null, id: string) {
-  const postings = store.collection<TermPosting>(SEARCH_TERMS);
-  const docs = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
+function writeTicket(writes: Writes, loaded: SearchTicketDoc | null, now: SearchTicketDoc | null, id: string) {
   if (!now) {
-    await postings.deleteMany({ ticket: id });
-    await docs.deleteOne({ _id: id });
+    writes.postings.push({ deleteMany: { filter: { ticket: id } } });
+    writes.tickets.push({ deleteOne: { filter: { _id: id } } });
     return;
   }
   const gone = [
     ...missingFrom(loaded?.publicTerms ?? [], now.publicTerms).map((term) => postingId(term, id, false)),
     ...missingFrom(loaded?.internalTerms ?? [], now.internalTerms).map((term) => postingId(term, id, true)),
   ];
-  if (gone.length > 0) await postings.deleteMany({ _id: { $in: gone } });
+  if (gone.length > 0) writes.postings.push({ deleteMany: { filter: { _id: { $in: gone } } } });
   for (const [terms, before, internal] of [
     [now.publicTerms, loaded?.publicTerms, false],
     [now.internalTerms, loaded?.internalTerms, true],
   ] as const) {
     for (const term of missingFrom(terms, before)) {
       const posting: TermPosting = { _id: postingId(term, id, internal), term, ticket: id, customer: now.customer, internal };
-      await postings.replaceOne({ _id: posting._id }, posting, { upsert: true });
+      writes.postings.push({ replaceOne: { filter: { _id: posting._id }, replacement: posting, upsert: true } });
     }
   }
-  if (loaded) await docs.replaceOne({ _id: id, _revision: loaded._revision }, now);
-  else await docs.replaceOne({ _id: id }, now, { upsert: true });
+  writes.tickets.push(
+    loaded
+      ? { replaceOne: { filter: { _id: id, _revision: loaded._revision }, replacement: now } }
+      : { replaceOne: { filter: { _id: id }, replacement: now, upsert: true } },
+  );
 }
 
-async function writePerson(store: ReadStore, loaded: SearchPersonDoc | null, now: SearchPersonDoc) {
-  const postings = store.collection<PersonPosting>(SEARCH_PERSON_TERMS);
+function writePerson(writes: Writes, loaded: SearchPersonDoc | null, now: SearchPersonDoc) {
   const gone = missingFrom(loaded?.terms ?? [], now.terms).map((term) => personPostingId(term, now._id));
-  if (gone.length > 0) await postings.deleteMany({ _id: { $in: gone } });
+  if (gone.length > 0) writes.personPostings.push({ deleteMany: { filter: { _id: { $in: gone } } } });
   for (const term of missingFrom(now.terms, loaded?.terms)) {
-    await postings.replaceOne({ _id: personPostingId(term, now._id) }, { _id: personPostingId(term, now._id), term, person: now._id }, { upsert: true });
+    const posting: PersonPosting = { _id: personPostingId(term, now._id), term, person: now._id };
+    writes.personPostings.push({ replaceOne: { filter: { _id: posting._id }, replacement: posting, upsert: true } });
   }
-  await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).replaceOne({ _id: now._id }, now, { upsert: true });
+  writes.people.push({ replaceOne: { filter: { _id: now._id }, replacement: now, upsert: true } });
 }
 
-/** One read per collection for the tickets and people a page touches, the events folded in memory, then one write per changed document. */
+/** One read per collection for the tickets and people a page touches, the events folded in memory, then one bulk write per collection. */
 async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
   const ticketIds = [...new Set(events.filter(({ type }) => !PERSON_EVENTS.has(type)).map(({ data }) => String(data.ticketId)))];
   const personIds = [...new Set(events.filter(({ type }) => PERSON_EVENTS.has(type)).map(({ data }) => String(data.userId)))];
@@ -220,8 +229,14 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
   for (const id of personIds) page.people.set(id, { loaded: null, now: null });
   for (const doc of people) page.people.set(doc._id, { loaded: doc, now: doc });
   for (const event of events) evolve.handle(event, page);
-  for (const [id, { loaded, now }] of page.tickets) if (now !== loaded) await writeTicket(store, loaded, now, id);
-  for (const { loaded, now } of page.people.values()) if (now && now !== loaded) await writePerson(store, loaded, now);
+  const writes: Writes = { postings: [], tickets: [], personPostings: [], people: [] };
+  for (const [id, { loaded, now }] of page.tickets) if (now !== loaded) writeTicket(writes, loaded, now, id);
+  for (const { loaded, now } of page.people.values()) if (now && now !== loaded) writePerson(writes, loaded, now);
+  // One ordered bulk write per collection, postings before the documents that list them.
+  if (writes.postings.length > 0) await store.collection<TermPosting>(SEARCH_TERMS).bulkWrite(writes.postings);
+  if (writes.tickets.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(writes.tickets);
+  if (writes.personPostings.length > 0) await store.collection<PersonPosting>(SEARCH_PERSON_TERMS).bulkWrite(writes.personPostings);
+  if (writes.people.length > 0) await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).bulkWrite(writes.people);
 }
 
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
-import type { TicketEvent } from '../../domain/ticket/ticket';
+import type { MessagePostedData, TicketEvent } from '../../domain/ticket/ticket';
 import type { UserEvent } from '../../domain/user/user';
 import { isStaff } from '#contract/users';
 import type { RecordedEvent } from '../../platform/eventstore/port';
@@ -356,6 +356,14 @@ export function attachTicketChannel(io: Server, deps: AppDeps, guard: LiveGuard)
   // The rooms of this process's sockets (a socket lives in one process; pushes go to local sockets only).
   const localRooms = io.of('/').adapter.rooms;
   const anyoneIn = (rooms: readonly string[]) => rooms.some((room) => (localRooms.get(room)?.size ?? 0) > 0);
+  /**
+   * Whether a posted message has anyone here to tell: its ticket's rooms, any staff (lists), or its
+   * customer (their list). The customer is known without a read only when they sent it; otherwise
+   * any socket here may be theirs.
+   */
+  const mayReachAnyone = ({ ticketId, senderId, senderRole }: MessagePostedData) =>
+    anyoneIn([staffRoom(ticketId), customerRoom(ticketId), ...STAFF_ROLES]) ||
+    (senderRole === 'customer' ? anyoneIn([userRoom(senderId)]) : io.of('/').sockets.size > 0);
 
   /** Sends a push to its rooms here, except to the sockets whose resync runs: they get it after their replay. */
   function send(delivery: Delivery): void {
@@ -375,6 +383,7 @@ export function attachTicketChannel(io: Server, deps: AppDeps, guard: LiveGuard)
     // A conversation nobody here has open: nothing to read from the read models, build or encode.
     const ticketId = conversationOf(recorded);
     if (ticketId !== null && !anyoneIn([staffRoom(ticketId), customerRoom(ticketId)])) return;
+    if (recorded.type === 'MessagePosted' && !mayReachAnyone(recorded.data as unknown as MessagePostedData)) return;
     for (const delivery of await deliveriesOf(deps, recorded)) if (anyoneIn(delivery.to)) send(delivery);
     const event = recorded as unknown as RecordedEvent & (TicketEvent | UserEvent);
     if (event.type === 'TicketDeleted') io.local.socketsLeave([staffRoom(event.data.ticketId), customerRoom(event.data.ticketId)]);
