@@ -2,6 +2,7 @@ import { categoryStream } from '../domain/category/category';
 import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
 import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
+import type { SatisfactionChannel } from '#contract/satisfaction';
 import { STATUS_WORDS } from '#contract/tickets';
 import { CHANNEL_WORDS } from '../domain/satisfaction/satisfaction';
 import { userStream } from '../domain/user/user';
@@ -180,7 +181,7 @@ export interface MomentRating {
   resolvedAt: string;
   score: number | null;
   comment: string | null;
-  channel: string | null;
+  channel: SatisfactionChannel | null;
   ratedAt: string | null;
   ended: 'reopened' | 'closed' | null;
 }

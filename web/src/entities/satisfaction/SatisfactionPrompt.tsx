@@ -5,7 +5,8 @@ import { errorMessage } from '../../app/api';
 import { Banner, Card } from '../../components/ui';
 import { useCommentOnRatingMutation, useRateTicketMutation, useTicketSatisfactionQuery } from './api';
 
-const CHANNEL_WORDS = { web: 'on the web', telegram: 'on Telegram', email: 'by e-mail' } as const;
+/** How a rating came in, in words ("4 of 5 on Telegram"). */
+export const CHANNEL_WORDS = { web: 'on the web', telegram: 'on Telegram', email: 'by e-mail' } as const;
 
 /** "4 of 5 (Good)": the score with the label the admin gave it. */
 export const scoreText = (survey: Pick<TicketSatisfaction, 'labels'>, score: number) => `${score} of 5 (${survey.labels[score - 1] ?? ''})`;

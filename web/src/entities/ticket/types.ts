@@ -1,3 +1,4 @@
+import type { SatisfactionChannel } from '#contract/satisfaction';
 import type { TicketChange } from '#contract/live';
 import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketListItem, TicketStats } from '#contract/responses';
 import type { CategoryDetails } from '#contract/categories';
@@ -21,7 +22,13 @@ export interface TicketMoment {
   ticket: Ticket;
   messages: Array<Message & { versions?: MessageVersion[] }>;
   /** The customer's rating of the latest resolution as it stood then; null before the first resolution. */
-  satisfaction: { episode: number; score: number | null; comment: string | null; channel: string | null; ended: 'reopened' | 'closed' | null } | null;
+  satisfaction: {
+    episode: number;
+    score: number | null;
+    comment: string | null;
+    channel: SatisfactionChannel | null;
+    ended: 'reopened' | 'closed' | null;
+  } | null;
 }
 
 export interface TicketListArgs {

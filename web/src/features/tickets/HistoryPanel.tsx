@@ -3,6 +3,7 @@ import { errorMessage } from '../../app/api';
 import { Badge, Banner, Card } from '../../components/ui';
 import { formatDateTime, fullName } from '../../lib/format';
 import { MessageItem } from './Conversation';
+import { CHANNEL_WORDS } from '../../entities/satisfaction/SatisfactionPrompt';
 import { useTicketAtQuery, useTicketHistoryQuery } from './api';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
 import type { HistoryEntry, TicketHistory, TicketMoment } from '../../entities/ticket/types';
@@ -64,7 +65,7 @@ export function Timeline({ events, revision, onSelect }: { events: HistoryEntry[
 /** The ticket and its conversation exactly as they were at the chosen revision (read-only). */
 /** The rating of the latest resolution as it stood at the moment, in words (the comment as text). */
 function ratingThen(rating: NonNullable<TicketMoment['satisfaction']>): string {
-  const score = rating.score === null ? 'Not rated yet' : `${rating.score} of 5${rating.channel ? ` via ${rating.channel}` : ''}`;
+  const score = rating.score === null ? 'Not rated yet' : `${rating.score} of 5${rating.channel ? ` ${CHANNEL_WORDS[rating.channel]}` : ''}`;
   const comment = rating.comment ? ` – "${rating.comment}"` : '';
   const ended = rating.ended ? ` (resolution ${rating.episode}, since ${rating.ended})` : ` (resolution ${rating.episode})`;
   return `${score}${comment}${ended}`;

@@ -108,7 +108,7 @@ describe('History panel', () => {
         { content: 'Tray two, sorry', at: '2026-11-21T09:04:00.000Z' },
       ],
     };
-    const rating = { episode: 1, score: 4, comment: 'Quick <b>fix</b>', channel: 'telegram', ended: null };
+    const rating = { episode: 1, score: 4, comment: 'Quick <b>fix</b>', channel: 'telegram' as const, ended: null };
     renderWeb(
       <TicketAsOf moment={moment({ messages: [edited], ticket: ticket({ status: 'resolved', outcomeMessage: 'Roller replaced' }), satisfaction: rating })} />,
     );
@@ -116,7 +116,7 @@ describe('History panel', () => {
     expect(region).toHaveTextContent('resolved');
     expect(region).toHaveTextContent('Roller replaced');
     // The rating as it stood then, its comment as text.
-    expect(region).toHaveTextContent('4 of 5 via telegram – "Quick <b>fix</b>" (resolution 1)');
+    expect(region).toHaveTextContent('4 of 5 on Telegram – "Quick <b>fix</b>" (resolution 1)');
     expect(screen.getByText('Tray two, sorry')).toBeInTheDocument();
     expect(screen.queryByText('Tray one')).not.toBeInTheDocument();
     await userEvent.setup().click(screen.getByRole('button', { name: '(edited: show 1 earlier version)' }));
