@@ -245,6 +245,8 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
         channel: 'telegram',
         direction: 'outbound',
         recipient: '5004',
+        // The bot made Eve a customer of the desk: the row names her beside the chat id.
+        recipientName: 'Eve User',
         ticket: null,
         kind: 'reply',
         state: 'failed',
