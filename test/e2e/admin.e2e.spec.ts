@@ -305,7 +305,7 @@ describe('Web app in Chromium: administration screens', () => {
     await shootBothThemes(admin, 'admin-deliveries');
     expect(fake.messagesTo(tess.id)).toEqual([]);
 
-    await row.getByRole('button', { name: 'Retry Bot reply to 5006' }).click();
+    await row.getByRole('button', { name: 'Retry Bot reply to Tess User' }).click();
     await toast(admin, 'Delivery queued again').waitFor();
     await eventually(() => fake.messagesTo(tess.id).length === 1, { describe: 'the retried reply' });
     await panel.getByText('Every notice has been delivered').waitFor({ timeout: 15_000 });
