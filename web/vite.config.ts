@@ -10,11 +10,15 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    rollupOptions: {
+    rolldownOptions: {
       output: {
         entryFileNames: 'static/js/[name]-[hash].js',
         chunkFileNames: 'static/js/[name]-[hash].js',
         assetFileNames: 'static/assets/[name]-[hash][extname]',
+        // zod and the module that makes it jitless share one chunk, so the setting runs before any
+        // chunk builds a schema (a shared chunk such as src/contract's paging would otherwise build
+        // its schemas first, and zod's eval probe is a CSP violation; test/e2e/csp.e2e.spec.ts).
+        codeSplitting: { groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]|[\\/]web[\\/]src[\\/]zodConfig\.ts$/ }] },
       },
     },
   },
