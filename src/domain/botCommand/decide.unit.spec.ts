@@ -1,16 +1,9 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type BotCommandEvent, SYSTEM_COMMANDS, evolve, initialState } from './botCommand';
-import { type BotCommandCommand, decide } from './decide';
+import { decide } from './decide';
 
-const given = (events: BotCommandEvent[]) => ({
-  when: (command: BotCommandCommand) => {
-    const state = events.reduce(evolve, initialState);
-    return {
-      then: (expected: BotCommandEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error) => expect(() => decide(command, state)).toThrow(error),
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const { commandId: _id, ...START } = SYSTEM_COMMANDS[0]!;
 const SYSTEM: BotCommandEvent = { type: 'BotCommandCreated', data: { commandId: 's', isSystem: true, ...START } };

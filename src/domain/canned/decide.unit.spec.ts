@@ -1,17 +1,10 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ForbiddenError, NotFoundError } from '#contract/errors';
 import { type CannedEvent, evolve, initialState } from './canned';
-import { type CannedCommand, decide } from './decide';
+import { decide } from './decide';
 import { createCannedSchema, updateCannedSchema } from '#contract/canned';
 
-const given = (events: CannedEvent[]) => ({
-  when: (command: CannedCommand) => {
-    const state = events.reduce(evolve, initialState);
-    return {
-      then: (expected: CannedEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error) => expect(() => decide(command, state)).toThrow(error),
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const DETAILS = { shortcode: 'refund', title: 'Refund issued', content: 'We have refunded your payment.', categoryId: null };
 const CREATED: CannedEvent = { type: 'CannedMessageCreated', data: { cannedId: 'c1', createdBy: 'agent-1', ...DETAILS } };

@@ -1,17 +1,10 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, NotFoundError } from '#contract/errors';
 import { type CategoryEvent, evolve, initialState } from './category';
-import { type CategoryCommand, decide } from './decide';
+import { decide } from './decide';
 import { createCategorySchema } from '#contract/categories';
 
-const given = (events: CategoryEvent[]) => ({
-  when: (command: CategoryCommand) => {
-    const state = events.reduce(evolve, initialState);
-    return {
-      then: (expected: CategoryEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error) => expect(() => decide(command, state)).toThrow(error),
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const BILLING = createCategorySchema.parse({
   name: 'Billing',

@@ -1,3 +1,4 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { DomainEvent } from '../shared/decider';
 import { type Rater, type SatisfactionCommand, decide } from './decide';
@@ -6,18 +7,7 @@ import { type SatisfactionEvent, evolve, initialState } from './satisfaction';
 
 type Given = DomainEvent & { metadata?: { occurredAt: string } };
 
-const given = (events: Given[]) => ({
-  when: (command: SatisfactionCommand) => {
-    const run = () => decide(command, events.reduce(evolve, initialState));
-    return {
-      then: (expected: SatisfactionEvent[]) => expect(run()).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error, message?: string | RegExp) => {
-        expect(run).toThrow(error);
-        if (message) expect(run).toThrow(message);
-      },
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const T = 't1';
 const CUSTOMER: Rater = { userId: 'cust-1', role: 'customer' };

@@ -1,25 +1,9 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { UnauthorizedError } from '#contract/errors';
 import { type SessionCommand, decide } from './decide';
 import { type SessionEvent, evolve, initialState } from './session';
 
-const given = (events: SessionEvent[]) => ({
-  when: (command: SessionCommand) => {
-    const state = events.reduce(evolve, initialState);
-    return {
-      then: (expected: SessionEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (code: string) => {
-        let thrown: unknown;
-        try {
-          decide(command, state);
-        } catch (error) {
-          thrown = error;
-        }
-        expect(thrown).toBeInstanceOf(UnauthorizedError);
-        expect((thrown as UnauthorizedError).code).toBe(code);
-      },
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const NOW = '2026-11-21T10:00:00.000Z';
 const IN_A_WEEK = '2026-11-28T10:00:00.000Z';
@@ -77,9 +61,11 @@ describe('Session (refresh-token family)', () => {
         .when(rotate('h1', NOW, 'h2'))
         .then(REUSED));
 
-    it('then an unknown token is refused and changes nothing', () => given([STARTED, ROTATED]).when(rotate('forged')).thenThrows('INVALID_REFRESH_TOKEN'));
+    it('then an unknown token is refused and changes nothing', () =>
+      given([STARTED, ROTATED]).when(rotate('forged')).thenThrowsCode(UnauthorizedError, 'INVALID_REFRESH_TOKEN'));
 
-    it('then an expired token is refused', () => given([STARTED]).when(rotate('h1', '2026-11-28T10:00:00.001Z')).thenThrows('SESSION_EXPIRED'));
+    it('then an expired token is refused', () =>
+      given([STARTED]).when(rotate('h1', '2026-11-28T10:00:00.001Z')).thenThrowsCode(UnauthorizedError, 'SESSION_EXPIRED'));
 
     it('then logout ends it', () =>
       given([STARTED])
@@ -87,7 +73,9 @@ describe('Session (refresh-token family)', () => {
         .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]));
 
     it('then logout with a refresh token needs one of the family', () => {
-      given([STARTED, ROTATED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'forged' }).thenThrows('INVALID_REFRESH_TOKEN');
+      given([STARTED, ROTATED])
+        .when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'forged' })
+        .thenThrowsCode(UnauthorizedError, 'INVALID_REFRESH_TOKEN');
       given([STARTED, ROTATED])
         .when({ type: 'EndSession', sessionId: 's1', reason: 'logout', presentedHash: 'h2' })
         .then([{ type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } }]);
@@ -97,15 +85,15 @@ describe('Session (refresh-token family)', () => {
   describe('when ended', () => {
     const ENDED: SessionEvent = { type: 'SessionEnded', data: { sessionId: 's1', userId: 'u1', reason: 'logout' } };
 
-    it('then even its last token is refused', () => given([STARTED, ROTATED, ENDED]).when(rotate('h2')).thenThrows('SESSION_ENDED'));
+    it('then even its last token is refused', () => given([STARTED, ROTATED, ENDED]).when(rotate('h2')).thenThrowsCode(UnauthorizedError, 'SESSION_ENDED'));
 
     it('then ending it again records nothing', () => given([STARTED, ENDED]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).then([]));
   });
 
   describe('when it never existed', () => {
     it('then rotation and logout are refused', () => {
-      given([]).when(rotate('h1')).thenThrows('INVALID_REFRESH_TOKEN');
-      given([]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).thenThrows('INVALID_REFRESH_TOKEN');
+      given([]).when(rotate('h1')).thenThrowsCode(UnauthorizedError, 'INVALID_REFRESH_TOKEN');
+      given([]).when({ type: 'EndSession', sessionId: 's1', reason: 'logout' }).thenThrowsCode(UnauthorizedError, 'INVALID_REFRESH_TOKEN');
     });
   });
 });

@@ -1,18 +1,23 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { decide } from './decide';
 import { type SystemSettingsEvent, evolve, initialState, maskToken } from './settings';
 import { DEFAULT_SYSTEM_SETTINGS } from '#contract/settings';
+
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 describe('System settings', () => {
   describe('when nothing was ever changed', () => {
     it('then the state is the defaults of docs/product.md section 9', () => expect(initialState).toEqual(DEFAULT_SYSTEM_SETTINGS));
 
     it('then a change records only the fields that differ, with their earlier values', () =>
-      expect(decide({ type: 'UpdateSystemSettings', changes: { maxFiles: 8, systemName: 'Customer Support System', corsOrigins: [] } }, initialState)).toEqual([
-        { type: 'SystemSettingsUpdated', data: { changes: { maxFiles: 8 }, previous: { maxFiles: 5 } } },
-      ]));
+      given([])
+        .when({ type: 'UpdateSystemSettings', changes: { maxFiles: 8, systemName: 'Customer Support System', corsOrigins: [] } })
+        .then([{ type: 'SystemSettingsUpdated', data: { changes: { maxFiles: 8 }, previous: { maxFiles: 5 } } }]));
 
     it('then a change to nothing new records nothing', () =>
-      expect(decide({ type: 'UpdateSystemSettings', changes: { maintenanceMode: false } }, initialState)).toEqual([]));
+      given([])
+        .when({ type: 'UpdateSystemSettings', changes: { maintenanceMode: false } })
+        .then([]));
   });
 
   describe('when changed before', () => {
@@ -21,10 +26,10 @@ describe('System settings', () => {
       data: { changes: { corsOrigins: ['https://a.example.com'] }, previous: { corsOrigins: [] } },
     };
 
-    it('then lists compare by value', () => {
-      const state = evolve(initialState, CHANGED);
-      expect(decide({ type: 'UpdateSystemSettings', changes: { corsOrigins: ['https://a.example.com'] } }, state)).toEqual([]);
-    });
+    it('then lists compare by value', () =>
+      given([CHANGED])
+        .when({ type: 'UpdateSystemSettings', changes: { corsOrigins: ['https://a.example.com'] } })
+        .then([]));
   });
 
   describe('when a token is shown', () => {

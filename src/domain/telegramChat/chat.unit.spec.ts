@@ -1,5 +1,7 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { type TelegramChatEvent, decide, evolve, initialState } from './chat';
 
+const chat = DeciderSpecification.for({ decide, evolve, initialState });
 const after = (events: TelegramChatEvent[]) => events.reduce(evolve, initialState);
 const STARTED: TelegramChatEvent = { type: 'TicketDraftStarted', data: { updateId: 10 } };
 const CHOSEN: TelegramChatEvent = { type: 'TicketDraftCategoryChosen', data: { updateId: 11, categoryId: 'c1' } };
@@ -8,15 +10,17 @@ const DESCRIBED: TelegramChatEvent = { type: 'TicketDraftDescriptionGiven', data
 
 describe('Telegram ticket form', () => {
   it('given no form, when /ticket, then a form starts; other steps change nothing', () => {
-    expect(decide({ type: 'StartDraft', updateId: 1 }, initialState)).toEqual([{ type: 'TicketDraftStarted', data: { updateId: 1 } }]);
-    expect(decide({ type: 'GiveTitle', updateId: 1, title: 'x' }, initialState)).toEqual([]);
-    expect(decide({ type: 'CancelDraft', updateId: 1 }, initialState)).toEqual([]);
+    chat([])
+      .when({ type: 'StartDraft', updateId: 1 })
+      .then([{ type: 'TicketDraftStarted', data: { updateId: 1 } }]);
+    chat([]).when({ type: 'GiveTitle', updateId: 1, title: 'x' }).then([]);
+    chat([]).when({ type: 'CancelDraft', updateId: 1 }).then([]);
   });
 
   it('fills category, title, description and answers in that order only', () => {
-    expect(decide({ type: 'GiveTitle', updateId: 11, title: 'early' }, after([STARTED]))).toEqual([]);
-    expect(decide({ type: 'GiveDescription', updateId: 12, description: 'early' }, after([STARTED, CHOSEN]))).toEqual([]);
-    expect(decide({ type: 'AnswerField', updateId: 13, fieldName: 'order', value: '1' }, after([STARTED, CHOSEN, TITLED]))).toEqual([]);
+    chat([STARTED]).when({ type: 'GiveTitle', updateId: 11, title: 'early' }).then([]);
+    chat([STARTED, CHOSEN]).when({ type: 'GiveDescription', updateId: 12, description: 'early' }).then([]);
+    chat([STARTED, CHOSEN, TITLED]).when({ type: 'AnswerField', updateId: 13, fieldName: 'order', value: '1' }).then([]);
     const state = after([STARTED, CHOSEN, TITLED, DESCRIBED, { type: 'TicketDraftFieldAnswered', data: { updateId: 14, fieldName: 'amount', value: null } }]);
     expect(state.draft).toEqual({ categoryId: 'c1', title: 'Refund', description: 'Twice charged', answers: { amount: null } });
   });
@@ -34,7 +38,7 @@ describe('Telegram ticket form', () => {
       { type: 'TicketDraftSubmitted', data: { updateId: 13, ticketId: 't1' } },
     ]);
     expect(decide({ type: 'SubmitDraft', updateId: 12, ticketId: 't1' }, complete)).toEqual([]);
-    expect(decide({ type: 'SubmitDraft', updateId: 14, ticketId: 't1' }, after([STARTED, CHOSEN]))).toEqual([]);
+    chat([STARTED, CHOSEN]).when({ type: 'SubmitDraft', updateId: 14, ticketId: 't1' }).then([]);
     expect(after([STARTED, CHOSEN, TITLED, DESCRIBED, { type: 'TicketDraftSubmitted', data: { updateId: 13, ticketId: 't1' } }]).draft).toBeNull();
   });
 

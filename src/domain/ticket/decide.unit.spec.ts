@@ -1,31 +1,11 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import type { CustomField } from '#contract/categories';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type CategoryLookup, type TicketActor, type TicketCommand, decide } from './decide';
 import { createTicketSchema, editMessageSchema, outcomeSchema, postMessageSchema, updateTicketSchema } from '#contract/tickets';
 import { type TicketEvent, evolve, initialState } from './ticket';
 
-const given = (events: TicketEvent[]) => ({
-  when: (command: TicketCommand) => {
-    const state = events.reduce(evolve, initialState);
-    const run = () => decide(command, state);
-    return {
-      then: (expected: TicketEvent[]) => expect(run()).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error, message?: string | RegExp) => {
-        expect(run).toThrow(error);
-        if (message) expect(run).toThrow(message);
-      },
-      thenThrowsCode: (code: string) => {
-        try {
-          run();
-        } catch (error) {
-          expect((error as { code?: string }).code).toBe(code);
-          return;
-        }
-        throw new Error(`expected ${code}`);
-      },
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const CUSTOMER: TicketActor = { userId: 'cust-1', role: 'customer' };
 const OTHER_CUSTOMER: TicketActor = { userId: 'cust-2', role: 'customer' };
@@ -330,7 +310,7 @@ describe('Ticket', () => {
     it('refuses a customer on a closed ticket but not staff', () => {
       given([OPENED, statusChanged('open', 'closed')])
         .when(post(CUSTOMER))
-        .thenThrowsCode('TICKET_CLOSED');
+        .thenThrowsCode(ForbiddenError, 'TICKET_CLOSED');
       given([OPENED, statusChanged('open', 'closed')])
         .when(post(AGENT))
         .then([posted('m-new', AGENT)]);
@@ -370,7 +350,7 @@ describe('Ticket', () => {
     it('refuses after 5 minutes', () =>
       given(history)
         .when(edit(CUSTOMER, 'm1', minutesAfter(5.01)))
-        .thenThrowsCode('EDIT_WINDOW_EXPIRED'));
+        .thenThrowsCode(ForbiddenError, 'EDIT_WINDOW_EXPIRED'));
 
     it('allows exactly 5 minutes', () =>
       given(history)
@@ -380,12 +360,12 @@ describe('Ticket', () => {
     it('refuses someone else’s message', () =>
       given(history)
         .when(edit(AGENT, 'm1', minutesAfter(1)))
-        .thenThrowsCode('NOT_MESSAGE_SENDER'));
+        .thenThrowsCode(ForbiddenError, 'NOT_MESSAGE_SENDER'));
 
     it('refuses a file message', () =>
       given(history)
         .when(edit(CUSTOMER, 'f1', minutesAfter(1)))
-        .thenThrowsCode('NOT_EDITABLE'));
+        .thenThrowsCode(ForbiddenError, 'NOT_EDITABLE'));
 
     it('hides an internal note from a customer', () =>
       given(history)

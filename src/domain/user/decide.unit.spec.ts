@@ -1,19 +1,9 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
-import { type UserCommand, decide } from './decide';
+import { decide } from './decide';
 import { DEFAULT_NOTIFICATION_PREFERENCES, type UserEvent, evolve, initialState } from './user';
 
-const given = (events: UserEvent[]) => ({
-  when: (command: UserCommand) => {
-    const state = events.reduce(evolve, initialState);
-    return {
-      then: (expected: UserEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error, message?: string) => {
-        expect(() => decide(command, state)).toThrow(error);
-        if (message) expect(() => decide(command, state)).toThrow(message);
-      },
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const ADA = { username: 'ada', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' };
 const REGISTERED: UserEvent = { type: 'UserRegistered', data: { userId: 'u1', ...ADA, passwordHash: 'hash-1' } };

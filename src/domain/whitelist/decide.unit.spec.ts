@@ -1,3 +1,4 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { type BotSettingsEvent, evolve as evolveBot, initialState as initialBot, renderBotMessage } from '../botSettings/botSettings';
 import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
@@ -14,39 +15,37 @@ import {
 
 const FIELDS = { username: 'alice', firstName: 'Alice', lastName: '', notes: '', isActive: true };
 const ADDED: WhitelistEvent = { type: 'WhitelistEntryAdded', data: { entryId: 'e1', telegramId: '42', source: 'manual', ...FIELDS } };
-const whitelistAfter = (events: WhitelistEvent[]) => events.reduce(evolveWhitelist, initialWhitelistState);
+const whitelist = DeciderSpecification.for({ decide: decideWhitelist, evolve: evolveWhitelist, initialState: initialWhitelistState });
+const request = DeciderSpecification.for({ decide: decideAccessRequest, evolve: evolveAccessRequest, initialState: initialAccessRequestState });
 const requestAfter = (events: AccessRequestEvent[]) => events.reduce(evolveAccessRequest, initialAccessRequestState);
+const botMessages = DeciderSpecification.for({ decide: decideBot, evolve: evolveBot, initialState: initialBot });
 const ATTEMPT = { username: 'bob', firstName: 'Bob', lastName: '', message: 'hi' };
 
 describe('Whitelist entry', () => {
   it('when listed, then adding the same Telegram ID is a conflict', () =>
-    expect(() =>
-      decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, whitelistAfter([ADDED])),
-    ).toThrow(ConflictError));
+    whitelist([ADDED]).when({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }).thenThrows(ConflictError));
 
   it('when the Telegram ID is not in its one spelling (leading zeros, a sign, spaces), then it is refused, so no second entry can hold it', () => {
     for (const telegramId of ['0042', '+42', ' 42', '0', '']) {
-      expect(() => decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId, fields: FIELDS, source: 'manual' }, initialWhitelistState)).toThrow(
-        ValidationError,
-      );
+      whitelist([]).when({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId, fields: FIELDS, source: 'manual' }).thenThrows(ValidationError);
     }
   });
 
-  it('when deleted, then it may be added again as a new record', () => {
-    const state = whitelistAfter([ADDED, { type: 'WhitelistEntryDeleted', data: { entryId: 'e1', telegramId: '42' } }]);
-    expect(decideWhitelist({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' }, state)[0]?.data).toMatchObject({
-      entryId: 'e2',
-    });
-  });
+  it('when deleted, then it may be added again as a new record', () =>
+    whitelist([ADDED, { type: 'WhitelistEntryDeleted', data: { entryId: 'e1', telegramId: '42' } }])
+      .when({ type: 'AddWhitelistEntry', entryId: 'e2', telegramId: '42', fields: FIELDS, source: 'manual' })
+      .then([{ ...ADDED, data: { ...ADDED.data, entryId: 'e2' } }]));
 
   it('when toggled, then only the change and its earlier value are recorded', () =>
-    expect(decideWhitelist({ type: 'UpdateWhitelistEntry', changes: { isActive: false, username: 'alice' } }, whitelistAfter([ADDED]))).toEqual([
-      { type: 'WhitelistEntryUpdated', data: { entryId: 'e1', telegramId: '42', changes: { isActive: false }, previous: { isActive: true } } },
-    ]));
+    whitelist([ADDED])
+      .when({ type: 'UpdateWhitelistEntry', changes: { isActive: false, username: 'alice' } })
+      .then([{ type: 'WhitelistEntryUpdated', data: { entryId: 'e1', telegramId: '42', changes: { isActive: false }, previous: { isActive: true } } }]));
 
   it('when absent, then updates and deletes find nothing', () => {
-    expect(() => decideWhitelist({ type: 'DeleteWhitelistEntry' }, initialWhitelistState)).toThrow(NotFoundError);
-    expect(() => decideWhitelist({ type: 'UpdateWhitelistEntry', changes: { notes: 'x' } }, initialWhitelistState)).toThrow(NotFoundError);
+    whitelist([]).when({ type: 'DeleteWhitelistEntry' }).thenThrows(NotFoundError);
+    whitelist([])
+      .when({ type: 'UpdateWhitelistEntry', changes: { notes: 'x' } })
+      .thenThrows(NotFoundError);
   });
 });
 
@@ -60,20 +59,26 @@ describe('Access request', () => {
 
   it('when decided, then it is no longer pending and cannot be decided twice', () => {
     const pending = decideAccessRequest({ type: 'RecordAccessAttempt', requestId: 'r1', telegramId: '7', ...ATTEMPT }, initialAccessRequestState);
-    const approved = decideAccessRequest({ type: 'ApproveAccessRequest' }, requestAfter(pending));
-    expect(approved).toEqual([{ type: 'AccessRequestApproved', data: { requestId: 'r1', telegramId: '7' } }]);
-    expect(() => decideAccessRequest({ type: 'RejectAccessRequest' }, requestAfter([...pending, ...approved]))).toThrow(NotFoundError);
+    const approved: AccessRequestEvent[] = [{ type: 'AccessRequestApproved', data: { requestId: 'r1', telegramId: '7' } }];
+    request(pending).when({ type: 'ApproveAccessRequest' }).then(approved);
+    request([...pending, ...approved])
+      .when({ type: 'RejectAccessRequest' })
+      .thenThrows(NotFoundError);
   });
 });
 
 describe('Bot messages', () => {
   it('when edited, then only changed templates are recorded; reset is recorded only if something differs', () => {
-    expect(decideBot({ type: 'UpdateBotMessages', changes: { welcomeMessage: DEFAULT_BOT_MESSAGES.welcomeMessage } }, initialBot)).toEqual([]);
-    expect(decideBot({ type: 'ResetBotMessages' }, initialBot)).toEqual([]);
-    const edited: BotSettingsEvent[] = decideBot({ type: 'UpdateBotMessages', changes: { cancelMessage: 'Bye' } }, initialBot);
-    expect(edited).toEqual([
+    botMessages([])
+      .when({ type: 'UpdateBotMessages', changes: { welcomeMessage: DEFAULT_BOT_MESSAGES.welcomeMessage } })
+      .then([]);
+    botMessages([]).when({ type: 'ResetBotMessages' }).then([]);
+    const edited: BotSettingsEvent[] = [
       { type: 'BotMessagesUpdated', data: { changes: { cancelMessage: 'Bye' }, previous: { cancelMessage: DEFAULT_BOT_MESSAGES.cancelMessage } } },
-    ]);
+    ];
+    botMessages([])
+      .when({ type: 'UpdateBotMessages', changes: { cancelMessage: 'Bye' } })
+      .then(edited);
     expect(decideBot({ type: 'ResetBotMessages' }, edited.reduce(evolveBot, initialBot))[0]?.type).toBe('BotMessagesReset');
   });
 
