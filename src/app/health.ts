@@ -11,9 +11,9 @@ import { type ReadModelHealth, projectionStatus, readModelHealth } from './statu
 export type HealthStatus = 'ok' | 'starting' | 'degraded';
 
 /** How long health waits for the job queue (Redis) before it says the queue is down: well inside the container check's 4 s. */
-export const QUEUE_ANSWER_MS = 700;
+const QUEUE_ANSWER_MS = 700;
 /** The public status is worked out at most this often; callers in between share the last answer. */
-export const STATUS_FRESH_MS = 1000;
+const STATUS_FRESH_MS = 1000;
 
 export interface QueueFigures {
   /** Whether the queue answered within QUEUE_ANSWER_MS. */

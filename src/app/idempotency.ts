@@ -23,7 +23,7 @@ export interface IdempotencyKey {
   fingerprint: string;
 }
 
-export const IDEMPOTENCY_KEY_USED = 'IdempotencyKeyUsed';
+const IDEMPOTENCY_KEY_USED = 'IdempotencyKeyUsed';
 
 const streamOf = ({ caller, key }: IdempotencyKey) => `idempotency-${createHash('sha256').update(`${caller}\u0000${key}`).digest('hex').slice(0, 40)}`;
 

@@ -67,7 +67,7 @@ async function verdictOn<State>(
       continue;
     }
     const before = owners.holds(state, wanted);
-    state = owners.decider.evolve(state, event as unknown as DomainEvent);
+    state = owners.decider.evolve(state, event);
     movedAway ||= event.position > reserved.position && before && !owners.holds(state, wanted);
   }
   if (withdrawn || owners.gone(state)) return 'let go';

@@ -4,7 +4,7 @@ import { pageQuery } from './paging';
 import { multiLine, singleLine } from './text';
 
 export const HANDLERS = ['start', 'help', 'ticket', 'mytickets', 'search', 'cancel', 'custom'] as const;
-export type Handler = (typeof HANDLERS)[number];
+type Handler = (typeof HANDLERS)[number];
 
 export interface BotCommandFields {
   command: string;

@@ -12,7 +12,7 @@ export const BOT_MESSAGE_KEYS = [
   'cancelMessage',
   'invalidCommandMessage',
 ] as const;
-export type BotMessageKey = (typeof BOT_MESSAGE_KEYS)[number];
+type BotMessageKey = (typeof BOT_MESSAGE_KEYS)[number];
 export type BotMessages = Record<BotMessageKey, string>;
 
 /** The variables a template may use (docs/product.md section 3), written as {name}. */

@@ -25,7 +25,7 @@ export interface CategoryDetails {
 const trimmed = (max: number, label: string) => singleLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
 const paragraph = (max: number, label: string) => multiLine(z.string().trim(), label).max(max, `${label} must be at most ${max} characters`);
 
-export const customFieldSchema = z
+const customFieldSchema = z
   .object({
     fieldName: trimmed(50, 'Field name')
       .min(1, 'Field name is required')
@@ -107,4 +107,3 @@ export const reorderCategoriesSchema = z
 
 export type CategoryInput = z.output<typeof createCategorySchema>;
 export type CategoryChanges = z.output<typeof updateCategorySchema>;
-export type CustomFieldInput = z.output<typeof customFieldSchema>;

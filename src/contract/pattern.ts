@@ -9,7 +9,7 @@ import { isCleanText } from './text';
  * (lookaround, backreferences). The compiled program is bounded too, since the match costs its
  * size times the answer's length.
  */
-export const PATTERN_MAX = 200;
+const PATTERN_MAX = 200;
 const PROGRAM_MAX = 500;
 
 export type CompiledPattern = { ok: true; test: (value: string) => boolean } | { ok: false; problem: string };

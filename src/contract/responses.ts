@@ -50,7 +50,7 @@ export const SignedIn = z.strictObject({ user: User, accessToken: z.string(), re
 export const Tokens = z.strictObject({ accessToken: z.string(), refreshToken: z.string() }).meta({ id: 'Tokens' });
 
 const person = z.strictObject({ _id: id, username: z.string(), firstName: z.string(), lastName: z.string() });
-export const Attachment = z
+const Attachment = z
   .strictObject({
     url: z.string().meta({ description: 'GET it to download: /api/uploads/{fileId}' }),
     mimeType: z.string(),
@@ -144,7 +144,7 @@ export const TicketStats = z
   .meta({ id: 'TicketStats' });
 
 /** Messages waiting for a channel to answer again, by direction, and since when the oldest waits. */
-export const ChannelBacklog = z.strictObject({ inbound: z.int(), outbound: z.int(), waitingSince: time.nullable() }).meta({ id: 'ChannelBacklog' });
+const ChannelBacklog = z.strictObject({ inbound: z.int(), outbound: z.int(), waitingSince: time.nullable() }).meta({ id: 'ChannelBacklog' });
 
 export const Health = z
   .strictObject({
@@ -330,7 +330,7 @@ export const BotSettings = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 export type Pagination = z.infer<typeof Pagination>;
 export type User = z.infer<typeof User>;
-export type Attachment = z.infer<typeof Attachment>;
+type Attachment = z.infer<typeof Attachment>;
 export type Ticket = z.infer<typeof Ticket>;
 export type TicketListItem = z.infer<typeof TicketListItem>;
 export type Message = z.infer<typeof Message>;

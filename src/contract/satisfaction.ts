@@ -33,7 +33,7 @@ export const ratingsQuerySchema = z
   })
   .strict();
 
-export const SATISFACTION_BOUNDS = { questionMax: 200, labelMax: 30, delayMinutesMax: 7 * 24 * 60 } as const;
+const SATISFACTION_BOUNDS = { questionMax: 200, labelMax: 30, delayMinutesMax: 7 * 24 * 60 } as const;
 
 export const updateSatisfactionSettingsSchema = z
   .object({

@@ -11,7 +11,7 @@ import { PRIORITIES, TICKET_STATUSES, commaList } from './tickets';
 export const MAX_QUERY_LENGTH = 200;
 export const MAX_QUERY_WORDS = 8;
 /** Results are at most this many per page (the list's own limit of 1000 would be pointless here). */
-export const MAX_SEARCH_PAGE = 50;
+const MAX_SEARCH_PAGE = 50;
 
 const day = (label: string) =>
   z.iso

@@ -151,7 +151,7 @@ export const commaList = <T extends string>(values: readonly [T, ...T[]], label:
     .pipe(z.array(z.enum(values, { message: `${label} must be one of ${values.join(', ')}` })));
 
 /** Live Tickets' satisfaction filters (docs/satisfaction.md): waiting for a rating, rated, rated 1 or 2. */
-export const SATISFACTION_FILTERS = ['awaiting', 'rated', 'low'] as const;
+const SATISFACTION_FILTERS = ['awaiting', 'rated', 'low'] as const;
 export type SatisfactionFilter = (typeof SATISFACTION_FILTERS)[number];
 
 export const listTicketsQuery = z.object({
@@ -200,5 +200,3 @@ export const statsQuery = z.object({
 });
 
 export type CreateTicketInput = z.output<typeof createTicketSchema>;
-export type UpdateTicketInput = z.output<typeof updateTicketSchema>;
-export type ListTicketsQuery = z.output<typeof listTicketsQuery>;

@@ -12,16 +12,16 @@ export const isStaff = (role: Role) => role === 'agent' || role === 'admin';
  * Input rules of docs/product.md section 5 for registration, sign-in and the admin user form, shared by
  * the API and the web forms so that both give the same messages.
  */
-export const PASSWORD_MIN = 6;
+const PASSWORD_MIN = 6;
 /** argon2 accepts any length; a bound keeps one request from costing a megabyte of hashing. */
-export const PASSWORD_MAX = 128;
+const PASSWORD_MAX = 128;
 
 const name = (label: string) =>
   singleLine(z.string({ message: `${label} is required` }).trim(), label)
     .min(1, `${label} is required`)
     .max(50, `${label} must be at most 50 characters`);
 
-export const usernameSchema = z
+const usernameSchema = z
   .string({ message: 'Username is required' })
   .trim()
   .toLowerCase()
@@ -30,7 +30,7 @@ export const usernameSchema = z
   .max(30, 'Username must be between 3 and 30 characters')
   .regex(/^[a-z0-9_]+$/, 'Username can only contain lowercase letters, numbers and underscores');
 
-export const emailSchema = z
+const emailSchema = z
   .string({ message: 'Email is required' })
   .trim()
   .toLowerCase()
@@ -38,13 +38,13 @@ export const emailSchema = z
   .max(254, 'Email must be at most 254 characters')
   .pipe(z.email({ message: 'Please enter a valid email address' }));
 
-export const passwordSchema = z
+const passwordSchema = z
   .string({ message: 'Password is required' })
   .min(1, 'Password is required')
   .min(PASSWORD_MIN, 'Password must be at least 6 characters long')
   .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
 
-export const roleSchema = z.enum(ROLES, { message: 'Role must be customer, agent or admin' });
+const roleSchema = z.enum(ROLES, { message: 'Role must be customer, agent or admin' });
 
 const telegramUsernameSchema = z
   .string({ message: 'Telegram username must be text' })

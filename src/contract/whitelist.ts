@@ -17,7 +17,7 @@ export const normaliseTelegramId = (value: string): string => {
 export const isCanonicalTelegramId = (id: string): boolean => /^[1-9]\d{0,19}$/.test(id);
 
 /** Whitelist form rules (docs/product.md section 5: the Telegram ID is required, the rest optional). */
-export const telegramIdSchema = z
+const telegramIdSchema = z
   .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
   .transform((value) => normaliseTelegramId(String(value)))
   .pipe(

@@ -30,7 +30,7 @@ export const DEMO_PASSWORDS = { admin: 'demo-admin', agent: 'demo-agent', custom
 
 export class DemoRefusedError extends Error {}
 
-export interface DemoAccount {
+interface DemoAccount {
   role: Role;
   name: string;
   email: string;

@@ -1,9 +1,9 @@
 import { ConflictError } from '#contract/errors';
 import { CLAIM_WITHDRAWN } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion } from './eventstore/port';
+import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion, recordedAs } from './eventstore/port';
 
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 export interface CommandContext {
   actor: Actor;
@@ -34,7 +34,7 @@ export async function loadState<State, Event extends DomainEvent>(
 
 /** Folds one recorded event; a withdrawn claim's marker belongs to no decider and changes no state. */
 const evolveWith = <State, Event extends DomainEvent>(decider: Pick<Decider<unknown, Event, State>, 'evolve'>, state: State, event: RecordedEvent) =>
-  event.type === CLAIM_WITHDRAWN ? state : decider.evolve(state, event as unknown as Event);
+  event.type === CLAIM_WITHDRAWN ? state : decider.evolve(state, recordedAs<Event>(event));
 
 /**
  * A unique value a command's event relies on: the reservation its caller holds (see
@@ -52,7 +52,7 @@ export interface Fence {
 const fenceKey = (kind: string, value: string, reservation: number) => `${kind}\u0000${value.toLowerCase()}\u0000${reservation}`;
 
 /** How many folded streams each event store keeps; a stream read again after eviction is folded anew. */
-export const FOLDED_STREAMS_KEPT = 5_000;
+const FOLDED_STREAMS_KEPT = 5_000;
 
 interface Folded {
   state: unknown;
@@ -104,7 +104,7 @@ const foldedByStore = new WeakMap<EventStore, FoldedStreams>();
 const foldedStreams = (store: EventStore) => foldedByStore.get(store) ?? foldedByStore.set(store, new FoldedStreams()).get(store)!;
 
 /** A stream's current state and revision: the cached fold plus whatever was appended since. */
-export async function foldStream<State, Event extends DomainEvent>(
+async function foldStream<State, Event extends DomainEvent>(
   store: EventStore,
   streamId: string,
   decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,

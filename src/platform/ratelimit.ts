@@ -1,7 +1,7 @@
 import IORedis, { type Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 
-export interface LimiterOptions {
+interface LimiterOptions {
   /** Distinguishes one limiter's counters from another's. */
   keyPrefix: string;
   points: number;
@@ -12,7 +12,7 @@ export interface LimiterOptions {
 }
 
 /** A turn in a queue per key: when it may start, or how long until one could be given. */
-export type Turn = { granted: true; waitMs: number } | { granted: false; retryAfterMs: number };
+type Turn = { granted: true; waitMs: number } | { granted: false; retryAfterMs: number };
 
 /**
  * Spaces attempts on one key apart in time, atomically, so that parallel callers cannot all start at

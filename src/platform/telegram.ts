@@ -170,6 +170,7 @@ function watchHandOver(telegram: Telegram, apiRoot: string, handedOver: () => vo
   const watching = Object.create(pool) as Agent & { addRequest(request: ClientRequest, requestOptions: unknown): void };
   watching.addRequest = (request, requestOptions) => {
     request.once('finish', handedOver);
+    // addRequest is the agent's internal hand-over hook: Node's types leave it out.
     (pool as unknown as { addRequest(request: ClientRequest, requestOptions: unknown): void }).addRequest(request, requestOptions);
   };
   options.agent = watching;
@@ -195,7 +196,7 @@ export const webhookSecret = (jwtSecret: string, token: string) => createHmac('s
 export const botIdOf = (token: string) => Number(token.split(':', 1)[0]);
 
 /** The updates the bot handles: messages and presses of its inline buttons. */
-export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
 /**
  * How a queued Bot API call that failed should be retried: when Telegram says (429 retry_after),

@@ -1,3 +1,4 @@
+import type { CustomField } from '#contract/categories';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
@@ -10,7 +11,7 @@ export interface CategoryView extends Doc {
   color: string;
   order: number;
   isActive: boolean;
-  customFields: Array<Record<string, unknown>>;
+  customFields: CustomField[];
   createdAt: string;
   updatedAt: string;
   _revision: number;

@@ -64,7 +64,7 @@ export async function replayInto(
 const byId = (docs: Doc[]) => new Map(docs.map((doc) => [String(doc._id), doc]));
 
 function differingFields(a: Doc, b: Doc): string[] {
-  const [left, right] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
+  const [left, right]: [Record<string, unknown>, Record<string, unknown>] = [{ ...a }, { ...b }];
   const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
   return [...keys].filter((key) => canonicalJson(left[key]) !== canonicalJson(right[key])).sort();
 }

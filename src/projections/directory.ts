@@ -3,7 +3,7 @@ import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
 
-export const DIRECTORY = 'directory_v1';
+const DIRECTORY = 'directory_v1';
 
 /**
  * Names of people and categories as other read models denormalise them. Unlike `users_v1` it
@@ -25,11 +25,11 @@ export interface CategoryEntry extends Doc {
   color: string;
 }
 
-export const personKey = (userId: string) => `user:${userId}`;
-export const categoryKey = (categoryId: string) => `category:${categoryId}`;
+const personKey = (userId: string) => `user:${userId}`;
+const categoryKey = (categoryId: string) => `category:${categoryId}`;
 
 /** What a name no directory entry gives reads as. */
-export const unknownPerson = (userId: string): PersonEntry => ({
+const unknownPerson = (userId: string): PersonEntry => ({
   _id: personKey(userId),
   kind: 'user',
   userId,
@@ -38,7 +38,7 @@ export const unknownPerson = (userId: string): PersonEntry => ({
   lastName: 'user',
   role: 'customer',
 });
-export const unknownCategory = (categoryId: string): CategoryEntry => ({
+const unknownCategory = (categoryId: string): CategoryEntry => ({
   _id: categoryKey(categoryId),
   kind: 'category',
   name: 'Unknown category',

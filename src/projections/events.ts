@@ -15,7 +15,7 @@ import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 
 /** Every event the desk's deciders write: event type names are unique across the domain. */
-export type DeskEvent =
+type DeskEvent =
   | BotCommandEvent
   | BotSettingsEvent
   | CannedEvent
@@ -30,10 +30,10 @@ export type DeskEvent =
   | WhitelistEvent
   | AccessRequestEvent;
 
-export type DeskEventType = DeskEvent['type'];
+type DeskEventType = DeskEvent['type'];
 
 /** A recorded event of one domain type: `Recorded<TicketEvent>` or one member of it. */
-export type Recorded<E extends DomainEvent> = E extends DomainEvent<infer Type, infer Data> ? RecordedEvent<Type, Data> : never;
+type Recorded<E extends DomainEvent> = E extends DomainEvent<infer Type, infer Data> ? RecordedEvent<Type, Data> : never;
 
 /** The recorded event of a given type name. */
 export type RecordedOf<Type extends DeskEventType> = Recorded<Extract<DeskEvent, { type: Type }>>;

@@ -28,7 +28,7 @@ const TICKET_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 type TicketRecorded = RecordedEvent & (TicketEvent | ClaimWithdrawnEvent);
 
 /** The events of a ticket's stream, found by record id or display number (also after deletion). */
-export async function readTicketHistory(events: EventStore, key: string): Promise<TicketRecorded[]> {
+async function readTicketHistory(events: EventStore, key: string): Promise<TicketRecorded[]> {
   const number = /^#?\d{1,9}$/.test(key) ? Number(key.replace('#', '')) : null;
   let ticketId: string | null = TICKET_KEY.test(key) ? key : null;
   if (number !== null && number >= FIRST_TICKET_NUMBER) {
@@ -40,7 +40,7 @@ export async function readTicketHistory(events: EventStore, key: string): Promis
   return stream;
 }
 
-export interface PersonName {
+interface PersonName {
   userId: string;
   username: string;
   name: string;
@@ -53,7 +53,7 @@ function mentioned(events: TicketRecorded[]) {
   const categories = new Set<string>();
   for (const event of events) {
     if (event.metadata.actor?.userId) users.add(event.metadata.actor.userId);
-    const data = event.data as unknown as Record<string, unknown>;
+    const data: Record<string, unknown> = { ...event.data };
     for (const key of ['customerId', 'agentId', 'previousAgentId', 'senderId', 'readerId']) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
@@ -152,7 +152,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
           ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform }
           : null,
         summary: summarise(event, nameOf, category.name),
-        data: event.data as unknown as Record<string, unknown>,
+        data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };
     }),
@@ -176,7 +176,7 @@ export interface TicketAtMoment {
 }
 
 /** A rating at a moment of the ticket (docs/satisfaction.md). */
-export interface MomentRating {
+interface MomentRating {
   episode: number;
   resolvedAt: string;
   score: number | null;

@@ -2,7 +2,7 @@ import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore, RecordedEvent, Subscription } from '../platform/eventstore/port';
 
 /** Where a processor resumes: the position of the last event it has fully handled. */
-export interface ProcessorCheckpoint {
+interface ProcessorCheckpoint {
   load(): Promise<number>;
   /** Called at most every `checkpointEveryMs` while events flow, and at stop. */
   save(position: number): Promise<void>;

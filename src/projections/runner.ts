@@ -110,7 +110,7 @@ export interface RunnerOptions {
 }
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
-export interface StalledProjection {
+interface StalledProjection {
   name: string;
   position: number;
   forMs: number;

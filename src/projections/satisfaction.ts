@@ -7,10 +7,10 @@ import { handledBy } from './events';
 import type { Projection } from './runner';
 
 /** One document per resolution (episode) of a ticket: what the reports count. */
-export const SATISFACTION_EPISODES = 'satisfaction_episodes_v1';
+const SATISFACTION_EPISODES = 'satisfaction_episodes_v1';
 /** One document per ticket: what a new episode needs to know (category, agent, customer), and the revision guard. */
-export const SATISFACTION_TICKETS = 'satisfaction_tickets_v1';
-export const SATISFACTION_SETTINGS = 'satisfaction_settings_v1';
+const SATISFACTION_TICKETS = 'satisfaction_tickets_v1';
+const SATISFACTION_SETTINGS = 'satisfaction_settings_v1';
 
 export interface EpisodeView extends Doc {
   ticketId: string;
@@ -47,7 +47,7 @@ interface TicketEntry extends Doc {
 
 export type SatisfactionSettingsView = Doc & SatisfactionSettings & { updatedAt: string | null; updatedBy: string | null };
 
-export const episodeId = (ticketId: string, episode: number) => `${ticketId}:${episode}`;
+const episodeId = (ticketId: string, episode: number) => `${ticketId}:${episode}`;
 
 const tickets = (store: ReadStore) => store.collection<TicketEntry>(SATISFACTION_TICKETS);
 const episodes = (store: ReadStore) => store.collection<EpisodeView>(SATISFACTION_EPISODES);

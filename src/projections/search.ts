@@ -15,7 +15,7 @@ export const SEARCH_TERMS = 'search_terms_v1';
 export const SEARCH_PEOPLE = 'search_people_v1';
 export const SEARCH_PERSON_TERMS = 'search_person_terms_v1';
 
-export interface SearchMessage {
+interface SearchMessage {
   _id: string;
   seq: number;
   text: string;
@@ -61,7 +61,7 @@ export interface PersonPosting extends Doc {
 }
 
 /** The texts of a ticket each audience may find it by. */
-export function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields' | 'messages'>, withInternal: boolean): string[] {
+function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields' | 'messages'>, withInternal: boolean): string[] {
   const texts = [String(doc.number), doc.title, doc.description, ...doc.fields];
   for (const message of doc.messages) if (withInternal || !message.internal) texts.push(message.text, ...message.files);
   return texts;

@@ -56,7 +56,7 @@ export interface ParsedQuery {
 }
 
 /** Shorter words match only as whole words, not as prefixes. */
-export const MIN_PREFIX = 2;
+const MIN_PREFIX = 2;
 
 const QUERY_PART = /(-?)"([^"]*)"?|(\S+)/g;
 

@@ -5,7 +5,7 @@ import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
 
-export const SETTINGS = 'settings_v1';
+const SETTINGS = 'settings_v1';
 
 interface Changed {
   updatedAt: string | null;

@@ -15,7 +15,7 @@ type What = { kind: 'status'; value: TicketStatus } | { kind: 'assigned' | 'unas
  * time from the directory, so a line follows a rename like the messages around it. Notes and the
  * outcome never become lines.
  */
-export type ActivityLine = {
+type ActivityLine = {
   revision: number;
   at: string;
   actor: string | null;

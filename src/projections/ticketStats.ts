@@ -66,7 +66,7 @@ const timeOf = (at: string) => {
 const minutesBetween = (from: string, to: string) => Math.max(0, (timeOf(to) - timeOf(from)) / 60_000);
 
 /** Bucket keys sort as time and hold no dots, so they can be field names in dotted update paths. */
-export const bucketKey = (at: string | number) => {
+const bucketKey = (at: string | number) => {
   const bucket = Math.floor((typeof at === 'string' ? timeOf(at) : at) / BUCKET_MS);
   if (bucket !== lastBucket.bucket) lastBucket = { bucket, key: `${new Date(bucket * BUCKET_MS).toISOString().slice(0, 16)}Z` };
   return lastBucket.key;
@@ -193,7 +193,7 @@ export async function applyStatsMoves(store: ReadStore, moves: StatsMove[]): Pro
 }
 
 /** Another writer changed a sums document between this page's read and its write. */
-export class MovedMeanwhileError extends Error {
+class MovedMeanwhileError extends Error {
   constructor(collection: string) {
     super(`${collection} was moved by another writer meanwhile; the page is applied again`);
     this.name = 'MovedMeanwhileError';

@@ -13,7 +13,7 @@ export const TICKET_MESSAGES = 'ticket_messages_v1';
 export const TICKET_READS = 'ticket_reads_v1';
 export const UPLOADS = 'uploads_v1';
 
-export interface PersonRef {
+interface PersonRef {
   _id: string;
   username: string;
   firstName: string;
@@ -28,7 +28,7 @@ export interface AttachmentView {
   size: number;
 }
 
-export const uploadUrl = (fileId: string) => `/api/uploads/${fileId}`;
+const uploadUrl = (fileId: string) => `/api/uploads/${fileId}`;
 const attachmentView = ({ fileId, mimeType, originalName, size }: Attachment): AttachmentView => ({ url: uploadUrl(fileId), mimeType, originalName, size });
 
 /**

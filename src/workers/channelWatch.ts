@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app/deps';
 
 /** How often a channel that stopped answering is asked again whether it is back. */
-export const CHANNEL_PROBE_MS = 2000;
+const CHANNEL_PROBE_MS = 2000;
 
 /**
  * Notices when a channel (Telegram, the SMTP server) that stopped answering is back, and then runs

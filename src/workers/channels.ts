@@ -21,10 +21,10 @@ export interface WorkerChannel {
   start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
-export const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel];
+const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel];
 
 /** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
-export function workersLease(deps: AppDeps): Lease {
+function workersLease(deps: AppDeps): Lease {
   const { REDIS_URL, REDIS_PREFIX, WORKERS_LEASE_TTL_MS } = deps.config;
   return REDIS_URL
     ? new RedisLease({ url: REDIS_URL, key: `${REDIS_PREFIX}:lease:notifications`, ttlMs: WORKERS_LEASE_TTL_MS, logger: deps.logger })

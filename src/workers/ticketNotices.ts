@@ -9,7 +9,7 @@ import { TICKETS, type TicketView } from '../projections/tickets';
 import { USERS, type UserView } from '../projections/users';
 
 /** What happened to a customer's ticket that the customer should hear about. */
-export type TicketNotice =
+type TicketNotice =
   | { kind: 'created' }
   | { kind: 'status'; from: TicketStatus; to: TicketStatus }
   | { kind: 'assigned'; agentName: string }

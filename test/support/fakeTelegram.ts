@@ -1,7 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface BotApiCall {
+interface BotApiCall {
   token: string;
   method: string;
   payload: Record<string, unknown>;
@@ -15,7 +15,7 @@ export interface TelegramUser {
 }
 
 /** A message the fake answered with success: what the user would see in their chat. */
-export interface DeliveredMessage {
+interface DeliveredMessage {
   chatId: string;
   /** The text, or a file's caption ('' without one). */
   text: string;
@@ -24,7 +24,7 @@ export interface DeliveredMessage {
   replyMarkup?: { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> };
 }
 
-export interface InjectedFailure {
+interface InjectedFailure {
   status: number;
   description: string;
   retryAfter?: number;
@@ -71,7 +71,7 @@ export interface FakeTelegram {
 }
 
 /** A file telegraf uploaded (sendDocument, sendPhoto) as multipart/form-data. */
-export interface UploadedFile {
+interface UploadedFile {
   fileName: string;
   content: Buffer;
 }

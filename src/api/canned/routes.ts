@@ -16,7 +16,7 @@ import type { CannedMessage } from '#contract/responses';
 /** docs/product.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
 const BY_USAGE = { usageCount: -1, shortcode: 1 } as const;
 
-export const toCanned = ({ _revision: _r, updatedAt: _u, _since: _s, ...canned }: CannedView): CannedMessage => canned;
+const toCanned = ({ _revision: _r, updatedAt: _u, _since: _s, ...canned }: CannedView): CannedMessage => canned;
 
 export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
   const collection = () => deps.readStore.collection<CannedView>(CANNED);

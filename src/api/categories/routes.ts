@@ -16,7 +16,7 @@ export const listCategoriesQuery = z.object({
   ...pageQuery(20),
 });
 
-export const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
+const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
 
 export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
   const categories = () => deps.readStore.collection<CategoryView>(CATEGORIES);

@@ -4,7 +4,7 @@ import type { Attachment } from '#contract/tickets';
 import { type IdempotencyKey, fingerprintOf } from '../../app/idempotency';
 import { currentUser } from './auth';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** Visible ASCII, as the IETF draft for the header and the payment APIs that use it accept. */
 const KEY = /^[\x21-\x7e]{1,255}$/;

@@ -12,14 +12,14 @@ declare module 'express-serve-static-core' {
 /** A caller's request id is taken as is only when short and plain, so it cannot forge log lines or blow up labels. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
-export const requestIdOf = (header: string | undefined): string => (header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID());
+const requestIdOf = (header: string | undefined): string => (header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID());
 
 /**
  * The route pattern of a request (`/api/tickets/:id`), never its raw URL: the label of the latency
  * histogram and of the request log. The router that matched records its mount point (`markMount`),
  * since an error answered outside it no longer shows it on the request.
  */
-export function routeOf(req: Request, mount: string | undefined): string {
+function routeOf(req: Request, mount: string | undefined): string {
   if (req.route) return typeof req.route.path === 'string' ? `${mount ?? ''}${req.route.path}` : 'web app';
   // Through a router but no route of it: an unknown path (never its raw URL, which could be anything).
   return mount !== undefined ? 'unmatched' : 'static';

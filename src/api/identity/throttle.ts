@@ -26,7 +26,7 @@ export const LOGIN_LIMITS = {
 } as const;
 
 /** The gap before an attempt on an account that has had `failures` unsuccessful attempts this hour. */
-export function accountDelayMs(failures: number): number {
+function accountDelayMs(failures: number): number {
   const { free, firstDelayMs, maxDelayMs } = LOGIN_LIMITS.account;
   if (failures < free) return 0;
   return Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(failures - free, 16));

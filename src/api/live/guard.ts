@@ -30,7 +30,7 @@ export type LiveBudget = keyof typeof LIVE_USER_LIMITS;
 const SOCKET_BUDGET: Record<LiveBudget, keyof typeof LIVE_LIMITS> = { typing: 'typing', join: 'control', resync: 'control' };
 
 /** How long a refused socket of a user at the socket cap should wait before it tries again. */
-export const TOO_MANY_SOCKETS_RETRY_SECONDS = 30;
+const TOO_MANY_SOCKETS_RETRY_SECONDS = 30;
 
 /** A refused handshake carries the error code (and when to retry) too, so a client can tell "refresh and retry" from "wait" and "sign in again". */
 export function refusal(message: string, code: string, retryAfter?: number): Error {

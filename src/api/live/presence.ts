@@ -54,7 +54,7 @@ export function createPresence(io: Server, logger: Logger): Presence {
     const run = (pending.get(ticketId) ?? Promise.resolve())
       .then(async () => {
         due.delete(ticketId);
-        const sockets = (await io.in(staffRoom(ticketId)).fetchSockets()) as unknown as PresenceSocket[];
+        const sockets = await io.in(staffRoom(ticketId)).fetchSockets();
         io.to(STAFF_ROLES).emit('ticket_presence', { ticketId, viewers: viewersIn(sockets, ticketId) } satisfies TicketPresence);
       })
       .catch((error: unknown) => logger.warn({ err: error, ticketId }, 'ticket presence could not be sent'))
@@ -99,7 +99,7 @@ export function createPresence(io: Server, logger: Logger): Presence {
       if (setReplying(socket, ticketId, isTyping)) changed(ticketId);
     },
     async snapshot() {
-      const sockets = (await io.in(STAFF_ROLES).fetchSockets()) as unknown as PresenceSocket[];
+      const sockets = await io.in(STAFF_ROLES).fetchSockets();
       const tickets = new Set([...sockets].flatMap((socket) => [...socket.rooms].flatMap((room) => staffRoomTicket(room) ?? [])));
       return [...tickets].map((ticketId) => ({
         ticketId,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { SessionEvent } from '../../domain/session/session';
 import { DomainError, StartingError, UnauthorizedError } from '#contract/errors';
 import type { UserEvent } from '../../domain/user/user';
-import type { RecordedEvent } from '../../platform/eventstore/port';
+import { type RecordedEvent, recordedAs } from '../../platform/eventstore/port';
 import type { AppDeps } from '../../app/deps';
 import { type AuthUser, authenticateToken, sessionUser } from '../http/auth';
 import { corsOrigin } from '../http/guards';
@@ -20,7 +20,7 @@ import { createLiveGuard, refusal } from './guard';
 import { attachTicketChannel } from './tickets';
 
 /** How long a socket whose access token ran out has to present a fresh one (`reauth`). */
-export const REAUTH_GRACE_MS = 10_000;
+const REAUTH_GRACE_MS = 10_000;
 const reauthPayload = z.object({ token: z.string().min(1).max(4096) });
 
 /** When a verified access token runs out, in epoch milliseconds. */
@@ -148,7 +148,7 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
     io.local.in(room).disconnectSockets(true);
   };
   const stopListening = deps.projections.onApplied((recorded: RecordedEvent) => {
-    const event = recorded as unknown as RecordedEvent & (UserEvent | SessionEvent);
+    const event = recordedAs<UserEvent | SessionEvent>(recorded);
     switch (event.type) {
       case 'UserDeactivated':
         return endLive(userRoom(event.data.userId), 'account_deactivated');

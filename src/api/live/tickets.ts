@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { MessagePostedData, TicketEvent } from '../../domain/ticket/ticket';
 import type { UserEvent } from '../../domain/user/user';
 import { isStaff } from '#contract/users';
-import type { RecordedEvent } from '../../platform/eventstore/port';
+import { type RecordedEvent, recordedAs } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
@@ -27,7 +27,7 @@ type Answer = (answer: object) => void;
 const ackOf = (candidate: unknown): Answer | undefined => (typeof candidate === 'function' ? (candidate as Answer) : undefined);
 
 /** A socket that resyncs holds at most this many live pushes back; beyond, its replay is given up and it refetches. */
-export const RESYNC_HELD_MAX = 1000;
+const RESYNC_HELD_MAX = 1000;
 
 /** Work that walks many events gives the event loop back this often, so nobody else waits behind it. */
 const SLICE_MS = 5;
@@ -69,7 +69,7 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
  * keeps the last one it saw and asks for what came after it when it reconnects.
  */
 async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Delivery[]> {
-  const event = recorded as unknown as RecordedEvent & TicketEvent;
+  const event = recordedAs<TicketEvent>(recorded);
   const { position } = recorded;
   const tickets = deps.readStore.collection<TicketView>(TICKETS);
   /** Staff get the staff view; the customer's own sockets (if not staff themselves) get theirs. */
@@ -383,9 +383,9 @@ export function attachTicketChannel(io: Server, deps: AppDeps, guard: LiveGuard)
     // A conversation nobody here has open: nothing to read from the read models, build or encode.
     const ticketId = conversationOf(recorded);
     if (ticketId !== null && !anyoneIn([staffRoom(ticketId), customerRoom(ticketId)])) return;
-    if (recorded.type === 'MessagePosted' && !mayReachAnyone(recorded.data as unknown as MessagePostedData)) return;
+    const event = recordedAs<TicketEvent | UserEvent>(recorded);
+    if (event.type === 'MessagePosted' && !mayReachAnyone(event.data)) return;
     for (const delivery of await deliveriesOf(deps, recorded)) if (anyoneIn(delivery.to)) send(delivery);
-    const event = recorded as unknown as RecordedEvent & (TicketEvent | UserEvent);
     if (event.type === 'TicketDeleted') io.local.socketsLeave([staffRoom(event.data.ticketId), customerRoom(event.data.ticketId)]);
     if (event.type === 'UserRoleChanged') {
       // Rooms were joined under the old role's rules: the user joins again under the new ones.

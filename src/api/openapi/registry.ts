@@ -4,7 +4,7 @@ import type { Role } from '#contract/users';
 import { ErrorBody } from '#contract/responses';
 
 /** Who may call a route: anyone, anyone signed in, or these roles (requireRole in src/api/http/auth.ts). */
-export type Access = 'public' | 'signed-in' | Role[];
+type Access = 'public' | 'signed-in' | Role[];
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 

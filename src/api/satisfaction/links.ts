@@ -10,7 +10,7 @@ import { maintenance, rateLimit, whileStarting } from '../http/guards';
 import { parse } from '../http/validate';
 
 /** Where the e-mailed links lead, outside /api: plain HTML forms that work without the web app or a session. */
-export const RATE_PATH = '/rate/:ticketId';
+const RATE_PATH = '/rate/:ticketId';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 

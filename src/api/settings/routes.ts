@@ -11,7 +11,7 @@ import { parse } from '../http/validate';
 import type { SystemSettings } from '#contract/responses';
 
 /** Settings as the API shows them: everything, with the bot token masked. */
-export const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
+const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
   ...settings,
   telegramBotToken: maskToken(settings.telegramBotToken),
 });

@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps';
 import { signAccessToken } from './tokens';
 
 /** docs/contract.md: refresh tokens live 7 days; each refresh starts the 7 days again. */
-export const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
+const REFRESH_TOKEN_SECONDS = 7 * 24 * 60 * 60;
 
 export interface Tokens {
   accessToken: string;

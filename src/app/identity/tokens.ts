@@ -5,7 +5,7 @@ import type { Role } from '#contract/users';
 
 export const TOKEN_ISSUER = 'support-desk';
 export const TOKEN_AUDIENCE = 'support-desk-api';
-export const ACCESS_TOKEN_SECONDS = 15 * 60;
+const ACCESS_TOKEN_SECONDS = 15 * 60;
 
 export function signAccessToken(secret: string, user: { _id: string; role: Role }, sessionId: string): string {
   return jwt.sign({ role: user.role, typ: 'access', sid: sessionId }, secret, {

@@ -10,7 +10,7 @@ import { TOKEN_ISSUER } from '../identity/tokens';
  * passes for the other. It names one ticket, one episode and its customer, and expires when the
  * episode's rating window does.
  */
-export const LINK_AUDIENCE = 'support-desk-satisfaction-link';
+const LINK_AUDIENCE = 'support-desk-satisfaction-link';
 
 const linkKey = (secret: string) => createHmac('sha256', secret).update('satisfaction-link').digest();
 

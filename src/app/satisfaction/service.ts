@@ -109,7 +109,7 @@ function groupBy(rows: EpisodeView[], key: (row: EpisodeView) => string | null):
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
 /** The resolutions of a period with their ratings: each one is one survey, counted once however often its rating changed. */
-export const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedBetween(store, from.toISOString(), to.toISOString());
+const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedBetween(store, from.toISOString(), to.toISOString());
 
 /** CSAT for the period: the share of ratings of 4 or 5, and of resolutions that got a rating; by category and by agent. */
 export async function satisfactionReport(store: ReadStore, from: Date, to: Date): Promise<SatisfactionReport> {

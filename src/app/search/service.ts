@@ -26,7 +26,7 @@ export interface Searcher {
  * the matches beyond them follow in recency order. It bounds the work of a query for a common word
  * whatever the size of the desk (docs/search.md).
  */
-export const RANK_WINDOW = 100;
+const RANK_WINDOW = 100;
 /** A snippet shows about this many characters around the first highlighted word. */
 const SNIPPET_LENGTH = 160;
 

@@ -1,9 +1,10 @@
 import { metadataOf } from '../../platform/commands';
+import { recordedAs } from '../../platform/eventstore/port';
 import type { BotIdentity } from '../../platform/telegram';
 import type { AppDeps } from '../deps';
 
 /** Where what getMe said of a bot is kept: one stream per bot (the bot id is the token's first part). */
-export const botIdentityStream = (botId: number) => `telegrambot-${botId}`;
+const botIdentityStream = (botId: number) => `telegrambot-${botId}`;
 
 const IDENTIFIED = 'TelegramBotIdentified';
 
@@ -14,7 +15,7 @@ const IDENTIFIED = 'TelegramBotIdentified';
 export async function knownBotIdentity(deps: Pick<AppDeps, 'events'>, botId: number): Promise<BotIdentity | null> {
   const [last] = await deps.events.readStream(botIdentityStream(botId), { direction: 'backwards', maxCount: 1 });
   if (!last) return null;
-  const { id, username, firstName } = last.data as unknown as BotIdentity;
+  const { id, username, firstName } = recordedAs<{ type: string; data: BotIdentity }>(last).data;
   return { id, username, firstName };
 }
 

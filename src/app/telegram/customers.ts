@@ -24,7 +24,7 @@ export interface TelegramPerson {
 export const telegramUserActor = (person: Pick<TelegramPerson, 'id'>): Actor => ({ userId: `telegram:${person.id}`, role: 'telegram', platform: 'telegram' });
 
 /** Accounts made for Telegram users get an address that can never receive mail. */
-export const TELEGRAM_EMAIL_DOMAIN = 'telegram.invalid';
+const TELEGRAM_EMAIL_DOMAIN = 'telegram.invalid';
 export const isTelegramOnlyEmail = (email: string) => email.endsWith(`@${TELEGRAM_EMAIL_DOMAIN}`);
 
 const NAME_MAX = 50;

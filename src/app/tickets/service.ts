@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readYourWrites } from '../commands';
-import type { CustomField } from '#contract/categories';
 import { reservationStream } from '../../domain/reservation/reservation';
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { answerCustomFields, type CustomFieldAnswer } from '#contract/customFields';
@@ -10,7 +9,7 @@ import { type TicketOpenedData, type TicketState, ticketStream } from '../../dom
 import { type Attachment, type Platform, type TicketStatus, isOpenStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
-import type { EventStore } from '../../platform/eventstore/port';
+import { type EventStore, recordedAs } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { findPerson } from '../../projections/directory';
 import { searchProjection } from '../../projections/search';
@@ -30,7 +29,7 @@ export const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before c
 const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
 const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 
-export const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
+const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
 
 const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSAGE): Claim => ({
   kind: 'openticket',
@@ -62,7 +61,7 @@ async function openTicketConflict(deps: AppDeps, customerId: string, message: st
   for (let attempt = 0; holderId && attempt < 30; attempt++) {
     const { state, events } = await loadTicket(deps, holderId);
     if (state.kind === 'live') {
-      const opened = events[0]!.data as unknown as TicketOpenedData;
+      const opened = recordedAs<{ type: 'TicketOpened'; data: TicketOpenedData }>(events[0]!).data;
       return new ConflictError(message, 'OPEN_TICKET_EXISTS', {
         existingTicket: { _id: holderId, ticketId: opened.number, title: opened.title, status: state.status },
       });
@@ -103,7 +102,7 @@ export async function projectedTicket(deps: AppDeps, ticketId: string, position:
 
 async function categoryLookup(deps: AppDeps, categoryId: string): Promise<CategoryLookup | null> {
   const category = await deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId });
-  return category ? { categoryId: category._id, isActive: category.isActive, customFields: category.customFields as unknown as CustomField[] } : null;
+  return category ? { categoryId: category._id, isActive: category.isActive, customFields: category.customFields } : null;
 }
 
 /** A file sent for a custom field arrives as `customFieldValues.<fieldName>` (or `customFieldValues[<fieldName>]`). */

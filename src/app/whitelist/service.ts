@@ -30,7 +30,7 @@ export async function findRequest(deps: AppDeps, key: string): Promise<AccessReq
   return found;
 }
 
-export async function addEntry(deps: AppDeps, telegramId: string, fields: WhitelistFields, source: 'manual' | 'access_request', context: CommandContext) {
+async function addEntry(deps: AppDeps, telegramId: string, fields: WhitelistFields, source: 'manual' | 'access_request', context: CommandContext) {
   const entryId = deps.newId();
   const result = await handleCommand(
     deps.events,

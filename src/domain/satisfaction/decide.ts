@@ -21,7 +21,7 @@ interface Common {
 
 export type SatisfactionCommand = (Common & { type: 'RateTicket'; score: number }) | (Common & { type: 'CommentOnRating'; comment: string });
 
-export const COMMENT_MAX = MESSAGE_MAX;
+const COMMENT_MAX = MESSAGE_MAX;
 
 /** The episode this customer may rate now: their own ticket, resolved within 7 days, not reopened or closed since. */
 function openEpisode(command: SatisfactionCommand, state: SatisfactionState): Episode & { ticketId: string } {

@@ -6,8 +6,7 @@ import type { DomainEvent } from '../shared/decider';
  */
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 
-export const SESSION_END_REASONS = ['logout', 'refresh_token_reused'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+export type SessionEndReason = 'logout' | 'refresh_token_reused';
 
 export type SessionEvent =
   | DomainEvent<'SessionStarted', { sessionId: string; userId: string; tokenHash: string; expiresAt: string; ip: string | null; userAgent: string | null }>

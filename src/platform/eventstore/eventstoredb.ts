@@ -326,6 +326,7 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
     position: Number(event.position.commit),
     type: event.type,
     data: event.data as Record<string, unknown>,
+    // The client types metadata as unknown JSON; this adapter wrote it from an EventMetadata (toEventData).
     metadata: metadata as unknown as EventMetadata,
     ...(chain?.hash ? { chain: { hash: chain.hash, log: null } } : {}),
   };

@@ -35,6 +35,15 @@ export interface NewEvent<Type extends string = string, Data = Record<string, un
   metadata: EventMetadata;
 }
 
+/**
+ * A recorded event as the domain event its type names. The log types data as any record; the
+ * adapters store exactly what deciders wrote, so the type name decides the shape. Every narrowing
+ * of a log event to a domain event goes through here.
+ */
+export const recordedAs = <E extends { type: string; data: object }>(event: RecordedEvent): RecordedEvent & E =>
+  // The port's untyped data has no overlap TypeScript can see with a domain interface.
+  event as unknown as RecordedEvent & E;
+
 export interface RecordedEvent<Type extends string = string, Data = Record<string, unknown>> {
   id: string;
   streamId: string;

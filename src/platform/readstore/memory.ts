@@ -183,7 +183,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private indexFields(doc: T, add: boolean): void {
-    if (add) for (const ordered of this.orderedIndexes.values()) refile(ordered, doc as unknown as AnyObject);
+    if (add) for (const ordered of this.orderedIndexes.values()) refile(ordered, doc as AnyObject);
     for (const index of this.fieldIndexes.values()) fileField(index, doc, add);
   }
 
@@ -197,10 +197,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const simple = simpleMatcher(filter);
     let query: Query | null = null;
     return candidates.filter((doc) => {
-      const verdict = simple?.(doc as unknown as AnyObject);
+      const verdict = simple?.(doc as AnyObject);
       if (verdict !== undefined) return verdict;
       query ??= new Query(filter);
-      return query.test(doc as unknown as AnyObject);
+      return query.test(doc as AnyObject);
     });
   }
 
@@ -219,7 +219,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (top) return cloneOut(top.slice(options.skip ?? 0));
     // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
     if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
-    let cursor = find(this.candidates(filter) as unknown as AnyObject[], filter, options.projection);
+    let cursor = find(this.candidates(filter) as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
     if (options.limit) cursor = cursor.limit(options.limit);
@@ -245,10 +245,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     index.walk(direction, (id) => {
       const doc = this.docs.get(id);
       if (!doc) return true;
-      let verdict = simple?.(doc as unknown as AnyObject);
+      let verdict = simple?.(doc as AnyObject);
       if (verdict === undefined) {
         query ??= new Query(filter);
-        verdict = query.test(doc as unknown as AnyObject);
+        verdict = query.test(doc as AnyObject);
       }
       if (verdict) found.push(doc);
       return found.length < k;
@@ -269,7 +269,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (!index) {
       index = new OrderedIndex(Object.keys(spec.keys), Object.values(spec.keys));
       const ordered = index;
-      ordered.build([...this.docs.values()].map((doc) => ({ id: doc._id, key: keyOf(ordered, doc as unknown as AnyObject) })));
+      ordered.build([...this.docs.values()].map((doc) => ({ id: doc._id, key: keyOf(ordered, doc as AnyObject) })));
       this.orderedIndexes.set(name, index);
     }
     return index;
@@ -293,7 +293,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       return 0;
     };
     const best: AnyObject[] = [];
-    for (const doc of this.candidates(filter) as unknown as AnyObject[]) {
+    for (const doc of this.candidates(filter) as AnyObject[]) {
       const verdict = simple(doc);
       if (verdict === undefined) return null;
       if (!verdict) continue;
@@ -309,7 +309,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       best.splice(low, 0, doc);
       if (best.length > k) best.pop();
     }
-    return best as unknown as T[];
+    return best as T[];
   }
 
   async count(filter: Filter = {}): Promise<number> {
@@ -325,7 +325,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       for (const value of new Set(wanted)) total += index.byValue.get(value)?.size ?? 0;
       if (index.unindexed.size === 0) return total;
       const unindexed = [...index.unindexed].map((id) => this.docs.get(id)!);
-      return total + find(unindexed as unknown as AnyObject[], filter).all().length;
+      return total + find(unindexed as AnyObject[], filter).all().length;
     }
     return this.matching(filter).length;
   }
@@ -405,7 +405,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (this.uniqueIndexes.some((existing) => existing.keys.join() === keys.join())) return;
     const owners = new Map<string, string>();
     for (const doc of this.docs.values()) {
-      const key = uniqueKey(doc as unknown as AnyObject, keys);
+      const key = uniqueKey(doc as AnyObject, keys);
       if (key !== null && owners.has(key)) throw new DuplicateKeyError(this.name, keys);
       if (key !== null) owners.set(key, doc._id);
     }
@@ -429,7 +429,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.indexFields(doc, false);
     let changed: string[];
     try {
-      changed = fastModify(doc as unknown as AnyObject, modifier) ?? applyModifier(doc as unknown as AnyObject, modifier as Modifier<AnyObject>);
+      changed = fastModify(doc as AnyObject, modifier) ?? applyModifier(doc as AnyObject, modifier as Modifier<AnyObject>);
     } finally {
       this.indexFields(doc, true);
     }
@@ -458,7 +458,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, ['_id']);
     const { $setOnInsert, ...modifier } = update;
     const changes = { ...modifier, $set: { ...($setOnInsert ?? {}), ...(modifier.$set ?? {}) } };
-    if (!fastModify(doc as unknown as AnyObject, changes)) applyModifier(doc as unknown as AnyObject, changes as Modifier<AnyObject>);
+    if (!fastModify(doc as AnyObject, changes)) applyModifier(doc as AnyObject, changes as Modifier<AnyObject>);
     this.checkUnique(doc);
     this.docs.set(doc._id, doc);
     this.index(null, doc);
@@ -467,7 +467,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private checkUnique(doc: T): void {
     for (const { keys, owners } of this.uniqueIndexes) {
-      const key = uniqueKey(doc as unknown as AnyObject, keys);
+      const key = uniqueKey(doc as AnyObject, keys);
       const owner = key === null ? undefined : owners.get(key);
       if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(this.name, keys);
     }
@@ -482,9 +482,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private indexUnique(before: T | null, after: T | null): void {
     for (const { keys, owners } of this.uniqueIndexes) {
-      const oldKey = before ? uniqueKey(before as unknown as AnyObject, keys) : null;
+      const oldKey = before ? uniqueKey(before as AnyObject, keys) : null;
       if (oldKey !== null && owners.get(oldKey) === before?._id) owners.delete(oldKey);
-      const newKey = after ? uniqueKey(after as unknown as AnyObject, keys) : null;
+      const newKey = after ? uniqueKey(after as AnyObject, keys) : null;
       if (newKey !== null && after) owners.set(newKey, after._id);
     }
   }
@@ -517,8 +517,8 @@ function inList(condition: unknown): Primitive[] | null {
 type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; unindexed: Set<string> };
 
 /** Files a document under its value (missing counts as null), or as unindexed when that is not a primitive. */
-function fileField({ path, byValue, unindexed }: FieldIndex, doc: Doc, add: boolean): void {
-  const value = valueAt(doc as unknown as AnyObject, path);
+function fileField<T extends Doc>({ path, byValue, unindexed }: FieldIndex, doc: T, add: boolean): void {
+  const value = valueAt(doc as AnyObject, path);
   if (value !== undefined && !isPrimitive(value)) {
     if (add) unindexed.add(doc._id);
     else unindexed.delete(doc._id);
@@ -704,6 +704,7 @@ export class MemoryReadStore implements ReadStore {
       collection = new MemoryCollection<Doc>(name);
       this.collections.set(name, collection);
     }
+    // One map holds every collection; the caller names its documents' type, as MongoDB's db.collection<T>() lets it.
     return collection as unknown as Collection<T>;
   }
 

@@ -10,7 +10,7 @@ export interface Doc {
 export type Filter = Record<string, unknown>;
 export type Update = Partial<Record<'$set' | '$setOnInsert' | '$inc' | '$push' | '$pull' | '$unset' | '$addToSet' | '$max' | '$min', Record<string, unknown>>>;
 export type Sort = Record<string, 1 | -1>;
-export type Projection = Record<string, 0 | 1>;
+type Projection = Record<string, 0 | 1>;
 export type Pipeline = Record<string, unknown>[];
 
 /** Text to match literally inside a `$regex` filter (user search input is never a pattern). */

@@ -5,7 +5,7 @@ import type { Config } from '../../platform/config';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import { PermanentJobError } from '../../platform/queue/port';
 
-export interface OutgoingMail {
+interface OutgoingMail {
   from: { name: string; address: string };
   to: string;
   subject: string;

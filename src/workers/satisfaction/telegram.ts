@@ -12,7 +12,7 @@ export const SURVEY_TEXTS = {
 };
 
 /** How long after a rating on Telegram the next plain text is taken as its comment. */
-export const COMMENT_WINDOW_MS = 60 * 60 * 1000;
+const COMMENT_WINDOW_MS = 60 * 60 * 1000;
 
 /** A survey button pressed: rates that episode as the customer; the answer (or the refusal) is the reply. Null for another button. */
 export async function answerSurveyButton(deps: AppDeps, customer: UserView, data: string, context: CommandContext): Promise<string | null> {

@@ -8,7 +8,6 @@ import { maintenanceMessage } from '../../app/maintenance';
 import { recordAccessAttempt } from '../../app/whitelist/service';
 import { searchTickets } from '../../app/search/service';
 import { searchQuery } from '#contract/search';
-import type { CustomField } from '#contract/categories';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '#contract/errors';
 import type { TelegramChatCommand, TicketDraft } from '../../domain/telegramChat/chat';
@@ -70,7 +69,7 @@ interface Turn {
   lastTry: boolean;
 }
 
-const sortedFields = (category: CategoryView) => [...(category.customFields as unknown as CustomField[])].sort((a, b) => a.order - b.order);
+const sortedFields = (category: CategoryView) => [...category.customFields].sort((a, b) => a.order - b.order);
 
 /**
  * The bot's side of the conversation (docs/product.md section 3), run for every update from the update

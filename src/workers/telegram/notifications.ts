@@ -21,7 +21,7 @@ export const ticketValues = (ticket: TicketView) => ({
 });
 
 /** A notice in the words an admin set in Bot Messages, with its variables filled in. */
-export function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages; text: string } {
+function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages; text: string } {
   const values = ticketValues(ticket);
   let template: keyof BotMessages;
   switch (notice.kind) {

@@ -14,5 +14,5 @@ export const createStore = (preloadedState?: Partial<RootState>) =>
     ...(preloadedState ? { preloadedState } : {}),
   });
 
-export type AppStore = ReturnType<typeof createStore>;
+type AppStore = ReturnType<typeof createStore>;
 export type AppDispatch = AppStore['dispatch'];

@@ -54,4 +54,4 @@ export function refreshTokens(): Promise<RefreshOutcome> {
 }
 
 /** A refusal that no retry can change: the credentials themselves were rejected. */
-export const isRefusal = (status: unknown) => status === 400 || status === 401 || status === 403;
+const isRefusal = (status: unknown) => status === 400 || status === 401 || status === 403;

@@ -21,10 +21,10 @@ const SCREEN_TITLES: Array<[RegExp, string]> = [
   [/^\/settings/, 'System Settings'],
   [/^\/telegram-whitelist/, 'Telegram Whitelist'],
 ];
-export const APP_TITLE = 'Customer Support System';
+const APP_TITLE = 'Customer Support System';
 
 /** "(3) Live Tickets · Customer Support System": unread messages on my open tickets first, then the screen. */
-export function tabTitle(pathname: string, unread: number): string {
+function tabTitle(pathname: string, unread: number): string {
   const screen = SCREEN_TITLES.find(([pattern]) => pattern.test(pathname))?.[1];
   return `${unread > 0 ? `(${unread}) ` : ''}${screen ? `${screen} · ` : ''}${APP_TITLE}`;
 }

@@ -12,7 +12,7 @@ import { fullName, initialsOf } from '../../lib/format';
 import { selectTheme, themeToggled } from '../../lib/theme';
 import { useAppDispatch, useAppSelector } from '../hooks';
 
-export const APP_VERSION = 'v3.1.0';
+const APP_VERSION = 'v3.1.0';
 const SIDEBAR_OPEN_TICKETS = 5;
 
 interface Entry {
@@ -23,7 +23,7 @@ interface Entry {
 }
 
 /** docs/product.md section 2: the sidebar's entries and the roles that see each. */
-export const NAV_ENTRIES: Entry[] = [
+const NAV_ENTRIES: Entry[] = [
   { to: '/dashboard', label: 'Dashboard', icon: 'dashboard', roles: ['customer', 'agent', 'admin'] },
   { to: '/live-tickets', label: 'Live Tickets', icon: 'live', roles: ['agent', 'admin'] },
   { to: '/canned-messages', label: 'Canned Messages', icon: 'canned', roles: ['agent', 'admin'] },

@@ -9,7 +9,7 @@ import { useCommentOnRatingMutation, useRateTicketMutation, useTicketSatisfactio
 export const CHANNEL_WORDS = { web: 'on the web', telegram: 'on Telegram', email: 'by e-mail' } as const;
 
 /** "4 of 5 (Good)": the score with the label the admin gave it. */
-export const scoreText = (survey: Pick<TicketSatisfaction, 'labels'>, score: number) => `${score} of 5 (${survey.labels[score - 1] ?? ''})`;
+const scoreText = (survey: Pick<TicketSatisfaction, 'labels'>, score: number) => `${score} of 5 (${survey.labels[score - 1] ?? ''})`;
 
 /** At the top of the ticket, for its customer while a resolution can be rated: five buttons, then "Anything to add?". */
 export function SatisfactionPrompt({ ticketId, status }: { ticketId: string; status: string }) {

@@ -1,7 +1,7 @@
 import type { SatisfactionReport, SatisfactionSettings, SatisfactionSettingsUpdate, TicketSatisfaction } from '#contract/satisfaction';
 import { api } from '../../app/api';
 
-export type SatisfactionSettingsView = SatisfactionSettings & { updatedAt: string | null; updatedBy: string | null };
+type SatisfactionSettingsView = SatisfactionSettings & { updatedAt: string | null; updatedBy: string | null };
 
 /** The customer's rating, the survey settings and the CSAT report (docs/satisfaction.md). */
 const satisfactionApi = api.injectEndpoints({

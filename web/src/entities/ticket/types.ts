@@ -5,7 +5,7 @@ import type { CategoryDetails } from '#contract/categories';
 
 /** The records of docs/contract.md as the contract's response schemas describe them, so the two cannot drift. */
 export type { CannedMessage, Message, Ticket, TicketChange, TicketListItem, TicketStats };
-export type TicketStatus = Ticket['status'];
+type TicketStatus = Ticket['status'];
 export type Priority = Ticket['priority'];
 
 export type Category = CategoryDetails & { _id: string };

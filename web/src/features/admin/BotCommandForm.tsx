@@ -7,8 +7,8 @@ import { Banner, CountedLabel, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { BotCommand, BotCommandInput } from './api';
 
-export const DESCRIPTION_MAX = 256;
-export const RESPONSE_MAX = 2000;
+const DESCRIPTION_MAX = 256;
+const RESPONSE_MAX = 2000;
 
 const HANDLER_LABELS: Record<BotCommand['handler'], string> = {
   start: 'Start (welcome message)',
@@ -21,7 +21,7 @@ const HANDLER_LABELS: Record<BotCommand['handler'], string> = {
 };
 
 /** docs/product.md section 5: only lowercase letters and underscores; anything else is dropped as it is typed. */
-export const cleanCommandName = (typed: string) => typed.toLowerCase().replace(/[^a-z_]/g, '');
+const cleanCommandName = (typed: string) => typed.toLowerCase().replace(/[^a-z_]/g, '');
 
 interface Draft {
   command: string;

@@ -5,7 +5,7 @@ import { Banner, CountedLabel, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { BotMessages } from './api';
 
-export const BOT_MESSAGE_MAX = 1000;
+const BOT_MESSAGE_MAX = 1000;
 
 /** The nine bot texts of docs/product.md section 3, each at most 1000 characters with its counter. */
 export function BotMessagesForm({

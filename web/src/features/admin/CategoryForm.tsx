@@ -67,7 +67,7 @@ const toDraft = (category: Category | null): Draft =>
     : { name: '', description: '', color: '#007bff', order: '0', isActive: true, customFields: [] };
 
 /** The form's values as the API takes them; a field keeps only the limits of its type. */
-export function toCategoryInput(draft: Draft): CategoryInput {
+function toCategoryInput(draft: Draft): CategoryInput {
   return {
     name: draft.name,
     description: draft.description,

@@ -28,7 +28,7 @@ const CHANNEL_LABEL = { telegram: 'Telegram', email: 'E-mail' } as const;
 const DIRECTION_LABEL = { inbound: 'In', outbound: 'Out' } as const;
 
 /** How long a message has waited, in the largest whole unit. */
-export function waitedFor(seconds: number): string {
+function waitedFor(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
@@ -49,7 +49,7 @@ const KIND_LABEL: Record<string, string> = {
   file: 'File of a reply',
   update: 'Customer message',
 };
-export const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
+const kindLabel = (kind: string) => KIND_LABEL[kind] ?? kind;
 
 type Action = { kind: 'retry' | 'discard'; delivery: Delivery } | { kind: 'retry-all' | 'discard-all' };
 
@@ -57,7 +57,7 @@ type Action = { kind: 'retry' | 'discard'; delivery: Delivery } | { kind: 'retry
  * One row per message not yet through: notices out and customers' Telegram messages in, with how
  * long each has waited; Retry and Discard for notices (a customer's message is never discarded here).
  */
-export function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: Delivery[]; busy: boolean; onAction: (action: Action) => void }) {
+function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: Delivery[]; busy: boolean; onAction: (action: Action) => void }) {
   if (deliveries.length === 0) return <EmptyState title="Every notice has been delivered" icon="check" />;
   return (
     <div className="table-wrap">

@@ -9,7 +9,7 @@ const ROLE_LABELS: Record<AdminUser['role'], string> = { customer: 'Customer', a
 export const roleLabel = (role: AdminUser['role']) => ROLE_LABELS[role];
 
 /** docs/product.md section 5: the username is forced to lowercase letters, digits and underscores as it is typed. */
-export const cleanUsername = (typed: string) => typed.toLowerCase().replace(/[^a-z0-9_]/g, '');
+const cleanUsername = (typed: string) => typed.toLowerCase().replace(/[^a-z0-9_]/g, '');
 
 interface Draft {
   firstName: string;

@@ -5,9 +5,9 @@ import { WHOLE_LIST, api, creating } from '../../app/api';
 import type { Category } from '../../entities/ticket/types';
 
 export type AdminUser = User;
-export type { BotCommand, BotMessages, BotSettings, CustomField, Delivery, UserStats };
+export type { BotCommand, BotMessages, CustomField, Delivery };
 
-export interface UserPage {
+interface UserPage {
   users: AdminUser[];
   pagination: { page: number; limit: number; total: number; pages: number };
 }
@@ -42,7 +42,7 @@ export interface DeliveryList {
 }
 
 /** Failed notices shown per page of the Deliveries tab. */
-export const FAILED_PAGE_SIZE = 50;
+const FAILED_PAGE_SIZE = 50;
 
 export interface TelegramStatus {
   status: 'active' | 'inactive' | 'error';

@@ -5,7 +5,7 @@ import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { CannedMessage, Category } from '../../entities/ticket/types';
 import type { CannedInput } from './api';
 
-export const CONTENT_MAX = 2000;
+const CONTENT_MAX = 2000;
 
 interface Draft {
   shortcode: string;

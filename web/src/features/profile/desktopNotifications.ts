@@ -10,8 +10,8 @@ import type { Ticket, TicketChange } from '../../entities/ticket/types';
 import { permissionGranted, readLocalSettings, writeLocalSettings } from './notificationSettings';
 
 /** docs/product.md section 6: a new-ticket notice closes after 10 s, a status notice after 5 s. */
-export const NEW_TICKET_CLOSE_MS = 10_000;
-export const STATUS_CLOSE_MS = 5_000;
+const NEW_TICKET_CLOSE_MS = 10_000;
+const STATUS_CLOSE_MS = 5_000;
 
 export function newTicketNotice(ticket: Ticket) {
   return {

@@ -8,7 +8,7 @@ import { useLazySearchQuery } from './api';
 import './search.css';
 
 /** Results follow the typing once it pauses this long; a request for older text is aborted. */
-export const SEARCH_DEBOUNCE_MS = 200;
+const SEARCH_DEBOUNCE_MS = 200;
 const OPEN_SEARCH = 'desk:open-search';
 
 /** Opens the search dialog from anywhere (the sidebar's search button). */
@@ -34,7 +34,7 @@ export function Highlighted({ text, highlights }: { text: string; highlights: Ar
 }
 
 /** Where a hit opens: its ticket, scrolled to the matching message when there is one. */
-export const hitPath = (hit: SearchHit) =>
+const hitPath = (hit: SearchHit) =>
   `/tickets/${encodeURIComponent(hit.ticket._id)}${hit.snippet.messageId ? `?message=${encodeURIComponent(hit.snippet.messageId)}` : ''}`;
 
 function SearchPanel({ onClose }: { onClose: () => void }) {

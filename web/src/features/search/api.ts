@@ -1,7 +1,7 @@
 import type { SearchResults } from '#contract/search';
 import { api } from '../../app/api';
 
-export interface SearchArgs {
+interface SearchArgs {
   q: string;
   page?: number;
   limit?: number;

@@ -4,7 +4,7 @@ import { api } from '../../app/api';
 export type { SystemSettings };
 export type SettingsInput = Omit<SystemSettings, 'updatedAt' | 'updatedBy'>;
 
-export interface BotTest {
+interface BotTest {
   success: boolean;
   bot?: { id: number; username?: string; firstName?: string };
   error?: string;

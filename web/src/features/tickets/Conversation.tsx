@@ -12,23 +12,23 @@ import type { CannedMessage, Message, MessageVersion } from '../../entities/tick
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
 
 /** Canned messages whose shortcode starts with the `#code` being typed at the end of the text. */
-export function shortcodeSuggestions(text: string, canned: CannedMessage[]): CannedMessage[] {
+function shortcodeSuggestions(text: string, canned: CannedMessage[]): CannedMessage[] {
   const typed = SHORTCODE_AT_END.exec(text);
   if (!typed) return [];
   return canned.filter((candidate) => candidate.shortcode.startsWith(typed[2]!)).slice(0, 5);
 }
 
 /** The text with the trailing `#code` replaced by the canned message's content. */
-export const expandShortcode = (text: string, canned: CannedMessage) =>
+const expandShortcode = (text: string, canned: CannedMessage) =>
   text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
 
 /** The counter appears above 1500 characters (docs/product.md section 5). */
-export const COUNTER_FROM = 1500;
-export const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
-export const EDIT_HINT = 'Enter to save · Shift+Enter for a new line · Esc to cancel. Messages can be edited for 5 minutes after sending.';
+const COUNTER_FROM = 1500;
+const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
+const EDIT_HINT = 'Enter to save · Shift+Enter for a new line · Esc to cancel. Messages can be edited for 5 minutes after sending.';
 
 /** Only one's own text messages can be edited (docs/product.md section 4). */
-export const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text';
+const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text';
 
 function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
   const [text, setText] = useState(message.content);
@@ -161,7 +161,7 @@ export function MessageItem({
 }
 
 /** The day a separator names: 'Today', 'Yesterday', or the full date. */
-export function dayLabel(iso: string, now = new Date()): string {
+function dayLabel(iso: string, now = new Date()): string {
   const day = new Date(iso);
   const startOf = (date: Date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
   const days = Math.round((startOf(now) - startOf(day)) / 86_400_000);

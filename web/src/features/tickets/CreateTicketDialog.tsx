@@ -20,7 +20,7 @@ export interface TicketDraft {
 }
 
 /** The custom fields' own rules (the server's checker), as messages per field. */
-export function customFieldErrors(category: Category | undefined, answers: Record<string, string>): Record<string, string> {
+function customFieldErrors(category: Category | undefined, answers: Record<string, string>): Record<string, string> {
   if (!category) return {};
   const given = Object.fromEntries(Object.entries(answers).filter(([name]) => category.customFields.some((field) => field.fieldName === name)));
   try {
@@ -32,7 +32,7 @@ export function customFieldErrors(category: Category | undefined, answers: Recor
   }
 }
 
-export function ExistingTicketNotice({ ticket }: { ticket: ExistingTicket }) {
+function ExistingTicketNotice({ ticket }: { ticket: ExistingTicket }) {
   return (
     <div className="banner banner-warning" role="alert">
       <strong>You already have an open ticket</strong>

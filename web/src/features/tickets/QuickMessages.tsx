@@ -4,17 +4,17 @@ import { plural } from '../../lib/format';
 import type { CannedMessage } from '../../entities/ticket/types';
 
 /** docs/product.md section 9: the tooltip previews 100 characters. */
-export const PREVIEW_LENGTH = 100;
+const PREVIEW_LENGTH = 100;
 
 /** Most used first, then by shortcode. */
-export const byUsage = (a: CannedMessage, b: CannedMessage) => b.usageCount - a.usageCount || a.shortcode.localeCompare(b.shortcode);
+const byUsage = (a: CannedMessage, b: CannedMessage) => b.usageCount - a.usageCount || a.shortcode.localeCompare(b.shortcode);
 
-export function matchesSearch(canned: CannedMessage, search: string): boolean {
+function matchesSearch(canned: CannedMessage, search: string): boolean {
   const needle = search.trim().toLowerCase();
   return !needle || [canned.shortcode, canned.title, canned.content].some((text) => text.toLowerCase().includes(needle));
 }
 
-export const preview = (content: string) => (content.length > PREVIEW_LENGTH ? `${content.slice(0, PREVIEW_LENGTH)}...` : content);
+const preview = (content: string) => (content.length > PREVIEW_LENGTH ? `${content.slice(0, PREVIEW_LENGTH)}...` : content);
 
 /** The collapsible Quick Messages panel (staff): search, preview on hover, insert on click. */
 export function QuickMessages({

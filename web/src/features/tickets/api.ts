@@ -248,7 +248,6 @@ async function putTicket({
   }
 }
 
-export type { TicketChange };
 export const {
   useTicketsQuery,
   useTicketQuery,
@@ -256,11 +255,10 @@ export const {
   useTicketAtQuery,
   useCreateTicketMutation,
   useUpdateTicketMutation,
-  useAssignTicketMutation,
+
   useRecordOutcomeMutation,
   usePostMessageMutation,
   useEditMessageMutation,
   useMarkReadMutation,
   usePresenceQuery,
 } = ticketsApi;
-export const { tickets: ticketsEndpoint } = ticketsApi.endpoints;

@@ -20,7 +20,7 @@ const byLatest = (a: Ticket, b: Ticket) => b.createdAt.localeCompare(a.createdAt
 /** Waiting longest first, then those nobody waits on (as the server's `sort=waiting`). */
 const byWaiting = (a: Ticket, b: Ticket) =>
   a.waitingSince === b.waitingSince ? 0 : a.waitingSince === null ? 1 : b.waitingSince === null ? -1 : a.waitingSince.localeCompare(b.waitingSince);
-export const TICKET_ORDER: Record<NonNullable<TicketListArgs['sort']>, (a: Ticket, b: Ticket) => number> = {
+const TICKET_ORDER: Record<NonNullable<TicketListArgs['sort']>, (a: Ticket, b: Ticket) => number> = {
   latest: byLatest,
   priority: (a, b) => PRIORITY_WEIGHT[b.priority] - PRIORITY_WEIGHT[a.priority] || byLatest(a, b),
   status: (a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byLatest(a, b),

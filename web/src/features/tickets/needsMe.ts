@@ -29,7 +29,7 @@ export const askForReplyNotices = () => void Notification.requestPermission().ca
 export const replyNoticesPending = () => typeof window !== 'undefined' && 'Notification' in window && Notification.permission === 'default';
 
 /** A customer's reply on a ticket assigned to me, unless I am looking at it in this tab. */
-export function replyNotice(ticket: Ticket) {
+function replyNotice(ticket: Ticket) {
   return { title: `Reply on #${ticket.ticketId}`, body: `${ticket.customer.firstName} ${ticket.customer.lastName} wrote on "${ticket.title}"` };
 }
 
