@@ -125,7 +125,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     second.onApplied((event) => heard.push(event));
 
     const last = await addCategories(5);
-    expect(await second.waitFor(last)).toBe(true);
+    expect(await second.waitFor(last, 20_000)).toBe(true);
     // Read-your-writes in the process that applies nothing: the documents are there when waitFor answers.
     expect(await shared[1].collection(CATEGORIES).count()).toBe(8);
     await eventually(() => heard.length === 5, { describe: 'the follower heard of each live event' });
@@ -143,7 +143,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     await first.stop();
     await eventually(() => second.isWriter, { describe: 'the standby became the writer' });
     const last = await addCategories(3);
-    expect(await second.waitFor(last)).toBe(true);
+    expect(await second.waitFor(last, 20_000)).toBe(true);
     // It resumed from the checkpoint the first writer stored: the 4 earlier events were not applied again here.
     // (waitFor answers once the models hold the events; the count of the page follows them.)
     await eventually(() => second.eventsProcessed >= 3, { describe: 'the new writer counted the page it applied' });
