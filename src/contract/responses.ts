@@ -15,6 +15,11 @@ import { ROLES } from './users';
 const id = z.string().meta({ description: 'Record id' });
 const time = z.string().meta({ description: 'ISO 8601 date and time', example: '2026-01-31T09:30:00.000Z' });
 const platform = z.enum(['web', 'telegram']);
+/** Shapes several answers share, composed below rather than written again. */
+const stamps = { createdAt: time, updatedAt: time };
+const ordering = { order: z.int(), isActive: z.boolean() };
+const ticketRef = z.strictObject({ _id: id, ticketId: z.int().meta({ description: 'The number people see (#1001)' }), title: z.string() });
+const telegramPerson = { telegramId: z.string(), username: z.string(), firstName: z.string(), lastName: z.string() };
 
 /** The error body of every 4xx and 5xx (docs/contract.md), plus route-specific fields such as `existingTicket`. */
 export const ErrorBody = z
@@ -50,6 +55,7 @@ export const SignedIn = z.strictObject({ user: User, accessToken: z.string(), re
 export const Tokens = z.strictObject({ accessToken: z.string(), refreshToken: z.string() }).meta({ id: 'Tokens' });
 
 const person = z.strictObject({ _id: id, username: z.string(), firstName: z.string(), lastName: z.string() });
+const namedPerson = person.omit({ username: true });
 const Attachment = z
   .strictObject({
     url: z.string().meta({ description: 'GET it to download: /api/uploads/{fileId}' }),
@@ -61,9 +67,7 @@ const Attachment = z
 
 export const Ticket = z
   .strictObject({
-    _id: id,
-    ticketId: z.int().meta({ description: 'The number people see (#1001)' }),
-    title: z.string(),
+    ...ticketRef.shape,
     description: z.string(),
     category: z.strictObject({ _id: id, name: z.string(), color: z.string() }),
     priority: z.enum(PRIORITIES),
@@ -72,11 +76,10 @@ export const Ticket = z
     assignedAgent: person.nullable(),
     outcomeMessage: z.string().nullable().meta({ description: 'Staff only; null for a customer' }),
     outcomeUpdatedAt: time.nullable(),
-    outcomeUpdatedBy: z.strictObject({ _id: id, username: z.string(), firstName: z.string() }).nullable(),
+    outcomeUpdatedBy: person.omit({ lastName: true }).nullable(),
     customFieldValues: z.array(z.strictObject({ fieldName: z.string(), fieldPrompt: z.string(), value: z.union([z.string(), z.number(), Attachment]) })),
     platform,
-    createdAt: time,
-    updatedAt: time,
+    ...stamps,
     resolvedAt: time.nullable(),
     closedAt: time.nullable(),
     messageCount: z.int().meta({ description: 'A customer counts only what they can see (no internal notes)' }),
@@ -96,7 +99,7 @@ export const Message = z
     messageType: z.enum(['text', 'file', 'system']),
     isInternal: z.boolean(),
     platform,
-    sender: z.strictObject({ _id: id, firstName: z.string(), lastName: z.string(), role: z.enum(ROLES) }),
+    sender: namedPerson.extend({ role: z.enum(ROLES) }),
     createdAt: time,
     editedAt: time.nullable(),
     attachments: z.array(Attachment),
@@ -137,7 +140,7 @@ export const TicketStats = z
         type: z.enum(['new', 'updated']),
         message: z.string(),
         time,
-        ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string(), status: z.enum(TICKET_STATUSES) }),
+        ticket: ticketRef.extend({ status: z.enum(TICKET_STATUSES) }),
       }),
     ),
   })
@@ -178,7 +181,6 @@ export const Health = z
 /** What GET /api/health answers to everyone: the status alone, worked out without reading the log. */
 export const PublicHealth = z.strictObject({ status: z.enum(['ok', 'starting', 'degraded']) }).meta({ id: 'PublicHealth' });
 
-/** A body whose fields this document does not list one by one (see docs/contract.md for them). */
 /** Which notices an agent or admin receives (customers get none of these). */
 export const NotificationPreferences = z
   .strictObject({ newTickets: z.boolean(), ticketUpdates: z.boolean(), browserNotifications: z.boolean() })
@@ -187,6 +189,7 @@ export const NotificationPreferences = z
 /** What Telegram's getMe says of a bot. */
 export const BotIdentity = z.strictObject({ id: z.int(), username: z.string(), firstName: z.string() });
 
+/** A body whose fields this document does not list one by one (see docs/contract.md for them). */
 export const anyObject = (description: string) => z.object({}).catchall(z.unknown()).meta({ description });
 
 /** `{ message }` answers of actions (retry, sync, reset...). */
@@ -198,11 +201,9 @@ export const Category = z
     name: z.string(),
     description: z.string(),
     color: z.string(),
-    order: z.int(),
-    isActive: z.boolean(),
-    customFields: z.array(z.object({}).catchall(z.unknown()).meta({ description: 'A custom field: fieldName, fieldType, prompt, placeholder, required...' })),
-    createdAt: time,
-    updatedAt: time,
+    ...ordering,
+    customFields: z.array(anyObject('A custom field: fieldName, fieldType, prompt, placeholder, required...')),
+    ...stamps,
   })
   .meta({ id: 'Category' });
 
@@ -214,7 +215,7 @@ export const CannedMessage = z
     content: z.string(),
     category: z.strictObject({ _id: id, name: z.string() }).nullable(),
     usageCount: z.int(),
-    createdBy: z.strictObject({ _id: id, firstName: z.string(), lastName: z.string() }),
+    createdBy: namedPerson,
     createdAt: time,
     lastUsed: time.nullable(),
   })
@@ -230,13 +231,12 @@ export const Delivery = z
       .string()
       .nullable()
       .meta({ description: "Who that is, when the desk knows: a user's full name (and Telegram @username), else a whitelist entry's name" }),
-    ticket: z.strictObject({ _id: id, ticketId: z.int(), title: z.string() }).nullable(),
+    ticket: ticketRef.nullable(),
     kind: z.string(),
     state: z.enum(['waiting', 'active', 'retrying', 'failed']),
     attempts: z.int(),
     lastError: z.string().nullable(),
-    createdAt: time,
-    updatedAt: time,
+    ...stamps,
     ageSeconds: z.int().meta({ description: 'How long it has waited since it was queued' }),
   })
   .meta({ id: 'Delivery' });
@@ -253,25 +253,10 @@ export const UserStats = z
   })
   .meta({ id: 'UserStats' });
 
-export const PublicSettings = z
-  .strictObject({
-    settings: z.strictObject({
-      systemName: z.string(),
-      supportEmail: z.string(),
-      maintenanceMode: z.boolean(),
-      maxFileSize: z.int().meta({ description: 'Bytes' }),
-      maxFiles: z.int(),
-    }),
-  })
-  .meta({ id: 'PublicSettings' });
-
 export const WhitelistEntry = z
   .strictObject({
     _id: id,
-    telegramId: z.string(),
-    username: z.string(),
-    firstName: z.string(),
-    lastName: z.string(),
+    ...telegramPerson,
     notes: z.string(),
     isActive: z.boolean(),
     createdAt: time,
@@ -281,10 +266,7 @@ export const WhitelistEntry = z
 export const AccessRequest = z
   .strictObject({
     _id: id,
-    telegramId: z.string(),
-    username: z.string(),
-    firstName: z.string(),
-    lastName: z.string(),
+    ...telegramPerson,
     firstAttemptAt: time,
     lastAttemptAt: time,
     attemptCount: z.int(),
@@ -299,8 +281,7 @@ export const BotCommand = z
     description: z.string(),
     handler: z.enum(HANDLERS),
     response: z.string().nullable(),
-    order: z.int(),
-    isActive: z.boolean(),
+    ...ordering,
     isSystem: z.boolean(),
   })
   .meta({ id: 'BotCommand' });
@@ -322,6 +303,10 @@ export const SystemSettings = z
     updatedBy: id.nullable(),
   })
   .meta({ id: 'SystemSettings' });
+
+export const PublicSettings = z
+  .strictObject({ settings: SystemSettings.pick({ systemName: true, supportEmail: true, maintenanceMode: true, maxFileSize: true, maxFiles: true }) })
+  .meta({ id: 'PublicSettings' });
 
 export const BotSettings = z
   .strictObject({ messages: z.record(z.enum(BOT_MESSAGE_KEYS), z.string()), lastSyncedAt: time.nullable(), updatedAt: time.nullable() })
