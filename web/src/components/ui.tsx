@@ -216,3 +216,42 @@ export function PageHeader({ title, subtitle, children }: { title: string; subti
     </header>
   );
 }
+
+/** The order and active fields the admin forms for ordered records share (categories, bot commands). */
+export function OrderAndActiveFields({
+  idPrefix,
+  order,
+  isActive,
+  orderError,
+  onOrder,
+  onActive,
+}: {
+  idPrefix: string;
+  order: string | number;
+  isActive: boolean;
+  orderError: string | undefined;
+  onOrder: (value: string) => void;
+  onActive: (value: boolean) => void;
+}) {
+  return (
+    <>
+      <div className="field">
+        <label htmlFor={`${idPrefix}-order`}>Order</label>
+        <input
+          id={`${idPrefix}-order`}
+          type="number"
+          min={0}
+          step={1}
+          value={order}
+          aria-invalid={orderError ? true : undefined}
+          onChange={(e) => onOrder(e.target.value)}
+        />
+        {orderError && <span className="field-error">{orderError}</span>}
+      </div>
+      <label className="toggle field-toggle">
+        <input type="checkbox" checked={isActive} onChange={(e) => onActive(e.target.checked)} />
+        Active
+      </label>
+    </>
+  );
+}

@@ -3,7 +3,7 @@ import { HANDLERS } from '#contract/botCommands';
 import { normalise } from '#contract/botCommands';
 import { createBotCommandSchema, updateBotCommandSchema } from '#contract/botCommands';
 import { ValidationError } from '#contract/errors';
-import { Banner, CountedLabel, FormActions } from '../../components/ui';
+import { Banner, CountedLabel, FormActions, OrderAndActiveFields } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { BotCommand, BotCommandInput } from './api';
 
@@ -146,23 +146,14 @@ export function BotCommandForm({
         </div>
       )}
       <div className="form-row">
-        <div className="field">
-          <label htmlFor="command-order">Order</label>
-          <input
-            id="command-order"
-            type="number"
-            min={0}
-            step={1}
-            value={draft.order}
-            aria-invalid={errors.order ? true : undefined}
-            onChange={(e) => set({ order: e.target.value })}
-          />
-          {problem('order')}
-        </div>
-        <label className="toggle field-toggle">
-          <input type="checkbox" checked={draft.isActive} onChange={(e) => set({ isActive: e.target.checked })} />
-          Active
-        </label>
+        <OrderAndActiveFields
+          idPrefix="command"
+          order={draft.order}
+          isActive={draft.isActive}
+          orderError={errors.order}
+          onOrder={(order) => set({ order })}
+          onActive={(isActive) => set({ isActive })}
+        />
       </div>
       <FormActions saving={saving} submitLabel={command ? 'Update Command' : 'Create Command'} onCancel={onCancel} />
     </form>

@@ -3,8 +3,8 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
+import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
 import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
-import { useEditing } from '../../lib/editing';
 import { formatDateTime } from '../../lib/format';
 import {
   type BotCommand,
@@ -80,7 +80,6 @@ export function BotCommandsTab() {
   const commands = useBotCommandsQuery();
   const settings = useBotSettingsQuery();
   const status = useTelegramStatusQuery();
-  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<BotCommand>();
   const [editingMessages, setEditingMessages] = useState(false);
   const [confirmingReset, setConfirmingReset] = useState(false);
   const [createCommand, creating] = useCreateBotCommandMutation();
@@ -91,29 +90,24 @@ export function BotCommandsTab() {
   const [resetMessages, resetting] = useResetBotSettingsMutation();
 
   const closeAll = () => {
-    close();
+    editor.close();
     setEditingMessages(false);
   };
-  const save = async (input: BotCommandInput) => {
-    try {
-      if (editing === 'new') await createCommand(input).unwrap();
-      else if (editing) await updateCommand({ id: editing._id, ...input }).unwrap();
-      dispatch(toastShown('success', editing === 'new' ? 'Bot command created successfully' : 'Bot command updated successfully'));
-      closeAll();
-    } catch (failure) {
-      setFormError(errorMessage(failure, 'Failed to create or update bot command'));
-    }
-  };
-  const remove = async () => {
-    if (!deleting) return;
-    try {
-      await deleteCommand(deleting._id).unwrap();
-      dispatch(toastShown('success', 'Bot command deleted successfully'));
-    } catch (failure) {
-      dispatch(toastShown('error', errorMessage(failure, 'Failed to delete bot command')));
-    }
-    setDeleting(null);
-  };
+  const editor = useListEditor<BotCommand, BotCommandInput>({
+    create: (input) => createCommand(input).unwrap(),
+    update: (command, input) => updateCommand({ id: command._id, ...input }).unwrap(),
+    remove: (command) => deleteCommand(command._id).unwrap(),
+    notify: (kind, text) => dispatch(toastShown(kind, text)),
+    texts: {
+      created: 'Bot command created successfully',
+      updated: 'Bot command updated successfully',
+      deleted: 'Bot command deleted successfully',
+      saveFailed: 'Failed to create or update bot command',
+      deleteFailed: 'Failed to delete bot command',
+    },
+    closeAfterSave: closeAll,
+  });
+  const { setEditing, setDeleting, formError, setFormError } = editor;
   const sync = async () => {
     try {
       await syncCommands().unwrap();
@@ -171,17 +165,6 @@ export function BotCommandsTab() {
           <BotCommandCard key={command._id} command={command} onEdit={() => setEditing(command)} onDelete={() => setDeleting(command)} />
         ))}
       </div>
-      {editing && (
-        <Modal title={editing === 'new' ? 'Add Bot Command' : 'Edit Bot Command'} onClose={closeAll}>
-          <BotCommandForm
-            command={editing === 'new' ? null : editing}
-            saving={creating.isLoading || updating.isLoading}
-            error={formError}
-            onSubmit={(input) => void save(input)}
-            onCancel={closeAll}
-          />
-        </Modal>
-      )}
       {editingMessages && settings.data && (
         <Modal title="Edit Bot Messages" onClose={closeAll} wide>
           <BotMessagesForm
@@ -203,14 +186,15 @@ export function BotCommandsTab() {
           onCancel={() => setConfirmingReset(false)}
         />
       )}
-      {deleting && (
-        <ConfirmDialog
-          message="Are you sure you want to delete this bot command? This action cannot be undone."
-          busy={removing.isLoading}
-          onConfirm={() => void remove()}
-          onCancel={() => setDeleting(null)}
-        />
-      )}
+      <ListEditorDialogs
+        editor={editor}
+        titles={{ add: 'Add Bot Command', edit: 'Edit Bot Command' }}
+        confirmMessage="Are you sure you want to delete this bot command? This action cannot be undone."
+        saving={creating.isLoading || updating.isLoading}
+        removing={removing.isLoading}
+        onClose={closeAll}
+        form={({ record, ...dialog }) => <BotCommandForm command={record} {...dialog} />}
+      />
     </div>
   );
 }

@@ -2,8 +2,8 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
-import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
-import { useEditing } from '../../lib/editing';
+import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
+import { Badge, Banner, EmptyState } from '../../components/ui';
 import type { Category } from '../../entities/ticket/types';
 import { type CategoryInput, useAllCategoriesQuery, useCreateCategoryMutation, useDeleteCategoryMutation, useUpdateCategoryMutation } from './api';
 import { CategoryForm } from './CategoryForm';
@@ -57,31 +57,23 @@ export function CategoryCard({ category, onEdit, onDelete }: { category: Categor
 export function CategoriesTab() {
   const dispatch = useAppDispatch();
   const { data, error, isLoading } = useAllCategoriesQuery();
-  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<Category>();
   const [createCategory, creating] = useCreateCategoryMutation();
   const [updateCategory, updating] = useUpdateCategoryMutation();
   const [deleteCategory, removing] = useDeleteCategoryMutation();
-
-  const save = async (input: CategoryInput) => {
-    try {
-      if (editing === 'new') await createCategory(input).unwrap();
-      else if (editing) await updateCategory({ id: editing._id, ...input }).unwrap();
-      dispatch(toastShown('success', editing === 'new' ? 'Category created successfully' : 'Category updated successfully'));
-      close();
-    } catch (failure) {
-      setFormError(errorMessage(failure, 'Failed to create or update category'));
-    }
-  };
-  const remove = async () => {
-    if (!deleting) return;
-    try {
-      await deleteCategory(deleting._id).unwrap();
-      dispatch(toastShown('success', 'Category deleted successfully'));
-    } catch (failure) {
-      dispatch(toastShown('error', errorMessage(failure, 'Failed to delete category')));
-    }
-    setDeleting(null);
-  };
+  const editor = useListEditor<Category, CategoryInput>({
+    create: (input) => createCategory(input).unwrap(),
+    update: (category, input) => updateCategory({ id: category._id, ...input }).unwrap(),
+    remove: (category) => deleteCategory(category._id).unwrap(),
+    notify: (kind, text) => dispatch(toastShown(kind, text)),
+    texts: {
+      created: 'Category created successfully',
+      updated: 'Category updated successfully',
+      deleted: 'Category deleted successfully',
+      saveFailed: 'Failed to create or update category',
+      deleteFailed: 'Failed to delete category',
+    },
+  });
+  const { setEditing, setDeleting } = editor;
 
   return (
     <div className="admin-tab">
@@ -103,25 +95,15 @@ export function CategoriesTab() {
           <CategoryCard key={category._id} category={category} onEdit={() => setEditing(category)} onDelete={() => setDeleting(category)} />
         ))}
       </div>
-      {editing && (
-        <Modal title={editing === 'new' ? 'Add New Category' : 'Edit Category'} onClose={close} wide>
-          <CategoryForm
-            category={editing === 'new' ? null : editing}
-            saving={creating.isLoading || updating.isLoading}
-            error={formError}
-            onSubmit={(input) => void save(input)}
-            onCancel={close}
-          />
-        </Modal>
-      )}
-      {deleting && (
-        <ConfirmDialog
-          message="Are you sure you want to delete this category? This action cannot be undone."
-          busy={removing.isLoading}
-          onConfirm={() => void remove()}
-          onCancel={() => setDeleting(null)}
-        />
-      )}
+      <ListEditorDialogs
+        editor={editor}
+        titles={{ add: 'Add New Category', edit: 'Edit Category' }}
+        confirmMessage="Are you sure you want to delete this category? This action cannot be undone."
+        saving={creating.isLoading || updating.isLoading}
+        removing={removing.isLoading}
+        wide
+        form={({ record, ...dialog }) => <CategoryForm category={record} {...dialog} />}
+      />
     </div>
   );
 }

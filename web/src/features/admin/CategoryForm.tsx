@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { createCategorySchema } from '#contract/categories';
 import { Icon } from '../../components/icons';
-import { Banner, FormActions } from '../../components/ui';
+import { Banner, FormActions, OrderAndActiveFields } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { Category } from '../../entities/ticket/types';
 import type { CategoryInput, CustomField } from './api';
@@ -158,23 +158,14 @@ export function CategoryForm({
           <input id="category-color" type="color" className="color-input" value={draft.color} onChange={(e) => set({ color: e.target.value })} />
           {problem('color')}
         </div>
-        <div className="field">
-          <label htmlFor="category-order">Order</label>
-          <input
-            id="category-order"
-            type="number"
-            min={0}
-            step={1}
-            value={draft.order}
-            aria-invalid={errors.order ? true : undefined}
-            onChange={(e) => set({ order: e.target.value })}
-          />
-          {problem('order')}
-        </div>
-        <label className="toggle field-toggle">
-          <input type="checkbox" checked={draft.isActive} onChange={(e) => set({ isActive: e.target.checked })} />
-          Active
-        </label>
+        <OrderAndActiveFields
+          idPrefix="category"
+          order={draft.order}
+          isActive={draft.isActive}
+          orderError={errors.order}
+          onOrder={(order) => set({ order })}
+          onActive={(isActive) => set({ isActive })}
+        />
       </div>
 
       <fieldset className="custom-fields">

@@ -3,8 +3,8 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
-import { Badge, Banner, ConfirmDialog, EmptyState, Modal } from '../../components/ui';
-import { useEditing } from '../../lib/editing';
+import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
+import { Badge, Banner, EmptyState } from '../../components/ui';
 import { fullName, timeAgo } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
@@ -93,32 +93,24 @@ export function UsersTab() {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
   const { data, error, isLoading } = useUsersQuery({ page, limit: PAGE_SIZE, q: search.trim() || undefined });
-  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<AdminUser>();
   const [createUser, creating] = useCreateUserMutation();
   const [updateUser, updating] = useUpdateUserMutation();
   const [deleteUser, removing] = useDeleteUserMutation();
 
-  const save = async (input: UserInput) => {
-    setFormError(null);
-    try {
-      if (editing === 'new') await createUser(input).unwrap();
-      else if (editing) await updateUser({ id: editing._id, ...input }).unwrap();
-      dispatch(toastShown('success', editing === 'new' ? 'User created successfully' : 'User updated successfully'));
-      close();
-    } catch (failure) {
-      setFormError(errorMessage(failure, editing === 'new' ? 'Failed to create user' : 'Failed to update user'));
-    }
-  };
-  const remove = async () => {
-    if (!deleting) return;
-    try {
-      await deleteUser(deleting._id).unwrap();
-      dispatch(toastShown('success', 'User deleted successfully'));
-    } catch (failure) {
-      dispatch(toastShown('error', errorMessage(failure, 'Failed to delete user')));
-    }
-    setDeleting(null);
-  };
+  const editor = useListEditor<AdminUser, UserInput>({
+    create: (input) => createUser(input).unwrap(),
+    update: (user, input) => updateUser({ id: user._id, ...input }).unwrap(),
+    remove: (user) => deleteUser(user._id).unwrap(),
+    notify: (kind, text) => dispatch(toastShown(kind, text)),
+    texts: {
+      created: 'User created successfully',
+      updated: 'User updated successfully',
+      deleted: 'User deleted successfully',
+      saveFailed: { create: 'Failed to create user', update: 'Failed to update user' },
+      deleteFailed: 'Failed to delete user',
+    },
+  });
+  const { setEditing, setDeleting } = editor;
   const pages = data?.pagination.pages ?? 1;
 
   return (
@@ -158,26 +150,14 @@ export function UsersTab() {
           </button>
         </nav>
       )}
-      {editing && (
-        <Modal title={editing === 'new' ? 'Add New User' : 'Edit User'} onClose={close}>
-          <UserForm
-            user={editing === 'new' ? null : editing}
-            isSelf={editing !== 'new' && editing._id === me?._id}
-            saving={creating.isLoading || updating.isLoading}
-            error={formError}
-            onSubmit={(input) => void save(input)}
-            onCancel={close}
-          />
-        </Modal>
-      )}
-      {deleting && (
-        <ConfirmDialog
-          message="Are you sure you want to delete this user? This action cannot be undone."
-          busy={removing.isLoading}
-          onConfirm={() => void remove()}
-          onCancel={() => setDeleting(null)}
-        />
-      )}
+      <ListEditorDialogs
+        editor={editor}
+        titles={{ add: 'Add New User', edit: 'Edit User' }}
+        confirmMessage="Are you sure you want to delete this user? This action cannot be undone."
+        saving={creating.isLoading || updating.isLoading}
+        removing={removing.isLoading}
+        form={({ record, ...dialog }) => <UserForm user={record} isSelf={record?._id === me?._id} {...dialog} />}
+      />
     </div>
   );
 }

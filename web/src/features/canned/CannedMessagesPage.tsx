@@ -3,8 +3,8 @@ import { isStaff } from '#contract/users';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
-import { AccessDenied, Badge, Banner, ConfirmDialog, EmptyState, FlashBanner, Modal, PageHeader } from '../../components/ui';
-import { useEditing } from '../../lib/editing';
+import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
+import { AccessDenied, Badge, Banner, EmptyState, FlashBanner, PageHeader } from '../../components/ui';
 import { useFlash } from '../../lib/flash';
 import { formatDate, fullName, plural } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
@@ -115,7 +115,6 @@ export function CannedMessagesPage() {
   const staff = user ? isStaff(user.role) : false;
   const list = useCannedMessagesQuery(undefined, { skip: !staff });
   const categories = useCategoriesQuery(undefined, { skip: !staff });
-  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<CannedMessage>();
   const { flash, show, clear } = useFlash();
   const startAdding = () => {
     clear();
@@ -124,28 +123,21 @@ export function CannedMessagesPage() {
   const [createCanned, creating] = useCreateCannedMutation();
   const [updateCanned, updating] = useUpdateCannedMutation();
   const [deleteCanned, removing] = useDeleteCannedMutation();
+  const editor = useListEditor<CannedMessage, CannedInput>({
+    create: (input) => createCanned(input).unwrap(),
+    update: (canned, input) => updateCanned({ id: canned._id, ...input }).unwrap(),
+    remove: (canned) => deleteCanned(canned._id).unwrap(),
+    notify: show,
+    texts: {
+      created: 'Canned message created successfully!',
+      updated: 'Canned message updated successfully!',
+      deleted: 'Canned message deleted successfully!',
+      saveFailed: { create: 'Failed to create canned message', update: 'Failed to update canned message' },
+      deleteFailed: 'Failed to delete canned message',
+    },
+  });
+  const { setEditing, setDeleting } = editor;
   if (!staff) return <AccessDenied>Access Denied: You must be an administrator or agent to access canned message settings.</AccessDenied>;
-
-  const save = async (input: CannedInput) => {
-    try {
-      if (editing === 'new') await createCanned(input).unwrap();
-      else if (editing) await updateCanned({ id: editing._id, ...input }).unwrap();
-      show('success', editing === 'new' ? 'Canned message created successfully!' : 'Canned message updated successfully!');
-      close();
-    } catch (failure) {
-      setFormError(errorMessage(failure, editing === 'new' ? 'Failed to create canned message' : 'Failed to update canned message'));
-    }
-  };
-  const remove = async () => {
-    if (!deleting) return;
-    try {
-      await deleteCanned(deleting._id).unwrap();
-      show('success', 'Canned message deleted successfully!');
-    } catch (failure) {
-      show('error', errorMessage(failure, 'Failed to delete canned message'));
-    }
-    setDeleting(null);
-  };
 
   return (
     <div className="page">
@@ -171,26 +163,14 @@ export function CannedMessagesPage() {
           />
         )
       )}
-      {editing && (
-        <Modal title={editing === 'new' ? 'Add New Canned Message' : 'Edit Canned Message'} onClose={close}>
-          <CannedForm
-            canned={editing === 'new' ? null : editing}
-            categories={categories.data?.categories ?? []}
-            saving={creating.isLoading || updating.isLoading}
-            error={formError}
-            onSubmit={(input) => void save(input)}
-            onCancel={close}
-          />
-        </Modal>
-      )}
-      {deleting && (
-        <ConfirmDialog
-          message="Are you sure you want to delete this canned message?"
-          busy={removing.isLoading}
-          onConfirm={() => void remove()}
-          onCancel={() => setDeleting(null)}
-        />
-      )}
+      <ListEditorDialogs
+        editor={editor}
+        titles={{ add: 'Add New Canned Message', edit: 'Edit Canned Message' }}
+        confirmMessage="Are you sure you want to delete this canned message?"
+        saving={creating.isLoading || updating.isLoading}
+        removing={removing.isLoading}
+        form={({ record, ...dialog }) => <CannedForm canned={record} categories={categories.data?.categories ?? []} {...dialog} />}
+      />
     </div>
   );
 }

@@ -3,8 +3,8 @@ import { addWhitelistSchema } from '#contract/whitelist';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
-import { AccessDenied, Badge, Banner, Card, ConfirmDialog, EmptyState, FlashBanner, FormActions, Modal, PageHeader } from '../../components/ui';
-import { useEditing } from '../../lib/editing';
+import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
+import { AccessDenied, Badge, Banner, Card, EmptyState, FlashBanner, FormActions, PageHeader } from '../../components/ui';
 import { useFlash } from '../../lib/flash';
 import { formatDate, formatDateTime, fullName } from '../../lib/format';
 import { type FieldErrors, checkWith } from '../../lib/validation';
@@ -241,7 +241,6 @@ export function WhitelistPage() {
   const entries = useWhitelistQuery(undefined, { skip: !admin });
   const requests = useAccessRequestsQuery(undefined, { skip: !admin, pollingInterval: REQUEST_POLL_MS });
   const [search, setSearch] = useState('');
-  const { editing, setEditing, deleting, setDeleting, formError, setFormError, close } = useEditing<WhitelistEntry>();
   const { flash, show, clear } = useFlash();
   const startAdding = () => {
     clear();
@@ -252,6 +251,24 @@ export function WhitelistPage() {
   const [remove, removing] = useDeleteWhitelistEntryMutation();
   const [approve, approving] = useApproveRequestMutation();
   const [reject, rejecting] = useRejectRequestMutation();
+  const editor = useListEditor<WhitelistEntry, WhitelistInput>({
+    create: (input) => add(input).unwrap(),
+    // The Telegram ID is the entry's key: an edit changes everything but it.
+    update: (entry, { telegramId: _locked, ...details }) => update({ telegramId: entry.telegramId, ...details }).unwrap(),
+    remove: (entry) => remove(entry._id).unwrap(),
+    notify: (kind, text) => {
+      clear();
+      show(kind, text);
+    },
+    texts: {
+      created: 'Telegram ID added to whitelist',
+      updated: 'Whitelist entry updated successfully',
+      deleted: 'Entry permanently deleted',
+      saveFailed: 'Failed to save entry',
+      deleteFailed: 'Failed to delete entry',
+    },
+  });
+  const { setEditing, setDeleting } = editor;
   const shown = useMemo(() => filterEntries(entries.data?.entries ?? [], search), [entries.data, search]);
   useEffect(() => {
     if (requests.error) console.error('Access requests failed to load', requests.error);
@@ -269,34 +286,12 @@ export function WhitelistPage() {
       return false;
     }
   };
-  const save = async (input: WhitelistInput) => {
-    setFormError(null);
-    try {
-      if (editing === 'new') {
-        await add(input).unwrap();
-        show('success', 'Telegram ID added to whitelist');
-      } else if (editing) {
-        const { telegramId: _locked, ...details } = input;
-        await update({ telegramId: editing.telegramId, ...details }).unwrap();
-        show('success', 'Whitelist entry updated successfully');
-      }
-      close();
-    } catch (failure) {
-      setFormError(errorMessage(failure, 'Failed to save entry'));
-    }
-  };
   const toggle = (entry: WhitelistEntry) =>
     void run(
       () => update({ telegramId: entry.telegramId, isActive: !entry.isActive }).unwrap(),
       entry.isActive ? 'User deactivated successfully' : 'User activated successfully',
       entry.isActive ? 'Failed to deactivate user' : 'Failed to activate user',
     );
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    await run(() => remove(deleting._id).unwrap(), 'Entry permanently deleted', 'Failed to delete entry');
-    setDeleting(null);
-  };
-
   return (
     <div className="page">
       <PageHeader title="Telegram Whitelist" subtitle="Manage allowed Telegram users">
@@ -344,25 +339,14 @@ export function WhitelistPage() {
           />
         )}
       </Card>
-      {editing && (
-        <Modal title={editing === 'new' ? 'Add Telegram ID' : 'Edit Whitelist Entry'} onClose={close}>
-          <WhitelistForm
-            entry={editing === 'new' ? null : editing}
-            saving={adding.isLoading || updating.isLoading}
-            error={formError}
-            onSubmit={(input) => void save(input)}
-            onCancel={close}
-          />
-        </Modal>
-      )}
-      {deleting && (
-        <ConfirmDialog
-          message="Are you sure you want to permanently delete this entry? This cannot be undone."
-          busy={removing.isLoading}
-          onConfirm={() => void confirmDelete()}
-          onCancel={() => setDeleting(null)}
-        />
-      )}
+      <ListEditorDialogs
+        editor={editor}
+        titles={{ add: 'Add Telegram ID', edit: 'Edit Whitelist Entry' }}
+        confirmMessage="Are you sure you want to permanently delete this entry? This cannot be undone."
+        saving={adding.isLoading || updating.isLoading}
+        removing={removing.isLoading}
+        form={({ record, ...dialog }) => <WhitelistForm entry={record} {...dialog} />}
+      />
     </div>
   );
 }
