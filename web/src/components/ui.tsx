@@ -255,3 +255,21 @@ export function OrderAndActiveFields({
     </>
   );
 }
+
+/** A scrolling table with a header row of column names; the rows are the children. */
+export function DataTable({ columns, label, children }: { columns: string[]; label?: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column}>{column}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
-import { Badge, Banner, ConfirmDialog, EmptyState } from '../../components/ui';
+import { Badge, Banner, ConfirmDialog, EmptyState, DataTable } from '../../components/ui';
 import { formatDateTime, timeAgo } from '../../lib/format';
 import {
   type Delivery,
@@ -60,79 +60,63 @@ type Action = { kind: 'retry' | 'discard'; delivery: Delivery } | { kind: 'retry
 function DeliveriesTable({ deliveries, busy, onAction }: { deliveries: Delivery[]; busy: boolean; onAction: (action: Action) => void }) {
   if (deliveries.length === 0) return <EmptyState title="Every notice has been delivered" icon="check" />;
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label="Deliveries">
-        <thead>
-          <tr>
-            <th>Channel</th>
-            <th>Direction</th>
-            <th>Chat or address</th>
-            <th>Ticket</th>
-            <th>Notice</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Last error</th>
-            <th>Waiting</th>
-            <th>Last change</th>
-            <th>Actions</th>
+    <DataTable
+      columns={['Channel', 'Direction', 'Chat or address', 'Ticket', 'Notice', 'Status', 'Attempts', 'Last error', 'Waiting', 'Last change', 'Actions']}
+      label="Deliveries"
+    >
+      {deliveries.map((delivery) => {
+        const [variant, label] = STATE_BADGE[delivery.state];
+        const name = `${kindLabel(delivery.kind)} ${delivery.direction === 'inbound' ? 'from' : 'to'} ${delivery.recipientName ?? delivery.recipient}`;
+        const outbound = delivery.direction === 'outbound';
+        return (
+          <tr key={`${delivery.channel}:${delivery.id}`}>
+            <td>{CHANNEL_LABEL[delivery.channel]}</td>
+            <td>{DIRECTION_LABEL[delivery.direction]}</td>
+            <td>
+              {delivery.recipientName && <div>{delivery.recipientName}</div>}
+              <div className={delivery.recipientName ? 'mono small muted' : 'mono'}>{delivery.recipient}</div>
+            </td>
+            <td>{delivery.ticket ? <Link to={`/tickets/${delivery.ticket._id}`}>#{delivery.ticket.ticketId}</Link> : <span className="muted">—</span>}</td>
+            <td>{kindLabel(delivery.kind)}</td>
+            <td>
+              <Badge variant={variant}>{label}</Badge>
+            </td>
+            <td>{delivery.attempts}</td>
+            <td className="small">{delivery.lastError ?? <span className="muted">—</span>}</td>
+            <td title={`Queued ${formatDateTime(delivery.createdAt)}`}>{waitedFor(delivery.ageSeconds)}</td>
+            <td title={`Queued ${formatDateTime(delivery.createdAt)}; last change ${formatDateTime(delivery.updatedAt)}`}>{timeAgo(delivery.updatedAt)}</td>
+            <td>
+              <div className="row-actions">
+                {outbound && (delivery.state === 'failed' || delivery.state === 'retrying') && (
+                  <button
+                    type="button"
+                    className="icon-button"
+                    aria-label={`Retry ${name}`}
+                    title="Retry now"
+                    disabled={busy}
+                    onClick={() => onAction({ kind: 'retry', delivery })}
+                  >
+                    <Icon name="refresh" size={16} />
+                  </button>
+                )}
+                {outbound && delivery.state !== 'active' && (
+                  <button
+                    type="button"
+                    className="icon-button danger"
+                    aria-label={`Discard ${name}`}
+                    title="Discard"
+                    disabled={busy}
+                    onClick={() => onAction({ kind: 'discard', delivery })}
+                  >
+                    <Icon name="trash" size={16} />
+                  </button>
+                )}
+              </div>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => {
-            const [variant, label] = STATE_BADGE[delivery.state];
-            const name = `${kindLabel(delivery.kind)} ${delivery.direction === 'inbound' ? 'from' : 'to'} ${delivery.recipientName ?? delivery.recipient}`;
-            const outbound = delivery.direction === 'outbound';
-            return (
-              <tr key={`${delivery.channel}:${delivery.id}`}>
-                <td>{CHANNEL_LABEL[delivery.channel]}</td>
-                <td>{DIRECTION_LABEL[delivery.direction]}</td>
-                <td>
-                  {delivery.recipientName && <div>{delivery.recipientName}</div>}
-                  <div className={delivery.recipientName ? 'mono small muted' : 'mono'}>{delivery.recipient}</div>
-                </td>
-                <td>{delivery.ticket ? <Link to={`/tickets/${delivery.ticket._id}`}>#{delivery.ticket.ticketId}</Link> : <span className="muted">—</span>}</td>
-                <td>{kindLabel(delivery.kind)}</td>
-                <td>
-                  <Badge variant={variant}>{label}</Badge>
-                </td>
-                <td>{delivery.attempts}</td>
-                <td className="small">{delivery.lastError ?? <span className="muted">—</span>}</td>
-                <td title={`Queued ${formatDateTime(delivery.createdAt)}`}>{waitedFor(delivery.ageSeconds)}</td>
-                <td title={`Queued ${formatDateTime(delivery.createdAt)}; last change ${formatDateTime(delivery.updatedAt)}`}>{timeAgo(delivery.updatedAt)}</td>
-                <td>
-                  <div className="row-actions">
-                    {outbound && (delivery.state === 'failed' || delivery.state === 'retrying') && (
-                      <button
-                        type="button"
-                        className="icon-button"
-                        aria-label={`Retry ${name}`}
-                        title="Retry now"
-                        disabled={busy}
-                        onClick={() => onAction({ kind: 'retry', delivery })}
-                      >
-                        <Icon name="refresh" size={16} />
-                      </button>
-                    )}
-                    {outbound && delivery.state !== 'active' && (
-                      <button
-                        type="button"
-                        className="icon-button danger"
-                        aria-label={`Discard ${name}`}
-                        title="Discard"
-                        disabled={busy}
-                        onClick={() => onAction({ kind: 'discard', delivery })}
-                      >
-                        <Icon name="trash" size={16} />
-                      </button>
-                    )}
-                  </div>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }
 

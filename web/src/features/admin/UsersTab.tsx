@@ -4,7 +4,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
 import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
-import { Badge, Banner, EmptyState } from '../../components/ui';
+import { Badge, Banner, EmptyState, DataTable } from '../../components/ui';
 import { fullName, timeAgo } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
@@ -30,60 +30,40 @@ export function UsersTable({
 }) {
   if (users.length === 0) return <EmptyState title="No users found" icon="user" />;
   return (
-    <div className="table-wrap">
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Status</th>
-            <th>Last Login</th>
-            <th>Actions</th>
+    <DataTable columns={['Name', 'Email', 'Role', 'Status', 'Last Login', 'Actions']}>
+      {users.map((user) => {
+        const self = user._id === meId;
+        return (
+          <tr key={user._id}>
+            <td>
+              <strong>{fullName(user)}</strong>
+              <div className="muted small">@{user.username}</div>
+            </td>
+            <td>{user.email}</td>
+            <td>
+              <Badge variant={ROLE_BADGE[user.role]}>{roleLabel(user.role)}</Badge>
+            </td>
+            <td>
+              <Badge variant={user.isActive ? 'success' : 'outline'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
+            </td>
+            <td>{lastLoginText(user.lastLogin)}</td>
+            <td>
+              <div className="row-actions">
+                <button type="button" className="icon-button" aria-label={`Edit ${fullName(user)}`} title="Edit user" onClick={() => onEdit(user)}>
+                  <Icon name="edit" size={16} />
+                </button>
+                {/* A disabled button gets no hover events, so the tooltip sits on a wrapper. */}
+                <span title={self ? 'Cannot delete your own account' : 'Delete user'}>
+                  <button type="button" className="icon-button danger" aria-label={`Delete ${fullName(user)}`} disabled={self} onClick={() => onDelete(user)}>
+                    <Icon name="trash" size={16} />
+                  </button>
+                </span>
+              </div>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {users.map((user) => {
-            const self = user._id === meId;
-            return (
-              <tr key={user._id}>
-                <td>
-                  <strong>{fullName(user)}</strong>
-                  <div className="muted small">@{user.username}</div>
-                </td>
-                <td>{user.email}</td>
-                <td>
-                  <Badge variant={ROLE_BADGE[user.role]}>{roleLabel(user.role)}</Badge>
-                </td>
-                <td>
-                  <Badge variant={user.isActive ? 'success' : 'outline'}>{user.isActive ? 'Active' : 'Inactive'}</Badge>
-                </td>
-                <td>{lastLoginText(user.lastLogin)}</td>
-                <td>
-                  <div className="row-actions">
-                    <button type="button" className="icon-button" aria-label={`Edit ${fullName(user)}`} title="Edit user" onClick={() => onEdit(user)}>
-                      <Icon name="edit" size={16} />
-                    </button>
-                    {/* A disabled button gets no hover events, so the tooltip sits on a wrapper. */}
-                    <span title={self ? 'Cannot delete your own account' : 'Delete user'}>
-                      <button
-                        type="button"
-                        className="icon-button danger"
-                        aria-label={`Delete ${fullName(user)}`}
-                        disabled={self}
-                        onClick={() => onDelete(user)}
-                      >
-                        <Icon name="trash" size={16} />
-                      </button>
-                    </span>
-                  </div>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }
 

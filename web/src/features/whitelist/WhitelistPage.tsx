@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
-import { AccessDenied, Badge, Banner, Card, EmptyState, FlashBanner, FormActions, PageHeader } from '../../components/ui';
+import { AccessDenied, Badge, Banner, Card, EmptyState, FlashBanner, FormActions, PageHeader, DataTable } from '../../components/ui';
 import { useFlash } from '../../lib/flash';
 import { formatDate, formatDateTime, fullName } from '../../lib/format';
 import { type FieldErrors, checkWith } from '../../lib/validation';
@@ -178,60 +178,45 @@ export function WhitelistTable({
 }) {
   if (entries.length === 0) return <EmptyState title={filtering ? 'No entries match your search' : 'No whitelisted users yet'} icon="telegram" />;
   return (
-    <div className="table-wrap">
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Telegram ID</th>
-            <th>Username</th>
-            <th>Name</th>
-            <th>Notes</th>
-            <th>Status</th>
-            <th>Added</th>
-            <th>Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry._id}>
-              <td className="mono">{entry.telegramId}</td>
-              <td>{entry.username ? `@${entry.username}` : <span className="muted">—</span>}</td>
-              <td>{fullName(entry) || <span className="muted">—</span>}</td>
-              <td className="notes-cell">{entry.notes || <span className="muted">—</span>}</td>
-              <td>
-                <Badge variant={entry.isActive ? 'success' : 'outline'}>{entry.isActive ? 'Active' : 'Inactive'}</Badge>
-              </td>
-              <td>{formatDate(entry.createdAt)}</td>
-              <td>
-                <div className="row-actions">
-                  <button type="button" className="icon-button" aria-label={`Edit ${entry.telegramId}`} title="Edit details" onClick={() => onEdit(entry)}>
-                    <Icon name="edit" size={16} />
-                  </button>
-                  <button
-                    type="button"
-                    className="button button-ghost button-small"
-                    disabled={busy}
-                    aria-label={`${entry.isActive ? 'Deactivate' : 'Activate'} ${entry.telegramId}`}
-                    onClick={() => onToggle(entry)}
-                  >
-                    {entry.isActive ? 'Deactivate' : 'Activate'}
-                  </button>
-                  <button
-                    type="button"
-                    className="icon-button danger"
-                    aria-label={`Delete ${entry.telegramId}`}
-                    title="Delete permanently"
-                    onClick={() => onDelete(entry)}
-                  >
-                    <Icon name="trash" size={16} />
-                  </button>
-                </div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['Telegram ID', 'Username', 'Name', 'Notes', 'Status', 'Added', 'Actions']}>
+      {entries.map((entry) => (
+        <tr key={entry._id}>
+          <td className="mono">{entry.telegramId}</td>
+          <td>{entry.username ? `@${entry.username}` : <span className="muted">—</span>}</td>
+          <td>{fullName(entry) || <span className="muted">—</span>}</td>
+          <td className="notes-cell">{entry.notes || <span className="muted">—</span>}</td>
+          <td>
+            <Badge variant={entry.isActive ? 'success' : 'outline'}>{entry.isActive ? 'Active' : 'Inactive'}</Badge>
+          </td>
+          <td>{formatDate(entry.createdAt)}</td>
+          <td>
+            <div className="row-actions">
+              <button type="button" className="icon-button" aria-label={`Edit ${entry.telegramId}`} title="Edit details" onClick={() => onEdit(entry)}>
+                <Icon name="edit" size={16} />
+              </button>
+              <button
+                type="button"
+                className="button button-ghost button-small"
+                disabled={busy}
+                aria-label={`${entry.isActive ? 'Deactivate' : 'Activate'} ${entry.telegramId}`}
+                onClick={() => onToggle(entry)}
+              >
+                {entry.isActive ? 'Deactivate' : 'Activate'}
+              </button>
+              <button
+                type="button"
+                className="icon-button danger"
+                aria-label={`Delete ${entry.telegramId}`}
+                title="Delete permanently"
+                onClick={() => onDelete(entry)}
+              >
+                <Icon name="trash" size={16} />
+              </button>
+            </div>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
