@@ -138,7 +138,7 @@ describe('Audit: the hash chains and the read models, proven', () => {
       expect(run.stdout).toContain(`BROKEN: the first broken link is in the stream chain at stream ticket-${ticket._id}, revision ${row.revision}`);
     }, 60_000);
 
-    it('then an event whose stored JSON no longer parses is named by `npm run audit:verify`: stream, revision, position and id', async () => {
+    it('then an event whose stored JSON no longer parses is the first break, named over HTTP and by `npm run audit:verify`: stream, revision, position and id', async () => {
       const db = new Database(path.join(server.dataDir, 'events.db'));
       const row = db
         .prepare<[string], { revision: number; position: number; event_id: string; data: string }>(
@@ -148,13 +148,26 @@ describe('Audit: the hash chains and the read models, proven', () => {
       db.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.slice(0, -5), row.position);
       db.close();
 
+      const answer = await server.request('GET', '/api/audit/verify', { token: admin });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({
+        ok: false,
+        firstBreak: {
+          chain: 'stream',
+          streamId: `ticket-${ticket._id}`,
+          revision: row.revision,
+          position: row.position,
+          eventId: row.event_id,
+          type: 'TicketOpened',
+        },
+      });
+      expect(answer.body.firstBreak.reason).toMatch(/its stored data is not valid JSON/);
       const run = await cli('src/cli/audit.ts', ['verify'], env);
       expect(run.code).toBe(1);
-      expect(run.stderr.trim()).toMatch(
-        new RegExp(
-          `^Event ${row.event_id} \\(TicketOpened\\) in stream ticket-${ticket._id}, revision ${row.revision}, position ${row.position}: its stored data is not valid JSON \\(.+\\)$`,
-        ),
+      expect(run.stdout).toContain(
+        `BROKEN: the first broken link is in the stream chain at stream ticket-${ticket._id}, revision ${row.revision} (position ${row.position}, TicketOpened, event ${row.event_id}).`,
       );
+      expect(run.stdout).toMatch(/its stored data is not valid JSON \(.+\)/);
     }, 60_000);
   });
 });

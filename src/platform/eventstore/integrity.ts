@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { pagesOfAll } from './paging';
-import type { EventStore, RecordedEvent } from './port';
+import { CorruptEventError, type EventStore, type RecordedEvent } from './port';
 import type { ChainBreak } from '#contract/responses';
 
 /**
@@ -146,23 +146,38 @@ export async function verifyLog(store: Pick<EventStore, 'readAll' | 'readStream'
     durationMs: Date.now() - started,
   });
 
-  for await (const page of pagesOfAll(store, { pageSize })) {
-    for (const event of page) {
-      events += 1;
-      if (events === 1) logChain = event.chain?.log != null;
-      const last = kept.get(event.streamId) ?? (event.revision > 0 ? await readBack(event) : undefined);
-      const found = checkEvent(event, last, logChain ? previousLog : null);
-      if (found) return finish(found);
-      if (event.revision === 0) streams += 1;
-      keep(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? null });
-      if (!event.chain) unsealed += 1;
-      previousLog = event.chain?.log ?? previousLog;
-      head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };
+  try {
+    for await (const page of pagesOfAll(store, { pageSize })) {
+      for (const event of page) {
+        events += 1;
+        if (events === 1) logChain = event.chain?.log != null;
+        const last = kept.get(event.streamId) ?? (event.revision > 0 ? await readBack(event) : undefined);
+        const found = checkEvent(event, last, logChain ? previousLog : null);
+        if (found) return finish(found);
+        if (event.revision === 0) streams += 1;
+        keep(event.streamId, { revision: event.revision, hash: event.chain?.hash ?? null });
+        if (!event.chain) unsealed += 1;
+        previousLog = event.chain?.log ?? previousLog;
+        head = { position: event.position, hash: event.chain?.hash ?? null, log: event.chain?.log ?? null };
+      }
+      options.onProgress?.({ position: head.position, events });
     }
-    options.onProgress?.({ position: head.position, events });
+  } catch (error) {
+    // An event that can no longer be read is where the chain breaks: its content cannot be hashed.
+    if (error instanceof CorruptEventError) return finish(unreadable(error));
+    throw error;
   }
   return finish(null);
 }
+
+/** The break an unreadable event makes: named by stream, revision, position and id, with why it cannot be read. */
+const unreadable = ({ event, message }: CorruptEventError): ChainBreak => ({
+  chain: 'stream',
+  ...event,
+  reason: message,
+  expected: 'an event whose stored JSON parses',
+  stored: null,
+});
 
 export interface StreamVerification {
   ok: boolean;
