@@ -1,3 +1,4 @@
+import { apiTokensProjection } from './apiTokens';
 import { botCommandsProjection } from './botCommands';
 import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
@@ -20,6 +21,7 @@ export const allProjections: Projection[] = [
   settingsProjection,
   botCommandsProjection,
   whitelistProjection,
+  apiTokensProjection,
   // Before the read models that take names from it.
   directoryProjection,
   ticketsProjection,

@@ -1,3 +1,4 @@
+import type { ApiTokenEvent } from '../domain/apiToken/apiToken';
 import type { BotCommandEvent } from '../domain/botCommand/botCommand';
 import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
@@ -16,6 +17,7 @@ import type { ReadStore } from '../platform/readstore/port';
 
 /** Every event the desk's deciders write: event type names are unique across the domain. */
 export type DeskEvent =
+  | ApiTokenEvent
   | BotCommandEvent
   | BotSettingsEvent
   | CannedEvent

@@ -149,7 +149,14 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
         type: event.type,
         at: event.metadata.occurredAt,
         actor: actor
-          ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform }
+          ? {
+              userId: actor.userId,
+              username: person?.username ?? 'unknown',
+              name: person?.name ?? 'Unknown user',
+              role: actor.role,
+              platform: actor.platform,
+              ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
+            }
           : null,
         summary: summarise(event, nameOf, category.name),
         data: event.data as unknown as Record<string, unknown>,

@@ -1,5 +1,6 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { describeApiTokens } from '../apiTokens/openapi';
 import { describeAudit } from '../audit/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
@@ -83,6 +84,7 @@ const AREAS = [
   describeCanned,
   describeSatisfaction,
   describeAudit,
+  describeApiTokens,
   describeTelegram,
   describeOperations,
 ];
