@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppDeps } from '../app/deps';
 import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
+import { eventFeedRoutes } from './events/routes';
 import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
@@ -49,6 +50,7 @@ const routeModules = [
   cannedRoutes,
   satisfactionRoutes,
   apiTokenRoutes,
+  eventFeedRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */

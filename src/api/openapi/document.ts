@@ -2,6 +2,7 @@ import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { describeApiTokens } from '../apiTokens/openapi';
 import { describeAudit } from '../audit/openapi';
+import { describeEventFeed } from '../events/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeCategories } from '../categories/openapi';
@@ -85,6 +86,7 @@ const AREAS = [
   describeSatisfaction,
   describeAudit,
   describeApiTokens,
+  describeEventFeed,
   describeTelegram,
   describeOperations,
 ];
