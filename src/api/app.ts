@@ -7,6 +7,7 @@ import type { AppDeps } from '../app/deps';
 import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
 import { eventFeedRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
@@ -51,6 +52,7 @@ const routeModules = [
   satisfactionRoutes,
   apiTokenRoutes,
   eventFeedRoutes,
+  webhookRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */

@@ -61,3 +61,60 @@ export const FeedPage = z
     next: z.number().int(),
   })
   .meta({ id: 'FeedPage' });
+
+const startPoint = {
+  /** Deliver the events after this log position (as the feed's `after`). */
+  after: z.number({ message: 'after must be a log position' }).int('after must be a log position').min(0, 'after must be a log position').optional(),
+  /** Deliver the events recorded from this moment on. */
+  fromDate: z.iso.datetime({ message: 'fromDate must be an ISO-8601 date and time', offset: true }).optional(),
+};
+
+export const createWebhookSchema = z
+  .object({
+    url: z.string({ message: 'url is required' }).trim().min(1, 'url is required').max(2000, 'url must be at most 2000 characters'),
+    types: z.array(z.enum(FEED_EVENT_TYPES, { message: `Each type must be one of ${FEED_EVENT_TYPES.join(', ')}` })).default([]),
+    includeNotes: z.boolean({ message: 'includeNotes must be true or false' }).default(false),
+    ...startPoint,
+  })
+  .strict()
+  .refine((input) => input.after === undefined || input.fromDate === undefined, { message: 'Give either after or fromDate, not both', path: ['fromDate'] });
+export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
+
+export const rewindWebhookSchema = z
+  .object(startPoint)
+  .strict()
+  .refine((input) => (input.after === undefined) !== (input.fromDate === undefined), { message: 'Give either after or fromDate', path: ['after'] });
+
+export const Webhook = z
+  .strictObject({
+    _id: z.string(),
+    url: z.string(),
+    types: z.array(z.enum(FEED_EVENT_TYPES)),
+    includeNotes: z.boolean(),
+    status: z.enum(['active', 'disabled']),
+    disabledReason: z.string().nullable(),
+    cursor: z.number().int(),
+    createdAt: z.string(),
+    createdBy: z.string().nullable(),
+    lastDeliveryAt: z.string().nullable(),
+    failingSince: z.string().nullable(),
+  })
+  .meta({ id: 'Webhook' });
+
+export const WebhookDelivery = z
+  .strictObject({
+    _id: z.string(),
+    webhookId: z.string(),
+    position: z.number().int(),
+    eventType: z.string(),
+    subject: z.string(),
+    status: z.enum(['delivered', 'retrying', 'given_up', 'failed']),
+    statusCode: z.number().int().nullable(),
+    error: z.string().nullable(),
+    durationMs: z.number(),
+    attempt: z.number().int(),
+    manual: z.boolean(),
+    at: z.string(),
+    nextTryAt: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });

@@ -11,6 +11,7 @@ import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
+import { webhooksProjection } from './webhooks';
 import { whitelistProjection } from './whitelist';
 
 /** Every read model of the product, in the order the runner applies them to each event. */
@@ -22,6 +23,7 @@ export const allProjections: Projection[] = [
   botCommandsProjection,
   whitelistProjection,
   apiTokensProjection,
+  webhooksProjection,
   // Before the read models that take names from it.
   directoryProjection,
   ticketsProjection,

@@ -11,6 +11,7 @@ import type { DomainEvent } from '../domain/shared/decider';
 import type { TelegramChatEvent } from '../domain/telegramChat/chat';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
+import type { WebhookEvent } from '../domain/webhook/webhook';
 import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whitelist';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
@@ -30,7 +31,8 @@ export type DeskEvent =
   | TicketEvent
   | UserEvent
   | WhitelistEvent
-  | AccessRequestEvent;
+  | AccessRequestEvent
+  | WebhookEvent;
 
 export type DeskEventType = DeskEvent['type'];
 

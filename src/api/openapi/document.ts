@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { describeApiTokens } from '../apiTokens/openapi';
 import { describeAudit } from '../audit/openapi';
 import { describeEventFeed } from '../events/openapi';
+import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeCategories } from '../categories/openapi';
@@ -87,6 +88,7 @@ const AREAS = [
   describeAudit,
   describeApiTokens,
   describeEventFeed,
+  describeWebhooks,
   describeTelegram,
   describeOperations,
 ];
