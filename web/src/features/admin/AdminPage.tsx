@@ -10,9 +10,10 @@ import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
 import { DeliveriesTab } from './DeliveriesTab';
+import { IntegrationsTab } from './IntegrationsTab';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Integrations', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -63,6 +64,7 @@ export function AdminPage() {
         {tab === 'Categories' && <CategoriesTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}
+        {tab === 'Integrations' && <IntegrationsTab />}
         {tab === 'Settings' && (
           <p className="muted">
             System-wide settings (Telegram bot token, uploads, rate limits, maintenance) live on the <Link to="/settings">System Settings</Link> screen.
