@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Webhook, WebhookDelivery, createWebhookSchema, rewindWebhookSchema } from '#contract/events';
+import { CloudEvent, Webhook, WebhookDelivery, createWebhookSchema, rewindWebhookSchema } from '#contract/events';
 import type { ApiRegistry } from '../openapi/registry';
 
 export function describeWebhooks(docs: ApiRegistry): void {
@@ -62,5 +62,21 @@ export function describeWebhooks(docs: ApiRegistry): void {
     summary: 'Delete a webhook and its delivery log',
     access: admin,
     responses: { 204: { description: 'Deleted' } },
+  });
+  // What the desk sends to a registered endpoint (OpenAPI 3.1 `webhooks`).
+  docs.registry.registerWebhook({
+    method: 'post',
+    path: 'deskEvent',
+    summary: 'One ticket event, sent to each webhook that wants its type, in log order',
+    description:
+      'Verify `X-Desk-Signature: t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 under the signing secret of `<t>.<raw body>`; refuse a t more than 5 minutes away. Answer 2xx; anything else (or no answer in 10 s) is retried with backoff for 24 h, later events waiting. Redirects are not followed. Deliveries are at least once: drop an `id` seen before.',
+    request: {
+      headers: z.object({
+        'x-desk-signature': z.string().meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">' }),
+        'x-desk-webhook-id': z.string().meta({ description: 'The webhook this delivery is for' }),
+      }),
+      body: { content: { 'application/cloudevents+json': { schema: CloudEvent } } },
+    },
+    responses: { 200: { description: 'Any 2xx: delivered' } },
   });
 }
