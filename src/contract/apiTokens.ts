@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { singleLine } from './text';
+import { usernameSchema } from './users';
 
 /** What an API token may do, narrowed further by its owner's role (docs/integrations.md). */
 export const API_TOKEN_SCOPES = ['tickets:read', 'tickets:write', 'messages:write', 'notes:read', 'admin'] as const;
@@ -16,14 +17,29 @@ export const createApiTokenSchema = z
     label: singleLine(z.string({ message: 'Label is required' }).trim(), 'Label')
       .min(1, 'Label is required')
       .max(100, 'Label must be at most 100 characters'),
-    userId: z.string({ message: 'userId must be the id of a user' }).min(1, 'userId must be the id of a user'),
+    userId: z.string({ message: 'userId must be the id of a user' }).min(1, 'userId must be the id of a user').optional(),
+    /**
+     * Instead of `userId`: a named service account, made for the token as a user of that role
+     * (username `svc_<name>`, no password anyone knows, so it never signs in).
+     */
+    serviceAccount: z
+      .object({
+        name: usernameSchema.refine((name) => name.length <= 26, 'Service account names are at most 26 characters'),
+        role: z.enum(['agent', 'admin'], { message: 'A service account is an agent or an admin' }),
+      })
+      .strict()
+      .optional(),
     scopes: z
       .array(z.enum(API_TOKEN_SCOPES, { message: `Each scope must be one of ${API_TOKEN_SCOPES.join(', ')}` }), { message: 'Scopes are required' })
       .min(1, 'Give the token at least one scope')
       .transform((scopes) => [...new Set(scopes)]),
     expiresAt: z.iso.datetime({ message: 'expiresAt must be an ISO-8601 date and time', offset: true }).nullable().default(null),
   })
-  .strict();
+  .strict()
+  .refine((input) => (input.userId === undefined) !== (input.serviceAccount === undefined), {
+    message: 'Give either userId or serviceAccount',
+    path: ['userId'],
+  });
 export type CreateApiTokenInput = z.infer<typeof createApiTokenSchema>;
 
 export const ApiToken = z

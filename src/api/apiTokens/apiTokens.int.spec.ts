@@ -54,6 +54,26 @@ describe('API tokens over HTTP', () => {
     );
   });
 
+  it('when a token is made for a named service account, then the account is made as a user of that role that cannot sign in, and acts through the token', async () => {
+    const created = await server.request('POST', '/api/api-tokens', {
+      token: admin,
+      body: { label: 'CRM', serviceAccount: { name: 'crm_sync', role: 'agent' }, scopes: ['tickets:read'] },
+    });
+    expect(created).toMatchObject({ status: 201, body: { token: { owner: { username: 'svc_crm_sync', role: 'agent' } } } });
+    expect((await server.request('GET', '/api/tickets', { token: created.body.secret })).status).toBe(200);
+    expect(await server.request('GET', '/api/users', { token: created.body.secret })).toMatchObject({ status: 403 });
+    const again = await server.request('POST', '/api/api-tokens', {
+      token: admin,
+      body: { label: 'CRM 2', serviceAccount: { name: 'crm_sync', role: 'agent' }, scopes: ['tickets:read'] },
+    });
+    expect(again).toMatchObject({ status: 409 });
+    const both = await server.request('POST', '/api/api-tokens', {
+      token: admin,
+      body: { label: 'x', userId: agent.id, serviceAccount: { name: 'other', role: 'agent' }, scopes: ['tickets:read'] },
+    });
+    expect(both).toMatchObject({ status: 400, body: { error: 'Give either userId or serviceAccount' } });
+  });
+
   it('when a token has a scope its owner’s role lacks, then the role wins: the narrower of the two', async () => {
     const { secret } = await create({ userId: agent.id, scopes: ['admin'] });
     expect((await server.request('GET', '/api/tickets', { token: secret })).status).toBe(200);

@@ -7,6 +7,7 @@ import { type CommandContext, handleCommand, loadState } from '../../platform/co
 import { API_TOKENS, type ApiTokenView } from '../../projections/apiTokens';
 import { USERS, type UserView } from '../../projections/users';
 import { runCommand } from '../commands';
+import { createUser } from '../identity/service';
 import type { AppDeps } from '../deps';
 
 /** A use is recorded at most once a minute per token and process: the "last use" the admin sees. */
@@ -31,11 +32,34 @@ async function activeUser(deps: Pick<AppDeps, 'readStore'>, userId: string): Pro
   return user;
 }
 
+/**
+ * A named service account: a user of its own (so its actions, names and role work as anyone's),
+ * with a password nobody is told, so it acts only through its tokens.
+ */
+async function createServiceAccount(deps: AppDeps, account: { name: string; role: 'agent' | 'admin' }, context: CommandContext): Promise<UserView> {
+  const username = `svc_${account.name}`;
+  return createUser(
+    deps,
+    {
+      username,
+      email: `${username}@service-accounts.invalid`,
+      firstName: account.name,
+      lastName: '(service account)',
+      password: randomBytes(32).toString('base64url'),
+      role: account.role,
+      isActive: true,
+    },
+    context,
+  );
+}
+
 /** Creates a token; answers its view and the secret, which is shown this once and kept only as a digest. */
 export async function createApiToken(deps: AppDeps, input: CreateApiTokenInput, context: CommandContext): Promise<{ token: ApiTokenView; secret: string }> {
-  const user = await activeUser(deps, input.userId).catch(() => {
-    throw new ValidationError('userId must be the id of a user', [{ path: 'userId', message: 'No such user' }]);
-  });
+  const user = input.serviceAccount
+    ? await createServiceAccount(deps, input.serviceAccount, context)
+    : await activeUser(deps, input.userId!).catch(() => {
+        throw new ValidationError('userId must be the id of a user', [{ path: 'userId', message: 'No such user' }]);
+      });
   if (!user.isActive) throw new ValidationError('A token cannot act for a deactivated user', [{ path: 'userId', message: 'Deactivated' }]);
   const tokenId = deps.newId();
   const secret = `${API_TOKEN_PREFIX}${tokenId}_${randomBytes(32).toString('base64url')}`;

@@ -18,6 +18,9 @@ import {
   useWebhooksQuery,
 } from './integrationsApi';
 
+/** The owner choice that makes a named service account instead of picking a user. */
+const SERVICE = '__service__';
+
 /** The delivery log refreshes on its own: deliveries and retries happen in the background. */
 const REFRESH_MS = 3000;
 
@@ -47,14 +50,17 @@ function TokensSection() {
   const [userId, setUserId] = useState('');
   const [scopes, setScopes] = useState<ApiTokenScope[]>(['tickets:read']);
   const [expiresAt, setExpiresAt] = useState('');
+  const [service, setService] = useState('');
+  const [serviceRole, setServiceRole] = useState<'agent' | 'admin'>('agent');
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
+    const owner = userId === SERVICE ? { serviceAccount: { name: service, role: serviceRole } } : { userId };
     try {
-      const answer = await create({ label, userId, scopes, expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null }).unwrap();
+      const answer = await create({ label, ...owner, scopes, expiresAt: expiresAt ? new Date(expiresAt).toISOString() : null }).unwrap();
       setSecret(answer.secret);
       setLabel('');
     } catch (failure) {
@@ -78,6 +84,7 @@ function TokensSection() {
             <label htmlFor="token-user">Acts as</label>
             <select id="token-user" className="input" value={userId} onChange={(event) => setUserId(event.target.value)}>
               <option value="">Choose a user</option>
+              <option value={SERVICE}>A new service account…</option>
               {users.data?.users.map((user) => (
                 <option key={user._id} value={user._id}>
                   {user.firstName} {user.lastName} ({user.username}, {user.role})
@@ -85,6 +92,26 @@ function TokensSection() {
               ))}
             </select>
           </div>
+          {userId === SERVICE && (
+            <>
+              <div className="field">
+                <label htmlFor="token-service">Service account name</label>
+                <input id="token-service" className="input" value={service} onChange={(event) => setService(event.target.value)} />
+              </div>
+              <div className="field">
+                <label htmlFor="token-service-role">Its role</label>
+                <select
+                  id="token-service-role"
+                  className="input"
+                  value={serviceRole}
+                  onChange={(event) => setServiceRole(event.target.value as 'agent' | 'admin')}
+                >
+                  <option value="agent">agent</option>
+                  <option value="admin">admin</option>
+                </select>
+              </div>
+            </>
+          )}
           <div className="field">
             <label htmlFor="token-expiry">Expires (optional)</label>
             <input id="token-expiry" className="input" type="datetime-local" value={expiresAt} onChange={(event) => setExpiresAt(event.target.value)} />

@@ -9,7 +9,8 @@ export type WebhookDeliveryInfo = z.infer<typeof WebhookDelivery>;
 
 export interface ApiTokenInput {
   label: string;
-  userId: string;
+  userId?: string;
+  serviceAccount?: { name: string; role: 'agent' | 'admin' };
   scopes: ApiTokenScope[];
   expiresAt: string | null;
 }
