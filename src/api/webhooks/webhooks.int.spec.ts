@@ -142,7 +142,8 @@ describe('Webhooks with a real local receiver', () => {
       const log = (await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin })).body.deliveries;
       return log.some((entry: { status: string; nextTryAt: string | null }) => entry.status === 'retrying' && entry.nextTryAt !== null);
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Down for five seconds in all (the product's backoff is shortened to 100 ms, doubling).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5000 - (Date.now() - downAt))));
     await receiver.up();
     const downMs = Date.now() - downAt;
     const subjects = new Set(tickets);
@@ -181,7 +182,7 @@ describe('Webhooks with a real local receiver', () => {
     await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
   }, 90_000);
 
-  it('when created from a position, then it catches up on the events after it first', async () => {
+  it('when created from a position or a date, then it catches up on the events after it first', async () => {
     const customer = await addMember(server, admin, 'customer');
     const ticket = await openTicket(server, customer, category);
     await post(ticket._id, 'before the webhook existed');
@@ -191,6 +192,17 @@ describe('Webhooks with a real local receiver', () => {
     await eventually(() => mine().some((item) => item.data.content === 'before the webhook existed'));
     expect(mine().map((item) => item.type)).toEqual(['desk.MessagePosted']);
     await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+
+    // From a date: the events recorded from that moment, the earlier ones not.
+    const last = (await server.deps.events.readStream(`ticket-${ticket._id}`)).at(-1)!.metadata.occurredAt;
+    const fromDate = new Date(Date.parse(last) + 1).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const dated = (await register({ fromDate, types: ['MessagePosted'] })).webhook;
+    await post(ticket._id, 'after the date');
+    const seen = () => receiver.received.filter((item) => item.webhookId === dated._id).map((item) => item.data.content);
+    await eventually(() => seen().includes('after the date'));
+    expect(seen()).not.toContain('before the webhook existed');
+    await server.request('DELETE', `/api/webhooks/${dated._id}`, { token: admin });
   });
 
   it('when a delivery failed, then an admin redelivers it by hand', async () => {
