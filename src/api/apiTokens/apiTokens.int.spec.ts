@@ -118,6 +118,12 @@ describe('API tokens over HTTP', () => {
     expect(await contents(notes)).toContain('secret note');
     expect((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: plain })).status).toBe(403);
     expect((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: notes })).status).toBe(200);
+    // Search reads the notes too: the same rule.
+    expect(await server.request('GET', '/api/search?q=secret', { token: plain })).toMatchObject({
+      status: 403,
+      body: { error: 'This API token lacks the notes:read scope' },
+    });
+    expect((await server.request('GET', '/api/search?q=secret', { token: notes })).status).toBe(200);
   });
 
   it('when a token expires, then it is refused from that moment', async () => {

@@ -4,8 +4,8 @@ import { ForbiddenError } from '#contract/errors';
 import { isStaff } from '#contract/users';
 
 const PUBLIC = new Set(['/health', '/settings/public', '/openapi.json']);
-/** Ticket reads that carry internal notes whole: a token needs `notes:read` for them as well. */
-const WITH_NOTES = /^\/tickets\/[^/]+\/(history|at)$/;
+/** Reads that carry internal notes whole (history, time travel, search over notes): staff tokens need `notes:read` for them as well. */
+const WITH_NOTES = /^\/(tickets\/[^/]+\/(history|at)|search)$/;
 const TICKET_READS = /^\/(tickets|search|categories|canned-messages|uploads|satisfaction\/ratings)(\/|$)/;
 const MESSAGE_WRITES = /^\/(tickets\/[^/]+\/messages|messages\/[^/]+)$/;
 
