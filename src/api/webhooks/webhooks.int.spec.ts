@@ -229,7 +229,7 @@ describe('Webhooks with a real local receiver', () => {
     await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
   });
 
-  it('when a URL is or resolves to an internal address not on the allow-list, or redirects there, then it is refused', async () => {
+  it('when a URL is or resolves to an internal address not on the allow-list (127.0.0.1 included), or redirects there, then it is refused', async () => {
     for (const url of [
       'http://127.0.0.2/hook',
       'http://10.1.2.3/hook',
@@ -249,6 +249,18 @@ describe('Webhooks with a real local receiver', () => {
     expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: 'ftp://example.com/' } })).toMatchObject({ status: 400 });
     expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: 'http://user:pw@127.0.0.1/' } })).toMatchObject({ status: 400 });
     expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: receiver.url, types: ['Nope'] } })).toMatchObject({ status: 400 });
+
+    // Without the allow-list, the receiver on 127.0.0.1 itself is refused too.
+    const strict = await startTestServer({ env: { WEBHOOK_ALLOW_HTTP: 'true' } });
+    try {
+      const refused = await strict.request('POST', '/api/webhooks', { token: await strict.login(), body: { url: receiver.url } });
+      expect(refused).toMatchObject({ status: 400, body: { error: expect.stringContaining('host 127.0.0.1 is a loopback, private or link-local address') } });
+      expect(await strict.request('POST', '/api/webhooks', { token: await strict.login(), body: { url: 'https://localhost/hook' } })).toMatchObject({
+        status: 400,
+      });
+    } finally {
+      await strict.stop();
+    }
 
     // An allowed receiver that redirects to the metadata address: the redirect is not followed.
     receiver.answerWith((_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end());
