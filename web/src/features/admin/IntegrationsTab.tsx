@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { API_TOKEN_SCOPES } from '#contract/apiTokens';
+import { FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
 import { errorMessage } from '../../app/api';
 import { Badge, Banner, EmptyState } from '../../components/ui';
 import { formatDateTime, timeAgo } from '../../lib/format';
@@ -239,6 +240,7 @@ function WebhooksSection() {
   const [remove] = useDeleteWebhookMutation();
   const [url, setUrl] = useState('');
   const [includeNotes, setIncludeNotes] = useState(false);
+  const [types, setTypes] = useState<FeedEventType[]>([]);
   const [from, setFrom] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -249,7 +251,7 @@ function WebhooksSection() {
     event.preventDefault();
     setError(null);
     try {
-      const answer = await create({ url, types: [], includeNotes, ...(from.trim() ? { after: Number(from) } : {}) }).unwrap();
+      const answer = await create({ url, types, includeNotes, ...(from.trim() ? { after: Number(from) } : {}) }).unwrap();
       setSecret(answer.secret);
       setUrl('');
       setOpen(answer.webhook._id);
@@ -282,6 +284,22 @@ function WebhooksSection() {
           <label className="toggle field-toggle">
             <input type="checkbox" checked={includeNotes} onChange={(event) => setIncludeNotes(event.target.checked)} /> Include internal notes
           </label>
+        </div>
+        <div className="field">
+          <label htmlFor="webhook-types">Event types (none chosen: all)</label>
+          <select
+            id="webhook-types"
+            className="input"
+            multiple
+            value={types}
+            onChange={(event) => setTypes(Array.from(event.target.selectedOptions, (option) => option.value as FeedEventType))}
+          >
+            {FEED_EVENT_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type}
+              </option>
+            ))}
+          </select>
         </div>
         <button type="submit" className="button" disabled={creating.isLoading}>
           Add webhook
