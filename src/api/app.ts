@@ -4,10 +4,14 @@ import cors from 'cors';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from '../app/deps';
+import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
+import { eventFeedRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
+import { requireTokenScope } from './http/scopes';
 import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
@@ -46,6 +50,9 @@ const routeModules = [
   deliveryRoutes,
   cannedRoutes,
   satisfactionRoutes,
+  apiTokenRoutes,
+  eventFeedRoutes,
+  webhookRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */
@@ -84,6 +91,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   api.use(requireKnownBody);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
+  api.use(requireTokenScope);
   api.use(rateLimit(deps));
   api.use(maintenance(deps));
   for (const mount of routeModules) mount(deps)(api);

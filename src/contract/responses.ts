@@ -357,7 +357,17 @@ export const HistoryEntry = z
     eventId: z.string(),
     type: z.string(),
     at: time,
-    actor: z.strictObject({ userId: z.string(), username: z.string(), name: z.string(), role: z.string(), platform: z.string() }).nullable(),
+    actor: z
+      .strictObject({
+        userId: z.string(),
+        username: z.string(),
+        name: z.string(),
+        role: z.string(),
+        platform: z.string(),
+        /** The API token the user acted through (its label; the user is the token's owner). */
+        token: z.strictObject({ id: z.string(), label: z.string() }).optional(),
+      })
+      .nullable(),
     summary: z.string(),
     data: z.record(z.string(), z.unknown()),
     hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),

@@ -21,7 +21,7 @@ const name = (label: string) =>
     .min(1, `${label} is required`)
     .max(50, `${label} must be at most 50 characters`);
 
-const usernameSchema = z
+export const usernameSchema = z
   .string({ message: 'Username is required' })
   .trim()
   .toLowerCase()

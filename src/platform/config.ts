@@ -172,6 +172,30 @@ const schema = z.object({
   LIVE_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(20),
   /** How long a user cut off the live channel for abuse is refused at the handshake (`LIVE_COOLDOWN`). */
   LIVE_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Webhooks may post to plain `http://` URLs (docs/integrations.md); by default only `https://`. */
+  WEBHOOK_ALLOW_HTTP: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /**
+   * Hosts (names or addresses, comma-separated) a webhook may reach although they are or resolve to a
+   * loopback, private or link-local address; every other such URL is refused (docs/integrations.md).
+   */
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+    ),
+  /** The first retry of a failed webhook delivery waits this long, doubling up to an hour. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+  /** A webhook delivery is retried for this long, then given up (still redeliverable by hand). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(100).max(604_800_000).default(86_400_000),
+  /** A webhook whose deliveries fail without a success for this long is disabled and the admins told. */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(100).max(2_592_000_000).default(259_200_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

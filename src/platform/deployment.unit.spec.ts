@@ -52,6 +52,11 @@ const DEFAULTED = [
   'PROJECTION_STALL_MS',
   'LIVE_MAX_SOCKETS_PER_USER',
   'LIVE_COOLDOWN_SECONDS',
+  'WEBHOOK_ALLOW_HTTP',
+  'WEBHOOK_ALLOWED_HOSTS',
+  'WEBHOOK_RETRY_BASE_MS',
+  'WEBHOOK_RETRY_WINDOW_MS',
+  'WEBHOOK_DISABLE_AFTER_MS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {

@@ -1,3 +1,4 @@
+import { apiTokensProjection } from './apiTokens';
 import { botCommandsProjection } from './botCommands';
 import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
@@ -10,6 +11,7 @@ import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
+import { webhooksProjection } from './webhooks';
 import { whitelistProjection } from './whitelist';
 
 /** Every read model of the product, in the order the runner applies them to each event. */
@@ -20,6 +22,8 @@ export const allProjections: Projection[] = [
   settingsProjection,
   botCommandsProjection,
   whitelistProjection,
+  apiTokensProjection,
+  webhooksProjection,
   // Before the read models that take names from it.
   directoryProjection,
   ticketsProjection,

@@ -1,3 +1,4 @@
+import type { ApiTokenEvent } from '../domain/apiToken/apiToken';
 import type { BotCommandEvent } from '../domain/botCommand/botCommand';
 import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
@@ -10,12 +11,14 @@ import type { DomainEvent } from '../domain/shared/decider';
 import type { TelegramChatEvent } from '../domain/telegramChat/chat';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
+import type { WebhookEvent } from '../domain/webhook/webhook';
 import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whitelist';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 
 /** Every event the desk's deciders write: event type names are unique across the domain. */
 type DeskEvent =
+  | ApiTokenEvent
   | BotCommandEvent
   | BotSettingsEvent
   | CannedEvent
@@ -28,7 +31,8 @@ type DeskEvent =
   | TicketEvent
   | UserEvent
   | WhitelistEvent
-  | AccessRequestEvent;
+  | AccessRequestEvent
+  | WebhookEvent;
 
 type DeskEventType = DeskEvent['type'];
 

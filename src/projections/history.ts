@@ -25,7 +25,7 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsPro
 const TICKET_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A ticket's stream: its own events, and the withdrawal of an open-ticket claim it never came to hold (docs/claims.md). */
-type TicketRecorded = RecordedEvent & (TicketEvent | ClaimWithdrawnEvent);
+export type TicketRecorded = RecordedEvent & (TicketEvent | ClaimWithdrawnEvent);
 
 /** The events of a ticket's stream, found by record id or display number (also after deletion). */
 async function readTicketHistory(events: EventStore, key: string): Promise<TicketRecorded[]> {
@@ -149,7 +149,14 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
         type: event.type,
         at: event.metadata.occurredAt,
         actor: actor
-          ? { userId: actor.userId, username: person?.username ?? 'unknown', name: person?.name ?? 'Unknown user', role: actor.role, platform: actor.platform }
+          ? {
+              userId: actor.userId,
+              username: person?.username ?? 'unknown',
+              name: person?.name ?? 'Unknown user',
+              role: actor.role,
+              platform: actor.platform,
+              ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
+            }
           : null,
         summary: summarise(event, nameOf, category.name),
         data: { ...event.data },
@@ -197,15 +204,19 @@ function customerRevisions(stream: TicketRecorded[]): number[] {
   const visible: number[] = [];
   for (const [index, event] of stream.entries()) {
     if (event.type === 'MessagePosted' && event.data.isInternal) internal.add(event.data.messageId);
-    const staffOnly =
-      event.type === 'TicketOutcomeRecorded' ||
-      event.type === 'ClaimWithdrawn' ||
-      event.type === 'MessagesRead' ||
-      ((event.type === 'MessagePosted' || event.type === 'MessageEdited') && internal.has(event.data.messageId));
-    if (!staffOnly) visible.push(index);
+    if (!isStaffOnly(event, internal)) visible.push(index);
   }
   return visible;
 }
+
+/** Whether a ticket event is for staff only, given the ids of the stream's internal notes (also the event feed's rule). */
+export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>): boolean {
+  return event.type === 'TicketOutcomeRecorded' || event.type === 'ClaimWithdrawn' || event.type === 'MessagesRead' || isAboutNote(event, internal);
+}
+
+/** A posted or edited internal note. */
+export const isAboutNote = (event: TicketRecorded, internal: ReadonlySet<string>): boolean =>
+  (event.type === 'MessagePosted' || event.type === 'MessageEdited') && internal.has(event.data.messageId);
 
 /** The chosen moment as a revision among `revisions` (stream indexes the viewer may count). */
 function cutAt(stream: TicketRecorded[], revisions: number[], moment: Moment): number {

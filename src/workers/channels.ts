@@ -3,6 +3,7 @@ import { type Lease, LocalLease, RedisLease } from '../platform/lease';
 import { emailChannel } from './email';
 import { satisfactionChannel } from './satisfaction';
 import { type Reaction, Reactor } from './reactor';
+import { WebhookDispatcher } from './webhooks';
 import { telegramChannel } from './telegram';
 
 /** A notification channel (src/workers/<channel>/): its reaction to the log and its queue processors. */
@@ -53,9 +54,13 @@ export async function startWorkers(deps: AppDeps, lease: Lease = workersLease(de
     },
   );
   lease.onChange((held) => (held ? reactor.start() : reactor.stop()));
+  // Webhooks are sent by the same one process (docs/integrations.md).
+  const webhooks = new WebhookDispatcher(deps);
+  lease.onChange((held) => (held ? webhooks.start() : webhooks.stop()));
   await lease.start();
   return async () => {
     await lease.stop();
+    await webhooks.stop();
     for (const stop of stops.reverse()) await stop();
   };
 }

@@ -43,6 +43,9 @@ describe('Content-Security-Policy on form pages in Chromium', () => {
     await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(`${server.url}/admin`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
+    // The Integrations tab builds its forms from the contract's lists of scopes and event types.
+    await page.getByRole('tab', { name: 'Integrations' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
     expect(violations).toEqual([]);
     await page.close();
   });

@@ -2,12 +2,14 @@ import { type KeyObject, createSecretKey } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { Role } from '#contract/users';
+import { API_TOKEN_PREFIX, type ApiTokenScope } from '#contract/apiTokens';
 import { ForbiddenError, UnauthorizedError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
+import { authenticateApiToken } from '../../app/apiTokens/service';
 
 export interface AuthUser {
   id: string;
@@ -15,8 +17,10 @@ export interface AuthUser {
   username: string;
   firstName: string;
   lastName: string;
-  /** The sign-in (refresh-token family) this access token belongs to. */
+  /** The sign-in (refresh-token family) this access token belongs to; `token:<id>` for an API token. */
   sessionId: string;
+  /** Set when the call came with an API token: what it may do besides the role (docs/integrations.md). */
+  token?: { id: string; label: string; scopes: ApiTokenScope[] };
 }
 
 declare module 'express-serve-static-core' {
@@ -90,12 +94,19 @@ export async function sessionUser(deps: Pick<AppDeps, 'readStore'>, userId: stri
   return { id: user._id, role: user.role, username: user.username, firstName: user.firstName, lastName: user.lastName, sessionId: session._id };
 }
 
+/** The user an API token acts for, with the token's label and scopes (checked against its stream on every call). */
+async function apiTokenUser(deps: AppDeps, presented: string): Promise<AuthUser> {
+  const { tokenId, label, scopes, user } = await authenticateApiToken(deps, presented);
+  const { _id: id, role, username, firstName, lastName } = user;
+  return { id, role, username, firstName, lastName, sessionId: `token:${tokenId}`, token: { id: tokenId, label, scopes } };
+}
+
 /**
  * Reads the bearer token when one is sent. A refused token does not fail the request here: public
  * routes (sign-in, refresh, health) must still work for a client holding an expired token.
  */
 export const authenticate =
-  (deps: Pick<AppDeps, 'jwtSecret' | 'readStore'>): RequestHandler =>
+  (deps: AppDeps): RequestHandler =>
   async (req, _res, next) => {
     const header = req.headers.authorization;
     if (header !== undefined) {
@@ -103,7 +114,7 @@ export const authenticate =
       try {
         if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0)
           throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
-        req.user = await authenticateToken(deps, token);
+        req.user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(deps, token) : await authenticateToken(deps, token);
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;
         req.authError = error;
@@ -129,5 +140,8 @@ export function currentUser(req: Request): AuthUser {
 /** The command context of a signed-in request: who acts, from where, when, and the request id its events carry. */
 export function commandContext(deps: Pick<AppDeps, 'clock'>, req: Request): CommandContext {
   const user = currentUser(req);
-  return { actor: { userId: user.id, role: user.role, platform: 'web' }, now: deps.clock(), correlationId: req.requestId };
+  const actor: CommandContext['actor'] = user.token
+    ? { userId: user.id, role: user.role, platform: 'api', token: { id: user.token.id, label: user.token.label } }
+    : { userId: user.id, role: user.role, platform: 'web' };
+  return { actor, now: deps.clock(), correlationId: req.requestId };
 }

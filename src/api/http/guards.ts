@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { API_TOKEN_RATE_LIMIT } from '#contract/apiTokens';
 import { MaintenanceError, RateLimitedError, StartingError } from '#contract/errors';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
@@ -16,16 +17,26 @@ const ALWAYS_OPEN = new Set(['/health', '/settings/public', '/auth/login', '/aut
  */
 export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters'>): RequestHandler => {
   const limiters = new Map<string, RateLimiterAbstract>();
+  // API tokens have a limit of their own, per token, whatever the owner's role (docs/integrations.md).
+  const tokens = deps.limiters.create({ keyPrefix: 'api-token', points: API_TOKEN_RATE_LIMIT.points, duration: API_TOKEN_RATE_LIMIT.durationSeconds });
   return async (req, res, next) => {
-    if (req.path === '/health' || req.user?.role === 'admin') return next();
-    const { rateLimitMaxRequests: points, rateLimitWindowMs: windowMs } = await loadSystemSettings(deps.readStore);
-    const key = `${points}-${windowMs}`;
-    let limiter = limiters.get(key);
-    if (!limiter) {
-      limiter = deps.limiters.create({ keyPrefix: `api-${key}`, points, duration: Math.ceil(windowMs / 1000) });
-      limiters.set(key, limiter);
+    if (req.path === '/health' || (req.user?.role === 'admin' && !req.user.token)) return next();
+    let limiter: RateLimiterAbstract;
+    let points: number;
+    let subject: string;
+    if (req.user?.token) {
+      ({ points } = API_TOKEN_RATE_LIMIT);
+      limiter = tokens;
+      subject = `token:${req.user.token.id}`;
+    } else {
+      const settings = await loadSystemSettings(deps.readStore);
+      points = settings.rateLimitMaxRequests;
+      const key = `${points}-${settings.rateLimitWindowMs}`;
+      const known = limiters.get(key) ?? deps.limiters.create({ keyPrefix: `api-${key}`, points, duration: Math.ceil(settings.rateLimitWindowMs / 1000) });
+      limiters.set(key, known);
+      limiter = known;
+      subject = req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
     }
-    const subject = req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
     res.setHeader('RateLimit-Limit', String(points));
     try {
       const state = await limiter.consume(subject);

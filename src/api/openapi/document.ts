@@ -1,6 +1,9 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { describeApiTokens } from '../apiTokens/openapi';
 import { describeAudit } from '../audit/openapi';
+import { describeEventFeed } from '../events/openapi';
+import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeCategories } from '../categories/openapi';
@@ -83,6 +86,9 @@ const AREAS = [
   describeCanned,
   describeSatisfaction,
   describeAudit,
+  describeApiTokens,
+  describeEventFeed,
+  describeWebhooks,
   describeTelegram,
   describeOperations,
 ];

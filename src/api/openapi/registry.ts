@@ -60,8 +60,8 @@ const REQUEST_ID_HEADER = {
 const ERROR_TEXT: Record<number, string> = {
   202: 'Stored, but not yet in the read models after the wait (`ACCEPTED_PENDING`, with `position` and `Retry-After`): read it again shortly',
   400: 'Invalid input: `VALIDATION_FAILED` with `details`, `INVALID_JSON`, or another 400 code',
-  401: 'No valid access token (`UNAUTHORIZED`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `SESSION_ENDED`, `ACCOUNT_DEACTIVATED`) or wrong credentials',
-  403: 'Signed in, but the role may not do this (`FORBIDDEN`)',
+  401: 'No valid access token (`UNAUTHORIZED`, `INVALID_TOKEN`, `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `SESSION_ENDED`, `ACCOUNT_DEACTIVATED`) or wrong credentials',
+  403: 'Signed in, but the role may not do this (`FORBIDDEN`), or the API token lacks the scope (`INSUFFICIENT_SCOPE`) or may not be used here at all (`TOKEN_NOT_ALLOWED`)',
   404: 'No such record, or one this user may not see (`NOT_FOUND`)',
   409: 'In conflict with the current state (`CONFLICT`, `CONCURRENT_CHANGE`, or a route-specific code)',
   413: 'The body or a file is too large (`PAYLOAD_TOO_LARGE`)',
@@ -85,8 +85,8 @@ export class ApiRegistry {
     this.registry.registerComponent('securitySchemes', 'bearer', {
       type: 'http',
       scheme: 'bearer',
-      bearerFormat: 'JWT',
-      description: 'The access token of POST /api/auth/login (15 minutes; renew it with POST /api/auth/refresh)',
+      description:
+        'The access token of POST /api/auth/login (a JWT, 15 minutes; renew it with POST /api/auth/refresh), or an API token (`sdt_…`, from POST /api/api-tokens) whose scopes narrow its owner’s role (docs/integrations.md)',
     });
   }
 

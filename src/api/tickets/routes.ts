@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { create as contentDisposition } from 'content-disposition';
 import { NotFoundError } from '#contract/errors';
-import { canSeeMessage, ticketStream } from '../../domain/ticket/ticket';
+import { ticketStream } from '../../domain/ticket/ticket';
 import { isStaff } from '#contract/users';
 import {
   assignTicketSchema,
@@ -54,7 +54,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
-import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, ticketFor, visibleMessages } from './views';
+import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, seesNotes, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
   latest: { createdAt: -1, ticketId: -1 },
@@ -301,7 +301,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const fileId = req.params.fileId as string;
     const user = currentUser(req);
     const upload = FILE_ID.test(fileId) ? await deps.readStore.collection<UploadView>(UPLOADS).findOne({ _id: fileId }) : null;
-    const allowed = upload && canSeeMessage(user.role, upload) && (isStaff(user.role) || upload.customerId === user.id);
+    const allowed = upload && (seesNotes(user) || !upload.isInternal) && (isStaff(user.role) || upload.customerId === user.id);
     if (!upload || !allowed) throw new NotFoundError('File');
     const inline = upload.mimeType.startsWith('image/');
     res.setHeader('Content-Type', upload.mimeType.startsWith('text/') ? `${upload.mimeType}; charset=utf-8` : upload.mimeType);

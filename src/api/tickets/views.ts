@@ -7,7 +7,13 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../
 export interface Viewer {
   id: string;
   role: Role;
+  /** An API token's scopes, when the call came with one: without `notes:read` staff see no internal notes. */
+  token?: { scopes: readonly string[] };
 }
+
+/** Whether this viewer reads internal notes: staff, unless acting through a token without `notes:read` (or `admin`). */
+export const seesNotes = (viewer: Pick<Viewer, 'role' | 'token'>) =>
+  isStaff(viewer.role) && (!viewer.token || viewer.token.scopes.includes('notes:read') || viewer.token.scopes.includes('admin'));
 
 /**
  * A ticket as docs/contract.md returns it to this viewer. A customer gets the counts of the conversation
@@ -43,7 +49,7 @@ export function messageFor(view: MessageView): Message {
 }
 
 /** Messages this viewer may read: a customer never receives an internal note. */
-export const visibleMessages = (viewer: Pick<Viewer, 'role'>) => (isStaff(viewer.role) ? {} : { isInternal: false });
+export const visibleMessages = (viewer: Pick<Viewer, 'role' | 'token'>) => (seesNotes(viewer) ? {} : { isInternal: false });
 
 /** A ticket key that is its display number (`42` or `#42`) rather than its record id. */
 export const isDisplayNumber = (key: string) => /^#?\d{1,9}$/.test(key);

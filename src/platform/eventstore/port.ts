@@ -10,7 +10,9 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 export interface Actor {
   userId: string;
   role: string;
-  platform: 'web' | 'telegram' | 'system';
+  platform: 'web' | 'telegram' | 'system' | 'api';
+  /** When the actor called through an API token: which one (its owner is `userId`). */
+  token?: { id: string; label: string };
 }
 
 export interface EventMetadata {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
-import { AccessDenied, PageHeader, StatCard } from '../../components/ui';
+import { AccessDenied, Banner, PageHeader, StatCard } from '../../components/ui';
 import { useLogout } from '../../entities/session/session';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
@@ -10,9 +10,11 @@ import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
 import { DeliveriesTab } from './DeliveriesTab';
+import { IntegrationsTab } from './IntegrationsTab';
+import { useWebhooksQuery } from './integrationsApi';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Integrations', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -33,6 +35,9 @@ export function AdminPage() {
   const userStats = useUserStatsQuery(undefined, { skip: !admin });
   const ticketStats = useStatsQuery(undefined, { skip: !admin });
   const categories = useAllCategoriesQuery(undefined, { skip: !admin });
+  // A webhook disabled after failing for days is told here, whichever tab is open (docs/integrations.md).
+  const webhooks = useWebhooksQuery(undefined, { skip: !admin });
+  const disabled = webhooks.data?.webhooks.filter((webhook) => webhook.status === 'disabled') ?? [];
   useLogged(userStats.error, 'user statistics');
   useLogged(ticketStats.error, 'ticket statistics');
   useLogged(categories.error, 'categories');
@@ -45,6 +50,12 @@ export function AdminPage() {
           <Icon name="logout" size={16} /> Logout
         </button>
       </PageHeader>
+      {disabled.length > 0 && (
+        <Banner kind="error">
+          {disabled.length === 1 ? `The webhook to ${disabled[0]!.url} was disabled` : `${disabled.length} webhooks were disabled`} after failing for too long:
+          see the Integrations tab.
+        </Banner>
+      )}
       <div className="stat-grid">
         <StatCard label="Total Users" value={figure(userStats.data?.total, userStats.error)} icon="user" />
         <StatCard label="Total Tickets" value={figure(ticketStats.data?.total, ticketStats.error)} icon="ticket" tone="primary" />
@@ -63,6 +74,7 @@ export function AdminPage() {
         {tab === 'Categories' && <CategoriesTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}
+        {tab === 'Integrations' && <IntegrationsTab />}
         {tab === 'Settings' && (
           <p className="muted">
             System-wide settings (Telegram bot token, uploads, rate limits, maintenance) live on the <Link to="/settings">System Settings</Link> screen.

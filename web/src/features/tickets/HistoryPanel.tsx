@@ -36,6 +36,7 @@ function EntryActor({ entry }: { entry: HistoryEntry }) {
     <>
       <strong>{entry.actor.name}</strong> <Badge variant="secondary">{entry.actor.role}</Badge>
       {entry.actor.platform === 'telegram' && <Badge variant="default">Telegram</Badge>}
+      {entry.actor.token && <Badge variant="default">API token “{entry.actor.token.label}”</Badge>}
     </>
   );
 }

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { ApiToken, createApiTokenSchema } from '#contract/apiTokens';
+import type { ApiRegistry } from '../openapi/registry';
+
+export function describeApiTokens(docs: ApiRegistry): void {
+  const admin = ['admin' as const];
+  docs.route({
+    method: 'get',
+    path: '/api-tokens',
+    summary: 'List API tokens with their owner, scopes, expiry, last use and status (never a secret)',
+    access: admin,
+    responses: { 200: { description: '{ tokens }', schema: z.strictObject({ tokens: z.array(ApiToken) }) } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/api-tokens',
+    summary: 'Create an API token for a user; the secret is in this answer only (send it as Authorization: Bearer)',
+    access: admin,
+    body: createApiTokenSchema,
+    responses: {
+      201: { description: 'The token and its secret, shown once', schema: z.strictObject({ token: ApiToken, secret: z.string(), message: z.string() }) },
+    },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/api-tokens/:id',
+    summary: 'Revoke an API token: refused from its next call, on every process',
+    access: admin,
+    responses: { 200: { description: 'The revoked token', schema: z.strictObject({ token: ApiToken, message: z.string() }) } },
+  });
+}

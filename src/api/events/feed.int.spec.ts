@@ -1,0 +1,133 @@
+import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
+import { type TestServer, startTestServer } from '../../../test/support/server';
+
+interface Item {
+  id: string;
+  type: string;
+  subject: string;
+  specversion: string;
+  data: Record<string, unknown>;
+}
+
+describe('The event feed over HTTP', () => {
+  let server: TestServer;
+  let admin: string;
+  let agent: Member;
+  let cara: Member;
+  let dan: Member;
+  let caraTicket: string;
+  let danTicket: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.login();
+    agent = await addMember(server, admin, 'agent', 'Alice');
+    cara = await addMember(server, admin, 'customer', 'Cara');
+    dan = await addMember(server, admin, 'customer', 'Dan');
+    const category = await addCategory(server, admin);
+    caraTicket = (await openTicket(server, cara, category, { title: 'Printer jam' }))._id;
+    danTicket = (await openTicket(server, dan, category, { title: 'Dan’s private matter' }))._id;
+    for (const [token, body] of [
+      [agent.token, { content: 'Try the tray' }],
+      [agent.token, { content: 'Customer seems annoyed', isInternal: true }],
+      [cara.token, { content: 'Done, thanks' }],
+    ] as const) {
+      expect((await server.request('POST', `/api/tickets/${caraTicket}/messages`, { token, body })).status).toBe(201);
+    }
+  }, 60_000);
+  afterAll(() => server.stop());
+
+  const tokenFor = async (userId: string, scopes: string[]) =>
+    (await server.request('POST', '/api/api-tokens', { token: admin, body: { label: 'feed', userId, scopes } })).body.secret as string;
+  const feed = async (token: string, query: string) => {
+    const answer = await server.request('GET', `/api/events?wait=0&${query}`, { token });
+    expect(answer.status).toBe(200);
+    return answer.body as { events: Item[]; next: number };
+  };
+  const contents = (items: Item[]) => items.filter((item) => item.type === 'desk.MessagePosted').map((item) => item.data.content);
+
+  it('when a customer-scoped token reads the feed, then it gets CloudEvents of its own ticket only, without notes or staff-only events', async () => {
+    const page = await feed(await tokenFor(cara.id, ['tickets:read']), 'after=0&limit=500');
+    expect(page.events.length).toBeGreaterThan(0);
+    expect(new Set(page.events.map((item) => item.subject))).toEqual(new Set([caraTicket]));
+    expect(contents(page.events)).toEqual(['Try the tray', 'Done, thanks']);
+    expect(page.events.map((item) => item.type)).not.toContain('desk.MessagesRead');
+    expect(page.events[0]).toMatchObject({
+      specversion: '1.0',
+      type: 'desk.TicketOpened',
+      source: expect.any(String),
+      datacontenttype: 'application/json',
+      time: expect.any(String),
+      ticketrevision: 0,
+    });
+    // Ids are log positions, strictly increasing; `next` is the last one read.
+    const ids = page.events.map((item) => Number(item.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(page.next).toBeGreaterThanOrEqual(ids.at(-1)!);
+    expect(JSON.stringify(page)).not.toContain('Dan’s private matter');
+  });
+
+  it('when staff read it, then internal notes come only with notes:read', async () => {
+    const without = await feed(await tokenFor(agent.id, ['tickets:read']), 'limit=500');
+    const withNotes = await feed(await tokenFor(agent.id, ['tickets:read', 'notes:read']), 'limit=500');
+    expect(contents(without.events)).toEqual(['Try the tray', 'Done, thanks']);
+    expect(contents(withNotes.events)).toEqual(['Try the tray', 'Customer seems annoyed', 'Done, thanks']);
+    expect(new Set(withNotes.events.map((item) => item.subject))).toEqual(new Set([caraTicket, danTicket]));
+    // A person signed in reads the same feed as their role allows.
+    expect(contents((await feed(agent.token, 'limit=500')).events)).toEqual(['Try the tray', 'Customer seems annoyed', 'Done, thanks']);
+  });
+
+  it('when read a page at a time from where the last call stopped (a reader resuming after a crash), then it gets the same events once each', async () => {
+    const token = await tokenFor(agent.id, ['tickets:read', 'notes:read']);
+    const whole = (await feed(token, 'limit=500')).events.map((item) => item.id);
+    const paged: string[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await feed(token, `after=${after}&limit=2`);
+      if (page.events.length === 0) break;
+      paged.push(...page.events.map((item) => item.id));
+      after = page.next;
+    }
+    expect(paged).toEqual(whole);
+  });
+
+  it('when types are named, then only those come', async () => {
+    const page = await feed(await tokenFor(agent.id, ['tickets:read']), 'types=TicketOpened,desk.TicketStatusChanged&limit=500');
+    expect(page.events.length).toBeGreaterThanOrEqual(2);
+    for (const item of page.events) expect(['desk.TicketOpened', 'desk.TicketStatusChanged']).toContain(item.type);
+    expect(page.events.filter((item) => item.type === 'desk.TicketOpened')).toHaveLength(2);
+  });
+
+  it('when nothing is new, then the call waits for the next event and answers it at once', async () => {
+    const token = await tokenFor(cara.id, ['tickets:read']);
+    const { next } = await feed(token, 'limit=500');
+    const started = Date.now();
+    const waiting = server.request('GET', `/api/events?after=${next}&wait=20`, { token });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await server.request('POST', `/api/tickets/${caraTicket}/messages`, { token: agent.token, body: { content: 'Any news?' } })).status).toBe(201);
+    const answer = await waiting;
+    const seconds = (Date.now() - started) / 1000;
+    expect(answer.status).toBe(200);
+    expect(contents(answer.body.events)).toEqual(['Any news?']);
+    expect(seconds).toBeLessThan(15);
+    // With nothing new and a short wait, an empty page and the same position.
+    const idle = await server.request('GET', `/api/events?after=${answer.body.next}&wait=1`, { token });
+    expect(idle.body).toEqual({ events: [], next: answer.body.next });
+  }, 30_000);
+
+  it('when the query is wrong or the token lacks tickets:read, then it is refused with a clear error', async () => {
+    const token = await tokenFor(agent.id, ['tickets:read']);
+    for (const [query, error] of [
+      ['after=abc', 'after must be a whole number'],
+      ['limit=0', 'limit must be at least 1'],
+      ['wait=99', 'wait must be at most 30'],
+      ['types=Nope', expect.stringContaining('Each type must be one of TicketOpened')],
+      ['cursor=1', 'Unknown field: cursor'],
+    ] as const) {
+      const answer = await server.request('GET', `/api/events?${query}`, { token });
+      expect({ query, status: answer.status, error: answer.body.error }).toEqual({ query, status: 400, error });
+    }
+    const writer = await tokenFor(agent.id, ['messages:write']);
+    expect(await server.request('GET', '/api/events', { token: writer })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+    expect((await server.request('GET', '/api/events')).status).toBe(401);
+  });
+});

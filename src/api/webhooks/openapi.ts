@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { CloudEvent, Webhook, WebhookDelivery, createWebhookSchema, rewindWebhookSchema } from '#contract/events';
+import type { ApiRegistry } from '../openapi/registry';
+
+export function describeWebhooks(docs: ApiRegistry): void {
+  const admin = ['admin' as const];
+  const one = z.strictObject({ webhook: Webhook });
+  docs.route({
+    method: 'get',
+    path: '/webhooks',
+    summary: 'List webhooks with their status and progress (the log position delivered up to)',
+    access: admin,
+    responses: { 200: { description: '{ webhooks }', schema: z.strictObject({ webhooks: z.array(Webhook) }) } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/webhooks',
+    summary:
+      'Register an HTTPS endpoint for ticket events (CloudEvents 1.0, signed with HMAC-SHA256); from now, after a log position or from a date. Internal addresses are refused unless allowed',
+    access: admin,
+    body: createWebhookSchema,
+    responses: {
+      201: {
+        description: 'The webhook and its signing secret, shown once',
+        schema: z.strictObject({ webhook: Webhook, secret: z.string(), message: z.string() }),
+      },
+    },
+  });
+  docs.route({
+    method: 'get',
+    path: '/webhooks/:id/deliveries',
+    summary: 'The delivery log, newest first: status, response code, duration, next try',
+    access: admin,
+    query: z.object({ limit: z.string().optional() }),
+    responses: { 200: { description: '{ deliveries }', schema: z.strictObject({ deliveries: z.array(WebhookDelivery) }) } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/webhooks/:id/rewind',
+    summary: 'Send again every event after a log position (or from a date), in order, before going on live',
+    access: admin,
+    body: rewindWebhookSchema,
+    responses: { 200: { description: 'The webhook', schema: one.extend({ message: z.string() }) } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/webhooks/:id/deliveries/:position/redeliver',
+    summary: 'Send one event again (one already tried), apart from the webhook’s order',
+    access: admin,
+    responses: { 202: { description: 'Queued for the next round', schema: z.strictObject({ message: z.string() }) } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/webhooks/:id/enable',
+    summary: 'Enable a webhook disabled after failing; it goes on from where it stopped',
+    access: admin,
+    responses: { 200: { description: 'The webhook', schema: one } },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/webhooks/:id',
+    summary: 'Delete a webhook and its delivery log',
+    access: admin,
+    responses: { 204: { description: 'Deleted' } },
+  });
+  // What the desk sends to a registered endpoint (OpenAPI 3.1 `webhooks`).
+  docs.registry.registerWebhook({
+    method: 'post',
+    path: 'deskEvent',
+    summary: 'One ticket event, sent to each webhook that wants its type, in log order',
+    description:
+      'Verify `X-Desk-Signature: t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 under the signing secret of `<t>.<raw body>`; refuse a t more than 5 minutes away. Answer 2xx; anything else (or no answer in 10 s) is retried with backoff for 24 h, later events waiting. Redirects are not followed. Deliveries are at least once: drop an `id` seen before.',
+    request: {
+      headers: z.object({
+        'x-desk-signature': z.string().meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">' }),
+        'x-desk-webhook-id': z.string().meta({ description: 'The webhook this delivery is for' }),
+      }),
+      body: { content: { 'application/cloudevents+json': { schema: CloudEvent } } },
+    },
+    responses: { 200: { description: 'Any 2xx: delivered' } },
+  });
+}

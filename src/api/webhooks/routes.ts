@@ -1,0 +1,62 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import { createWebhookSchema, rewindWebhookSchema } from '#contract/events';
+import { queryInt } from '#contract/paging';
+import { ValidationError } from '#contract/errors';
+import type { AppDeps } from '../../app/deps';
+import { deleteWebhook, enableWebhook, findWebhook, redeliver, registerWebhook, rewindWebhook } from '../../app/webhooks/service';
+import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookView } from '../../projections/webhooks';
+import { commandContext, currentUser, requireRole } from '../http/auth';
+import { parse } from '../http/validate';
+import { seesNotes } from '../tickets/views';
+
+const deliveriesQuery = z.object({ limit: queryInt('limit', { min: 1, max: 500 }).default(100) }).strict();
+const present = ({ _revision: _r, ...webhook }: WebhookView) => webhook;
+
+/** Webhooks (docs/integrations.md): admins register, inspect and steer them. */
+export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
+  const admin = requireRole('admin');
+
+  router.get('/webhooks', admin, async (_req, res) => {
+    const webhooks = await deps.readStore.collection<WebhookView>(WEBHOOKS).find({}, { sort: { createdAt: -1, _id: 1 } });
+    res.json({ webhooks: webhooks.map(present) });
+  });
+
+  router.post('/webhooks', admin, async (req, res) => {
+    const input = parse(createWebhookSchema, req.body);
+    if (input.includeNotes && !seesNotes(currentUser(req)))
+      throw new ValidationError('includeNotes needs the notes:read scope', [{ path: 'includeNotes', message: 'Needs notes:read' }]);
+    const { webhook, secret } = await registerWebhook(deps, input, commandContext(deps, req));
+    res.status(201).json({ webhook: present(webhook), secret, message: 'Copy the signing secret now: it is shown only this once' });
+  });
+
+  router.get('/webhooks/:id/deliveries', admin, async (req, res) => {
+    const { limit } = parse(deliveriesQuery, req.query);
+    const webhook = await findWebhook(deps, req.params.id as string);
+    const deliveries = await deps.readStore
+      .collection<WebhookDeliveryView>(WEBHOOK_DELIVERIES)
+      .find({ webhookId: webhook._id }, { sort: { at: -1, _id: 1 }, limit });
+    res.json({ deliveries });
+  });
+
+  router.post('/webhooks/:id/rewind', admin, async (req, res) => {
+    const input = parse(rewindWebhookSchema, req.body ?? {});
+    const webhook = await rewindWebhook(deps, req.params.id as string, input, commandContext(deps, req));
+    res.json({ webhook: present(webhook), message: `Events after position ${webhook.cursor} will be sent again` });
+  });
+
+  router.post('/webhooks/:id/deliveries/:position/redeliver', admin, async (req, res) => {
+    const position = parse(z.object({ position: queryInt('position', { min: 1, max: Number.MAX_SAFE_INTEGER }) }), { position: req.params.position }).position;
+    await redeliver(deps, req.params.id as string, position, commandContext(deps, req));
+    res.status(202).json({ message: 'The event will be sent again shortly' });
+  });
+
+  router.post('/webhooks/:id/enable', admin, async (req, res) => {
+    res.json({ webhook: present(await enableWebhook(deps, req.params.id as string, commandContext(deps, req))) });
+  });
+
+  router.delete('/webhooks/:id', admin, async (req, res) => {
+    await deleteWebhook(deps, req.params.id as string, commandContext(deps, req));
+    res.status(204).end();
+  });
+};

@@ -1,0 +1,297 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
+import { type TestServer, startTestServer } from '../../../test/support/server';
+
+interface Received {
+  webhookId: string;
+  id: string;
+  type: string;
+  subject: string;
+  verified: boolean;
+  data: Record<string, unknown>;
+}
+
+/** A real HTTP receiver on the loopback that checks each signature with the recipe of docs/integrations.md. */
+async function startReceiver() {
+  const received: Received[] = [];
+  const secrets: string[] = [];
+  let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.writeHead(204).end();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      // The documented recipe: t and v1 from the header, HMAC-SHA256 of `${t}.${body}`, a five-minute window.
+      const parts = Object.fromEntries(
+        String(req.headers['x-desk-signature'])
+          .split(',')
+          .map((part) => part.split('=') as [string, string]),
+      );
+      const fresh = Math.abs(Date.now() / 1000 - Number(parts.t)) <= 300;
+      const verified =
+        fresh &&
+        secrets.some((secret) => {
+          const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();
+          const given = Buffer.from(parts.v1 ?? '', 'hex');
+          return given.length === expected.length && timingSafeEqual(given, expected);
+        });
+      const item = JSON.parse(body) as Received;
+      received.push({ webhookId: String(req.headers['x-desk-webhook-id']), id: item.id, type: item.type, subject: item.subject, data: item.data, verified });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    received,
+    secrets,
+    url: `http://127.0.0.1:${port}/hook`,
+    answerWith(handler: typeof answer) {
+      answer = handler;
+    },
+    /** Stops listening (connections refused) until `up`. */
+    async down() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async up() {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
+    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+  };
+}
+
+const ENV = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_BASE_MS: '100',
+  WEBHOOK_RETRY_WINDOW_MS: '600000',
+};
+
+describe('Webhooks with a real local receiver', () => {
+  let server: TestServer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let admin: string;
+  let agent: Member;
+  let category: string;
+  beforeAll(async () => {
+    server = await startTestServer({ env: ENV });
+    receiver = await startReceiver();
+    admin = await server.login();
+    agent = await addMember(server, admin, 'agent', 'Alice');
+    category = await addCategory(server, admin);
+  }, 60_000);
+  afterAll(async () => {
+    await server.stop();
+    await receiver.close();
+  });
+
+  const register = async (body: Record<string, unknown>) => {
+    const created = await server.request('POST', '/api/webhooks', { token: admin, body: { url: receiver.url, ...body } });
+    expect(created.status).toBe(201);
+    receiver.secrets.push(created.body.secret);
+    return created.body as { webhook: { _id: string; cursor: number }; secret: string };
+  };
+  const post = async (ticketId: string, content: string, isInternal = false) =>
+    expect((await server.request('POST', `/api/tickets/${ticketId}/messages`, { token: agent.token, body: { content, isInternal } })).status).toBe(201);
+  /** The ticket events after a position, as the webhook should send them. */
+  const expectedAfter = async (after: number, subjects: Set<string>) =>
+    (await server.deps.events.readAll({ after, maxCount: 100_000 }))
+      .filter((event) => subjects.has(event.streamId.replace(/^ticket-/, '')) && event.streamId.startsWith('ticket-') && event.type !== 'ClaimWithdrawn')
+      .filter((event) => !(event.type === 'MessagePosted' && event.data.isInternal))
+      .map((event) => String(event.position));
+
+  it('when events happen, then each arrives as a CloudEvent whose signature verifies with the documented recipe, without notes unless asked', async () => {
+    const { webhook } = await register({ types: [] });
+    const customer = await addMember(server, admin, 'customer');
+    const ticket = await openTicket(server, customer, category);
+    await post(ticket._id, 'Public answer');
+    await post(ticket._id, 'A note', true);
+    await post(ticket._id, 'Second answer');
+    const mine = () => receiver.received.filter((item) => item.webhookId === webhook._id && item.subject === ticket._id);
+    await eventually(() => mine().some((item) => item.data.content === 'Second answer'), { describe: 'the last answer delivered' });
+    expect(mine().every((item) => item.verified)).toBe(true);
+    expect(mine()[0]).toMatchObject({ type: 'desk.TicketOpened' });
+    expect(
+      mine()
+        .map((item) => item.data.content)
+        .filter(Boolean),
+    ).toEqual(['Public answer', 'Second answer']);
+    expect(mine().map((item) => item.id)).toEqual(await expectedAfter(webhook.cursor, new Set([ticket._id])));
+    // The delivery log names each attempt with its answer.
+    const log = await eventually(async () => {
+      const answer = await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin });
+      return answer.body.deliveries.length >= 3 && answer.body.deliveries;
+    });
+    expect(log[0]).toMatchObject({ status: 'delivered', statusCode: 204, durationMs: expect.any(Number), nextTryAt: null, attempt: 1 });
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+  });
+
+  it('when the receiver is down for a while and then back, then every event arrives once, in order per ticket, and a rewind sends them again', async () => {
+    const { webhook } = await register({});
+    const start = webhook.cursor;
+    const tickets = await Promise.all([1, 2, 3].map(async () => (await openTicket(server, await addMember(server, admin, 'customer'), category))._id));
+    await receiver.down();
+    const downAt = Date.now();
+    for (let round = 1; round <= 5; round++) for (const ticket of tickets) await post(ticket, `round ${round}`);
+    // Retries happen while it is down: the log shows them with a next try.
+    await eventually(async () => {
+      const log = (await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin })).body.deliveries;
+      return log.some((entry: { status: string; nextTryAt: string | null }) => entry.status === 'retrying' && entry.nextTryAt !== null);
+    });
+    // Down for five seconds in all (the product's backoff is shortened to 100 ms, doubling).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5000 - (Date.now() - downAt))));
+    await receiver.up();
+    const downMs = Date.now() - downAt;
+    const subjects = new Set(tickets);
+    const expected = await expectedAfter(start, subjects);
+    const mine = () => receiver.received.filter((item) => item.webhookId === webhook._id && subjects.has(item.subject));
+    await eventually(() => mine().length >= expected.length, { timeoutMs: 30_000, describe: 'every event delivered' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const got = mine().map((item) => item.id);
+    const lost = expected.filter((id) => !got.includes(id)).length;
+    const duplicated = got.length - new Set(got).size;
+    let reordered = 0;
+    for (const ticket of tickets) {
+      const order = mine()
+        .filter((item) => item.subject === ticket)
+        .map((item) => Number(item.id));
+      reordered += order.filter((position, index) => index > 0 && position < order[index - 1]!).length;
+    }
+    process.stdout.write(
+      `receiver down ${downMs} ms: ${expected.length} events, ${got.length} received, ${lost} lost, ${duplicated} duplicated, ${reordered} reordered\n`,
+    );
+    expect({ lost, duplicated, reordered }).toEqual({ lost: 0, duplicated: 0, reordered: 0 });
+    expect(got).toEqual(expected);
+    expect(mine().every((item) => item.verified)).toBe(true);
+
+    // Rewind to the first message of the second round: the rest is sent again, in order.
+    const from = Number(expected[3 + 3]);
+    const rewound = await server.request('POST', `/api/webhooks/${webhook._id}/rewind`, { token: admin, body: { after: from } });
+    expect(rewound).toMatchObject({ status: 200, body: { webhook: { cursor: from } } });
+    const again = expected.filter((id) => Number(id) > from);
+    await eventually(() => mine().length >= expected.length + again.length, { timeoutMs: 30_000, describe: 'the rewound events delivered again' });
+    expect(
+      mine()
+        .slice(expected.length)
+        .map((item) => item.id),
+    ).toEqual(again);
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+  }, 90_000);
+
+  it('when created from a position or a date, then it catches up on the events after it first', async () => {
+    const customer = await addMember(server, admin, 'customer');
+    const ticket = await openTicket(server, customer, category);
+    await post(ticket._id, 'before the webhook existed');
+    const opened = (await server.deps.events.readStream(`ticket-${ticket._id}`))[0]!.position;
+    const { webhook } = await register({ after: opened - 1, types: ['MessagePosted'] });
+    const mine = () => receiver.received.filter((item) => item.webhookId === webhook._id && item.subject === ticket._id);
+    await eventually(() => mine().some((item) => item.data.content === 'before the webhook existed'));
+    expect(mine().map((item) => item.type)).toEqual(['desk.MessagePosted']);
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+
+    // From a date: the events recorded from that moment, the earlier ones not.
+    const last = (await server.deps.events.readStream(`ticket-${ticket._id}`)).at(-1)!.metadata.occurredAt;
+    const fromDate = new Date(Date.parse(last) + 1).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const dated = (await register({ fromDate, types: ['MessagePosted'] })).webhook;
+    await post(ticket._id, 'after the date');
+    const seen = () => receiver.received.filter((item) => item.webhookId === dated._id).map((item) => item.data.content);
+    await eventually(() => seen().includes('after the date'));
+    expect(seen()).not.toContain('before the webhook existed');
+    await server.request('DELETE', `/api/webhooks/${dated._id}`, { token: admin });
+  });
+
+  it('when a delivery failed, then an admin redelivers it by hand', async () => {
+    receiver.answerWith((_req, res) => res.writeHead(500).end());
+    const { webhook } = await register({ types: ['TicketOpened'] });
+    const ticket = await openTicket(server, await addMember(server, admin, 'customer'), category);
+    const failed = await eventually(async () => {
+      const log = (await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin })).body.deliveries;
+      return log.find((entry: { statusCode: number }) => entry.statusCode === 500);
+    });
+    expect(failed).toMatchObject({ status: 'retrying', subject: ticket._id, nextTryAt: expect.any(String) });
+    receiver.answerWith((_req, res) => res.writeHead(200).end());
+    const count = () => receiver.received.filter((item) => item.webhookId === webhook._id && item.subject === ticket._id).length;
+    // The retry gets through once the receiver answers again.
+    await eventually(() => count() >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = count();
+    expect((await server.request('POST', `/api/webhooks/${webhook._id}/deliveries/${failed.position}/redeliver`, { token: admin })).status).toBe(202);
+    await eventually(() => count() === before + 1);
+    expect(await server.request('POST', `/api/webhooks/${webhook._id}/deliveries/999999999/redeliver`, { token: admin })).toMatchObject({
+      status: 400,
+      body: { error: 'Only an event the webhook has already tried can be redelivered' },
+    });
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+  });
+
+  it('when a URL is or resolves to an internal address not on the allow-list (127.0.0.1 included), or redirects there, then it is refused', async () => {
+    for (const url of [
+      'http://127.0.0.2/hook',
+      'http://10.1.2.3/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://localhost:9/hook',
+      'http://[::1]/hook',
+      'http://192.168.1.1/',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
+      const answer = await server.request('POST', '/api/webhooks', { token: admin, body: { url } });
+      expect({ url, status: answer.status, error: answer.body.error }).toEqual({
+        url,
+        status: 400,
+        error: expect.stringContaining('loopback, private or link-local'),
+      });
+    }
+    expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: 'ftp://example.com/' } })).toMatchObject({ status: 400 });
+    expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: 'http://user:pw@127.0.0.1/' } })).toMatchObject({ status: 400 });
+    expect(await server.request('POST', '/api/webhooks', { token: admin, body: { url: receiver.url, types: ['Nope'] } })).toMatchObject({ status: 400 });
+
+    // Without the allow-list, the receiver on 127.0.0.1 itself is refused too.
+    const strict = await startTestServer({ env: { WEBHOOK_ALLOW_HTTP: 'true' } });
+    try {
+      const refused = await strict.request('POST', '/api/webhooks', { token: await strict.login(), body: { url: receiver.url } });
+      expect(refused).toMatchObject({ status: 400, body: { error: expect.stringContaining('host 127.0.0.1 is a loopback, private or link-local address') } });
+      expect(await strict.request('POST', '/api/webhooks', { token: await strict.login(), body: { url: 'https://localhost/hook' } })).toMatchObject({
+        status: 400,
+      });
+    } finally {
+      await strict.stop();
+    }
+
+    // An allowed receiver that redirects to the metadata address: the redirect is not followed.
+    receiver.answerWith((_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end());
+    const { webhook } = await register({ types: ['TicketOpened'] });
+    await openTicket(server, await addMember(server, admin, 'customer'), category);
+    const entry = await eventually(async () => (await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin })).body.deliveries[0]);
+    expect(entry).toMatchObject({ status: 'retrying', statusCode: 302, error: 'Redirects are not followed' });
+    receiver.answerWith((_req, res) => res.writeHead(204).end());
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+  });
+
+  it('when its deliveries keep failing past the limit, then the webhook is disabled and an admin can enable it again', async () => {
+    const failing = await startTestServer({ env: { ...ENV, WEBHOOK_DISABLE_AFTER_MS: '1000' } });
+    try {
+      const token = await failing.login();
+      receiver.answerWith((_req, res) => res.writeHead(503).end());
+      const created = await failing.request('POST', '/api/webhooks', { token, body: { url: receiver.url } });
+      const customer = await addMember(failing, token, 'customer');
+      await openTicket(failing, customer, await addCategory(failing, token));
+      const disabled = await eventually(
+        async () => (await failing.request('GET', '/api/webhooks', { token })).body.webhooks.find((w: { status: string }) => w.status === 'disabled'),
+        { timeoutMs: 20_000 },
+      );
+      expect(disabled).toMatchObject({ _id: created.body.webhook._id, disabledReason: expect.stringContaining('Every delivery failed since') });
+      receiver.answerWith((_req, res) => res.writeHead(204).end());
+      expect(await failing.request('POST', `/api/webhooks/${created.body.webhook._id}/enable`, { token })).toMatchObject({
+        status: 200,
+        body: { webhook: { status: 'active' } },
+      });
+    } finally {
+      await failing.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,114 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
+import { type Role, isStaff } from '#contract/users';
+import type { TicketEvent } from '../../domain/ticket/ticket';
+import type { EventStore, RecordedEvent } from '../../platform/eventstore/port';
+import { type TicketRecorded, isAboutNote, isStaffOnly } from '../../projections/history';
+import type { AppDeps } from '../deps';
+
+// Every event of a ticket's stream is a feed type, and no other: a new ticket event must be added to the contract's list.
+const FEED_TYPES: Record<TicketEvent['type'], true> = Object.fromEntries(FEED_EVENT_TYPES.map((type) => [type, true])) as Record<FeedEventType, true>;
+const TICKET_STREAM = /^ticket-(.+)$/;
+
+/** Who reads the feed: a customer sees their own tickets only, without staff-only events; staff see notes only with `notes`. */
+export interface FeedViewer {
+  id: string;
+  role: Role;
+  notes: boolean;
+}
+
+export interface FeedRequest {
+  after: number;
+  limit: number;
+  types?: readonly FeedEventType[];
+  /** How long to wait for a first event when nothing is new (long-poll); 0 answers at once. */
+  waitMs: number;
+  signal?: AbortSignal;
+}
+
+/** Per request: what the viewer's rules need to know of each ticket seen (its customer and internal notes). */
+class TicketFacts {
+  private readonly known = new Map<string, Promise<{ customerId: string | null; internal: Set<string> }>>();
+  constructor(private readonly events: EventStore) {}
+
+  of(streamId: string) {
+    let facts = this.known.get(streamId);
+    if (!facts) {
+      facts = this.events.readStream(streamId).then((stream) => {
+        const internal = new Set<string>();
+        for (const event of stream)
+          if (event.type === 'MessagePosted' && (event.data as { isInternal?: boolean }).isInternal) internal.add(event.data.messageId as string);
+        const opened = stream.find((event) => event.type === 'TicketOpened');
+        return { customerId: opened ? (opened.data.customerId as string) : null, internal };
+      });
+      this.known.set(streamId, facts);
+    }
+    return facts;
+  }
+}
+
+/** The CloudEvents 1.0 document of a ticket event: its id is the event's position in the log. */
+export function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
+  const ticketId = TICKET_STREAM.exec(event.streamId)?.[1] ?? event.streamId;
+  return {
+    specversion: '1.0',
+    id: String(event.position),
+    source,
+    type: `${CLOUD_EVENT_TYPE_PREFIX}${event.type}`,
+    subject: ticketId,
+    time: event.metadata.occurredAt,
+    datacontenttype: 'application/json',
+    ticketrevision: event.revision,
+    data: event.data,
+  };
+}
+
+export const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
+
+/** Whether this viewer may see this ticket event. */
+async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: TicketFacts): Promise<boolean> {
+  const { customerId, internal } = await facts.of(event.streamId);
+  const recorded = event as TicketRecorded;
+  if (!isStaff(viewer.role)) return customerId === viewer.id && !isStaffOnly(recorded, internal);
+  return viewer.notes || !isAboutNote(recorded, internal);
+}
+
+const PAGE = 500;
+/** At most this many log events are read per call; `next` then says where the next call goes on. */
+const MAX_SCANNED = 5_000;
+
+/**
+ * The ticket events after a position that this viewer may see, as CloudEvents, in log order, and
+ * the position to go on from. When nothing is new, waits up to `waitMs` for the log to grow (a
+ * long-poll), checking its head, so an event appended by any process on the same log is seen.
+ */
+export async function readFeed(
+  deps: Pick<AppDeps, 'events' | 'config'>,
+  viewer: FeedViewer,
+  request: FeedRequest,
+): Promise<{ events: CloudEvent[]; next: number }> {
+  const deadline = Date.now() + request.waitMs;
+  const facts = new TicketFacts(deps.events);
+  const source = cloudEventSource(deps);
+  const wanted = request.types && request.types.length > 0 ? new Set<string>(request.types) : null;
+  let next = request.after;
+  for (;;) {
+    const found: CloudEvent[] = [];
+    let scanned = 0;
+    while (found.length < request.limit && scanned < MAX_SCANNED) {
+      const page = await deps.events.readAll({ after: next, maxCount: PAGE });
+      if (page.length === 0) break;
+      for (const event of page) {
+        scanned += 1;
+        if (TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts)))
+          found.push(toCloudEvent(event, source));
+        next = event.position;
+        if (found.length >= request.limit) break;
+      }
+    }
+    if (found.length > 0 || scanned >= MAX_SCANNED || Date.now() >= deadline || request.signal?.aborted) return { events: found, next };
+    // Nothing new for this viewer: wait for the log's head to move past what was read.
+    while (Date.now() < deadline && !request.signal?.aborted && (await deps.events.headPosition()) <= next)
+      await sleep(Math.min(200, Math.max(1, deadline - Date.now())));
+  }
+}

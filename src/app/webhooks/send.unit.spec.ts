@@ -1,0 +1,48 @@
+import { createHmac } from 'node:crypto';
+import { ValidationError } from '#contract/errors';
+import { checkWebhookTarget, checkWebhookUrl, isForbiddenAddress, signature } from './send';
+
+const STRICT = { allowHttp: false, allowedHosts: [] };
+
+describe('Webhook targets', () => {
+  it('when an address is loopback, private, link-local, unspecified or multicast (also IPv4-mapped), then it is forbidden; a public one is not', () => {
+    for (const address of [
+      '127.0.0.1',
+      '127.9.9.9',
+      '10.0.0.1',
+      '172.16.5.5',
+      '192.168.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+    ])
+      expect({ address, forbidden: isForbiddenAddress(address) }).toEqual({ address, forbidden: true });
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111'])
+      expect({ address, forbidden: isForbiddenAddress(address) }).toEqual({ address, forbidden: false });
+  });
+
+  it('when no allow-list names them, then 127.0.0.1 and a name resolving to the loopback are refused; an allow-listed host passes', async () => {
+    await expect(checkWebhookTarget(new URL('https://127.0.0.1/hook'), STRICT)).rejects.toThrow(ValidationError);
+    await expect(checkWebhookTarget(new URL('https://localhost/hook'), STRICT)).rejects.toThrow('loopback, private or link-local');
+    await expect(checkWebhookTarget(new URL('https://127.0.0.1/hook'), { ...STRICT, allowedHosts: ['127.0.0.1'] })).resolves.toBeUndefined();
+  });
+
+  it('when the URL is plain http and that is not allowed, or holds credentials or another scheme, then it is refused', () => {
+    expect(() => checkWebhookUrl('http://example.com/hook', STRICT)).toThrow('url must start with https://');
+    expect(checkWebhookUrl('http://example.com/hook', { ...STRICT, allowHttp: true }).protocol).toBe('http:');
+    expect(() => checkWebhookUrl('https://a:b@example.com/', STRICT)).toThrow('url must not hold a user name or password');
+    expect(() => checkWebhookUrl('gopher://example.com/', STRICT)).toThrow('url must start with https://');
+    expect(() => checkWebhookUrl('not a url', STRICT)).toThrow('url must be an absolute URL');
+  });
+
+  it('when a body is signed, then the header is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">', () => {
+    const body = '{"id":"42"}';
+    expect(signature('whsec_x', 1_700_000_000, body)).toBe(`t=1700000000,v1=${createHmac('sha256', 'whsec_x').update(`1700000000.${body}`).digest('hex')}`);
+  });
+});

@@ -1,0 +1,98 @@
+import { createHmac } from 'node:crypto';
+import type { CreateWebhookInput } from '#contract/events';
+import { ValidationError } from '#contract/errors';
+import { webhookDecider } from '../../domain/webhook/decide';
+import { webhookStream } from '../../domain/webhook/webhook';
+import type { CommandContext } from '../../platform/commands';
+import { pagesOfAll } from '../../platform/eventstore/paging';
+import { WEBHOOKS, type WebhookView } from '../../projections/webhooks';
+import { NotFoundError } from '#contract/errors';
+import { runCommand } from '../commands';
+import type { AppDeps } from '../deps';
+import { type WebhookNetworkRules, checkWebhookTarget, checkWebhookUrl } from './send';
+
+export const networkRules = (deps: Pick<AppDeps, 'config'>): WebhookNetworkRules => ({
+  allowHttp: deps.config.WEBHOOK_ALLOW_HTTP,
+  allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS,
+});
+
+/**
+ * A webhook's signing secret, derived from the server's secret and the webhook's id: the server can
+ * sign without storing it, and it is in no event. Shown to the admin once, at creation.
+ */
+export const signingSecret = (deps: Pick<AppDeps, 'jwtSecret'>, webhookId: string) =>
+  `whsec_${createHmac('sha256', deps.jwtSecret).update(`webhook-signing:${webhookId}`).digest('base64url')}`;
+
+/** The position before the first event recorded at or after `date`: where a webhook "from date" starts. */
+async function positionBefore(deps: Pick<AppDeps, 'events'>, date: string): Promise<number> {
+  const moment = Date.parse(date);
+  let before = 0;
+  for await (const page of pagesOfAll(deps.events, { pageSize: 1000 })) {
+    for (const event of page) {
+      if (Date.parse(event.metadata.occurredAt) >= moment) return before;
+      before = event.position;
+    }
+  }
+  return before;
+}
+
+async function startPoint(deps: Pick<AppDeps, 'events'>, input: { after?: number | undefined; fromDate?: string | undefined }): Promise<number> {
+  if (input.after !== undefined) {
+    const head = await deps.events.headPosition();
+    if (input.after > head)
+      throw new ValidationError(`after must be at most the log's last position, ${head}`, [{ path: 'after', message: 'Past the end of the log' }]);
+    return input.after;
+  }
+  if (input.fromDate !== undefined) return positionBefore(deps, input.fromDate);
+  return deps.events.headPosition();
+}
+
+export async function registerWebhook(deps: AppDeps, input: CreateWebhookInput, context: CommandContext): Promise<{ webhook: WebhookView; secret: string }> {
+  const url = checkWebhookUrl(input.url, networkRules(deps));
+  await checkWebhookTarget(url, networkRules(deps));
+  const webhookId = deps.newId();
+  const startAfter = await startPoint(deps, input);
+  await runCommand(
+    deps,
+    webhookStream(webhookId),
+    webhookDecider,
+    { type: 'RegisterWebhook', webhookId, url: url.toString(), types: input.types, includeNotes: input.includeNotes, startAfter },
+    context,
+  );
+  return { webhook: await findWebhook(deps, webhookId), secret: signingSecret(deps, webhookId) };
+}
+
+export async function findWebhook(deps: Pick<AppDeps, 'readStore'>, webhookId: string): Promise<WebhookView> {
+  const webhook = await deps.readStore.collection<WebhookView>(WEBHOOKS).findOne({ _id: webhookId });
+  if (!webhook) throw new NotFoundError('Webhook');
+  return webhook;
+}
+
+/** Sends again every event after the position, in order, before going on live. */
+export async function rewindWebhook(
+  deps: AppDeps,
+  webhookId: string,
+  input: { after?: number | undefined; fromDate?: string | undefined },
+  context: CommandContext,
+) {
+  await findWebhook(deps, webhookId);
+  const after = await startPoint(deps, input);
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RewindWebhook', after }, context);
+  return findWebhook(deps, webhookId);
+}
+
+export async function redeliver(deps: AppDeps, webhookId: string, position: number, context: CommandContext): Promise<void> {
+  await findWebhook(deps, webhookId);
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RequestRedelivery', position }, context);
+}
+
+export async function enableWebhook(deps: AppDeps, webhookId: string, context: CommandContext) {
+  await findWebhook(deps, webhookId);
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'EnableWebhook' }, context);
+  return findWebhook(deps, webhookId);
+}
+
+export async function deleteWebhook(deps: AppDeps, webhookId: string, context: CommandContext): Promise<void> {
+  await findWebhook(deps, webhookId);
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'DeleteWebhook' }, context);
+}

@@ -1,0 +1,64 @@
+import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
+import type { Decider } from '../shared/decider';
+import { type DeliveryAttempt, type WebhookEvent, type WebhookSettings, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
+
+export type WebhookCommand =
+  | ({ type: 'RegisterWebhook'; webhookId: string; startAfter: number } & WebhookSettings)
+  | { type: 'RewindWebhook'; after: number }
+  | { type: 'RecordDelivery'; attempt: DeliveryAttempt; ok: boolean; nextTryAt: string | null }
+  | { type: 'RequestRedelivery'; position: number }
+  | { type: 'DisableWebhook'; reason: string }
+  | { type: 'EnableWebhook' }
+  | { type: 'DeleteWebhook' };
+
+const existing = (state: WebhookState) => {
+  if (state.status !== 'active' && state.status !== 'disabled') throw new NotFoundError('Webhook');
+  return state;
+};
+
+export function decideWebhook(command: WebhookCommand, state: WebhookState): WebhookEvent[] {
+  switch (command.type) {
+    case 'RegisterWebhook': {
+      if (state.status !== 'none') throw new ConflictError('This webhook already exists', 'WEBHOOK_EXISTS');
+      const { type: _type, ...data } = command;
+      return [{ type: 'WebhookRegistered', data }];
+    }
+    case 'RewindWebhook': {
+      const webhook = existing(state);
+      return [{ type: 'WebhookRewound', data: { webhookId: webhook.webhookId, after: command.after, previous: webhook.cursor } }];
+    }
+    case 'RecordDelivery': {
+      const webhook = existing(state);
+      const { attempt } = command;
+      // A rewind or a redelivery settled since the attempt started: nothing of it to record as the webhook's progress.
+      if (!attempt.manual && (webhook.status !== 'active' || attempt.position <= webhook.cursor)) return [];
+      return command.ok
+        ? [{ type: 'WebhookDelivered', data: attempt }]
+        : [{ type: 'WebhookDeliveryFailed', data: { ...attempt, nextTryAt: command.nextTryAt } }];
+    }
+    case 'RequestRedelivery': {
+      const webhook = existing(state);
+      if (command.position > webhook.cursor && webhook.retrying?.position !== command.position)
+        throw new ValidationError('Only an event the webhook has already tried can be redelivered', [{ path: 'position', message: 'Not tried yet' }]);
+      return [{ type: 'WebhookRedeliveryRequested', data: { webhookId: webhook.webhookId, position: command.position } }];
+    }
+    case 'DisableWebhook': {
+      const webhook = existing(state);
+      return webhook.status === 'disabled' ? [] : [{ type: 'WebhookDisabled', data: { webhookId: webhook.webhookId, reason: command.reason } }];
+    }
+    case 'EnableWebhook': {
+      const webhook = existing(state);
+      return webhook.status === 'active' ? [] : [{ type: 'WebhookEnabled', data: { webhookId: webhook.webhookId } }];
+    }
+    case 'DeleteWebhook': {
+      const webhook = existing(state);
+      return [{ type: 'WebhookDeleted', data: { webhookId: webhook.webhookId } }];
+    }
+  }
+}
+
+export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState> = {
+  decide: decideWebhook,
+  evolve: evolveWebhook,
+  initialState: initialWebhookState,
+};

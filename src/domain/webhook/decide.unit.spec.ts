@@ -1,0 +1,59 @@
+import { NotFoundError, ValidationError } from '#contract/errors';
+import { decideWebhook } from './decide';
+import { type DeliveryAttempt, type WebhookEvent, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
+
+const REGISTERED: WebhookEvent = {
+  type: 'WebhookRegistered',
+  data: { webhookId: 'w1', url: 'https://example.com/', types: [], includeNotes: false, startAfter: 10 },
+};
+const after = (events: WebhookEvent[]): WebhookState => events.reduce(evolveWebhook, initialWebhookState);
+const attempt = (position: number, at: string, overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({
+  webhookId: 'w1',
+  position,
+  eventType: 'MessagePosted',
+  subject: 't1',
+  statusCode: 500,
+  error: null,
+  durationMs: 3,
+  attempt: 1,
+  at,
+  manual: false,
+  ...overrides,
+});
+
+describe('Webhook', () => {
+  it('when a delivery fails, then the cursor stays and the retry keeps when the failing began; a success moves the cursor and clears it', () => {
+    const first = decideWebhook(
+      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:00Z'), ok: false, nextTryAt: '2026-01-01T00:00:10Z' },
+      after([REGISTERED]),
+    );
+    const second = decideWebhook(
+      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:10Z', { attempt: 2 }), ok: false, nextTryAt: '2026-01-01T00:00:30Z' },
+      after([REGISTERED, ...first]),
+    );
+    const failing = after([REGISTERED, ...first, ...second]);
+    expect(failing).toMatchObject({ cursor: 10, retrying: { position: 11, attempts: 2, since: '2026-01-01T00:00:00Z' }, failingSince: '2026-01-01T00:00:00Z' });
+    const ok = decideWebhook(
+      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:30Z', { statusCode: 200, attempt: 3 }), ok: true, nextTryAt: null },
+      failing,
+    );
+    expect(after([REGISTERED, ...first, ...second, ...ok])).toMatchObject({ cursor: 11, retrying: null, failingSince: null });
+  });
+
+  it('when the retry window is spent, then the event is given up and the cursor passes it', () => {
+    const gaveUp = decideWebhook({ type: 'RecordDelivery', attempt: attempt(11, '2026-01-02T00:00:00Z'), ok: false, nextTryAt: null }, after([REGISTERED]));
+    expect(after([REGISTERED, ...gaveUp])).toMatchObject({ cursor: 11, retrying: null });
+  });
+
+  it('when rewound, then the cursor goes back; an attempt at or before the cursor of a stale round records nothing', () => {
+    const rewound = decideWebhook({ type: 'RewindWebhook', after: 3 }, after([REGISTERED]));
+    expect(rewound).toEqual([{ type: 'WebhookRewound', data: { webhookId: 'w1', after: 3, previous: 10 } }]);
+    expect(decideWebhook({ type: 'RecordDelivery', attempt: attempt(9, '2026-01-01T00:00:00Z'), ok: true, nextTryAt: null }, after([REGISTERED]))).toEqual([]);
+  });
+
+  it('when a redelivery asks for an event not tried yet, or the webhook is gone, then it is refused', () => {
+    expect(() => decideWebhook({ type: 'RequestRedelivery', position: 50 }, after([REGISTERED]))).toThrow(ValidationError);
+    expect(decideWebhook({ type: 'RequestRedelivery', position: 5 }, after([REGISTERED]))).toHaveLength(1);
+    expect(() => decideWebhook({ type: 'RewindWebhook', after: 1 }, initialWebhookState)).toThrow(NotFoundError);
+  });
+});

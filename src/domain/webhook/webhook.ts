@@ -1,0 +1,88 @@
+import type { FeedEventType } from '#contract/events';
+import type { DomainEvent } from '../shared/decider';
+
+/** One stream per webhook: its settings, every delivery attempt, rewinds, and its disabling. */
+export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
+
+export interface WebhookSettings {
+  url: string;
+  /** The event types it wants; empty for all. */
+  types: FeedEventType[];
+  includeNotes: boolean;
+}
+
+export interface DeliveryAttempt {
+  webhookId: string;
+  /** The log position of the event delivered (its CloudEvents id). */
+  position: number;
+  eventType: string;
+  subject: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  attempt: number;
+  /** When the attempt was made. */
+  at: string;
+  /** Sent by an admin's redelivery, outside the webhook's order. */
+  manual: boolean;
+}
+
+export type WebhookEvent =
+  | DomainEvent<'WebhookRegistered', { webhookId: string; startAfter: number } & WebhookSettings>
+  | DomainEvent<'WebhookRewound', { webhookId: string; after: number; previous: number }>
+  | DomainEvent<'WebhookDelivered', DeliveryAttempt>
+  /** `nextTryAt` null: the retry window is spent and the event given up (the webhook goes on past it). */
+  | DomainEvent<'WebhookDeliveryFailed', DeliveryAttempt & { nextTryAt: string | null }>
+  | DomainEvent<'WebhookRedeliveryRequested', { webhookId: string; position: number }>
+  | DomainEvent<'WebhookDisabled', { webhookId: string; reason: string }>
+  | DomainEvent<'WebhookEnabled', { webhookId: string }>
+  | DomainEvent<'WebhookDeleted', { webhookId: string }>;
+
+export type LiveWebhook = {
+  status: 'active' | 'disabled';
+  webhookId: string;
+  /** Every event up to this position is delivered or given up. */
+  cursor: number;
+  /** The event being retried: its attempts so far and when the next one is due. */
+  retrying: { position: number; attempts: number; nextTryAt: string; since: string } | null;
+  /** When deliveries began failing without a success since; null while they succeed. */
+  failingSince: string | null;
+  redeliveries: number[];
+} & WebhookSettings;
+
+export type WebhookState = { status: 'none' } | { status: 'deleted' } | LiveWebhook;
+
+export const initialWebhookState: WebhookState = { status: 'none' };
+
+export function evolveWebhook(state: WebhookState, event: WebhookEvent): WebhookState {
+  if (event.type === 'WebhookRegistered') {
+    const { startAfter, webhookId, url, types, includeNotes } = event.data;
+    return { status: 'active', webhookId, url, types, includeNotes, cursor: startAfter, retrying: null, failingSince: null, redeliveries: [] };
+  }
+  if (state.status !== 'active' && state.status !== 'disabled') return state;
+  switch (event.type) {
+    case 'WebhookRewound':
+      return { ...state, cursor: event.data.after, retrying: null };
+    case 'WebhookDelivered': {
+      const { position, manual } = event.data;
+      if (manual) return { ...state, redeliveries: state.redeliveries.filter((p) => p !== position), failingSince: null };
+      return { ...state, cursor: Math.max(state.cursor, position), retrying: null, failingSince: null };
+    }
+    case 'WebhookDeliveryFailed': {
+      const { position, manual, attempt, nextTryAt } = event.data;
+      const failingSince = state.failingSince ?? event.data.at;
+      if (manual) return { ...state, redeliveries: state.redeliveries.filter((p) => p !== position), failingSince };
+      if (nextTryAt === null) return { ...state, cursor: Math.max(state.cursor, position), retrying: null, failingSince };
+      const since = state.retrying?.position === position ? state.retrying.since : event.data.at;
+      return { ...state, retrying: { position, attempts: attempt, nextTryAt, since }, failingSince };
+    }
+    case 'WebhookRedeliveryRequested':
+      return { ...state, redeliveries: [...state.redeliveries.filter((p) => p !== event.data.position), event.data.position] };
+    case 'WebhookDisabled':
+      return { ...state, status: 'disabled' };
+    case 'WebhookEnabled':
+      return { ...state, status: 'active', failingSince: null, retrying: null };
+    case 'WebhookDeleted':
+      return { status: 'deleted' };
+  }
+}
