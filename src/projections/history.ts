@@ -117,6 +117,16 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
         : `Changed the rating from ${event.data.previousScore} to ${event.data.score} of 5 via ${CHANNEL_WORDS[event.data.channel]}`;
     case 'SatisfactionCommented':
       return `${event.data.previousComment === null ? 'Commented on the rating' : 'Changed the rating comment to'} ${quote(event.data.comment)} via ${CHANNEL_WORDS[event.data.channel]}`;
+    case 'TicketMergedInto':
+      return `Merged this ticket into #${event.data.targetNumber} (it was ${STATUS_WORDS[event.data.previousStatus]})`;
+    case 'TicketMergedFrom': {
+      const count = event.data.messages.length;
+      return `Merged #${event.data.sourceNumber} into this ticket with its ${count} ${count === 1 ? 'message' : 'messages'}${event.data.reopenedFrom ? ', reopening it' : ''}`;
+    }
+    case 'TicketMergeFromUndone':
+      return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
+    case 'TicketMergeIntoUndone':
+      return `Undid the merge into #${event.data.targetNumber}: status back to ${STATUS_WORDS[event.data.restoredStatus]}`;
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }

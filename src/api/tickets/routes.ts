@@ -111,7 +111,7 @@ async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser
   return Promise.all(
     tickets.map((ticket) => {
       const mark = upTo.get(ticket._id) ?? 0;
-      if (ticket.messageCount <= mark) return 0;
+      if (ticket.lastSeq <= mark) return 0;
       return deps.readStore
         .collection<MessageView>(TICKET_MESSAGES)
         .count({ ticket: ticket._id, seq: { $gt: mark }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
