@@ -114,6 +114,9 @@ export const updateTicketSchema = z
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
+/** The ticket a merge continues in: its record id or display number (`1043` or `#1043`). */
+export const mergeTicketSchema = z.object({ target: z.string({ message: 'target is required' }).trim().min(1, 'target is required') }).strict();
+
 export const outcomeSchema = z
   .object({
     outcomeMessage: multiLine(z.string({ message: 'Outcome is required' }).trim(), 'Outcome')

@@ -58,6 +58,7 @@ function mentioned(events: TicketRecorded[]) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
     if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
+    if (event.type === 'TicketMergedFrom') for (const message of event.data.messages) users.add(message.senderId);
   }
   return { users: [...users], categories: [...categories] };
 }

@@ -437,6 +437,7 @@ function mentioned(events: RecordedEvent[]) {
     } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
     else if (type === 'MessagePosted') people.add(String(data.senderId));
     else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
+    else if (type === 'TicketMergedFrom') for (const message of data.messages as Array<{ senderId: string }>) people.add(message.senderId);
   }
   return { people, categories };
 }

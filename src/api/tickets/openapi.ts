@@ -86,6 +86,27 @@ export function describeTickets(docs: ApiRegistry): void {
     errors: [409],
   });
   docs.route({
+    method: 'post',
+    path: '/tickets/:id/merge',
+    summary: 'Merge this ticket into another',
+    description:
+      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted.',
+    access: [...staff],
+    body: schema.mergeTicketSchema,
+    responses: { 200: { description: 'The target after the merge', schema: ticketAnswer } },
+    errors: [403, 409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/unmerge',
+    summary: 'Undo the merge of this ticket',
+    description:
+      'Within MERGE_UNDO_WINDOW_DAYS (7) of the merge: the merged messages leave the target (those written there since stay), and both tickets get back the status they had.',
+    access: [...staff],
+    responses: { 200: { description: 'This ticket, standing alone again', schema: ticketAnswer } },
+    errors: [403, 409],
+  });
+  docs.route({
     method: 'put',
     path: '/tickets/:id/outcome',
     summary: 'Record the outcome',

@@ -9,6 +9,7 @@ import {
   editMessageSchema,
   listMessagesQuery,
   listTicketsQuery,
+  mergeTicketSchema,
   momentQuery,
   outcomeSchema,
   postMessageSchema,
@@ -54,6 +55,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
+import { mergeTickets, unmergeTicket } from '../../app/tickets/merge';
 import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
@@ -246,6 +248,18 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const { agentId } = parse(assignTicketSchema, req.body);
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await assignTicket(deps, ticket._id, agentId, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/merge', requireRole('agent', 'admin'), async (req, res) => {
+    const { target } = parse(mergeTicketSchema, req.body);
+    const user = currentUser(req);
+    const [source, into] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, user)]);
+    await answerTicket(req, res, into._id, await mergeTickets(deps, source._id, into._id, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/unmerge', requireRole('agent', 'admin'), async (req, res) => {
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await unmergeTicket(deps, ticket._id, commandContext(deps, req)));
   });
 
   router.put('/tickets/:id/outcome', requireRole('agent', 'admin'), async (req, res) => {

@@ -62,7 +62,7 @@ export type TicketCommand =
   /** To the target: the source (as it stands after its `TicketMergedInto`) joins it; `reopen` when its customer's open-ticket claim is held for it. */
   | { type: 'MergeFrom'; ticketId: string; actor: TicketActor; source: TicketState; reopen: boolean; now: Date }
   /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
-  | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string; keepOpen: boolean }
+  | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
   | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date };
 
 /**
@@ -317,14 +317,13 @@ function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state
 
 /**
  * Undoing a merge, the target first: the copied messages leave it (those written in it since stay);
- * a status the merge reopened goes back, unless `keepOpen` (the handler found the customer's other
- * ticket would then be refused its reopening... see docs/tickets.md). Nothing when already undone.
+ * a status the merge reopened goes back while it is still open. Nothing when already undone.
  */
 function undoMergeFrom(command: Extract<TicketCommand, { type: 'UndoMergeFrom' }>, state: TicketState): TicketEvent[] {
   const target = staffOnly(state, command.actor);
   const link = target.mergedFrom.find(({ ticketId }) => ticketId === command.sourceId);
   if (!link) return [];
-  const restoredStatus = link.reopenedFrom && !command.keepOpen && isOpenStatus(target.status) ? link.reopenedFrom : null;
+  const restoredStatus = link.reopenedFrom && isOpenStatus(target.status) ? link.reopenedFrom : null;
   return [
     {
       type: 'TicketMergeFromUndone',

@@ -202,7 +202,7 @@ describe('Ticket merge', () => {
   describe('when the merge is undone', () => {
     const source = [...SOURCE_OPEN, MERGED_INTO];
     const mergedTarget = () => [...TARGET_CLOSED, ...mergedFromOf(TARGET_CLOSED, source)];
-    const undoFrom = (keepOpen = false): TicketCommand => ({ type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE, keepOpen });
+    const undoFrom = (): TicketCommand => ({ type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE });
     const undoInto = (now: Date): TicketCommand => ({ type: 'UndoMergeInto', ticketId: SOURCE, actor: AGENT, windowMs: WEEK_MS, now });
 
     it('takes the merged messages out of the target, keeps those written since, and closes it again', () => {
@@ -217,8 +217,12 @@ describe('Ticket merge', () => {
       expect(after).toMatchObject({ status: 'closed', mergedFrom: [] });
     });
 
-    it('leaves the target open when asked to (its customer has no other open ticket to give back)', () =>
-      expect(given(mergedTarget()).when(undoFrom(true)).result()[0]!.data).toMatchObject({ restoredStatus: null }));
+    it('leaves a status staff changed since the merge as it is', () =>
+      expect(
+        given([...mergedTarget(), status(TARGET, 'open', 'resolved')])
+          .when(undoFrom())
+          .result()[0]!.data,
+      ).toMatchObject({ restoredStatus: null }));
 
     it('gives the source back its status within the window', () =>
       given(source)

@@ -1,0 +1,84 @@
+import { ConflictError } from '#contract/errors';
+import { isOpenStatus } from '#contract/tickets';
+import { staffOnly, ticketDecider } from '../../domain/ticket/decide';
+import type { CommandContext, Fence } from '../../platform/commands';
+import type { AppDeps } from '../deps';
+import { actorOf, claimOpenTicket, loadTicket, openTicketClaim, releaseOpenTicket, runTicketCommand, ticketOwners, ticketViewsReach } from './service';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Merges `sourceId` into `targetId` (docs/tickets.md, merging). Two streams cannot take one atomic
+ * append, so the order is fixed: the source first (closed, redirecting), at the revision its rules
+ * were checked against; its open-ticket claim let go; the claim taken for the target when the merge
+ * reopens it; then the target, which copies the source's conversation. A crash between the appends
+ * leaves a source that redirects to a target without its messages yet: running the same merge again
+ * decides nothing on the source and completes the target, each step being a no-op when done.
+ * Answers the log position of the last event written.
+ */
+export async function mergeTickets(deps: AppDeps, sourceId: string, targetId: string, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const target = await loadTicket(deps, targetId);
+  const into = await runTicketCommand(deps, sourceId, { type: 'MergeInto', ticketId: sourceId, actor, target: target.state, now: context.now }, context);
+  const source = staffOnly(into.state, actor);
+  await releaseOpenTicket(deps, source.customerId, sourceId, context);
+  const targetState = staffOnly(target.state, actor);
+  const fences: Fence[] = [];
+  if (!isOpenStatus(targetState.status) && !targetState.mergedFrom.some((link) => link.ticketId === sourceId)) {
+    // Refused only when the customer has another open ticket: the target then takes the messages and stays as it is.
+    const claimed = await claimOpenTicket(deps, targetState.customerId, targetId, context).catch((error: unknown) => {
+      if (error instanceof ConflictError) return null;
+      throw error;
+    });
+    if (claimed) fences.push(claimed);
+  }
+  try {
+    const from = await runTicketCommand(
+      deps,
+      targetId,
+      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fences.length > 0, now: context.now },
+      context,
+      fences,
+    );
+    const position = Math.max(into.position, from.position);
+    await ticketViewsReach(deps, position);
+    return position;
+  } catch (error) {
+    if (fences.length > 0 && !ticketOwners.holds((await loadTicket(deps, targetId)).state, openTicketClaim(targetState.customerId)))
+      await releaseOpenTicket(deps, targetState.customerId, targetId, context);
+    throw error;
+  }
+}
+
+/**
+ * Undoes the merge of `sourceId` (docs/tickets.md, merging), in the merge's order reversed: the
+ * target first (the copied messages leave it, a status the merge reopened goes back and its claim
+ * with it), then the source (its own status again, taking its customer's claim back when that status
+ * is open). The window and the rules are checked on the source before anything is written, so a
+ * refusal changes nothing; a crash between the appends is completed by undoing again.
+ */
+export async function unmergeTicket(deps: AppDeps, sourceId: string, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const windowMs = deps.config.MERGE_UNDO_WINDOW_DAYS * DAY_MS;
+  const undoInto = { type: 'UndoMergeInto' as const, ticketId: sourceId, actor, windowMs, now: context.now };
+  const loaded = await loadTicket(deps, sourceId);
+  ticketDecider.decide(undoInto, loaded.state);
+  const source = staffOnly(loaded.state, actor);
+  const merged = source.mergedInto!;
+  const from = await runTicketCommand(deps, merged.ticketId, { type: 'UndoMergeFrom', ticketId: merged.ticketId, actor, sourceId }, context);
+  const undone = from.events[0];
+  if (undone?.type === 'TicketMergeFromUndone' && undone.data.restoredStatus && !isOpenStatus(undone.data.restoredStatus) && from.state.kind === 'live')
+    await releaseOpenTicket(deps, from.state.customerId, merged.ticketId, context);
+  const fences = isOpenStatus(merged.previousStatus)
+    ? [await claimOpenTicket(deps, source.customerId, sourceId, context, 'This customer has another open ticket now; resolve it before undoing the merge')]
+    : [];
+  try {
+    const into = await runTicketCommand(deps, sourceId, undoInto, context, fences);
+    const position = Math.max(from.position, into.position);
+    await ticketViewsReach(deps, position);
+    return position;
+  } catch (error) {
+    if (fences.length > 0) await releaseOpenTicket(deps, source.customerId, sourceId, context);
+    throw error;
+  }
+}
