@@ -89,6 +89,7 @@ export const Ticket = z
       description: 'The ticket this one continues in after a merge; `_id` is null for a customer who may not open it',
     }),
     mergedFrom: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'The tickets merged into this one' }),
+    related: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'Related tickets, both directions (staff; empty for a customer)' }),
   })
   .meta({ id: 'Ticket' });
 

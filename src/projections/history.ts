@@ -128,6 +128,10 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
     case 'TicketMergeIntoUndone':
       return `Undid the merge into #${event.data.targetNumber}: status back to ${STATUS_WORDS[event.data.restoredStatus]}`;
+    case 'TicketLinked':
+      return `Related this ticket to #${event.data.otherNumber}`;
+    case 'TicketUnlinked':
+      return `Removed the relation to #${event.data.otherNumber}`;
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }

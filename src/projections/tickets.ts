@@ -79,6 +79,8 @@ export interface TicketView extends Doc {
   mergedInto: { _id: string; ticketId: number; sameCustomer: boolean } | null;
   /** The tickets merged into this one (docs/tickets.md, merging). */
   mergedFrom: MergeRef[];
+  /** Related tickets (both directions), for staff. */
+  related: MergeRef[];
   _revision: number;
 }
 
@@ -242,6 +244,7 @@ const evolve = dispatcher<Page, void>({
       search: searchText(number, title, description, ref),
       mergedInto: null,
       mergedFrom: [],
+      related: [],
       _revision: event.revision,
     };
     entry.now = view;
@@ -400,6 +403,14 @@ const evolve = dispatcher<Page, void>({
       mergedFrom: before.mergedFrom.filter((link) => link._id !== sourceId),
       ...(restoredStatus ? { status: restoredStatus, statusRank: STATUS_RANK[restoredStatus], updatedAt: at, publicUpdatedAt: at, ...waiting(null) } : {}),
     });
+  },
+  TicketLinked(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { related: [...before.related, { _id: event.data.otherId, ticketId: event.data.otherNumber }] }, false);
+  },
+  TicketUnlinked(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { related: before.related.filter((link) => link._id !== event.data.otherId) }, false);
   },
   TicketMergeIntoUndone(event, page) {
     const before = current(page, event);

@@ -221,4 +221,24 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(await post(agent.token, `/tickets/${source._id}/merge`, {})).toMatchObject({ status: 400, body: { error: 'target is required' } });
     });
   });
+
+  describe('when an agent relates two tickets', () => {
+    it('then both list each other for staff, customers see no relation, and removing it clears both', async () => {
+      const [ann, ben] = await Promise.all([addMember(server, admin, 'customer', 'Ann'), addMember(server, admin, 'customer', 'Ben')]);
+      tick();
+      const [one, two] = await Promise.all([openTicket(server, ann, category), openTicket(server, ben, category)]);
+      const related = await post(agent.token, `/tickets/${one._id}/related`, { target: `${two.ticketId}` });
+      expect(related.body.ticket.related).toEqual([{ _id: two._id, ticketId: two.ticketId }]);
+      expect((await get(agent.token, `/tickets/${two._id}`)).body.ticket.related).toEqual([{ _id: one._id, ticketId: one.ticketId }]);
+      expect((await get(ann.token, `/tickets/${one._id}`)).body.ticket.related).toEqual([]);
+      expect((await post(ann.token, `/tickets/${one._id}/related`, { target: two._id })).status).toBe(403);
+      const removed = await server.request('DELETE', `/api/tickets/${two._id}/related/${one._id}`, { token: agent.token });
+      expect(removed.body.ticket.related).toEqual([]);
+      expect((await get(agent.token, `/tickets/${one._id}`)).body.ticket.related).toEqual([]);
+      const history = await get(agent.token, `/tickets/${one._id}/history`);
+      expect(history.body.events.map((e: { summary: string }) => e.summary)).toEqual(
+        expect.arrayContaining([`Related this ticket to #${two.ticketId}`, `Removed the relation to #${two.ticketId}`]),
+      );
+    });
+  });
 });

@@ -107,6 +107,22 @@ export function describeTickets(docs: ApiRegistry): void {
     errors: [403, 409],
   });
   docs.route({
+    method: 'post',
+    path: '/tickets/:id/related',
+    summary: 'Relate another ticket',
+    description: 'Without merging: both tickets list each other in `related` (staff only). Relating twice changes nothing.',
+    access: [...staff],
+    body: schema.mergeTicketSchema,
+    responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/tickets/:id/related/:other',
+    summary: 'Remove a relation',
+    access: [...staff],
+    responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
+  });
+  docs.route({
     method: 'put',
     path: '/tickets/:id/outcome',
     summary: 'Record the outcome',

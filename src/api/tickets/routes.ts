@@ -55,7 +55,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
-import { mergeTickets, unmergeTicket } from '../../app/tickets/merge';
+import { mergeTickets, relateTickets, unmergeTicket } from '../../app/tickets/merge';
 import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
@@ -260,6 +260,17 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/tickets/:id/unmerge', requireRole('agent', 'admin'), async (req, res) => {
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await unmergeTicket(deps, ticket._id, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/related', requireRole('agent', 'admin'), async (req, res) => {
+    const { target } = parse(mergeTicketSchema, req.body);
+    const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, currentUser(req))]);
+    await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, true, commandContext(deps, req)));
+  });
+
+  router.delete('/tickets/:id/related/:other', requireRole('agent', 'admin'), async (req, res) => {
+    const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, req.params.other as string, currentUser(req))]);
+    await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, false, commandContext(deps, req)));
   });
 
   router.put('/tickets/:id/outcome', requireRole('agent', 'admin'), async (req, res) => {

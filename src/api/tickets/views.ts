@@ -31,6 +31,8 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticke
   if (isStaff(viewer.role)) return { ...ticket, mergedInto: mergedInto && { _id: mergedInto._id, ticketId: mergedInto.ticketId } };
   return {
     ...ticket,
+    // Relations are a staff tool: they may join tickets of different customers.
+    related: [],
     // The customer is told which ticket continues; they follow it only when it is theirs too.
     mergedInto: mergedInto && { _id: mergedInto.sameCustomer ? mergedInto._id : null, ticketId: mergedInto.ticketId },
     updatedAt: publicUpdatedAt,

@@ -82,3 +82,16 @@ export async function unmergeTicket(deps: AppDeps, sourceId: string, context: Co
     throw error;
   }
 }
+
+/**
+ * Relates two tickets, or undoes that (`linked` false): each stream records its side, the one asked
+ * about first. Each side is a no-op once done, so a relation cut short by a crash is completed by
+ * asking again.
+ */
+export async function relateTickets(deps: AppDeps, ticketId: string, otherId: string, linked: boolean, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const [ticket, other] = await Promise.all([loadTicket(deps, ticketId), loadTicket(deps, otherId)]);
+  const here = await runTicketCommand(deps, ticketId, { type: 'LinkTicket', ticketId, actor, other: other.state, linked }, context);
+  const there = await runTicketCommand(deps, otherId, { type: 'LinkTicket', ticketId: otherId, actor, other: ticket.state, linked }, context);
+  return Math.max(here.position, there.position);
+}

@@ -63,7 +63,9 @@ export type TicketCommand =
   | { type: 'MergeFrom'; ticketId: string; actor: TicketActor; source: TicketState; reopen: boolean; now: Date }
   /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
   | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
-  | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date };
+  | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date }
+  /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
+  | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
 /**
  * The ticket as this actor may know it. A customer asking about someone else's ticket learns
@@ -354,6 +356,18 @@ function undoMergeInto(command: Extract<TicketCommand, { type: 'UndoMergeInto' }
   ];
 }
 
+/** Staff relate any two live tickets (of any customers: the link is for staff); nothing when it already is as asked. */
+function link(command: Extract<TicketCommand, { type: 'LinkTicket' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  if (command.other.kind !== 'live') throw new NotFoundError('Related ticket');
+  const other = command.other;
+  if (other.ticketId === ticket.ticketId)
+    throw new ValidationError('A ticket cannot be related to itself', [{ path: 'target', message: 'A ticket cannot be related to itself' }]);
+  if (ticket.related.includes(other.ticketId) === command.linked) return [];
+  const data = { ticketId: ticket.ticketId, otherId: other.ticketId, otherNumber: other.number };
+  return [command.linked ? { type: 'TicketLinked', data } : { type: 'TicketUnlinked', data }];
+}
+
 export function decide(command: TicketCommand, state: TicketState): TicketEvent[] {
   switch (command.type) {
     case 'OpenTicket':
@@ -382,6 +396,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return undoMergeFrom(command, state);
     case 'UndoMergeInto':
       return undoMergeInto(command, state);
+    case 'LinkTicket':
+      return link(command, state);
   }
 }
 

@@ -247,4 +247,36 @@ describe('Ticket merge', () => {
       expect(fold([...source, undone!])).toMatchObject({ status: 'open', mergedInto: null });
     });
   });
+
+  describe('when related to another ticket', () => {
+    const relate = (actor: TicketActor, other: TicketState, linked = true): TicketCommand => ({ type: 'LinkTicket', ticketId: SOURCE, actor, other, linked });
+    const LINKED: TicketEvent = { type: 'TicketLinked', data: { ticketId: SOURCE, otherId: TARGET, otherNumber: 1043 } };
+
+    it('records the other ticket on this side, once, for staff only, of any customer', () => {
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(TARGET_CLOSED)))
+        .then([LINKED]);
+      given([...SOURCE_OPEN, LINKED])
+        .when(relate(AGENT, fold(TARGET_CLOSED)))
+        .then([]);
+      given(SOURCE_OPEN)
+        .when(relate(CUSTOMER, fold(TARGET_CLOSED)))
+        .thenThrows(ForbiddenError);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold([opened(TARGET, 1043, OTHER_CUSTOMER.userId)])))
+        .then([LINKED]);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(SOURCE_OPEN)))
+        .thenThrows(ValidationError);
+    });
+
+    it('removes the relation, and decides nothing when there is none', () => {
+      given([...SOURCE_OPEN, LINKED])
+        .when(relate(AGENT, fold(TARGET_CLOSED), false))
+        .then([{ type: 'TicketUnlinked', data: LINKED.data } as TicketEvent]);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(TARGET_CLOSED), false))
+        .then([]);
+    });
+  });
 });

@@ -63,6 +63,9 @@ export type TicketEvent =
       { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number; restoredStatus: TicketStatus | null }
     >
   /** The merge is undone on the source: it stands alone again with the status it had. */
+  /** "Related tickets" without merging: recorded on both tickets, each naming the other. */
+  | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
+  | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketMergeIntoUndone', { ticketId: string; targetId: string; targetNumber: number; restoredStatus: TicketStatus }>;
 
 export interface TicketMergedIntoData {
@@ -137,6 +140,8 @@ export interface LiveTicket {
   /** Set while this ticket is merged into another (it redirects there). */
   mergedInto: (MergeLink & { previousStatus: TicketStatus; mergedAt: string }) | null;
   /** The tickets merged into this one, with the ids of the messages each brought. */
+  /** Related tickets by id (both directions, each side records its own). */
+  related: string[];
   mergedFrom: Array<MergeLink & { messageIds: string[]; publicCount: number; reopenedFrom: TicketStatus | null }>;
 }
 
@@ -161,6 +166,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       readMarks: {},
       mergedInto: null,
       mergedFrom: [],
+      related: [],
     };
   }
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
@@ -234,6 +240,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       };
     case 'TicketMergeIntoUndone':
       return { ...state, status: event.data.restoredStatus, mergedInto: null };
+    case 'TicketLinked':
+      return { ...state, related: [...state.related, event.data.otherId] };
+    case 'TicketUnlinked':
+      return { ...state, related: state.related.filter((id) => id !== event.data.otherId) };
   }
 }
 

@@ -43,6 +43,7 @@ export const TICKET: Ticket = {
   waitingSince: '2026-11-20T10:00:00.000Z',
   mergedInto: null,
   mergedFrom: [],
+  related: [],
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });
