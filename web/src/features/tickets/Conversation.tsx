@@ -130,6 +130,7 @@ export function MessageItem({
             <Icon name="lock" size={12} /> Internal note
           </Badge>
         )}
+        {message.mergedFrom && <Badge variant="default">Merged from #{message.mergedFrom.ticketId}</Badge>}
         <time dateTime={message.createdAt} title={formatDateTime(message.createdAt)}>
           {formatTime(message.createdAt)}
         </time>

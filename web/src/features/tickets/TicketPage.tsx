@@ -20,6 +20,7 @@ import { useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, us
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
+import { MergeCard, MergedIntoBanner } from './MergePanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
@@ -376,6 +377,7 @@ export function TicketPage() {
         onToggleDetails={() => setDetailsOpen((open) => rememberDetailsOpen(!open))}
       />
       {actions.takeOverDialog}
+      <MergedIntoBanner ticket={ticket} staff={staff} />
       <PresenceLine viewers={others} />
       {!staff && <SatisfactionPrompt ticketId={ticket._id} status={ticket.status} />}
       <div className="ticket-workspace">
@@ -405,6 +407,7 @@ export function TicketPage() {
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
             <TicketInformation ticket={ticket} />
+            {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
             {quickMessages}
             {staff && (

@@ -139,6 +139,20 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, agentId }) => ({ url: `/tickets/${id}/assign`, method: 'POST', body: { agentId } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
+    /** Merges, unmerges and relations change two tickets (and their conversations): every ticket view is fetched again. */
+    mergeTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string }>({
+      query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    unmergeTicket: build.mutation<{ ticket: Ticket }, string>({
+      query: (id) => ({ url: `/tickets/${id}/unmerge`, method: 'POST' }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    relateTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string; related: boolean }>({
+      query: ({ id, target, related }) =>
+        related ? { url: `/tickets/${id}/related`, method: 'POST', body: { target } } : { url: `/tickets/${id}/related/${target}`, method: 'DELETE' },
+      invalidatesTags: ['Ticket'],
+    }),
     recordOutcome: build.mutation<{ ticket: Ticket }, { id: string; outcomeMessage: string }>({
       query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
@@ -258,6 +272,9 @@ export const {
   useUpdateTicketMutation,
   useAssignTicketMutation,
   useRecordOutcomeMutation,
+  useMergeTicketMutation,
+  useUnmergeTicketMutation,
+  useRelateTicketMutation,
   usePostMessageMutation,
   useEditMessageMutation,
   useMarkReadMutation,
