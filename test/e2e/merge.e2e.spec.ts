@@ -38,9 +38,11 @@ describe('Web app in Chromium: merging tickets', () => {
     await server?.stop();
   });
 
-  it('when an agent merges a duplicate by number and confirms, then the target shows both conversations, marked', async () => {
+  it('when an agent picks the customer’s other ticket and confirms, then the target shows both conversations, marked', async () => {
     await page.goto(`${server.url}/tickets/${source._id}`);
-    await page.getByLabel('Ticket number').fill(`#${target.ticketId}`);
+    const others = page.getByRole('list', { name: 'Other tickets of this customer' });
+    await others.getByRole('listitem').filter({ hasText: 'Printer jams' }).getByRole('button', { name: 'Pick' }).click();
+    expect(await page.getByLabel('Ticket number').inputValue()).toBe(String(target.ticketId));
     await page.getByRole('button', { name: 'Merge into...' }).click();
     const dialog = page.getByRole('dialog', { name: 'Merge tickets' });
     await dialog.getByText(`#${target.ticketId} Printer jams (Carol Tester)`).waitFor();

@@ -5,7 +5,7 @@ import { useAppDispatch } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, Modal } from '../../components/ui';
 import type { Ticket } from '../../entities/ticket/types';
-import { useMergeTicketMutation, useRelateTicketMutation, useTicketQuery, useUnmergeTicketMutation } from './api';
+import { useCustomerTicketsQuery, useMergeTicketMutation, useRelateTicketMutation, useTicketQuery, useUnmergeTicketMutation } from './api';
 
 /** Undoes the merge of `sourceId` (docs/tickets.md, merging), telling how it went. */
 function useUnmerge() {
@@ -102,6 +102,7 @@ export function MergeCard({ ticket }: { ticket: Ticket }) {
   const unmerge = useUnmerge();
   const dispatch = useAppDispatch();
   const wanted = number.trim().replace(/^#/, '');
+  const others = (useCustomerTicketsQuery(ticket.customer._id).data?.tickets ?? []).filter((other) => other._id !== ticket._id && !other.mergedInto);
   const changeRelation = async (target: string, related: boolean) => {
     try {
       await relate({ id: ticket._id, target, related }).unwrap();
@@ -134,6 +135,18 @@ export function MergeCard({ ticket }: { ticket: Ticket }) {
           </li>
         ))}
       </ul>
+      {!ticket.mergedInto && others.length > 0 && (
+        <ul className="plain-list" aria-label="Other tickets of this customer">
+          {others.map((other) => (
+            <li key={other._id}>
+              <Link to={`/tickets/${other._id}`}>#{other.ticketId}</Link> {other.title}{' '}
+              <button type="button" className="link-button" onClick={() => setNumber(String(other.ticketId))}>
+                Pick
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {!ticket.mergedInto && (
         <div className="form merge-form">
           <label htmlFor="merge-target">Ticket number</label>

@@ -139,6 +139,11 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, agentId }) => ({ url: `/tickets/${id}/assign`, method: 'POST', body: { agentId } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
+    /** A customer's other tickets, for the merge card: fetched again when any ticket changes, not patched live. */
+    customerTickets: build.query<TicketList, string>({
+      query: (customer) => ({ url: '/tickets', params: { customer, sort: 'latest', limit: 20 } }),
+      providesTags: ['Ticket'],
+    }),
     /** Merges, unmerges and relations change two tickets (and their conversations): every ticket view is fetched again. */
     mergeTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string }>({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
@@ -273,6 +278,7 @@ export const {
   useAssignTicketMutation,
   useRecordOutcomeMutation,
   useMergeTicketMutation,
+  useCustomerTicketsQuery,
   useUnmergeTicketMutation,
   useRelateTicketMutation,
   usePostMessageMutation,
