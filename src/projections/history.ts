@@ -58,7 +58,7 @@ function mentioned(events: TicketRecorded[]) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
     if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
-    if (event.type === 'TicketMergedFrom') for (const message of event.data.messages) users.add(message.senderId);
+    if (event.type === 'TicketMergedFrom' || event.type === 'MessagesMovedIn') for (const message of event.data.messages) users.add(message.senderId);
   }
   return { users: [...users], categories: [...categories] };
 }
@@ -128,6 +128,14 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
     case 'TicketMergeIntoUndone':
       return `Undid the merge into #${event.data.targetNumber}: status back to ${STATUS_WORDS[event.data.restoredStatus]}`;
+    case 'MessagesMovedOut': {
+      const count = event.data.messages.length;
+      return `Moved ${count} ${count === 1 ? 'message' : 'messages'} to the new ticket #${event.data.newNumber} ${quote(event.data.title)}`;
+    }
+    case 'MessagesMovedIn': {
+      const count = event.data.messages.length;
+      return `Took ${count} ${count === 1 ? 'message' : 'messages'} moved out of #${event.data.sourceNumber}`;
+    }
     case 'TicketLinked':
       return `Related this ticket to #${event.data.otherNumber}`;
     case 'TicketUnlinked':

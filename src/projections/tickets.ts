@@ -404,6 +404,43 @@ const evolve = dispatcher<Page, void>({
       ...(restoredStatus ? { status: restoredStatus, statusRank: STATUS_RANK[restoredStatus], updatedAt: at, publicUpdatedAt: at, ...waiting(null) } : {}),
     });
   },
+  /** The moved messages leave; their positions are not given back (read marks count them). The "Moved to" line is ticket activity. */
+  MessagesMovedOut(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    for (const { messageId } of event.data.messages) {
+      page.messages.delete(messageId);
+      page.removedMessages.add(messageId);
+    }
+    save(
+      page,
+      event,
+      before,
+      { messageCount: before.messageCount - event.data.messages.length, publicMessageCount: before.publicMessageCount - event.data.publicCount },
+      false,
+    );
+  },
+  /** The new ticket's own conversation, under record ids of its own (`<ticket>~<message>`): the source removes the originals. */
+  MessagesMovedIn(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: id, messages } = event.data;
+    let { messageCount, lastSeq, publicMessageCount } = before;
+    let lastMessageAt = before.lastMessageAt;
+    let lastPublicMessageAt = before.lastPublicMessageAt;
+    for (const { sourceSeq: _seq, ...message } of messages) {
+      messageCount += 1;
+      lastSeq += 1;
+      const view = postedMessageView({ ...message, ticketId: id }, lastSeq, page.directory.person(message.senderId), message.postedAt, event.revision);
+      page.messages.set(mergedMessageId(id, message.messageId), { ...view, _id: mergedMessageId(id, message.messageId) });
+      lastMessageAt = message.postedAt;
+      if (!message.isInternal) {
+        publicMessageCount += 1;
+        lastPublicMessageAt = message.postedAt;
+      }
+    }
+    save(page, event, before, { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt }, false);
+  },
   TicketLinked(event, page) {
     const before = current(page, event);
     if (before) save(page, event, before, { related: [...before.related, { _id: event.data.otherId, ticketId: event.data.otherNumber }] }, false);
@@ -448,7 +485,8 @@ function mentioned(events: RecordedEvent[]) {
     } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
     else if (type === 'MessagePosted') people.add(String(data.senderId));
     else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
-    else if (type === 'TicketMergedFrom') for (const message of data.messages as Array<{ senderId: string }>) people.add(message.senderId);
+    else if (type === 'TicketMergedFrom' || type === 'MessagesMovedIn')
+      for (const message of data.messages as Array<{ senderId: string }>) people.add(message.senderId);
   }
   return { people, categories };
 }

@@ -4,7 +4,7 @@ import { launchBrowser, messageList, signIn } from '../support/browser';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 
-/** Merging a duplicate from the ticket page, following the redirect, and undoing it (docs/tickets.md, merging). */
+/** Merging a duplicate from the ticket page, following the redirect, undoing it, and splitting a message out (docs/tickets.md). */
 describe('Web app in Chromium: merging tickets', () => {
   let server: TestServer;
   let browser: Browser;
@@ -67,5 +67,19 @@ describe('Web app in Chromium: merging tickets', () => {
     await page.goto(`${server.url}/tickets/${source._id}`);
     await messageList(page).getByText('Jammed again on Friday').waitFor();
     expect(await page.getByText('Merged into').count()).toBe(0);
+  });
+
+  it('when the agent moves a message to a new ticket, then the new ticket holds it and the old one says where it went', async () => {
+    const item = messageList(page).getByRole('listitem').filter({ hasText: 'Jammed again on Friday' });
+    await item.getByRole('button', { name: 'Move to a new ticket' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Move to a new ticket' });
+    await dialog.getByLabel('Title of the new ticket').fill('Friday jam');
+    await dialog.getByRole('button', { name: 'Move' }).click();
+    await page.getByRole('heading', { name: 'Friday jam' }).waitFor();
+    await messageList(page).getByText('Jammed again on Friday').waitFor();
+    const number = (await page.locator('.ticket-number').textContent())!;
+    await page.goto(`${server.url}/tickets/${source._id}`);
+    await messageList(page).getByText(`Moved to ${number}`).waitFor();
+    expect(await messageList(page).getByText('Jammed again on Friday').count()).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { type Member, addCategory, addMember, openTicket } from '../../../test/s
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { checkProjections } from '../../projections/check';
 import { directoryProjection } from '../../projections/directory';
+import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { ticketsProjection } from '../../projections/tickets';
 
 const DAY_MS = 86_400_000;
@@ -239,6 +240,50 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(history.body.events.map((e: { summary: string }) => e.summary)).toEqual(
         expect.arrayContaining([`Related this ticket to #${two.ticketId}`, `Removed the relation to #${two.ticketId}`]),
       );
+    });
+  });
+
+  describe('when an agent moves a message and the customer’s later ones to a new ticket', () => {
+    it('then the new ticket holds them, the old one shows "Moved to #N" where they were and is resolved, and rebuild equals live', async () => {
+      const customer = await addMember(server, admin, 'customer', 'Fay');
+      tick();
+      const old = await openTicket(server, customer, category, { title: 'Invoice wrong' });
+      await say(customer, old._id, 'The invoice total is off');
+      await say(agent, old._id, 'Fixed the invoice');
+      const moved = await say(customer, old._id, 'Also my password reset mail never comes');
+      await say(agent, old._id, 'Looking at the mail', true);
+      await say(customer, old._id, 'Still no mail');
+      expect(await post(customer.token, `/tickets/${old._id}/split`, { messageId: moved, title: 'Password mail' })).toMatchObject({ status: 403 });
+      expect(await post(agent.token, `/tickets/${old._id}/split`, { messageId: moved, title: ' ' })).toMatchObject({ status: 400 });
+      expect(await post(agent.token, `/tickets/${old._id}/split`, { messageId: 'nope', title: 'Password mail' })).toMatchObject({ status: 404 });
+      tick();
+      const split = await post(agent.token, `/tickets/${old._id}/split`, { messageId: moved, withFollowing: true, title: 'Password mail' });
+      expect(split.status).toBe(201);
+      const created = split.body.ticket;
+      expect(created).toMatchObject({ title: 'Password mail', status: 'open', customer: { _id: customer.id }, messageCount: 2 });
+      const fresh = await get(customer.token, `/tickets/${created._id}`);
+      expect(contents(fresh.body.messages)).toEqual(['Also my password reset mail never comes', 'Still no mail']);
+      const before = await get(agent.token, `/tickets/${old._id}`);
+      expect(before.body.ticket).toMatchObject({ status: 'resolved', messageCount: 3 });
+      expect(before.body.messages.map((m: { content: string }) => m.content)).toEqual([
+        'The invoice total is off',
+        'Fixed the invoice',
+        `Moved to #${created.ticketId}`,
+        'Looking at the mail',
+        'Status changed to resolved',
+      ]);
+      // The customer's open ticket is now the new one.
+      const another = await server.request('POST', '/api/tickets', { token: customer.token, body: { title: 'x', description: 'y', category } });
+      expect(another).toMatchObject({ status: 409, body: { existingTicket: { _id: created._id } } });
+      const history = await get(agent.token, `/tickets/${old._id}/history`);
+      expect(history.body.events.find((e: { type: string }) => e.type === 'MessagesMovedOut')).toMatchObject({
+        actor: { userId: agent.id },
+        summary: `Moved 2 messages to the new ticket #${created.ticketId} "Password mail"`,
+      });
+      const check = await checkProjections(server.deps.events, [directoryProjection, ticketsProjection, ticketActivityProjection], server.deps.readStore, {
+        livePosition: () => server.deps.projections.position,
+      });
+      expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);
     });
   });
 });

@@ -108,6 +108,17 @@ export function describeTickets(docs: ApiRegistry): void {
   });
   docs.route({
     method: 'post',
+    path: '/tickets/:id/split',
+    summary: 'Move a message (and the customer’s later ones) to a new ticket',
+    description:
+      'The messages leave this ticket, which shows "Moved to #N" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. 409 when the customer has another open ticket.',
+    access: [...staff],
+    body: schema.splitTicketSchema,
+    responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'post',
     path: '/tickets/:id/related',
     summary: 'Relate another ticket',
     description: 'Without merging: both tickets list each other in `related` (staff only). Relating twice changes nothing.',

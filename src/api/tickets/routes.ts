@@ -10,6 +10,7 @@ import {
   listMessagesQuery,
   listTicketsQuery,
   mergeTicketSchema,
+  splitTicketSchema,
   momentQuery,
   outcomeSchema,
   postMessageSchema,
@@ -55,7 +56,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
-import { mergeTickets, relateTickets, unmergeTicket } from '../../app/tickets/merge';
+import { mergeTickets, relateTickets, splitTicket, unmergeTicket } from '../../app/tickets/merge';
 import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
@@ -260,6 +261,13 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/tickets/:id/unmerge', requireRole('agent', 'admin'), async (req, res) => {
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await unmergeTicket(deps, ticket._id, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/split', requireRole('agent', 'admin'), async (req, res) => {
+    const request = parse(splitTicketSchema, req.body);
+    const ticket = await visible(req);
+    const { newTicketId, position } = await splitTicket(deps, ticket._id, request, commandContext(deps, req));
+    await answerTicket(req, res, newTicketId, position, 201);
   });
 
   router.post('/tickets/:id/related', requireRole('agent', 'admin'), async (req, res) => {

@@ -1,9 +1,20 @@
 import { ConflictError } from '#contract/errors';
 import { isOpenStatus } from '#contract/tickets';
 import { staffOnly, ticketDecider } from '../../domain/ticket/decide';
+import type { MessagesMovedOutData, TicketOpenedData } from '../../domain/ticket/ticket';
 import type { CommandContext, Fence } from '../../platform/commands';
 import type { AppDeps } from '../deps';
-import { actorOf, claimOpenTicket, loadTicket, openTicketClaim, releaseOpenTicket, runTicketCommand, ticketOwners, ticketViewsReach } from './service';
+import {
+  actorOf,
+  claimOpenTicket,
+  loadTicket,
+  openTicketClaim,
+  releaseOpenTicket,
+  runTicketCommand,
+  ticketNumbers,
+  ticketOwners,
+  ticketViewsReach,
+} from './service';
 
 const DAY_MS = 86_400_000;
 
@@ -94,4 +105,66 @@ export async function relateTickets(deps: AppDeps, ticketId: string, otherId: st
   const here = await runTicketCommand(deps, ticketId, { type: 'LinkTicket', ticketId, actor, other: other.state, linked }, context);
   const there = await runTicketCommand(deps, otherId, { type: 'LinkTicket', ticketId: otherId, actor, other: ticket.state, linked }, context);
   return Math.max(here.position, there.position);
+}
+
+export interface SplitRequest {
+  messageId: string;
+  withFollowing: boolean;
+  title: string;
+}
+
+/**
+ * "Move to a new ticket" (docs/tickets.md, splitting). The source first: the messages leave it,
+ * carried whole in its `MessagesMovedOut`, and an open source is resolved, letting its customer's
+ * open-ticket claim go; then the new ticket takes the claim and is written from that event. The
+ * rules and the claim of a source that is not open are checked before anything is written (another
+ * open ticket of the customer: 409). A crash between the appends leaves "Moved to #N" before #N
+ * exists: the same request run again finds the message moved and writes the new ticket. Answers the
+ * new ticket's id and the last position written.
+ */
+export async function splitTicket(
+  deps: AppDeps,
+  ticketId: string,
+  request: SplitRequest,
+  context: CommandContext,
+): Promise<{ newTicketId: string; position: number }> {
+  const actor = actorOf(context);
+  const loaded = await loadTicket(deps, ticketId);
+  const source = staffOnly(loaded.state, actor);
+  const opened = loaded.events[0]!.data as unknown as TicketOpenedData;
+  const done = source.movedOut[request.messageId];
+  if (done) return completeSplit(deps, ticketId, done.ticketId, opened, context, 0);
+  const newTicketId = deps.newId();
+  const moveOut = { type: 'MoveOut' as const, ticketId, actor, ...request, newTicketId, newNumber: 0 };
+  ticketDecider.decide(moveOut, loaded.state);
+  // A source that is not open holds no claim to hand over: the new ticket must get it before anything is written.
+  const early = isOpenStatus(source.status) ? [] : [await claimOpenTicket(deps, source.customerId, newTicketId, context)];
+  try {
+    const newNumber = await ticketNumbers(deps.events).allocate(newTicketId, context);
+    const out = await runTicketCommand(deps, ticketId, { ...moveOut, newNumber }, context);
+    if (out.events.some((event) => event.type === 'TicketStatusChanged')) await releaseOpenTicket(deps, source.customerId, ticketId, context);
+    return await completeSplit(deps, ticketId, newTicketId, opened, context, out.position, early);
+  } catch (error) {
+    if (early.length > 0) await releaseOpenTicket(deps, source.customerId, newTicketId, context);
+    throw error;
+  }
+}
+
+async function completeSplit(
+  deps: AppDeps,
+  ticketId: string,
+  newTicketId: string,
+  sourceOpened: TicketOpenedData,
+  context: CommandContext,
+  position: number,
+  claimed: Fence[] = [],
+): Promise<{ newTicketId: string; position: number }> {
+  const actor = actorOf(context);
+  const { events } = await loadTicket(deps, ticketId);
+  const movedOut = events.find((event) => event.type === 'MessagesMovedOut' && event.data.newTicketId === newTicketId)!.data as unknown as MessagesMovedOutData;
+  const fences = claimed.length > 0 ? claimed : [await claimOpenTicket(deps, sourceOpened.customerId, newTicketId, context)];
+  const opened = await runTicketCommand(deps, newTicketId, { type: 'OpenSplit', ticketId: newTicketId, actor, sourceOpened, movedOut }, context, fences);
+  const last = Math.max(position, opened.position);
+  await ticketViewsReach(deps, last);
+  return { newTicketId, position: last };
 }

@@ -28,7 +28,7 @@ import { TicketNumbers } from './numbers';
 
 export const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
 const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
-const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
+export const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 
 export const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
 

@@ -4,8 +4,27 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
-import { type LiveTicket, type TicketEvent, type TicketState, canSeeMessage, evolve, initialState } from './ticket';
-import { type Attachment, EDIT_WINDOW_MS, MESSAGE_MAX, OUTCOME_MAX, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
+import {
+  type LiveTicket,
+  type MessagesMovedOutData,
+  type TicketEvent,
+  type TicketOpenedData,
+  type TicketState,
+  canSeeMessage,
+  evolve,
+  initialState,
+} from './ticket';
+import {
+  type Attachment,
+  EDIT_WINDOW_MS,
+  MESSAGE_MAX,
+  OUTCOME_MAX,
+  type Platform,
+  type Priority,
+  TITLE_MAX,
+  type TicketStatus,
+  isOpenStatus,
+} from '#contract/tickets';
 
 export interface TicketActor {
   userId: string;
@@ -64,6 +83,13 @@ export type TicketCommand =
   /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
   | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
   | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date }
+  /**
+   * Split: `messageId` (and, with `withFollowing`, the customer's messages after it) leave for a new
+   * ticket `newTicketId` titled `title`; an open ticket is resolved, its customer's open ticket now being the new one.
+   */
+  | { type: 'MoveOut'; ticketId: string; actor: TicketActor; messageId: string; withFollowing: boolean; newTicketId: string; newNumber: number; title: string }
+  /** The new ticket of a split, written from the source's `MessagesMovedOut` and its opening. */
+  | { type: 'OpenSplit'; ticketId: string; actor: TicketActor; sourceOpened: TicketOpenedData; movedOut: MessagesMovedOutData }
   /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
   | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
@@ -356,6 +382,66 @@ function undoMergeInto(command: Extract<TicketCommand, { type: 'UndoMergeInto' }
   ];
 }
 
+function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
+  const chosen = ticket.messages.get(command.messageId);
+  if (!chosen) throw new NotFoundError('Message');
+  if (chosen.origin !== undefined)
+    throw new ConflictError(`This message came with the merge of #${chosen.origin}; undo that merge to move it`, 'MERGED_MESSAGE');
+  const title = command.title.trim();
+  if (isBlankText(title)) throw new ValidationError('Title is required', [{ path: 'title', message: 'Title is required' }]);
+  if (title.length > TITLE_MAX)
+    throw new ValidationError(`Title must be at most ${TITLE_MAX} characters`, [{ path: 'title', message: `Title must be at most ${TITLE_MAX} characters` }]);
+  const moving = [...ticket.messages.values()]
+    .filter(
+      (message) =>
+        message === chosen || (command.withFollowing && message.seq > chosen.seq && message.senderId === ticket.customerId && message.origin === undefined),
+    )
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+  const events: TicketEvent[] = [
+    {
+      type: 'MessagesMovedOut',
+      data: {
+        ticketId: ticket.ticketId,
+        newTicketId: command.newTicketId,
+        newNumber: command.newNumber,
+        title,
+        messages: moving,
+        publicCount: moving.filter((message) => !message.isInternal).length,
+      },
+    },
+  ];
+  if (isOpenStatus(ticket.status)) events.push({ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: 'resolved' } });
+  return events;
+}
+
+/** Decides nothing once the new ticket exists, so a split cut short between its appends is completed by running it again. */
+function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state: TicketState): TicketEvent[] {
+  if (state.kind !== 'none') return [];
+  if (!isStaff(command.actor.role)) throw new ForbiddenError('Only agents and admins can do this');
+  const { sourceOpened: source, movedOut } = command;
+  const first = movedOut.messages[0];
+  return [
+    {
+      type: 'TicketOpened',
+      data: {
+        ticketId: movedOut.newTicketId,
+        number: movedOut.newNumber,
+        title: movedOut.title,
+        description: first && !isBlankText(first.content) ? first.content : movedOut.title,
+        categoryId: source.categoryId,
+        priority: source.priority,
+        customerId: source.customerId,
+        customFieldValues: [],
+        platform: source.platform,
+      },
+    },
+    { type: 'MessagesMovedIn', data: { ticketId: movedOut.newTicketId, sourceId: source.ticketId, sourceNumber: source.number, messages: movedOut.messages } },
+  ];
+}
+
 /** Staff relate any two live tickets (of any customers: the link is for staff); nothing when it already is as asked. */
 function link(command: Extract<TicketCommand, { type: 'LinkTicket' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
@@ -398,6 +484,10 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return undoMergeInto(command, state);
     case 'LinkTicket':
       return link(command, state);
+    case 'MoveOut':
+      return moveOut(command, state);
+    case 'OpenSplit':
+      return openSplit(command, state);
   }
 }
 

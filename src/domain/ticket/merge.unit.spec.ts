@@ -279,4 +279,64 @@ describe('Ticket merge', () => {
         .then([]);
     });
   });
+
+  describe('when messages are moved to a new ticket (split)', () => {
+    const moveOut = (messageId: string, withFollowing: boolean, actor = AGENT, title = 'New problem'): TicketCommand => ({
+      type: 'MoveOut',
+      ticketId: SOURCE,
+      actor,
+      messageId,
+      withFollowing,
+      newTicketId: 'new',
+      newNumber: 1050,
+      title,
+    });
+    const conversation = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER)];
+
+    it('moves the message and, if asked, the customer’s later ones (not staff’s), and resolves the open ticket', () => {
+      const events = given(conversation).when(moveOut('s3', true)).result();
+      expect(events).toMatchObject([
+        {
+          type: 'MessagesMovedOut',
+          data: { newTicketId: 'new', newNumber: 1050, title: 'New problem', messages: [{ messageId: 's3' }, { messageId: 's5' }], publicCount: 2 },
+        },
+        { type: 'TicketStatusChanged', data: { from: 'open', to: 'resolved' } },
+      ]);
+      const after = fold([...conversation, ...events]);
+      expect(after.kind === 'live' && [...after.messages.keys()]).toEqual(['s1', 's2', 's4']);
+      expect(given(conversation).when(moveOut('s3', false)).result()[0]!.data).toMatchObject({ messages: [{ messageId: 's3' }] });
+    });
+
+    it('is for staff, needs a title and a message of the ticket itself', () => {
+      given(conversation)
+        .when(moveOut('s3', false, CUSTOMER))
+        .thenThrows(ForbiddenError);
+      given(conversation)
+        .when(moveOut('s3', false, AGENT, '  '))
+        .thenThrows(ValidationError);
+      given(conversation).when(moveOut('gone', false)).thenThrows(NotFoundError);
+      const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
+      given([...TARGET_CLOSED, mergedIn!])
+        .when({ ...moveOut('s1', false), ticketId: TARGET })
+        .thenThrows(ConflictError, 'MERGED_MESSAGE');
+    });
+
+    it('opens the new ticket from the moved-out event once, with the messages as its own conversation', () => {
+      const [out] = given(conversation).when(moveOut('s3', true)).result();
+      const openSplit: TicketCommand = {
+        type: 'OpenSplit',
+        ticketId: 'new',
+        actor: AGENT,
+        sourceOpened: (opened(SOURCE, 1042) as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
+        movedOut: (out as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
+      };
+      const events = decide(openSplit, initialState);
+      expect(events).toMatchObject([
+        { type: 'TicketOpened', data: { ticketId: 'new', number: 1050, title: 'New problem', description: 'text of s3', customerId: CUSTOMER.userId } },
+        { type: 'MessagesMovedIn', data: { sourceNumber: 1042 } },
+      ]);
+      expect(fold(events)).toMatchObject({ lastSeq: 2, status: 'open' });
+      expect(decide(openSplit, fold(events))).toEqual([]);
+    });
+  });
 });

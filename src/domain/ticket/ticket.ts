@@ -63,10 +63,27 @@ export type TicketEvent =
       { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number; restoredStatus: TicketStatus | null }
     >
   /** The merge is undone on the source: it stands alone again with the status it had. */
+  /**
+   * Split (docs/tickets.md): messages leave this ticket for a new one, carried whole with the new
+   * ticket's title, so that the new ticket can be written from this event alone if its append was cut short.
+   */
+  | DomainEvent<'MessagesMovedOut', MessagesMovedOutData>
+  /** The new ticket of a split receives the moved messages as its own conversation. */
+  | DomainEvent<'MessagesMovedIn', { ticketId: string; sourceId: string; sourceNumber: number; messages: MergedMessage[] }>
   /** "Related tickets" without merging: recorded on both tickets, each naming the other. */
   | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketMergeIntoUndone', { ticketId: string; targetId: string; targetNumber: number; restoredStatus: TicketStatus }>;
+
+export interface MessagesMovedOutData {
+  ticketId: string;
+  newTicketId: string;
+  newNumber: number;
+  title: string;
+  messages: MergedMessage[];
+  /** How many of them its customer could see here. */
+  publicCount: number;
+}
 
 export interface TicketMergedIntoData {
   ticketId: string;
@@ -140,6 +157,8 @@ export interface LiveTicket {
   /** Set while this ticket is merged into another (it redirects there). */
   mergedInto: (MergeLink & { previousStatus: TicketStatus; mergedAt: string }) | null;
   /** The tickets merged into this one, with the ids of the messages each brought. */
+  /** Messages split out of this ticket: message id to the ticket they went to. */
+  movedOut: Record<string, MergeLink>;
   /** Related tickets by id (both directions, each side records its own). */
   related: string[];
   mergedFrom: Array<MergeLink & { messageIds: string[]; publicCount: number; reopenedFrom: TicketStatus | null }>;
@@ -167,6 +186,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       mergedInto: null,
       mergedFrom: [],
       related: [],
+      movedOut: {},
     };
   }
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
@@ -240,6 +260,21 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       };
     case 'TicketMergeIntoUndone':
       return { ...state, status: event.data.restoredStatus, mergedInto: null };
+    case 'MessagesMovedOut': {
+      const ids = event.data.messages.map((message) => message.messageId);
+      const to = { ticketId: event.data.newTicketId, number: event.data.newNumber };
+      return { ...state, messages: state.messages.deleteAll(ids), movedOut: { ...state.movedOut, ...Object.fromEntries(ids.map((id) => [id, to])) } };
+    }
+    case 'MessagesMovedIn': {
+      let { lastSeq, lastPublicSeq } = state;
+      let conversation = state.messages;
+      for (const { sourceSeq: _at, ...message } of event.data.messages) {
+        lastSeq += 1;
+        if (!message.isInternal) lastPublicSeq = lastSeq;
+        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq });
+      }
+      return { ...state, messages: conversation, lastSeq, lastPublicSeq };
+    }
     case 'TicketLinked':
       return { ...state, related: [...state.related, event.data.otherId] };
     case 'TicketUnlinked':

@@ -4,8 +4,15 @@ import { errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, Modal } from '../../components/ui';
-import type { Ticket } from '../../entities/ticket/types';
-import { useCustomerTicketsQuery, useMergeTicketMutation, useRelateTicketMutation, useTicketQuery, useUnmergeTicketMutation } from './api';
+import type { Message, Ticket } from '../../entities/ticket/types';
+import {
+  useCustomerTicketsQuery,
+  useMergeTicketMutation,
+  useSplitTicketMutation,
+  useRelateTicketMutation,
+  useTicketQuery,
+  useUnmergeTicketMutation,
+} from './api';
 
 /** Undoes the merge of `sourceId` (docs/tickets.md, merging), telling how it went. */
 function useUnmerge() {
@@ -168,5 +175,49 @@ export function MergeCard({ ticket }: { ticket: Ticket }) {
       )}
       {merging && <MergeDialog source={ticket} target={wanted} onClose={() => setMerging(false)} />}
     </Card>
+  );
+}
+
+/** "Move to a new ticket": the message, optionally the customer's later ones, under a title the agent types. */
+export function MoveDialog({ ticket, message, onClose }: { ticket: Ticket; message: Message; onClose: () => void }) {
+  const [title, setTitle] = useState('');
+  const [withFollowing, setWithFollowing] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [split, { isLoading }] = useSplitTicketMutation();
+  const navigate = useNavigate();
+  const dispatch = useAppDispatch();
+  const confirm = async () => {
+    try {
+      const { ticket: created } = await split({ id: ticket._id, messageId: message._id, withFollowing, title }).unwrap();
+      dispatch(toastShown('success', `Moved to the new ticket #${created.ticketId}`));
+      onClose();
+      void navigate(`/tickets/${created._id}`);
+    } catch (error) {
+      setFailure(errorMessage(error, 'Failed to move the message'));
+    }
+  };
+  return (
+    <Modal title="Move to a new ticket" onClose={onClose}>
+      <div className="form">
+        <p className="muted preserve">{message.content}</p>
+        <label htmlFor="split-title">Title of the new ticket</label>
+        <input id="split-title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} />
+        <label className="checkbox">
+          <input type="checkbox" checked={withFollowing} onChange={(e) => setWithFollowing(e.target.checked)} /> Also move the customer&apos;s later messages
+        </label>
+        {ticket.status !== 'resolved' && ticket.status !== 'closed' && (
+          <p className="muted small">#{ticket.ticketId} will be resolved: the new ticket is the customer&apos;s open one.</p>
+        )}
+        {failure && <p className="field-error">{failure}</p>}
+        <div className="form-actions">
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button button-primary" disabled={isLoading || title.trim() === ''} onClick={() => void confirm()}>
+            {isLoading ? 'Moving...' : 'Move'}
+          </button>
+        </div>
+      </div>
+    </Modal>
   );
 }

@@ -149,6 +149,10 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
+    splitTicket: build.mutation<{ ticket: Ticket }, { id: string; messageId: string; withFollowing: boolean; title: string }>({
+      query: ({ id, ...body }) => creating({ url: `/tickets/${id}/split`, method: 'POST', body }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
     unmergeTicket: build.mutation<{ ticket: Ticket }, string>({
       query: (id) => ({ url: `/tickets/${id}/unmerge`, method: 'POST' }),
       invalidatesTags: ['Ticket', 'Stats'],
@@ -280,6 +284,7 @@ export const {
   useMergeTicketMutation,
   useCustomerTicketsQuery,
   useUnmergeTicketMutation,
+  useSplitTicketMutation,
   useRelateTicketMutation,
   usePostMessageMutation,
   useEditMessageMutation,
