@@ -46,7 +46,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
     await setStatus(target._id, 'closed');
     tick();
     const source = await openTicket(server, customer, category, { title: 'Printer jams again' });
-    await say(customer, source._id, 'Jammed again today');
+    await say(customer, source._id, 'Jammed again today on Friday');
     await say(agent, source._id, `Same printer as #${target.ticketId}`, true);
     return { target, source };
   }
@@ -79,7 +79,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(contents(staff.body.messages)).toEqual([
         'It jams on page two',
         'Try the rear tray',
-        'Jammed again today',
+        'Jammed again today on Friday',
         `Same printer as #${pair.target.ticketId}`,
       ]);
       const merged = staff.body.messages.filter((m: { mergedFrom?: unknown }) => m.mergedFrom);
@@ -88,8 +88,11 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
         { isInternal: true, mergedFrom: { _id: pair.source._id, ticketId: pair.source.ticketId } },
       ]);
       const theirs = await get(customer.token, `/tickets/${pair.target._id}`);
-      expect(contents(theirs.body.messages)).toEqual(['It jams on page two', 'Try the rear tray', 'Jammed again today']);
+      expect(contents(theirs.body.messages)).toEqual(['It jams on page two', 'Try the rear tray', 'Jammed again today on Friday']);
       expect(theirs.body.ticket.messageCount).toBe(3);
+      // Found by the merged words in the ticket they are now in.
+      const found = await get(customer.token, '/tickets?q=friday%20jammed');
+      expect(found.body.tickets.map((t: { _id: string }) => t._id)).toContain(pair.target._id);
       const page = await get(customer.token, `/tickets/${pair.target._id}/messages`);
       expect(page.body.messages.map((m: { isInternal: boolean }) => m.isInternal)).toEqual([false, false, false]);
     });
@@ -99,7 +102,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
         const source = await get(token, `/tickets/${pair.source._id}`);
         expect(source.body.ticket).toMatchObject({ status: 'closed', mergedInto: { _id: pair.target._id, ticketId: pair.target.ticketId } });
         // The source keeps its own conversation, as it was written.
-        expect(contents(source.body.messages)).toContain('Jammed again today');
+        expect(contents(source.body.messages)).toContain('Jammed again today on Friday');
       }
       const refused = await post(agent.token, `/tickets/${pair.source._id}/messages`, { content: 'still here?', isInternal: false });
       expect(refused).toMatchObject({ status: 409, body: { code: 'TICKET_MERGED' } });
@@ -128,7 +131,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(then.body.ticket).toMatchObject({ status: 'closed', mergedFrom: [] });
       expect(contents(then.body.messages)).toEqual(['It jams on page two', 'Try the rear tray']);
       const now = await get(customer.token, `/tickets/${pair.target._id}/at?time=${encodeURIComponent(clock.now.toISOString())}`);
-      expect(contents(now.body.messages)).toEqual(['It jams on page two', 'Try the rear tray', 'Jammed again today']);
+      expect(contents(now.body.messages)).toEqual(['It jams on page two', 'Try the rear tray', 'Jammed again today on Friday']);
     });
 
     it('then a repeated merge (as after a crash between the two appends) changes nothing', async () => {
@@ -151,7 +154,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
         expect(target.body.ticket).toMatchObject({ status: 'closed', mergedFrom: [], messageCount: 3 });
         expect(contents(target.body.messages)).toEqual(['It jams on page two', 'Try the rear tray', 'Written after the merge']);
         const source = await get(customer.token, `/tickets/${pair.source._id}`);
-        expect(contents(source.body.messages)).toEqual(['Jammed again today']);
+        expect(contents(source.body.messages)).toEqual(['Jammed again today on Friday']);
         expect(await say(customer, pair.source._id, 'Back in my own ticket')).toEqual(expect.any(String));
       });
 
@@ -201,6 +204,8 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       const annSees = await get(ann.token, `/tickets/${annTicket._id}`);
       expect(contents(annSees.body.messages)).not.toContain('My secret serial is 1234');
       expect(annSees.body.ticket.messageCount).toBe(0);
+      expect((await get(ann.token, '/tickets?q=serial')).body.tickets).toEqual([]);
+      expect((await get(agent.token, '/tickets?q=serial')).body.tickets.map((t: { _id: string }) => t._id)).toContain(annTicket._id);
       const benSees = await get(ben.token, `/tickets/${benTicket._id}`);
       // Ben is told which ticket continues, but not given a way into it.
       expect(benSees.body.ticket.mergedInto).toEqual({ _id: null, ticketId: annTicket.ticketId });
@@ -262,6 +267,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       const created = split.body.ticket;
       expect(created).toMatchObject({ title: 'Password mail', status: 'open', customer: { _id: customer.id }, messageCount: 2 });
       const fresh = await get(customer.token, `/tickets/${created._id}`);
+      expect((await get(customer.token, '/tickets?q=password')).body.tickets.map((t: { _id: string }) => t._id)).toEqual([created._id]);
       expect(contents(fresh.body.messages)).toEqual(['Also my password reset mail never comes', 'Still no mail']);
       const before = await get(agent.token, `/tickets/${old._id}`);
       expect(before.body.ticket).toMatchObject({ status: 'resolved', messageCount: 3 });
