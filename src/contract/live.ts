@@ -50,7 +50,9 @@ export type TicketChange =
   | { kind: 'status'; from: TicketStatus; to: TicketStatus; by: string | null }
   | { kind: 'assigned'; agentId: string; by: string | null }
   | { kind: 'unassigned'; agentId: string; by: string | null }
-  | { kind: 'outcome'; by: string | null };
+  | { kind: 'outcome'; by: string | null }
+  /** A merge (docs/tickets.md): this ticket went `into` the other, took `from` it, or the merge with it was undone; `other` is its number. */
+  | { kind: 'merge'; action: 'into' | 'from' | 'undone'; other: number; by: string | null };
 
 /**
  * `ticket_message`: a message was posted on a ticket, sent to every member of staff (internal notes

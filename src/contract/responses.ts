@@ -88,6 +88,11 @@ export const Ticket = z
     waitingSince: time.nullable().meta({
       description: 'Since when the customer waits for the desk: null once staff replied publicly, or the ticket is pending customer, resolved or closed',
     }),
+    mergedInto: z.strictObject({ _id: id.nullable(), ticketId: z.int() }).nullable().meta({
+      description: 'The ticket this one continues in after a merge; `_id` is null for a customer who may not open it',
+    }),
+    mergedFrom: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'The tickets merged into this one' }),
+    related: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'Related tickets, both directions (staff; empty for a customer)' }),
   })
   .meta({ id: 'Ticket' });
 
@@ -103,6 +108,10 @@ export const Message = z
     createdAt: time,
     editedAt: time.nullable(),
     attachments: z.array(Attachment),
+    mergedFrom: z
+      .strictObject({ _id: id, ticketId: z.int() })
+      .optional()
+      .meta({ description: 'Set on a message a merge brought: the ticket it was written in' }),
   })
   .meta({ id: 'Message' });
 

@@ -114,6 +114,18 @@ export const updateTicketSchema = z
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
+/** The ticket a merge continues in: its record id or display number (`1043` or `#1043`). */
+export const mergeTicketSchema = z.object({ target: z.string({ message: 'target is required' }).trim().min(1, 'target is required') }).strict();
+
+/** "Move to a new ticket": the message, whether the customer's later messages go with it, and the new ticket's title. */
+export const splitTicketSchema = z
+  .object({
+    messageId: z.string({ message: 'messageId is required' }).min(1, 'messageId is required'),
+    withFollowing: z.boolean({ message: 'withFollowing must be true or false' }).default(false),
+    title: z.string({ message: 'Title is required' }).trim().min(1, 'Title is required').max(TITLE_MAX, `Title must be at most ${TITLE_MAX} characters`),
+  })
+  .strict();
+
 export const outcomeSchema = z
   .object({
     outcomeMessage: multiLine(z.string({ message: 'Outcome is required' }).trim(), 'Outcome')

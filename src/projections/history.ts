@@ -58,6 +58,7 @@ function mentioned(events: TicketRecorded[]) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
     if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
+    if (event.type === 'TicketMergedFrom' || event.type === 'MessagesMovedIn') for (const message of event.data.messages) users.add(message.senderId);
   }
   return { users: [...users], categories: [...categories] };
 }
@@ -117,6 +118,28 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
         : `Changed the rating from ${event.data.previousScore} to ${event.data.score} of 5 via ${CHANNEL_WORDS[event.data.channel]}`;
     case 'SatisfactionCommented':
       return `${event.data.previousComment === null ? 'Commented on the rating' : 'Changed the rating comment to'} ${quote(event.data.comment)} via ${CHANNEL_WORDS[event.data.channel]}`;
+    case 'TicketMergedInto':
+      return `Merged this ticket into #${event.data.targetNumber} (it was ${STATUS_WORDS[event.data.previousStatus]})`;
+    case 'TicketMergedFrom': {
+      const count = event.data.messages.length;
+      return `Merged #${event.data.sourceNumber} into this ticket with its ${count} ${count === 1 ? 'message' : 'messages'}${event.data.reopenedFrom ? ', reopening it' : ''}`;
+    }
+    case 'TicketMergeFromUndone':
+      return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
+    case 'TicketMergeIntoUndone':
+      return `Undid the merge into #${event.data.targetNumber}: status back to ${STATUS_WORDS[event.data.restoredStatus]}`;
+    case 'MessagesMovedOut': {
+      const count = event.data.messages.length;
+      return `Moved ${count} ${count === 1 ? 'message' : 'messages'} to the new ticket #${event.data.newNumber} ${quote(event.data.title)}`;
+    }
+    case 'MessagesMovedIn': {
+      const count = event.data.messages.length;
+      return `Took ${count} ${count === 1 ? 'message' : 'messages'} moved out of #${event.data.sourceNumber}`;
+    }
+    case 'TicketLinked':
+      return `Related this ticket to #${event.data.otherNumber}`;
+    case 'TicketUnlinked':
+      return `Removed the relation to #${event.data.otherNumber}`;
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }

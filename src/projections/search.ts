@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
+import type { MergedMessage } from '../domain/ticket/ticket';
 import type { Projection } from './runner';
 import { termSet } from './searchText';
 
@@ -103,6 +104,31 @@ function putPerson(
   if (next) entry.now = { ...next, terms: [...termSet(personTexts(next))], _revision: revision };
 }
 
+/** Messages joining a ticket; `staffOnly` (another customer's, after an admin's merge) makes all their words staff-only. */
+function joinMessages(page: Page, event: { data: { ticketId: string }; revision: number }, messages: MergedMessage[], staffOnly: boolean) {
+  const before = ticketOf(page, event);
+  if (!before) return;
+  const joined = messages.map((message, index) => ({
+    _id: message.messageId,
+    seq: before.messages.length + index + 1,
+    text: message.content,
+    files: message.attachments.map(({ originalName }) => originalName),
+    internal: message.isInternal || staffOnly,
+  }));
+  page.tickets.get(before._id)!.now = withTerms({ ...before, messages: [...before.messages, ...joined], _revision: event.revision });
+}
+
+function leaveMessages(page: Page, event: { data: { ticketId: string }; revision: number }, messageIds: string[]) {
+  const before = ticketOf(page, event);
+  if (!before) return;
+  const leaving = new Set(messageIds);
+  page.tickets.get(before._id)!.now = withTerms({
+    ...before,
+    messages: before.messages.filter((message) => !leaving.has(message._id)),
+    _revision: event.revision,
+  });
+}
+
 const evolve = dispatcher<Page, void>({
   TicketOpened(event, page) {
     const entry = page.tickets.get(event.data.ticketId)!;
@@ -134,6 +160,24 @@ const evolve = dispatcher<Page, void>({
     if (!before) return;
     const messages = before.messages.map((message) => (message._id === event.data.messageId ? { ...message, text: event.data.content } : message));
     page.tickets.get(before._id)!.now = withTerms({ ...before, messages, _revision: event.revision });
+  },
+  // A merge or a split carries messages from one ticket to another: each is then found by the ticket it is in.
+  TicketMergedFrom(event, page) {
+    const { messages, crossCustomer } = event.data;
+    joinMessages(page, event, messages, crossCustomer);
+  },
+  MessagesMovedIn(event, page) {
+    joinMessages(page, event, event.data.messages, false);
+  },
+  TicketMergeFromUndone(event, page) {
+    leaveMessages(page, event, event.data.messageIds);
+  },
+  MessagesMovedOut(event, page) {
+    leaveMessages(
+      page,
+      event,
+      event.data.messages.map((message) => message.messageId),
+    );
   },
   TicketDeleted(event, page) {
     if (ticketOf(page, event)) page.tickets.get(event.data.ticketId)!.now = null;

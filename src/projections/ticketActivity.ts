@@ -7,7 +7,7 @@ import type { Projection } from './runner';
 export const TICKET_ACTIVITY = 'ticket_activity_v2';
 
 /** What a line says: the new status, or the agent assigned or unassigned. */
-type What = { kind: 'status'; value: TicketStatus } | { kind: 'assigned' | 'unassigned'; value: string };
+type What = { kind: 'status'; value: TicketStatus } | { kind: 'assigned' | 'unassigned' | 'moved'; value: string };
 
 /**
  * One line of a ticket's conversation that no one typed: a status change (`value` is the new
@@ -48,7 +48,7 @@ interface Page {
   deleted: Set<string>;
 }
 
-function add(page: Page, event: RecordedEvent<string, { ticketId: string }>, what: What) {
+function add(page: Page, event: RecordedEvent<string, { ticketId: string }>, what: What, at = event.metadata.occurredAt) {
   const ticket = event.data.ticketId;
   if (page.deleted.has(ticket)) return;
   const doc = page.docs.get(ticket) ?? { _id: ticket, lines: [], _revision: -1 };
@@ -56,7 +56,7 @@ function add(page: Page, event: RecordedEvent<string, { ticketId: string }>, wha
   const actor = event.metadata.actor;
   const line = {
     revision: event.revision,
-    at: event.metadata.occurredAt,
+    at,
     actor: actor ? intern(actor.userId) : null,
     platform: actor?.platform === 'telegram' ? ('telegram' as const) : ('web' as const),
   };
@@ -70,6 +70,8 @@ const evolve = dispatcher<Page, void>({
   TicketStatusChanged: (event, page) => add(page, event, { kind: 'status', value: event.data.to }),
   AgentAssignedToTicket: (event, page) => add(page, event, { kind: 'assigned', value: event.data.agentId }),
   AgentUnassignedFromTicket: (event, page) => add(page, event, { kind: 'unassigned', value: event.data.agentId }),
+  // "Moved to #1050" stands where the moved messages were: at the first one's time.
+  MessagesMovedOut: (event, page) => add(page, event, { kind: 'moved', value: String(event.data.newNumber) }, event.data.messages[0]?.postedAt),
   TicketDeleted: (event, page) => {
     page.deleted.add(event.data.ticketId);
     page.docs.set(event.data.ticketId, null);
@@ -95,7 +97,7 @@ async function applyActivityPage(events: RecordedEvent[], store: ReadStore): Pro
 /** Serves the system lines of a ticket's conversation. */
 export const ticketActivityProjection: Projection = {
   name: 'ticketActivity',
-  version: 2,
+  version: 3,
   collections: [TICKET_ACTIVITY],
   types: evolve.types,
   apply: (event: RecordedEvent, store: ReadStore) => applyActivityPage([event], store),

@@ -57,6 +57,8 @@ export interface TicketView extends Doc {
   resolvedAt: string | null;
   closedAt: string | null;
   messageCount: number;
+  /** The last conversation position given out: a merge undone takes messages away, never their positions (read marks count them). */
+  lastSeq: number;
   lastMessageAt: string | null;
   publicMessageCount: number;
   lastPublicMessageAt: string | null;
@@ -73,8 +75,22 @@ export interface TicketView extends Doc {
   priorityWeight: number;
   statusRank: number;
   search: string;
+  /** Set while this ticket is merged into another; `sameCustomer` says whether its customer may follow the redirect. */
+  mergedInto: { _id: string; ticketId: number; sameCustomer: boolean } | null;
+  /** The tickets merged into this one (docs/tickets.md, merging). */
+  mergedFrom: MergeRef[];
+  /** Related tickets (both directions), for staff. */
+  related: MergeRef[];
   _revision: number;
 }
+
+interface MergeRef {
+  _id: string;
+  ticketId: number;
+}
+
+/** A merged message's copy in the target: its own record id, so the source keeps its conversation. */
+const mergedMessageId = (targetId: string, messageId: string) => `${targetId}~${messageId}`;
 
 export interface MessageView extends Doc {
   ticket: string;
@@ -87,6 +103,10 @@ export interface MessageView extends Doc {
   createdAt: string;
   editedAt: string | null;
   attachments: AttachmentView[];
+  /** A copy brought by a merge: the ticket it came from. */
+  mergedFrom?: MergeRef;
+  /** A copy from another customer's ticket (an admin's merge): staff only, whatever it was. */
+  staffOnly?: true;
   _revision: number;
 }
 
@@ -150,6 +170,8 @@ interface Page {
   directory: Directory;
   tickets: Map<string, { loaded: TicketView | null; now: TicketView | null }>;
   messages: Map<string, MessageView>;
+  /** Merged copies an unmerge took out of their target. */
+  removedMessages: Set<string>;
   edits: RecordedOf<'MessageEdited'>[];
   reads: Map<string, ReadMarkView>;
   uploads: Map<string, UploadView>;
@@ -211,6 +233,7 @@ const evolve = dispatcher<Page, void>({
       resolvedAt: null,
       closedAt: null,
       messageCount: 0,
+      lastSeq: 0,
       lastMessageAt: null,
       publicMessageCount: 0,
       lastPublicMessageAt: null,
@@ -219,6 +242,9 @@ const evolve = dispatcher<Page, void>({
       priorityWeight: PRIORITY_WEIGHT[priority],
       statusRank: STATUS_RANK.open,
       search: searchText(number, title, description, ref),
+      mergedInto: null,
+      mergedFrom: [],
+      related: [],
       _revision: event.revision,
     };
     entry.now = view;
@@ -281,7 +307,7 @@ const evolve = dispatcher<Page, void>({
     if (!before) return;
     const { ticketId: id, messageId, senderId, senderRole, isInternal, attachments } = event.data;
     const at = event.metadata.occurredAt;
-    const seq = before.messageCount + 1;
+    const seq = before.lastSeq + 1;
     const fromCustomer = senderId === before.customer._id;
     const waitingNow = isInternal
       ? {}
@@ -298,13 +324,136 @@ const evolve = dispatcher<Page, void>({
       event,
       before,
       {
-        messageCount: seq,
+        messageCount: before.messageCount + 1,
+        lastSeq: seq,
         lastMessageAt: at,
         ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }),
         ...waitingNow,
       },
       false,
     );
+  },
+  /**
+   * Closed with the redirect. Not a resolution: resolvedAt and closedAt stay as they were, and so does
+   * updatedAt (the response-time statistic), so the dashboard does not count a merge as work done.
+   */
+  TicketMergedInto(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { targetId, targetNumber } = event.data;
+    const sameCustomer = event.data.targetCustomerId === before.customer._id;
+    save(page, event, before, {
+      status: 'closed',
+      statusRank: STATUS_RANK.closed,
+      publicUpdatedAt: event.metadata.occurredAt,
+      mergedInto: { _id: targetId, ticketId: targetNumber, sameCustomer },
+      ...waiting(null),
+    });
+  },
+  TicketMergedFrom(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: id, sourceId, sourceNumber, messages, reopenedFrom, crossCustomer, readMarks } = event.data;
+    const origin = { _id: sourceId, ticketId: sourceNumber };
+    let { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt } = before;
+    const later = (a: string | null, b: string) => (a === null || b > a ? b : a);
+    for (const { sourceSeq: _seq, ...message } of messages) {
+      messageCount += 1;
+      lastSeq += 1;
+      const view = postedMessageView({ ...message, ticketId: id }, lastSeq, page.directory.person(message.senderId), message.postedAt, event.revision);
+      page.messages.set(mergedMessageId(id, message.messageId), {
+        ...view,
+        _id: mergedMessageId(id, message.messageId),
+        mergedFrom: origin,
+        ...(crossCustomer ? { staffOnly: true as const } : {}),
+      });
+      lastMessageAt = later(lastMessageAt, message.postedAt);
+      if (!message.isInternal && !crossCustomer) {
+        publicMessageCount += 1;
+        lastPublicMessageAt = later(lastPublicMessageAt, message.postedAt);
+      }
+    }
+    for (const [user, upTo] of Object.entries(readMarks)) {
+      const key = `${id}:${user}`;
+      page.reads.set(key, { _id: key, ticket: id, user, upTo: Math.max(upTo, page.reads.get(key)?.upTo ?? upTo) });
+    }
+    const at = event.metadata.occurredAt;
+    save(page, event, before, {
+      messageCount,
+      lastSeq,
+      publicMessageCount,
+      lastMessageAt,
+      lastPublicMessageAt,
+      mergedFrom: [...before.mergedFrom, origin],
+      ...(reopenedFrom ? { status: 'open', statusRank: STATUS_RANK.open, updatedAt: at, publicUpdatedAt: at } : {}),
+    });
+  },
+  TicketMergeFromUndone(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: id, sourceId, messageIds, publicCount, restoredStatus } = event.data;
+    for (const messageId of messageIds) {
+      page.messages.delete(mergedMessageId(id, messageId));
+      page.removedMessages.add(mergedMessageId(id, messageId));
+    }
+    const at = event.metadata.occurredAt;
+    save(page, event, before, {
+      messageCount: before.messageCount - messageIds.length,
+      publicMessageCount: before.publicMessageCount - publicCount,
+      mergedFrom: before.mergedFrom.filter((link) => link._id !== sourceId),
+      ...(restoredStatus ? { status: restoredStatus, statusRank: STATUS_RANK[restoredStatus], updatedAt: at, publicUpdatedAt: at, ...waiting(null) } : {}),
+    });
+  },
+  /** The moved messages leave; their positions are not given back (read marks count them). The "Moved to" line is ticket activity. */
+  MessagesMovedOut(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    for (const { messageId } of event.data.messages) {
+      page.messages.delete(messageId);
+      page.removedMessages.add(messageId);
+    }
+    save(
+      page,
+      event,
+      before,
+      { messageCount: before.messageCount - event.data.messages.length, publicMessageCount: before.publicMessageCount - event.data.publicCount },
+      false,
+    );
+  },
+  /** The new ticket's own conversation, under record ids of its own (`<ticket>~<message>`): the source removes the originals. */
+  MessagesMovedIn(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const { ticketId: id, messages } = event.data;
+    let { messageCount, lastSeq, publicMessageCount } = before;
+    let lastMessageAt = before.lastMessageAt;
+    let lastPublicMessageAt = before.lastPublicMessageAt;
+    for (const { sourceSeq: _seq, ...message } of messages) {
+      messageCount += 1;
+      lastSeq += 1;
+      const view = postedMessageView({ ...message, ticketId: id }, lastSeq, page.directory.person(message.senderId), message.postedAt, event.revision);
+      page.messages.set(mergedMessageId(id, message.messageId), { ...view, _id: mergedMessageId(id, message.messageId) });
+      lastMessageAt = message.postedAt;
+      if (!message.isInternal) {
+        publicMessageCount += 1;
+        lastPublicMessageAt = message.postedAt;
+      }
+    }
+    save(page, event, before, { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt }, false);
+  },
+  TicketLinked(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { related: [...before.related, { _id: event.data.otherId, ticketId: event.data.otherNumber }] }, false);
+  },
+  TicketUnlinked(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { related: before.related.filter((link) => link._id !== event.data.otherId) }, false);
+  },
+  TicketMergeIntoUndone(event, page) {
+    const before = current(page, event);
+    if (!before) return;
+    const status = event.data.restoredStatus;
+    save(page, event, before, { status, statusRank: STATUS_RANK[status], publicUpdatedAt: event.metadata.occurredAt, mergedInto: null });
   },
   MessageEdited(event, page) {
     const before = current(page, event);
@@ -336,6 +485,8 @@ function mentioned(events: RecordedEvent[]) {
     } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
     else if (type === 'MessagePosted') people.add(String(data.senderId));
     else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
+    else if (type === 'TicketMergedFrom' || type === 'MessagesMovedIn')
+      for (const message of data.messages as Array<{ senderId: string }>) people.add(message.senderId);
   }
   return { people, categories };
 }
@@ -346,7 +497,17 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
   const ids = [...new Set(events.map((event) => String(event.data.ticketId)))];
   const { people, categories } = mentioned(events);
   const [loaded, directory] = await Promise.all([tickets.find({ _id: { $in: ids } }), loadDirectory(store, people, categories)]);
-  const page: Page = { directory, tickets: new Map(), messages: new Map(), edits: [], reads: new Map(), uploads: new Map(), deleted: new Set(), moves: [] };
+  const page: Page = {
+    directory,
+    tickets: new Map(),
+    messages: new Map(),
+    removedMessages: new Set(),
+    edits: [],
+    reads: new Map(),
+    uploads: new Map(),
+    deleted: new Set(),
+    moves: [],
+  };
   for (const id of ids) page.tickets.set(id, { loaded: null, now: null });
   for (const ticket of loaded) page.tickets.set(ticket._id, { loaded: ticket, now: ticket });
   for (const event of events) evolve.handle(event, page);
@@ -377,6 +538,7 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
           update: { $set: { content: data.content, editedAt: metadata.occurredAt, _revision: revision } },
         },
       })),
+    ...[...page.removedMessages].map((id) => ({ deleteOne: { filter: { _id: id } } })),
     ...clearDeleted,
   ]);
   await writeAll(store.collection<ReadMarkView>(TICKET_READS), [
@@ -459,7 +621,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 5,
+  version: 6,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);

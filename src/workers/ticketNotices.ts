@@ -13,7 +13,9 @@ type TicketNotice =
   | { kind: 'created' }
   | { kind: 'status'; from: TicketStatus; to: TicketStatus }
   | { kind: 'assigned'; agentName: string }
-  | { kind: 'reply'; content: string; senderName: string; files: Attachment[] };
+  | { kind: 'reply'; content: string; senderName: string; files: Attachment[] }
+  /** The ticket was merged into another: the customer is told once which ticket continues. */
+  | { kind: 'merged'; targetNumber: number };
 
 export interface CustomerNotice {
   notice: TicketNotice;
@@ -24,6 +26,10 @@ export interface CustomerNotice {
 /** The projections whose read models `customerNoticeOf` and the channels read (names, tickets, users, settings). */
 export const NOTICE_READS = ['directory', 'tickets', 'users', 'settings'];
 
+/** What every channel says when a customer's ticket was merged into another. */
+export const mergedText = (sourceNumber: number, targetNumber: number) =>
+  `Your ticket #${sourceNumber} was merged into ticket #${targetNumber}, where the conversation continues.`;
+
 /** Text on one line: a title with line breaks (CR, LF) must not start a new mail header or list line. */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
@@ -32,6 +38,7 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 const noticeOf = dispatcher<ReadStore, Promise<TicketNotice | null>>({
   TicketOpened: async () => ({ kind: 'created' }),
   TicketStatusChanged: async (event) => ({ kind: 'status', from: event.data.from, to: event.data.to }),
+  TicketMergedInto: async (event) => ({ kind: 'merged', targetNumber: event.data.targetNumber }),
   AgentAssignedToTicket: async (event, store) => ({ kind: 'assigned', agentName: fullName(await findPerson(store, event.data.agentId)) }),
   async MessagePosted(event, store) {
     const message: MessagePostedData = event.data;

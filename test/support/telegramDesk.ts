@@ -1,8 +1,8 @@
 import { TICKETS, TICKET_MESSAGES, type MessageView, type TicketView } from '../../src/projections/tickets';
 import { addCategory } from './desk';
 import { eventually } from './eventually';
-import type { FakeTelegram, TelegramUser } from './fakeTelegram';
-import type { TestServer } from './server';
+import { type FakeTelegram, type TelegramUser, startFakeTelegram } from './fakeTelegram';
+import { type TestServer, startTestServer } from './server';
 
 /** A Telegram user talking to the bot of `token` through the fake Bot API, waiting for the bot's answers. */
 export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
@@ -51,4 +51,22 @@ export async function telegramCustomerWithTicket(
   await botChat(fake, token, user).openTicket(category, title);
   const [ticket] = await server.deps.readStore.collection<TicketView>(TICKETS).find({ title });
   return { admin, ticket: ticket! };
+}
+
+/**
+ * A fake Bot API with `bot` on it and a test server polling it, started before the suite's tests and
+ * stopped after them; read `desk.fake` and `desk.server` inside the tests.
+ */
+export function useTelegramDesk(token: string, bot: { id: number; username: string; firstName: string }) {
+  const desk = {} as { fake: FakeTelegram; server: TestServer };
+  beforeAll(async () => {
+    desk.fake = await startFakeTelegram();
+    desk.fake.addBot(token, bot);
+    desk.server = await startTestServer({ env: { TELEGRAM_API_ROOT: desk.fake.apiRoot } });
+  });
+  afterAll(async () => {
+    await desk.server.stop();
+    await desk.fake.close();
+  });
+  return desk;
 }

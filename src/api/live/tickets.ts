@@ -47,7 +47,20 @@ interface Delivery {
 const reaches = (socket: Socket, delivery: Delivery) =>
   delivery.to.some((room) => socket.rooms.has(room)) && !delivery.except?.some((room) => socket.rooms.has(room));
 
-type TicketUpdate = Extract<TicketEvent, { type: 'TicketStatusChanged' | 'AgentAssignedToTicket' | 'AgentUnassignedFromTicket' | 'TicketOutcomeRecorded' }>;
+type TicketUpdate = Extract<
+  TicketEvent,
+  {
+    type:
+      | 'TicketStatusChanged'
+      | 'AgentAssignedToTicket'
+      | 'AgentUnassignedFromTicket'
+      | 'TicketOutcomeRecorded'
+      | 'TicketMergedInto'
+      | 'TicketMergedFrom'
+      | 'TicketMergeFromUndone'
+      | 'TicketMergeIntoUndone';
+  }
+>;
 
 function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   const by = event.metadata.actor?.userId ?? null;
@@ -60,6 +73,14 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
       return { kind: 'unassigned' as const, agentId: event.data.agentId, by };
     case 'TicketOutcomeRecorded':
       return { kind: 'outcome' as const, by };
+    case 'TicketMergedInto':
+      return { kind: 'merge' as const, action: 'into' as const, other: event.data.targetNumber, by };
+    case 'TicketMergedFrom':
+      return { kind: 'merge' as const, action: 'from' as const, other: event.data.sourceNumber, by };
+    case 'TicketMergeFromUndone':
+      return { kind: 'merge' as const, action: 'undone' as const, other: event.data.sourceNumber, by };
+    case 'TicketMergeIntoUndone':
+      return { kind: 'merge' as const, action: 'undone' as const, other: event.data.targetNumber, by };
   }
 }
 
@@ -82,7 +103,11 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
     case 'TicketStatusChanged':
     case 'AgentAssignedToTicket':
     case 'AgentUnassignedFromTicket':
-    case 'TicketOutcomeRecorded': {
+    case 'TicketOutcomeRecorded':
+    case 'TicketMergedInto':
+    case 'TicketMergedFrom':
+    case 'TicketMergeFromUndone':
+    case 'TicketMergeIntoUndone': {
       const ticket = await tickets.findOne({ _id: event.data.ticketId });
       if (!ticket) return [];
       if (event.type === 'TicketOpened') return toEveryoneConcerned(ticket, 'new_ticket', (view) => ({ ticket: view }));

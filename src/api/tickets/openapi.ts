@@ -86,6 +86,54 @@ export function describeTickets(docs: ApiRegistry): void {
     errors: [409],
   });
   docs.route({
+    method: 'post',
+    path: '/tickets/:id/merge',
+    summary: 'Merge this ticket into another',
+    description:
+      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted.',
+    access: [...staff],
+    body: schema.mergeTicketSchema,
+    responses: { 200: { description: 'The target after the merge', schema: ticketAnswer } },
+    errors: [403, 409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/unmerge',
+    summary: 'Undo the merge of this ticket',
+    description:
+      'Within MERGE_UNDO_WINDOW_DAYS (7) of the merge: the merged messages leave the target (those written there since stay), and both tickets get back the status they had.',
+    access: [...staff],
+    responses: { 200: { description: 'This ticket, standing alone again', schema: ticketAnswer } },
+    errors: [403, 409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/split',
+    summary: 'Move a message (and the customer’s later ones) to a new ticket',
+    description:
+      'The messages leave this ticket, which shows "Moved to #N" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. 409 when the customer has another open ticket.',
+    access: [...staff],
+    body: schema.splitTicketSchema,
+    responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/related',
+    summary: 'Relate another ticket',
+    description: 'Without merging: both tickets list each other in `related` (staff only). Relating twice changes nothing.',
+    access: [...staff],
+    body: schema.mergeTicketSchema,
+    responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
+  });
+  docs.route({
+    method: 'delete',
+    path: '/tickets/:id/related/:other',
+    summary: 'Remove a relation',
+    access: [...staff],
+    responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
+  });
+  docs.route({
     method: 'put',
     path: '/tickets/:id/outcome',
     summary: 'Record the outcome',

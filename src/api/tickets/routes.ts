@@ -9,6 +9,8 @@ import {
   editMessageSchema,
   listMessagesQuery,
   listTicketsQuery,
+  mergeTicketSchema,
+  splitTicketSchema,
   momentQuery,
   outcomeSchema,
   postMessageSchema,
@@ -54,6 +56,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
+import { mergeTickets, relateTickets, splitTicket, unmergeTicket } from '../../app/tickets/merge';
 import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, seesNotes, ticketFor, visibleMessages } from './views';
 
 const SORTS: Record<string, Sort> = {
@@ -111,7 +114,7 @@ async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser
   return Promise.all(
     tickets.map((ticket) => {
       const mark = upTo.get(ticket._id) ?? 0;
-      if (ticket.messageCount <= mark) return 0;
+      if (ticket.lastSeq <= mark) return 0;
       return deps.readStore
         .collection<MessageView>(TICKET_MESSAGES)
         .count({ ticket: ticket._id, seq: { $gt: mark }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
@@ -246,6 +249,36 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const { agentId } = parse(assignTicketSchema, req.body);
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await assignTicket(deps, ticket._id, agentId, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/merge', requireRole('agent', 'admin'), async (req, res) => {
+    const { target } = parse(mergeTicketSchema, req.body);
+    const user = currentUser(req);
+    const [source, into] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, user)]);
+    await answerTicket(req, res, into._id, await mergeTickets(deps, source._id, into._id, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/unmerge', requireRole('agent', 'admin'), async (req, res) => {
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await unmergeTicket(deps, ticket._id, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/split', requireRole('agent', 'admin'), async (req, res) => {
+    const request = parse(splitTicketSchema, req.body);
+    const ticket = await visible(req);
+    const { newTicketId, position } = await splitTicket(deps, ticket._id, request, commandContext(deps, req));
+    await answerTicket(req, res, newTicketId, position, 201);
+  });
+
+  router.post('/tickets/:id/related', requireRole('agent', 'admin'), async (req, res) => {
+    const { target } = parse(mergeTicketSchema, req.body);
+    const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, currentUser(req))]);
+    await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, true, commandContext(deps, req)));
+  });
+
+  router.delete('/tickets/:id/related/:other', requireRole('agent', 'admin'), async (req, res) => {
+    const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, req.params.other as string, currentUser(req))]);
+    await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, false, commandContext(deps, req)));
   });
 
   router.put('/tickets/:id/outcome', requireRole('agent', 'admin'), async (req, res) => {

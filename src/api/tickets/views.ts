@@ -1,6 +1,7 @@
 import { NotFoundError } from '#contract/errors';
 import type { Message, Ticket } from '#contract/responses';
 import { type Role, isStaff } from '#contract/users';
+import { canSeeMessage } from '../../domain/ticket/ticket';
 import type { ReadStore } from '../../platform/readstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
 
@@ -29,11 +30,17 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticke
     statusRank: _s,
     search: _q,
     waitingRank: _w,
+    lastSeq: _l,
+    mergedInto,
     ...ticket
   } = view;
-  if (isStaff(viewer.role)) return ticket;
+  if (isStaff(viewer.role)) return { ...ticket, mergedInto: mergedInto && { _id: mergedInto._id, ticketId: mergedInto.ticketId } };
   return {
     ...ticket,
+    // Relations are a staff tool: they may join tickets of different customers.
+    related: [],
+    // The customer is told which ticket continues; they follow it only when it is theirs too.
+    mergedInto: mergedInto && { _id: mergedInto.sameCustomer ? mergedInto._id : null, ticketId: mergedInto.ticketId },
     updatedAt: publicUpdatedAt,
     messageCount: publicMessageCount,
     lastMessageAt: lastPublicMessageAt,
@@ -44,12 +51,13 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticke
 }
 
 export function messageFor(view: MessageView): Message {
-  const { _revision: _r, seq: _seq, ...message } = view;
+  const { _revision: _r, seq: _seq, staffOnly: _staff, ...message } = view;
   return message;
 }
 
 /** Messages this viewer may read: a customer never receives an internal note. */
-export const visibleMessages = (viewer: Pick<Viewer, 'role' | 'token'>) => (seesNotes(viewer) ? {} : { isInternal: false });
+export const visibleMessages = (viewer: Pick<Viewer, 'role' | 'token'>) =>
+  seesNotes(viewer) ? {} : isStaff(viewer.role) ? { isInternal: false } : { isInternal: false, staffOnly: { $ne: true } };
 
 /** A ticket key that is its display number (`42` or `#42`) rather than its record id. */
 export const isDisplayNumber = (key: string) => /^#?\d{1,9}$/.test(key);
@@ -68,7 +76,7 @@ export async function findVisibleTicket(store: ReadStore, key: string, viewer: V
 
 export async function findVisibleMessage(store: ReadStore, messageId: string, viewer: Viewer): Promise<{ message: MessageView; ticket: TicketView }> {
   const message = await store.collection<MessageView>(TICKET_MESSAGES).findOne({ _id: messageId });
-  if (!message || (message.isInternal && !isStaff(viewer.role))) throw new NotFoundError('Message');
+  if (!message || !canSeeMessage(viewer.role, message)) throw new NotFoundError('Message');
   const ticket = await findVisibleTicket(store, message.ticket, viewer).catch(() => {
     throw new NotFoundError('Message');
   });

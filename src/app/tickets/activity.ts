@@ -15,15 +15,20 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: string, since: string | null): Promise<Message[]> {
   const view = await deps.readStore.collection<ActivityView>(TICKET_ACTIVITY).findOne({ _id: ticketId });
   const lines = (view?.lines ?? []).filter((line) => since === null || line.at >= since);
-  const people = lines.flatMap((line) => [...(line.kind === 'status' ? [] : [line.value]), ...(line.actor === null ? [] : [line.actor])]);
+  const people = lines.flatMap((line) => [
+    ...(line.kind === 'status' || line.kind === 'moved' ? [] : [line.value]),
+    ...(line.actor === null ? [] : [line.actor]),
+  ]);
   const directory = await loadDirectory(deps.readStore, people, []);
   return lines.map((line) => {
     const content =
       line.kind === 'status'
         ? `Status changed to ${STATUS_WORDS[line.value]}`
-        : line.kind === 'assigned'
-          ? `Assigned to ${fullName(directory.person(line.value))}`
-          : `${fullName(directory.person(line.value))} was unassigned`;
+        : line.kind === 'moved'
+          ? `Moved to #${line.value}`
+          : line.kind === 'assigned'
+            ? `Assigned to ${fullName(directory.person(line.value))}`
+            : `${fullName(directory.person(line.value))} was unassigned`;
     const sender = line.actor === null ? null : directory.person(line.actor);
     return {
       _id: `${ticketId}:${line.revision}`,

@@ -27,20 +27,20 @@ import { TicketNumbers } from './numbers';
 
 export const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
 const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
-const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
+export const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 
-const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
+export const actorOf = (context: CommandContext): TicketActor => ({ userId: context.actor.userId, role: context.actor.role as Role });
 
-const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSAGE): Claim => ({
+export const openTicketClaim = (customerId: string, conflictMessage = OPEN_TICKET_MESSAGE): Claim => ({
   kind: 'openticket',
   value: customerId,
   conflictMessage,
   conflictCode: 'OPEN_TICKET_EXISTS',
 });
 
-const loadTicket = (deps: Pick<AppDeps, 'events'>, ticketId: string) => loadState(deps.events, ticketStream(ticketId), ticketDecider);
+export const loadTicket = (deps: Pick<AppDeps, 'events'>, ticketId: string) => loadState(deps.events, ticketStream(ticketId), ticketDecider);
 
-const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketCommand, context: CommandContext, fences: Fence[] = []) =>
+export const runTicketCommand = (deps: AppDeps, ticketId: string, command: TicketCommand, context: CommandContext, fences: Fence[] = []) =>
   handleCommand(deps.events, ticketStream(ticketId), ticketDecider, command, context, { fences });
 
 /** A ticket holds its customer's open-ticket claim while it is open; resolving, closing or deleting it lets it go. */
@@ -72,7 +72,7 @@ async function openTicketConflict(deps: AppDeps, customerId: string, message: st
   return new ConflictError(message, 'OPEN_TICKET_EXISTS', { existingTicket: holderId ? { _id: holderId } : null });
 }
 
-async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: string, context: CommandContext, message?: string): Promise<Fence> {
+export async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: string, context: CommandContext, message?: string): Promise<Fence> {
   const wanted = openTicketClaim(customerId, message);
   try {
     return await claim(deps, ticketId, wanted, context, ticketOwners);
@@ -82,7 +82,7 @@ async function claimOpenTicket(deps: AppDeps, customerId: string, ticketId: stri
   }
 }
 
-const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) =>
+export const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext) =>
   release(deps, ticketId, openTicketClaim(customerId), context);
 
 /**
@@ -91,7 +91,7 @@ const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: string, 
  */
 /** The search read model too: a message just posted is found by its sender's next search. */
 const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, searchProjection.name];
-const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
+export const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
   await ticketViewsReach(deps, position);

@@ -4,8 +4,27 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
-import { type LiveTicket, type TicketEvent, type TicketState, canSeeMessage, evolve, initialState } from './ticket';
-import { type Attachment, EDIT_WINDOW_MS, MESSAGE_MAX, OUTCOME_MAX, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
+import {
+  type LiveTicket,
+  type MessagesMovedOutData,
+  type TicketEvent,
+  type TicketOpenedData,
+  type TicketState,
+  canSeeMessage,
+  evolve,
+  initialState,
+} from './ticket';
+import {
+  type Attachment,
+  EDIT_WINDOW_MS,
+  MESSAGE_MAX,
+  OUTCOME_MAX,
+  type Platform,
+  type Priority,
+  TITLE_MAX,
+  type TicketStatus,
+  isOpenStatus,
+} from '#contract/tickets';
 
 export interface TicketActor {
   userId: string;
@@ -56,7 +75,23 @@ export type TicketCommand =
       now: Date;
     }
   | { type: 'EditMessage'; ticketId: string; messageId: string; actor: TicketActor; content: string; now: Date }
-  | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor };
+  | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor }
+  /** To the source: it continues in `target` (the target's state as the handler loaded it). */
+  | { type: 'MergeInto'; ticketId: string; actor: TicketActor; target: TicketState; now: Date }
+  /** To the target: the source (as it stands after its `TicketMergedInto`) joins it; `reopen` when its customer's open-ticket claim is held for it. */
+  | { type: 'MergeFrom'; ticketId: string; actor: TicketActor; source: TicketState; reopen: boolean; now: Date }
+  /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
+  | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
+  | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date }
+  /**
+   * Split: `messageId` (and, with `withFollowing`, the customer's messages after it) leave for a new
+   * ticket `newTicketId` titled `title`; an open ticket is resolved, its customer's open ticket now being the new one.
+   */
+  | { type: 'MoveOut'; ticketId: string; actor: TicketActor; messageId: string; withFollowing: boolean; newTicketId: string; newNumber: number; title: string }
+  /** The new ticket of a split, written from the source's `MessagesMovedOut` and its opening. */
+  | { type: 'OpenSplit'; ticketId: string; actor: TicketActor; sourceOpened: TicketOpenedData; movedOut: MessagesMovedOutData }
+  /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
+  | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
 /**
  * The ticket as this actor may know it. A customer asking about someone else's ticket learns
@@ -90,8 +125,14 @@ function open(command: Extract<TicketCommand, { type: 'OpenTicket' }>, state: Ti
   ];
 }
 
+/** A merged ticket only redirects: its conversation and status go on in the target until the merge is undone. */
+function refuseMerged(ticket: LiveTicket): void {
+  if (ticket.mergedInto) throw new ConflictError(`This ticket is merged into #${ticket.mergedInto.number}; continue there`, 'TICKET_MERGED');
+}
+
 function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatus' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
   if (ticket.status === command.status) return [];
   return [{ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: command.status } }];
 }
@@ -175,6 +216,7 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   // A retried post with a caller-chosen id (a Telegram update handled again) is already done.
   if (ticket.messages.has(command.messageId)) return [];
   if (isInternal && !isStaff(actor.role)) throw new ForbiddenError('Only agents and admins can post internal notes');
+  refuseMerged(ticket);
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
   const hasText = !isBlankText(content);
@@ -206,6 +248,7 @@ function edit(command: Extract<TicketCommand, { type: 'EditMessage' }>, state: T
   if (command.now.getTime() - Date.parse(message.postedAt) > EDIT_WINDOW_MS) {
     throw new ForbiddenError('Messages can only be edited within 5 minutes of sending', 'EDIT_WINDOW_EXPIRED');
   }
+  refuseMerged(ticket);
   refuseClosedToCustomer(ticket, command.actor);
   checkText(command.content, true);
   if (command.content === message.content) return [];
@@ -220,6 +263,195 @@ function markRead(command: Extract<TicketCommand, { type: 'MarkMessagesRead' }>,
   const upTo = isStaff(command.actor.role) ? ticket.lastSeq : ticket.lastPublicSeq;
   if (upTo <= (ticket.readMarks[command.actor.userId] ?? 0)) return [];
   return [{ type: 'MessagesRead', data: { ticketId: ticket.ticketId, readerId: command.actor.userId, upTo } }];
+}
+
+/**
+ * Merging rules (docs/tickets.md, merging): staff only; the tickets of one customer, unless an admin
+ * merges across customers; neither side merged already (a ticket merged into another redirects, and a
+ * chain would hide where the conversation went). A repeated merge of the same pair decides nothing,
+ * so a merge interrupted between its two appends is completed by running it again.
+ */
+function mergeInto(command: Extract<TicketCommand, { type: 'MergeInto' }>, state: TicketState): TicketEvent[] {
+  const source = staffOnly(state, command.actor);
+  if (command.target.kind !== 'live') throw new NotFoundError('Target ticket');
+  const target = command.target;
+  if (source.mergedInto?.ticketId === target.ticketId) return [];
+  if (target.ticketId === source.ticketId)
+    throw new ValidationError('A ticket cannot be merged into itself', [{ path: 'targetId', message: 'A ticket cannot be merged into itself' }]);
+  if (source.mergedInto) throw new ConflictError(`This ticket is already merged into #${source.mergedInto.number}`, 'TICKET_MERGED');
+  if (target.mergedInto) throw new ConflictError(`Ticket #${target.number} is merged into #${target.mergedInto.number}; merge into that one`, 'TICKET_MERGED');
+  if (target.customerId !== source.customerId && command.actor.role !== 'admin')
+    throw new ForbiddenError('Only an admin can merge tickets of different customers', 'DIFFERENT_CUSTOMERS');
+  return [
+    {
+      type: 'TicketMergedInto',
+      data: {
+        ticketId: source.ticketId,
+        targetId: target.ticketId,
+        targetNumber: target.number,
+        targetCustomerId: target.customerId,
+        previousStatus: source.status,
+        mergedBy: command.actor.userId,
+        mergedAt: command.now.toISOString(),
+      },
+    },
+  ];
+}
+
+/**
+ * Where each reader's mark goes when `count` messages join after `target.lastSeq`: a reader who had
+ * read all of the target they may see moves past the joined messages they had read in the source
+ * (those up to their mark there), so a merge makes nothing unread that was read; anyone else keeps
+ * their mark and finds the joined messages unread, as they find the target's.
+ */
+function mergedReadMarks(target: LiveTicket, source: LiveTicket, joined: Array<{ sourceSeq: number }>): Record<string, number> {
+  const marks: Record<string, number> = {};
+  for (const reader of new Set([...Object.keys(target.readMarks), ...Object.keys(source.readMarks)])) {
+    const mark = target.readMarks[reader] ?? 0;
+    const caughtUp = mark >= (reader === target.customerId ? target.lastPublicSeq : target.lastSeq);
+    const readThere = joined.filter(({ sourceSeq }) => sourceSeq <= (source.readMarks[reader] ?? 0)).length;
+    if (caughtUp && readThere > 0) marks[reader] = target.lastSeq + joined.findLastIndex(({ sourceSeq }) => sourceSeq <= (source.readMarks[reader] ?? 0)) + 1;
+  }
+  return marks;
+}
+
+function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state: TicketState): TicketEvent[] {
+  const target = staffOnly(state, command.actor);
+  if (command.source.kind !== 'live') throw new NotFoundError('Source ticket');
+  const source = command.source;
+  if (target.mergedFrom.some((link) => link.ticketId === source.ticketId)) return [];
+  if (source.mergedInto?.ticketId !== target.ticketId) throw new ConflictError(`Ticket #${source.number} is not merged into this ticket`, 'NOT_MERGED');
+  const messages = [...source.messages.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+  return [
+    {
+      type: 'TicketMergedFrom',
+      data: {
+        ticketId: target.ticketId,
+        sourceId: source.ticketId,
+        sourceNumber: source.number,
+        sourceCustomerId: source.customerId,
+        mergedBy: command.actor.userId,
+        mergedAt: command.now.toISOString(),
+        messages,
+        reopenedFrom: command.reopen && !isOpenStatus(target.status) ? target.status : null,
+        crossCustomer: source.customerId !== target.customerId,
+        readMarks: mergedReadMarks(target, source, messages),
+      },
+    },
+  ];
+}
+
+/**
+ * Undoing a merge, the target first: the copied messages leave it (those written in it since stay);
+ * a status the merge reopened goes back while it is still open. Nothing when already undone.
+ */
+function undoMergeFrom(command: Extract<TicketCommand, { type: 'UndoMergeFrom' }>, state: TicketState): TicketEvent[] {
+  const target = staffOnly(state, command.actor);
+  const link = target.mergedFrom.find(({ ticketId }) => ticketId === command.sourceId);
+  if (!link) return [];
+  const restoredStatus = link.reopenedFrom && isOpenStatus(target.status) ? link.reopenedFrom : null;
+  return [
+    {
+      type: 'TicketMergeFromUndone',
+      data: {
+        ticketId: target.ticketId,
+        sourceId: link.ticketId,
+        sourceNumber: link.number,
+        messageIds: link.messageIds,
+        publicCount: link.publicCount,
+        restoredStatus,
+      },
+    },
+  ];
+}
+
+/** Then the source: it stands alone again with the status it had, within the window after the merge. */
+function undoMergeInto(command: Extract<TicketCommand, { type: 'UndoMergeInto' }>, state: TicketState): TicketEvent[] {
+  const source = staffOnly(state, command.actor);
+  const merged = source.mergedInto;
+  if (!merged) throw new ConflictError('This ticket is not merged', 'NOT_MERGED');
+  if (command.now.getTime() - Date.parse(merged.mergedAt) > command.windowMs)
+    throw new ForbiddenError(`A merge can only be undone within ${Math.round(command.windowMs / 86_400_000)} days`, 'UNMERGE_WINDOW_EXPIRED');
+  return [
+    {
+      type: 'TicketMergeIntoUndone',
+      data: { ticketId: source.ticketId, targetId: merged.ticketId, targetNumber: merged.number, restoredStatus: merged.previousStatus },
+    },
+  ];
+}
+
+function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
+  const chosen = ticket.messages.get(command.messageId);
+  if (!chosen) throw new NotFoundError('Message');
+  if (chosen.origin !== undefined)
+    throw new ConflictError(`This message came with the merge of #${chosen.origin}; undo that merge to move it`, 'MERGED_MESSAGE');
+  const title = command.title.trim();
+  if (isBlankText(title)) throw new ValidationError('Title is required', [{ path: 'title', message: 'Title is required' }]);
+  if (title.length > TITLE_MAX)
+    throw new ValidationError(`Title must be at most ${TITLE_MAX} characters`, [{ path: 'title', message: `Title must be at most ${TITLE_MAX} characters` }]);
+  const moving = [...ticket.messages.values()]
+    .filter(
+      (message) =>
+        message === chosen || (command.withFollowing && message.seq > chosen.seq && message.senderId === ticket.customerId && message.origin === undefined),
+    )
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+  const events: TicketEvent[] = [
+    {
+      type: 'MessagesMovedOut',
+      data: {
+        ticketId: ticket.ticketId,
+        newTicketId: command.newTicketId,
+        newNumber: command.newNumber,
+        title,
+        messages: moving,
+        publicCount: moving.filter((message) => !message.isInternal).length,
+      },
+    },
+  ];
+  if (isOpenStatus(ticket.status)) events.push({ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: 'resolved' } });
+  return events;
+}
+
+/** Decides nothing once the new ticket exists, so a split cut short between its appends is completed by running it again. */
+function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state: TicketState): TicketEvent[] {
+  if (state.kind !== 'none') return [];
+  if (!isStaff(command.actor.role)) throw new ForbiddenError('Only agents and admins can do this');
+  const { sourceOpened: source, movedOut } = command;
+  const first = movedOut.messages[0];
+  return [
+    {
+      type: 'TicketOpened',
+      data: {
+        ticketId: movedOut.newTicketId,
+        number: movedOut.newNumber,
+        title: movedOut.title,
+        description: first && !isBlankText(first.content) ? first.content : movedOut.title,
+        categoryId: source.categoryId,
+        priority: source.priority,
+        customerId: source.customerId,
+        customFieldValues: [],
+        platform: source.platform,
+      },
+    },
+    { type: 'MessagesMovedIn', data: { ticketId: movedOut.newTicketId, sourceId: source.ticketId, sourceNumber: source.number, messages: movedOut.messages } },
+  ];
+}
+
+/** Staff relate any two live tickets (of any customers: the link is for staff); nothing when it already is as asked. */
+function link(command: Extract<TicketCommand, { type: 'LinkTicket' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  if (command.other.kind !== 'live') throw new NotFoundError('Related ticket');
+  const other = command.other;
+  if (other.ticketId === ticket.ticketId)
+    throw new ValidationError('A ticket cannot be related to itself', [{ path: 'target', message: 'A ticket cannot be related to itself' }]);
+  if (ticket.related.includes(other.ticketId) === command.linked) return [];
+  const data = { ticketId: ticket.ticketId, otherId: other.ticketId, otherNumber: other.number };
+  return [command.linked ? { type: 'TicketLinked', data } : { type: 'TicketUnlinked', data }];
 }
 
 export function decide(command: TicketCommand, state: TicketState): TicketEvent[] {
@@ -242,6 +474,20 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return edit(command, state);
     case 'MarkMessagesRead':
       return markRead(command, state);
+    case 'MergeInto':
+      return mergeInto(command, state);
+    case 'MergeFrom':
+      return mergeFrom(command, state);
+    case 'UndoMergeFrom':
+      return undoMergeFrom(command, state);
+    case 'UndoMergeInto':
+      return undoMergeInto(command, state);
+    case 'LinkTicket':
+      return link(command, state);
+    case 'MoveOut':
+      return moveOut(command, state);
+    case 'OpenSplit':
+      return openSplit(command, state);
   }
 }
 

@@ -51,17 +51,88 @@ export type TicketEvent =
   /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
   | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
   /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
-  | SatisfactionEvent;
+  | SatisfactionEvent
+  /** This ticket (the source) now continues in `targetId` (docs/tickets.md, merging): it is closed and redirects there. */
+  | DomainEvent<'TicketMergedInto', TicketMergedIntoData>
+  /** The source's conversation joins this ticket (the target), copied into this stream so that it replays and time-travels alone. */
+  | DomainEvent<'TicketMergedFrom', TicketMergedFromData>
+  /** The merge is undone on the target: the copied messages leave it; a status the merge changed goes back. */
+  | DomainEvent<
+      'TicketMergeFromUndone',
+      /** `publicCount`: how many of the messages its customer could see here. */
+      { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number; restoredStatus: TicketStatus | null }
+    >
+  /** The merge is undone on the source: it stands alone again with the status it had. */
+  /**
+   * Split (docs/tickets.md): messages leave this ticket for a new one, carried whole with the new
+   * ticket's title, so that the new ticket can be written from this event alone if its append was cut short.
+   */
+  | DomainEvent<'MessagesMovedOut', MessagesMovedOutData>
+  /** The new ticket of a split receives the moved messages as its own conversation. */
+  | DomainEvent<'MessagesMovedIn', { ticketId: string; sourceId: string; sourceNumber: number; messages: MergedMessage[] }>
+  /** "Related tickets" without merging: recorded on both tickets, each naming the other. */
+  | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
+  | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
+  | DomainEvent<'TicketMergeIntoUndone', { ticketId: string; targetId: string; targetNumber: number; restoredStatus: TicketStatus }>;
 
-export interface MessageState {
-  messageId: string;
+export interface MessagesMovedOutData {
+  ticketId: string;
+  newTicketId: string;
+  newNumber: number;
+  title: string;
+  messages: MergedMessage[];
+  /** How many of them its customer could see here. */
+  publicCount: number;
+}
+
+interface TicketMergedIntoData {
+  ticketId: string;
+  targetId: string;
+  targetNumber: number;
+  targetCustomerId: string;
+  /** The status before the merge, which an unmerge gives back. */
+  previousStatus: TicketStatus;
+  mergedBy: string;
+  mergedAt: string;
+}
+
+/** A source message as it reads at the merge (its latest text), with its place in the source. */
+export interface MergedMessage extends Omit<MessagePostedData, 'ticketId'> {
+  sourceSeq: number;
+}
+
+interface TicketMergedFromData {
+  ticketId: string;
+  sourceId: string;
+  sourceNumber: number;
+  sourceCustomerId: string;
+  mergedBy: string;
+  mergedAt: string;
+  /** The source's messages in its order; each takes the next position of this conversation. */
+  messages: MergedMessage[];
+  /** The status before the merge when the merge reopened this ticket, else null. */
+  reopenedFrom: TicketStatus | null;
+  /**
+   * An admin merged another customer's ticket: its messages are for staff only here, so a customer
+   * never sees another customer's words through a merge.
+   */
+  crossCustomer: boolean;
+  /** Read marks moved past the copied messages that each reader had read in the source (see `mergedReadMarks`). */
+  readMarks: Record<string, number>;
+}
+
+interface MessageState extends Omit<MessagePostedData, 'ticketId'> {
   /** 1-based position in the conversation. */
   seq: number;
-  senderId: string;
-  messageType: 'text' | 'file';
-  isInternal: boolean;
-  content: string;
-  postedAt: string;
+  /** The number of the ticket a merged message came from. */
+  origin?: number;
+  /** Merged from another customer's ticket: staff only here. */
+  staffOnly?: boolean;
+}
+
+interface MergeLink {
+  ticketId: string;
+  number: number;
 }
 
 export interface LiveTicket {
@@ -83,6 +154,14 @@ export interface LiveTicket {
   lastPublicSeq: number;
   /** Per reader, the last conversation position they have read. */
   readMarks: Record<string, number>;
+  /** Set while this ticket is merged into another (it redirects there). */
+  mergedInto: (MergeLink & { previousStatus: TicketStatus; mergedAt: string }) | null;
+  /** The tickets merged into this one, with the ids of the messages each brought. */
+  /** Messages split out of this ticket: message id to the ticket they went to. */
+  movedOut: Record<string, MergeLink>;
+  /** Related tickets by id (both directions, each side records its own). */
+  related: string[];
+  mergedFrom: Array<MergeLink & { messageIds: string[]; publicCount: number; reopenedFrom: TicketStatus | null }>;
 }
 
 export type TicketState = { kind: 'none' } | LiveTicket | { kind: 'deleted'; ticketId: string };
@@ -104,6 +183,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       lastSeq: 0,
       lastPublicSeq: 0,
       readMarks: {},
+      mergedInto: null,
+      mergedFrom: [],
+      related: [],
+      movedOut: {},
     };
   }
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
@@ -118,13 +201,13 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'TicketOutcomeRecorded':
       return { ...state, outcomeMessage: event.data.outcomeMessage };
     case 'MessagePosted': {
-      const { messageId, senderId, messageType, isInternal, content, postedAt } = event.data;
+      const { ticketId: _ticket, ...message } = event.data;
       const seq = state.lastSeq + 1;
       return {
         ...state,
-        messages: state.messages.set(messageId, { messageId, seq, senderId, messageType, isInternal, content, postedAt }),
+        messages: state.messages.set(message.messageId, { ...message, seq }),
         lastSeq: seq,
-        lastPublicSeq: isInternal ? state.lastPublicSeq : seq,
+        lastPublicSeq: message.isInternal ? state.lastPublicSeq : seq,
       };
     }
     case 'MessageEdited': {
@@ -136,8 +219,69 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'SatisfactionRated':
     case 'SatisfactionCommented':
       return state;
+    case 'TicketMergedInto': {
+      const { targetId, targetNumber, previousStatus, mergedAt } = event.data;
+      return { ...state, status: 'closed', mergedInto: { ticketId: targetId, number: targetNumber, previousStatus, mergedAt } };
+    }
+    case 'TicketMergedFrom': {
+      const { sourceId, sourceNumber, messages, reopenedFrom, readMarks, crossCustomer } = event.data;
+      let { lastSeq, lastPublicSeq } = state;
+      let conversation = state.messages;
+      for (const { sourceSeq: _at, ...message } of messages) {
+        lastSeq += 1;
+        if (!message.isInternal && !crossCustomer) lastPublicSeq = lastSeq;
+        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq, origin: sourceNumber, ...(crossCustomer ? { staffOnly: true } : {}) });
+      }
+      return {
+        ...state,
+        status: reopenedFrom ? 'open' : state.status,
+        messages: conversation,
+        lastSeq,
+        lastPublicSeq,
+        readMarks: { ...state.readMarks, ...readMarks },
+        mergedFrom: [
+          ...state.mergedFrom,
+          {
+            ticketId: sourceId,
+            number: sourceNumber,
+            messageIds: messages.map((m) => m.messageId),
+            publicCount: crossCustomer ? 0 : messages.filter((m) => !m.isInternal).length,
+            reopenedFrom,
+          },
+        ],
+      };
+    }
+    case 'TicketMergeFromUndone':
+      return {
+        ...state,
+        status: event.data.restoredStatus ?? state.status,
+        messages: state.messages.deleteAll(event.data.messageIds),
+        mergedFrom: state.mergedFrom.filter((link) => link.ticketId !== event.data.sourceId),
+      };
+    case 'TicketMergeIntoUndone':
+      return { ...state, status: event.data.restoredStatus, mergedInto: null };
+    case 'MessagesMovedOut': {
+      const ids = event.data.messages.map((message) => message.messageId);
+      const to = { ticketId: event.data.newTicketId, number: event.data.newNumber };
+      return { ...state, messages: state.messages.deleteAll(ids), movedOut: { ...state.movedOut, ...Object.fromEntries(ids.map((id) => [id, to])) } };
+    }
+    case 'MessagesMovedIn': {
+      let { lastSeq, lastPublicSeq } = state;
+      let conversation = state.messages;
+      for (const { sourceSeq: _at, ...message } of event.data.messages) {
+        lastSeq += 1;
+        if (!message.isInternal) lastPublicSeq = lastSeq;
+        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq });
+      }
+      return { ...state, messages: conversation, lastSeq, lastPublicSeq };
+    }
+    case 'TicketLinked':
+      return { ...state, related: [...state.related, event.data.otherId] };
+    case 'TicketUnlinked':
+      return { ...state, related: state.related.filter((id) => id !== event.data.otherId) };
   }
 }
 
 /** Internal notes are for staff only: a customer never sees one, by any call or socket. */
-export const canSeeMessage = (role: Role, message: Pick<MessageState, 'isInternal'>) => isStaff(role) || !message.isInternal;
+export const canSeeMessage = (role: Role, message: { isInternal: boolean; staffOnly?: boolean }) =>
+  isStaff(role) || (!message.isInternal && !message.staffOnly);

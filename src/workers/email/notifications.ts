@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS } from '#contract/tickets';
-import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
+import { type CustomerNotice, customerNoticeOf, mergedText, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 
@@ -51,6 +51,12 @@ export function emailFor(
         text: `${greeting}\n\n${notice.senderName} replied to your ticket ${named}:\n\n${notice.content.replace(/\r\n?/g, '\n')}${files}\n\nAnswer here: ${link}\n\n${signature}\n`,
       };
     }
+    case 'merged':
+      return {
+        kind: 'merged',
+        subject: oneLine(`[${systemName}] Ticket #${ticket.ticketId} continues in #${notice.targetNumber}`),
+        text: `${greeting}\n\n${mergedText(ticket.ticketId, notice.targetNumber)}\n\nSee it here: ${link}\n\n${signature}\n`,
+      };
     case 'assigned':
       return null;
   }

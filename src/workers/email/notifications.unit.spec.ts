@@ -22,4 +22,12 @@ describe('E-mail wording', () => {
     expect(mail?.text).not.toMatch(/\r/);
     expect(mail?.text).toContain('your ticket #1001 “Broken Bcc: someone@evil.test”:\n\nLine one\nLine two\nLine three\n');
   });
+
+  it('when the ticket was merged into another, then the mail names the ticket that continues', () => {
+    const ticket = { _id: 't2', ticketId: 1002, title: 'Again', category: { name: 'Billing' } } as unknown as TicketView;
+    const customer = { firstName: 'Carol' } as unknown as UserView;
+    const mail = emailFor({ notice: { kind: 'merged', targetNumber: 1001 }, ticket, customer }, 'Acme Help', 'https://desk.example.com');
+    expect(mail).toMatchObject({ kind: 'merged', subject: '[Acme Help] Ticket #1002 continues in #1001' });
+    expect(mail?.text).toContain('Your ticket #1002 was merged into ticket #1001, where the conversation continues.');
+  });
 });

@@ -1,7 +1,7 @@
 import { eventually } from '../../../test/support/eventually';
-import { type FakeTelegram, startFakeTelegram } from '../../../test/support/fakeTelegram';
-import { type TestServer, startTestServer } from '../../../test/support/server';
-import { botChat, telegramCustomerWithTicket } from '../../../test/support/telegramDesk';
+import type { FakeTelegram } from '../../../test/support/fakeTelegram';
+import type { TestServer } from '../../../test/support/server';
+import { botChat, telegramCustomerWithTicket, useTelegramDesk } from '../../../test/support/telegramDesk';
 import { ticketStream } from '../../domain/ticket/ticket';
 import { SURVEY_TEXTS } from './telegram';
 
@@ -10,19 +10,10 @@ const BOT = { id: 535353, username: 'csat_test_bot', firstName: 'Desk' };
 const NINA = { id: 7001, first_name: 'Nina' };
 
 describe('Satisfaction survey on Telegram against a fake Bot API', () => {
+  const desk = useTelegramDesk(TOKEN, BOT);
   let fake: FakeTelegram;
   let server: TestServer;
-
-  beforeAll(async () => {
-    fake = await startFakeTelegram();
-    fake.addBot(TOKEN, BOT);
-    server = await startTestServer({ env: { TELEGRAM_API_ROOT: fake.apiRoot } });
-  });
-
-  afterAll(async () => {
-    await server.stop();
-    await fake.close();
-  });
+  beforeAll(() => ({ fake, server } = desk));
 
   const ratingEvents = async (ticketId: string) =>
     (await server.deps.events.readStream(ticketStream(ticketId))).filter((event) => event.type.startsWith('Satisfaction'));

@@ -277,7 +277,10 @@ export class TelegramConversation {
       .collection<TicketView>(TICKETS)
       .find({ 'customer._id': customer._id }, { sort: { createdAt: -1 }, limit: MY_TICKETS_SHOWN });
     if (tickets.length === 0) return this.reply(turn, TEXTS.noTickets);
-    const lines = tickets.map((ticket) => `#${ticket.ticketId} ${oneLine(ticket.title)} — ${STATUS_WORDS[ticket.status]}`);
+    const lines = tickets.map(
+      (ticket) =>
+        `#${ticket.ticketId} ${oneLine(ticket.title)} — ${ticket.mergedInto ? `merged into #${ticket.mergedInto.ticketId}` : STATUS_WORDS[ticket.status]}`,
+    );
     await this.reply(turn, `Your tickets:\n${lines.join('\n')}`);
   }
 

@@ -6,7 +6,7 @@ import { loadBotSettings } from '../../projections/settings';
 import type { TicketView } from '../../projections/tickets';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS } from '#contract/tickets';
-import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
+import { type CustomerNotice, customerNoticeOf, mergedText } from '../ticketNotices';
 import { sendJob } from '../../app/jobs/telegram';
 
 export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';
@@ -21,7 +21,7 @@ export const ticketValues = (ticket: TicketView) => ({
 });
 
 /** A notice in the words an admin set in Bot Messages, with its variables filled in. */
-function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages; text: string } {
+function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice): { template: keyof BotMessages | 'merged'; text: string } {
   const values = ticketValues(ticket);
   let template: keyof BotMessages;
   switch (notice.kind) {
@@ -43,6 +43,8 @@ function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice)
       template = 'newMessageNotification';
       break;
     }
+    case 'merged':
+      return { template: 'merged', text: mergedText(ticket.ticketId, notice.targetNumber) };
   }
   return { template, text: renderBotMessage(messages[template], values) };
 }

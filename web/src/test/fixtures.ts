@@ -41,6 +41,9 @@ export const TICKET: Ticket = {
   lastMessageAt: null,
   lastCustomerMessageAt: '2026-11-20T10:00:00.000Z',
   waitingSince: '2026-11-20T10:00:00.000Z',
+  mergedInto: null,
+  mergedFrom: [],
+  related: [],
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });

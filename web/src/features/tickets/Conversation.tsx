@@ -92,9 +92,12 @@ export function MessageItem({
   onEdit,
   onSave,
   onCancel,
+  onMove,
 }: {
   message: Message & { versions?: MessageVersion[] };
   myId: string;
+  /** Staff: "Move to a new ticket" from this message (not for copies a merge or a split brought, which have ids of their own). */
+  onMove?: () => void;
   /** Whose side the reader is on: staff see the desk's messages on the right, a customer their own. */
   staff?: boolean;
   editing: boolean;
@@ -130,6 +133,7 @@ export function MessageItem({
             <Icon name="lock" size={12} /> Internal note
           </Badge>
         )}
+        {message.mergedFrom && <Badge variant="default">Merged from #{message.mergedFrom.ticketId}</Badge>}
         <time dateTime={message.createdAt} title={formatDateTime(message.createdAt)}>
           {formatTime(message.createdAt)}
         </time>
@@ -144,6 +148,11 @@ export function MessageItem({
         {canEdit(message, myId) && !editing && (
           <button type="button" className="icon-button message-edit" onClick={onEdit} aria-label="Edit message" title="Edit message">
             <Icon name="edit" size={14} />
+          </button>
+        )}
+        {onMove && !message._id.includes('~') && (
+          <button type="button" className="link-button message-move" onClick={onMove}>
+            Move to a new ticket
           </button>
         )}
       </div>
@@ -176,12 +185,14 @@ export function MessageList({
   myId,
   staff = false,
   onEdit,
+  onMove,
   typing,
 }: {
   messages: Message[];
   myId: string;
   staff?: boolean;
   onEdit: (message: Message, content: string) => Promise<string | null>;
+  onMove?: (message: Message) => void;
   typing: string | null;
 }) {
   const [editing, setEditing] = useState<string | null>(null);
@@ -212,6 +223,7 @@ export function MessageList({
             myId={myId}
             staff={staff}
             editing={editing === message._id}
+            {...(onMove ? { onMove: () => onMove(message) } : {})}
             onEdit={() => setEditing(message._id)}
             onCancel={() => setEditing(null)}
             onSave={async (content) => {

@@ -20,10 +20,11 @@ import { useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, us
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
+import { MergeCard, MergedIntoBanner, MoveDialog } from './MergePanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
-import type { Ticket } from '../../entities/ticket/types';
+import type { Message, Ticket } from '../../entities/ticket/types';
 import { typingText, useTyping } from './useTyping';
 import { useTicketActions } from './useTicketActions';
 
@@ -273,6 +274,7 @@ export function TicketPage() {
   const [draft, setDraft] = useState('');
   const [internal, setInternal] = useState(false);
   const [detailsOpen, setDetailsOpen] = useState(storedDetailsOpen);
+  const [moving, setMoving] = useState<Message | null>(null);
   const navigate = useNavigate();
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
@@ -376,12 +378,21 @@ export function TicketPage() {
         onToggleDetails={() => setDetailsOpen((open) => rememberDetailsOpen(!open))}
       />
       {actions.takeOverDialog}
+      <MergedIntoBanner ticket={ticket} staff={staff} />
       <PresenceLine viewers={others} />
       {!staff && <SatisfactionPrompt ticketId={ticket._id} status={ticket.status} />}
       <div className="ticket-workspace">
         <section className="card conversation" aria-label="Conversation">
           <ConversationHeader count={messages.filter((message) => message.messageType !== 'system').length} />
-          <MessageList messages={messages} myId={me._id} staff={staff} onEdit={edit} typing={typing} />
+          <MessageList
+            messages={messages}
+            myId={me._id}
+            staff={staff}
+            onEdit={edit}
+            {...(staff && !ticket.mergedInto ? { onMove: setMoving } : {})}
+            typing={typing}
+          />
+          {moving && <MoveDialog ticket={ticket} message={moving} onClose={() => setMoving(null)} />}
           <p className="typing-indicator" aria-live="polite">
             {typing ?? ''}
           </p>
@@ -405,6 +416,7 @@ export function TicketPage() {
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
             <TicketInformation ticket={ticket} />
+            {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
             {quickMessages}
             {staff && (

@@ -139,6 +139,29 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, agentId }) => ({ url: `/tickets/${id}/assign`, method: 'POST', body: { agentId } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
+    /** A customer's other tickets, for the merge card: fetched again when any ticket changes, not patched live. */
+    customerTickets: build.query<TicketList, string>({
+      query: (customer) => ({ url: '/tickets', params: { customer, sort: 'latest', limit: 20 } }),
+      providesTags: ['Ticket'],
+    }),
+    /** Merges, unmerges and relations change two tickets (and their conversations): every ticket view is fetched again. */
+    mergeTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string }>({
+      query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    splitTicket: build.mutation<{ ticket: Ticket }, { id: string; messageId: string; withFollowing: boolean; title: string }>({
+      query: ({ id, ...body }) => creating({ url: `/tickets/${id}/split`, method: 'POST', body }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    unmergeTicket: build.mutation<{ ticket: Ticket }, string>({
+      query: (id) => ({ url: `/tickets/${id}/unmerge`, method: 'POST' }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    relateTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string; related: boolean }>({
+      query: ({ id, target, related }) =>
+        related ? { url: `/tickets/${id}/related`, method: 'POST', body: { target } } : { url: `/tickets/${id}/related/${target}`, method: 'DELETE' },
+      invalidatesTags: ['Ticket'],
+    }),
     recordOutcome: build.mutation<{ ticket: Ticket }, { id: string; outcomeMessage: string }>({
       query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
@@ -257,6 +280,11 @@ export const {
   useUpdateTicketMutation,
 
   useRecordOutcomeMutation,
+  useMergeTicketMutation,
+  useCustomerTicketsQuery,
+  useUnmergeTicketMutation,
+  useSplitTicketMutation,
+  useRelateTicketMutation,
   usePostMessageMutation,
   useEditMessageMutation,
   useMarkReadMutation,

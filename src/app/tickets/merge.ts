@@ -1,0 +1,170 @@
+import { ConflictError } from '#contract/errors';
+import { isOpenStatus } from '#contract/tickets';
+import { staffOnly, ticketDecider } from '../../domain/ticket/decide';
+import type { MessagesMovedOutData, TicketOpenedData } from '../../domain/ticket/ticket';
+import type { CommandContext, Fence } from '../../platform/commands';
+import type { AppDeps } from '../deps';
+import {
+  actorOf,
+  claimOpenTicket,
+  loadTicket,
+  openTicketClaim,
+  releaseOpenTicket,
+  runTicketCommand,
+  ticketNumbers,
+  ticketOwners,
+  ticketViewsReach,
+} from './service';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Merges `sourceId` into `targetId` (docs/tickets.md, merging). Two streams cannot take one atomic
+ * append, so the order is fixed: the source first (closed, redirecting), at the revision its rules
+ * were checked against; its open-ticket claim let go; the claim taken for the target when the merge
+ * reopens it; then the target, which copies the source's conversation. A crash between the appends
+ * leaves a source that redirects to a target without its messages yet: running the same merge again
+ * decides nothing on the source and completes the target, each step being a no-op when done.
+ * Answers the log position of the last event written.
+ */
+export async function mergeTickets(deps: AppDeps, sourceId: string, targetId: string, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const target = await loadTicket(deps, targetId);
+  const into = await runTicketCommand(deps, sourceId, { type: 'MergeInto', ticketId: sourceId, actor, target: target.state, now: context.now }, context);
+  const source = staffOnly(into.state, actor);
+  await releaseOpenTicket(deps, source.customerId, sourceId, context);
+  const targetState = staffOnly(target.state, actor);
+  const fences: Fence[] = [];
+  if (!isOpenStatus(targetState.status) && !targetState.mergedFrom.some((link) => link.ticketId === sourceId)) {
+    // Refused only when the customer has another open ticket: the target then takes the messages and stays as it is.
+    const claimed = await claimOpenTicket(deps, targetState.customerId, targetId, context).catch((error: unknown) => {
+      if (error instanceof ConflictError) return null;
+      throw error;
+    });
+    if (claimed) fences.push(claimed);
+  }
+  try {
+    const from = await runTicketCommand(
+      deps,
+      targetId,
+      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fences.length > 0, now: context.now },
+      context,
+      fences,
+    );
+    const position = Math.max(into.position, from.position);
+    await ticketViewsReach(deps, position);
+    return position;
+  } catch (error) {
+    if (fences.length > 0 && !ticketOwners.holds((await loadTicket(deps, targetId)).state, openTicketClaim(targetState.customerId)))
+      await releaseOpenTicket(deps, targetState.customerId, targetId, context);
+    throw error;
+  }
+}
+
+/**
+ * Undoes the merge of `sourceId` (docs/tickets.md, merging), in the merge's order reversed: the
+ * target first (the copied messages leave it, a status the merge reopened goes back and its claim
+ * with it), then the source (its own status again, taking its customer's claim back when that status
+ * is open). The window and the rules are checked on the source before anything is written, so a
+ * refusal changes nothing; a crash between the appends is completed by undoing again.
+ */
+export async function unmergeTicket(deps: AppDeps, sourceId: string, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const windowMs = deps.config.MERGE_UNDO_WINDOW_DAYS * DAY_MS;
+  const undoInto = { type: 'UndoMergeInto' as const, ticketId: sourceId, actor, windowMs, now: context.now };
+  const loaded = await loadTicket(deps, sourceId);
+  ticketDecider.decide(undoInto, loaded.state);
+  const source = staffOnly(loaded.state, actor);
+  const merged = source.mergedInto!;
+  const from = await runTicketCommand(deps, merged.ticketId, { type: 'UndoMergeFrom', ticketId: merged.ticketId, actor, sourceId }, context);
+  const undone = from.events[0];
+  if (undone?.type === 'TicketMergeFromUndone' && undone.data.restoredStatus && !isOpenStatus(undone.data.restoredStatus) && from.state.kind === 'live')
+    await releaseOpenTicket(deps, from.state.customerId, merged.ticketId, context);
+  const fences = isOpenStatus(merged.previousStatus)
+    ? [await claimOpenTicket(deps, source.customerId, sourceId, context, 'This customer has another open ticket now; resolve it before undoing the merge')]
+    : [];
+  try {
+    const into = await runTicketCommand(deps, sourceId, undoInto, context, fences);
+    const position = Math.max(from.position, into.position);
+    await ticketViewsReach(deps, position);
+    return position;
+  } catch (error) {
+    if (fences.length > 0) await releaseOpenTicket(deps, source.customerId, sourceId, context);
+    throw error;
+  }
+}
+
+/**
+ * Relates two tickets, or undoes that (`linked` false): each stream records its side, the one asked
+ * about first. Each side is a no-op once done, so a relation cut short by a crash is completed by
+ * asking again.
+ */
+export async function relateTickets(deps: AppDeps, ticketId: string, otherId: string, linked: boolean, context: CommandContext): Promise<number> {
+  const actor = actorOf(context);
+  const [ticket, other] = await Promise.all([loadTicket(deps, ticketId), loadTicket(deps, otherId)]);
+  const here = await runTicketCommand(deps, ticketId, { type: 'LinkTicket', ticketId, actor, other: other.state, linked }, context);
+  const there = await runTicketCommand(deps, otherId, { type: 'LinkTicket', ticketId: otherId, actor, other: ticket.state, linked }, context);
+  return Math.max(here.position, there.position);
+}
+
+export interface SplitRequest {
+  messageId: string;
+  withFollowing: boolean;
+  title: string;
+}
+
+/**
+ * "Move to a new ticket" (docs/tickets.md, splitting). The source first: the messages leave it,
+ * carried whole in its `MessagesMovedOut`, and an open source is resolved, letting its customer's
+ * open-ticket claim go; then the new ticket takes the claim and is written from that event. The
+ * rules and the claim of a source that is not open are checked before anything is written (another
+ * open ticket of the customer: 409). A crash between the appends leaves "Moved to #N" before #N
+ * exists: the same request run again finds the message moved and writes the new ticket. Answers the
+ * new ticket's id and the last position written.
+ */
+export async function splitTicket(
+  deps: AppDeps,
+  ticketId: string,
+  request: SplitRequest,
+  context: CommandContext,
+): Promise<{ newTicketId: string; position: number }> {
+  const actor = actorOf(context);
+  const loaded = await loadTicket(deps, ticketId);
+  const source = staffOnly(loaded.state, actor);
+  const opened = loaded.events[0]!.data as unknown as TicketOpenedData;
+  const done = source.movedOut[request.messageId];
+  if (done) return completeSplit(deps, ticketId, done.ticketId, opened, context, 0);
+  const newTicketId = deps.newId();
+  const moveOut = { type: 'MoveOut' as const, ticketId, actor, ...request, newTicketId, newNumber: 0 };
+  ticketDecider.decide(moveOut, loaded.state);
+  // A source that is not open holds no claim to hand over: the new ticket must get it before anything is written.
+  const early = isOpenStatus(source.status) ? [] : [await claimOpenTicket(deps, source.customerId, newTicketId, context)];
+  try {
+    const newNumber = await ticketNumbers(deps.events).allocate(newTicketId, context);
+    const out = await runTicketCommand(deps, ticketId, { ...moveOut, newNumber }, context);
+    if (out.events.some((event) => event.type === 'TicketStatusChanged')) await releaseOpenTicket(deps, source.customerId, ticketId, context);
+    return await completeSplit(deps, ticketId, newTicketId, opened, context, out.position, early);
+  } catch (error) {
+    if (early.length > 0) await releaseOpenTicket(deps, source.customerId, newTicketId, context);
+    throw error;
+  }
+}
+
+async function completeSplit(
+  deps: AppDeps,
+  ticketId: string,
+  newTicketId: string,
+  sourceOpened: TicketOpenedData,
+  context: CommandContext,
+  position: number,
+  claimed: Fence[] = [],
+): Promise<{ newTicketId: string; position: number }> {
+  const actor = actorOf(context);
+  const { events } = await loadTicket(deps, ticketId);
+  const movedOut = events.find((event) => event.type === 'MessagesMovedOut' && event.data.newTicketId === newTicketId)!.data as unknown as MessagesMovedOutData;
+  const fences = claimed.length > 0 ? claimed : [await claimOpenTicket(deps, sourceOpened.customerId, newTicketId, context)];
+  const opened = await runTicketCommand(deps, newTicketId, { type: 'OpenSplit', ticketId: newTicketId, actor, sourceOpened, movedOut }, context, fences);
+  const last = Math.max(position, opened.position);
+  await ticketViewsReach(deps, last);
+  return { newTicketId, position: last };
+}

@@ -1,0 +1,342 @@
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import type { TicketStatus } from '#contract/tickets';
+import { type TicketActor, type TicketCommand, decide } from './decide';
+import { type TicketEvent, type TicketState, evolve, initialState } from './ticket';
+
+const CUSTOMER: TicketActor = { userId: 'cust-1', role: 'customer' };
+const OTHER_CUSTOMER: TicketActor = { userId: 'cust-2', role: 'customer' };
+const AGENT: TicketActor = { userId: 'agent-1', role: 'agent' };
+const ADMIN: TicketActor = { userId: 'admin-1', role: 'admin' };
+const SOURCE = 'src';
+const TARGET = 'tgt';
+const MERGED_AT = new Date('2026-11-21T10:00:00.000Z');
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+
+const opened = (ticketId: string, number: number, customerId = CUSTOMER.userId): TicketEvent => ({
+  type: 'TicketOpened',
+  data: {
+    ticketId,
+    number,
+    title: 'Card declined',
+    description: 'Twice',
+    categoryId: 'c',
+    priority: 'medium',
+    customerId,
+    customFieldValues: [],
+    platform: 'web',
+  },
+});
+const posted = (ticketId: string, messageId: string, sender: TicketActor, isInternal = false): TicketEvent => ({
+  type: 'MessagePosted',
+  data: {
+    ticketId,
+    messageId,
+    senderId: sender.userId,
+    senderRole: sender.role,
+    content: `text of ${messageId}`,
+    messageType: 'text',
+    isInternal,
+    platform: 'web',
+    attachments: [],
+    postedAt: '2026-11-20T09:00:00.000Z',
+  },
+});
+const status = (ticketId: string, from: TicketStatus, to: TicketStatus): TicketEvent => ({ type: 'TicketStatusChanged', data: { ticketId, from, to } });
+const read = (ticketId: string, readerId: string, upTo: number): TicketEvent => ({ type: 'MessagesRead', data: { ticketId, readerId, upTo } });
+const fold = (events: TicketEvent[]): TicketState => events.reduce(evolve, initialState);
+
+/** given(events of the ticket the command goes to).when(command).then(events) */
+const given = (events: TicketEvent[]) => ({
+  when: (command: TicketCommand) => {
+    const run = () => decide(command, fold(events));
+    return {
+      then: (expected: TicketEvent[]) => expect(run()).toEqual(expected),
+      thenThrows: (error: new (...args: never[]) => Error, code?: string) => {
+        expect(run).toThrow(error);
+        if (code) expect(() => run()).toThrow(expect.objectContaining({ code }) as unknown as Error);
+      },
+      result: run,
+    };
+  },
+});
+
+const SOURCE_OPEN = [opened(SOURCE, 1042), posted(SOURCE, 's1', CUSTOMER), posted(SOURCE, 's2', AGENT, true), posted(SOURCE, 's3', CUSTOMER)];
+const TARGET_CLOSED = [opened(TARGET, 1043), posted(TARGET, 't1', CUSTOMER), status(TARGET, 'open', 'closed')];
+const mergeInto = (actor: TicketActor, target: TicketState, now = MERGED_AT): TicketCommand => ({ type: 'MergeInto', ticketId: SOURCE, actor, target, now });
+const MERGED_INTO: TicketEvent = {
+  type: 'TicketMergedInto',
+  data: {
+    ticketId: SOURCE,
+    targetId: TARGET,
+    targetNumber: 1043,
+    targetCustomerId: CUSTOMER.userId,
+    previousStatus: 'open',
+    mergedBy: AGENT.userId,
+    mergedAt: MERGED_AT.toISOString(),
+  },
+};
+const mergeFrom = (source: TicketEvent[], reopen = true, actor = AGENT): TicketCommand => ({
+  type: 'MergeFrom',
+  ticketId: TARGET,
+  actor,
+  source: fold(source),
+  reopen,
+  now: MERGED_AT,
+});
+const mergedFromOf = (target: TicketEvent[], source: TicketEvent[], reopen = true) => decide(mergeFrom(source, reopen), fold(target));
+
+describe('Ticket merge', () => {
+  describe('when merged into another ticket (the source)', () => {
+    it('records the target, who merged and the status it had', () =>
+      given(SOURCE_OPEN)
+        .when(mergeInto(AGENT, fold(TARGET_CLOSED)))
+        .then([MERGED_INTO]));
+
+    it('is closed and redirects; posting, editing or changing its status is refused until the merge is undone', () => {
+      const state = fold([...SOURCE_OPEN, MERGED_INTO]);
+      expect(state).toMatchObject({ status: 'closed', mergedInto: { ticketId: TARGET, number: 1043, previousStatus: 'open' } });
+      given([...SOURCE_OPEN, MERGED_INTO])
+        .when({
+          type: 'PostMessage',
+          ticketId: SOURCE,
+          messageId: 'm9',
+          actor: AGENT,
+          content: 'hi',
+          isInternal: false,
+          platform: 'web',
+          attachments: [],
+          now: MERGED_AT,
+        })
+        .thenThrows(ConflictError, 'TICKET_MERGED');
+      given([...SOURCE_OPEN, MERGED_INTO])
+        .when({ type: 'ChangeTicketStatus', ticketId: SOURCE, actor: AGENT, status: 'open' })
+        .thenThrows(ConflictError, 'TICKET_MERGED');
+    });
+
+    it('only staff merge: a customer is refused, even for their own tickets', () =>
+      given(SOURCE_OPEN)
+        .when(mergeInto(CUSTOMER, fold(TARGET_CLOSED)))
+        .thenThrows(ForbiddenError));
+
+    it('an agent cannot merge tickets of two customers; an admin can', () => {
+      const foreign = fold([opened(TARGET, 1043, OTHER_CUSTOMER.userId)]);
+      given(SOURCE_OPEN).when(mergeInto(AGENT, foreign)).thenThrows(ForbiddenError, 'DIFFERENT_CUSTOMERS');
+      expect(given(SOURCE_OPEN).when(mergeInto(ADMIN, foreign)).result()).toMatchObject([
+        { type: 'TicketMergedInto', data: { targetCustomerId: OTHER_CUSTOMER.userId, mergedBy: ADMIN.userId } },
+      ]);
+    });
+
+    it('refuses itself, a missing target, a target merged elsewhere, and a second merge elsewhere', () => {
+      given(SOURCE_OPEN)
+        .when(mergeInto(AGENT, fold(SOURCE_OPEN)))
+        .thenThrows(ValidationError);
+      given(SOURCE_OPEN).when(mergeInto(AGENT, initialState)).thenThrows(NotFoundError);
+      const targetMerged = fold([...TARGET_CLOSED, { ...MERGED_INTO, data: { ...MERGED_INTO.data, ticketId: TARGET, targetId: 'x', targetNumber: 1 } }]);
+      given(SOURCE_OPEN).when(mergeInto(AGENT, targetMerged)).thenThrows(ConflictError, 'TICKET_MERGED');
+      given([...SOURCE_OPEN, MERGED_INTO])
+        .when(mergeInto(AGENT, fold([opened('third', 1050)])))
+        .thenThrows(ConflictError, 'TICKET_MERGED');
+    });
+
+    it('decides nothing when already merged into the same target, so an interrupted merge can be run again', () =>
+      given([...SOURCE_OPEN, MERGED_INTO])
+        .when(mergeInto(AGENT, fold(TARGET_CLOSED)))
+        .then([]));
+  });
+
+  describe('when a ticket is merged into it (the target)', () => {
+    const source = [...SOURCE_OPEN, MERGED_INTO];
+
+    it('takes the source conversation in its order, notes staying notes, and reopens a closed target', () => {
+      const [event] = mergedFromOf(TARGET_CLOSED, source);
+      expect(event).toMatchObject({
+        type: 'TicketMergedFrom',
+        data: {
+          ticketId: TARGET,
+          sourceId: SOURCE,
+          sourceNumber: 1042,
+          mergedBy: AGENT.userId,
+          reopenedFrom: 'closed',
+          crossCustomer: false,
+          messages: [
+            { messageId: 's1', isInternal: false, sourceSeq: 1 },
+            { messageId: 's2', isInternal: true, sourceSeq: 2 },
+            { messageId: 's3', isInternal: false, sourceSeq: 3 },
+          ],
+        },
+      });
+      const after = fold([...TARGET_CLOSED, event!]);
+      expect(after).toMatchObject({ status: 'open', lastSeq: 4, lastPublicSeq: 4 });
+      expect(after.kind === 'live' && after.messages.get('s2')).toMatchObject({ seq: 3, isInternal: true, origin: 1042 });
+    });
+
+    it('stays as it is when the handler could not take the open-ticket claim for it', () =>
+      expect(mergedFromOf(TARGET_CLOSED, source, false)[0]!.data).toMatchObject({ reopenedFrom: null }));
+
+    it('moves past the merged messages a reader had read in the source, only for readers who had read the whole target', () => {
+      const target = [...TARGET_CLOSED, read(TARGET, CUSTOMER.userId, 1), read(TARGET, AGENT.userId, 0)];
+      const readSource = [...SOURCE_OPEN.slice(0, 4), read(SOURCE, CUSTOMER.userId, 3), read(SOURCE, AGENT.userId, 3), MERGED_INTO];
+      const [event] = mergedFromOf(target, readSource);
+      // The customer read everything in both: past all three. The agent had not read the target: unchanged.
+      expect(event!.data).toMatchObject({ readMarks: { [CUSTOMER.userId]: 4 } });
+      expect(Object.keys((event!.data as { readMarks: object }).readMarks)).toEqual([CUSTOMER.userId]);
+    });
+
+    it('refuses a source that is not merged into it, and decides nothing the second time', () => {
+      expect(() => mergedFromOf(TARGET_CLOSED, SOURCE_OPEN)).toThrow(expect.objectContaining({ code: 'NOT_MERGED' }) as unknown as Error);
+      const [event] = mergedFromOf(TARGET_CLOSED, source);
+      expect(mergedFromOf([...TARGET_CLOSED, event!], source)).toEqual([]);
+    });
+
+    it('marks another customer’s messages as such', () => {
+      const foreignSource = [opened(SOURCE, 1042, OTHER_CUSTOMER.userId), posted(SOURCE, 's1', OTHER_CUSTOMER), MERGED_INTO];
+      const [event] = decide(mergeFrom(foreignSource, true, ADMIN), fold(TARGET_CLOSED));
+      expect(event!.data).toMatchObject({ crossCustomer: true });
+      const after = fold([...TARGET_CLOSED, event!]);
+      // Not public to the target's customer: their read position does not move with it.
+      expect(after).toMatchObject({ lastSeq: 2, lastPublicSeq: 1 });
+    });
+  });
+
+  describe('when the merge is undone', () => {
+    const source = [...SOURCE_OPEN, MERGED_INTO];
+    const mergedTarget = () => [...TARGET_CLOSED, ...mergedFromOf(TARGET_CLOSED, source)];
+    const undoFrom = (): TicketCommand => ({ type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE });
+    const undoInto = (now: Date): TicketCommand => ({ type: 'UndoMergeInto', ticketId: SOURCE, actor: AGENT, windowMs: WEEK_MS, now });
+
+    it('takes the merged messages out of the target, keeps those written since, and closes it again', () => {
+      const target = [...mergedTarget(), posted(TARGET, 'after', CUSTOMER)];
+      const [event] = given(target).when(undoFrom()).result();
+      expect(event).toEqual({
+        type: 'TicketMergeFromUndone',
+        data: { ticketId: TARGET, sourceId: SOURCE, sourceNumber: 1042, messageIds: ['s1', 's2', 's3'], publicCount: 2, restoredStatus: 'closed' },
+      });
+      const after = fold([...target, event!]);
+      expect(after.kind === 'live' && [...after.messages.keys()]).toEqual(['t1', 'after']);
+      expect(after).toMatchObject({ status: 'closed', mergedFrom: [] });
+    });
+
+    it('leaves a status staff changed since the merge as it is', () =>
+      expect(
+        given([...mergedTarget(), status(TARGET, 'open', 'resolved')])
+          .when(undoFrom())
+          .result()[0]!.data,
+      ).toMatchObject({ restoredStatus: null }));
+
+    it('gives the source back its status within the window', () =>
+      given(source)
+        .when(undoInto(new Date(MERGED_AT.getTime() + 6 * DAY_MS)))
+        .then([{ type: 'TicketMergeIntoUndone', data: { ticketId: SOURCE, targetId: TARGET, targetNumber: 1043, restoredStatus: 'open' } }]));
+
+    it('is refused after the window', () =>
+      given(source)
+        .when(undoInto(new Date(MERGED_AT.getTime() + 8 * DAY_MS)))
+        .thenThrows(ForbiddenError, 'UNMERGE_WINDOW_EXPIRED'));
+
+    it('is refused on a ticket that is not merged, and decides nothing on a target already undone', () => {
+      given(SOURCE_OPEN).when(undoInto(MERGED_AT)).thenThrows(ConflictError, 'NOT_MERGED');
+      given(TARGET_CLOSED).when(undoFrom()).then([]);
+    });
+
+    it('is for staff only', () =>
+      given(source).when({ type: 'UndoMergeInto', ticketId: SOURCE, actor: CUSTOMER, windowMs: WEEK_MS, now: MERGED_AT }).thenThrows(ForbiddenError));
+
+    it('lets the source be posted to again', () => {
+      const [undone] = decide(undoInto(MERGED_AT), fold(source));
+      expect(fold([...source, undone!])).toMatchObject({ status: 'open', mergedInto: null });
+    });
+  });
+
+  describe('when related to another ticket', () => {
+    const relate = (actor: TicketActor, other: TicketState, linked = true): TicketCommand => ({ type: 'LinkTicket', ticketId: SOURCE, actor, other, linked });
+    const LINKED: TicketEvent = { type: 'TicketLinked', data: { ticketId: SOURCE, otherId: TARGET, otherNumber: 1043 } };
+
+    it('records the other ticket on this side, once, for staff only, of any customer', () => {
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(TARGET_CLOSED)))
+        .then([LINKED]);
+      given([...SOURCE_OPEN, LINKED])
+        .when(relate(AGENT, fold(TARGET_CLOSED)))
+        .then([]);
+      given(SOURCE_OPEN)
+        .when(relate(CUSTOMER, fold(TARGET_CLOSED)))
+        .thenThrows(ForbiddenError);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold([opened(TARGET, 1043, OTHER_CUSTOMER.userId)])))
+        .then([LINKED]);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(SOURCE_OPEN)))
+        .thenThrows(ValidationError);
+    });
+
+    it('removes the relation, and decides nothing when there is none', () => {
+      given([...SOURCE_OPEN, LINKED])
+        .when(relate(AGENT, fold(TARGET_CLOSED), false))
+        .then([{ type: 'TicketUnlinked', data: LINKED.data } as TicketEvent]);
+      given(SOURCE_OPEN)
+        .when(relate(AGENT, fold(TARGET_CLOSED), false))
+        .then([]);
+    });
+  });
+
+  describe('when messages are moved to a new ticket (split)', () => {
+    const moveOut = (messageId: string, withFollowing: boolean, actor = AGENT, title = 'New problem'): TicketCommand => ({
+      type: 'MoveOut',
+      ticketId: SOURCE,
+      actor,
+      messageId,
+      withFollowing,
+      newTicketId: 'new',
+      newNumber: 1050,
+      title,
+    });
+    const conversation = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER)];
+
+    it('moves the message and, if asked, the customer’s later ones (not staff’s), and resolves the open ticket', () => {
+      const events = given(conversation).when(moveOut('s3', true)).result();
+      expect(events).toMatchObject([
+        {
+          type: 'MessagesMovedOut',
+          data: { newTicketId: 'new', newNumber: 1050, title: 'New problem', messages: [{ messageId: 's3' }, { messageId: 's5' }], publicCount: 2 },
+        },
+        { type: 'TicketStatusChanged', data: { from: 'open', to: 'resolved' } },
+      ]);
+      const after = fold([...conversation, ...events]);
+      expect(after.kind === 'live' && [...after.messages.keys()]).toEqual(['s1', 's2', 's4']);
+      expect(given(conversation).when(moveOut('s3', false)).result()[0]!.data).toMatchObject({ messages: [{ messageId: 's3' }] });
+    });
+
+    it('is for staff, needs a title and a message of the ticket itself', () => {
+      given(conversation)
+        .when(moveOut('s3', false, CUSTOMER))
+        .thenThrows(ForbiddenError);
+      given(conversation)
+        .when(moveOut('s3', false, AGENT, '  '))
+        .thenThrows(ValidationError);
+      given(conversation).when(moveOut('gone', false)).thenThrows(NotFoundError);
+      const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
+      given([...TARGET_CLOSED, mergedIn!])
+        .when({ ...moveOut('s1', false), ticketId: TARGET })
+        .thenThrows(ConflictError, 'MERGED_MESSAGE');
+    });
+
+    it('opens the new ticket from the moved-out event once, with the messages as its own conversation', () => {
+      const [out] = given(conversation).when(moveOut('s3', true)).result();
+      const openSplit: TicketCommand = {
+        type: 'OpenSplit',
+        ticketId: 'new',
+        actor: AGENT,
+        sourceOpened: (opened(SOURCE, 1042) as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
+        movedOut: (out as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
+      };
+      const events = decide(openSplit, initialState);
+      expect(events).toMatchObject([
+        { type: 'TicketOpened', data: { ticketId: 'new', number: 1050, title: 'New problem', description: 'text of s3', customerId: CUSTOMER.userId } },
+        { type: 'MessagesMovedIn', data: { sourceNumber: 1042 } },
+      ]);
+      expect(fold(events)).toMatchObject({ lastSeq: 2, status: 'open' });
+      expect(decide(openSplit, fold(events))).toEqual([]);
+    });
+  });
+});

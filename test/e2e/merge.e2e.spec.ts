@@ -1,0 +1,85 @@
+/// <reference lib="dom" />
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, messageList, signIn } from '../support/browser';
+import { type Member, addCategory, addMember, openTicket } from '../support/desk';
+import { type TestServer, startTestServer } from '../support/server';
+
+/** Merging a duplicate from the ticket page, following the redirect, undoing it, and splitting a message out (docs/tickets.md). */
+describe('Web app in Chromium: merging tickets', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let alice: Member;
+  let target: { _id: string; ticketId: number };
+  let source: { _id: string; ticketId: number };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = await server.login();
+    const category = await addCategory(server, admin, { name: 'Printers' });
+    alice = await addMember(server, admin, 'agent', 'Alice');
+    const carol = await addMember(server, admin, 'customer', 'Carol');
+    const ask = async (method: string, url: string, token: string, body?: unknown) => {
+      const answer = await server.request(method, url, { token, ...(body ? { body } : {}) });
+      if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status}`);
+      return answer.body;
+    };
+    target = await openTicket(server, carol, category, { title: 'Printer jams' });
+    await ask('POST', `/api/tickets/${target._id}/messages`, carol.token, { content: 'First jam on Monday' });
+    await ask('PUT', `/api/tickets/${target._id}`, alice.token, { status: 'closed' });
+    source = await openTicket(server, carol, category, { title: 'Printer jams again' });
+    await ask('POST', `/api/tickets/${source._id}/messages`, carol.token, { content: 'Jammed again on Friday' });
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signIn(page, server.url, alice.email, 'password-123');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('when an agent picks the customer’s other ticket and confirms, then the target shows both conversations, marked', async () => {
+    await page.goto(`${server.url}/tickets/${source._id}`);
+    const others = page.getByRole('list', { name: 'Other tickets of this customer' });
+    await others.getByRole('listitem').filter({ hasText: 'Printer jams' }).getByRole('button', { name: 'Pick' }).click();
+    expect(await page.getByLabel('Ticket number').inputValue()).toBe(String(target.ticketId));
+    await page.getByRole('button', { name: 'Merge into...' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Merge tickets' });
+    await dialog.getByText(`#${target.ticketId} Printer jams (Carol Tester)`).waitFor();
+    await dialog.getByText(`#${source.ticketId} Printer jams again (Carol Tester)`).waitFor();
+    await dialog.getByRole('button', { name: 'Confirm merge' }).click();
+    await page.waitForURL(`**/tickets/${target._id}`);
+    await messageList(page).getByText('Jammed again on Friday').waitFor();
+    await messageList(page).getByText(`Merged from #${source.ticketId}`).waitFor();
+    await messageList(page).getByText('First jam on Monday').waitFor();
+  });
+
+  it('when the source is opened, then it redirects to the target', async () => {
+    await page.goto(`${server.url}/tickets/${source._id}`);
+    await page.getByRole('link', { name: `#${target.ticketId}: the conversation continues there` }).click();
+    await page.waitForURL(`**/tickets/${target._id}`);
+  });
+
+  it('when the agent undoes the merge, then the merged messages leave the target and the source stands alone', async () => {
+    await page.getByRole('list', { name: 'Merged from' }).getByRole('button', { name: 'Undo merge' }).click();
+    await page.getByText(`Merge undone: #${source.ticketId} stands alone again`).waitFor();
+    await messageList(page).getByText('Jammed again on Friday').waitFor({ state: 'detached' });
+    await page.goto(`${server.url}/tickets/${source._id}`);
+    await messageList(page).getByText('Jammed again on Friday').waitFor();
+    expect(await page.getByText('Merged into').count()).toBe(0);
+  });
+
+  it('when the agent moves a message to a new ticket, then the new ticket holds it and the old one says where it went', async () => {
+    const item = messageList(page).getByRole('listitem').filter({ hasText: 'Jammed again on Friday' });
+    await item.getByRole('button', { name: 'Move to a new ticket' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Move to a new ticket' });
+    await dialog.getByLabel('Title of the new ticket').fill('Friday jam');
+    await dialog.getByRole('button', { name: 'Move' }).click();
+    await page.getByRole('heading', { name: 'Friday jam' }).waitFor();
+    await messageList(page).getByText('Jammed again on Friday').waitFor();
+    const number = (await page.locator('.ticket-number').textContent())!;
+    await page.goto(`${server.url}/tickets/${source._id}`);
+    await messageList(page).getByText(`Moved to ${number}`).waitFor();
+    expect(await messageList(page).getByText('Jammed again on Friday').count()).toBe(0);
+  });
+});
