@@ -181,3 +181,38 @@ export interface TicketSla {
 
 export const SLA_FILTERS = ['breached', 'due_soon'] as const;
 export type SlaFilter = (typeof SLA_FILTERS)[number];
+
+export interface SlaAttainment {
+  target: SlaTarget;
+  met: number;
+  breached: number;
+  /** Percent met among the decided episodes (one decimal); null when none was decided. */
+  attainment: number | null;
+}
+
+export interface SlaGroup {
+  id: string | null;
+  name: string;
+  targets: SlaAttainment[];
+}
+
+export interface SlaBreach {
+  ticketId: string;
+  number: number;
+  title: string;
+  target: SlaTarget;
+  episode: number;
+  dueAt: string;
+  completedAt: string | null;
+  agentName: string | null;
+}
+
+/** Attainment of the targets decided in a period: met when done in time, breached at the moment the due time passed. */
+export interface SlaReport {
+  from: string;
+  to: string;
+  total: SlaGroup;
+  byCategory: SlaGroup[];
+  byAgent: SlaGroup[];
+  breaches: SlaBreach[];
+}

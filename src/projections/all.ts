@@ -5,6 +5,7 @@ import { directoryProjection } from './directory';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
+import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
@@ -26,5 +27,6 @@ export const allProjections: Projection[] = [
   ticketActivityProjection,
   cannedProjection,
   satisfactionProjection,
+  slaProjection,
   searchProjection,
 ];

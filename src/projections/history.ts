@@ -117,6 +117,10 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
         : `Changed the rating from ${event.data.previousScore} to ${event.data.score} of 5 via ${CHANNEL_WORDS[event.data.channel]}`;
     case 'SatisfactionCommented':
       return `${event.data.previousComment === null ? 'Commented on the rating' : 'Changed the rating comment to'} ${quote(event.data.comment)} via ${CHANNEL_WORDS[event.data.channel]}`;
+    case 'SlaPolicyApplied': {
+      const { policyName, version, calendarName } = event.data.policy;
+      return `Follows the SLA policy ${quote(policyName)} (settings version ${version}, ${calendarName ? `business hours of ${quote(calendarName)}` : 'around the clock'})`;
+    }
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }

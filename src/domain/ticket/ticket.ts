@@ -1,6 +1,7 @@
 import { Map as ImmutableMap } from 'immutable';
 import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
+import type { AppliedPolicy } from '../sla/clock';
 import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
@@ -50,6 +51,8 @@ export type TicketEvent =
   | DomainEvent<'MessageEdited', { ticketId: string; messageId: string; content: string; previousContent: string }>
   /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
   | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
+  /** The SLA policy the ticket follows from its opening (docs/sla.md): a copy of it, so later settings leave the ticket alone. */
+  | DomainEvent<'SlaPolicyApplied', { ticketId: string; policy: AppliedPolicy }>
   /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
   | SatisfactionEvent;
 
@@ -135,6 +138,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, readMarks: { ...state.readMarks, [event.data.readerId]: event.data.upTo } };
     case 'SatisfactionRated':
     case 'SatisfactionCommented':
+    case 'SlaPolicyApplied':
       return state;
   }
 }
