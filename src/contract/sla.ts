@@ -216,3 +216,17 @@ export interface SlaReport {
   byAgent: SlaGroup[];
   breaches: SlaBreach[];
 }
+
+/** The live push `sla_warning` (staff): a target reached its warning share or its due time. */
+export interface SlaWarningPush {
+  ticketId: string;
+  number: number;
+  title: string;
+  target: SlaTarget;
+  episode: number;
+  kind: 'warning' | 'breach';
+  dueAt: string;
+  /** The assignee when it was raised; null: every agent is told. */
+  agentId: string | null;
+  position: number;
+}

@@ -172,6 +172,12 @@ const schema = z.object({
   LIVE_MAX_SOCKETS_PER_USER: z.coerce.number().int().min(1).max(1000).default(20),
   /** How long a user cut off the live channel for abuse is refused at the handshake (`LIVE_COOLDOWN`). */
   LIVE_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * The longest a service-level timer waits in the queue before it looks at the clock again (docs/sla.md):
+   * a due time further away is reached in hops of this length, so a clock that was set or skewed cannot keep a
+   * warning waiting for days.
+   */
+  SLA_TIMER_MAX_DELAY_MS: z.coerce.number().int().min(100).max(86_400_000).default(21_600_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

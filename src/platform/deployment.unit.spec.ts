@@ -52,6 +52,7 @@ const DEFAULTED = [
   'PROJECTION_STALL_MS',
   'LIVE_MAX_SOCKETS_PER_USER',
   'LIVE_COOLDOWN_SECONDS',
+  'SLA_TIMER_MAX_DELAY_MS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {

@@ -1,3 +1,4 @@
+import { SLA_TARGET_WORDS } from '#contract/sla';
 import { categoryStream } from '../domain/category/category';
 import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
@@ -120,6 +121,11 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     case 'SlaPolicyApplied': {
       const { policyName, version, calendarName } = event.data.policy;
       return `Follows the SLA policy ${quote(policyName)} (settings version ${version}, ${calendarName ? `business hours of ${quote(calendarName)}` : 'around the clock'})`;
+    }
+    case 'SlaWarningRaised': {
+      const { target, episode, kind, dueAt } = event.data;
+      const what = `${SLA_TARGET_WORDS[target]}${episode > 1 ? ` (${episode})` : ''}`;
+      return kind === 'breach' ? `${what} breached its target (due ${dueAt})` : `${what} reached the warning share of its target (due ${dueAt})`;
     }
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;

@@ -1,9 +1,11 @@
-import { type SlaSettings, SLA_TARGETS } from '#contract/sla';
+import { type SlaSettings, type SlaTarget, SLA_TARGETS } from '#contract/sla';
 import { ValidationError } from '#contract/errors';
 import type { Priority } from '#contract/tickets';
 import type { AppliedPolicy } from '../../domain/sla/clock';
 import { choosePolicy } from '../../domain/sla/policy';
 import { SLA_SETTINGS_STREAM, slaSettingsDecider } from '../../domain/sla/settings';
+import { type SlaWarningKind, slaWarningDecider } from '../../domain/sla/warnings';
+import { ticketStream } from '../../domain/ticket/ticket';
 import type { CommandContext } from '../../platform/commands';
 import { foldStream } from '../../platform/commands';
 import { CATEGORIES } from '../../projections/categories';
@@ -35,4 +37,14 @@ export async function updateSlaSettings(deps: AppDeps, settings: SlaSettings, co
   );
   if (empty.length > 0) throw new ValidationError(empty[0]!.message, empty);
   await runCommand(deps, SLA_SETTINGS_STREAM, slaSettingsDecider, { type: 'UpdateSlaSettings', settings }, context);
+}
+
+/**
+ * Records a warning or breach of a target if it holds at the injected clock's now, once: the ticket
+ * stream's optimistic concurrency makes two processes whose timers fire together append it once.
+ */
+export async function raiseSlaWarning(deps: AppDeps, ticketId: string, target: SlaTarget, episode: number, warning: SlaWarningKind): Promise<void> {
+  const now = deps.clock();
+  const context: CommandContext = { actor: { userId: 'system', role: 'system', platform: 'system' }, now };
+  await runCommand(deps, ticketStream(ticketId), slaWarningDecider, { type: 'RaiseSlaWarning', target, episode, warning, now }, context);
 }

@@ -2,6 +2,7 @@ import { Map as ImmutableMap } from 'immutable';
 import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { AppliedPolicy } from '../sla/clock';
+import type { SlaWarningEvent } from '../sla/warnings';
 import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
@@ -53,6 +54,7 @@ export type TicketEvent =
   | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
   /** The SLA policy the ticket follows from its opening (docs/sla.md): a copy of it, so later settings leave the ticket alone. */
   | DomainEvent<'SlaPolicyApplied', { ticketId: string; policy: AppliedPolicy }>
+  | SlaWarningEvent
   /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
   | SatisfactionEvent;
 
@@ -139,6 +141,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'SatisfactionRated':
     case 'SatisfactionCommented':
     case 'SlaPolicyApplied':
+    case 'SlaWarningRaised':
       return state;
   }
 }
