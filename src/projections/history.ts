@@ -1,4 +1,4 @@
-import { SLA_TARGET_WORDS } from '#contract/sla';
+import { SLA_TARGET_WORDS, type TicketSla } from '#contract/sla';
 import { categoryStream } from '../domain/category/category';
 import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
@@ -15,6 +15,7 @@ import { MemoryReadStore } from '../platform/readstore/memory';
 import type { ReadStore } from '../platform/readstore/port';
 import { directoryProjection, findCategory, findPerson } from './directory';
 import { latestEpisode, satisfactionProjection } from './satisfaction';
+import { findSlaTicket, slaOf, slaProjection } from './sla';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsProjection } from './tickets';
 
 /**
@@ -183,6 +184,8 @@ export interface TicketAtMoment {
   messages: Array<MessageView & { versions?: MessageVersion[] }>;
   /** The customer's rating of the latest resolution as it stood then; null before the first resolution. */
   satisfaction: MomentRating | null;
+  /** The ticket's service levels as they stood at the moment (docs/sla.md); null when it follows no policy. Staff only. */
+  sla: TicketSla | null;
 }
 
 /** A rating at a moment of the ticket (docs/satisfaction.md). */
@@ -260,7 +263,11 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
     await directoryProjection.apply(event, store);
     await ticketsProjection.apply(event, store);
     await satisfactionProjection.apply(event, store);
+    await slaProjection.apply(event, store);
   }
+  // A moment asked by time shows the clocks at that time (a target may have breached since the last event); by revision, at its event.
+  const momentTime = 'time' in moment ? Date.parse(moment.time) : Date.parse(upTo.at(-1)!.metadata.occurredAt);
+  const slaEntry = await findSlaTicket(store, opened.data.ticketId);
   const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
   const episode = await latestEpisode(store, opened.data.ticketId);
   const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) =>
@@ -293,5 +300,6 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
       ratedAt: episode.ratedAt,
       ended: episode.ended,
     },
+    sla: slaEntry ? slaOf(slaEntry.clock, momentTime) : null,
   };
 }

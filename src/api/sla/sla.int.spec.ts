@@ -117,4 +117,98 @@ describe('Service levels', () => {
       await put(SETTINGS);
     });
   });
+
+  describe('reports, time travel and rebuild', () => {
+    it('counts attainment per target by category and by agent as computed by hand, replays past moments, and rebuilds the same', async () => {
+      const hardware = await addCategory(server, admin, { name: 'Hardware' });
+      const bob = await addMember(server, admin, 'agent', 'Bob');
+      const hardwarePolicy = { id: 'hardware', name: 'Hardware', categoryId: hardware, calendarId: null, targets: everyPriority(targets(30, null, 120)) };
+      expect((await put({ ...SETTINGS, policies: [STANDARD, hardwarePolicy] })).status).toBe(200);
+      const at = (time: string) => (now = Date.parse(`2026-03-02T${time}:00Z`));
+      const as = (token: string) => ({
+        reply: async (ticketId: string, content: string) =>
+          expect((await server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body: { content } })).status).toBe(201),
+      });
+      const assign = async (ticketId: string, agentId: string) =>
+        expect((await server.request('POST', `/api/tickets/${ticketId}/assign`, { token: admin, body: { agentId } })).status).toBe(200);
+      const resolve = async (ticketId: string) =>
+        expect((await server.request('PUT', `/api/tickets/${ticketId}`, { token: admin, body: { status: 'resolved' } })).status).toBe(200);
+
+      // Monday 2 March 2026, 10:00 in Berlin (09:00Z).
+      at('09:00');
+      const h1 = await openTicket(server, await addMember(server, admin, 'customer', 'Hal'), hardware);
+      const h2 = await openTicket(server, await addMember(server, admin, 'customer', 'Hue'), hardware);
+      const billingCustomer = await addMember(server, admin, 'customer', 'Bea');
+      const b1 = await openTicket(server, billingCustomer, category);
+      await assign(h1._id, agent.id);
+      await assign(h2._id, bob.id);
+      await assign(b1._id, agent.id);
+      at('09:10');
+      await as(agent.token).reply(h1._id, 'Replacing the toner'); // first response met (due 09:30)
+      at('09:30');
+      await as(agent.token).reply(b1._id, 'Checking the invoice'); // first response met (due 10:00, business hours)
+      at('09:40');
+      await as(billingCustomer.token).reply(b1._id, 'Any news?'); // next response starts, due 11:40
+      at('09:45');
+      await as(bob.token).reply(h2._id, 'Sorry for the wait'); // first response breached at 09:30
+      at('10:00');
+      await resolve(h1._id); // resolution met (due 11:00)
+      at('12:00');
+      await resolve(h2._id); // resolution breached at 11:00; B1's next response breached at 11:40, still waiting
+
+      const report = (await server.request('GET', '/api/sla/report?from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z', { token: agent.token })).body.report;
+      const attainment = (met: number, breached: number, percent: number | null) => ({ met, breached, attainment: percent });
+      const row = (firstResponse: object, nextResponse: object, resolution: object) => [
+        { target: 'firstResponse', ...firstResponse },
+        { target: 'nextResponse', ...nextResponse },
+        { target: 'resolution', ...resolution },
+      ];
+      expect(report.total.targets).toEqual(row(attainment(2, 1, 66.7), attainment(0, 1, 0), attainment(1, 1, 50)));
+      expect(report.byCategory).toEqual([
+        { id: category, name: 'Billing', targets: row(attainment(1, 0, 100), attainment(0, 1, 0), attainment(0, 0, null)) },
+        { id: hardware, name: 'Hardware', targets: row(attainment(1, 1, 50), attainment(0, 0, null), attainment(1, 1, 50)) },
+      ]);
+      expect(report.byAgent).toEqual([
+        { id: agent.id, name: 'Alice Tester', targets: row(attainment(2, 0, 100), attainment(0, 1, 0), attainment(1, 0, 100)) },
+        { id: bob.id, name: 'Bob Tester', targets: row(attainment(0, 1, 0), attainment(0, 0, null), attainment(0, 1, 0)) },
+      ]);
+      expect(
+        report.breaches.map((breach: { number: number; target: string; dueAt: string; completedAt: string | null }) => [
+          breach.number,
+          breach.target,
+          breach.dueAt,
+          breach.completedAt,
+        ]),
+      ).toEqual([
+        [b1.ticketId, 'nextResponse', '2026-03-02T11:40:00.000Z', null],
+        [h2.ticketId, 'resolution', '2026-03-02T11:00:00.000Z', '2026-03-02T12:00:00.000Z'],
+        [h2.ticketId, 'firstResponse', '2026-03-02T09:30:00.000Z', '2026-03-02T09:45:00.000Z'],
+      ]);
+      const csv = await fetch(`${server.url}/api/sla/report.csv?from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z`, {
+        headers: { authorization: `Bearer ${agent.token}` },
+      });
+      const text = await csv.text();
+      expect(text).toContain('"category","Hardware","First response","1","1","50"\r\n');
+      expect(text).toContain('"total","All","First response","2","1","66.7"\r\n');
+
+      // Time travel: before the due time the first response ran with 10 minutes left; by 09:40 it had breached, with no event in between.
+      const momentOf = async (time: string) =>
+        (await server.request('GET', `/api/tickets/${h2._id}/at?time=2026-03-02T${time}:00Z`, { token: admin })).body.sla;
+      expect((await momentOf('09:20')).targets[0]).toMatchObject({ target: 'firstResponse', state: 'running', remainingMs: 10 * MINUTE });
+      expect((await momentOf('09:40')).targets[0]).toMatchObject({ target: 'firstResponse', state: 'breached', breachedAt: '2026-03-02T09:30:00.000Z' });
+      expect((await momentOf('12:30')).targets).toMatchObject([
+        { state: 'breached', completedAt: '2026-03-02T09:45:00.000Z' },
+        { state: 'breached', completedAt: '2026-03-02T12:00:00.000Z' },
+      ]);
+
+      // A rebuild from the log reproduces every due time and breach.
+      const slas = async () => Promise.all([h1, h2, b1].map((ticket) => slaOf(ticket._id)));
+      const before = { report, slas: await slas() };
+      await server.deps.projections.rebuild();
+      expect({
+        report: (await server.request('GET', '/api/sla/report?from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z', { token: agent.token })).body.report,
+        slas: await slas(),
+      }).toEqual(before);
+    });
+  });
 });

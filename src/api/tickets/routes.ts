@@ -254,6 +254,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
       ticket,
       messages,
       satisfaction: found.satisfaction,
+      sla: found.sla,
     });
   });
 

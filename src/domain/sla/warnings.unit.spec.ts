@@ -1,12 +1,11 @@
 import type { DomainEvent } from '../shared/decider';
 import type { AppliedPolicy } from './clock';
-import { type RaiseSlaWarning, type SlaWarningEvent, slaWarningDecider } from './warnings';
+import { type RaiseSlaWarning, type SlaWarningEvent, evolve, slaWarningDecider } from './warnings';
 
 type Given = DomainEvent & { metadata?: { occurredAt: string } };
 const given = (events: Given[]) => ({
   when: (command: RaiseSlaWarning) => ({
-    then: (expected: SlaWarningEvent[]) =>
-      expect(slaWarningDecider.decide(command, events.reduce(slaWarningDecider.evolve, slaWarningDecider.initialState))).toEqual(expected),
+    then: (expected: SlaWarningEvent[]) => expect(slaWarningDecider.decide(command, events.reduce(evolve, slaWarningDecider.initialState))).toEqual(expected),
   }),
 });
 
