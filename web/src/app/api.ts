@@ -100,6 +100,7 @@ export const api = createApi({
     'AccessRequest',
     'Delivery',
     'Satisfaction',
+    'Sla',
   ],
   endpoints: () => ({}),
 });
