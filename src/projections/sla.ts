@@ -3,8 +3,8 @@ import type { TicketStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import { type ClockEvent, type SlaClockState, type TargetClock, currentClocks, evolveClock, initialClock, nextDueAt, viewTarget } from '../domain/sla/clock';
 import type { RecordedEvent } from '../platform/eventstore/port';
-import type { Doc, ReadStore } from '../platform/readstore/port';
-import { handledBy } from './events';
+import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
+import { dispatcher } from './events';
 import type { Projection } from './runner';
 
 /** One document per ticket that follows a policy: its clocks, folded from its events (docs/sla.md). */
@@ -76,21 +76,39 @@ const episodeViews = (entry: Omit<SlaTicketEntry, '_revision'>, clocks: TargetCl
     running: clock.completedAt === null,
   }));
 
-/** Writes the entry with its clock folded one event further, and the episodes that event touched; guarded by the stream revision. */
-async function advance(store: ReadStore, event: { revision: number; data: { ticketId: string } }, change: (entry: SlaTicketEntry) => Partial<SlaTicketEntry>) {
-  const entry = await tickets(store).findOne({ _id: String(event.data.ticketId) });
+interface Page {
+  /** The page's tickets as read, then as folded (null: deleted or never known). */
+  entries: Map<string, SlaTicketEntry | null>;
+  changed: Set<string>;
+  deleted: Set<string>;
+  /** Episodes whose outcome, due time or agent moved. */
+  episodes: Map<string, SlaEpisodeView>;
+  settings: SlaSettingsView | null;
+}
+
+const withDerived = (entry: SlaTicketEntry): SlaTicketEntry => ({
+  ...entry,
+  nextDueAt: nextDueAt(entry.clock),
+  pausedBreach: entry.clock.clocks.some((clock) => clock.completedAt === null && clock.runningSince === null && clock.breachedAt !== null),
+});
+
+/**
+ * Folds one event into its ticket's entry, guarded by the stream revision (a replayed event changes
+ * nothing), and notes the episodes it touched: those whose clock changed, and every open one when the
+ * agent changed (the agent an episode judges).
+ */
+function advance(page: Page, event: { revision: number; data: { ticketId: string } }, change: (entry: SlaTicketEntry) => Partial<SlaTicketEntry>) {
+  const ticketId = String(event.data.ticketId);
+  const entry = page.entries.get(ticketId);
   if (!entry || entry._revision >= event.revision) return;
-  const next = { ...entry, ...change(entry) };
-  const clock = next.clock;
-  const touched = clock.clocks.filter((after, index) => JSON.stringify(after) !== JSON.stringify(entry.clock.clocks[index]) || after.completedAt === null);
-  const fields = {
-    ...next,
-    nextDueAt: nextDueAt(clock),
-    pausedBreach: clock.clocks.some((c) => c.completedAt === null && c.runningSince === null && c.breachedAt !== null),
-  };
-  for (const view of episodeViews(fields, touched)) await episodes(store).replaceOne({ _id: view._id }, view, { upsert: true });
-  const { _id: ticketId, ...rest } = fields;
-  await tickets(store).updateOne({ _id: ticketId, _revision: { $lt: event.revision } }, { $set: { ...rest, _revision: event.revision } });
+  const next = withDerived({ ...entry, ...change(entry), _revision: event.revision });
+  const agentMoved = next.agentId !== entry.agentId;
+  const touched = next.clock.clocks.filter(
+    (after, index) => JSON.stringify(after) !== JSON.stringify(entry.clock.clocks[index]) || (agentMoved && after.completedAt === null),
+  );
+  for (const view of episodeViews(next, touched)) page.episodes.set(view._id, view);
+  page.entries.set(ticketId, next);
+  page.changed.add(ticketId);
 }
 
 const fold = (event: RecordedEvent | { type: string; data: object; metadata: RecordedEvent['metadata'] }) => (entry: SlaTicketEntry) => {
@@ -98,57 +116,82 @@ const fold = (event: RecordedEvent | { type: string; data: object; metadata: Rec
   return input ? { clock: evolveClock(entry.clock, input) } : {};
 };
 
+const evolve = dispatcher<Page, void>({
+  TicketOpened(event, page) {
+    const { ticketId, number, title, categoryId, customerId } = event.data;
+    if (page.entries.get(ticketId)) return;
+    const entry: SlaTicketEntry = {
+      _id: ticketId,
+      number,
+      title,
+      categoryId,
+      customerId,
+      agentId: null,
+      status: 'open',
+      clock: initialClock(null),
+      nextDueAt: null,
+      pausedBreach: false,
+      _revision: event.revision,
+    };
+    page.entries.set(ticketId, entry);
+    page.changed.add(ticketId);
+  },
+  // Appended with the opening, at the same moment: the clocks start at the opening.
+  SlaPolicyApplied: (event, page) =>
+    advance(page, event, () => ({
+      clock: evolveClock(initialClock(event.data.policy), { type: 'TicketOpened', at: Date.parse(event.metadata.occurredAt) }),
+    })),
+  MessagePosted: (event, page) => advance(page, event, fold(event)),
+  TicketStatusChanged: (event, page) => advance(page, event, (entry) => ({ ...fold(event)(entry), status: event.data.to })),
+  AgentAssignedToTicket: (event, page) => advance(page, event, () => ({ agentId: event.data.agentId })),
+  AgentUnassignedFromTicket: (event, page) => advance(page, event, () => ({ agentId: null })),
+  TicketDeleted(event, page) {
+    const { ticketId } = event.data;
+    page.entries.set(ticketId, null);
+    page.changed.delete(ticketId);
+    page.deleted.add(ticketId);
+    for (const id of page.episodes.keys()) if (id.startsWith(`${ticketId}:`)) page.episodes.delete(id);
+  },
+  SlaSettingsUpdated(event, page) {
+    const { settings, version } = event.data;
+    page.settings = { _id: 'settings', ...settings, version, updatedAt: event.metadata.occurredAt, updatedBy: event.metadata.actor?.userId ?? null };
+  },
+});
+
+/** A page of events: one read of the tickets it touches, one bulk write per collection of what changed. */
+async function applySlaPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
+  const ids = [...new Set(events.filter((event) => event.type !== 'SlaSettingsUpdated').map((event) => String(event.data.ticketId)))];
+  const page: Page = { entries: new Map(), changed: new Set(), deleted: new Set(), episodes: new Map(), settings: null };
+  if (ids.length > 0) for (const entry of await tickets(store).find({ _id: { $in: ids } })) page.entries.set(entry._id, entry);
+  for (const event of events) evolve.handle(event, page);
+  const ticketOps: BulkOp<SlaTicketEntry>[] = [];
+  for (const id of page.changed) {
+    const entry = page.entries.get(id);
+    if (entry) ticketOps.push({ replaceOne: { filter: { _id: id }, replacement: entry, upsert: true } });
+  }
+  for (const id of page.deleted) ticketOps.push({ deleteOne: { filter: { _id: id } } });
+  const episodeOps: BulkOp<SlaEpisodeView>[] = [...page.episodes.values()].map((view) => ({
+    replaceOne: { filter: { _id: view._id }, replacement: view, upsert: true },
+  }));
+  for (const id of page.deleted) episodeOps.push({ deleteMany: { filter: { ticketId: id } } });
+  if (episodeOps.length > 0) await episodes(store).bulkWrite(episodeOps);
+  if (ticketOps.length > 0) await tickets(store).bulkWrite(ticketOps);
+  if (page.settings) await store.collection<SlaSettingsView>(SLA_SETTINGS).replaceOne({ _id: 'settings' }, page.settings, { upsert: true });
+}
+
 /** Serves the tickets' due times, Live Tickets' SLA filters and order, and the attainment report (docs/sla.md). */
 export const slaProjection: Projection = {
   name: 'sla',
   version: 1,
   collections: [SLA_TICKETS, SLA_EPISODES, SLA_SETTINGS],
+  types: evolve.types,
   async setup(store) {
     await tickets(store).createIndex({ keys: { nextDueAt: 1 } });
     await episodes(store).createIndex({ keys: { ticketId: 1 } });
     await episodes(store).createIndex({ keys: { startedAt: -1 } });
   },
-  ...handledBy({
-    async TicketOpened(event, store) {
-      const { ticketId, number, title, categoryId, customerId } = event.data;
-      const entry: Omit<SlaTicketEntry, '_id'> = {
-        number,
-        title,
-        categoryId,
-        customerId,
-        agentId: null,
-        status: 'open',
-        clock: initialClock(null),
-        nextDueAt: null,
-        pausedBreach: false,
-        _revision: event.revision,
-      };
-      await tickets(store).updateOne({ _id: ticketId }, { $setOnInsert: { ...entry } }, { upsert: true });
-    },
-    // Appended with the opening, at the same moment: the clocks start at the opening.
-    SlaPolicyApplied: (event, store) =>
-      advance(store, event, () => ({
-        clock: evolveClock(initialClock(event.data.policy), { type: 'TicketOpened', at: Date.parse(event.metadata.occurredAt) }),
-      })),
-    MessagePosted: (event, store) => advance(store, event, fold(event)),
-    TicketStatusChanged: (event, store) => advance(store, event, (entry) => ({ ...fold(event)(entry), status: event.data.to })),
-    AgentAssignedToTicket: (event, store) => advance(store, event, () => ({ agentId: event.data.agentId })),
-    AgentUnassignedFromTicket: (event, store) => advance(store, event, () => ({ agentId: null })),
-    async TicketDeleted(event, store) {
-      await episodes(store).deleteMany({ ticketId: event.data.ticketId });
-      await tickets(store).deleteOne({ _id: event.data.ticketId });
-    },
-    async SlaSettingsUpdated(event, store) {
-      const { settings, version } = event.data;
-      await store
-        .collection<SlaSettingsView>(SLA_SETTINGS)
-        .replaceOne(
-          { _id: 'settings' },
-          { _id: 'settings', ...settings, version, updatedAt: event.metadata.occurredAt, updatedBy: event.metadata.actor?.userId ?? null },
-          { upsert: true },
-        );
-    },
-  }),
+  apply: (event, store) => applySlaPage([event], store),
+  applyPage: applySlaPage,
 };
 
 export async function loadSlaSettings(store: ReadStore): Promise<SlaSettingsView> {
