@@ -188,7 +188,9 @@ export const slaProjection: Projection = {
   async setup(store) {
     await tickets(store).createIndex({ keys: { nextDueAt: 1 } });
     await episodes(store).createIndex({ keys: { ticketId: 1 } });
-    await episodes(store).createIndex({ keys: { startedAt: -1 } });
+    await episodes(store).createIndex({ keys: { completedAt: 1 } });
+    await episodes(store).createIndex({ keys: { breachedAt: 1 } });
+    await episodes(store).createIndex({ keys: { dueAt: 1 } });
   },
   apply: (event, store) => applySlaPage([event], store),
   applyPage: applySlaPage,
@@ -245,5 +247,11 @@ export async function ticketIdsByDue(store: ReadStore): Promise<string[]> {
   return (await tickets(store).find({ nextDueAt: { $ne: null } }, { sort: { nextDueAt: 1 }, projection: { _id: 1 } })).map((entry) => entry._id);
 }
 
-/** The target episodes that started before `to` (the report decides which of them count for the period). */
-export const slaEpisodesStartedBefore = (store: ReadStore, to: number) => episodes(store).find({ startedAt: { $lt: to } }, { sort: { startedAt: -1 } });
+/**
+ * The target episodes that may have been decided within [from, to): completed, breached (stopped after
+ * its due time) or due in it (the report decides with its clock which of them count).
+ */
+export const slaEpisodesDecidedBetween = (store: ReadStore, from: number, to: number) =>
+  episodes(store).find({
+    $or: [{ completedAt: { $gte: from, $lt: to } }, { breachedAt: { $gte: from, $lt: to } }, { running: true, dueAt: { $gte: from, $lt: to } }],
+  });

@@ -1,7 +1,7 @@
 import { SLA_TARGETS, SLA_TARGET_WORDS, type SlaBreach, type SlaGroup, type SlaReport } from '#contract/sla';
 import type { ReadStore } from '../../platform/readstore/port';
 import { findPerson } from '../../projections/directory';
-import { type SlaEpisodeView, slaEpisodesStartedBefore } from '../../projections/sla';
+import { type SlaEpisodeView, slaEpisodesDecidedBetween } from '../../projections/sla';
 import { byCategoryAndAgent, csvCell, fullName, percent } from '../reports';
 
 interface Decided extends SlaEpisodeView {
@@ -18,7 +18,7 @@ async function decidedBetween(store: ReadStore, from: Date, to: Date, now: Date)
   const start = from.getTime();
   const end = Math.min(to.getTime(), now.getTime() + 1);
   const decided: Decided[] = [];
-  for (const episode of await slaEpisodesStartedBefore(store, end)) {
+  for (const episode of await slaEpisodesDecidedBetween(store, start, end)) {
     const breachedAt = episode.breachedAt ?? (episode.running && episode.dueAt !== null && episode.dueAt <= now.getTime() ? episode.dueAt : null);
     const decidedAt = breachedAt ?? episode.completedAt;
     if (decidedAt === null || decidedAt < start || decidedAt >= end) continue;
