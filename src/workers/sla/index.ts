@@ -106,9 +106,22 @@ export const slaChannel: WorkerChannel = {
   reads: ['sla', 'settings', 'users'],
   async start(deps) {
     deps.queue.process<SlaTimerJob>(SLA_QUEUE, (job) => fireTimer(deps, job), { concurrency: 2 });
-    await deps.projections.waitFor(deps.projections.position, 30_000, ['sla']);
-    for (const entry of await deps.readStore.collection<SlaTicketEntry>(SLA_TICKETS).find({ nextDueAt: { $ne: null } }))
-      for (const planned of timersOf(deps, entry)) await deps.queue.add(planned.queue, planned.name, planned.data, planned.options);
-    return async () => undefined;
+    let stopped = false;
+    // Re-armed once the sla read model has caught up with the log as it was at start (a workers
+    // process may start before its read models); in the background, so nothing else waits for it.
+    const rearm = async () => {
+      const head = await deps.events.headPosition();
+      while (!stopped && !(await deps.projections.waitFor(head, 5000, ['sla'])));
+      if (stopped) return;
+      for (const entry of await deps.readStore.collection<SlaTicketEntry>(SLA_TICKETS).find({ nextDueAt: { $ne: null } }))
+        for (const planned of timersOf(deps, entry)) await deps.queue.add(planned.queue, planned.name, planned.data, planned.options);
+    };
+    const rearming = rearm().catch((error: unknown) =>
+      deps.logger.error({ err: error }, 'SLA timers could not be re-armed; they are planned again at the next start'),
+    );
+    return async () => {
+      stopped = true;
+      await rearming;
+    };
   },
 };
