@@ -25,7 +25,9 @@ export function statusNotice(ticket: Ticket, to: Ticket['status']) {
   return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_WORDS[to]}` };
 }
 
-export function slaNotice(warning: SlaWarningPush) {
+/** docs/sla.md: a warning is for the assignee, or for every member of staff while nobody is assigned; null when not for `myId`. */
+export function slaNotice(warning: SlaWarningPush, myId: string) {
+  if (warning.agentId !== null && warning.agentId !== myId) return null;
   const what = SLA_TARGET_WORDS[warning.target];
   return {
     title: warning.kind === 'breach' ? `${what} breached on #${warning.number}` : `${what} due soon on #${warning.number}`,
@@ -66,10 +68,10 @@ export function useDesktopNotifications(): void {
       }),
       // docs/sla.md: a target at its warning share or breached, to the assignee, or to everyone while nobody is assigned.
       onLive<SlaWarningPush>('sla_warning', (warning) => {
-        if (warning.agentId !== null && warning.agentId !== user._id) return;
-        if (!readLocalSettings().ticketUpdates || !permissionGranted()) return;
-        const notification = new Notification(slaNotice(warning).title, {
-          body: slaNotice(warning).body,
+        const notice = slaNotice(warning, user._id);
+        if (!notice || !readLocalSettings().ticketUpdates || !permissionGranted()) return;
+        const notification = new Notification(notice.title, {
+          body: notice.body,
           tag: `sla-${warning.ticketId}-${warning.target}-${warning.kind}`,
         });
         notification.onclick = () => {
