@@ -59,5 +59,11 @@ describe('Web app in Chromium: service levels', () => {
     const details = page.getByRole('region', { name: 'Service levels' });
     await details.getByText(/First response breached/).waitFor();
     await details.getByText('Quick · version 1 · around the clock').waitFor();
+
+    // The dashboard's attainment: the first response breached, nothing else decided yet.
+    await page.goto(`${server.url}/dashboard`);
+    const card = page.getByRole('region', { name: 'Service levels' });
+    await card.getByRole('row', { name: /All 0% – –/ }).waitFor();
+    await card.getByText(/#\d+ Printer jammed · First response due/).waitFor();
   });
 });

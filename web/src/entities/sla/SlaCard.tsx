@@ -41,8 +41,10 @@ function AttainmentTable({ caption, rows }: { caption: string; rows: SlaGroup[] 
   );
 }
 
-async function downloadCsv() {
-  const response = await fetch('/api/sla/report.csv', { headers: { authorization: `Bearer ${tokens.access() ?? ''}` } });
+const PERIODS = [7, 30, 90] as const;
+
+async function downloadCsv(from: string) {
+  const response = await fetch(`/api/sla/report.csv?from=${encodeURIComponent(from)}`, { headers: { authorization: `Bearer ${tokens.access() ?? ''}` } });
   if (!response.ok) throw new Error(`The export failed (${response.status})`);
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
@@ -52,24 +54,34 @@ async function downloadCsv() {
   URL.revokeObjectURL(url);
 }
 
-/** The dashboard's service levels for the last 30 days: % met per target, by category and by agent, and the breaches (docs/sla.md). */
+/** The dashboard's service levels for a chosen period: % met per target, by category and by agent, and the breaches (docs/sla.md). */
 export function SlaCard() {
-  const { data: report, error } = useSlaReportQuery(undefined, { refetchOnMountOrArgChange: true });
+  const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
+  const { data: report, error } = useSlaReportQuery({ days }, { refetchOnMountOrArgChange: true });
   const [exportFailure, setExportFailure] = useState<string | null>(null);
   if (error) return <Banner kind="error">{errorMessage(error, 'Failed to load the service-level report')}</Banner>;
   if (!report) return null;
   return (
     <Card
-      title="Service levels (30 days)"
+      title="Service levels"
       className="satisfaction-card"
       actions={
-        <button
-          type="button"
-          className="button button-ghost button-small"
-          onClick={() => downloadCsv().catch((failure: Error) => setExportFailure(failure.message))}
-        >
-          Export CSV
-        </button>
+        <>
+          <select aria-label="Period" value={days} onChange={(event) => setDays(Number(event.target.value) as (typeof PERIODS)[number])}>
+            {PERIODS.map((period) => (
+              <option key={period} value={period}>
+                Last {period} days
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="button button-ghost button-small"
+            onClick={() => downloadCsv(report.from).catch((failure: Error) => setExportFailure(failure.message))}
+          >
+            Export CSV
+          </button>
+        </>
       }
     >
       {exportFailure && <Banner kind="error">{exportFailure}</Banner>}

@@ -19,8 +19,9 @@ const slaApi = api.injectEndpoints({
       query: ({ id }) => `/tickets/${encodeURIComponent(id)}/sla`,
       providesTags: (_result, _error, { id }) => [{ type: 'Sla', id }],
     }),
-    slaReport: build.query<SlaReport, void>({
-      query: () => '/sla/report',
+    /** The period is the last `days` days up to now (the server's clock). */
+    slaReport: build.query<SlaReport, { days: number }>({
+      query: ({ days }) => ({ url: '/sla/report', params: { from: new Date(Date.now() - days * 24 * 3600_000).toISOString() } }),
       transformResponse: (response: { report: SlaReport }) => response.report,
       providesTags: [{ type: 'Sla', id: 'REPORT' }],
     }),
