@@ -89,6 +89,11 @@ describe('Service levels', () => {
       expect(await target(ticket._id, 'firstResponse')).toMatchObject({ state: 'breached', breachedAt: '2026-01-19T10:00:00.000Z', remainingMs: -35 * MINUTE });
       expect(await listed('sla=breached')).toContain(ticket._id);
       expect((await server.request('GET', '/api/tickets?sla=late', { token: agent.token })).body.error).toBe('sla must be breached or due_soon');
+      for (const query of ['sla=breached', 'sort=due']) {
+        const refused = await server.request('GET', `/api/tickets?${query}`, { token: customer.token });
+        expect(refused).toMatchObject({ status: 403, body: { error: 'Only staff can filter or sort by service levels' } });
+      }
+      expect((await server.request('GET', `/api/tickets/${ticket._id}/sla`, { token: customer.token })).status).toBe(403);
 
       const reply = await server.request('POST', `/api/tickets/${ticket._id}/messages`, { token: agent.token, body: { content: 'Looking into it' } });
       expect(reply.status).toBe(201);

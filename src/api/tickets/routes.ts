@@ -52,6 +52,7 @@ import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
+import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
@@ -188,12 +189,14 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const among: Array<Set<string>> = [];
     if (query.q) among.push(await matchingTickets(deps.readStore, user, parseQuery(query.q)));
     if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
-    if (query.sla && isStaff(user.role)) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
+    // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
+    if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
+    if (query.sla) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
     if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
     const { items, pagination } =
-      query.sort === 'due' && isStaff(user.role)
+      query.sort === 'due'
         ? await dueFirstPage(deps, filter, query)
-        : await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort === 'due' ? 'latest' : query.sort]!, query);
+        : await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
   });
