@@ -25,6 +25,7 @@ import { settingsRoutes } from './settings/routes';
 import { whitelistRoutes } from './whitelist/routes';
 import { ticketRoutes } from './tickets/routes';
 import { satisfactionRoutes } from './satisfaction/routes';
+import { slaRoutes } from './sla/routes';
 import { ratingLinkPages } from './satisfaction/links';
 import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
@@ -53,6 +54,7 @@ const routeModules = [
   apiTokenRoutes,
   eventFeedRoutes,
   webhookRoutes,
+  slaRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */

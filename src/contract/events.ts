@@ -14,6 +14,8 @@ export const FEED_EVENT_TYPES = [
   'MessagesRead',
   'SatisfactionRated',
   'SatisfactionCommented',
+  'SlaPolicyApplied',
+  'SlaWarningRaised',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 

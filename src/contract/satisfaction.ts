@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_MAX } from './tickets';
+import { MESSAGE_MAX, ticketIdsQuery } from './tickets';
 import { multiLine, singleLine } from './text';
 
 export const SATISFACTION_CHANNELS = ['web', 'telegram', 'email'] as const;
@@ -24,14 +24,7 @@ export const DEFAULT_SATISFACTION_SETTINGS: SatisfactionSettings = {
   channels: { web: true, telegram: true, email: true },
 };
 
-export const ratingsQuerySchema = z
-  .object({
-    tickets: z
-      .string({ message: 'tickets must be a comma-separated list of ticket ids' })
-      .transform((text) => [...new Set(text.split(',').filter((id) => id !== ''))])
-      .refine((ids) => ids.length <= 200, 'At most 200 tickets at once'),
-  })
-  .strict();
+export const ratingsQuerySchema = ticketIdsQuery;
 
 const SATISFACTION_BOUNDS = { questionMax: 200, labelMax: 30, delayMinutesMax: 7 * 24 * 60 } as const;
 

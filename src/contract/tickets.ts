@@ -179,11 +179,25 @@ export const listTicketsQuery = z.object({
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),
+  /** docs/sla.md: a target breached now, or one due within the hour. */
+  sla: z.enum(['breached', 'due_soon'], { message: 'sla must be breached or due_soon' }).optional(),
   sort: z
-    .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting'], { message: 'sort must be latest, oldest, priority, status, updated or waiting' })
+    .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting', 'due'], {
+      message: 'sort must be latest, oldest, priority, status, updated, waiting or due',
+    })
     .default('latest'),
   ...pageQuery(20),
 });
+
+/** `?tickets=a,b,c`: the tickets of one list page, for a column that comes from another read model. */
+export const ticketIdsQuery = z
+  .object({
+    tickets: z
+      .string({ message: 'tickets must be a comma-separated list of ticket ids' })
+      .transform((text) => [...new Set(text.split(',').filter((id) => id !== ''))])
+      .refine((ids) => ids.length <= 200, 'At most 200 tickets at once'),
+  })
+  .strict();
 
 export const listMessagesQuery = z.object(pageQuery(100));
 

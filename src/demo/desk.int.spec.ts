@@ -87,6 +87,18 @@ describe('the demo desk', () => {
     expect(report.latestComments.map((comment: { comment: string }) => comment.comment)).toContain('It took three days to get a first answer.');
   });
 
+  it('when an agent looks at service levels, then there is a calendar, two policies, and tickets with targets met, breached, running and paused', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
+    const { settings } = (await server.request('GET', '/api/sla/settings', { token: admin })).body;
+    expect(settings.calendars).toHaveLength(1);
+    expect(settings.policies).toHaveLength(2);
+    const { tickets } = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body as { tickets: TicketRow[] };
+    const { tickets: slas } = (await server.request('GET', `/api/sla/tickets?tickets=${tickets.map((ticket) => ticket._id).join(',')}`, { token: agent })).body;
+    const states = new Set<string>(slas.flatMap((entry: { sla: { targets: Array<{ state: string }> } }) => entry.sla.targets.map((target) => target.state)));
+    expect([...states].sort()).toEqual(['breached', 'met', 'paused', 'running']);
+  });
+
   it('when staff look at categories and canned replies, then there are categories with custom fields and replies with shortcodes', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
     const categories = (await server.request('GET', '/api/categories', { token: agent })).body.categories as Array<{

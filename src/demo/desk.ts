@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { satisfactionDecider } from '../domain/satisfaction/decide';
+import { choosePolicy } from '../domain/sla/policy';
+import { SLA_SETTINGS_STREAM, slaSettingsDecider } from '../domain/sla/settings';
+import type { SlaSettings } from '#contract/sla';
 import argon2 from 'argon2';
 import { cannedDecider } from '../domain/canned/decide';
 import { cannedStream } from '../domain/canned/canned';
@@ -211,6 +214,51 @@ const CANNED: Array<{ shortcode: string; title: string; content: string; categor
 
 /** One line of a ticket's life: who says what (c customer, a agent, note an internal note). */
 type Line = ['c' | 'a' | 'note', string];
+
+const targets = (firstResponse: number, nextResponse: number, resolution: number) => ({ firstResponse, nextResponse, resolution });
+
+/**
+ * Billing answers around the clock and fast; everything else in business hours. With the stories'
+ * timings this gives targets met, breached (answered late and still waiting), running and paused.
+ */
+function demoSlaSettings(billingId: string): SlaSettings {
+  const office = [{ start: '08:00', end: '18:00' }];
+  return {
+    calendars: [
+      {
+        id: 'support-hours',
+        name: 'Support hours (Berlin)',
+        timeZone: 'Europe/Berlin',
+        week: [[], office, office, office, office, office, []],
+        holidays: [
+          { date: '2026-12-24', name: 'Christmas Eve' },
+          { date: '2026-12-25', name: 'Christmas Day' },
+          { date: '2026-12-31', name: "New Year's Eve" },
+          { date: '2027-01-01', name: "New Year's Day" },
+        ],
+      },
+    ],
+    defaultCalendarId: 'support-hours',
+    policies: [
+      {
+        id: 'billing',
+        name: 'Billing (around the clock)',
+        categoryId: billingId,
+        calendarId: null,
+        targets: { low: targets(240, 480, 2880), medium: targets(60, 240, 1440), high: targets(30, 120, 480), urgent: targets(15, 60, 240) },
+      },
+      {
+        id: 'standard',
+        name: 'Standard',
+        categoryId: null,
+        calendarId: 'support-hours',
+        targets: { low: targets(960, 960, 4800), medium: targets(480, 480, 2400), high: targets(240, 240, 1200), urgent: targets(60, 120, 480) },
+      },
+    ],
+    pauseStatuses: ['pending_customer'],
+    warnPercent: 80,
+  };
+}
 
 interface Story {
   customer: number;
@@ -562,6 +610,16 @@ export async function seedDemoDesk(
     categories[key] = { categoryId, isActive: true, customFields: category.customFields };
   }
 
+  // Service levels (docs/sla.md): a business-hours calendar, and two policies, billing's around the clock.
+  const slaSettings = demoSlaSettings(categories.billing.categoryId);
+  await handleCommand(
+    events,
+    SLA_SETTINGS_STREAM,
+    slaSettingsDecider,
+    { type: 'UpdateSlaSettings', settings: slaSettings },
+    contextOf(admin, new Date(start + 3 * MINUTE)),
+  );
+
   for (const canned of CANNED) {
     const cannedId = randomUUID();
     const context = contextOf(admin, new Date(start + 3 * MINUTE));
@@ -627,6 +685,7 @@ export async function seedDemoDesk(
         priority,
         category: categories[story.category],
         answers,
+        sla: choosePolicy(slaSettings, 1, categories[story.category].categoryId, priority),
       },
       customer,
       opened,

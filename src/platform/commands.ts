@@ -104,7 +104,7 @@ const foldedByStore = new WeakMap<EventStore, FoldedStreams>();
 const foldedStreams = (store: EventStore) => foldedByStore.get(store) ?? foldedByStore.set(store, new FoldedStreams()).get(store)!;
 
 /** A stream's current state and revision: the cached fold plus whatever was appended since. */
-async function foldStream<State, Event extends DomainEvent>(
+export async function foldStream<State, Event extends DomainEvent>(
   store: EventStore,
   streamId: string,
   decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,

@@ -57,6 +57,7 @@ const DEFAULTED = [
   'WEBHOOK_RETRY_BASE_MS',
   'WEBHOOK_RETRY_WINDOW_MS',
   'WEBHOOK_DISABLE_AFTER_MS',
+  'SLA_TIMER_MAX_DELAY_MS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {

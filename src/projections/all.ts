@@ -6,6 +6,7 @@ import { directoryProjection } from './directory';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
+import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
 import { ticketActivityProjection } from './ticketActivity';
@@ -30,5 +31,6 @@ export const allProjections: Projection[] = [
   ticketActivityProjection,
   cannedProjection,
   satisfactionProjection,
+  slaProjection,
   searchProjection,
 ];

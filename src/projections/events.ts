@@ -5,6 +5,7 @@ import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
 import type { ReservationEvent } from '../domain/reservation/reservation';
 import type { SatisfactionSettingsEvent } from '../domain/satisfaction/settings';
+import type { SlaSettingsEvent } from '../domain/sla/settings';
 import type { SessionEvent } from '../domain/session/session';
 import type { SystemSettingsEvent } from '../domain/settings/settings';
 import type { DomainEvent } from '../domain/shared/decider';
@@ -26,6 +27,7 @@ type DeskEvent =
   | ReservationEvent
   | SatisfactionSettingsEvent
   | SessionEvent
+  | SlaSettingsEvent
   | SystemSettingsEvent
   | TelegramChatEvent
   | TicketEvent

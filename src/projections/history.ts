@@ -1,3 +1,4 @@
+import { SLA_TARGET_WORDS, type TicketSla } from '#contract/sla';
 import { categoryStream } from '../domain/category/category';
 import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
 import { NotFoundError, ValidationError } from '#contract/errors';
@@ -14,6 +15,7 @@ import { MemoryReadStore } from '../platform/readstore/memory';
 import type { ReadStore } from '../platform/readstore/port';
 import { directoryProjection, findCategory, findPerson } from './directory';
 import { latestEpisode, satisfactionProjection } from './satisfaction';
+import { findSlaTicket, slaOf, slaProjection } from './sla';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, ticketsProjection } from './tickets';
 
 /**
@@ -140,6 +142,15 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Related this ticket to #${event.data.otherNumber}`;
     case 'TicketUnlinked':
       return `Removed the relation to #${event.data.otherNumber}`;
+    case 'SlaPolicyApplied': {
+      const { policyName, version, calendarName } = event.data.policy;
+      return `Follows the SLA policy ${quote(policyName)} (settings version ${version}, ${calendarName ? `business hours of ${quote(calendarName)}` : 'around the clock'})`;
+    }
+    case 'SlaWarningRaised': {
+      const { target, episode, kind, dueAt } = event.data;
+      const what = `${SLA_TARGET_WORDS[target]}${episode > 1 ? ` (${episode})` : ''}`;
+      return kind === 'breach' ? `${what} breached its target (due ${dueAt})` : `${what} reached the warning share of its target (due ${dueAt})`;
+    }
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }
@@ -203,6 +214,8 @@ export interface TicketAtMoment {
   messages: Array<MessageView & { versions?: MessageVersion[] }>;
   /** The customer's rating of the latest resolution as it stood then; null before the first resolution. */
   satisfaction: MomentRating | null;
+  /** The ticket's service levels as they stood at the moment (docs/sla.md); null when it follows no policy. Staff only. */
+  sla: TicketSla | null;
 }
 
 /** A rating at a moment of the ticket (docs/satisfaction.md). */
@@ -234,7 +247,14 @@ function customerRevisions(stream: TicketRecorded[]): number[] {
 
 /** Whether a ticket event is for staff only, given the ids of the stream's internal notes (also the event feed's rule). */
 export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>): boolean {
-  return event.type === 'TicketOutcomeRecorded' || event.type === 'ClaimWithdrawn' || event.type === 'MessagesRead' || isAboutNote(event, internal);
+  return (
+    event.type === 'TicketOutcomeRecorded' ||
+    event.type === 'ClaimWithdrawn' ||
+    event.type === 'MessagesRead' ||
+    event.type === 'SlaPolicyApplied' ||
+    event.type === 'SlaWarningRaised' ||
+    isAboutNote(event, internal)
+  );
 }
 
 /** A posted or edited internal note. */
@@ -284,7 +304,11 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
     await directoryProjection.apply(event, store);
     await ticketsProjection.apply(event, store);
     await satisfactionProjection.apply(event, store);
+    await slaProjection.apply(event, store);
   }
+  // A moment asked by time shows the clocks at that time (a target may have breached since the last event); by revision, at its event.
+  const momentTime = 'time' in moment ? Date.parse(moment.time) : Date.parse(upTo.at(-1)!.metadata.occurredAt);
+  const slaEntry = await findSlaTicket(store, opened.data.ticketId);
   const ticket = (await store.collection<TicketView>(TICKETS).findOne({ _id: opened.data.ticketId }))!;
   const episode = await latestEpisode(store, opened.data.ticketId);
   const messages = (await store.collection<MessageView>(TICKET_MESSAGES).find({ ticket: ticket._id }, { sort: { seq: 1 } })).filter((message) =>
@@ -317,5 +341,6 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
       ratedAt: episode.ratedAt,
       ended: episode.ended,
     },
+    sla: slaEntry ? slaOf(slaEntry.clock, momentTime) : null,
   };
 }

@@ -2,6 +2,7 @@ import { addCategory, addMember, openTicket } from '../../test/support/desk';
 import { type TestServer, startTestServer } from '../../test/support/server';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { allProjections } from './all';
+import { slaProjection } from './sla';
 import { compareCollection, replayInto } from './check';
 import { directoryProjection } from './directory';
 import { TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, ticketsProjection } from './tickets';
@@ -14,6 +15,11 @@ describe('Tickets read models', () => {
     const admin = await server.login();
     const agent = await addMember(server, admin, 'agent');
     const category = await addCategory(server, admin);
+    // Service levels (docs/sla.md): the tickets follow a policy, so the sla read model is compared too.
+    const around = { firstResponse: 30, nextResponse: 60, resolution: 240 };
+    const policy = { id: 'p', name: 'P', categoryId: null, calendarId: null, targets: { low: around, medium: around, high: around, urgent: around } };
+    const sla = { calendars: [], defaultCalendarId: null, policies: [policy], pauseStatuses: ['pending_customer'], warnPercent: 80 };
+    expect((await server.request('PUT', '/api/sla/settings', { token: admin, body: sla })).status).toBe(200);
     for (let i = 0; i < 3; i++) {
       const customer = await addMember(server, admin, 'customer');
       const ticket = await openTicket(server, customer, category);
@@ -54,6 +60,16 @@ describe('Tickets read models', () => {
     expect(once[TICKETS]).toHaveLength(2);
     for (const event of log) await ticketsProjection.apply(event, store);
     expect(await snapshot(store)).toEqual(once);
+  });
+
+  it('when every event is applied twice to the sla read model, then it is the same as after once', async () => {
+    const store = new MemoryReadStore();
+    const log = await server.deps.events.readAll();
+    for (const event of log) await slaProjection.apply(event, store);
+    const once = await Promise.all(slaProjection.collections.map((name) => store.collection(name).find({}, { sort: { _id: 1 } })));
+    expect(once[0]).toHaveLength(2);
+    for (const event of log) await slaProjection.apply(event, store);
+    expect(await Promise.all(slaProjection.collections.map((name) => store.collection(name).find({}, { sort: { _id: 1 } })))).toEqual(once);
   });
 
   it('when events are applied again after the ticket documents were lost, then the statistics move only once', async () => {

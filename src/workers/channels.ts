@@ -2,6 +2,7 @@ import type { AppDeps } from '../app/deps';
 import { type Lease, LocalLease, RedisLease } from '../platform/lease';
 import { emailChannel } from './email';
 import { satisfactionChannel } from './satisfaction';
+import { slaChannel } from './sla';
 import { type Reaction, Reactor } from './reactor';
 import { WebhookDispatcher } from './webhooks';
 import { telegramChannel } from './telegram';
@@ -22,7 +23,7 @@ export interface WorkerChannel {
   start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
-const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel];
+const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel];
 
 /** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
 function workersLease(deps: AppDeps): Lease {

@@ -22,6 +22,8 @@ export const DeciderSpecification = {
       when(command: Command) {
         const run = () => decide(command, events.reduce(evolve, initialState));
         return {
+          /** The events decided, for a check of some of their fields. */
+          result: run,
           /** The command decides exactly these events. */
           then: (expected: Event[]) => expect(run()).toEqual(expected),
           /** The command is refused with this error class and, when given, this message. */

@@ -10,6 +10,7 @@ import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
 import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contract/live';
+import type { SlaWarningPush } from '#contract/sla';
 import { type LiveBudget, type LiveGuard, LIVE_USER_LIMITS } from './guard';
 import { type Presence, createPresence } from './presence';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
@@ -143,6 +144,13 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       };
       const [staffNotice, customerNotice] = toEveryoneConcerned(ticket, 'ticket_message', (view) => ({ ticket: view, message: notice }));
       return message.isInternal ? [...inRoom, staffNotice!] : [...inRoom, staffNotice!, customerNotice!];
+    }
+    case 'SlaWarningRaised': {
+      // Staff only; the web shows it to the assignee, or to everyone when nobody is assigned (docs/sla.md).
+      const ticket = await tickets.findOne({ _id: event.data.ticketId });
+      if (!ticket) return [];
+      const warning: SlaWarningPush = { ...event.data, number: ticket.ticketId, title: ticket.title, position };
+      return [{ name: 'sla_warning', payload: warning, to: STAFF_ROLES }];
     }
     case 'TicketDeleted': {
       const { ticketId, customerId } = event.data;

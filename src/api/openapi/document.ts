@@ -11,6 +11,7 @@ import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
 import { describeSatisfaction } from '../satisfaction/openapi';
+import { describeSla } from '../sla/openapi';
 import { describeSearch } from '../search/openapi';
 import { describeSettings } from '../settings/openapi';
 import { describeTelegram } from '../telegram/openapi';
@@ -85,6 +86,7 @@ const AREAS = [
   describeSearch,
   describeCanned,
   describeSatisfaction,
+  describeSla,
   describeAudit,
   describeApiTokens,
   describeEventFeed,

@@ -17,7 +17,7 @@ import { parse } from '../http/validate';
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The report's period: `from` and `to` as given, else the last 30 days up to now. */
-function period(deps: AppDeps, query: unknown): { from: Date; to: Date } {
+export function reportPeriod(deps: AppDeps, query: unknown): { from: Date; to: Date } {
   const { from, to } = parse(reportQuerySchema, query);
   const end = to ? new Date(to) : deps.clock();
   return { from: from ? new Date(from) : new Date(end.getTime() - 30 * DAY_MS), to: end };
@@ -75,12 +75,12 @@ export const satisfactionRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.get('/satisfaction/report', requireRole('agent', 'admin'), async (req, res) => {
-    const { from, to } = period(deps, req.query);
+    const { from, to } = reportPeriod(deps, req.query);
     res.json({ report: await satisfactionReport(deps.readStore, from, to) });
   });
 
   router.get('/satisfaction/report.csv', requireRole('agent', 'admin'), async (req, res) => {
-    const { from, to } = period(deps, req.query);
+    const { from, to } = reportPeriod(deps, req.query);
     res.type('text/csv').attachment(`satisfaction-${from.toISOString().slice(0, 10)}-${to.toISOString().slice(0, 10)}.csv`);
     res.send(await satisfactionCsv(deps.readStore, from, to));
   });

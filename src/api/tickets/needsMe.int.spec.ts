@@ -80,7 +80,7 @@ describe('What needs me (issue 41): unread counts, waiting since, the waiting so
     });
     expect(await server().request('GET', '/api/tickets?sort=longest', { token: agent.token })).toMatchObject({
       status: 400,
-      body: { error: expect.stringContaining('sort must be latest, oldest, priority, status, updated or waiting') },
+      body: { error: expect.stringContaining('sort must be latest, oldest, priority, status, updated, waiting or due') },
     });
   });
 

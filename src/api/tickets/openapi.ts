@@ -62,7 +62,7 @@ export function describeTickets(docs: ApiRegistry): void {
       200: {
         description: 'The ticket and its messages then',
         schema: anyObject(
-          '{ ticket, messages, satisfaction (the rating of the latest resolution then, or null) } and, for staff, revision, position, at, latestRevision, deleted',
+          '{ ticket, messages, satisfaction (the rating of the latest resolution then, or null) } and, for staff, revision, position, at, latestRevision, deleted, sla (the service levels then, docs/sla.md)',
         ),
       },
     },

@@ -53,6 +53,8 @@ import { createdIn, idOfKey, once } from '../../app/idempotency';
 import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
+import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
+import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
@@ -129,6 +131,28 @@ async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser,
   return { messages: found.reverse().map(messageFor), pagination: { page, limit, total, pages: Math.ceil(total / limit) } };
 }
 
+/**
+ * Live Tickets' "due" order (docs/sla.md): tickets with a running SLA target, earliest due first,
+ * then the others, newest first. The due times live in the SLA read model, so its order is joined here.
+ */
+async function dueFirstPage(deps: AppDeps, filter: Filter, { page, limit }: { page: number; limit: number }) {
+  const tickets = deps.readStore.collection<TicketView>(TICKETS);
+  const order = await ticketIdsByDue(deps.readStore);
+  const rank = new Map(order.map((id, index) => [id, index]));
+  const [withDue, total] = await Promise.all([tickets.find({ $and: [filter, { _id: { $in: order } }] }), tickets.count(filter)]);
+  withDue.sort((a, b) => rank.get(a._id)! - rank.get(b._id)!);
+  const skip = (page - 1) * limit;
+  const items = withDue.slice(skip, skip + limit);
+  if (items.length < limit)
+    items.push(
+      ...(await tickets.find(
+        { $and: [filter, { _id: { $nin: order } }] },
+        { sort: SORTS.latest!, skip: Math.max(0, skip - withDue.length), limit: limit - items.length },
+      )),
+    );
+  return { items, pagination: { page, limit, total, pages: Math.ceil(total / limit) } };
+}
+
 export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   const tickets = () => deps.readStore.collection<TicketView>(TICKETS);
   const visible = (req: Request) => findVisibleTicket(deps.readStore, req.params.id as string, currentUser(req));
@@ -168,8 +192,14 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const among: Array<Set<string>> = [];
     if (query.q) among.push(await matchingTickets(deps.readStore, user, parseQuery(query.q)));
     if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
+    // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
+    if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
+    if (query.sla) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
     if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
-    const { items, pagination } = await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
+    const { items, pagination } =
+      query.sort === 'due'
+        ? await dueFirstPage(deps, filter, query)
+        : await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
   });
@@ -230,6 +260,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
       ticket,
       messages,
       satisfaction: found.satisfaction,
+      sla: found.sla,
     });
   });
 

@@ -17,6 +17,7 @@ import {
   ticketCustomer,
 } from '../../projections/satisfaction';
 import { runCommand } from '../commands';
+import { byCategoryAndAgent, csvCell, fullName, percent } from '../reports';
 import type { AppDeps } from '../deps';
 
 /** A rating or comment through one channel; `episode` is the one a link or button was made for. */
@@ -92,21 +93,11 @@ export async function updateSatisfactionSettings(deps: AppDeps, changes: Satisfa
   await runCommand(deps, SATISFACTION_SETTINGS_STREAM, satisfactionSettingsDecider, { type: 'UpdateSatisfactionSettings', changes }, context);
 }
 
-const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
-
 function group(id: string | null, name: string, rows: EpisodeView[]): SatisfactionGroup {
   const rated = rows.filter((row) => row.score !== null);
   const happy = rated.filter((row) => (row.score ?? 0) >= 4).length;
   return { id, name, surveyed: rows.length, rated: rated.length, score: percent(happy, rated.length), responseRate: percent(rated.length, rows.length) };
 }
-
-function groupBy(rows: EpisodeView[], key: (row: EpisodeView) => string | null): Map<string | null, EpisodeView[]> {
-  const groups = new Map<string | null, EpisodeView[]>();
-  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
-  return groups;
-}
-
-const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
 /** The resolutions of a period with their ratings: each one is one survey, counted once however often its rating changed. */
 const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedBetween(store, from.toISOString(), to.toISOString());
@@ -114,14 +105,7 @@ const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedB
 /** CSAT for the period: the share of ratings of 4 or 5, and of resolutions that got a rating; by category and by agent. */
 export async function satisfactionReport(store: ReadStore, from: Date, to: Date): Promise<SatisfactionReport> {
   const rows = await episodesOf(store, from, to);
-  const byCategory: SatisfactionGroup[] = [];
-  for (const [categoryId, members] of groupBy(rows, (row) => row.categoryId)) {
-    byCategory.push(group(categoryId, (await findCategory(store, categoryId!)).name, members));
-  }
-  const byAgent: SatisfactionGroup[] = [];
-  for (const [agentId, members] of groupBy(rows, (row) => row.agentId)) {
-    byAgent.push(group(agentId, agentId ? fullName(await findPerson(store, agentId)) : 'Unassigned', members));
-  }
+  const { byCategory, byAgent } = await byCategoryAndAgent(store, rows, group);
   const commented = rows
     .filter((row) => row.comment !== null && row.score !== null)
     .sort((a, b) => (b.commentedAt ?? '').localeCompare(a.commentedAt ?? ''))
@@ -138,13 +122,12 @@ export async function satisfactionReport(store: ReadStore, from: Date, to: Date)
       agentName: row.agentId ? fullName(await findPerson(store, row.agentId)) : null,
     });
   }
-  const byName = (a: SatisfactionGroup, b: SatisfactionGroup) => a.name.localeCompare(b.name);
   return {
     from: from.toISOString(),
     to: to.toISOString(),
     total: group(null, 'All', rows),
-    byCategory: byCategory.sort(byName),
-    byAgent: byAgent.sort(byName),
+    byCategory,
+    byAgent,
     latestComments,
   };
 }
@@ -152,15 +135,11 @@ export async function satisfactionReport(store: ReadStore, from: Date, to: Date)
 /** One CSV line per resolution of the period; every field quoted, and formula-looking text defused for spreadsheets. */
 export async function satisfactionCsv(store: ReadStore, from: Date, to: Date): Promise<string> {
   const rows = await episodesOf(store, from, to);
-  const cell = (value: string | number | null) => {
-    const text = value === null ? '' : String(value);
-    return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
-  };
-  const lines = [['ticket', 'title', 'resolution', 'resolvedAt', 'category', 'agent', 'score', 'comment', 'channel', 'ratedAt'].map(cell).join(',')];
+  const lines = [['ticket', 'title', 'resolution', 'resolvedAt', 'category', 'agent', 'score', 'comment', 'channel', 'ratedAt'].map(csvCell).join(',')];
   for (const row of rows) {
     const category = (await findCategory(store, row.categoryId)).name;
     const agent = row.agentId ? fullName(await findPerson(store, row.agentId)) : '';
-    lines.push([row.number, row.title, row.episode, row.resolvedAt, category, agent, row.score, row.comment, row.channel, row.ratedAt].map(cell).join(','));
+    lines.push([row.number, row.title, row.episode, row.resolvedAt, category, agent, row.score, row.comment, row.channel, row.ratedAt].map(csvCell).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -16,6 +16,7 @@ import { searchProjection } from '../../projections/search';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
+import { policyForNewTicket } from '../sla/service';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, claim, release } from '../reservations';
 import { TicketNumbers } from './numbers';
@@ -146,7 +147,8 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
   try {
     const number = await ticketNumbers(deps.events).allocate(ticketId, context);
     const { title, description, priority, platform } = request;
-    const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers };
+    const sla = await policyForNewTicket(deps, category.categoryId, priority);
+    const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers, sla };
     position = (await runTicketCommand(deps, ticketId, command, context, [fence])).position;
   } catch (error) {
     // A twin of this request (the same caller-chosen id) may have opened the ticket, whose claim this one only renewed.

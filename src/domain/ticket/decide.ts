@@ -1,4 +1,5 @@
 import type { CustomField } from '#contract/categories';
+import type { AppliedPolicy } from '../sla/clock';
 import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
@@ -57,6 +58,8 @@ export type TicketCommand =
       priority: Priority;
       category: CategoryLookup | null;
       answers: Record<string, CustomFieldAnswer>;
+      /** The SLA policy the ticket follows, chosen from the settings as they stand (docs/sla.md); null when none applies. */
+      sla?: AppliedPolicy | null;
     }
   | { type: 'ChangeTicketStatus'; ticketId: string; actor: TicketActor; status: TicketStatus }
   | { type: 'AssignTicket'; ticketId: string; actor: TicketActor; agent: AgentLookup | null }
@@ -122,6 +125,7 @@ function open(command: Extract<TicketCommand, { type: 'OpenTicket' }>, state: Ti
       type: 'TicketOpened',
       data: { ticketId, number, title, description, categoryId: category.categoryId, priority, customerId, customFieldValues, platform },
     },
+    ...(command.sla ? [{ type: 'SlaPolicyApplied' as const, data: { ticketId, policy: command.sla } }] : []),
   ];
 }
 

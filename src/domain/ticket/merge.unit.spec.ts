@@ -1,3 +1,4 @@
+import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { TicketStatus } from '#contract/tickets';
 import { type TicketActor, type TicketCommand, decide } from './decide';
@@ -47,19 +48,7 @@ const read = (ticketId: string, readerId: string, upTo: number): TicketEvent => 
 const fold = (events: TicketEvent[]): TicketState => events.reduce(evolve, initialState);
 
 /** given(events of the ticket the command goes to).when(command).then(events) */
-const given = (events: TicketEvent[]) => ({
-  when: (command: TicketCommand) => {
-    const run = () => decide(command, fold(events));
-    return {
-      then: (expected: TicketEvent[]) => expect(run()).toEqual(expected),
-      thenThrows: (error: new (...args: never[]) => Error, code?: string) => {
-        expect(run).toThrow(error);
-        if (code) expect(() => run()).toThrow(expect.objectContaining({ code }) as unknown as Error);
-      },
-      result: run,
-    };
-  },
-});
+const given = DeciderSpecification.for({ decide, evolve, initialState });
 
 const SOURCE_OPEN = [opened(SOURCE, 1042), posted(SOURCE, 's1', CUSTOMER), posted(SOURCE, 's2', AGENT, true), posted(SOURCE, 's3', CUSTOMER)];
 const TARGET_CLOSED = [opened(TARGET, 1043), posted(TARGET, 't1', CUSTOMER), status(TARGET, 'open', 'closed')];
@@ -108,10 +97,10 @@ describe('Ticket merge', () => {
           attachments: [],
           now: MERGED_AT,
         })
-        .thenThrows(ConflictError, 'TICKET_MERGED');
+        .thenThrowsCode(ConflictError, 'TICKET_MERGED');
       given([...SOURCE_OPEN, MERGED_INTO])
         .when({ type: 'ChangeTicketStatus', ticketId: SOURCE, actor: AGENT, status: 'open' })
-        .thenThrows(ConflictError, 'TICKET_MERGED');
+        .thenThrowsCode(ConflictError, 'TICKET_MERGED');
     });
 
     it('only staff merge: a customer is refused, even for their own tickets', () =>
@@ -121,7 +110,7 @@ describe('Ticket merge', () => {
 
     it('an agent cannot merge tickets of two customers; an admin can', () => {
       const foreign = fold([opened(TARGET, 1043, OTHER_CUSTOMER.userId)]);
-      given(SOURCE_OPEN).when(mergeInto(AGENT, foreign)).thenThrows(ForbiddenError, 'DIFFERENT_CUSTOMERS');
+      given(SOURCE_OPEN).when(mergeInto(AGENT, foreign)).thenThrowsCode(ForbiddenError, 'DIFFERENT_CUSTOMERS');
       expect(given(SOURCE_OPEN).when(mergeInto(ADMIN, foreign)).result()).toMatchObject([
         { type: 'TicketMergedInto', data: { targetCustomerId: OTHER_CUSTOMER.userId, mergedBy: ADMIN.userId } },
       ]);
@@ -133,10 +122,10 @@ describe('Ticket merge', () => {
         .thenThrows(ValidationError);
       given(SOURCE_OPEN).when(mergeInto(AGENT, initialState)).thenThrows(NotFoundError);
       const targetMerged = fold([...TARGET_CLOSED, { ...MERGED_INTO, data: { ...MERGED_INTO.data, ticketId: TARGET, targetId: 'x', targetNumber: 1 } }]);
-      given(SOURCE_OPEN).when(mergeInto(AGENT, targetMerged)).thenThrows(ConflictError, 'TICKET_MERGED');
+      given(SOURCE_OPEN).when(mergeInto(AGENT, targetMerged)).thenThrowsCode(ConflictError, 'TICKET_MERGED');
       given([...SOURCE_OPEN, MERGED_INTO])
         .when(mergeInto(AGENT, fold([opened('third', 1050)])))
-        .thenThrows(ConflictError, 'TICKET_MERGED');
+        .thenThrowsCode(ConflictError, 'TICKET_MERGED');
     });
 
     it('decides nothing when already merged into the same target, so an interrupted merge can be run again', () =>
@@ -232,10 +221,10 @@ describe('Ticket merge', () => {
     it('is refused after the window', () =>
       given(source)
         .when(undoInto(new Date(MERGED_AT.getTime() + 8 * DAY_MS)))
-        .thenThrows(ForbiddenError, 'UNMERGE_WINDOW_EXPIRED'));
+        .thenThrowsCode(ForbiddenError, 'UNMERGE_WINDOW_EXPIRED'));
 
     it('is refused on a ticket that is not merged, and decides nothing on a target already undone', () => {
-      given(SOURCE_OPEN).when(undoInto(MERGED_AT)).thenThrows(ConflictError, 'NOT_MERGED');
+      given(SOURCE_OPEN).when(undoInto(MERGED_AT)).thenThrowsCode(ConflictError, 'NOT_MERGED');
       given(TARGET_CLOSED).when(undoFrom()).then([]);
     });
 
@@ -318,7 +307,7 @@ describe('Ticket merge', () => {
       const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
       given([...TARGET_CLOSED, mergedIn!])
         .when({ ...moveOut('s1', false), ticketId: TARGET })
-        .thenThrows(ConflictError, 'MERGED_MESSAGE');
+        .thenThrowsCode(ConflictError, 'MERGED_MESSAGE');
     });
 
     it('opens the new ticket from the moved-out event once, with the messages as its own conversation', () => {

@@ -1,6 +1,8 @@
 import { Map as ImmutableMap } from 'immutable';
 import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
+import type { AppliedPolicy } from '../sla/clock';
+import type { SlaWarningEvent } from '../sla/warnings';
 import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
@@ -50,6 +52,9 @@ export type TicketEvent =
   | DomainEvent<'MessageEdited', { ticketId: string; messageId: string; content: string; previousContent: string }>
   /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
   | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
+  /** The SLA policy the ticket follows from its opening (docs/sla.md): a copy of it, so later settings leave the ticket alone. */
+  | DomainEvent<'SlaPolicyApplied', { ticketId: string; policy: AppliedPolicy }>
+  | SlaWarningEvent
   /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
   | SatisfactionEvent
   /** This ticket (the source) now continues in `targetId` (docs/tickets.md, merging): it is closed and redirects there. */
@@ -218,6 +223,8 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, readMarks: { ...state.readMarks, [event.data.readerId]: event.data.upTo } };
     case 'SatisfactionRated':
     case 'SatisfactionCommented':
+    case 'SlaPolicyApplied':
+    case 'SlaWarningRaised':
       return state;
     case 'TicketMergedInto': {
       const { targetId, targetNumber, previousStatus, mergedAt } = event.data;

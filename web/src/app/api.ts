@@ -101,6 +101,7 @@ export const api = createApi({
     'Delivery',
     'Satisfaction',
     'Integration',
+    'Sla',
   ],
   endpoints: () => ({}),
 });

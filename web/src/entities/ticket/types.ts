@@ -1,4 +1,5 @@
 import type { SatisfactionChannel } from '#contract/satisfaction';
+import type { SlaFilter, TicketSla } from '#contract/sla';
 import type { TicketChange } from '#contract/live';
 import type { CannedMessage, HistoryEntry, Message, MessageVersion, Ticket, TicketHistory, TicketListItem, TicketStats } from '#contract/responses';
 import type { CategoryDetails } from '#contract/categories';
@@ -29,6 +30,8 @@ export interface TicketMoment {
     channel: SatisfactionChannel | null;
     ended: 'reopened' | 'closed' | null;
   } | null;
+  /** The ticket's service levels at that moment (docs/sla.md); null when it follows no policy. */
+  sla?: TicketSla | null;
 }
 
 export interface TicketListArgs {
@@ -38,9 +41,11 @@ export interface TicketListArgs {
   waiting?: boolean;
   /** Search text, matched as the server does (number, title, description, customer's name). */
   q?: string;
-  sort?: 'latest' | 'priority' | 'status' | 'waiting';
+  sort?: 'latest' | 'priority' | 'status' | 'waiting' | 'due';
   /** Tickets by their customer's rating (docs/satisfaction.md). */
   satisfaction?: 'awaiting' | 'rated' | 'low';
+  /** Tickets by their service levels (docs/sla.md). */
+  sla?: SlaFilter;
   limit: number;
 }
 

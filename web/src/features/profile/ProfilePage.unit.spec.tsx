@@ -4,7 +4,7 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { TICKET } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
-import { newTicketNotice, statusNotice } from './desktopNotifications';
+import { newTicketNotice, slaNotice, statusNotice } from './desktopNotifications';
 import { NotificationSettings } from './ProfilePage';
 
 const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: false };
@@ -51,5 +51,22 @@ describe('Desktop notices', () => {
     expect(statusNotice(TICKET, 'pending_customer').body).toBe('"Invoice shows the wrong amount" is now waiting for customer response');
     expect(statusNotice(TICKET, 'resolved').body).toMatch(/now resolved$/);
     expect(statusNotice(TICKET, 'closed').body).toMatch(/now closed$/);
+  });
+
+  it('when an SLA warning comes, then the assignee is told, or everyone while nobody is assigned (docs/sla.md)', () => {
+    const warning = {
+      ticketId: 't1',
+      number: 1001,
+      title: 'Printer jammed',
+      target: 'firstResponse' as const,
+      episode: 1,
+      kind: 'breach' as const,
+      dueAt: '2026-01-19T10:00:00.000Z',
+      agentId: 'alice',
+      position: 7,
+    };
+    expect(slaNotice(warning, 'alice')?.title).toBe('First response breached on #1001');
+    expect(slaNotice(warning, 'bob')).toBeNull();
+    expect(slaNotice({ ...warning, agentId: null, kind: 'warning' }, 'bob')?.title).toBe('First response due soon on #1001');
   });
 });

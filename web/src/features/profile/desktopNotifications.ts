@@ -4,6 +4,7 @@ import { useAppSelector } from '../../app/hooks';
 import { onLive } from '../../lib/live';
 import { usePreferencesQuery } from './api';
 import { STATUS_WORDS } from '#contract/tickets';
+import { SLA_TARGET_WORDS, type SlaWarningPush } from '#contract/sla';
 import { isStaff } from '#contract/users';
 import { selectUser } from '../../entities/session/sessionSlice';
 import type { Ticket, TicketChange } from '../../entities/ticket/types';
@@ -22,6 +23,16 @@ export function newTicketNotice(ticket: Ticket) {
 
 export function statusNotice(ticket: Ticket, to: Ticket['status']) {
   return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_WORDS[to]}` };
+}
+
+/** docs/sla.md: a warning is for the assignee, or for every member of staff while nobody is assigned; null when not for `myId`. */
+export function slaNotice(warning: SlaWarningPush, myId: string) {
+  if (warning.agentId !== null && warning.agentId !== myId) return null;
+  const what = SLA_TARGET_WORDS[warning.target];
+  return {
+    title: warning.kind === 'breach' ? `${what} breached on #${warning.number}` : `${what} due soon on #${warning.number}`,
+    body: `"${warning.title}" ${warning.kind === 'breach' ? 'was due' : 'is due'} at ${new Date(warning.dueAt).toLocaleTimeString()}`,
+  };
 }
 
 /**
@@ -54,6 +65,20 @@ export function useDesktopNotifications(): void {
     const stops = [
       onLive<{ ticket: Ticket }>('new_ticket', ({ ticket }) => {
         if (readLocalSettings().newTickets && permissionGranted()) show(newTicketNotice(ticket), ticket, NEW_TICKET_CLOSE_MS, true);
+      }),
+      // docs/sla.md: a target at its warning share or breached, to the assignee, or to everyone while nobody is assigned.
+      onLive<SlaWarningPush>('sla_warning', (warning) => {
+        const notice = slaNotice(warning, user._id);
+        if (!notice || !readLocalSettings().ticketUpdates || !permissionGranted()) return;
+        const notification = new Notification(notice.title, {
+          body: notice.body,
+          tag: `sla-${warning.ticketId}-${warning.target}-${warning.kind}`,
+        });
+        notification.onclick = () => {
+          window.focus();
+          void navigate(`/tickets/${warning.ticketId}`);
+          notification.close();
+        };
       }),
       onLive<{ ticket: Ticket; change?: TicketChange }>('ticket_updated', ({ ticket, change }) => {
         if (change?.kind !== 'status' || change.by === user._id) return;

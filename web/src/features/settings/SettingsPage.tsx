@@ -9,6 +9,7 @@ import { type Flash, useFlash } from '../../lib/flash';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { SatisfactionSettingsGroup } from '../../entities/satisfaction/SatisfactionSettingsForm';
+import { SlaSettingsGroup } from '../../entities/sla/SlaSettingsForm';
 import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation } from './api';
 
 const MB = 1024 * 1024;
@@ -274,6 +275,7 @@ export function SettingsPage() {
       {isLoading && <LoadingScreen text="Loading settings..." />}
       {data && <SettingsForm settings={data.settings} actions={actions} />}
       {data && <SatisfactionSettingsGroup />}
+      {data && <SlaSettingsGroup />}
     </div>
   );
 }

@@ -13,6 +13,7 @@ import { useTicketsQuery } from './api';
 import { CreateTicketDialog } from './CreateTicketDialog';
 import { RatingsAwaiting } from '../../entities/satisfaction/RatingsAwaiting';
 import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
+import { SlaCard } from '../../entities/sla/SlaCard';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
@@ -150,6 +151,7 @@ export function DashboardPage() {
         {staff && stats.data && (
           <div className="dashboard-side">
             <SatisfactionCard />
+            <SlaCard />
             <CategoriesCard stats={stats.data} />
             <RecentActivityCard stats={stats.data} />
           </div>

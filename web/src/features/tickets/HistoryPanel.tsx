@@ -4,6 +4,7 @@ import { Badge, Banner, Card } from '../../components/ui';
 import { formatDateTime, fullName } from '../../lib/format';
 import { MessageItem } from './Conversation';
 import { CHANNEL_WORDS } from '../../entities/satisfaction/SatisfactionPrompt';
+import { targetNow } from '../../entities/sla/SlaChip';
 import { useTicketAtQuery, useTicketHistoryQuery } from './api';
 import { PRIORITY_COLOR, statusLabel, statusVariant } from './display';
 import type { HistoryEntry, TicketHistory, TicketMoment } from '../../entities/ticket/types';
@@ -93,6 +94,15 @@ export function TicketAsOf({ moment }: { moment: TicketMoment }) {
         <dd>{ticket.assignedAgent ? fullName(ticket.assignedAgent) : 'Unassigned'}</dd>
         <dt>Outcome</dt>
         <dd className="preserve">{ticket.outcomeMessage ?? 'None yet'}</dd>
+        {moment.sla && (
+          <>
+            <dt>Service levels</dt>
+            <dd>
+              {moment.sla.policyName} (version {moment.sla.version}):{' '}
+              {moment.sla.targets.map((target) => targetNow(target, Date.parse(moment.at)).text).join(' · ')}
+            </dd>
+          </>
+        )}
         {moment.satisfaction && (
           <>
             <dt>Rating</dt>

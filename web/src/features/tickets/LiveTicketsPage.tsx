@@ -10,6 +10,8 @@ import { useStatsQuery } from '../../entities/ticket/api';
 import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
 import { RatingCell, useRatingsOf } from '../../entities/satisfaction/RatingCell';
+import { SlaChip, useSlaOf } from '../../entities/sla/SlaChip';
+import type { TicketSla } from '#contract/sla';
 import { OPEN_FILTER, PRIORITY_COLOR, rememberTicketOrder } from './display';
 import { useShortcuts } from '../../lib/shortcuts';
 import { askForReplyNotices, replyNoticesPending } from './needsMe';
@@ -29,6 +31,9 @@ export const FILTERS = [
   { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
   { key: 'awaiting_rating', label: 'Awaiting Rating', args: { satisfaction: 'awaiting' } },
   { key: 'low_rating', label: 'Rated 1–2', args: { satisfaction: 'low' } },
+  // docs/sla.md: a target breached now, or one due within the hour.
+  { key: 'breached', label: 'Breached', args: { sla: 'breached' } },
+  { key: 'due_soon', label: 'Due Within 1 h', args: { sla: 'due_soon' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
 type FilterKey = (typeof FILTERS)[number]['key'];
 
@@ -37,6 +42,7 @@ export const SORTS = [
   { key: 'priority', label: 'Priority High' },
   { key: 'status', label: 'Status' },
   { key: 'waiting', label: 'Waiting Longest' },
+  { key: 'due', label: 'Next Due' },
 ] as const;
 
 const PAGE = 50;
@@ -107,6 +113,7 @@ export function LiveTicketsTable({
 }) {
   // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
   const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
+  const sla = useSlaOf(tickets);
   return (
     <div className="table-wrap card live-table-card">
       <table className="table live-table">
@@ -122,6 +129,7 @@ export function LiveTicketsTable({
             <th scope="col">Customer</th>
             <th scope="col">Assignee</th>
             <th scope="col">Waiting</th>
+            <th scope="col">SLA</th>
             <th scope="col">Rating</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
@@ -153,6 +161,9 @@ export function LiveTicketsTable({
                 <WaitingSince ticket={ticket} />
               </td>
               <td>
+                <SlaChip sla={sla.byTicket.get(ticket._id)} now={sla.now} />
+              </td>
+              <td>
                 <RatingCell rating={ratings.get(ticket._id)} />
               </td>
               <td>
@@ -173,12 +184,17 @@ export function LiveTicketsTable({
 export function LiveTicketCard({
   ticket,
   myId,
+  sla,
+  now,
   onOpen,
   onAssign,
   onStatus,
 }: {
   ticket: TicketListItem;
   myId: string;
+  /** The ticket's service levels, and the server's time now (the chip ticks with it). */
+  sla?: TicketSla;
+  now?: number;
   onOpen: () => void;
   onAssign: () => void;
   onStatus: (status: string) => void;
@@ -200,6 +216,7 @@ export function LiveTicketCard({
         <PriorityBadge priority={ticket.priority} />
         {unassigned && <NeedsAssignment />}
         <PresenceMarker viewers={others} />
+        {sla && <SlaChip sla={sla} now={now ?? Date.now()} />}
         <time className="muted" dateTime={ticket.createdAt}>
           {formatDate(ticket.createdAt)}
         </time>
@@ -274,8 +291,11 @@ export function LiveTicketsPage() {
     }
   };
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
-  const list = useTicketsQuery({ ...filter.args, ...(q ? { q } : {}), sort, limit });
+  // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
+  const byClock = 'sla' in filter.args || sort === 'due';
+  const list = useTicketsQuery({ ...filter.args, ...(q ? { q } : {}), sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
   const shown = list.data?.tickets;
+  const sla = useSlaOf(view === 'cards' ? (shown ?? []) : []);
   useEffect(() => {
     if (shown) rememberTicketOrder(shown.map((ticket) => ticket._id));
   }, [shown]);
@@ -389,6 +409,8 @@ export function LiveTicketsPage() {
                   key={ticket._id}
                   ticket={ticket}
                   myId={me._id}
+                  sla={sla.byTicket.get(ticket._id)}
+                  now={sla.now}
                   onOpen={() => void navigate(`/tickets/${ticket._id}`)}
                   onAssign={() => void actions.assignToMe(ticket)}
                   onStatus={(status) => void actions.changeStatus(ticket, status)}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { SatisfactionDetails, SatisfactionPrompt } from '../../entities/satisfaction/SatisfactionPrompt';
+import { SlaDetails } from '../../entities/sla/SlaDetails';
 import { Link, useNavigate, useParams } from 'react-router';
 import { outcomeSchema } from '#contract/tickets';
 import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
@@ -418,6 +419,7 @@ export function TicketPage() {
             <TicketInformation ticket={ticket} />
             {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
+            {staff && <SlaDetails ticketId={ticket._id} version={`${ticket.updatedAt}|${ticket.status}|${messages.length}`} />}
             {quickMessages}
             {staff && (
               <HistoryPanel ticketId={ticket._id} version={`${ticket.updatedAt}|${messages.length}|${messages.map((m) => m.editedAt ?? '').join(',')}`} />

@@ -36,7 +36,7 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, satisfaction, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sla, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
@@ -44,6 +44,7 @@ const ticketsApi = api.injectEndpoints({
           ...(waiting !== undefined ? { waiting } : {}),
           ...(q ? { q } : {}),
           ...(satisfaction ? { satisfaction } : {}),
+          ...(sla ? { sla } : {}),
           sort: sort ?? 'latest',
           limit,
         },

@@ -25,6 +25,8 @@ const TICKET_ORDER: Record<NonNullable<TicketListArgs['sort']>, (a: Ticket, b: T
   priority: (a, b) => PRIORITY_WEIGHT[b.priority] - PRIORITY_WEIGHT[a.priority] || byLatest(a, b),
   status: (a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byLatest(a, b),
   waiting: (a, b) => byWaiting(a, b) || byLatest(a, b),
+  // Due times live in the SLA read model: a pushed ticket keeps the place the server gave it (the list refetches every half minute).
+  due: () => 0,
 };
 
 /** What the server's `q` searches in a ticket, the same way. */
@@ -48,8 +50,8 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
  */
 export function withTicket<Item extends Ticket>(list: { tickets: Item[]; total: number }, ticket: Item, args: TicketListArgs, myId: string | undefined) {
   const present = list.tickets.some((candidate) => candidate._id === ticket._id);
-  // A rating is not part of the ticket: a list picked by rating gains tickets only when fetched again.
-  if (args.satisfaction && !present) return list;
+  // A rating or a due time is not part of the ticket: a list picked by one gains tickets only when fetched again.
+  if ((args.satisfaction || args.sla) && !present) return list;
   const others = list.tickets.filter((candidate) => candidate._id !== ticket._id);
   if (!belongsTo(ticket, args, myId)) return { tickets: others, total: present ? Math.max(0, list.total - 1) : list.total };
   const tickets = [...others, ticket].sort(TICKET_ORDER[args.sort ?? 'latest']).slice(0, args.limit);

@@ -1,0 +1,35 @@
+import type { ReadStore } from '../platform/readstore/port';
+import { findCategory, findPerson } from '../projections/directory';
+
+/** Percent with one decimal; null for nothing to count. */
+export const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
+
+export const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
+
+/** A CSV cell: quoted, and formula-looking text defused for spreadsheets. */
+export const csvCell = (value: string | number | null) => {
+  const text = value === null ? '' : String(value);
+  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+};
+
+function groupBy<Row>(rows: Row[], key: (row: Row) => string | null): Map<string | null, Row[]> {
+  const groups = new Map<string | null, Row[]>();
+  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+  return groups;
+}
+
+/** A dashboard report's rows grouped by category and by agent (names joined at read time), each list by name. */
+export async function byCategoryAndAgent<Row extends { categoryId: string; agentId: string | null }, Group extends { name: string }>(
+  store: ReadStore,
+  rows: Row[],
+  group: (id: string | null, name: string, members: Row[]) => Group,
+): Promise<{ byCategory: Group[]; byAgent: Group[] }> {
+  const byCategory: Group[] = [];
+  for (const [categoryId, members] of groupBy(rows, (row) => row.categoryId))
+    byCategory.push(group(categoryId, (await findCategory(store, categoryId!)).name, members));
+  const byAgent: Group[] = [];
+  for (const [agentId, members] of groupBy(rows, (row) => row.agentId))
+    byAgent.push(group(agentId, agentId ? fullName(await findPerson(store, agentId)) : 'Unassigned', members));
+  const byName = (a: Group, b: Group) => a.name.localeCompare(b.name);
+  return { byCategory: byCategory.sort(byName), byAgent: byAgent.sort(byName) };
+}
