@@ -116,6 +116,11 @@ describe('API tokens over HTTP', () => {
       (await server.request('GET', `/api/tickets/${ticket._id}/messages`, { token })).body.messages.map((m: { content: string }) => m.content);
     expect(await contents(plain)).not.toContain('secret note');
     expect(await contents(notes)).toContain('secret note');
+    // Nor do the ticket's counts and times tell of the note: the token sees them as the conversation it reads.
+    const seen = async (token: string) => (await server.request('GET', `/api/tickets/${ticket._id}`, { token })).body.ticket;
+    const [withoutNotes, withNotes] = [await seen(plain), await seen(notes)];
+    expect(withoutNotes).toMatchObject({ messageCount: 0, lastMessageAt: null });
+    expect(withNotes).toMatchObject({ messageCount: 1, lastMessageAt: expect.any(String) });
     expect((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: plain })).status).toBe(403);
     expect((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: notes })).status).toBe(200);
     // Search reads the notes too: the same rule.

@@ -17,10 +17,11 @@ export const seesNotes = (viewer: Pick<Viewer, 'role' | 'token'>) =>
   isStaff(viewer.role) && (!viewer.token || viewer.token.scopes.includes('notes:read') || viewer.token.scopes.includes('admin'));
 
 /**
- * A ticket as docs/contract.md returns it to this viewer. A customer gets the counts of the conversation
+ * A ticket as docs/contract.md returns it to this viewer. A customer (and a staff token without
+ * notes:read) gets the counts of the conversation
  * they can see (internal notes left out) and not the outcome, which is a staff section (docs/product.md section 2).
  */
-export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticket {
+export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role' | 'token'>): Ticket {
   const {
     _revision: _r,
     publicMessageCount,
@@ -34,7 +35,10 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role'>): Ticke
     mergedInto,
     ...ticket
   } = view;
-  if (isStaff(viewer.role)) return { ...ticket, mergedInto: mergedInto && { _id: mergedInto._id, ticketId: mergedInto.ticketId } };
+  const staffView = { ...ticket, mergedInto: mergedInto && { _id: mergedInto._id, ticketId: mergedInto.ticketId } };
+  if (seesNotes(viewer)) return staffView;
+  // Staff acting through a token without notes:read: counts and times of the conversation they read, notes left out.
+  if (isStaff(viewer.role)) return { ...staffView, messageCount: publicMessageCount, lastMessageAt: lastPublicMessageAt };
   return {
     ...ticket,
     // Relations are a staff tool: they may join tickets of different customers.
