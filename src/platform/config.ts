@@ -103,6 +103,8 @@ const schema = z.object({
   WORKERS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
   /** How long after a merge staff can still undo it (docs/tickets.md, merging). */
   MERGE_UNDO_WINDOW_DAYS: z.coerce.number().min(0).max(3650).default(7),
+  /** A merge or split whose second append has not come this long after its first is completed by the workers (docs/tickets.md). */
+  MERGE_COMPLETION_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** How long a notice that fails for a transient reason (network, 5xx, 429) is retried before it fails for good. */
   DELIVERY_RETRY_WINDOW_MS: z.coerce
     .number()

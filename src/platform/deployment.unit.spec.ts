@@ -58,6 +58,8 @@ const DEFAULTED = [
   'WEBHOOK_RETRY_WINDOW_MS',
   'WEBHOOK_DISABLE_AFTER_MS',
   'SLA_TIMER_MAX_DELAY_MS',
+  'MERGE_UNDO_WINDOW_DAYS',
+  'MERGE_COMPLETION_DELAY_MS',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../app/deps';
 import { type Lease, LocalLease, RedisLease } from '../platform/lease';
+import { completionChannel } from './completion';
 import { emailChannel } from './email';
 import { satisfactionChannel } from './satisfaction';
 import { slaChannel } from './sla';
@@ -23,7 +24,7 @@ export interface WorkerChannel {
   start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
-const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel];
+const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel, completionChannel];
 
 /** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
 function workersLease(deps: AppDeps): Lease {

@@ -3,6 +3,7 @@ import { isOpenStatus } from '#contract/tickets';
 import { staffOnly, ticketDecider } from '../../domain/ticket/decide';
 import type { MessagesMovedOutData, TicketOpenedData } from '../../domain/ticket/ticket';
 import type { CommandContext, Fence } from '../../platform/commands';
+import { recordedAs } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
 import {
   actorOf,
@@ -131,7 +132,7 @@ export async function splitTicket(
   const actor = actorOf(context);
   const loaded = await loadTicket(deps, ticketId);
   const source = staffOnly(loaded.state, actor);
-  const opened = loaded.events[0]!.data as unknown as TicketOpenedData;
+  const opened = recordedAs<{ type: 'TicketOpened'; data: TicketOpenedData }>(loaded.events[0]!).data;
   const done = source.movedOut[request.messageId];
   if (done) return completeSplit(deps, ticketId, done.ticketId, opened, context, 0);
   const newTicketId = deps.newId();
@@ -161,10 +162,39 @@ async function completeSplit(
 ): Promise<{ newTicketId: string; position: number }> {
   const actor = actorOf(context);
   const { events } = await loadTicket(deps, ticketId);
-  const movedOut = events.find((event) => event.type === 'MessagesMovedOut' && event.data.newTicketId === newTicketId)!.data as unknown as MessagesMovedOutData;
+  const movedOut = recordedAs<{ type: 'MessagesMovedOut'; data: MessagesMovedOutData }>(
+    events.find((event) => event.type === 'MessagesMovedOut' && event.data.newTicketId === newTicketId)!,
+  ).data;
   const fences = claimed.length > 0 ? claimed : [await claimOpenTicket(deps, sourceOpened.customerId, newTicketId, context)];
   const opened = await runTicketCommand(deps, newTicketId, { type: 'OpenSplit', ticketId: newTicketId, actor, sourceOpened, movedOut }, context, fences);
   const last = Math.max(position, opened.position);
   await ticketViewsReach(deps, last);
   return { newTicketId, position: last };
+}
+
+/**
+ * Completes a merge or split that stopped between its two appends (a crash, a failed second
+ * write), as the agent's retry would, acting as the agent who started it: the source's
+ * `TicketMergedInto` without its target's `TicketMergedFrom`, or `MessagesMovedOut` without the new
+ * ticket. Answers what it did; a step already done, undone or overtaken does nothing.
+ */
+export async function completeInterrupted(
+  deps: AppDeps,
+  event:
+    { type: 'TicketMergedInto'; sourceId: string; targetId: string } | { type: 'MessagesMovedOut'; sourceId: string; newTicketId: string; messageId: string },
+  context: CommandContext,
+): Promise<'completed' | 'nothing to do'> {
+  const source = (await loadTicket(deps, event.sourceId)).state;
+  if (source.kind !== 'live') return 'nothing to do';
+  if (event.type === 'TicketMergedInto') {
+    // Still merged into that target (not undone since), and the target has not taken the messages.
+    if (source.mergedInto?.ticketId !== event.targetId) return 'nothing to do';
+    const target = (await loadTicket(deps, event.targetId)).state;
+    if (target.kind !== 'live' || target.mergedFrom.some((link) => link.ticketId === event.sourceId)) return 'nothing to do';
+    await mergeTickets(deps, event.sourceId, event.targetId, context);
+    return 'completed';
+  }
+  if ((await loadTicket(deps, event.newTicketId)).state.kind !== 'none') return 'nothing to do';
+  await splitTicket(deps, event.sourceId, { messageId: event.messageId, withFollowing: false, title: '' }, context);
+  return 'completed';
 }

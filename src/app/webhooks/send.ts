@@ -95,6 +95,7 @@ const checkedLookup = (rules: WebhookNetworkRules, host: string): typeof lookup 
         return callback(new Error(`${hostname} resolves to an internal address`), '', 0);
       if ((options as { all?: boolean }).all) return callback(null, found);
       callback(null, found[0]!.address, found[0]!.family);
+      // dns.lookup's type is an overload set a single function cannot be written to match; http.Agent calls it as above.
     })) as unknown as typeof lookup;
 
 /**
