@@ -17,6 +17,17 @@ async function fetchBlob(url: string): Promise<Blob> {
   return response.blob();
 }
 
+/** Saves what `url` serves (with the bearer token) as `filename`: attachments and the dashboards' CSV exports. */
+export async function downloadWithToken(url: string, filename: string): Promise<void> {
+  const objectUrl = URL.createObjectURL(await fetchBlob(url));
+  const link = document.createElement('a');
+  link.href = objectUrl;
+  link.download = filename;
+  link.click();
+  // The click starts the download asynchronously: the blob URL must outlive it.
+  setTimeout(() => URL.revokeObjectURL(objectUrl), 60_000);
+}
+
 function AuthImage({ file }: { file: FileRef }) {
   const [src, setSrc] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
@@ -54,12 +65,7 @@ function AuthLink({ file }: { file: FileRef }) {
   const open = async () => {
     setError(null);
     try {
-      const objectUrl = URL.createObjectURL(await fetchBlob(file.url));
-      const link = document.createElement('a');
-      link.href = objectUrl;
-      link.download = file.originalName;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(objectUrl), 60_000);
+      await downloadWithToken(file.url, file.originalName);
     } catch (failure) {
       setError((failure as Error).message);
     }

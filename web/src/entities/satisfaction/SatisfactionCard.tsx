@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { SatisfactionGroup } from '#contract/satisfaction';
 import { errorMessage } from '../../app/api';
 import { Banner, Card } from '../../components/ui';
-import { tokens } from '../../lib/tokens';
+import { downloadWithToken } from '../../components/AuthFile';
 import { useSatisfactionReportQuery } from './api';
 
 const percentText = (value: number | null) => (value === null ? '–' : `${value}%`);
@@ -38,18 +38,6 @@ function GroupTable({ caption, rows }: { caption: string; rows: SatisfactionGrou
   );
 }
 
-/** The CSV comes with the bearer token, so the browser fetches it and saves the blob. */
-async function downloadCsv() {
-  const response = await fetch('/api/satisfaction/report.csv', { headers: { authorization: `Bearer ${tokens.access() ?? ''}` } });
-  if (!response.ok) throw new Error(`The export failed (${response.status})`);
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = 'satisfaction.csv';
-  link.click();
-  URL.revokeObjectURL(url);
-}
-
 /** The dashboard's customer satisfaction for the last 30 days: CSAT (share of 4 and 5), response rate, by category and agent, latest comments. */
 export function SatisfactionCard() {
   const { data: report, error } = useSatisfactionReportQuery(undefined, { refetchOnMountOrArgChange: true });
@@ -64,7 +52,7 @@ export function SatisfactionCard() {
         <button
           type="button"
           className="button button-ghost button-small"
-          onClick={() => downloadCsv().catch((failure: Error) => setExportFailure(failure.message))}
+          onClick={() => downloadWithToken('/api/satisfaction/report.csv', 'satisfaction.csv').catch((failure: Error) => setExportFailure(failure.message))}
         >
           Export CSV
         </button>

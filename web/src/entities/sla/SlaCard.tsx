@@ -3,7 +3,7 @@ import { SLA_TARGET_WORDS, type SlaGroup } from '#contract/sla';
 import { errorMessage } from '../../app/api';
 import { Banner, Card } from '../../components/ui';
 import { formatDateTime } from '../../lib/format';
-import { tokens } from '../../lib/tokens';
+import { downloadWithToken } from '../../components/AuthFile';
 import { useSlaReportQuery } from './api';
 
 const percentText = (value: number | null) => (value === null ? '–' : `${value}%`);
@@ -44,17 +44,6 @@ function AttainmentTable({ caption, rows }: { caption: string; rows: SlaGroup[] 
 
 const PERIODS = [7, 30, 90] as const;
 
-async function downloadCsv(from: string) {
-  const response = await fetch(`/api/sla/report.csv?from=${encodeURIComponent(from)}`, { headers: { authorization: `Bearer ${tokens.access() ?? ''}` } });
-  if (!response.ok) throw new Error(`The export failed (${response.status})`);
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = 'sla.csv';
-  link.click();
-  URL.revokeObjectURL(url);
-}
-
 /** The dashboard's service levels for a chosen period: % met per target, by category and by agent, and the breaches (docs/sla.md). */
 export function SlaCard() {
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
@@ -78,7 +67,11 @@ export function SlaCard() {
           <button
             type="button"
             className="button button-ghost button-small"
-            onClick={() => downloadCsv(report.from).catch((failure: Error) => setExportFailure(failure.message))}
+            onClick={() =>
+              downloadWithToken(`/api/sla/report.csv?from=${encodeURIComponent(report.from)}`, 'sla.csv').catch((failure: Error) =>
+                setExportFailure(failure.message),
+              )
+            }
           >
             Export CSV
           </button>

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { API_TOKEN_SCOPES } from '#contract/apiTokens';
 import { FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
 import { errorMessage } from '../../app/api';
-import { Badge, Banner, EmptyState } from '../../components/ui';
+import { Badge, Banner, EmptyState, DataTable } from '../../components/ui';
 import { formatDateTime, timeAgo } from '../../lib/format';
 import { useUsersQuery } from './api';
 import {
@@ -131,42 +131,27 @@ function TokensSection() {
       </form>
       {tokens.data && tokens.data.tokens.length === 0 && <EmptyState title="No API tokens yet" icon="check" />}
       {tokens.data && tokens.data.tokens.length > 0 && (
-        <div className="table-wrap">
-          <table className="table" aria-label="API tokens">
-            <thead>
-              <tr>
-                <th>Label</th>
-                <th>Owner</th>
-                <th>Scopes</th>
-                <th>Status</th>
-                <th>Expires</th>
-                <th>Last use</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.tokens.map((token) => (
-                <tr key={token._id}>
-                  <td>{token.label}</td>
-                  <td>{token.owner ? `${token.owner.name} (${token.owner.role})` : <span className="muted">gone</span>}</td>
-                  <td className="small">{token.scopes.join(', ')}</td>
-                  <td>
-                    <Badge variant={token.status === 'active' ? 'success' : 'secondary'}>{token.status}</Badge>
-                  </td>
-                  <td>{token.expiresAt ? formatDateTime(token.expiresAt) : <span className="muted">never</span>}</td>
-                  <td>{token.lastUsedAt ? timeAgo(token.lastUsedAt) : <span className="muted">never</span>}</td>
-                  <td>
-                    {token.status === 'active' && (
-                      <button type="button" className="button button-secondary" aria-label={`Revoke ${token.label}`} onClick={() => void revoke(token._id)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Label', 'Owner', 'Scopes', 'Status', 'Expires', 'Last use', 'Actions']} label="API tokens">
+          {tokens.data.tokens.map((token) => (
+            <tr key={token._id}>
+              <td>{token.label}</td>
+              <td>{token.owner ? `${token.owner.name} (${token.owner.role})` : <span className="muted">gone</span>}</td>
+              <td className="small">{token.scopes.join(', ')}</td>
+              <td>
+                <Badge variant={token.status === 'active' ? 'success' : 'secondary'}>{token.status}</Badge>
+              </td>
+              <td>{token.expiresAt ? formatDateTime(token.expiresAt) : <span className="muted">never</span>}</td>
+              <td>{token.lastUsedAt ? timeAgo(token.lastUsedAt) : <span className="muted">never</span>}</td>
+              <td>
+                {token.status === 'active' && (
+                  <button type="button" className="button button-secondary" aria-label={`Revoke ${token.label}`} onClick={() => void revoke(token._id)}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -185,50 +170,34 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
   if (!log.data) return <p className="muted">Loading…</p>;
   if (log.data.deliveries.length === 0) return <EmptyState title="Nothing sent yet" icon="check" />;
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label="Delivery log">
-        <thead>
-          <tr>
-            <th>Position</th>
-            <th>Event</th>
-            <th>Status</th>
-            <th>Response</th>
-            <th>Duration</th>
-            <th>Attempt</th>
-            <th>Next try</th>
-            <th>Actions</th>
+    <DataTable columns={['Position', 'Event', 'Status', 'Response', 'Duration', 'Attempt', 'Next try', 'Actions']} label="Delivery log">
+      {log.data.deliveries.map((delivery) => {
+        const [variant, text] = DELIVERY_BADGE[delivery.status];
+        return (
+          <tr key={delivery._id}>
+            <td className="mono">{delivery.position}</td>
+            <td>{delivery.eventType}</td>
+            <td>
+              <Badge variant={variant}>{text}</Badge>
+            </td>
+            <td className="small">{delivery.statusCode ?? delivery.error ?? '—'}</td>
+            <td>{delivery.durationMs} ms</td>
+            <td>{delivery.attempt}</td>
+            <td>{delivery.nextTryAt ? formatDateTime(delivery.nextTryAt) : <span className="muted">—</span>}</td>
+            <td>
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-label={`Redeliver ${delivery.position}`}
+                onClick={() => void redeliver({ id: webhookId, position: delivery.position })}
+              >
+                Redeliver
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {log.data.deliveries.map((delivery) => {
-            const [variant, text] = DELIVERY_BADGE[delivery.status];
-            return (
-              <tr key={delivery._id}>
-                <td className="mono">{delivery.position}</td>
-                <td>{delivery.eventType}</td>
-                <td>
-                  <Badge variant={variant}>{text}</Badge>
-                </td>
-                <td className="small">{delivery.statusCode ?? delivery.error ?? '—'}</td>
-                <td>{delivery.durationMs} ms</td>
-                <td>{delivery.attempt}</td>
-                <td>{delivery.nextTryAt ? formatDateTime(delivery.nextTryAt) : <span className="muted">—</span>}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="button button-secondary"
-                    aria-label={`Redeliver ${delivery.position}`}
-                    onClick={() => void redeliver({ id: webhookId, position: delivery.position })}
-                  >
-                    Redeliver
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }
 
