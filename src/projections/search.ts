@@ -6,15 +6,15 @@ import type { Projection } from './runner';
 import { termSet } from './searchText';
 
 /**
- * The search read model (docs/search.md): per ticket the searchable text it holds, and postings, one
- * document per (word, ticket, visibility), keyed and indexed by the normalised word so that a word
- * prefix is a range (`term >= 'refun' && term < 'refuo'`) on both read stores. People's names,
- * e-mails and Telegram usernames have postings of their own, joined to their tickets at read time.
+ * The search read model (docs/search.md): per ticket the searchable text it holds and the lists of
+ * its distinct words, which an index on each list (multikey) answers a word or a word prefix from
+ * (`{ publicTerms: { $elemMatch: { $gte: 'refun', $lt: 'refuo' } } }`) on both read stores. People's
+ * names, e-mails and Telegram usernames have their own word lists, joined to their tickets at read time.
  */
-export const SEARCH_TICKETS = 'search_tickets_v1';
-export const SEARCH_TERMS = 'search_terms_v1';
-export const SEARCH_PEOPLE = 'search_people_v1';
-export const SEARCH_PERSON_TERMS = 'search_person_terms_v1';
+export const SEARCH_TICKETS = 'search_ticketWritesv2';
+export const SEARCH_PEOPLE = 'search_personWritesv2';
+/** Version 1 kept one posting document per (word, ticket): gone with the rebuild into version 2. */
+const RETIRED = ['search_ticketWritesv1', 'search_terms_v1', 'search_personWritesv1', 'search_person_terms_v1'];
 
 interface SearchMessage {
   _id: string;
@@ -38,14 +38,6 @@ export interface SearchTicketDoc extends Doc {
   _revision: number;
 }
 
-/** A word of a ticket: `internal` when only internal notes hold it. */
-export interface TermPosting extends Doc {
-  term: string;
-  ticket: string;
-  customer: string;
-  internal: boolean;
-}
-
 export interface SearchPersonDoc extends Doc {
   username: string;
   email: string;
@@ -54,11 +46,6 @@ export interface SearchPersonDoc extends Doc {
   telegramUsername: string | null;
   terms: string[];
   _revision: number;
-}
-
-export interface PersonPosting extends Doc {
-  term: string;
-  person: string;
 }
 
 /** The texts of a ticket each audience may find it by. */
@@ -80,6 +67,18 @@ function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>):
   const open = termSet(ticketTexts(doc, false));
   const all = termSet(ticketTexts(doc, true));
   return { ...doc, publicTerms: [...open], internalTerms: [...all].filter((term) => !open.has(term)) };
+}
+
+/** A ticket's word lists as sets, for the documents a page folds several posts into. */
+const wordSets = new WeakMap<SearchTicketDoc, { open: Set<string>; hidden: Set<string> }>();
+
+function wordSetsOf(doc: SearchTicketDoc) {
+  let sets = wordSets.get(doc);
+  if (!sets) {
+    sets = { open: new Set(doc.publicTerms), hidden: new Set(doc.internalTerms) };
+    wordSets.set(doc, sets);
+  }
+  return sets;
 }
 
 interface Page {
@@ -148,12 +147,26 @@ const evolve = dispatcher<Page, void>({
       files: attachments.map(({ originalName }) => originalName),
       internal: isInternal,
     };
-    // A post only adds words: the ticket's word lists grow by the message's, without reading the whole conversation again.
-    const added = termSet([content, ...message.files]);
-    const publicTerms = isInternal ? before.publicTerms : [...new Set([...before.publicTerms, ...added])];
-    const shown = new Set(publicTerms);
-    const internalTerms = [...new Set([...before.internalTerms, ...(isInternal ? added : [])])].filter((term) => !shown.has(term));
-    page.tickets.get(before._id)!.now = { ...before, messages: [...before.messages, message], publicTerms, internalTerms, _revision: event.revision };
+    // A post only adds words: the ticket's lists grow by the message's, without reading the whole
+    // conversation again. The lists (the page's own copies) grow in place, their sets kept for the page.
+    const { open, hidden } = wordSetsOf(before);
+    let revealed = false;
+    for (const term of termSet([content, ...message.files])) {
+      if (open.has(term)) continue;
+      if (!isInternal) {
+        open.add(term);
+        before.publicTerms.push(term);
+        if (hidden.delete(term)) revealed = true;
+      } else if (!hidden.has(term)) {
+        hidden.add(term);
+        before.internalTerms.push(term);
+      }
+    }
+    before.messages.push(message);
+    const internalTerms = revealed ? before.internalTerms.filter((term) => hidden.has(term)) : before.internalTerms;
+    const now = { ...before, internalTerms, _revision: event.revision };
+    wordSets.set(now, { open, hidden });
+    page.tickets.get(before._id)!.now = now;
   },
   MessageEdited(event, page) {
     const before = ticketOf(page, event);
@@ -202,61 +215,12 @@ const evolve = dispatcher<Page, void>({
 
 const PERSON_EVENTS = new Set(['UserRegistered', 'UserCreated', 'UserDetailsUpdated', 'TelegramAccountLinked']);
 
-const postingId = (term: string, ticket: string, internal: boolean) => `${ticket}:${internal ? 'i' : 'p'}:${term}`;
-const personPostingId = (term: string, person: string) => `${person}:${term}`;
-
-const missingFrom = (terms: readonly string[], other: readonly string[] | undefined) => {
-  const known = new Set(other);
-  return terms.filter((term) => !known.has(term));
-};
-
-/** The writes of a page, by collection: postings are written before the documents that list them. */
-interface Writes {
-  postings: BulkOp<TermPosting>[];
-  tickets: BulkOp<SearchTicketDoc>[];
-  personPostings: BulkOp<PersonPosting>[];
-  people: BulkOp<SearchPersonDoc>[];
-}
-
-/**
- * Postings first, then the document that lists them: a crash between the two replays the events,
- * whose diff against the old document writes the same postings again (upserts) and deletes the same.
- */
-function writeTicket(writes: Writes, loaded: SearchTicketDoc | null, now: SearchTicketDoc | null, id: string) {
-  if (!now) {
-    writes.postings.push({ deleteMany: { filter: { ticket: id } } });
-    writes.tickets.push({ deleteOne: { filter: { _id: id } } });
-    return;
-  }
-  const gone = [
-    ...missingFrom(loaded?.publicTerms ?? [], now.publicTerms).map((term) => postingId(term, id, false)),
-    ...missingFrom(loaded?.internalTerms ?? [], now.internalTerms).map((term) => postingId(term, id, true)),
-  ];
-  if (gone.length > 0) writes.postings.push({ deleteMany: { filter: { _id: { $in: gone } } } });
-  for (const [terms, before, internal] of [
-    [now.publicTerms, loaded?.publicTerms, false],
-    [now.internalTerms, loaded?.internalTerms, true],
-  ] as const) {
-    for (const term of missingFrom(terms, before)) {
-      const posting: TermPosting = { _id: postingId(term, id, internal), term, ticket: id, customer: now.customer, internal };
-      writes.postings.push({ replaceOne: { filter: { _id: posting._id }, replacement: posting, upsert: true } });
-    }
-  }
-  writes.tickets.push(
-    loaded
-      ? { replaceOne: { filter: { _id: id, _revision: loaded._revision }, replacement: now } }
-      : { replaceOne: { filter: { _id: id }, replacement: now, upsert: true } },
-  );
-}
-
-function writePerson(writes: Writes, loaded: SearchPersonDoc | null, now: SearchPersonDoc) {
-  const gone = missingFrom(loaded?.terms ?? [], now.terms).map((term) => personPostingId(term, now._id));
-  if (gone.length > 0) writes.personPostings.push({ deleteMany: { filter: { _id: { $in: gone } } } });
-  for (const term of missingFrom(now.terms, loaded?.terms)) {
-    const posting: PersonPosting = { _id: personPostingId(term, now._id), term, person: now._id };
-    writes.personPostings.push({ replaceOne: { filter: { _id: posting._id }, replacement: posting, upsert: true } });
-  }
-  writes.people.push({ replaceOne: { filter: { _id: now._id }, replacement: now, upsert: true } });
+/** A ticket's document as it is now: replaced whole (its word lists with it), guarded by the revision it was read at. */
+function writeOf<T extends Doc & { _revision: number }>(loaded: T | null, now: T | null, id: string): BulkOp<T> {
+  if (!now) return { deleteOne: { filter: { _id: id } } };
+  return loaded
+    ? { replaceOne: { filter: { _id: id, _revision: loaded._revision }, replacement: now } }
+    : { replaceOne: { filter: { _id: id }, replacement: now, upsert: true } };
 }
 
 /** One read per collection for the tickets and people a page touches, the events folded in memory, then one bulk write per collection. */
@@ -273,29 +237,27 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
   for (const id of personIds) page.people.set(id, { loaded: null, now: null });
   for (const doc of people) page.people.set(doc._id, { loaded: doc, now: doc });
   for (const event of events) evolve.handle(event, page);
-  const writes: Writes = { postings: [], tickets: [], personPostings: [], people: [] };
-  for (const [id, { loaded, now }] of page.tickets) if (now !== loaded) writeTicket(writes, loaded, now, id);
-  for (const { loaded, now } of page.people.values()) if (now && now !== loaded) writePerson(writes, loaded, now);
-  // One ordered bulk write per collection, postings before the documents that list them.
-  if (writes.postings.length > 0) await store.collection<TermPosting>(SEARCH_TERMS).bulkWrite(writes.postings);
-  if (writes.tickets.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(writes.tickets);
-  if (writes.personPostings.length > 0) await store.collection<PersonPosting>(SEARCH_PERSON_TERMS).bulkWrite(writes.personPostings);
-  if (writes.people.length > 0) await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).bulkWrite(writes.people);
+  const ticketWrites: BulkOp<SearchTicketDoc>[] = [];
+  for (const [id, { loaded, now }] of page.tickets) if (now !== loaded) ticketWrites.push(writeOf(loaded, now, id));
+  const personWrites: BulkOp<SearchPersonDoc>[] = [];
+  for (const [id, { loaded, now }] of page.people) if (now && now !== loaded) personWrites.push(writeOf(loaded, now, id));
+  if (ticketWrites.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(ticketWrites);
+  if (personWrites.length > 0) await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).bulkWrite(personWrites);
 }
 
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  version: 1,
-  collections: [SEARCH_TICKETS, SEARCH_TERMS, SEARCH_PEOPLE, SEARCH_PERSON_TERMS],
+  version: 2,
+  collections: [SEARCH_TICKETS, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
-    const terms = store.collection(SEARCH_TERMS);
-    // Staff look a word (or prefix) up across every ticket; a customer within their own tickets' public words.
-    await terms.createIndex({ keys: { term: 1 } });
-    await terms.createIndex({ keys: { customer: 1, term: 1 } });
-    await terms.createIndex({ keys: { ticket: 1 } });
-    await store.collection(SEARCH_TICKETS).createIndex({ keys: { customer: 1 } });
-    await store.collection(SEARCH_PERSON_TERMS).createIndex({ keys: { term: 1 } });
+    for (const name of RETIRED) await store.collection(name).drop();
+    const tickets = store.collection(SEARCH_TICKETS);
+    // Staff look a word (or prefix) up in every ticket's lists; a customer in their own tickets' public words.
+    await tickets.createIndex({ keys: { publicTerms: 1 } });
+    await tickets.createIndex({ keys: { internalTerms: 1 } });
+    await tickets.createIndex({ keys: { customer: 1, publicTerms: 1 } });
+    await store.collection(SEARCH_PEOPLE).createIndex({ keys: { terms: 1 } });
   },
   types: evolve.types,
   apply: (event: RecordedEvent, store: ReadStore) => applySearchPage([event], store),

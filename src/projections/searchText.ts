@@ -32,8 +32,21 @@ export function spans(text: string): Span[] {
   return found;
 }
 
-/** The normalised words of a text, in order (repeats kept). */
-export const tokenize = (text: string): string[] => spans(text).map(({ term }) => term);
+/** Printable ASCII and line breaks only: its words are exactly the runs of letters and digits. */
+const PLAIN_TEXT = /^[\x20-\x7e\n\r]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+
+/**
+ * The normalised words of a text, in order (repeats kept). Most text is plain ASCII, where a word is
+ * a run of letters and digits: lower-cased once and matched without Unicode classes, with the same
+ * words as `spans` gives (the unit tests hold the two to that).
+ */
+export function tokenize(text: string): string[] {
+  if (!PLAIN_TEXT.test(text)) return spans(text).map(({ term }) => term);
+  const words = text.toLowerCase().match(ASCII_WORD) ?? [];
+  for (let i = 0; i < words.length; i++) if (words[i]!.length > MAX_WORD_LENGTH) words[i] = words[i]!.slice(0, MAX_WORD_LENGTH);
+  return words;
+}
 
 /** The distinct normalised words of several texts. */
 export function termSet(texts: Iterable<string>): Set<string> {

@@ -29,6 +29,17 @@ describe('Search text', () => {
       expect(tokenize('Привет мир 🙂 price$5 a+b 日本語')).toEqual(['привет', 'мир', 'price', '5', 'a', 'b', '日本語']);
     });
 
+    it('when a text is plain ASCII, then the fast path finds the same words as the Unicode word pattern', () => {
+      const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('') + '\n\r';
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+      for (let round = 0; round < 500; round++) {
+        const text = Array.from({ length: Math.floor(next() * 120) }, () => printable[Math.floor(next() * printable.length)]).join('');
+        expect(tokenize(text)).toEqual(spans(text).map(({ term }) => term));
+      }
+      expect(tokenize(`${'Ab'.repeat(30)} ok`)).toEqual([`${'ab'.repeat(30)}`.slice(0, MAX_WORD_LENGTH), 'ok']);
+    });
+
     it('when a word is very long, then it is cut at the documented length', () => {
       expect(tokenize('x'.repeat(500))).toEqual(['x'.repeat(MAX_WORD_LENGTH)]);
     });

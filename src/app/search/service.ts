@@ -1,19 +1,9 @@
 import MiniSearch, { type Query } from 'minisearch';
 import { MAX_QUERY_LENGTH, type SearchQuery, type SearchResults, type SearchSnippet } from '#contract/search';
 import { type Role, isStaff } from '#contract/users';
-import type { Filter, ReadStore } from '../../platform/readstore/port';
-import {
-  type PersonPosting,
-  SEARCH_PEOPLE,
-  SEARCH_PERSON_TERMS,
-  SEARCH_TERMS,
-  SEARCH_TICKETS,
-  type SearchPersonDoc,
-  type SearchTicketDoc,
-  type TermPosting,
-  personTexts,
-} from '../../projections/search';
-import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, prefixEnd, spans, tokenize } from '../../projections/searchText';
+import { type Doc, type Filter, type ReadStore, type Sort, escapeRegex } from '../../platform/readstore/port';
+import { SEARCH_PEOPLE, SEARCH_TICKETS, type SearchPersonDoc, type SearchTicketDoc, personTexts } from '../../projections/search';
+import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, spans, tokenize } from '../../projections/searchText';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 
 export interface Searcher {
@@ -30,26 +20,37 @@ const RANK_WINDOW = 100;
 /** A snippet shows about this many characters around the first highlighted word. */
 const SNIPPET_LENGTH = 160;
 
-const rangeOf = (word: string, exact: boolean) => (exact ? word : { $gte: word, $lt: prefixEnd(word) });
+/**
+ * A word's condition on a list of words: the word itself, or any word it begins (an anchored literal
+ * prefix, which both read stores answer from the list's index as a range of words).
+ */
+const wordIn = (word: string, exact: boolean) => (exact ? word : { $regex: `^${escapeRegex(word)}` });
+
+const idsOf = async (found: Promise<Doc[]>) => (await found).map(({ _id }) => _id);
 
 /**
- * The tickets holding `word` that this searcher may find by it. A customer's lookup reads only the
- * public postings of their own tickets (an index on customer, then word), so neither its result nor
+ * The tickets holding `word` that this searcher may find by it. A customer's lookup reads only
+ * their own tickets' public words (an index on customer, then words), so neither its result nor
  * its cost depends on anyone else's tickets or on internal notes.
  */
 async function ticketsWith(store: ReadStore, searcher: Searcher, word: string, exact: boolean): Promise<Set<string>> {
-  const range = rangeOf(word, exact);
+  const condition = wordIn(word, exact);
   const staff = isStaff(searcher.role);
-  const filter: Filter = staff ? { term: range } : { customer: searcher.id, internal: false, term: range };
-  const found = new Set((await store.collection<TermPosting>(SEARCH_TERMS).find(filter)).map(({ ticket }) => ticket));
+  const tickets = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
+  const ids = { projection: { _id: 1 as const } };
+  const found = new Set(
+    staff
+      ? [...(await idsOf(tickets.find({ publicTerms: condition }, ids))), ...(await idsOf(tickets.find({ internalTerms: condition }, ids)))]
+      : await idsOf(tickets.find({ customer: searcher.id, publicTerms: condition }, ids)),
+  );
   // Tickets by their customer's name, e-mail or Telegram username.
   const people = staff
-    ? [...new Set((await store.collection<PersonPosting>(SEARCH_PERSON_TERMS).find({ term: range })).map(({ person }) => person))]
+    ? await idsOf(store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ terms: condition }, ids))
     : (await ownTerms(store, searcher.id)).some((term) => matchesWord(term, word, exact))
       ? [searcher.id]
       : [];
   if (people.length > 0) {
-    const theirs = await store.collection<TicketView>(TICKETS).find({ 'customer._id': { $in: people } }, { projection: { _id: 1 } });
+    const theirs = await store.collection<TicketView>(TICKETS).find({ 'customer._id': { $in: people } }, ids);
     for (const { _id } of theirs) found.add(_id);
   }
   return found;
@@ -186,10 +187,11 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   if (ids.size === 0) return empty;
   const staff = isStaff(searcher.role);
   const recency = (ticket: TicketView) => (staff ? ticket.updatedAt : ticket.publicUpdatedAt);
-  const tickets = (await store.collection<TicketView>(TICKETS).find({ _id: { $in: [...ids] }, ...ticketFilter(query, searcher) })).sort(
-    (a, b) => recency(b).localeCompare(recency(a)) || b.ticketId - a.ticketId,
-  );
-  const window = tickets.slice(0, RANK_WINDOW);
+  const recent: Sort = staff ? { updatedAt: -1, ticketId: -1 } : { publicUpdatedAt: -1, ticketId: -1 };
+  const filter = { _id: { $in: [...ids] }, ...ticketFilter(query, searcher) };
+  const views = store.collection<TicketView>(TICKETS);
+  // Only the window is read whole and ranked; the count and the pages beyond it are the store's (an ordered walk in the embedded one).
+  const [window, total] = await Promise.all([views.find(filter, { sort: recent, limit: RANK_WINDOW }), views.count(filter)]);
   const docs = new Map(
     (await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: window.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
   );
@@ -203,24 +205,38 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
       return parsed.phrases.every((phrase) => terms.some((words) => hasPhrase(words, phrase)));
     });
   }
+  const shown = total - (window.length - ranked.length);
+  const from = (query.page - 1) * query.limit;
+  const inWindow = from < ranked.length;
   const customers = [...new Set([...docs.values()].map(({ customer }) => customer))];
   const people = new Map((await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: customers } })).map((person) => [person._id, person]));
-  const scores = rank(
-    ranked.map(({ _id }) => docs.get(_id)!),
-    people,
-    searcher,
-    parsed,
-  );
-  // Relevance then recency: scores equal to three digits count as a tie.
-  const score = (id: string) => Math.round((scores.get(id) ?? 0) * 1000);
-  const order = [...ranked.map((ticket, at) => ({ ticket, at })).sort((a, b) => score(b.ticket._id) - score(a.ticket._id) || a.at - b.at)].map(
-    ({ ticket }) => ticket,
-  );
-  const all = [...order, ...tickets.slice(RANK_WINDOW)];
-  const from = (query.page - 1) * query.limit;
-  const pageOf = all.slice(from, from + query.limit);
+  let pageOf: TicketView[];
+  if (inWindow) {
+    const scores = rank(
+      ranked.map(({ _id }) => docs.get(_id)!),
+      people,
+      searcher,
+      parsed,
+    );
+    // Relevance then recency: scores equal to three digits count as a tie.
+    const score = (id: string) => Math.round((scores.get(id) ?? 0) * 1000);
+    const order = ranked
+      .map((ticket, at) => ({ ticket, at }))
+      .sort((a, b) => score(b.ticket._id) - score(a.ticket._id) || a.at - b.at)
+      .map(({ ticket }) => ticket);
+    pageOf = order.slice(from, from + query.limit);
+  } else pageOf = [];
+  // The rest of the page: the matches beyond the window, in recency order.
+  const wanted = query.limit - pageOf.length;
+  if (wanted > 0 && total > window.length) {
+    const skip = window.length + Math.max(0, from - ranked.length);
+    pageOf.push(...(await views.find(filter, { sort: recent, skip, limit: wanted })));
+  }
   const extra = pageOf.filter(({ _id }) => !docs.has(_id)).map(({ _id }) => _id);
   if (extra.length > 0) for (const doc of await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: extra } })) docs.set(doc._id, doc);
+  const missing = [...new Set(pageOf.map(({ _id }) => docs.get(_id)?.customer).filter((id): id is string => !!id && !people.has(id)))];
+  if (missing.length > 0)
+    for (const person of await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: missing } })) people.set(person._id, person);
   const hits = pageOf.flatMap((ticket) => {
     const doc = docs.get(ticket._id);
     if (!doc) return [];
@@ -232,6 +248,5 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
       },
     ];
   });
-  const total = all.length;
-  return { hits, pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit) }, query: summary };
+  return { hits, pagination: { page: query.page, limit: query.limit, total: shown, pages: Math.ceil(shown / query.limit) }, query: summary };
 }

@@ -124,7 +124,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     }
     // `{ _id: { $in: [...] } }`: how a projection loads the documents a page of events touches.
     if (isIdIn(id)) return [...new Set(id.$in)].flatMap((key) => (typeof key === 'string' ? (this.docs.get(key) ?? []) : []));
-    const ids = this.candidateIds(filter) ?? this.rangeIds(filter);
+    const ids = this.candidateIds(filter) ?? this.prefixIds(filter) ?? this.rangeIds(filter);
     if (!ids) return [...this.docs.values()];
     return ids.map((docId) => this.docs.get(docId)).filter((doc): doc is T => doc !== undefined);
   }
@@ -153,6 +153,35 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return null;
   }
 
+  /**
+   * Ids of the documents whose indexed field (or an element of it) is a string starting with the
+   * literal of `{ $regex: '^literal' }`, from the field's equality index and its sorted values (built
+   * on the first such query): how a word prefix is looked up in a document's list of words. Null if
+   * no such condition and index.
+   */
+  private prefixIds(filter: Filter): string[] | null {
+    for (const [field, condition] of Object.entries(filter)) {
+      const range = literalPrefix(condition);
+      const index = range && this.fieldIndexFor(field);
+      if (!index) continue;
+      const ids = new Set<string>(index.unindexed);
+      sortedValuesOf(index).walkFrom(range.lower, (value) => {
+        if (value >= range.upper) return false;
+        for (const id of index.byValue.get(value) ?? []) ids.add(id);
+        return true;
+      });
+      return [...ids];
+    }
+    return null;
+  }
+
+  /** Whether the field's equality index gives exactly the documents matching `condition` (an equality, `$in` or element range on strings). */
+  private answeredByIndex(field: string, condition: unknown): boolean {
+    const index = this.fieldIndexes.get(field);
+    if (!index || index.unindexed.size > 0) return false;
+    return typeof condition === 'string' || literalPrefix(condition) !== null;
+  }
+
   /** Ids an equality (or `$in` of primitives) on an indexed field narrows the filter to; null if none does. */
   private candidateIds(filter: Filter): string[] | null {
     for (const [field, condition] of Object.entries(filter)) {
@@ -176,7 +205,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const known = this.fieldIndexes.get(field);
     if (known) return known;
     if (field === '_id' || field.startsWith('$') || !this.specs.some(({ keys, unique }) => !unique && Object.keys(keys)[0] === field)) return null;
-    const index = { path: field.split('.'), byValue: new Map<Primitive, Set<string>>(), unindexed: new Set<string>() };
+    const index: FieldIndex = { path: field.split('.'), byValue: new Map<Primitive, Set<string>>(), unindexed: new Set<string>(), sorted: null };
     this.fieldIndexes.set(field, index);
     for (const doc of this.docs.values()) fileField(index, doc, true);
     return index;
@@ -191,6 +220,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const candidates = this.candidates(filter);
     const keys = Object.keys(filter);
     if (keys.length === 0) return candidates;
+    // One condition that a word index answered in full (no document outside it): nothing left to test.
+    if (keys.length === 1 && this.answeredByIndex(keys[0]!, filter[keys[0]!])) return candidates;
     // Only `{ _id }` (every request's user and session check) or `{ _id: { $in } }`: the candidates
     // are exactly the matches, with no matcher to build.
     if (keys.length === 1 && (typeof filter._id === 'string' || isIdIn(filter._id))) return candidates;
@@ -219,6 +250,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (top) return cloneOut(top.slice(options.skip ?? 0));
     // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
     if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
+    // Some top-level fields of every match (a search's ids): copied field by field, not through a cursor.
+    const fields = !options.sort && !options.skip && !options.limit ? topLevelInclusion(options.projection) : null;
+    if (fields) return this.matching(filter).map((doc) => pick(doc as AnyObject, fields) as T);
     let cursor = find(this.candidates(filter) as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
     if (options.skip) cursor = cursor.skip(options.skip);
@@ -233,6 +267,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * sorting them is cheaper.
    */
   private walkOrdered(filter: Filter, sort: Record<string, 1 | -1>, k: number): T[] | null {
+    if (isIdIn(filter._id) && filter._id.$in.length <= FEW_CANDIDATES) return null;
     const narrowed = this.candidateIds(filter);
     if (narrowed && narrowed.length <= FEW_CANDIDATES) return null;
     const index = this.orderedFor(sort);
@@ -321,8 +356,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const wanted = fields.length === 1 ? (isPrimitive(condition) ? [condition] : inList(condition)) : null;
     const index = wanted && this.fieldIndexFor(only!);
     if (index) {
-      let total = 0;
-      for (const value of new Set(wanted)) total += index.byValue.get(value)?.size ?? 0;
+      const values = [...new Set(wanted)];
+      // A document holding several of the values (an array's elements) counts once.
+      const total =
+        values.length === 1 ? (index.byValue.get(values[0]!)?.size ?? 0) : new Set(values.flatMap((value) => [...(index.byValue.get(value) ?? [])])).size;
       if (index.unindexed.size === 0) return total;
       const unindexed = [...index.unindexed].map((id) => this.docs.get(id)!);
       return total + find(unindexed as AnyObject[], filter).all().length;
@@ -514,20 +551,80 @@ function inList(condition: unknown): Primitive[] | null {
   return condition.$in.every(isPrimitive) ? (condition.$in as Primitive[]) : null;
 }
 
-type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; unindexed: Set<string> };
+/**
+ * An equality index: each primitive value of a field (each element, where the field holds an array
+ * of primitives, as MongoDB's multikey indexes file them) maps to the ids holding it. `sorted` keeps
+ * its string values in order once a range over the elements first needs them.
+ */
+type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; unindexed: Set<string>; sorted: OrderedIndex | null };
 
-/** Files a document under its value (missing counts as null), or as unindexed when that is not a primitive. */
-function fileField<T extends Doc>({ path, byValue, unindexed }: FieldIndex, doc: T, add: boolean): void {
-  const value = valueAt(doc as AnyObject, path);
-  if (value !== undefined && !isPrimitive(value)) {
-    if (add) unindexed.add(doc._id);
-    else unindexed.delete(doc._id);
+/** The string values of an equality index in order, built on first use and kept up to date from then on. */
+function sortedValuesOf(index: FieldIndex): OrderedIndex {
+  if (!index.sorted) {
+    index.sorted = new OrderedIndex(['value'], [1]);
+    index.sorted.build([...index.byValue.keys()].filter((value) => typeof value === 'string').map((value) => ({ id: value, key: [value] })));
+  }
+  return index.sorted;
+}
+
+const REGEX_SPECIAL = new Set('.*+?^${}()|[]\\'.split(''));
+
+/**
+ * `{ $regex: '^literal' }` (no options): the strings it matches are exactly those from `literal` up
+ * to the next string of its length, a range of the sorted values; null for any other condition.
+ */
+function literalPrefix(condition: unknown): { lower: string; upper: string } | null {
+  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || typeof condition.$regex !== 'string') return null;
+  const pattern = condition.$regex;
+  if (!pattern.startsWith('^')) return null;
+  let literal = '';
+  for (let i = 1; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === '\\') {
+      const next = pattern[++i];
+      // An escaped punctuation mark is itself; `\d`, `\w` and the like are classes.
+      if (next === undefined || !/[!-/:-@[-`{-~]/.test(next)) return null;
+      literal += next;
+    } else if (REGEX_SPECIAL.has(char)) return null;
+    else literal += char;
+  }
+  const last = literal.charCodeAt(literal.length - 1);
+  if (literal === '' || last === 0xffff) return null;
+  return { lower: literal, upper: literal.slice(0, -1) + String.fromCharCode(last + 1) };
+}
+
+const isPrimitiveArray = (value: unknown): value is Primitive[] => Array.isArray(value) && value.every(isPrimitive);
+
+/**
+ * Files a document under its value (missing counts as null), under each element of an array of
+ * primitives, or as unindexed when the value is anything else.
+ */
+function fileField<T extends Doc>(index: FieldIndex, doc: T, add: boolean): void {
+  const value = valueAt(doc as AnyObject, index.path);
+  if (isPrimitiveArray(value)) {
+    for (const element of new Set(value)) fileValue(index, element, doc._id, add);
     return;
   }
-  const key = value === undefined ? null : value;
-  const ids = byValue.get(key) ?? new Set<string>();
-  if (add) byValue.set(key, ids.add(doc._id));
-  else if (ids.delete(doc._id) && ids.size === 0) byValue.delete(key);
+  if (value !== undefined && !isPrimitive(value)) {
+    if (add) index.unindexed.add(doc._id);
+    else index.unindexed.delete(doc._id);
+    return;
+  }
+  fileValue(index, value === undefined ? null : value, doc._id, add);
+}
+
+function fileValue({ byValue, sorted }: FieldIndex, key: Primitive, id: string, add: boolean): void {
+  const ids = byValue.get(key);
+  if (add) {
+    if (ids) ids.add(id);
+    else {
+      byValue.set(key, new Set([id]));
+      if (sorted && typeof key === 'string') sorted.add(key, [key]);
+    }
+  } else if (ids?.delete(id) && ids.size === 0) {
+    byValue.delete(key);
+    if (sorted && typeof key === 'string') sorted.remove(key);
+  }
 }
 
 const keyOf = (index: OrderedIndex, doc: AnyObject) =>
@@ -567,8 +664,10 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
       tests.push((doc) => {
         const value = field(doc);
         if (value === undefined) return condition === null;
-        // A document (not an array, whose elements MongoDB compares) never equals a primitive.
-        return isPrimitive(value) ? value === condition : isSubDocument(value) ? false : undefined;
+        // A document never equals a primitive; an array of primitives matches by its elements.
+        if (isPrimitive(value)) return value === condition;
+        if (isPrimitiveArray(value)) return value.includes(condition);
+        return isSubDocument(value) ? false : undefined;
       });
       continue;
     }
@@ -579,6 +678,8 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
       tests.push((doc) => {
         const value = field(doc);
         if (value === undefined || isPrimitive(value)) return test(value);
+        // A pattern matches an array of primitives by any element (a word prefix in a list of words).
+        if (operator === '$regex' && isPrimitiveArray(value)) return value.some((element) => test(element));
         return isSubDocument(value) ? test(SUB_DOCUMENT) : undefined;
       });
     }
@@ -590,6 +691,22 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
     }
     return true;
   };
+}
+
+/** The fields of a projection that includes top-level fields only (`_id` too unless excluded), else null. */
+function topLevelInclusion(projection: FindOptions['projection']): string[] | null {
+  if (!projection) return null;
+  const entries = Object.entries(projection);
+  if (entries.some(([field, include]) => field.includes('.') || field.startsWith('$') || (include !== 1 && field !== '_id'))) return null;
+  const included = entries.filter(([, include]) => include === 1).map(([field]) => field);
+  if (included.length === 0) return null;
+  return projection._id === 0 ? included.filter((field) => field !== '_id') : [...new Set(['_id', ...included])];
+}
+
+function pick(doc: AnyObject, fields: string[]): AnyObject {
+  const copy: AnyObject = {};
+  for (const field of fields) if (field in doc && field !== EPOCH_FIELD) copy[field] = clone(doc[field]);
+  return copy;
 }
 
 /** Stands for a sub-document in operator tests: it equals no primitive, is in no list of them, matches no pattern. */
@@ -605,7 +722,10 @@ function operatorTest(operator: string, operand: unknown, condition: AnyObject):
   }
   if (operator === '$in') {
     const list = inList({ $in: operand });
-    return list ? (value) => value !== SUB_DOCUMENT && list.includes(value === undefined ? null : value) : null;
+    if (!list) return null;
+    // A long list (a search's matching ids) is looked up, not scanned, for every document tested.
+    const members = new Set(list);
+    return (value) => value !== SUB_DOCUMENT && members.has(value === undefined ? null : value);
   }
   if (operator === '$ne') {
     if (!isPrimitive(operand)) return null;

@@ -294,6 +294,55 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
     });
   });
 
+  describe('with an index on an array of words (multikey)', () => {
+    const withWord = async (filter: Record<string, unknown>) => (await tickets.find(filter, { projection: { _id: 1 } })).map((t) => t._id).sort();
+
+    const prefix = (word: string) => ({ $regex: `^${word}` });
+
+    it('finds a document by any element, and a word by an anchored prefix, through inserts, updates, replacements and deletes', async () => {
+      await tickets.createIndex({ keys: { tags: 1 } });
+      expect(await withWord({ tags: 'hardware' })).toEqual(['t1', 't3']);
+      expect(await withWord({ tags: prefix('net') })).toEqual(['t3']);
+      await tickets.insertOne({ _id: 't9', title: 'Router', priority: 1, status: 'open', tags: ['network', 'netgear'] });
+      expect(await withWord({ tags: prefix('net') })).toEqual(['t3', 't9']);
+      expect(await withWord({ tags: prefix('netg') })).toEqual(['t9']);
+      await tickets.updateOne({ _id: 't3' }, { $set: { tags: ['software'] } });
+      expect(await withWord({ tags: 'hardware' })).toEqual(['t1']);
+      expect(await withWord({ tags: prefix('net') })).toEqual(['t9']);
+      await tickets.replaceOne({ _id: 't9' }, { _id: 't9', title: 'Router', priority: 1, status: 'open', tags: ['wifi'] });
+      expect(await withWord({ tags: prefix('net') })).toEqual([]);
+      expect(await withWord({ tags: 'wifi', status: 'open' })).toEqual(['t9']);
+      await tickets.deleteOne({ _id: 't9' });
+      expect(await withWord({ tags: 'wifi' })).toEqual([]);
+    });
+
+    it('matches a prefix within one element, and only at its start', async () => {
+      await tickets.createIndex({ keys: { tags: 1 } });
+      await tickets.insertOne({ _id: 't9', title: 'Mixed', priority: 1, status: 'open', tags: ['account', 'zzz', 'subnet', 'b.c'] });
+      expect(await withWord({ tags: prefix('b') })).toEqual(['t9']);
+      expect(await withWord({ tags: prefix('net') })).toEqual(['t3']);
+      expect(await withWord({ tags: prefix('b\\.c') })).toEqual(['t9']);
+      expect(await withWord({ tags: prefix('zz'), status: 'open' })).toEqual(['t9']);
+      expect(await withWord({ tags: prefix('acc'), status: 'closed' })).toEqual([]);
+    });
+
+    it('counts a document holding several of the wanted elements once', async () => {
+      await tickets.createIndex({ keys: { tags: 1 } });
+      expect(await tickets.count({ tags: { $in: ['network', 'hardware'] } })).toBe(2);
+      expect(await tickets.count({ tags: 'hardware' })).toBe(2);
+    });
+
+    it('answers a projection of top-level fields with those fields only', async () => {
+      expect(await tickets.find({ status: 'open' }, { projection: { _id: 1, title: 1 } })).toEqual(
+        expect.arrayContaining([
+          { _id: 't1', title: 'Printer on fire' },
+          { _id: 't3', title: 'VPN drops' },
+        ]),
+      );
+      expect(await tickets.find({ _id: 't1' }, { projection: { title: 1, _id: 0 } })).toEqual([{ title: 'Printer on fire' }]);
+    });
+  });
+
   describe('with ordered and equality indexes (random documents, filters and sorts)', () => {
     /** A small deterministic generator, so a failure can be replayed. */
     const random = (seed: number) => () => {
