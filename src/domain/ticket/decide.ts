@@ -17,6 +17,7 @@ import {
 } from './ticket';
 import {
   type Attachment,
+  DIFFERENT_CUSTOMERS_MESSAGE,
   EDIT_WINDOW_MS,
   MESSAGE_MAX,
   OUTCOME_MAX,
@@ -284,8 +285,7 @@ function mergeInto(command: Extract<TicketCommand, { type: 'MergeInto' }>, state
     throw new ValidationError('A ticket cannot be merged into itself', [{ path: 'targetId', message: 'A ticket cannot be merged into itself' }]);
   if (source.mergedInto) throw new ConflictError(`This ticket is already merged into #${source.mergedInto.number}`, 'TICKET_MERGED');
   if (target.mergedInto) throw new ConflictError(`Ticket #${target.number} is merged into #${target.mergedInto.number}; merge into that one`, 'TICKET_MERGED');
-  if (target.customerId !== source.customerId && command.actor.role !== 'admin')
-    throw new ForbiddenError('Only an admin can merge tickets of different customers', 'DIFFERENT_CUSTOMERS');
+  if (target.customerId !== source.customerId && command.actor.role !== 'admin') throw new ForbiddenError(DIFFERENT_CUSTOMERS_MESSAGE, 'DIFFERENT_CUSTOMERS');
   return [
     {
       type: 'TicketMergedInto',
