@@ -10,10 +10,12 @@ describe('Web app in Chromium: merging tickets', () => {
   let browser: Browser;
   let page: Page;
   let alice: Member;
+  let dave: Member;
   let target: { _id: string; ticketId: number };
   let source: { _id: string; ticketId: number };
   let dupes: Array<{ _id: string; ticketId: number }>;
   let strangers: { _id: string; ticketId: number };
+  let davePage: Page;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -32,7 +34,7 @@ describe('Web app in Chromium: merging tickets', () => {
     source = await openTicket(server, carol, category, { title: 'Printer jams again' });
     await ask('POST', `/api/tickets/${source._id}/messages`, carol.token, { content: 'Jammed again on Friday' });
     // For merging from the table: two tickets of Dave (one closed, one open), and one of Erin.
-    const dave = await addMember(server, admin, 'customer', 'Dave');
+    dave = await addMember(server, admin, 'customer', 'Dave');
     const erin = await addMember(server, admin, 'customer', 'Erin');
     const daveFirst = await openTicket(server, dave, category, { title: 'Scanner streaks' });
     await ask('PUT', `/api/tickets/${daveFirst._id}`, alice.token, { status: 'resolved' });
@@ -42,6 +44,8 @@ describe('Web app in Chromium: merging tickets', () => {
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await signIn(page, server.url, alice.email, 'password-123');
+    davePage = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signIn(davePage, server.url, dave.email, 'password-123');
   });
   afterAll(async () => {
     await browser?.close();
@@ -114,6 +118,10 @@ describe('Web app in Chromium: merging tickets', () => {
     await dialog.getByRole('button', { name: 'Confirm merge' }).click();
     await page.getByText(`#${dupes[1]!.ticketId} merged into #${dupes[0]!.ticketId}`).waitFor();
     await bar.getByText('Tick two tickets to merge them (0 ticked)').waitFor();
+    // Dave, signed in elsewhere, is told once which ticket continues.
+    const told = `Your ticket #${dupes[1]!.ticketId} was merged into ticket #${dupes[0]!.ticketId}, where the conversation continues.`;
+    await davePage.getByText(told).waitFor();
+    expect(await davePage.getByText(told).count()).toBe(1);
     const merged = await server.request('GET', `/api/tickets/${dupes[1]!._id}`, { token: alice.token });
     expect(merged.body.ticket.mergedInto).toEqual(expect.objectContaining({ _id: dupes[0]!._id, ticketId: dupes[0]!.ticketId }));
     await page.goto(`${server.url}/tickets/${dupes[0]!._id}`);
