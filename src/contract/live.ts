@@ -65,3 +65,17 @@ export interface TicketMessageNotice<TicketView = unknown> {
   message: { _id: string; senderId: string; senderRole: Role; isInternal: boolean; createdAt: string };
   position: number;
 }
+
+/**
+ * `ticket_continues`, sent to a customer's own sockets only (never to staff), once per event: their
+ * ticket was merged into another (`merged`, for every merge, as Telegram and e-mail tell them), or
+ * their messages were moved to a new ticket of theirs (`moved`, when any they could see went).
+ * `continuesIn._id` is null when the ticket that continues is another customer's (an admin's merge):
+ * they learn its number, never a way in. docs/tickets.md, merging.
+ */
+export interface TicketContinues {
+  kind: 'merged' | 'moved';
+  ticket: { _id: string; ticketId: number };
+  continuesIn: { _id: string | null; ticketId: number };
+  position: number;
+}

@@ -34,6 +34,17 @@ export const OUTCOME_MAX = 1000;
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 2000;
 
+/** docs/tickets.md, merging: an agent merges the tickets of one customer only; the server's 403 and the web app's hint say this. */
+export const DIFFERENT_CUSTOMERS_MESSAGE = 'Only an admin can merge tickets of different customers';
+
+/** What every channel (Telegram, e-mail, the browser) tells a customer whose ticket was merged into another. */
+export const mergedText = (sourceNumber: number, targetNumber: number) =>
+  `Your ticket #${sourceNumber} was merged into ticket #${targetNumber}, where the conversation continues.`;
+
+/** What the browser tells a customer whose messages an agent moved to a new ticket (a split). */
+export const movedText = (sourceNumber: number, newNumber: number) =>
+  `Your messages in ticket #${sourceNumber} were moved to the new ticket #${newNumber}, where the conversation continues.`;
+
 /** docs/product.md section 4: priority sort weights; statuses in the order a workflow passes them. */
 export const PRIORITY_WEIGHT: Record<Priority, number> = { urgent: 4, high: 3, medium: 2, low: 1 };
 export const STATUS_RANK: Record<TicketStatus, number> = { open: 0, in_progress: 1, pending_customer: 2, resolved: 3, closed: 4 };

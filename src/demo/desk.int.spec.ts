@@ -81,7 +81,7 @@ describe('the demo desk', () => {
   it('when an agent opens the dashboard, then the satisfaction report has ratings by agent and category, comments, and an unrated resolution', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
     const { report } = (await server.request('GET', '/api/satisfaction/report', { token: agent })).body;
-    expect(report.total).toMatchObject({ surveyed: 7, rated: 6, score: 66.7, responseRate: 85.7 });
+    expect(report.total).toMatchObject({ surveyed: 8, rated: 7, score: 71.4, responseRate: 87.5 });
     expect(report.byAgent.length).toBeGreaterThan(1);
     expect(report.byCategory.length).toBeGreaterThan(1);
     expect(report.latestComments.map((comment: { comment: string }) => comment.comment)).toContain('It took three days to get a first answer.');
@@ -97,6 +97,30 @@ describe('the demo desk', () => {
     const { tickets: slas } = (await server.request('GET', `/api/sla/tickets?tickets=${tickets.map((ticket) => ticket._id).join(',')}`, { token: agent })).body;
     const states = new Set<string>(slas.flatMap((entry: { sla: { targets: Array<{ state: string }> } }) => entry.sla.targets.map((target) => target.state)));
     expect([...states].sort()).toEqual(['breached', 'met', 'paused', 'running']);
+  });
+
+  it('when an agent looks for merged and split tickets, then a duplicate redirects to its reopened original and a moved message has a ticket of its own', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const { tickets } = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body as {
+      tickets: Array<TicketRow & { ticketId: number; mergedInto: { _id: string; ticketId: number } | null; title: string }>;
+    };
+    const merged = tickets.filter((ticket) => ticket.mergedInto);
+    expect(merged.map((ticket) => ticket.title)).toEqual(['Payment declined again']);
+    const original = (await server.request('GET', `/api/tickets/${merged[0]!.mergedInto!._id}`, { token: agent })).body;
+    expect(original.ticket).toMatchObject({ title: 'Card payment declined at checkout', status: 'open', mergedFrom: [{ _id: merged[0]!._id }] });
+    expect(original.messages.filter((message: { mergedFrom?: object }) => message.mergedFrom).map((m: { content: string }) => m.content)).toEqual([
+      'Another browser does not help this time.',
+    ]);
+    const split = tickets.find((ticket) => ticket.title === 'CSV export of invoices is empty')!;
+    const splitMessages = (await server.request('GET', `/api/tickets/${split._id}/messages`, { token: agent })).body.messages;
+    expect(splitMessages.map((message: { content: string }) => message.content)).toEqual(['One more thing: the CSV export of my invoices comes out empty.']);
+    const old = tickets.find((ticket) => ticket.title === 'Dashboard takes a minute to load')!;
+    const oldMessages = (await server.request('GET', `/api/tickets/${old._id}`, { token: agent })).body.messages;
+    expect(oldMessages.map((message: { content: string }) => message.content)).toContain(`Moved to #${split.ticketId}`);
+    // Sofia, the customer, follows the redirect to her own original.
+    const sofia = await signIn('sofia.garcia@example.com', DEMO_PASSWORDS.customer);
+    const seen = (await server.request('GET', `/api/tickets/${merged[0]!._id}`, { token: sofia })).body.ticket;
+    expect(seen.mergedInto).toEqual({ _id: original.ticket._id, ticketId: original.ticket.ticketId });
   });
 
   it('when staff look at categories and canned replies, then there are categories with custom fields and replies with shortcodes', async () => {

@@ -13,12 +13,12 @@ import { ConflictError } from '#contract/errors';
 import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
 import { type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
 import type { CustomFieldAnswer } from '#contract/customFields';
-import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, ticketStream } from '../domain/ticket/ticket';
+import { FIRST_TICKET_NUMBER, type MessagesMovedOutData, TICKET_NUMBER_STREAM, type TicketOpenedData, ticketStream } from '../domain/ticket/ticket';
 import { type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
 import { userDecider } from '../domain/user/decide';
 import { userStream } from '../domain/user/user';
 import type { Role } from '#contract/users';
-import { type CommandContext, handleCommand, metadataOf } from '../platform/commands';
+import { type CommandContext, foldStream, handleCommand, metadataOf } from '../platform/commands';
 import type { EventStore } from '../platform/eventstore/port';
 
 /**
@@ -77,6 +77,7 @@ const CUSTOMERS = [
   ['Mia', 'Rossi'],
   ['Ethan', 'Walker'],
   ['Hannah', 'Kim'],
+  ['Sofia', 'Garcia'],
 ] as const;
 
 type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
@@ -286,6 +287,7 @@ const RATINGS: Record<number, { score: number; comment?: string }> = {
   3: { score: 5 },
   4: { score: 4, comment: 'Clear instructions, it works now.' },
   5: { score: 3 },
+  14: { score: 5, comment: 'Quick and clear, thank you.' },
 };
 
 /** Oldest first, so ticket numbers follow the dates; every status appears, open ones one per customer. */
@@ -518,11 +520,53 @@ const STORIES: Story[] = [
     answers: { orderNumber: 'ORD-51302' },
     lines: [],
   },
+  // A duplicate and its original (docs/tickets.md, merging): the newer one is merged into the older, which reopens.
+  {
+    customer: 9,
+    agent: 1,
+    category: 'billing',
+    priority: 'medium',
+    daysAgo: 9,
+    status: 'closed',
+    title: 'Card payment declined at checkout',
+    description: 'My card is declined when I pay for the yearly plan, although it works elsewhere.',
+    answers: { amount: 499 },
+    lines: [
+      ['c', 'The checkout says "payment declined" every time.'],
+      ['a', 'Hi Sofia, the bank asked for a 3-D Secure check that did not open. Could you try again in another browser?'],
+      ['c', 'That worked, thank you.'],
+    ],
+    outcome: 'The 3-D Secure window was blocked by the browser; paying in another browser worked.',
+  },
+  {
+    customer: 9,
+    agent: null,
+    category: 'billing',
+    priority: 'medium',
+    daysAgo: 0,
+    status: 'open',
+    title: 'Payment declined again',
+    description: 'The yearly renewal was declined again, the same as last time.',
+    answers: { amount: 499 },
+    lines: [['c', 'Another browser does not help this time.']],
+  },
 ];
 
 const DAY = 24 * 60 * 60 * 1000;
 const MINUTE = 60 * 1000;
 const system = (now: Date): CommandContext => ({ actor: { userId: 'system', role: 'system', platform: 'system' }, now });
+/** A customer's one open ticket (docs/tickets.md): claimed or let go in its reservation stream, as the app does, by `by` (the customer by default). */
+const openTicketClaim = (events: EventStore, type: 'Reserve' | 'Release', customer: Person, ticketId: string, at: Date, by: Person = customer) =>
+  handleCommand(
+    events,
+    reservationStream('openticket', customer.userId),
+    reservationDecider,
+    type === 'Reserve'
+      ? { type, kind: 'openticket', value: customer.userId, ownerId: ticketId, conflictMessage: 'open ticket exists', conflictCode: 'OPEN_TICKET_EXISTS' }
+      : { type, kind: 'openticket', value: customer.userId, ownerId: ticketId },
+    contextOf(by, at),
+  );
+
 const contextOf = (person: Person, now: Date, platform: 'web' | 'telegram' = 'web'): CommandContext => ({
   actor: { userId: person.userId, role: person.role, platform },
   now,
@@ -652,9 +696,11 @@ export async function seedDemoDesk(
       await handleCommand(events, ticketStream(ticketId), satisfactionDecider, { ...common, type: 'CommentOnRating', comment: rating.comment }, context);
   };
 
-  const ticketsByStatus: Record<TicketStatus, number> = { open: 0, in_progress: 0, pending_customer: 0, resolved: 0, closed: 0 };
+  const ticketIds: string[] = [];
+  const openings: TicketOpenedData[] = [];
   for (const [index, story] of STORIES.entries()) {
     const ticketId = randomUUID();
+    ticketIds.push(ticketId);
     const number = FIRST_TICKET_NUMBER + index;
     const customer = customers[story.customer]!;
     const agent = story.agent === null ? null : agents[story.agent]!;
@@ -673,7 +719,7 @@ export async function seedDemoDesk(
       index === 0 ? 'no_stream' : index - 1,
     );
     const { title, description, priority, answers } = story;
-    await run(
+    const { events: openedEvents } = await run(
       {
         type: 'OpenTicket',
         ticketId,
@@ -690,22 +736,8 @@ export async function seedDemoDesk(
       customer,
       opened,
     );
-    if (isOpenStatus(story.status)) {
-      await handleCommand(
-        events,
-        reservationStream('openticket', customer.userId),
-        reservationDecider,
-        {
-          type: 'Reserve',
-          kind: 'openticket',
-          value: customer.userId,
-          ownerId: ticketId,
-          conflictMessage: 'open ticket exists',
-          conflictCode: 'OPEN_TICKET_EXISTS',
-        },
-        contextOf(customer, opened),
-      );
-    }
+    openings.push(openedEvents[0]!.data as TicketOpenedData);
+    if (isOpenStatus(story.status)) await openTicketClaim(events, 'Reserve', customer, ticketId, opened);
     if (agent)
       await run({ type: 'AssignTicket', ticketId, actor: actor(agent), agent: { userId: agent.userId, role: agent.role, isActive: true } }, agent, step(25));
     for (const [kind, content] of story.lines) {
@@ -736,7 +768,93 @@ export async function seedDemoDesk(
       if (rating) await rate(ticketId, customer, platform, rating, step(90));
       if (closing) await run({ type: 'ChangeTicketStatus', ticketId, actor: actor(agent), status: 'closed' }, agent, step(3 * 24 * 60));
     }
-    ticketsByStatus[story.status]++;
+  }
+
+  // Merge and split (docs/tickets.md), written as the app writes them: the source first, claims moved between.
+  const onTicket = (ticketId: string, command: TicketCommand, who: Person, at: Date) =>
+    handleCommand(events, ticketStream(ticketId), ticketDecider, command, contextOf(who, at));
+  const sofia = customers[9]!;
+  const original = ticketIds.at(-2)!;
+  const duplicate = ticketIds.at(-1)!;
+  const merger = agents[1]!;
+  const mergedAt = new Date(now.getTime() - 60 * MINUTE);
+  const asMerger = { userId: merger.userId, role: merger.role };
+  const target = await foldStream(events, ticketStream(original), ticketDecider);
+  await onTicket(
+    duplicate,
+    { type: 'RecordOutcome', ticketId: duplicate, actor: asMerger, outcomeMessage: 'The same declined payment as before: merged into the first ticket.' },
+    merger,
+    mergedAt,
+  );
+  const into = await onTicket(duplicate, { type: 'MergeInto', ticketId: duplicate, actor: asMerger, target: target.state, now: mergedAt }, merger, mergedAt);
+  await openTicketClaim(events, 'Release', sofia, duplicate, mergedAt, merger);
+  await openTicketClaim(events, 'Reserve', sofia, original, mergedAt, merger);
+  await onTicket(original, { type: 'MergeFrom', ticketId: original, actor: asMerger, source: into.state, reopen: true, now: mergedAt }, merger, mergedAt);
+
+  // Lucas writes a new problem into his resolved ticket; the agent moves it to a ticket of its own.
+  const lucas = customers[5]!;
+  const resolvedIndex = STORIES.findIndex((story) => story.customer === 5);
+  const written = new Date(now.getTime() - 50 * MINUTE);
+  const messageId = randomUUID();
+  await onTicket(
+    ticketIds[resolvedIndex]!,
+    {
+      type: 'PostMessage',
+      ticketId: ticketIds[resolvedIndex]!,
+      messageId,
+      actor: { userId: lucas.userId, role: lucas.role },
+      content: 'One more thing: the CSV export of my invoices comes out empty.',
+      isInternal: false,
+      platform: 'web',
+      attachments: [],
+      now: written,
+    },
+    lucas,
+    written,
+  );
+  const splitter = agents[STORIES[resolvedIndex]!.agent!]!;
+  const splitAt = new Date(now.getTime() - 30 * MINUTE);
+  const newTicketId = randomUUID();
+  const newNumber = FIRST_TICKET_NUMBER + STORIES.length;
+  await events.append(
+    TICKET_NUMBER_STREAM,
+    [{ type: 'TicketNumberAllocated', data: { number: newNumber, ticketId: newTicketId }, metadata: metadataOf(contextOf(splitter, splitAt)) }],
+    STORIES.length - 1,
+  );
+  await openTicketClaim(events, 'Reserve', lucas, newTicketId, splitAt, splitter);
+  const asSplitter = { userId: splitter.userId, role: splitter.role };
+  const out = await onTicket(
+    ticketIds[resolvedIndex]!,
+    {
+      type: 'MoveOut',
+      ticketId: ticketIds[resolvedIndex]!,
+      actor: asSplitter,
+      messageId,
+      withFollowing: false,
+      newTicketId,
+      newNumber,
+      title: 'CSV export of invoices is empty',
+    },
+    splitter,
+    splitAt,
+  );
+  await onTicket(
+    newTicketId,
+    {
+      type: 'OpenSplit',
+      ticketId: newTicketId,
+      actor: asSplitter,
+      sourceOpened: openings[resolvedIndex]!,
+      movedOut: out.events[0]!.data as MessagesMovedOutData,
+    },
+    splitter,
+    splitAt,
+  );
+
+  const ticketsByStatus: Record<TicketStatus, number> = { open: 0, in_progress: 0, pending_customer: 0, resolved: 0, closed: 0 };
+  for (const ticketId of [...ticketIds, newTicketId]) {
+    const { state } = await foldStream(events, ticketStream(ticketId), ticketDecider);
+    if (state.kind === 'live') ticketsByStatus[state.status]++;
   }
 
   const account = (who: Person, password: string): DemoAccount => ({ role: who.role, name: nameOf(who), email: who.email, password });

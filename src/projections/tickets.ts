@@ -92,6 +92,9 @@ interface MergeRef {
 /** A merged message's copy in the target: its own record id, so the source keeps its conversation. */
 const mergedMessageId = (targetId: string, messageId: string) => `${targetId}~${messageId}`;
 
+/** The message id the ticket's own stream knows a record of its conversation by: a copy's record id less its `<ticket>~`. */
+export const streamMessageId = (ticketId: string, recordId: string) => (recordId.startsWith(`${ticketId}~`) ? recordId.slice(ticketId.length + 1) : recordId);
+
 export interface MessageView extends Doc {
   ticket: string;
   seq: number;
@@ -408,9 +411,11 @@ const evolve = dispatcher<Page, void>({
   MessagesMovedOut(event, page) {
     const before = current(page, event);
     if (!before) return;
+    const copies = new Set(event.data.copies);
     for (const { messageId } of event.data.messages) {
-      page.messages.delete(messageId);
-      page.removedMessages.add(messageId);
+      const record = copies.has(messageId) ? mergedMessageId(event.data.ticketId, messageId) : messageId;
+      page.messages.delete(record);
+      page.removedMessages.add(record);
     }
     save(
       page,

@@ -26,10 +26,6 @@ export interface CustomerNotice {
 /** The projections whose read models `customerNoticeOf` and the channels read (names, tickets, users, settings). */
 export const NOTICE_READS = ['directory', 'tickets', 'users', 'settings'];
 
-/** What every channel says when a customer's ticket was merged into another. */
-export const mergedText = (sourceNumber: number, targetNumber: number) =>
-  `Your ticket #${sourceNumber} was merged into ticket #${targetNumber}, where the conversation continues.`;
-
 /** Text on one line: a title with line breaks (CR, LF) must not start a new mail header or list line. */
 export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 

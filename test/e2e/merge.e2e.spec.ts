@@ -10,8 +10,12 @@ describe('Web app in Chromium: merging tickets', () => {
   let browser: Browser;
   let page: Page;
   let alice: Member;
+  let dave: Member;
   let target: { _id: string; ticketId: number };
   let source: { _id: string; ticketId: number };
+  let dupes: Array<{ _id: string; ticketId: number }>;
+  let strangers: { _id: string; ticketId: number };
+  let davePage: Page;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -29,9 +33,19 @@ describe('Web app in Chromium: merging tickets', () => {
     await ask('PUT', `/api/tickets/${target._id}`, alice.token, { status: 'closed' });
     source = await openTicket(server, carol, category, { title: 'Printer jams again' });
     await ask('POST', `/api/tickets/${source._id}/messages`, carol.token, { content: 'Jammed again on Friday' });
+    // For merging from the table: two tickets of Dave (one closed, one open), and one of Erin.
+    dave = await addMember(server, admin, 'customer', 'Dave');
+    const erin = await addMember(server, admin, 'customer', 'Erin');
+    const daveFirst = await openTicket(server, dave, category, { title: 'Scanner streaks' });
+    await ask('PUT', `/api/tickets/${daveFirst._id}`, alice.token, { status: 'resolved' });
+    dupes = [daveFirst, await openTicket(server, dave, category, { title: 'Scanner streaks still' })];
+    await ask('POST', `/api/tickets/${dupes[1]!._id}/messages`, dave.token, { content: 'Grey lines on every page' });
+    strangers = await openTicket(server, erin, category, { title: 'Scanner offline' });
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await signIn(page, server.url, alice.email, 'password-123');
+    davePage = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signIn(davePage, server.url, dave.email, 'password-123');
   });
   afterAll(async () => {
     await browser?.close();
@@ -81,5 +95,37 @@ describe('Web app in Chromium: merging tickets', () => {
     await page.goto(`${server.url}/tickets/${source._id}`);
     await messageList(page).getByText(`Moved to ${number}`).waitFor();
     expect(await messageList(page).getByText('Jammed again on Friday').count()).toBe(0);
+  });
+
+  it('when an agent ticks two tickets in the Live Tickets table and picks the one that continues, then they are merged', async () => {
+    await page.goto(`${server.url}/live-tickets`);
+    await page.getByRole('button', { name: 'Table' }).click();
+    const tick = (ticket: { ticketId: number }) => page.getByRole('checkbox', { name: `Select ticket #${ticket.ticketId}` });
+    const bar = page.getByRole('group', { name: 'Selected tickets' });
+    await tick(dupes[1]!).check();
+    await bar.getByText('Tick two tickets to merge them (1 ticked)').waitFor();
+    // Two customers: an agent is told only an admin may merge them, and is not offered the merge.
+    await tick(strangers).check();
+    await bar.getByText('Only an admin can merge tickets of different customers').waitFor();
+    expect(await bar.getByRole('button', { name: 'Merge' }).isDisabled()).toBe(true);
+    await tick(strangers).uncheck();
+    await tick(dupes[0]!).check();
+    await bar.getByRole('button', { name: 'Merge' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Merge tickets' });
+    // The older ticket continues: the newer one is merged into it.
+    await dialog.getByRole('radio', { name: `#${dupes[0]!.ticketId} Scanner streaks` }).check();
+    await dialog.getByText(`#${dupes[1]!.ticketId} Scanner streaks still (Dave Tester)`).waitFor();
+    await dialog.getByRole('button', { name: 'Confirm merge' }).click();
+    await page.getByText(`#${dupes[1]!.ticketId} merged into #${dupes[0]!.ticketId}`).waitFor();
+    await bar.getByText('Tick two tickets to merge them (0 ticked)').waitFor();
+    // Dave, signed in elsewhere, is told once which ticket continues.
+    const told = `Your ticket #${dupes[1]!.ticketId} was merged into ticket #${dupes[0]!.ticketId}, where the conversation continues.`;
+    await davePage.getByText(told).waitFor();
+    expect(await davePage.getByText(told).count()).toBe(1);
+    const merged = await server.request('GET', `/api/tickets/${dupes[1]!._id}`, { token: alice.token });
+    expect(merged.body.ticket.mergedInto).toEqual(expect.objectContaining({ _id: dupes[0]!._id, ticketId: dupes[0]!.ticketId }));
+    await page.goto(`${server.url}/tickets/${dupes[0]!._id}`);
+    await messageList(page).getByText('Grey lines on every page').waitFor();
+    await messageList(page).getByText(`Merged from #${dupes[1]!.ticketId}`).waitFor();
   });
 });

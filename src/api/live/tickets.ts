@@ -9,7 +9,7 @@ import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../
 import type { AppDeps } from '../../app/deps';
 import type { AuthUser } from '../http/auth';
 import { findVisibleTicket, messageFor, ticketFor } from '../tickets/views';
-import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange } from '#contract/live';
+import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange, type TicketContinues } from '#contract/live';
 import type { SlaWarningPush } from '#contract/sla';
 import { type LiveBudget, type LiveGuard, LIVE_USER_LIMITS } from './guard';
 import { type Presence, createPresence } from './presence';
@@ -85,6 +85,14 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   }
 }
 
+/** `ticket_continues` for a ticket's customer alone: their own sockets, unless they are staff. */
+const continuesFor = (ticket: TicketView, payload: TicketContinues): Delivery => ({
+  name: 'ticket_continues',
+  payload,
+  to: [userRoom(ticket.customer._id)],
+  except: STAFF_ROLES,
+});
+
 /**
  * The pushes one log event makes, read from the read models as they are now (so a replay shows the
  * current state, never an older one). Every payload carries the event's log `position`: the client
@@ -118,7 +126,12 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       // changes they learn what changed, not which member of staff did it.
       if (change.kind === 'outcome') return [staff!];
       const { by: _by, ...customerChange } = change;
-      return [staff!, { ...customer!, payload: { ...customer!.payload, change: customerChange } }];
+      const told = [staff!, { ...customer!, payload: { ...customer!.payload, change: customerChange } }];
+      if (event.type !== 'TicketMergedInto') return told;
+      // The source's customer is told once which ticket continues, as Telegram and e-mail tell them.
+      const { targetId, targetNumber, targetCustomerId } = event.data;
+      const continuesIn = { _id: targetCustomerId === ticket.customer._id ? targetId : null, ticketId: targetNumber };
+      return [...told, continuesFor(ticket, { kind: 'merged', ticket: { _id: ticket._id, ticketId: ticket.ticketId }, continuesIn, position })];
     }
     case 'MessagePosted':
     case 'MessageEdited': {
@@ -151,6 +164,14 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       if (!ticket) return [];
       const warning: SlaWarningPush = { ...event.data, number: ticket.ticketId, title: ticket.title, position };
       return [{ name: 'sla_warning', payload: warning, to: STAFF_ROLES }];
+    }
+    case 'MessagesMovedOut': {
+      // A split: its customer is told where the conversation goes on, when any message they could see moved.
+      const { ticketId, newTicketId, newNumber, publicCount } = event.data;
+      const ticket = publicCount > 0 ? await tickets.findOne({ _id: ticketId }) : null;
+      if (!ticket) return [];
+      const moved = { _id: ticket._id, ticketId: ticket.ticketId };
+      return [continuesFor(ticket, { kind: 'moved', ticket: moved, continuesIn: { _id: newTicketId, ticketId: newNumber }, position })];
     }
     case 'TicketDeleted': {
       const { ticketId, customerId } = event.data;

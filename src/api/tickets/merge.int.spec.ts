@@ -292,4 +292,68 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);
     });
   });
+
+  describe('when copies a merge or a split brought are moved on or edited', () => {
+    it('then a merged message moves to a new ticket, an unmerge still gives the source back whole, a copy is never edited, and rebuild equals live', async () => {
+      const customer = await addMember(server, admin, 'customer', 'Gus');
+      const { source, target } = await duplicatePair(customer);
+      const scanner = await say(customer, source._id, 'Also the scanner is offline');
+      tick();
+      expect((await post(agent.token, `/tickets/${source._id}/merge`, { target: target._id })).status).toBe(200);
+      const copy = `${target._id}~${scanner}`;
+      expect((await get(agent.token, `/tickets/${target._id}`)).body.messages.map((m: { _id: string }) => m._id)).toContain(copy);
+
+      // Edited by its sender within the edit window, a copy is refused with the reason.
+      const edit = await server.request('PUT', `/api/messages/${copy}`, { token: customer.token, body: { content: 'Scanner offline since Monday' } });
+      expect(edit).toMatchObject({ status: 409, body: { code: 'COPIED_MESSAGE' } });
+
+      tick();
+      const split = await post(agent.token, `/tickets/${target._id}/split`, { messageId: copy, title: 'Scanner offline' });
+      expect(split.status).toBe(201);
+      const scannerTicket = split.body.ticket;
+      expect(scannerTicket).toMatchObject({ title: 'Scanner offline', description: 'Also the scanner is offline', messageCount: 1 });
+      const targetNow = await get(agent.token, `/tickets/${target._id}`);
+      expect(contents(targetNow.body.messages)).not.toContain('Also the scanner is offline');
+      expect(targetNow.body.messages.map((m: { content: string }) => m.content)).toContain(`Moved to #${scannerTicket.ticketId}`);
+      expect(targetNow.body.ticket).toMatchObject({ status: 'resolved', messageCount: 4 });
+
+      // A copy a split brought moves on again by its record id.
+      await post(agent.token, `/tickets/${scannerTicket._id}/messages`, { content: 'Which scanner model?' });
+      const resolved = await server.request('PUT', `/api/tickets/${scannerTicket._id}`, { token: agent.token, body: { status: 'resolved' } });
+      expect(resolved.status).toBe(200);
+      tick();
+      const again = await post(agent.token, `/tickets/${scannerTicket._id}/split`, { messageId: `${scannerTicket._id}~${scanner}`, title: 'Scanner, again' });
+      expect(again.status).toBe(201);
+      expect(contents((await get(agent.token, `/tickets/${again.body.ticket._id}`)).body.messages)).toEqual(['Also the scanner is offline']);
+      expect((await get(agent.token, `/tickets/${scannerTicket._id}`)).body.ticket).toMatchObject({ messageCount: 1 });
+
+      // The unmerge takes back what is still in the target; the source stands whole, as it was written (and open again: the others are resolved first).
+      await server.request('PUT', `/api/tickets/${again.body.ticket._id}`, { token: agent.token, body: { status: 'resolved' } });
+      const undone = await post(agent.token, `/tickets/${source._id}/unmerge`);
+      expect(undone.status).toBe(200);
+      const targetAfter = await get(agent.token, `/tickets/${target._id}`);
+      expect(contents(targetAfter.body.messages).filter((c) => !c.startsWith('Moved to') && !c.startsWith('Status'))).toEqual([
+        'It jams on page two',
+        'Try the rear tray',
+      ]);
+      expect(targetAfter.body.ticket).toMatchObject({ messageCount: 2, mergedFrom: [] });
+      const sourceAfter = await get(agent.token, `/tickets/${source._id}`);
+      expect(contents(sourceAfter.body.messages)).toEqual([
+        'Jammed again today on Friday',
+        `Same printer as #${target.ticketId}`,
+        'Also the scanner is offline',
+      ]);
+      expect(sourceAfter.body.ticket).toMatchObject({ messageCount: 3, mergedInto: null });
+
+      // The ticket the message went on to and the source now hold the same message: they cannot be merged.
+      const shared = await post(agent.token, `/tickets/${again.body.ticket._id}/merge`, { target: source._id });
+      expect(shared).toMatchObject({ status: 409, body: { code: 'SHARED_MESSAGES' } });
+
+      const check = await checkProjections(server.deps.events, [directoryProjection, ticketsProjection, ticketActivityProjection], server.deps.readStore, {
+        livePosition: () => server.deps.projections.position,
+      });
+      expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);
+      expect((await get(admin, '/audit/verify')).body).toMatchObject({ ok: true, firstBreak: null });
+    });
+  });
 });

@@ -90,7 +90,7 @@ export function describeTickets(docs: ApiRegistry): void {
     path: '/tickets/:id/merge',
     summary: 'Merge this ticket into another',
     description:
-      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted.',
+      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted. 409 `SHARED_MESSAGES` when the two hold the same message (moved on from one to the other by a split).',
     access: [...staff],
     body: schema.mergeTicketSchema,
     responses: { 200: { description: 'The target after the merge', schema: ticketAnswer } },
@@ -111,7 +111,7 @@ export function describeTickets(docs: ApiRegistry): void {
     path: '/tickets/:id/split',
     summary: 'Move a message (and the customer’s later ones) to a new ticket',
     description:
-      'The messages leave this ticket, which shows "Moved to #N" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. 409 when the customer has another open ticket.',
+      "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, or for another customer's message an admin's merge brought (`MERGED_MESSAGE`).",
     access: [...staff],
     body: schema.splitTicketSchema,
     responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },
@@ -174,6 +174,7 @@ export function describeTickets(docs: ApiRegistry): void {
     method: 'put',
     path: '/messages/:id',
     summary: 'Edit a message (within the edit window)',
+    description: 'A copy a merge or a split brought keeps the words it had then: 409 `COPIED_MESSAGE`.',
     access: 'signed-in',
     body: schema.editMessageSchema,
     responses: { 200: { description: 'The edited message', schema: messageAnswer } },

@@ -29,6 +29,7 @@ import {
   type TicketView,
   UPLOADS,
   type UploadView,
+  streamMessageId,
 } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
 import { activityLines, withActivity } from '../../app/tickets/activity';
@@ -295,8 +296,10 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.post('/tickets/:id/split', requireRole('agent', 'admin'), async (req, res) => {
-    const request = parse(splitTicketSchema, req.body);
+    const asked = parse(splitTicketSchema, req.body);
     const ticket = await visible(req);
+    // A copy a merge or a split brought is asked for by its record id; the ticket's stream knows it by the message's own.
+    const request = { ...asked, messageId: streamMessageId(ticket._id, asked.messageId) };
     const { newTicketId, position } = await splitTicket(deps, ticket._id, request, commandContext(deps, req));
     await answerTicket(req, res, newTicketId, position, 201);
   });
@@ -358,7 +361,8 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.put('/messages/:id', requireRole(), async (req, res) => {
     const { content } = parse(editMessageSchema, req.body);
     const { message } = await findVisibleMessage(deps.readStore, req.params.id as string, currentUser(req));
-    res.json({ message: messageFor(await editMessage(deps, message.ticket, message._id, content, commandContext(deps, req))) });
+    const edited = await editMessage(deps, message.ticket, streamMessageId(message.ticket, message._id), content, commandContext(deps, req));
+    res.json({ message: messageFor(edited) });
   });
 
   router.get('/uploads/:fileId', requireRole(), async (req, res) => {

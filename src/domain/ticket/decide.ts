@@ -17,6 +17,7 @@ import {
 } from './ticket';
 import {
   type Attachment,
+  DIFFERENT_CUSTOMERS_MESSAGE,
   EDIT_WINDOW_MS,
   MESSAGE_MAX,
   OUTCOME_MAX,
@@ -248,6 +249,9 @@ function edit(command: Extract<TicketCommand, { type: 'EditMessage' }>, state: T
   const message = ticket.messages.get(command.messageId);
   if (!message || !canSeeMessage(command.actor.role, message)) throw new NotFoundError('Message');
   if (message.senderId !== command.actor.userId) throw new ForbiddenError('You can only edit your own messages', 'NOT_MESSAGE_SENDER');
+  // A copy reads as the message did when the merge or split brought it; the same words stay in the other ticket's history (docs/tickets.md).
+  if (message.copy)
+    throw new ConflictError('This message was brought here by a merge or a split and keeps the words it had then; it cannot be edited', 'COPIED_MESSAGE');
   if (message.messageType !== 'text') throw new ForbiddenError('Only text messages can be edited', 'NOT_EDITABLE');
   if (command.now.getTime() - Date.parse(message.postedAt) > EDIT_WINDOW_MS) {
     throw new ForbiddenError('Messages can only be edited within 5 minutes of sending', 'EDIT_WINDOW_EXPIRED');
@@ -284,8 +288,13 @@ function mergeInto(command: Extract<TicketCommand, { type: 'MergeInto' }>, state
     throw new ValidationError('A ticket cannot be merged into itself', [{ path: 'targetId', message: 'A ticket cannot be merged into itself' }]);
   if (source.mergedInto) throw new ConflictError(`This ticket is already merged into #${source.mergedInto.number}`, 'TICKET_MERGED');
   if (target.mergedInto) throw new ConflictError(`Ticket #${target.number} is merged into #${target.mergedInto.number}; merge into that one`, 'TICKET_MERGED');
-  if (target.customerId !== source.customerId && command.actor.role !== 'admin')
-    throw new ForbiddenError('Only an admin can merge tickets of different customers', 'DIFFERENT_CUSTOMERS');
+  if (target.customerId !== source.customerId && command.actor.role !== 'admin') throw new ForbiddenError(DIFFERENT_CUSTOMERS_MESSAGE, 'DIFFERENT_CUSTOMERS');
+  // A message moved on from a merge's copy is in both once the merge is undone: one conversation cannot hold it twice.
+  if ([...source.messages.keys()].some((id) => target.messages.has(id)))
+    throw new ConflictError(
+      `#${source.number} and #${target.number} hold the same messages (moved between them by a split); they cannot be merged`,
+      'SHARED_MESSAGES',
+    );
   return [
     {
       type: 'TicketMergedInto',
@@ -327,7 +336,7 @@ function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state
   if (source.mergedInto?.ticketId !== target.ticketId) throw new ConflictError(`Ticket #${source.number} is not merged into this ticket`, 'NOT_MERGED');
   const messages = [...source.messages.values()]
     .sort((a, b) => a.seq - b.seq)
-    .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+    .map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
   return [
     {
       type: 'TicketMergedFrom',
@@ -391,19 +400,22 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
   refuseMerged(ticket);
   const chosen = ticket.messages.get(command.messageId);
   if (!chosen) throw new NotFoundError('Message');
-  if (chosen.origin !== undefined)
-    throw new ConflictError(`This message came with the merge of #${chosen.origin}; undo that merge to move it`, 'MERGED_MESSAGE');
+  if (chosen.staffOnly)
+    throw new ConflictError(
+      `This message came from another customer's ticket #${chosen.origin} and is for staff only here; it cannot be moved to a ticket of this customer`,
+      'MERGED_MESSAGE',
+    );
   const title = command.title.trim();
   if (isBlankText(title)) throw new ValidationError('Title is required', [{ path: 'title', message: 'Title is required' }]);
   if (title.length > TITLE_MAX)
     throw new ValidationError(`Title must be at most ${TITLE_MAX} characters`, [{ path: 'title', message: `Title must be at most ${TITLE_MAX} characters` }]);
   const moving = [...ticket.messages.values()]
     .filter(
-      (message) =>
-        message === chosen || (command.withFollowing && message.seq > chosen.seq && message.senderId === ticket.customerId && message.origin === undefined),
+      (message) => message === chosen || (command.withFollowing && message.seq > chosen.seq && message.senderId === ticket.customerId && !message.staffOnly),
     )
-    .sort((a, b) => a.seq - b.seq)
-    .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+    .sort((a, b) => a.seq - b.seq);
+  const copies = moving.filter((message) => message.copy).map((message) => message.messageId);
+  const messages = moving.map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
   const events: TicketEvent[] = [
     {
       type: 'MessagesMovedOut',
@@ -412,8 +424,9 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
         newTicketId: command.newTicketId,
         newNumber: command.newNumber,
         title,
-        messages: moving,
-        publicCount: moving.filter((message) => !message.isInternal).length,
+        messages,
+        publicCount: messages.filter((message) => !message.isInternal).length,
+        ...(copies.length > 0 ? { copies } : {}),
       },
     },
   ];
@@ -426,7 +439,8 @@ function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state
   if (state.kind !== 'none') return [];
   if (!isStaff(command.actor.role)) throw new ForbiddenError('Only agents and admins can do this');
   const { sourceOpened: source, movedOut } = command;
-  const first = movedOut.messages[0];
+  // The description is the customer's to read: the first moved message they may see, never an internal note's words.
+  const first = movedOut.messages.find((message) => !message.isInternal);
   return [
     {
       type: 'TicketOpened',

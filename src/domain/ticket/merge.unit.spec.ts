@@ -270,7 +270,7 @@ describe('Ticket merge', () => {
   });
 
   describe('when messages are moved to a new ticket (split)', () => {
-    const moveOut = (messageId: string, withFollowing: boolean, actor = AGENT, title = 'New problem'): TicketCommand => ({
+    const moveOut = (messageId: string, withFollowing: boolean, actor = AGENT, title = 'New problem'): Extract<TicketCommand, { type: 'MoveOut' }> => ({
       type: 'MoveOut',
       ticketId: SOURCE,
       actor,
@@ -281,6 +281,14 @@ describe('Ticket merge', () => {
       title,
     });
     const conversation = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER)];
+    /** The new ticket's command, from the old ticket's opening and its `MessagesMovedOut`. */
+    const openSplitOf = (out: TicketEvent | undefined, from: TicketEvent = opened(SOURCE, 1042)): TicketCommand => ({
+      type: 'OpenSplit',
+      ticketId: 'new',
+      actor: AGENT,
+      sourceOpened: (from as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
+      movedOut: (out as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
+    });
 
     it('moves the message and, if asked, the customer’s later ones (not staff’s), and resolves the open ticket', () => {
       const events = given(conversation).when(moveOut('s3', true)).result();
@@ -304,21 +312,70 @@ describe('Ticket merge', () => {
         .when(moveOut('s3', false, AGENT, '  '))
         .thenThrows(ValidationError);
       given(conversation).when(moveOut('gone', false)).thenThrows(NotFoundError);
-      const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
+    });
+
+    it('refuses another customer’s message an admin’s merge brought: it is for staff only in this ticket', () => {
+      const foreignSource = [opened(SOURCE, 1042, OTHER_CUSTOMER.userId), posted(SOURCE, 's1', OTHER_CUSTOMER), MERGED_INTO];
+      const [mergedIn] = decide(mergeFrom(foreignSource, true, ADMIN), fold(TARGET_CLOSED));
       given([...TARGET_CLOSED, mergedIn!])
-        .when({ ...moveOut('s1', false), ticketId: TARGET })
+        .when({ ...moveOut('s1', false, ADMIN), ticketId: TARGET })
         .thenThrowsCode(ConflictError, 'MERGED_MESSAGE');
+    });
+
+    describe('a copy a merge brought (docs/tickets.md: copies move on)', () => {
+      const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
+      const merged = [...TARGET_CLOSED, mergedIn!];
+      const moveCopy = (messageId: string, withFollowing: boolean): TicketCommand => ({ ...moveOut(messageId, withFollowing), ticketId: TARGET });
+
+      it('moves it, with the customer’s later copies if asked, naming them as copies', () => {
+        const [out] = given(merged).when(moveCopy('s1', true)).result();
+        expect(out!.data).toMatchObject({ messages: [{ messageId: 's1' }, { messageId: 's3' }], publicCount: 2, copies: ['s1', 's3'] });
+        expect(given(conversation).when(moveOut('s3', false)).result()[0]!.data).not.toHaveProperty('copies');
+      });
+
+      it('then an unmerge takes back only the copies still here, and counts only those', () => {
+        // The merge reopened the target; the split resolves it, so the unmerge leaves that status as it is.
+        const after = [...merged, ...given(merged).when(moveCopy('s3', false)).result()];
+        given(after)
+          .when({ type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE })
+          .then([
+            {
+              type: 'TicketMergeFromUndone',
+              data: { ticketId: TARGET, sourceId: SOURCE, sourceNumber: 1042, messageIds: ['s1', 's2'], publicCount: 1, restoredStatus: null },
+            },
+          ]);
+      });
+
+      it('then the new ticket and the source, once unmerged, hold the same message and cannot be merged', () => {
+        const [out] = given(merged).when(moveCopy('s3', false)).result();
+        const split = fold(decide(openSplitOf(out, TARGET_CLOSED[0]), initialState));
+        given(SOURCE_OPEN)
+          .when({ type: 'MergeInto', ticketId: SOURCE, actor: AGENT, target: split, now: MERGED_AT })
+          .thenThrowsCode(ConflictError, 'SHARED_MESSAGES');
+      });
+
+      it('cannot be edited: it keeps the words it had when it came', () =>
+        given(merged)
+          .when({ type: 'EditMessage', ticketId: TARGET, messageId: 's1', actor: CUSTOMER, content: 'Changed', now: new Date('2026-11-20T09:01:00.000Z') })
+          .thenThrowsCode(ConflictError, 'COPIED_MESSAGE'));
+
+      it('merged back after it was moved out, is here again, not "moved"', () => {
+        const [out] = given(conversation).when(moveOut('s3', false)).result();
+        const split = decide(openSplitOf(out), initialState);
+        const home = fold([...conversation, out!]);
+        const [mergedAway] = decide({ type: 'MergeInto', ticketId: 'new', actor: AGENT, target: home, now: MERGED_AT }, fold(split));
+        const [back] = decide(
+          { type: 'MergeFrom', ticketId: SOURCE, actor: AGENT, source: fold([...split, mergedAway!]), reopen: false, now: MERGED_AT },
+          home,
+        );
+        expect(home).toMatchObject({ movedOut: { s3: { ticketId: 'new' } } });
+        expect((fold([...conversation, out!, back!]) as { movedOut: object }).movedOut).toEqual({});
+      });
     });
 
     it('opens the new ticket from the moved-out event once, with the messages as its own conversation', () => {
       const [out] = given(conversation).when(moveOut('s3', true)).result();
-      const openSplit: TicketCommand = {
-        type: 'OpenSplit',
-        ticketId: 'new',
-        actor: AGENT,
-        sourceOpened: (opened(SOURCE, 1042) as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
-        movedOut: (out as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
-      };
+      const openSplit = openSplitOf(out);
       const events = decide(openSplit, initialState);
       expect(events).toMatchObject([
         { type: 'TicketOpened', data: { ticketId: 'new', number: 1050, title: 'New problem', description: 'text of s3', customerId: CUSTOMER.userId } },
@@ -326,6 +383,32 @@ describe('Ticket merge', () => {
       ]);
       expect(fold(events)).toMatchObject({ lastSeq: 2, status: 'open' });
       expect(decide(openSplit, fold(events))).toEqual([]);
+    });
+
+    it('describes the new ticket by the first moved message its customer may read, never by an internal note', () => {
+      const notes = [...conversation, posted(SOURCE, 'n1', AGENT, true)];
+      const openFrom = (messageId: string, title = 'New problem') => {
+        const [out] = given(notes)
+          .when(moveOut(messageId, false, AGENT, title))
+          .result();
+        return decide(openSplitOf(out), initialState)[0]!.data;
+      };
+      expect(openFrom('n1', 'Firmware')).toMatchObject({ title: 'Firmware', description: 'Firmware' });
+      expect(openFrom('s3')).toMatchObject({ description: 'text of s3' });
+    });
+
+    it('moves on a message a split brought, naming it as a copy', () => {
+      const [out] = given(conversation).when(moveOut('s3', false)).result();
+      const split = decide(openSplitOf(out), initialState);
+      expect(
+        given(split)
+          .when({ ...moveOut('s3', false), ticketId: 'new', newTicketId: 'newer', newNumber: 1051 })
+          .result()[0]!.data,
+      ).toMatchObject({
+        ticketId: 'new',
+        messages: [{ messageId: 's3' }],
+        copies: ['s3'],
+      });
     });
   });
 });

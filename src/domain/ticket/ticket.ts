@@ -88,6 +88,8 @@ export interface MessagesMovedOutData {
   messages: MergedMessage[];
   /** How many of them its customer could see here. */
   publicCount: number;
+  /** Those of them that were copies here (brought by a merge or a split, kept under `<ticket>~<message>` in the read model); absent when none. */
+  copies?: string[];
 }
 
 interface TicketMergedIntoData {
@@ -133,6 +135,8 @@ interface MessageState extends Omit<MessagePostedData, 'ticketId'> {
   origin?: number;
   /** Merged from another customer's ticket: staff only here. */
   staffOnly?: boolean;
+  /** Brought by a merge or a split: the read model keeps it under a record id of its own (`<ticket>~<message>`). */
+  copy?: true;
 }
 
 interface MergeLink {
@@ -237,11 +241,20 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       for (const { sourceSeq: _at, ...message } of messages) {
         lastSeq += 1;
         if (!message.isInternal && !crossCustomer) lastPublicSeq = lastSeq;
-        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq, origin: sourceNumber, ...(crossCustomer ? { staffOnly: true } : {}) });
+        conversation = conversation.set(message.messageId, {
+          ...message,
+          seq: lastSeq,
+          origin: sourceNumber,
+          copy: true,
+          ...(crossCustomer ? { staffOnly: true } : {}),
+        });
       }
+      // A message moved out of here earlier and now merged back is here again, not "moved".
+      const back = new Set(messages.map((message) => message.messageId));
       return {
         ...state,
         status: reopenedFrom ? 'open' : state.status,
+        movedOut: Object.fromEntries(Object.entries(state.movedOut).filter(([id]) => !back.has(id))),
         messages: conversation,
         lastSeq,
         lastPublicSeq,
@@ -270,7 +283,24 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'MessagesMovedOut': {
       const ids = event.data.messages.map((message) => message.messageId);
       const to = { ticketId: event.data.newTicketId, number: event.data.newNumber };
-      return { ...state, messages: state.messages.deleteAll(ids), movedOut: { ...state.movedOut, ...Object.fromEntries(ids.map((id) => [id, to])) } };
+      // Merged copies moved on are no longer the merge's to take back: an unmerge leaves them where they went.
+      const moved = new Set(ids);
+      const publicMoved = new Set(event.data.messages.filter((message) => !message.isInternal).map((message) => message.messageId));
+      const mergedFrom = state.mergedFrom.map((link) =>
+        link.messageIds.some((id) => moved.has(id))
+          ? {
+              ...link,
+              messageIds: link.messageIds.filter((id) => !moved.has(id)),
+              publicCount: link.publicCount - link.messageIds.filter((id) => publicMoved.has(id)).length,
+            }
+          : link,
+      );
+      return {
+        ...state,
+        messages: state.messages.deleteAll(ids),
+        movedOut: { ...state.movedOut, ...Object.fromEntries(ids.map((id) => [id, to])) },
+        mergedFrom,
+      };
     }
     case 'MessagesMovedIn': {
       let { lastSeq, lastPublicSeq } = state;
@@ -278,7 +308,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       for (const { sourceSeq: _at, ...message } of event.data.messages) {
         lastSeq += 1;
         if (!message.isInternal) lastPublicSeq = lastSeq;
-        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq });
+        conversation = conversation.set(message.messageId, { ...message, seq: lastSeq, copy: true });
       }
       return { ...state, messages: conversation, lastSeq, lastPublicSeq };
     }

@@ -4,8 +4,8 @@ import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../../app/jobs/planned';
-import { STATUS_WORDS } from '#contract/tickets';
-import { type CustomerNotice, customerNoticeOf, mergedText, oneLine } from '../ticketNotices';
+import { STATUS_WORDS, mergedText } from '#contract/tickets';
+import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 

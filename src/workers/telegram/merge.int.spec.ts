@@ -2,7 +2,7 @@ import { addMember } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import type { TelegramUser } from '../../../test/support/fakeTelegram';
 import { botChat, telegramCustomerWithTicket, ticketMessages, useTelegramDesk } from '../../../test/support/telegramDesk';
-import { mergedText } from '../ticketNotices';
+import { mergedText } from '#contract/tickets';
 
 const TOKEN = '515151:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const BOT = { id: 515151, username: 'desk_merge_bot', firstName: 'Desk' };

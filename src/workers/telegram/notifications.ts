@@ -5,8 +5,8 @@ import type { RecordedEvent } from '../../platform/eventstore/port';
 import { loadBotSettings } from '../../projections/settings';
 import type { TicketView } from '../../projections/tickets';
 import type { PlannedJob } from '../../app/jobs/planned';
-import { STATUS_WORDS } from '#contract/tickets';
-import { type CustomerNotice, customerNoticeOf, mergedText } from '../ticketNotices';
+import { STATUS_WORDS, mergedText } from '#contract/tickets';
+import { type CustomerNotice, customerNoticeOf } from '../ticketNotices';
 import { sendJob } from '../../app/jobs/telegram';
 
 export const ACCESS_APPROVED_TEXT = 'Good news: your access to this support bot has been approved. Send /start to begin.';

@@ -4,7 +4,7 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { TICKET } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
-import { newTicketNotice, slaNotice, statusNotice } from './desktopNotifications';
+import { continuesNotice, newTicketNotice, slaNotice, statusNotice } from './desktopNotifications';
 import { NotificationSettings } from './ProfilePage';
 
 const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: false };
@@ -68,5 +68,16 @@ describe('Desktop notices', () => {
     expect(slaNotice(warning, 'alice')?.title).toBe('First response breached on #1001');
     expect(slaNotice(warning, 'bob')).toBeNull();
     expect(slaNotice({ ...warning, agentId: null, kind: 'warning' }, 'bob')?.title).toBe('First response due soon on #1001');
+  });
+
+  it('when a customer’s ticket continues elsewhere, then the notice names both tickets in the words Telegram and e-mail use (docs/tickets.md)', () => {
+    const push = { ticket: { _id: 't1', ticketId: 1042 }, continuesIn: { _id: null, ticketId: 1043 }, position: 9 };
+    expect(continuesNotice({ ...push, kind: 'merged' })).toEqual({
+      title: 'Ticket #1042 merged',
+      body: 'Your ticket #1042 was merged into ticket #1043, where the conversation continues.',
+    });
+    expect(continuesNotice({ ...push, kind: 'moved' }).body).toBe(
+      'Your messages in ticket #1042 were moved to the new ticket #1043, where the conversation continues.',
+    );
   });
 });

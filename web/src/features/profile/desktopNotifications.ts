@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
-import { useAppSelector } from '../../app/hooks';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { toastShown } from '../../components/toastsSlice';
+import type { TicketContinues } from '#contract/live';
 import { onLive } from '../../lib/live';
 import { usePreferencesQuery } from './api';
-import { STATUS_WORDS } from '#contract/tickets';
+import { STATUS_WORDS, mergedText, movedText } from '#contract/tickets';
 import { SLA_TARGET_WORDS, type SlaWarningPush } from '#contract/sla';
 import { isStaff } from '#contract/users';
 import { selectUser } from '../../entities/session/sessionSlice';
@@ -35,15 +37,50 @@ export function slaNotice(warning: SlaWarningPush, myId: string) {
   };
 }
 
+/** What a customer's browser says when their ticket continues elsewhere (docs/tickets.md, merging): the channels' words. */
+export function continuesNotice({ kind, ticket, continuesIn }: TicketContinues) {
+  return {
+    title: kind === 'merged' ? `Ticket #${ticket.ticketId} merged` : `Ticket #${ticket.ticketId} split`,
+    body: kind === 'merged' ? mergedText(ticket.ticketId, continuesIn.ticketId) : movedText(ticket.ticketId, continuesIn.ticketId),
+  };
+}
+
+/**
+ * A customer is told once, as the server pushes `ticket_continues` (each push reaches a tab once, a
+ * reconnect resumes after what it saw, a reload starts from now), which ticket continues theirs:
+ * a toast, and a desktop notice where the browser already lets this site show them (customers have
+ * no notification settings of their own; docs/product.md section 6).
+ */
+function useContinuesNotices(customer: boolean): void {
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (!customer) return;
+    return onLive<TicketContinues>('ticket_continues', (push) => {
+      const notice = continuesNotice(push);
+      dispatch(toastShown('info', notice.body));
+      if (!permissionGranted()) return;
+      const notification = new Notification(notice.title, { body: notice.body, tag: `continues-${push.ticket._id}-${push.position}` });
+      notification.onclick = () => {
+        window.focus();
+        if (push.continuesIn._id) void navigate(`/tickets/${push.continuesIn._id}`);
+        notification.close();
+      };
+    });
+  }, [customer, dispatch, navigate]);
+}
+
 /**
  * Global desktop notifications for agents and admins (docs/product.md section 6): new tickets and status
  * changes, each only while its local setting is on and the browser allows it. Changes one made
- * oneself are not announced back. The local copy follows the account's saved preferences.
+ * oneself are not announced back. The local copy follows the account's saved preferences. For a
+ * customer, only the notice of a ticket that continues elsewhere.
  */
 export function useDesktopNotifications(): void {
   const user = useAppSelector(selectUser);
   const staff = user !== null && isStaff(user.role);
   const navigate = useNavigate();
+  useContinuesNotices(user !== null && !staff);
   const preferences = usePreferencesQuery(undefined, { skip: !staff });
   const saved = preferences.data?.notificationPreferences;
 

@@ -28,7 +28,8 @@ const ACCEPTED_FILES = 'image/*,.pdf,.doc,.docx,.txt,.csv';
 const EDIT_HINT = 'Enter to save · Shift+Enter for a new line · Esc to cancel. Messages can be edited for 5 minutes after sending.';
 
 /** Only one's own text messages can be edited (docs/product.md section 4). */
-const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text';
+/** One's own text messages; never a copy a merge or a split brought (record id `<ticket>~<message>`), which keeps its words (docs/tickets.md). */
+const canEdit = (message: Message, myId: string) => message.sender._id === myId && message.messageType === 'text' && !message._id.includes('~');
 
 function MessageEditor({ message, onSave, onCancel }: { message: Message; onSave: (content: string) => Promise<string | null>; onCancel: () => void }) {
   const [text, setText] = useState(message.content);
@@ -96,7 +97,7 @@ export function MessageItem({
 }: {
   message: Message & { versions?: MessageVersion[] };
   myId: string;
-  /** Staff: "Move to a new ticket" from this message (not for copies a merge or a split brought, which have ids of their own). */
+  /** Staff: "Move to a new ticket" from this message, a copy a merge or a split brought included. */
   onMove?: () => void;
   /** Whose side the reader is on: staff see the desk's messages on the right, a customer their own. */
   staff?: boolean;
@@ -150,7 +151,7 @@ export function MessageItem({
             <Icon name="edit" size={14} />
           </button>
         )}
-        {onMove && !message._id.includes('~') && (
+        {onMove && (
           <button type="button" className="link-button message-move" onClick={onMove}>
             Move to a new ticket
           </button>

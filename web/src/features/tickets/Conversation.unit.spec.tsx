@@ -183,6 +183,26 @@ describe('Message', () => {
     expect(screen.queryByRole('button', { name: 'Edit message' })).not.toBeInTheDocument();
   });
 
+  it('when a message is a copy a merge or a split brought, then staff may move it on, and its sender may not edit it (docs/tickets.md)', () => {
+    const copy = message({ _id: 'ticket-2~message-1', mergedFrom: { _id: 'ticket-3', ticketId: 1003 } });
+    const onMove = jest.fn();
+    const { unmount } = renderWeb(
+      <ul>
+        <MessageItem message={copy} myId={AGENT._id} staff onMove={onMove} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
+      </ul>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Move to a new ticket' }));
+    expect(onMove).toHaveBeenCalled();
+    unmount();
+    renderWeb(
+      <ul>
+        <MessageItem message={copy} myId={CUSTOMER._id} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
+      </ul>,
+    );
+    expect(screen.getByText('Merged from #1003')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Edit message' })).not.toBeInTheDocument();
+  });
+
   it('when editing, then Enter saves, Shift+Enter adds a line, Escape cancels, and the hint names 5 minutes', async () => {
     const onSave = jest.fn(async () => null);
     const onCancel = jest.fn();

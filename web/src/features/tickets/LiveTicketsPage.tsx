@@ -3,7 +3,9 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
-import { Banner, EmptyState, LoadingScreen, StatCard } from '../../components/ui';
+import { Banner, EmptyState, LoadingScreen, Modal, StatCard } from '../../components/ui';
+import { DIFFERENT_CUSTOMERS_MESSAGE } from '#contract/tickets';
+import { MergeConfirm } from './MergePanel';
 import { formatDate, formatDateTime, fullName, timeAgo, waitedForShort } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
@@ -104,12 +106,17 @@ export function LiveTicketsTable({
   onOpen,
   onAssign,
   onStatus,
+  selected,
+  onSelect,
 }: {
   tickets: TicketListItem[];
   myId: string;
   onOpen: (ticket: Ticket) => void;
   onAssign: (ticket: Ticket) => void;
   onStatus: (ticket: Ticket, status: string) => void;
+  /** The rows ticked (by ticket id), e.g. the two tickets to merge. */
+  selected: ReadonlySet<string>;
+  onSelect: (ticket: TicketListItem, ticked: boolean) => void;
 }) {
   // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
   const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
@@ -120,6 +127,9 @@ export function LiveTicketsTable({
         <caption className="visually-hidden">Tickets</caption>
         <thead>
           <tr>
+            <th scope="col">
+              <span className="visually-hidden">Select</span>
+            </th>
             <th scope="col">#</th>
             <th scope="col" className="live-table-title-head">
               Title
@@ -139,6 +149,14 @@ export function LiveTicketsTable({
         <tbody>
           {tickets.map((ticket) => (
             <tr key={ticket._id} className={ticket.assignedAgent === null ? 'needs-attention-row' : ''}>
+              <td className="live-table-select">
+                <input
+                  type="checkbox"
+                  checked={selected.has(ticket._id)}
+                  onChange={(event) => onSelect(ticket, event.target.checked)}
+                  aria-label={`Select ticket #${ticket.ticketId}`}
+                />
+              </td>
               <td className="ticket-number">#{ticket.ticketId}</td>
               <td className="live-table-title">
                 <span className="live-table-title-line">
@@ -177,6 +195,45 @@ export function LiveTicketsTable({
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * Merging two rows ticked in the table (docs/tickets.md, merging): the same confirmation as from a
+ * ticket, where the agent picks the one that continues. Explained, not offered, unless exactly two
+ * are ticked, and for an agent unless both are of one customer (the server refuses the rest too).
+ */
+export function MergeSelected({
+  tickets,
+  role,
+  merging,
+  onMerging,
+  onMerged,
+}: {
+  tickets: TicketListItem[];
+  role: string;
+  merging: boolean;
+  onMerging: (open: boolean) => void;
+  onMerged: () => void;
+}) {
+  const pair = tickets.length === 2 ? ([tickets[0]!, tickets[1]!] as const) : null;
+  const why = !pair
+    ? `Tick two tickets to merge them (${tickets.length} ticked)`
+    : role !== 'admin' && pair[0].customer._id !== pair[1].customer._id
+      ? DIFFERENT_CUSTOMERS_MESSAGE
+      : null;
+  return (
+    <div className="merge-selected" role="group" aria-label="Selected tickets">
+      <button type="button" className="button button-secondary button-small" disabled={why !== null} onClick={() => onMerging(true)}>
+        Merge
+      </button>
+      <span className="muted small">{why ?? `#${pair![0].ticketId} and #${pair![1].ticketId}: choose which continues`}</span>
+      {merging && pair && (
+        <Modal title="Merge tickets" onClose={() => onMerging(false)}>
+          <MergeConfirm tickets={pair} choose onClose={() => onMerging(false)} onMerged={onMerged} />
+        </Modal>
+      )}
     </div>
   );
 }
@@ -282,6 +339,8 @@ export function LiveTicketsPage() {
   const q = useDeferredValue(search.trim());
   const [notices, setNotices] = useState(replyNoticesPending);
   const [view, setView] = useState<View>(storedView);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [merging, setMerging] = useState(false);
   const chooseView = (next: View) => {
     setView(next);
     try {
@@ -389,6 +448,15 @@ export function LiveTicketsPage() {
         </div>
       </div>
       {actions.takeOverDialog}
+      {view === 'table' && list.data && (
+        <MergeSelected
+          tickets={list.data.tickets.filter((ticket) => selected.has(ticket._id))}
+          role={me.role}
+          merging={merging}
+          onMerging={setMerging}
+          onMerged={() => setSelected(new Set())}
+        />
+      )}
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
       {list.isLoading ? (
         <LoadingScreen text="Loading tickets..." />
@@ -401,6 +469,15 @@ export function LiveTicketsPage() {
               onOpen={(ticket) => void navigate(`/tickets/${ticket._id}`)}
               onAssign={(ticket) => void actions.assignToMe(ticket)}
               onStatus={(ticket, status) => void actions.changeStatus(ticket, status)}
+              selected={selected}
+              onSelect={(ticket, ticked) =>
+                setSelected((before) => {
+                  const after = new Set(before);
+                  if (ticked) after.add(ticket._id);
+                  else after.delete(ticket._id);
+                  return after;
+                })
+              }
             />
           ) : (
             <div className="live-grid">

@@ -4,7 +4,7 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AGENT, listItem } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
-import { FILTERS, LiveTicketCard, LiveTicketsTable } from './LiveTicketsPage';
+import { FILTERS, LiveTicketCard, LiveTicketsTable, MergeSelected } from './LiveTicketsPage';
 
 const ASSIGNED = { _id: AGENT._id, username: 'alice_agent', firstName: 'Alice', lastName: 'Agent' };
 
@@ -52,7 +52,7 @@ describe('Live ticket card', () => {
 
 describe('Live tickets table (issue 25)', () => {
   it('when shown as a table, then each ticket is a row with its priority, marker and actions', async () => {
-    const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn() };
+    const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn(), onSelect: jest.fn(), selected: new Set<string>() };
     renderWeb(
       <LiveTicketsTable
         tickets={[listItem({ unreadCount: 3 }), listItem({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED, waitingSince: null })]}
@@ -74,6 +74,8 @@ describe('Live tickets table (issue 25)', () => {
     await user.click(screen.getByRole('button', { name: 'Assign to Me (ticket #1001)' }));
     expect(handlers.onAssign).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1001 }));
     expect(screen.queryByRole('button', { name: 'Assign to Me (ticket #1002)' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('checkbox', { name: 'Select ticket #1002' }));
+    expect(handlers.onSelect).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1002 }), true);
   });
 
   it('when the Open filter is chosen, then it asks for what the sidebar calls open', () => {
@@ -84,5 +86,32 @@ describe('Live tickets table (issue 25)', () => {
     const args = (key: string) => FILTERS.find((filter) => filter.key === key)!.args;
     expect(args('waiting')).toEqual({ assigned: 'me', waiting: true, status: 'open,in_progress,pending_customer' });
     expect(args('unassigned')).toEqual({ assigned: 'unassigned', status: 'open,in_progress,pending_customer' });
+  });
+});
+
+describe('Merging two ticked rows (issue 36)', () => {
+  const other = { _id: 'someone', username: 'dan', firstName: 'Dan', lastName: 'Other' };
+  const renderBar = (tickets: Array<ReturnType<typeof listItem>>, role: string) => {
+    const onMerging = jest.fn();
+    renderWeb(<MergeSelected tickets={tickets} role={role} merging={false} onMerging={onMerging} onMerged={jest.fn()} />);
+    return { onMerging, merge: screen.getByRole('button', { name: 'Merge' }) };
+  };
+
+  it('when one ticket is ticked, then Merge is not offered and says why', () => {
+    const { merge } = renderBar([listItem({})], 'agent');
+    expect(merge).toBeDisabled();
+    expect(screen.getByText('Tick two tickets to merge them (1 ticked)')).toBeInTheDocument();
+  });
+
+  it('when an agent ticks two tickets of different customers, then Merge is not offered and says only an admin may', () => {
+    const { merge } = renderBar([listItem({}), listItem({ _id: 't2', ticketId: 1002, customer: other })], 'agent');
+    expect(merge).toBeDisabled();
+    expect(screen.getByText('Only an admin can merge tickets of different customers')).toBeInTheDocument();
+  });
+
+  it('when an admin ticks two tickets of different customers, then Merge opens the confirmation', async () => {
+    const { merge, onMerging } = renderBar([listItem({}), listItem({ _id: 't2', ticketId: 1002, customer: other })], 'admin');
+    await userEvent.setup().click(merge);
+    expect(onMerging).toHaveBeenCalledWith(true);
   });
 });

@@ -48,55 +48,100 @@ export function MergedIntoBanner({ ticket, staff }: { ticket: Ticket; staff: boo
   );
 }
 
-/** The confirmation that shows both tickets before a merge. */
-function MergeDialog({ source, target, onClose }: { source: Ticket; target: string; onClose: () => void }) {
-  const found = useTicketQuery(target.replace(/^#/, ''));
+const person = (ticket: Ticket) => `${ticket.customer.firstName} ${ticket.customer.lastName}`;
+
+/**
+ * The confirmation that shows both tickets before a merge. With `choose`, the agent picks which of
+ * the two continues (the target; the other is merged into it and redirects), as from two rows
+ * selected in Live Tickets; else `tickets[0]` is merged into `tickets[1]`. `onMerged` gets the target.
+ */
+export function MergeConfirm({
+  tickets,
+  choose = false,
+  onMerged,
+  onClose,
+}: {
+  tickets: readonly [Ticket, Ticket];
+  choose?: boolean;
+  onMerged: (target: Ticket) => void;
+  onClose: () => void;
+}) {
+  const [targetAt, setTargetAt] = useState<0 | 1>(1);
   const [merge, { isLoading }] = useMergeTicketMutation();
   const [failure, setFailure] = useState<string | null>(null);
-  const navigate = useNavigate();
   const dispatch = useAppDispatch();
-  const into = found.data?.ticket;
+  const source = tickets[targetAt === 1 ? 0 : 1];
+  const into = tickets[targetAt];
   const confirm = async () => {
     try {
-      const { ticket } = await merge({ id: source._id, target: into!._id }).unwrap();
+      const { ticket } = await merge({ id: source._id, target: into._id }).unwrap();
       dispatch(toastShown('success', `#${source.ticketId} merged into #${ticket.ticketId}`));
       onClose();
-      void navigate(`/tickets/${ticket._id}`);
+      onMerged(ticket);
     } catch (error) {
       setFailure(errorMessage(error, 'Failed to merge'));
     }
   };
   return (
-    <Modal title="Merge tickets" onClose={onClose}>
-      {found.isLoading ? (
-        <p className="muted">Looking up #{target}...</p>
-      ) : !into ? (
-        <Banner kind="error">No ticket #{target.replace(/^#/, '')} found</Banner>
-      ) : (
-        <dl className="info-list merge-pair">
-          <div>
-            <dt>Merge (closed, redirects)</dt>
-            <dd>
-              #{source.ticketId} {source.title} ({source.customer.firstName} {source.customer.lastName})
-            </dd>
-          </div>
-          <div>
-            <dt>Into (continues)</dt>
-            <dd>
-              #{into.ticketId} {into.title} ({into.customer.firstName} {into.customer.lastName})
-            </dd>
-          </div>
-        </dl>
+    <>
+      {choose && (
+        <fieldset className="merge-choice">
+          <legend>Which ticket continues?</legend>
+          {tickets.map((ticket, at) => (
+            <label key={ticket._id} className="checkbox-line">
+              <input type="radio" name="merge-target" checked={targetAt === at} onChange={() => setTargetAt(at as 0 | 1)} /> #{ticket.ticketId} {ticket.title}
+            </label>
+          ))}
+        </fieldset>
       )}
+      <dl className="info-list merge-pair">
+        <div>
+          <dt>Merge (closed, redirects)</dt>
+          <dd>
+            #{source.ticketId} {source.title} ({person(source)})
+          </dd>
+        </div>
+        <div>
+          <dt>Into (continues)</dt>
+          <dd>
+            #{into.ticketId} {into.title} ({person(into)})
+          </dd>
+        </div>
+      </dl>
       {failure && <p className="field-error">{failure}</p>}
       <div className="form-actions">
         <button type="button" className="button button-secondary" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className="button button-primary" disabled={!into || isLoading} onClick={() => void confirm()}>
+        <button type="button" className="button button-primary" disabled={isLoading} onClick={() => void confirm()}>
           {isLoading ? 'Merging...' : 'Confirm merge'}
         </button>
       </div>
+    </>
+  );
+}
+
+/** The merge of `source` into the ticket numbered `target`, confirmed after both are shown; then the target opens. */
+function MergeDialog({ source, target, onClose }: { source: Ticket; target: string; onClose: () => void }) {
+  const found = useTicketQuery(target.replace(/^#/, ''));
+  const navigate = useNavigate();
+  const into = found.data?.ticket;
+  return (
+    <Modal title="Merge tickets" onClose={onClose}>
+      {found.isLoading ? (
+        <p className="muted">Looking up #{target}...</p>
+      ) : !into ? (
+        <>
+          <Banner kind="error">No ticket #{target.replace(/^#/, '')} found</Banner>
+          <div className="form-actions">
+            <button type="button" className="button button-secondary" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </>
+      ) : (
+        <MergeConfirm tickets={[source, into]} onClose={onClose} onMerged={(ticket) => void navigate(`/tickets/${ticket._id}`)} />
+      )}
     </Modal>
   );
 }
