@@ -496,11 +496,15 @@ async function main() {
     log('4/8 replay ...');
     const replayRun = (...extra: string[]) =>
       JSON.parse(
-        execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db'), ...extra], {
-          cwd: root,
-          encoding: 'utf8',
-          maxBuffer: 1 << 20,
-        }),
+        execFileSync(
+          process.execPath,
+          ['--expose-gc', '--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db'), ...extra],
+          {
+            cwd: root,
+            encoding: 'utf8',
+            maxBuffer: 1 << 20,
+          },
+        ),
       ) as ReplayResult;
     const replay = replayRun('--queries', String(size.searchRounds));
     log('replay without the search index ...');

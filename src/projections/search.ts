@@ -64,9 +64,31 @@ export const personTexts = (person: Pick<SearchPersonDoc, 'username' | 'email' |
 ];
 
 function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>): SearchTicketDoc {
-  const open = termSet(ticketTexts(doc, false));
-  const all = termSet(ticketTexts(doc, true));
-  return { ...doc, publicTerms: [...open], internalTerms: [...all].filter((term) => !open.has(term)) };
+  const publicTerms = pooledTerms(ticketTexts(doc, false));
+  const open = new Set(publicTerms);
+  return { ...doc, publicTerms, internalTerms: pooledTerms(ticketTexts(doc, true)).filter((term) => !open.has(term)) };
+}
+
+/**
+ * One string for each distinct word the lists hold: the same word in 50,000 tickets' lists is then
+ * one string, not 50,000 (most of the index's memory otherwise). Emptied past a bound, so words of
+ * deleted tickets cannot pile up; strings already filed stay as they are.
+ */
+const words = new Map<string, string>();
+const MAX_POOLED_WORDS = 2_000_000;
+
+function pooledTerms(texts: Iterable<string>): string[] {
+  const terms: string[] = [];
+  for (const term of termSet(texts)) {
+    let pooled = words.get(term);
+    if (pooled === undefined) {
+      if (words.size >= MAX_POOLED_WORDS) words.clear();
+      words.set(term, term);
+      pooled = term;
+    }
+    terms.push(pooled);
+  }
+  return terms;
 }
 
 /** A ticket's word lists as sets, for the documents a page folds several posts into. */
@@ -100,7 +122,7 @@ function putPerson(
   const entry = page.people.get(userId)!;
   if (entry.now && entry.now._revision >= revision) return;
   const next = change(entry.now);
-  if (next) entry.now = { ...next, terms: [...termSet(personTexts(next))], _revision: revision };
+  if (next) entry.now = { ...next, terms: pooledTerms(personTexts(next)), _revision: revision };
 }
 
 /** Messages joining a ticket; `staffOnly` (another customer's, after an admin's merge) makes all their words staff-only. */
@@ -151,7 +173,7 @@ const evolve = dispatcher<Page, void>({
     // conversation again. The lists (the page's own copies) grow in place, their sets kept for the page.
     const { open, hidden } = wordSetsOf(before);
     let revealed = false;
-    for (const term of termSet([content, ...message.files])) {
+    for (const term of pooledTerms([content, ...message.files])) {
       if (open.has(term)) continue;
       if (!isInternal) {
         open.add(term);

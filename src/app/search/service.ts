@@ -1,7 +1,7 @@
 import MiniSearch, { type Query } from 'minisearch';
 import { MAX_QUERY_LENGTH, type SearchQuery, type SearchResults, type SearchSnippet } from '#contract/search';
 import { type Role, isStaff } from '#contract/users';
-import { type Doc, type Filter, type ReadStore, type Sort, escapeRegex } from '../../platform/readstore/port';
+import { type Collection, type Doc, type Filter, type ReadStore, type Sort, escapeRegex } from '../../platform/readstore/port';
 import { SEARCH_PEOPLE, SEARCH_TICKETS, type SearchPersonDoc, type SearchTicketDoc, personTexts } from '../../projections/search';
 import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, spans, tokenize } from '../../projections/searchText';
 import { TICKETS, type TicketView } from '../../projections/tickets';
@@ -17,6 +17,24 @@ export interface Searcher {
  * whatever the size of the desk (docs/search.md).
  */
 const RANK_WINDOW = 100;
+/** Above this many matches, the window is found by walking the tickets newest first, not by sorting the matches. */
+const FEW_MATCHES = 2000;
+
+/**
+ * The RANK_WINDOW most recent matches, read newest first from the tickets (in growing batches) and
+ * kept when they match: for a common word most of the first tickets do, so this reads a few hundred
+ * tickets where handing the store every match would send and test tens of thousands of ids.
+ */
+async function recentAmong(views: Collection<TicketView>, ids: Set<string>, filters: Filter, recent: Sort): Promise<TicketView[]> {
+  const found: TicketView[] = [];
+  for (let skip = 0, batch = 4 * RANK_WINDOW; found.length < RANK_WINDOW; skip += batch, batch *= 2) {
+    const tickets = await views.find(filters, { sort: recent, skip, limit: batch });
+    for (const ticket of tickets) if (ids.has(ticket._id) && found.length < RANK_WINDOW) found.push(ticket);
+    if (tickets.length < batch) break;
+  }
+  return found;
+}
+
 /** A snippet shows about this many characters around the first highlighted word. */
 const SNIPPET_LENGTH = 160;
 
@@ -38,11 +56,8 @@ async function ticketsWith(store: ReadStore, searcher: Searcher, word: string, e
   const staff = isStaff(searcher.role);
   const tickets = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
   const ids = { projection: { _id: 1 as const } };
-  const found = new Set(
-    staff
-      ? [...(await idsOf(tickets.find({ publicTerms: condition }, ids))), ...(await idsOf(tickets.find({ internalTerms: condition }, ids)))]
-      : await idsOf(tickets.find({ customer: searcher.id, publicTerms: condition }, ids)),
-  );
+  const found = new Set(await idsOf(tickets.find(staff ? { publicTerms: condition } : { customer: searcher.id, publicTerms: condition }, ids)));
+  if (staff) for (const id of await idsOf(tickets.find({ internalTerms: condition }, ids))) found.add(id);
   // Tickets by their customer's name, e-mail or Telegram username.
   const people = staff
     ? await idsOf(store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ terms: condition }, ids))
@@ -188,10 +203,14 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   const staff = isStaff(searcher.role);
   const recency = (ticket: TicketView) => (staff ? ticket.updatedAt : ticket.publicUpdatedAt);
   const recent: Sort = staff ? { updatedAt: -1, ticketId: -1 } : { publicUpdatedAt: -1, ticketId: -1 };
-  const filter = { _id: { $in: [...ids] }, ...ticketFilter(query, searcher) };
+  const filters = ticketFilter(query, searcher);
+  const filter = { _id: { $in: [...ids] }, ...filters };
   const views = store.collection<TicketView>(TICKETS);
-  // Only the window is read whole and ranked; the count and the pages beyond it are the store's (an ordered walk in the embedded one).
-  const [window, total] = await Promise.all([views.find(filter, { sort: recent, limit: RANK_WINDOW }), views.count(filter)]);
+  // Only the window is read whole and ranked; the count and the pages beyond it are the store's.
+  const [window, total] = await Promise.all([
+    ids.size > FEW_MATCHES ? recentAmong(views, ids, filters, recent) : views.find(filter, { sort: recent, limit: RANK_WINDOW }),
+    staff && Object.keys(filters).length === 0 ? ids.size : views.count(filter),
+  ]);
   const docs = new Map(
     (await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: window.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
   );

@@ -175,6 +175,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return null;
   }
 
+  /** The ids matching a one-condition filter that an index answers in full, read from the index alone; null for any other filter. */
+  private idsAnsweredByIndex(filter: Filter): string[] | null {
+    const keys = Object.keys(filter);
+    if (keys.length !== 1 || keys[0] === '_id') return null;
+    const ids = this.candidateIds(filter) ?? this.prefixIds(filter);
+    return ids && this.answeredByIndex(keys[0]!, filter[keys[0]!]) ? ids : null;
+  }
+
   /** Whether the field's equality index gives exactly the documents matching `condition` (an equality, `$in` or element range on strings). */
   private answeredByIndex(field: string, condition: unknown): boolean {
     const index = this.fieldIndexes.get(field);
@@ -252,6 +260,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
     // Some top-level fields of every match (a search's ids): copied field by field, not through a cursor.
     const fields = !options.sort && !options.skip && !options.limit ? topLevelInclusion(options.projection) : null;
+    const ids = fields?.length === 1 && fields[0] === '_id' ? this.idsAnsweredByIndex(filter) : null;
+    if (ids) return ids.map((_id) => ({ _id }) as T);
     if (fields) return this.matching(filter).map((doc) => pick(doc as AnyObject, fields) as T);
     let cursor = find(this.candidates(filter) as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
@@ -512,8 +522,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   private index(before: T | null, after: T | null): void {
     if (before && !after) for (const ordered of this.orderedIndexes.values()) ordered.remove(before._id);
-    if (before) this.indexFields(before, false);
-    if (after) this.indexFields(after, true);
+    if (before && after) {
+      // A replacement moves only the values that changed (a list of words mostly grows).
+      for (const ordered of this.orderedIndexes.values()) refile(ordered, after as AnyObject);
+      for (const index of this.fieldIndexes.values()) refileField(index, before, after);
+    } else if (before) this.indexFields(before, false);
+    else if (after) this.indexFields(after, true);
     this.indexUnique(before, after);
   }
 
@@ -611,6 +625,21 @@ function fileField<T extends Doc>(index: FieldIndex, doc: T, add: boolean): void
     return;
   }
   fileValue(index, value === undefined ? null : value, doc._id, add);
+}
+
+/** Moves a document from the values of `before` to those of `after`, leaving alone the values both hold. */
+function refileField<T extends Doc>(index: FieldIndex, before: T, after: T): void {
+  const old = valueAt(before as AnyObject, index.path);
+  const now = valueAt(after as AnyObject, index.path);
+  if (!isPrimitiveArray(old) || !isPrimitiveArray(now)) {
+    fileField(index, before, false);
+    fileField(index, after, true);
+    return;
+  }
+  const kept = new Set(now);
+  for (const value of new Set(old)) if (!kept.has(value)) fileValue(index, value, before._id, false);
+  const had = new Set(old);
+  for (const value of kept) if (!had.has(value)) fileValue(index, value, after._id, true);
 }
 
 function fileValue({ byValue, sorted }: FieldIndex, key: Primitive, id: string, add: boolean): void {
