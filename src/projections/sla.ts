@@ -50,7 +50,7 @@ const tickets = (store: ReadStore) => store.collection<SlaTicketEntry>(SLA_TICKE
 const episodes = (store: ReadStore) => store.collection<SlaEpisodeView>(SLA_EPISODES);
 
 /** The ticket events as the clock folds them. */
-function clockEvent(event: RecordedEvent): ClockEvent | null {
+export function clockEvent(event: RecordedEvent): ClockEvent | null {
   const at = Date.parse(event.metadata.occurredAt);
   if (event.type === 'TicketOpened') return { type: 'TicketOpened', at };
   if (event.type === 'TicketStatusChanged') return { type: 'TicketStatusChanged', at, to: event.data.to as TicketStatus };

@@ -48,6 +48,9 @@ export type ClockEvent =
   | { type: 'TicketStatusChanged'; at: number; to: TicketStatus }
   | { type: 'MessagePosted'; at: number; senderRole: Role; isInternal: boolean };
 
+/** An event the fold passes over in any state, so nothing that reacts to moved clocks needs to look: an internal note. */
+export const movesNoClock = (event: ClockEvent) => event.type === 'MessagePosted' && event.isInternal;
+
 export const initialClock = (policy: AppliedPolicy | null): SlaClockState => ({
   policy,
   status: 'open',
@@ -109,7 +112,7 @@ export function evolveClock(state: SlaClockState, event: ClockEvent): SlaClockSt
       return { ...state, status: 'open', clocks };
     }
     case 'MessagePosted': {
-      if (event.isInternal || isDone(state.status)) return state;
+      if (movesNoClock(event) || isDone(state.status)) return state;
       if (event.senderRole !== 'customer') {
         const clocks = complete(state.clocks, (clock) => clock.target !== 'resolution', event.at);
         return { ...state, clocks, agentReplied: true, awaitingReply: false };
