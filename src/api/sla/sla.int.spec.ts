@@ -54,6 +54,7 @@ describe('Service levels', () => {
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, calendarId: 'nowhere' }] }, 'No calendar nowhere');
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, categoryId: 'no-such-category' }] }, 'No category no-such-category');
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, targets: everyPriority(targets(0, null, null)) }] }, 'at least 1 minute');
+      await refused({ ...SETTINGS, policies: [{ ...STANDARD, targets: everyPriority(targets(null, null, null)) }] }, 'The policy Standard has no target');
       await refused({ ...SETTINGS, warnPercent: 100 }, 'warnPercent is at most 99');
       await refused({ ...SETTINGS, pauseStatuses: ['resolved'] }, 'pause the clock');
       expect((await put(SETTINGS, agent.token)).status).toBe(403);
