@@ -67,7 +67,7 @@ describe('Web app in Chromium: service levels', () => {
     await card.getByText(/#\d+ Printer jammed · First response due/).waitFor();
   });
 
-  it('when the admin adds a calendar with two intervals and a holiday and a policy in it field by field, then a reload shows them saved, and an interval without an end is refused next to it', async () => {
+  it('when the admin adds a calendar with two intervals and a holiday and a policy in it field by field, then a reload shows them saved, an interval without an end is refused next to it, and a refusal only the server can make shows in the dialog', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const admin = await context.newPage();
     await signIn(admin, server.url, ADMIN.email, ADMIN.password);
@@ -135,6 +135,22 @@ describe('Web app in Chromium: service levels', () => {
     await tuesday.getByText('An end is HH:MM, from 00:00 to 24:00').waitFor();
     expect(await tuesday.getByLabel('Tuesday interval 1 end').getAttribute('aria-invalid')).toBe('true');
     await shootBothThemes(admin, 'sla-calendar-form-error');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // What only the server knows: the category was deleted while the dialog was open. Its refusal shows in the dialog.
+    const scanners = await addCategory(server, await server.login(), { name: 'Scanners' });
+    await admin.reload();
+    await group.getByRole('button', { name: 'Add Policy' }).click();
+    dialog = admin.getByRole('dialog', { name: 'Add Policy' });
+    await dialog.getByLabel('Name', { exact: true }).fill('Scanners');
+    await dialog.getByLabel('Applies to').selectOption({ label: 'Category: Scanners' });
+    await dialog.getByLabel('High resolution hours').fill('8');
+    expect((await server.request('DELETE', `/api/categories/${scanners}`, { token: await server.login() })).status).toBe(204);
+    await dialog.getByRole('button', { name: 'Create Policy' }).click();
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: `No category ${scanners}` })
+      .waitFor();
     expect((await server.request('GET', '/api/sla/settings', { token: await server.login() })).body.settings.version).toBe(3);
     await context.close();
   });

@@ -44,7 +44,7 @@ const settingsOnly = ({ calendars, defaultCalendarId, policies, pauseStatuses, w
 });
 
 /** When the clocks stand still and when the warning goes out: the settings every policy shares. */
-function ClocksForm({ document, save, saving }: { document: SlaSettings; save: (next: SlaSettings) => Promise<unknown>; saving: boolean }) {
+export function ClocksForm({ document, save, saving }: { document: SlaSettings; save: (next: SlaSettings) => Promise<unknown>; saving: boolean }) {
   const [pauseStatuses, setPauseStatuses] = useState(document.pauseStatuses);
   const [warnPercent, setWarnPercent] = useState(String(document.warnPercent));
   const [errors, setErrors] = useState<FieldErrors>({});
