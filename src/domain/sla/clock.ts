@@ -59,6 +59,14 @@ export const initialClock = (policy: AppliedPolicy | null): SlaClockState => ({
   clocks: [],
 });
 
+/**
+ * The clocks as a ticket's `SlaPolicyApplied` starts them: at its `startsAt` when it names one (a
+ * ticket split off another while its customer was already waiting, docs/sla.md), else at the event's
+ * own time, the opening it was appended with.
+ */
+export const appliedClock = (applied: { policy: AppliedPolicy; startsAt?: string }, recordedAt: number): SlaClockState =>
+  evolveClock(initialClock(applied.policy), { type: 'TicketOpened', at: applied.startsAt === undefined ? recordedAt : Date.parse(applied.startsAt) });
+
 const isPaused = (state: SlaClockState, status = state.status) => state.policy?.pauseStatuses.includes(status) ?? false;
 const isDone = (status: TicketStatus) => status === 'resolved' || status === 'closed';
 

@@ -91,8 +91,18 @@ export type TicketCommand =
    * ticket `newTicketId` titled `title`; an open ticket is resolved, its customer's open ticket now being the new one.
    */
   | { type: 'MoveOut'; ticketId: string; actor: TicketActor; messageId: string; withFollowing: boolean; newTicketId: string; newNumber: number; title: string }
-  /** The new ticket of a split, written from the source's `MessagesMovedOut` and its opening. */
-  | { type: 'OpenSplit'; ticketId: string; actor: TicketActor; sourceOpened: TicketOpenedData; movedOut: MessagesMovedOutData }
+  /**
+   * The new ticket of a split, written from the source's `MessagesMovedOut` and its opening; `sla`: the
+   * policy for the source's category and priority under the settings as they stand at the split.
+   */
+  | {
+      type: 'OpenSplit';
+      ticketId: string;
+      actor: TicketActor;
+      sourceOpened: TicketOpenedData;
+      movedOut: MessagesMovedOutData;
+      sla?: AppliedPolicy | null;
+    }
   /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
   | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
@@ -404,6 +414,12 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
     )
     .sort((a, b) => a.seq - b.seq)
     .map(({ seq, origin: _origin, staffOnly: _staff, ...message }) => ({ ...message, sourceSeq: seq }));
+  // The customer waits since their first message after the last public staff reply here: what the new ticket's clocks start from.
+  const lastReply = Math.max(
+    0,
+    ...[...ticket.messages.values()].filter((message) => isStaff(message.senderRole) && !message.isInternal).map((message) => message.seq),
+  );
+  const waiting = moving.find((message) => message.senderId === ticket.customerId && !message.isInternal && message.sourceSeq > lastReply);
   const events: TicketEvent[] = [
     {
       type: 'MessagesMovedOut',
@@ -414,6 +430,7 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
         title,
         messages: moving,
         publicCount: moving.filter((message) => !message.isInternal).length,
+        waitingSince: waiting?.postedAt ?? null,
       },
     },
   ];
@@ -421,12 +438,17 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
   return events;
 }
 
-/** Decides nothing once the new ticket exists, so a split cut short between its appends is completed by running it again. */
+/**
+ * Decides nothing once the new ticket exists, so a split cut short between its appends is completed by
+ * running it again. The new ticket follows its policy as a ticket opened now would, its clocks started
+ * where its customer began waiting among the moved messages, if they were (docs/sla.md).
+ */
 function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state: TicketState): TicketEvent[] {
   if (state.kind !== 'none') return [];
   if (!isStaff(command.actor.role)) throw new ForbiddenError('Only agents and admins can do this');
-  const { sourceOpened: source, movedOut } = command;
+  const { sourceOpened: source, movedOut, sla } = command;
   const first = movedOut.messages[0];
+  const startsAt = movedOut.waitingSince ? { startsAt: movedOut.waitingSince } : {};
   return [
     {
       type: 'TicketOpened',
@@ -442,6 +464,7 @@ function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state
         platform: source.platform,
       },
     },
+    ...(sla ? [{ type: 'SlaPolicyApplied' as const, data: { ticketId: movedOut.newTicketId, policy: sla, ...startsAt } }] : []),
     { type: 'MessagesMovedIn', data: { ticketId: movedOut.newTicketId, sourceId: source.ticketId, sourceNumber: source.number, messages: movedOut.messages } },
   ];
 }
