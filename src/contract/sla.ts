@@ -150,6 +150,8 @@ export const slaSettingsSchema = z
       categories.add(policy.categoryId);
       if (policy.calendarId !== null && !calendars.has(policy.calendarId))
         ctx.addIssue({ code: 'custom', path: ['policies', index, 'calendarId'], message: `No calendar ${policy.calendarId}` });
+      if (Object.values(policy.targets).every((targets) => SLA_TARGETS.every((target) => targets[target] === null)))
+        ctx.addIssue({ code: 'custom', path: ['policies', index, 'targets'], message: `The policy ${policy.name} has no target` });
     });
   });
 

@@ -5,8 +5,11 @@ import { countCommands, taggingProjectionWork } from '../../test/support/command
 import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
 import { dropDatabase, readModelsUrl } from '../../test/support/mongo';
 import { type TestServer, startTestServer } from '../../test/support/server';
+import { pagesOfAll } from '../platform/eventstore/paging';
+import type { RecordedEvent } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import type { MongoReadStore } from '../platform/readstore/mongodb';
+import { SLA_TICKETS } from './sla';
 
 /**
  * What a posted message costs the read models on MongoDB, counted with the driver's command
@@ -66,5 +69,72 @@ describe('MongoDB commands per posted message', () => {
     );
     expect(projection).toBeGreaterThan(0);
     expect(perMessage).toBeLessThanOrEqual(3);
+  }, 120_000);
+
+  it('when customers, agent replies and internal notes take turns under an SLA policy, then the SLA reaction reads its read model for no note', async () => {
+    const ROUNDS = 3;
+    const admin = await server.login();
+    const category = await addCategory(server, admin);
+    const targets = { firstResponse: 60, nextResponse: 60, resolution: 480 };
+    const policy = {
+      id: 'standard',
+      name: 'Standard',
+      categoryId: null,
+      calendarId: null,
+      targets: { low: targets, medium: targets, high: targets, urgent: targets },
+    };
+    const settings = { calendars: [], defaultCalendarId: null, policies: [policy], pauseStatuses: ['pending_customer'], warnPercent: 80 };
+    expect((await server.request('PUT', '/api/sla/settings', { token: admin, body: settings })).status).toBe(200);
+    const agent = await addMember(server, admin, 'agent');
+    const chats: Array<{ member: Member; ticket: string }> = [];
+    for (let i = 0; i < CUSTOMERS; i++) {
+      const member = await addMember(server, admin, 'customer');
+      chats.push({ member, ticket: (await openTicket(server, member, category))._id });
+    }
+    const post = async (ticket: string, token: string, body: { content: string; isInternal?: boolean }) => {
+      const posted = await server.request('POST', `/api/tickets/${ticket}/messages`, { token, body });
+      // Recorded either way; 202 says the read models had not caught up within the wait (a loaded machine).
+      expect([201, 202]).toContain(posted.status);
+    };
+    await Promise.all(chats.map((chat) => post(chat.ticket, chat.member.token, { content: 'Hello' })));
+    const shared = server.deps.readStore;
+    const mongo = ('raw' in shared ? shared.raw : shared) as MongoReadStore;
+    const tally = countCommands(mongo);
+    // The reaction reads one ticket by its id; the projection reads a page's tickets with $in.
+    let reactionReads = 0;
+    const stopCounting = mongo.onCommand((event) => {
+      const filter = event.command.filter as { _id?: unknown } | undefined;
+      if (event.commandName === 'find' && String(event.command.find).startsWith(SLA_TICKETS) && typeof filter?._id === 'string') reactionReads += 1;
+    });
+    const start = await server.deps.events.headPosition();
+    await Promise.all(
+      chats.map(async ({ member, ticket }) => {
+        for (let i = 0; i < ROUNDS; i++) {
+          await post(ticket, agent.token, { content: `Checked the logs (${i})`, isInternal: true });
+          await post(ticket, agent.token, { content: `Could you try again? (${i})` });
+          await post(ticket, member.token, { content: `Still broken (${i})` });
+        }
+      }),
+    );
+    const head = await server.deps.events.headPosition();
+    for (let waited = 0; ((await server.deps.queue.checkpoint('notifications')) ?? 0) < head; waited += 50) {
+      if (waited > 30_000) throw new Error('the notifications reactor did not reach the head of the log');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    tally.stop();
+    stopCounting();
+    const recorded: RecordedEvent[] = [];
+    for await (const page of pagesOfAll(server.deps.events, { after: start, pageSize: 500 })) recorded.push(...page.filter((event) => event.position <= head));
+    const notes = recorded.filter((event) => event.type === 'MessagePosted' && event.data.isInternal === true).length;
+    const clockMovers = recorded.filter((event) => ['MessagePosted', 'TicketStatusChanged', 'SlaPolicyApplied'].includes(event.type)).length - notes;
+    const messages = CUSTOMERS * ROUNDS * 3;
+    const { projection } = tally.totals();
+    process.stdout.write(
+      `[commands per message, mixed] projections and reactions ${(projection / messages).toFixed(2)} (${projection} for ${messages} messages, ${notes} of them internal notes; ` +
+        `SLA reaction reads ${reactionReads} for ${clockMovers} events that may move a clock: ${JSON.stringify(Object.fromEntries(tally.counts.projection))})\n`,
+    );
+    expect(notes).toBe(CUSTOMERS * ROUNDS);
+    expect(reactionReads).toBe(clockMovers);
   }, 120_000);
 });

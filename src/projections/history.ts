@@ -144,7 +144,8 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Removed the relation to #${event.data.otherNumber}`;
     case 'SlaPolicyApplied': {
       const { policyName, version, calendarName } = event.data.policy;
-      return `Follows the SLA policy ${quote(policyName)} (settings version ${version}, ${calendarName ? `business hours of ${quote(calendarName)}` : 'around the clock'})`;
+      const since = event.data.startsAt ? `; clocks from ${event.data.startsAt}, when the customer began waiting` : '';
+      return `Follows the SLA policy ${quote(policyName)} (settings version ${version}, ${calendarName ? `business hours of ${quote(calendarName)}` : 'around the clock'}${since})`;
     }
     case 'SlaWarningRaised': {
       const { target, episode, kind, dueAt } = event.data;

@@ -1,7 +1,17 @@
 import { DEFAULT_SLA_SETTINGS, type SlaFilter, type SlaSettings, type SlaTarget, type TicketSla } from '#contract/sla';
 import type { TicketStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
-import { type ClockEvent, type SlaClockState, type TargetClock, currentClocks, evolveClock, initialClock, nextDueAt, viewTarget } from '../domain/sla/clock';
+import {
+  type ClockEvent,
+  type SlaClockState,
+  type TargetClock,
+  appliedClock,
+  currentClocks,
+  evolveClock,
+  initialClock,
+  nextDueAt,
+  viewTarget,
+} from '../domain/sla/clock';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
@@ -50,7 +60,7 @@ const tickets = (store: ReadStore) => store.collection<SlaTicketEntry>(SLA_TICKE
 const episodes = (store: ReadStore) => store.collection<SlaEpisodeView>(SLA_EPISODES);
 
 /** The ticket events as the clock folds them. */
-function clockEvent(event: RecordedEvent): ClockEvent | null {
+export function clockEvent(event: RecordedEvent): ClockEvent | null {
   const at = Date.parse(event.metadata.occurredAt);
   if (event.type === 'TicketOpened') return { type: 'TicketOpened', at };
   if (event.type === 'TicketStatusChanged') return { type: 'TicketStatusChanged', at, to: event.data.to as TicketStatus };
@@ -136,11 +146,8 @@ const evolve = dispatcher<Page, void>({
     page.entries.set(ticketId, entry);
     page.changed.add(ticketId);
   },
-  // Appended with the opening, at the same moment: the clocks start at the opening.
-  SlaPolicyApplied: (event, page) =>
-    advance(page, event, () => ({
-      clock: evolveClock(initialClock(event.data.policy), { type: 'TicketOpened', at: Date.parse(event.metadata.occurredAt) }),
-    })),
+  // Appended with the opening, at the same moment: the clocks start at the opening, or where a split ticket's customer began waiting.
+  SlaPolicyApplied: (event, page) => advance(page, event, () => ({ clock: appliedClock(event.data, Date.parse(event.metadata.occurredAt)) })),
   MessagePosted: (event, page) => advance(page, event, fold(event)),
   TicketStatusChanged: (event, page) => advance(page, event, (entry) => ({ ...fold(event)(entry), status: event.data.to })),
   AgentAssignedToTicket: (event, page) => advance(page, event, () => ({ agentId: event.data.agentId })),

@@ -1,4 +1,5 @@
 import { addCategory, addMember, type Member, openTicket } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 
 const MINUTE = 60_000;
@@ -54,6 +55,7 @@ describe('Service levels', () => {
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, calendarId: 'nowhere' }] }, 'No calendar nowhere');
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, categoryId: 'no-such-category' }] }, 'No category no-such-category');
       await refused({ ...SETTINGS, policies: [{ ...STANDARD, targets: everyPriority(targets(0, null, null)) }] }, 'at least 1 minute');
+      await refused({ ...SETTINGS, policies: [{ ...STANDARD, targets: everyPriority(targets(null, null, null)) }] }, 'The policy Standard has no target');
       await refused({ ...SETTINGS, warnPercent: 100 }, 'warnPercent is at most 99');
       await refused({ ...SETTINGS, pauseStatuses: ['resolved'] }, 'pause the clock');
       expect((await put(SETTINGS, agent.token)).status).toBe(403);
@@ -214,6 +216,79 @@ describe('Service levels', () => {
         report: (await server.request('GET', '/api/sla/report?from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z', { token: agent.token })).body.report,
         slas: await slas(),
       }).toEqual(before);
+    });
+  });
+
+  describe('a ticket split off another', () => {
+    it('follows the policy current at the split, recorded with the agent, its clocks started where the customer began waiting', async () => {
+      const at = (time: string) => (now = Date.parse(`2026-04-13T${time}:00Z`));
+      const say = async (token: string, ticketId: string, content: string) => {
+        const sent = await server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body: { content } });
+        expect(sent.status).toBe(201);
+        return sent.body.message._id as string;
+      };
+      // Monday 13 April 2026, 09:00 in Berlin (07:00Z, summer time).
+      at('07:00');
+      const customer = await addMember(server, admin, 'customer', 'Fay');
+      const old = await openTicket(server, customer, category);
+      const { version } = (await server.request('GET', '/api/sla/settings', { token: admin })).body.settings;
+      at('07:10');
+      await say(agent.token, old._id, 'Fixed the invoice');
+      at('07:20');
+      const waiting = await say(customer.token, old._id, 'Also my password reset mail never comes');
+      at('07:30');
+      const faster = { ...SETTINGS, policies: [{ ...STANDARD, name: 'Faster', targets: everyPriority(targets(30, 60, 240)) }] };
+      expect((await put(faster)).body.settings.version).toBe(version + 1);
+      at('08:00');
+      const split = await server.request('POST', `/api/tickets/${old._id}/split`, { token: agent.token, body: { messageId: waiting, title: 'Password mail' } });
+      expect(split.status).toBe(201);
+      const created = split.body.ticket._id as string;
+
+      // The old ticket keeps its version; the new one follows the one current at the split, counting from 07:20, not 08:00.
+      expect(await slaOf(old._id)).toMatchObject({ version, policyName: 'Standard' });
+      expect(await slaOf(created)).toMatchObject({ version: version + 1, policyName: 'Faster', nextDueAt: '2026-04-13T07:50:00.000Z' });
+      expect(await target(created, 'firstResponse')).toMatchObject({
+        state: 'breached',
+        startedAt: '2026-04-13T07:20:00.000Z',
+        breachedAt: '2026-04-13T07:50:00.000Z',
+        remainingMs: -10 * MINUTE,
+      });
+      expect(await target(created, 'resolution')).toMatchObject({ state: 'running', startedAt: '2026-04-13T07:20:00.000Z', dueAt: '2026-04-13T11:20:00.000Z' });
+      expect(await listed('sla=breached')).toContain(created);
+
+      const history = await server.request('GET', `/api/tickets/${created}/history`, { token: admin });
+      expect(history.body.events.find((event: { type: string }) => event.type === 'SlaPolicyApplied')).toMatchObject({
+        actor: { userId: agent.id },
+        summary: `Follows the SLA policy "Faster" (settings version ${version + 1}, business hours of "Berlin office"; clocks from 2026-04-13T07:20:00.000Z, when the customer began waiting)`,
+      });
+
+      // Breached before the split: its timers fire at once, and the warning and the breach are recorded once each.
+      const raised = async () =>
+        ((await server.request('GET', `/api/tickets/${created}/history`, { token: admin })).body.events as Array<{ type: string; summary: string }>)
+          .filter((event) => event.type === 'SlaWarningRaised')
+          .map((event) => event.summary)
+          .sort();
+      await eventually(async () => (await raised()).length >= 2, { describe: 'the warning and the breach of the split ticket' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await raised()).toEqual([
+        'First response breached its target (due 2026-04-13T07:50:00.000Z)',
+        'First response reached the warning share of its target (due 2026-04-13T07:50:00.000Z)',
+      ]);
+
+      // An answer stops the first response; time travel and a rebuild give the same clocks as live.
+      at('08:10');
+      await say(agent.token, created, 'Resent the reset mail');
+      const live = await slaOf(created);
+      expect(live.targets[0]).toMatchObject({ target: 'firstResponse', state: 'breached', completedAt: '2026-04-13T08:10:00.000Z' });
+      const moment = async (time: string) => (await server.request('GET', `/api/tickets/${created}/at?time=2026-04-13T${time}:00Z`, { token: admin })).body.sla;
+      expect(await moment('08:05')).toMatchObject({
+        version: version + 1,
+        targets: [{ target: 'firstResponse', state: 'breached', startedAt: '2026-04-13T07:20:00.000Z' }, {}],
+      });
+      expect(await moment('08:10')).toEqual(live);
+      await server.deps.projections.rebuild();
+      expect(await slaOf(created)).toEqual(live);
+      await put(SETTINGS);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { type SlaSettings, type SlaTarget, SLA_TARGETS } from '#contract/sla';
+import type { SlaSettings, SlaTarget } from '#contract/sla';
 import { ValidationError } from '#contract/errors';
 import type { Priority } from '#contract/tickets';
 import type { AppliedPolicy } from '../../domain/sla/clock';
@@ -21,7 +21,7 @@ export async function policyForNewTicket(deps: AppDeps, categoryId: string, prio
   return choosePolicy(state.settings, state.version, categoryId, priority);
 }
 
-/** Saves the calendars and policies as the next version; a policy for a category that does not exist is refused. */
+/** Saves the calendars and policies (checked against the contract's schema) as the next version; a policy for a category that does not exist is refused. */
 export async function updateSlaSettings(deps: AppDeps, settings: SlaSettings, context: CommandContext) {
   const categories = new Set((await deps.readStore.collection(CATEGORIES).find({}, { projection: { _id: 1 } })).map((category) => category._id));
   const issues = settings.policies.flatMap((policy, index) =>
@@ -30,12 +30,6 @@ export async function updateSlaSettings(deps: AppDeps, settings: SlaSettings, co
       : [],
   );
   if (issues.length > 0) throw new ValidationError(issues[0]!.message, issues);
-  const empty = settings.policies.flatMap((policy, index) =>
-    Object.values(policy.targets).every((targets) => SLA_TARGETS.every((target) => targets[target] === null))
-      ? [{ path: `policies.${index}.targets`, message: `The policy ${policy.name} has no target` }]
-      : [],
-  );
-  if (empty.length > 0) throw new ValidationError(empty[0]!.message, empty);
   await runCommand(deps, SLA_SETTINGS_STREAM, slaSettingsDecider, { type: 'UpdateSlaSettings', settings }, context);
 }
 

@@ -5,6 +5,7 @@ import type { MessagesMovedOutData, TicketOpenedData } from '../../domain/ticket
 import type { CommandContext, Fence } from '../../platform/commands';
 import { recordedAs } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
+import { policyForNewTicket } from '../sla/service';
 import {
   actorOf,
   claimOpenTicket,
@@ -166,7 +167,8 @@ async function completeSplit(
     events.find((event) => event.type === 'MessagesMovedOut' && event.data.newTicketId === newTicketId)!,
   ).data;
   const fences = claimed.length > 0 ? claimed : [await claimOpenTicket(deps, sourceOpened.customerId, newTicketId, context)];
-  const opened = await runTicketCommand(deps, newTicketId, { type: 'OpenSplit', ticketId: newTicketId, actor, sourceOpened, movedOut }, context, fences);
+  const sla = await policyForNewTicket(deps, sourceOpened.categoryId, sourceOpened.priority);
+  const opened = await runTicketCommand(deps, newTicketId, { type: 'OpenSplit', ticketId: newTicketId, actor, sourceOpened, movedOut, sla }, context, fences);
   const last = Math.max(position, opened.position);
   await ticketViewsReach(deps, last);
   return { newTicketId, position: last };

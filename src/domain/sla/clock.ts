@@ -48,6 +48,9 @@ export type ClockEvent =
   | { type: 'TicketStatusChanged'; at: number; to: TicketStatus }
   | { type: 'MessagePosted'; at: number; senderRole: Role; isInternal: boolean };
 
+/** An event the fold passes over in any state, so nothing that reacts to moved clocks needs to look: an internal note. */
+export const movesNoClock = (event: ClockEvent) => event.type === 'MessagePosted' && event.isInternal;
+
 export const initialClock = (policy: AppliedPolicy | null): SlaClockState => ({
   policy,
   status: 'open',
@@ -55,6 +58,14 @@ export const initialClock = (policy: AppliedPolicy | null): SlaClockState => ({
   agentReplied: false,
   clocks: [],
 });
+
+/**
+ * The clocks as a ticket's `SlaPolicyApplied` starts them: at its `startsAt` when it names one (a
+ * ticket split off another while its customer was already waiting, docs/sla.md), else at the event's
+ * own time, the opening it was appended with.
+ */
+export const appliedClock = (applied: { policy: AppliedPolicy; startsAt?: string }, recordedAt: number): SlaClockState =>
+  evolveClock(initialClock(applied.policy), { type: 'TicketOpened', at: applied.startsAt === undefined ? recordedAt : Date.parse(applied.startsAt) });
 
 const isPaused = (state: SlaClockState, status = state.status) => state.policy?.pauseStatuses.includes(status) ?? false;
 const isDone = (status: TicketStatus) => status === 'resolved' || status === 'closed';
@@ -109,7 +120,7 @@ export function evolveClock(state: SlaClockState, event: ClockEvent): SlaClockSt
       return { ...state, status: 'open', clocks };
     }
     case 'MessagePosted': {
-      if (event.isInternal || isDone(state.status)) return state;
+      if (movesNoClock(event) || isDone(state.status)) return state;
       if (event.senderRole !== 'customer') {
         const clocks = complete(state.clocks, (clock) => clock.target !== 'resolution', event.at);
         return { ...state, clocks, agentReplied: true, awaitingReply: false };

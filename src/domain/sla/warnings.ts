@@ -2,7 +2,7 @@ import type { SlaTarget } from '#contract/sla';
 import type { Role } from '#contract/users';
 import type { TicketStatus } from '#contract/tickets';
 import type { Decider, DomainEvent } from '../shared/decider';
-import { type AppliedPolicy, type SlaClockState, evolveClock, initialClock } from './clock';
+import { type AppliedPolicy, type SlaClockState, appliedClock, evolveClock, initialClock } from './clock';
 
 export type SlaWarningKind = 'warning' | 'breach';
 
@@ -34,7 +34,7 @@ export function evolve(state: SlaWarningState, event: Folded): SlaWarningState {
   if (state.kind !== 'ticket') return state;
   switch (event.type) {
     case 'SlaPolicyApplied':
-      return { ...state, clock: evolveClock(initialClock(data.policy as AppliedPolicy), { type: 'TicketOpened', at }) };
+      return { ...state, clock: appliedClock(data as { policy: AppliedPolicy; startsAt?: string }, at) };
     case 'TicketStatusChanged':
       return { ...state, clock: evolveClock(state.clock, { type: 'TicketStatusChanged', at, to: data.to as TicketStatus }) };
     case 'MessagePosted':

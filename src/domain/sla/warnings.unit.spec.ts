@@ -63,5 +63,13 @@ describe('SLA warnings', () => {
         .when(raise('breach', 11))
         .then([]);
     });
+    it('counts from where a split ticket’s customer began waiting, not from the split', () => {
+      // Opened by a split 8 minutes after the customer's unanswered message: 2 minutes are left.
+      const split = [recorded('TicketOpened', {}, 8), recorded('SlaPolicyApplied', { policy: POLICY, startsAt: OPENED_AT }, 8)];
+      given(split)
+        .when(raise('breach', 10))
+        .then([raised('breach')]);
+      given(split).when(raise('breach', 9)).then([]);
+    });
   });
 });

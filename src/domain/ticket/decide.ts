@@ -92,8 +92,18 @@ export type TicketCommand =
    * ticket `newTicketId` titled `title`; an open ticket is resolved, its customer's open ticket now being the new one.
    */
   | { type: 'MoveOut'; ticketId: string; actor: TicketActor; messageId: string; withFollowing: boolean; newTicketId: string; newNumber: number; title: string }
-  /** The new ticket of a split, written from the source's `MessagesMovedOut` and its opening. */
-  | { type: 'OpenSplit'; ticketId: string; actor: TicketActor; sourceOpened: TicketOpenedData; movedOut: MessagesMovedOutData }
+  /**
+   * The new ticket of a split, written from the source's `MessagesMovedOut` and its opening; `sla`: the
+   * policy for the source's category and priority under the settings as they stand at the split.
+   */
+  | {
+      type: 'OpenSplit';
+      ticketId: string;
+      actor: TicketActor;
+      sourceOpened: TicketOpenedData;
+      movedOut: MessagesMovedOutData;
+      sla?: AppliedPolicy | null;
+    }
   /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
   | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
@@ -416,6 +426,12 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
     .sort((a, b) => a.seq - b.seq);
   const copies = moving.filter((message) => message.copy).map((message) => message.messageId);
   const messages = moving.map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
+  // The customer waits since their first message after the last public staff reply here: what the new ticket's clocks start from.
+  const lastReply = Math.max(
+    0,
+    ...[...ticket.messages.values()].filter((message) => isStaff(message.senderRole) && !message.isInternal).map((message) => message.seq),
+  );
+  const waiting = messages.find((message) => message.senderId === ticket.customerId && !message.isInternal && message.sourceSeq > lastReply);
   const events: TicketEvent[] = [
     {
       type: 'MessagesMovedOut',
@@ -427,6 +443,7 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
         messages,
         publicCount: messages.filter((message) => !message.isInternal).length,
         ...(copies.length > 0 ? { copies } : {}),
+        waitingSince: waiting?.postedAt ?? null,
       },
     },
   ];
@@ -434,13 +451,18 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
   return events;
 }
 
-/** Decides nothing once the new ticket exists, so a split cut short between its appends is completed by running it again. */
+/**
+ * Decides nothing once the new ticket exists, so a split cut short between its appends is completed by
+ * running it again. The new ticket follows its policy as a ticket opened now would, its clocks started
+ * where its customer began waiting among the moved messages, if they were (docs/sla.md).
+ */
 function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state: TicketState): TicketEvent[] {
   if (state.kind !== 'none') return [];
   if (!isStaff(command.actor.role)) throw new ForbiddenError('Only agents and admins can do this');
-  const { sourceOpened: source, movedOut } = command;
+  const { sourceOpened: source, movedOut, sla } = command;
   // The description is the customer's to read: the first moved message they may see, never an internal note's words.
   const first = movedOut.messages.find((message) => !message.isInternal);
+  const startsAt = movedOut.waitingSince ? { startsAt: movedOut.waitingSince } : {};
   return [
     {
       type: 'TicketOpened',
@@ -456,6 +478,7 @@ function openSplit(command: Extract<TicketCommand, { type: 'OpenSplit' }>, state
         platform: source.platform,
       },
     },
+    ...(sla ? [{ type: 'SlaPolicyApplied' as const, data: { ticketId: movedOut.newTicketId, policy: sla, ...startsAt } }] : []),
     { type: 'MessagesMovedIn', data: { ticketId: movedOut.newTicketId, sourceId: source.ticketId, sourceNumber: source.number, messages: movedOut.messages } },
   ];
 }

@@ -28,7 +28,7 @@ const opened = (ticketId: string, number: number, customerId = CUSTOMER.userId):
     platform: 'web',
   },
 });
-const posted = (ticketId: string, messageId: string, sender: TicketActor, isInternal = false): TicketEvent => ({
+const posted = (ticketId: string, messageId: string, sender: TicketActor, isInternal = false, postedAt = '2026-11-20T09:00:00.000Z'): TicketEvent => ({
   type: 'MessagePosted',
   data: {
     ticketId,
@@ -40,7 +40,7 @@ const posted = (ticketId: string, messageId: string, sender: TicketActor, isInte
     isInternal,
     platform: 'web',
     attachments: [],
-    postedAt: '2026-11-20T09:00:00.000Z',
+    postedAt,
   },
 });
 const status = (ticketId: string, from: TicketStatus, to: TicketStatus): TicketEvent => ({ type: 'TicketStatusChanged', data: { ticketId, from, to } });
@@ -288,6 +288,7 @@ describe('Ticket merge', () => {
       actor: AGENT,
       sourceOpened: (from as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
       movedOut: (out as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
+      sla: null,
     });
 
     it('moves the message and, if asked, the customer’s later ones (not staff’s), and resolves the open ticket', () => {
@@ -408,6 +409,74 @@ describe('Ticket merge', () => {
         ticketId: 'new',
         messages: [{ messageId: 's3' }],
         copies: ['s3'],
+      });
+    });
+
+    describe('service levels', () => {
+      const at = (minute: number) => `2026-11-20T09:${String(minute).padStart(2, '0')}:00.000Z`;
+      // s2 is a note: only s4 answers the customer; s3 was answered by it, s5 waits.
+      const timed = [
+        opened(SOURCE, 1042),
+        posted(SOURCE, 's1', CUSTOMER, false, at(1)),
+        posted(SOURCE, 's2', AGENT, true, at(2)),
+        posted(SOURCE, 's3', CUSTOMER, false, at(3)),
+        posted(SOURCE, 's4', AGENT, false, at(4)),
+        posted(SOURCE, 's5', CUSTOMER, false, at(5)),
+      ];
+      const waitingSince = (events: TicketEvent[], command: TicketCommand) =>
+        (given(events).when(command).result()[0] as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data.waitingSince;
+      const POLICY = {
+        policyId: 'standard',
+        policyName: 'Standard',
+        version: 3,
+        calendarName: null,
+        hours: null,
+        targets: { firstResponse: 60, nextResponse: 120, resolution: 480 },
+        pauseStatuses: ['pending_customer' as const],
+        warnPercent: 80,
+      };
+      const openSplit = (events: TicketEvent[], command: TicketCommand, sla: typeof POLICY | null): TicketCommand => ({
+        type: 'OpenSplit',
+        ticketId: 'new',
+        actor: AGENT,
+        sourceOpened: (opened(SOURCE, 1042) as Extract<TicketEvent, { type: 'TicketOpened' }>).data,
+        movedOut: (given(events).when(command).result()[0] as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data,
+        sla,
+      });
+
+      it('notes when the customer began waiting among the moved messages: their first one no public staff reply followed', () => {
+        expect(waitingSince(timed, moveOut('s3', true))).toBe(at(5));
+        expect(waitingSince(timed, moveOut('s4', true))).toBe(at(5));
+        expect(waitingSince(timed, moveOut('s3', false))).toBeNull();
+        expect(waitingSince(timed, moveOut('s4', false))).toBeNull();
+        // Before any public reply (the note answers nothing) the customer waits since their first moved message.
+        expect(waitingSince(timed.slice(0, 4), moveOut('s1', true))).toBe(at(1));
+      });
+
+      it('applies the policy chosen at the split in the opening, its clocks started where the customer began waiting', () => {
+        expect(
+          given([])
+            .when(openSplit(timed, moveOut('s3', true), POLICY))
+            .result(),
+        ).toContainEqual({
+          type: 'SlaPolicyApplied',
+          data: { ticketId: 'new', policy: POLICY, startsAt: at(5) },
+        });
+        // Nothing waits: the clocks start with the opening, as a new ticket's do.
+        expect(
+          given([])
+            .when(openSplit(timed, moveOut('s3', false), POLICY))
+            .result(),
+        ).toContainEqual({
+          type: 'SlaPolicyApplied',
+          data: { ticketId: 'new', policy: POLICY },
+        });
+        expect(
+          given([])
+            .when(openSplit(timed, moveOut('s3', true), null))
+            .result()
+            .map((event) => event.type),
+        ).toEqual(['TicketOpened', 'MessagesMovedIn']);
       });
     });
   });

@@ -52,8 +52,12 @@ export type TicketEvent =
   | DomainEvent<'MessageEdited', { ticketId: string; messageId: string; content: string; previousContent: string }>
   /** The reader has seen every message they may see up to `upTo` (a message's position in the conversation). */
   | DomainEvent<'MessagesRead', { ticketId: string; readerId: string; upTo: number }>
-  /** The SLA policy the ticket follows from its opening (docs/sla.md): a copy of it, so later settings leave the ticket alone. */
-  | DomainEvent<'SlaPolicyApplied', { ticketId: string; policy: AppliedPolicy }>
+  /**
+   * The SLA policy the ticket follows from its opening (docs/sla.md): a copy of it, so later settings
+   * leave the ticket alone. `startsAt`: where its clocks start when not at this event (a split ticket's
+   * customer already waiting since then).
+   */
+  | DomainEvent<'SlaPolicyApplied', { ticketId: string; policy: AppliedPolicy; startsAt?: string }>
   | SlaWarningEvent
   /** The customer's rating of a resolution (docs/satisfaction.md): in this stream, changes nothing of the ticket itself. */
   | SatisfactionEvent
@@ -90,6 +94,11 @@ export interface MessagesMovedOutData {
   publicCount: number;
   /** Those of them that were copies here (brought by a merge or a split, kept under `<ticket>~<message>` in the read model); absent when none. */
   copies?: string[];
+  /**
+   * When the customer began waiting among them: the earliest moved message of the customer that no
+   * public staff reply followed here; null when none waits (absent in splits recorded before it was kept).
+   */
+  waitingSince?: string | null;
 }
 
 interface TicketMergedIntoData {

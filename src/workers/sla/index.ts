@@ -6,7 +6,8 @@ import { raiseSlaWarning } from '../../app/sla/service';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { Job } from '../../platform/queue/port';
-import { type SlaTicketEntry, SLA_TICKETS, findSlaTicket } from '../../projections/sla';
+import { movesNoClock } from '../../domain/sla/clock';
+import { type SlaTicketEntry, SLA_TICKETS, clockEvent, findSlaTicket } from '../../projections/sla';
 import { loadSystemSettings } from '../../projections/settings';
 import { USERS, type UserView } from '../../projections/users';
 import { SLA_TARGET_WORDS, type SlaTarget } from '#contract/sla';
@@ -62,6 +63,9 @@ const staffMail = (
  */
 async function slaReaction(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
   if (CLOCK_EVENTS.includes(event.type)) {
+    // An internal note leaves every clock as it was, so its timers are planned already: no read (docs/sla.md).
+    const input = clockEvent(event);
+    if (input && movesNoClock(input)) return [];
     const entry = await findSlaTicket(deps.readStore, String(event.data.ticketId));
     return entry ? timersOf(deps, entry) : [];
   }

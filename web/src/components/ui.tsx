@@ -273,3 +273,60 @@ export function DataTable({ columns, label, children }: { columns: string[]; lab
     </div>
   );
 }
+
+/** A labelled one-line text box with its error under it, marked invalid while the error stands. */
+export function TextField({
+  id,
+  label,
+  value,
+  maxLength,
+  error,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  maxLength?: number;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} maxLength={maxLength} value={value} aria-invalid={error ? true : undefined} onChange={(e) => onChange(e.target.value)} />
+      {error && <span className="field-error">{error}</span>}
+    </div>
+  );
+}
+
+/**
+ * A table row's Edit and Delete icon buttons (`name` in their labels, `what` in their tooltips). A
+ * delete that is not allowed is disabled and says why; a disabled button gets no hover events, so the
+ * tooltip sits on a wrapper.
+ */
+export function RowEditDelete({
+  name,
+  what,
+  onEdit,
+  onDelete,
+  deleteRefusal = null,
+}: {
+  name: string;
+  what: string;
+  onEdit: () => void;
+  onDelete: () => void;
+  deleteRefusal?: string | null;
+}) {
+  return (
+    <div className="row-actions">
+      <button type="button" className="icon-button" aria-label={`Edit ${name}`} title={`Edit ${what}`} onClick={onEdit}>
+        <Icon name="edit" size={16} />
+      </button>
+      <span title={deleteRefusal ?? `Delete ${what}`}>
+        <button type="button" className="icon-button danger" aria-label={`Delete ${name}`} disabled={deleteRefusal !== null} onClick={onDelete}>
+          <Icon name="trash" size={16} />
+        </button>
+      </span>
+    </div>
+  );
+}

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { createCategorySchema } from '#contract/categories';
 import { Icon } from '../../components/icons';
-import { Banner, FormActions, OrderAndActiveFields } from '../../components/ui';
+import { Banner, FormActions, OrderAndActiveFields, TextField } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { Category } from '../../entities/ticket/types';
 import type { CategoryInput, CustomField } from './api';
@@ -136,17 +136,7 @@ export function CategoryForm({
   return (
     <form className="form" onSubmit={submit} noValidate>
       {error && <Banner kind="error">{error}</Banner>}
-      <div className="field">
-        <label htmlFor="category-name">Name</label>
-        <input
-          id="category-name"
-          maxLength={100}
-          value={draft.name}
-          aria-invalid={errors.name ? true : undefined}
-          onChange={(e) => set({ name: e.target.value })}
-        />
-        {problem('name')}
-      </div>
+      <TextField id="category-name" label="Name" maxLength={100} value={draft.name} error={errors.name} onChange={(name) => set({ name })} />
       <div className="field">
         <label htmlFor="category-description">Description</label>
         <textarea id="category-description" rows={2} maxLength={500} value={draft.description} onChange={(e) => set({ description: e.target.value })} />

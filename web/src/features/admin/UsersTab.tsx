@@ -4,7 +4,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
 import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
-import { Badge, Banner, EmptyState, DataTable } from '../../components/ui';
+import { Badge, Banner, EmptyState, DataTable, RowEditDelete } from '../../components/ui';
 import { fullName, timeAgo } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
@@ -48,17 +48,13 @@ export function UsersTable({
             </td>
             <td>{lastLoginText(user.lastLogin)}</td>
             <td>
-              <div className="row-actions">
-                <button type="button" className="icon-button" aria-label={`Edit ${fullName(user)}`} title="Edit user" onClick={() => onEdit(user)}>
-                  <Icon name="edit" size={16} />
-                </button>
-                {/* A disabled button gets no hover events, so the tooltip sits on a wrapper. */}
-                <span title={self ? 'Cannot delete your own account' : 'Delete user'}>
-                  <button type="button" className="icon-button danger" aria-label={`Delete ${fullName(user)}`} disabled={self} onClick={() => onDelete(user)}>
-                    <Icon name="trash" size={16} />
-                  </button>
-                </span>
-              </div>
+              <RowEditDelete
+                name={fullName(user)}
+                what="user"
+                onEdit={() => onEdit(user)}
+                onDelete={() => onDelete(user)}
+                deleteRefusal={self ? 'Cannot delete your own account' : null}
+              />
             </td>
           </tr>
         );

@@ -10,6 +10,7 @@ import { type FieldErrors, checkWith } from '../../lib/validation';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { SatisfactionSettingsGroup } from '../../entities/satisfaction/SatisfactionSettingsForm';
 import { SlaSettingsGroup } from '../../entities/sla/SlaSettingsForm';
+import { useCategoriesQuery } from '../../entities/ticket/api';
 import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation } from './api';
 
 const MB = 1024 * 1024;
@@ -246,6 +247,7 @@ export function SettingsPage() {
   const { data, error, isLoading } = useSystemSettingsQuery(undefined, { skip: !admin });
   const [saveSettings] = useSaveSettingsMutation();
   const [testBot] = useTestBotMutation();
+  const categories = useCategoriesQuery(undefined, { skip: !admin });
   if (!admin) return <AccessDenied>Access Denied: You must be an administrator to access system settings.</AccessDenied>;
 
   const actions: SettingsActions = {
@@ -275,7 +277,7 @@ export function SettingsPage() {
       {isLoading && <LoadingScreen text="Loading settings..." />}
       {data && <SettingsForm settings={data.settings} actions={actions} />}
       {data && <SatisfactionSettingsGroup />}
-      {data && <SlaSettingsGroup />}
+      {data && <SlaSettingsGroup categories={categories.data?.categories ?? []} />}
     </div>
   );
 }
