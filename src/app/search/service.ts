@@ -17,22 +17,32 @@ export interface Searcher {
  * whatever the size of the desk (docs/search.md).
  */
 const RANK_WINDOW = 100;
-/** Above this many matches, the window is found by walking the tickets newest first, not by sorting the matches. */
+/** Above this many matches (of a staff query without filters), the window is found by reading the tickets newest first. */
 const FEW_MATCHES = 2000;
 
 /**
- * The RANK_WINDOW most recent matches, read newest first from the tickets (in growing batches) and
- * kept when they match: for a common word most of the first tickets do, so this reads a few hundred
- * tickets where handing the store every match would send and test tens of thousands of ids.
+ * The matches at positions [skip, skip + limit) in recency order: the tickets read newest first (ids
+ * only, in growing batches), each batch's matches asked of the search documents. For a common word
+ * most of the first tickets match, so the window reads a few hundred tickets, not every match.
  */
-async function recentAmong(views: Collection<TicketView>, ids: Set<string>, filters: Filter, recent: Sort): Promise<TicketView[]> {
-  const found: TicketView[] = [];
-  for (let skip = 0, batch = 4 * RANK_WINDOW; found.length < RANK_WINDOW; skip += batch, batch *= 2) {
-    const tickets = await views.find(filters, { sort: recent, skip, limit: batch });
-    for (const ticket of tickets) if (ids.has(ticket._id) && found.length < RANK_WINDOW) found.push(ticket);
-    if (tickets.length < batch) break;
+async function newestMatching(
+  views: Collection<TicketView>,
+  searchDocs: Collection<SearchTicketDoc>,
+  matches: Filter,
+  recent: Sort,
+  skip: number,
+  limit: number,
+): Promise<TicketView[]> {
+  const found: string[] = [];
+  let seen = 0;
+  for (let from = 0, batch = 4 * (skip + limit); found.length < limit; from += batch, batch *= 2) {
+    const ids = await idsOf(views.find({}, { sort: recent, skip: from, limit: batch, projection: { _id: 1 } }));
+    const matching = new Set(await idsOf(searchDocs.find({ _id: { $in: ids }, ...matches }, { projection: { _id: 1 } })));
+    for (const id of ids) if (matching.has(id) && seen++ >= skip && found.length < limit) found.push(id);
+    if (ids.length < batch) break;
   }
-  return found;
+  const byId = new Map((await views.find({ _id: { $in: found } })).map((ticket) => [ticket._id, ticket]));
+  return found.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** A snippet shows about this many characters around the first highlighted word. */
@@ -47,28 +57,32 @@ const wordIn = (word: string, exact: boolean) => (exact ? word : { $regex: `^${e
 const idsOf = async (found: Promise<Doc[]>) => (await found).map(({ _id }) => _id);
 
 /**
- * The tickets holding `word` that this searcher may find by it. A customer's lookup reads only
- * their own tickets' public words (an index on customer, then words), so neither its result nor
- * its cost depends on anyone else's tickets or on internal notes.
+ * Where `word` may find a ticket for this searcher: its public words, for staff also its notes'
+ * words, and its customer's name, e-mail or Telegram username. A customer's filter (with
+ * `customer` beside it, see `matchFilter`) reads only their own tickets' public words, so neither
+ * its result nor its cost depends on anyone else's tickets or on internal notes.
  */
-async function ticketsWith(store: ReadStore, searcher: Searcher, word: string, exact: boolean): Promise<Set<string>> {
+async function wordFilter(store: ReadStore, searcher: Searcher, word: string, exact: boolean): Promise<Filter[]> {
   const condition = wordIn(word, exact);
   const staff = isStaff(searcher.role);
-  const tickets = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
-  const ids = { projection: { _id: 1 as const } };
-  const found = new Set(await idsOf(tickets.find(staff ? { publicTerms: condition } : { customer: searcher.id, publicTerms: condition }, ids)));
-  if (staff) for (const id of await idsOf(tickets.find({ internalTerms: condition }, ids))) found.add(id);
-  // Tickets by their customer's name, e-mail or Telegram username.
   const people = staff
-    ? await idsOf(store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ terms: condition }, ids))
+    ? await idsOf(store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ terms: condition }, { projection: { _id: 1 } }))
     : (await ownTerms(store, searcher.id)).some((term) => matchesWord(term, word, exact))
       ? [searcher.id]
       : [];
-  if (people.length > 0) {
-    const theirs = await store.collection<TicketView>(TICKETS).find({ 'customer._id': { $in: people } }, ids);
-    for (const { _id } of theirs) found.add(_id);
-  }
-  return found;
+  return [{ publicTerms: condition }, ...(staff ? [{ internalTerms: condition }] : []), ...(people.length > 0 ? [{ customer: { $in: people } }] : [])];
+}
+
+/** The search documents matching every word and none of the excluded words, as this searcher may see them (null: no word). */
+async function matchFilter(store: ReadStore, searcher: Searcher, parsed: ParsedQuery): Promise<Filter | null> {
+  if (parsed.words.length === 0) return null;
+  const wanted = await Promise.all(parsed.words.map(async (word) => ({ $or: await wordFilter(store, searcher, word, parsed.exact.has(word)) })));
+  const excluded = (await Promise.all(parsed.excluded.map((word) => wordFilter(store, searcher, word, true)))).flat();
+  return {
+    ...(isStaff(searcher.role) ? {} : { customer: searcher.id }),
+    $and: wanted,
+    ...(excluded.length > 0 ? { $nor: excluded } : {}),
+  };
 }
 
 async function ownTerms(store: ReadStore, userId: string): Promise<string[]> {
@@ -77,15 +91,9 @@ async function ownTerms(store: ReadStore, userId: string): Promise<string[]> {
 
 /** The ids of the tickets matching every word and none of the excluded words, as this searcher may see them. */
 export async function matchingTickets(store: ReadStore, searcher: Searcher, parsed: ParsedQuery): Promise<Set<string>> {
-  let matches: Set<string> | null = null;
-  for (const word of parsed.words) {
-    const found: Set<string> = await ticketsWith(store, searcher, word, parsed.exact.has(word));
-    matches = matches ? new Set([...matches].filter((id: string) => found.has(id))) : found;
-    if (matches.size === 0) return matches;
-  }
-  if (!matches) return new Set();
-  for (const word of parsed.excluded) for (const id of await ticketsWith(store, searcher, word, true)) matches.delete(id);
-  return matches;
+  const filter = await matchFilter(store, searcher, parsed);
+  if (!filter) return new Set();
+  return new Set(await idsOf(store.collection<SearchTicketDoc>(SEARCH_TICKETS).find(filter, { projection: { _id: 1 } })));
 }
 
 function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
@@ -197,20 +205,32 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   const parsed = parseQuery(query.q);
   const summary = { words: parsed.words, phrases: parsed.phrases, excluded: parsed.excluded, truncated: query.q.length > MAX_QUERY_LENGTH };
   const empty = { hits: [], pagination: { page: query.page, limit: query.limit, total: 0, pages: 0 }, query: summary };
-  if (parsed.words.length === 0) return empty;
-  const ids = await matchingTickets(store, searcher, parsed);
-  if (ids.size === 0) return empty;
+  const matches = await matchFilter(store, searcher, parsed);
+  if (!matches) return empty;
   const staff = isStaff(searcher.role);
   const recency = (ticket: TicketView) => (staff ? ticket.updatedAt : ticket.publicUpdatedAt);
   const recent: Sort = staff ? { updatedAt: -1, ticketId: -1 } : { publicUpdatedAt: -1, ticketId: -1 };
   const filters = ticketFilter(query, searcher);
-  const filter = { _id: { $in: [...ids] }, ...filters };
+  const searchDocs = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
   const views = store.collection<TicketView>(TICKETS);
-  // Only the window is read whole and ranked; the count and the pages beyond it are the store's.
-  const [window, total] = await Promise.all([
-    ids.size > FEW_MATCHES ? recentAmong(views, ids, filters, recent) : views.find(filter, { sort: recent, limit: RANK_WINDOW }),
-    staff && Object.keys(filters).length === 0 ? ids.size : views.count(filter),
-  ]);
+  // Only the window is read whole and ranked; the count and the pages beyond it are the stores'.
+  let window: TicketView[];
+  let total: number;
+  let after: (skip: number, limit: number) => Promise<TicketView[]>;
+  // Staff may find every ticket: the search documents count the matches, and for many of them the
+  // window is read from the tickets newest first (for a common word, a few hundred), never as a list of every match.
+  const counted = staff && Object.keys(filters).length === 0 ? await searchDocs.count(matches) : null;
+  if (counted !== null && counted > FEW_MATCHES) {
+    total = counted;
+    after = (skip, limit) => newestMatching(views, searchDocs, matches, recent, skip, limit);
+    window = await after(0, RANK_WINDOW);
+  } else {
+    const ids = await idsOf(searchDocs.find(matches, { projection: { _id: 1 } }));
+    const filter = { _id: { $in: ids }, ...filters };
+    [window, total] = ids.length > 0 ? await Promise.all([views.find(filter, { sort: recent, limit: RANK_WINDOW }), views.count(filter)]) : [[], 0];
+    after = (skip, limit) => views.find(filter, { sort: recent, skip, limit });
+  }
+  if (total === 0) return empty;
   const docs = new Map(
     (await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: window.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
   );
@@ -247,10 +267,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   } else pageOf = [];
   // The rest of the page: the matches beyond the window, in recency order.
   const wanted = query.limit - pageOf.length;
-  if (wanted > 0 && total > window.length) {
-    const skip = window.length + Math.max(0, from - ranked.length);
-    pageOf.push(...(await views.find(filter, { sort: recent, skip, limit: wanted })));
-  }
+  if (wanted > 0 && total > window.length) pageOf.push(...(await after(window.length + Math.max(0, from - ranked.length), wanted)));
   const extra = pageOf.filter(({ _id }) => !docs.has(_id)).map(({ _id }) => _id);
   if (extra.length > 0) for (const doc of await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: extra } })) docs.set(doc._id, doc);
   const missing = [...new Set(pageOf.map(({ _id }) => docs.get(_id)?.customer).filter((id): id is string => !!id && !people.has(id)))];

@@ -164,12 +164,16 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const range = literalPrefix(condition);
       const index = range && this.fieldIndexFor(field);
       if (!index) continue;
-      const ids = new Set<string>(index.unindexed);
+      const holding: Array<Set<string>> = [];
       sortedValuesOf(index).walkFrom(range.lower, (value) => {
         if (value >= range.upper) return false;
-        for (const id of index.byValue.get(value) ?? []) ids.add(id);
+        holding.push(index.byValue.get(value)!);
         return true;
       });
+      // One word of that prefix (or none): its ids as they are, no union to build.
+      if (holding.length <= 1 && index.unindexed.size === 0) return [...(holding[0] ?? [])];
+      const ids = new Set<string>(index.unindexed);
+      for (const set of holding) for (const id of set) ids.add(id);
       return [...ids];
     }
     return null;
@@ -181,6 +185,58 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (keys.length !== 1 || keys[0] === '_id') return null;
     const ids = this.candidateIds(filter) ?? this.prefixIds(filter);
     return ids && this.answeredByIndex(keys[0]!, filter[keys[0]!]) ? ids : null;
+  }
+
+  /**
+   * A filter of word conditions as sets of ids, when every condition is one an equality index
+   * answers in full: an equality on a string or a literal prefix (`{ $regex: '^p' }`) on an indexed
+   * field, `$in` of strings, and `$and`, `$or` and `$nor` of such. The matches are then the ids in
+   * some set of every `all` entry and in no set of `none`: a search's count, and its test of a
+   * handful of tickets, read the sets without building the list of matches. Null for anything else.
+   */
+  private indexSets(filter: Filter): IndexSets | null {
+    const all: Array<Array<Set<string>>> = [];
+    const none: Array<Set<string>> = [];
+    const anyOf = (condition: Filter): Array<Set<string>> | null => {
+      const entries = Object.entries(condition);
+      if (entries.length !== 1) return null;
+      const [field, value] = entries[0]!;
+      if (field === '$or' && Array.isArray(value)) {
+        const parts = value.map((part) => (isPlainObject(part) ? anyOf(part) : null));
+        return parts.every((part) => part !== null) ? parts.flat() : null;
+      }
+      if (field.startsWith('$')) return null;
+      const index = this.fieldIndexFor(field);
+      if (!index || index.unindexed.size > 0) return null;
+      if (typeof value === 'string') return [index.byValue.get(value) ?? new Set()];
+      const list = inList(value);
+      if (list) return list.every((item) => typeof item === 'string') ? list.map((item) => index.byValue.get(item) ?? new Set<string>()) : null;
+      const range = literalPrefix(value);
+      if (!range) return null;
+      const holding: Array<Set<string>> = [];
+      sortedValuesOf(index).walkFrom(range.lower, (word) => {
+        if (word >= range.upper) return false;
+        holding.push(index.byValue.get(word)!);
+        return true;
+      });
+      return holding;
+    };
+    for (const [field, value] of Object.entries(filter)) {
+      if (field === '$and' || field === '$nor') {
+        if (!Array.isArray(value)) return null;
+        for (const part of value) {
+          const sets = isPlainObject(part) ? anyOf(part) : null;
+          if (!sets) return null;
+          if (field === '$and') all.push(sets);
+          else none.push(...sets);
+        }
+        continue;
+      }
+      const sets = anyOf({ [field]: value });
+      if (!sets) return null;
+      all.push(sets);
+    }
+    return all.length > 0 ? { all, none } : null;
   }
 
   /** Whether the field's equality index gives exactly the documents matching `condition` (an equality, `$in` or element range on strings). */
@@ -225,6 +281,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private matching(filter: Filter): T[] {
+    // Conditions every one of which an index answers in full (a search's words): read from the id sets.
+    const sets = '_id' in filter ? null : this.indexSets(filter);
+    if (sets) return idsIn(sets).map((id) => this.docs.get(id)!);
     const candidates = this.candidates(filter);
     const keys = Object.keys(filter);
     if (keys.length === 0) return candidates;
@@ -233,6 +292,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     // Only `{ _id }` (every request's user and session check) or `{ _id: { $in } }`: the candidates
     // are exactly the matches, with no matcher to build.
     if (keys.length === 1 && (typeof filter._id === 'string' || isIdIn(filter._id))) return candidates;
+    // `{ _id: { $in }, ...words }`: which of a few documents hold the words, by the words' id sets.
+    if (isIdIn(filter._id)) {
+      const { _id: _ids, ...rest } = filter;
+      const sets = this.indexSets(rest);
+      if (sets) return candidates.filter((doc) => holds(sets, doc._id));
+    }
     const simple = simpleMatcher(filter);
     let query: Query | null = null;
     return candidates.filter((doc) => {
@@ -249,17 +314,19 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const picked = topLevelInclusion(options.projection);
     const walked =
-      options.sort && !options.projection
+      options.sort && (!options.projection || picked)
         ? this.walkOrdered(filter, options.sort, options.limit ? (options.skip ?? 0) + options.limit : Number.POSITIVE_INFINITY)
         : null;
-    if (walked) return cloneOut(walked.slice(options.skip ?? 0));
+    // Some top-level fields of each (the ids of the newest tickets): copied field by field.
+    if (walked) return picked ? walked.slice(options.skip ?? 0).map((doc) => pick(doc as AnyObject, picked) as T) : cloneOut(walked.slice(options.skip ?? 0));
     const top = options.sort && options.limit && !options.projection ? this.topOf(filter, options.sort, (options.skip ?? 0) + options.limit) : null;
     if (top) return cloneOut(top.slice(options.skip ?? 0));
     // A plain filter needs no cursor: the same matching as findOne, without mingo for simple filters.
     if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
     // Some top-level fields of every match (a search's ids): copied field by field, not through a cursor.
-    const fields = !options.sort && !options.skip && !options.limit ? topLevelInclusion(options.projection) : null;
+    const fields = !options.sort && !options.skip && !options.limit ? picked : null;
     const ids = fields?.length === 1 && fields[0] === '_id' ? this.idsAnsweredByIndex(filter) : null;
     if (ids) return ids.map((_id) => ({ _id }) as T);
     if (fields) return this.matching(filter).map((doc) => pick(doc as AnyObject, fields) as T);
@@ -360,6 +427,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   async count(filter: Filter = {}): Promise<number> {
     const fields = Object.keys(filter);
     if (fields.length === 0) return this.docs.size;
+    const sets = this.indexSets(filter);
+    if (sets) return countIn(sets);
     // One equality or `$in` on an indexed field: its value sets are the answer, only unindexed documents need a test.
     const [only] = fields;
     const condition = filter[only!];
@@ -576,7 +645,7 @@ type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; uninde
 function sortedValuesOf(index: FieldIndex): OrderedIndex {
   if (!index.sorted) {
     index.sorted = new OrderedIndex(['value'], [1]);
-    index.sorted.build([...index.byValue.keys()].filter((value) => typeof value === 'string').map((value) => ({ id: value, key: [value] })));
+    index.sorted.buildFromStrings([...index.byValue.keys()].filter((value): value is string => typeof value === 'string'));
   }
   return index.sorted;
 }
@@ -616,7 +685,8 @@ const isPrimitiveArray = (value: unknown): value is Primitive[] => Array.isArray
 function fileField<T extends Doc>(index: FieldIndex, doc: T, add: boolean): void {
   const value = valueAt(doc as AnyObject, index.path);
   if (isPrimitiveArray(value)) {
-    for (const element of new Set(value)) fileValue(index, element, doc._id, add);
+    // Filing twice is filing once, and a second removal finds nothing: no set of the elements to build.
+    for (const element of value) fileValue(index, element, doc._id, add);
     return;
   }
   if (value !== undefined && !isPrimitive(value)) {
@@ -668,7 +738,11 @@ function refile(index: OrderedIndex, doc: AnyObject): void {
   index.remove(doc._id as string);
   index.add(doc._id as string, key);
 }
-const isPrimitive = (value: unknown): value is Primitive => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+const isPrimitive = (value: unknown): value is Primitive => {
+  if (value === null) return true;
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean';
+};
 const COMPARISONS: Record<string, (a: number | string, b: number | string) => boolean> = {
   $lt: (a, b) => a < b,
   $lte: (a, b) => a <= b,
@@ -720,6 +794,44 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
     }
     return true;
   };
+}
+
+/** Matches as id sets (see `indexSets`): in some set of each `all` entry, in no set of `none`. */
+interface IndexSets {
+  all: Array<Array<Set<string>>>;
+  none: Array<Set<string>>;
+}
+
+/** Plain loops: this runs once per id of a common word's set, where a closure per call shows. */
+function inSome(sets: Array<Set<string>>, id: string, upTo = sets.length): boolean {
+  for (let i = 0; i < upTo; i++) if (sets[i]!.has(id)) return true;
+  return false;
+}
+
+function holds({ all, none }: IndexSets, id: string): boolean {
+  for (const sets of all) if (!inSome(sets, id)) return false;
+  return !inSome(none, id);
+}
+
+/** The matching ids: the smallest entry's ids, each once, tested against the rest. */
+function idsIn(sets: IndexSets): string[] {
+  const found: string[] = [];
+  eachMatch(sets, (id) => found.push(id));
+  return found;
+}
+
+function eachMatch({ all, none }: IndexSets, visit: (id: string) => void): void {
+  const size = (sets: Array<Set<string>>) => sets.reduce((total, set) => total + set.size, 0);
+  const smallest = all.reduce((best, sets) => (size(sets) < size(best) ? sets : best));
+  const others = { all: all.filter((sets) => sets !== smallest), none };
+  for (let at = 0; at < smallest.length; at++) for (const id of smallest[at]!) if (!inSome(smallest, id, at) && holds(others, id)) visit(id);
+}
+
+/** The number of matches: the smallest entry's ids, each counted once (skipped when an earlier set of the entry has it), tested against the rest. */
+function countIn(sets: IndexSets): number {
+  let total = 0;
+  eachMatch(sets, () => total++);
+  return total;
 }
 
 /** The fields of a projection that includes top-level fields only (`_id` too unless excluded), else null. */

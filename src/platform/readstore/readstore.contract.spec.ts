@@ -14,6 +14,7 @@ interface Ticket extends Doc {
   priority: number;
   status: string;
   tags?: string[];
+  labels?: string[];
   owner?: { name: string };
   views?: number;
   sums?: { byStatus: Record<string, number> };
@@ -324,6 +325,30 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await withWord({ tags: prefix('b\\.c') })).toEqual(['t9']);
       expect(await withWord({ tags: prefix('zz'), status: 'open' })).toEqual(['t9']);
       expect(await withWord({ tags: prefix('acc'), status: 'closed' })).toEqual([]);
+    });
+
+    it('counts and finds by several words at once: all of them, any of several lists, none of others', async () => {
+      await tickets.createIndex({ keys: { tags: 1 } });
+      await tickets.createIndex({ keys: { labels: 1 } });
+      await tickets.insertOne({ _id: 't5', title: 'Wifi', priority: 1, status: 'open', tags: ['network', 'wifi'], labels: ['urgent'] } as Ticket);
+      await tickets.insertOne({ _id: 't6', title: 'Cable', priority: 1, status: 'open', tags: ['netcable'], labels: ['hardware'] } as Ticket);
+      await tickets.insertOne({ _id: 't7', title: 'None', priority: 1, status: 'open', tags: [], labels: [] } as Ticket);
+      const either = (word: unknown) => ({ $or: [{ tags: word }, { labels: word }] });
+      const cases: Array<[Record<string, unknown>, string[]]> = [
+        [{ $and: [either(prefix('net'))] }, ['t3', 't5', 't6']],
+        [{ $and: [either(prefix('net')), either('hardware')] }, ['t3', 't6']],
+        [{ $and: [either(prefix('net'))], $nor: [{ tags: 'wifi' }, { labels: 'hardware' }] }, ['t3']],
+        [{ tags: prefix('net'), labels: 'urgent' }, ['t5']],
+        [{ $and: [{ tags: { $in: ['wifi', 'account'] } }] }, ['t2', 't5']],
+        [{ $and: [either('nothing')] }, []],
+      ];
+      for (const [filter, expected] of cases) {
+        expect(await withWord(filter)).toEqual(expected);
+        expect(await tickets.count(filter)).toBe(expected.length);
+        expect((await tickets.find({ _id: { $in: ['t1', 't3', 't5', 't7'] }, ...filter })).map((t) => t._id).sort()).toEqual(
+          expected.filter((id) => ['t1', 't3', 't5', 't7'].includes(id)),
+        );
+      }
     });
 
     it('counts a document holding several of the wanted elements once', async () => {
