@@ -6,18 +6,23 @@ import type { Projection } from './runner';
 import { termSet } from './searchText';
 
 /**
- * The search read model (docs/search.md): per ticket the searchable text it holds and the lists of
- * its distinct words, which an index on each list (multikey) answers a word or a word prefix from
- * (`{ publicTerms: { $elemMatch: { $gte: 'refun', $lt: 'refuo' } } }`) on both read stores. People's
- * names, e-mails and Telegram usernames have their own word lists, joined to their tickets at read time.
+ * The search read model (docs/search.md): per ticket its searchable fields and the lists of its
+ * distinct words, which an index on each list (multikey) answers a word or a word prefix from on
+ * both read stores; its messages' texts are documents of their own, read for the tickets a query
+ * ranks (so a post writes one small document and a ticket's list, never its whole conversation).
+ * People's names, e-mails and Telegram usernames have their own word lists, joined to their
+ * tickets at read time.
  */
-export const SEARCH_TICKETS = 'search_ticketWritesv2';
-export const SEARCH_PEOPLE = 'search_personWritesv2';
-/** Version 1 kept one posting document per (word, ticket): gone with the rebuild into version 2. */
-const RETIRED = ['search_ticketWritesv1', 'search_terms_v1', 'search_personWritesv1', 'search_person_terms_v1'];
+export const SEARCH_TICKETS = 'search_tickets_v3';
+export const SEARCH_MESSAGES = 'search_messages_v3';
+export const SEARCH_PEOPLE = 'search_people_v2';
+/** Version 1 kept one posting document per (word, ticket), version 2 the messages inside the ticket's document. */
+const RETIRED = ['search_tickets_v1', 'search_terms_v1', 'search_people_v1', 'search_person_terms_v1', 'search_tickets_v2'];
 
-interface SearchMessage {
-  _id: string;
+/** A message as search reads it, in the ticket it is in now (`_id` is `<ticket>:<message>`: a merge copies messages). */
+export interface SearchMessageDoc extends Doc {
+  ticket: string;
+  messageId: string;
   seq: number;
   text: string;
   files: string[];
@@ -31,7 +36,8 @@ export interface SearchTicketDoc extends Doc {
   description: string;
   /** Custom field answers, a file's name for a file field. */
   fields: string[];
-  messages: SearchMessage[];
+  /** The last position given to a message here. */
+  lastSeq: number;
   /** The words a customer may find the ticket by, and those only staff may (internal notes' words not among the first). */
   publicTerms: string[];
   internalTerms: string[];
@@ -49,9 +55,9 @@ export interface SearchPersonDoc extends Doc {
 }
 
 /** The texts of a ticket each audience may find it by. */
-function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields' | 'messages'>, withInternal: boolean): string[] {
+function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields'>, messages: SearchMessageDoc[], withInternal: boolean): string[] {
   const texts = [String(doc.number), doc.title, doc.description, ...doc.fields];
-  for (const message of doc.messages) if (withInternal || !message.internal) texts.push(message.text, ...message.files);
+  for (const message of messages) if (withInternal || !message.internal) texts.push(message.text, ...message.files);
   return texts;
 }
 
@@ -63,10 +69,10 @@ export const personTexts = (person: Pick<SearchPersonDoc, 'username' | 'email' |
   person.telegramUsername ?? '',
 ];
 
-function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>): SearchTicketDoc {
-  const publicTerms = pooledTerms(ticketTexts(doc, false));
+function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessageDoc[]): SearchTicketDoc {
+  const publicTerms = pooledTerms(ticketTexts(doc, messages, false));
   const open = new Set(publicTerms);
-  return { ...doc, publicTerms, internalTerms: pooledTerms(ticketTexts(doc, true)).filter((term) => !open.has(term)) };
+  return { ...doc, publicTerms, internalTerms: pooledTerms(ticketTexts(doc, messages, true)).filter((term) => !open.has(term)) };
 }
 
 /**
@@ -103,10 +109,26 @@ function wordSetsOf(doc: SearchTicketDoc) {
   return sets;
 }
 
+/**
+ * A ticket of the page: its document as loaded and as the events leave it; its whole conversation
+ * when an event of the page needs it (an edit, messages leaving), else only the messages added; and
+ * the message documents to write or delete.
+ */
+interface TicketEntry {
+  loaded: SearchTicketDoc | null;
+  now: SearchTicketDoc | null;
+  conversation: SearchMessageDoc[] | null;
+  written: Map<string, SearchMessageDoc>;
+  deleted: Set<string>;
+}
+
 interface Page {
-  tickets: Map<string, { loaded: SearchTicketDoc | null; now: SearchTicketDoc | null }>;
+  tickets: Map<string, TicketEntry>;
   people: Map<string, { loaded: SearchPersonDoc | null; now: SearchPersonDoc | null }>;
 }
+
+/** The events whose ticket's conversation the page reads whole: they change or remove words already listed. */
+const NEEDS_CONVERSATION = new Set(['MessageEdited', 'TicketMergeFromUndone', 'MessagesMovedOut']);
 
 function ticketOf(page: Page, event: { data: { ticketId: string }; revision: number }): SearchTicketDoc | null {
   const doc = page.tickets.get(event.data.ticketId)?.now ?? null;
@@ -125,57 +147,35 @@ function putPerson(
   if (next) entry.now = { ...next, terms: pooledTerms(personTexts(next)), _revision: revision };
 }
 
-/** Messages joining a ticket; `staffOnly` (another customer's, after an admin's merge) makes all their words staff-only. */
-function joinMessages(page: Page, event: { data: { ticketId: string }; revision: number }, messages: MergedMessage[], staffOnly: boolean) {
+/**
+ * Messages joining a ticket (posted, merged in, moved in): each a document, and their words added to
+ * the ticket's lists without reading the conversation again. The lists (the page's own copies) grow
+ * in place, their sets kept for the page. `staffOnly` (another customer's words, after an admin's
+ * merge) files all their words as staff-only.
+ */
+function addMessages(page: Page, event: { data: { ticketId: string }; revision: number }, messages: MergedMessage[], staffOnly: boolean) {
   const before = ticketOf(page, event);
   if (!before) return;
-  const joined = messages.map((message, index) => ({
-    _id: message.messageId,
-    seq: before.messages.length + index + 1,
-    text: message.content,
-    files: message.attachments.map(({ originalName }) => originalName),
-    internal: message.isInternal || staffOnly,
-  }));
-  page.tickets.get(before._id)!.now = withTerms({ ...before, messages: [...before.messages, ...joined], _revision: event.revision });
-}
-
-function leaveMessages(page: Page, event: { data: { ticketId: string }; revision: number }, messageIds: string[]) {
-  const before = ticketOf(page, event);
-  if (!before) return;
-  const leaving = new Set(messageIds);
-  page.tickets.get(before._id)!.now = withTerms({
-    ...before,
-    messages: before.messages.filter((message) => !leaving.has(message._id)),
-    _revision: event.revision,
-  });
-}
-
-const evolve = dispatcher<Page, void>({
-  TicketOpened(event, page) {
-    const entry = page.tickets.get(event.data.ticketId)!;
-    if (entry.now) return;
-    const { ticketId, number, customerId, title, description, customFieldValues } = event.data;
-    const fields = customFieldValues.map(({ value }) => (typeof value === 'object' ? value.originalName : String(value)));
-    entry.now = withTerms({ _id: ticketId, number, customer: customerId, title, description, fields, messages: [], _revision: event.revision });
-  },
-  MessagePosted(event, page) {
-    const before = ticketOf(page, event);
-    if (!before) return;
-    const { messageId, content, attachments, isInternal } = event.data;
-    const message: SearchMessage = {
-      _id: messageId,
-      seq: before.messages.length + 1,
-      text: content,
-      files: attachments.map(({ originalName }) => originalName),
-      internal: isInternal,
+  const entry = page.tickets.get(before._id)!;
+  const { open, hidden } = wordSetsOf(before);
+  let revealed = false;
+  let lastSeq = before.lastSeq;
+  for (const message of messages) {
+    const doc: SearchMessageDoc = {
+      _id: `${before._id}:${message.messageId}`,
+      ticket: before._id,
+      messageId: message.messageId,
+      seq: ++lastSeq,
+      text: message.content,
+      files: message.attachments.map(({ originalName }) => originalName),
+      internal: message.isInternal || staffOnly,
     };
-    // A post only adds words: the ticket's lists grow by the message's, without reading the whole
-    // conversation again. The lists (the page's own copies) grow in place, their sets kept for the page.
-    const { open, hidden } = wordSetsOf(before);
-    let revealed = false;
-    for (const term of pooledTerms([content, ...message.files])) {
+    entry.conversation?.push(doc);
+    entry.written.set(doc._id, doc);
+    entry.deleted.delete(doc._id);
+    for (const term of pooledTerms([doc.text, ...doc.files])) {
       if (open.has(term)) continue;
-      if (!isInternal) {
+      if (!doc.internal) {
         open.add(term);
         before.publicTerms.push(term);
         if (hidden.delete(term)) revealed = true;
@@ -184,25 +184,64 @@ const evolve = dispatcher<Page, void>({
         before.internalTerms.push(term);
       }
     }
-    before.messages.push(message);
-    const internalTerms = revealed ? before.internalTerms.filter((term) => hidden.has(term)) : before.internalTerms;
-    const now = { ...before, internalTerms, _revision: event.revision };
-    wordSets.set(now, { open, hidden });
-    page.tickets.get(before._id)!.now = now;
+  }
+  const internalTerms = revealed ? before.internalTerms.filter((term) => hidden.has(term)) : before.internalTerms;
+  const now = { ...before, lastSeq, internalTerms, _revision: event.revision };
+  wordSets.set(now, { open, hidden });
+  entry.now = now;
+}
+
+/** The conversation changed in place (an edit, messages leaving): the lists are computed again from all of it. */
+function changeConversation(
+  page: Page,
+  event: { data: { ticketId: string }; revision: number },
+  change: (conversation: SearchMessageDoc[]) => SearchMessageDoc[],
+) {
+  const before = ticketOf(page, event);
+  if (!before) return;
+  const entry = page.tickets.get(before._id)!;
+  const was = new Map(entry.conversation!.map((message) => [message._id, message]));
+  const conversation = change(entry.conversation!);
+  for (const message of conversation) if (was.get(message._id) !== message) entry.written.set(message._id, message);
+  const kept = new Set(conversation.map(({ _id }) => _id));
+  for (const id of was.keys())
+    if (!kept.has(id)) {
+      entry.written.delete(id);
+      entry.deleted.add(id);
+    }
+  entry.conversation = conversation;
+  entry.now = withTerms({ ...before, _revision: event.revision }, conversation);
+}
+
+const leaveMessages = (page: Page, event: { data: { ticketId: string }; revision: number }, messageIds: string[]) => {
+  const leaving = new Set(messageIds);
+  changeConversation(page, event, (conversation) => conversation.filter((message) => !leaving.has(message.messageId)));
+};
+
+const evolve = dispatcher<Page, void>({
+  TicketOpened(event, page) {
+    const entry = page.tickets.get(event.data.ticketId)!;
+    if (entry.now) return;
+    const { ticketId, number, customerId, title, description, customFieldValues } = event.data;
+    const fields = customFieldValues.map(({ value }) => (typeof value === 'object' ? value.originalName : String(value)));
+    entry.now = withTerms({ _id: ticketId, number, customer: customerId, title, description, fields, lastSeq: 0, _revision: event.revision }, []);
+  },
+  MessagePosted(event, page) {
+    addMessages(page, event, [{ ...event.data, sourceSeq: 0 }], false);
   },
   MessageEdited(event, page) {
-    const before = ticketOf(page, event);
-    if (!before) return;
-    const messages = before.messages.map((message) => (message._id === event.data.messageId ? { ...message, text: event.data.content } : message));
-    page.tickets.get(before._id)!.now = withTerms({ ...before, messages, _revision: event.revision });
+    const { messageId, content } = event.data;
+    changeConversation(page, event, (conversation) =>
+      conversation.map((message) => (message.messageId === messageId ? { ...message, text: content } : message)),
+    );
   },
   // A merge or a split carries messages from one ticket to another: each is then found by the ticket it is in.
   TicketMergedFrom(event, page) {
     const { messages, crossCustomer } = event.data;
-    joinMessages(page, event, messages, crossCustomer);
+    addMessages(page, event, messages, crossCustomer);
   },
   MessagesMovedIn(event, page) {
-    joinMessages(page, event, event.data.messages, false);
+    addMessages(page, event, event.data.messages, false);
   },
   TicketMergeFromUndone(event, page) {
     leaveMessages(page, event, event.data.messageIds);
@@ -245,24 +284,44 @@ function writeOf<T extends Doc & { _revision: number }>(loaded: T | null, now: T
     : { replaceOne: { filter: { _id: id }, replacement: now, upsert: true } };
 }
 
-/** One read per collection for the tickets and people a page touches, the events folded in memory, then one bulk write per collection. */
+/**
+ * One read per collection for the tickets, conversations and people a page touches, the events
+ * folded in memory, then one bulk write per collection: messages before the tickets that list their
+ * words, so a crash between the two replays the page onto the same message documents (upserts).
+ */
 async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
   const ticketIds = [...new Set(events.filter(({ type }) => !PERSON_EVENTS.has(type)).map(({ data }) => String(data.ticketId)))];
   const personIds = [...new Set(events.filter(({ type }) => PERSON_EVENTS.has(type)).map(({ data }) => String(data.userId)))];
-  const [tickets, people] = await Promise.all([
+  const whole = [...new Set(events.filter(({ type }) => NEEDS_CONVERSATION.has(type)).map(({ data }) => String(data.ticketId)))];
+  const messages = store.collection<SearchMessageDoc>(SEARCH_MESSAGES);
+  const [tickets, people, conversations] = await Promise.all([
     ticketIds.length > 0 ? store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: ticketIds } }) : [],
     personIds.length > 0 ? store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: personIds } }) : [],
+    whole.length > 0 ? messages.find({ ticket: { $in: whole } }) : [],
   ]);
   const page: Page = { tickets: new Map(), people: new Map() };
-  for (const id of ticketIds) page.tickets.set(id, { loaded: null, now: null });
-  for (const doc of tickets) page.tickets.set(doc._id, { loaded: doc, now: doc });
+  const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({ loaded, now: loaded, conversation: null, written: new Map(), deleted: new Set() });
+  for (const id of ticketIds) page.tickets.set(id, entry(null));
+  for (const doc of tickets) page.tickets.set(doc._id, entry(doc));
+  for (const id of whole) page.tickets.get(id)!.conversation = [];
+  for (const message of conversations.sort((a, b) => a.seq - b.seq)) page.tickets.get(message.ticket)?.conversation?.push(message);
   for (const id of personIds) page.people.set(id, { loaded: null, now: null });
   for (const doc of people) page.people.set(doc._id, { loaded: doc, now: doc });
   for (const event of events) evolve.handle(event, page);
+  const messageWrites: BulkOp<SearchMessageDoc>[] = [];
   const ticketWrites: BulkOp<SearchTicketDoc>[] = [];
-  for (const [id, { loaded, now }] of page.tickets) if (now !== loaded) ticketWrites.push(writeOf(loaded, now, id));
+  for (const [id, { loaded, now, written, deleted }] of page.tickets) {
+    if (now === loaded) continue;
+    if (!now) messageWrites.push({ deleteMany: { filter: { ticket: id } } });
+    else {
+      if (deleted.size > 0) messageWrites.push({ deleteMany: { filter: { _id: { $in: [...deleted] } } } });
+      for (const message of written.values()) messageWrites.push({ replaceOne: { filter: { _id: message._id }, replacement: message, upsert: true } });
+    }
+    ticketWrites.push(writeOf(loaded, now, id));
+  }
   const personWrites: BulkOp<SearchPersonDoc>[] = [];
   for (const [id, { loaded, now }] of page.people) if (now && now !== loaded) personWrites.push(writeOf(loaded, now, id));
+  if (messageWrites.length > 0) await messages.bulkWrite(messageWrites);
   if (ticketWrites.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(ticketWrites);
   if (personWrites.length > 0) await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).bulkWrite(personWrites);
 }
@@ -270,8 +329,8 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  version: 2,
-  collections: [SEARCH_TICKETS, SEARCH_PEOPLE],
+  version: 3,
+  collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();
     const tickets = store.collection(SEARCH_TICKETS);
@@ -279,6 +338,7 @@ export const searchProjection: Projection = {
     await tickets.createIndex({ keys: { publicTerms: 1 } });
     await tickets.createIndex({ keys: { internalTerms: 1 } });
     await tickets.createIndex({ keys: { customer: 1, publicTerms: 1 } });
+    await store.collection(SEARCH_MESSAGES).createIndex({ keys: { ticket: 1 } });
     await store.collection(SEARCH_PEOPLE).createIndex({ keys: { terms: 1 } });
   },
   types: evolve.types,

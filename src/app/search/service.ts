@@ -2,7 +2,15 @@ import MiniSearch, { type Query } from 'minisearch';
 import { MAX_QUERY_LENGTH, type SearchQuery, type SearchResults, type SearchSnippet } from '#contract/search';
 import { type Role, isStaff } from '#contract/users';
 import { type Collection, type Doc, type Filter, type ReadStore, type Sort, escapeRegex } from '../../platform/readstore/port';
-import { SEARCH_PEOPLE, SEARCH_TICKETS, type SearchPersonDoc, type SearchTicketDoc, personTexts } from '../../projections/search';
+import {
+  SEARCH_MESSAGES,
+  SEARCH_PEOPLE,
+  SEARCH_TICKETS,
+  type SearchMessageDoc,
+  type SearchPersonDoc,
+  type SearchTicketDoc,
+  personTexts,
+} from '../../projections/search';
 import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, spans, tokenize } from '../../projections/searchText';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 
@@ -110,9 +118,21 @@ function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
   return filter;
 }
 
-/** What of a ticket this searcher reads: a customer never the internal notes. */
-function visibleMessages(doc: SearchTicketDoc, searcher: Searcher) {
-  return isStaff(searcher.role) ? doc.messages : doc.messages.filter((message) => !message.internal);
+/** A ticket with the conversation this searcher reads (a customer never the internal notes), in order. */
+type Readable = SearchTicketDoc & { messages: SearchMessageDoc[] };
+
+const visibleMessages = (doc: Readable) => doc.messages;
+
+/** The tickets' search documents with their conversations as this searcher may read them: one read of each collection. */
+async function readable(store: ReadStore, ids: string[], searcher: Searcher): Promise<Map<string, Readable>> {
+  if (ids.length === 0) return new Map();
+  const [tickets, messages] = await Promise.all([
+    store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: ids } }),
+    store.collection<SearchMessageDoc>(SEARCH_MESSAGES).find({ ticket: { $in: ids }, ...(isStaff(searcher.role) ? {} : { internal: false }) }),
+  ]);
+  const docs = new Map(tickets.map((doc) => [doc._id, { ...doc, messages: [] as SearchMessageDoc[] }]));
+  for (const message of messages.sort((a, b) => a.seq - b.seq)) docs.get(message.ticket)?.messages.push(message);
+  return docs;
 }
 
 /** Whether a text can hold a word beginning with `word`: a cheap test before splitting it into words (exact for plain ASCII text). */
@@ -125,7 +145,7 @@ const BOOST = { number: 6, title: 3, customer: 2, description: 1.5, fields: 1.5,
  * Scores the window with MiniSearch, built from what the searcher may see of those tickets only:
  * a score never depends on a note or another customer's words (their frequencies included).
  */
-function rank(docs: SearchTicketDoc[], people: Map<string, SearchPersonDoc>, searcher: Searcher, parsed: ParsedQuery): Map<string, number> {
+function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: ParsedQuery): Map<string, number> {
   const mini = new MiniSearch<Record<(typeof FIELDS)[number] | 'id', string>>({
     fields: [...FIELDS],
     tokenize,
@@ -134,7 +154,7 @@ function rank(docs: SearchTicketDoc[], people: Map<string, SearchPersonDoc>, sea
   mini.addAll(
     docs.map((doc) => {
       const person = people.get(doc.customer);
-      const messages = visibleMessages(doc, searcher)
+      const messages = visibleMessages(doc)
         .flatMap(({ text, files }) => [text, ...files])
         .filter((text) => mayHold(text, parsed.words));
       return {
@@ -172,16 +192,16 @@ function cut(text: string, found: Span[]): { text: string; highlights: Array<[nu
 }
 
 /** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */
-function snippetOf(doc: SearchTicketDoc, person: SearchPersonDoc | undefined, searcher: Searcher, parsed: ParsedQuery): SearchSnippet {
-  let best: { message: SearchTicketDoc['messages'][number]; text: string; found: Span[]; words: number } | null = null;
-  for (const message of visibleMessages(doc, searcher)) {
+function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: ParsedQuery): SearchSnippet {
+  let best: { message: SearchMessageDoc; text: string; found: Span[]; words: number } | null = null;
+  for (const message of visibleMessages(doc)) {
     const text = [message.text, ...message.files].join('\n');
     if (!mayHold(text, parsed.words)) continue;
     const found = highlightsIn(text, parsed);
     const words = new Set(found.map(({ term }) => parsed.words.find((word) => matchesWord(term, word, parsed.exact.has(word))))).size;
     if (words > 0 && (!best || words >= best.words)) best = { message, text, found, words };
   }
-  if (best) return { source: 'message', messageId: best.message._id, seq: best.message.seq, ...cut(best.text, best.found) };
+  if (best) return { source: 'message', messageId: best.message.messageId, seq: best.message.seq, ...cut(best.text, best.found) };
   const fields: Array<[SearchSnippet['source'], string]> = [
     ['title', doc.title],
     ['description', doc.description],
@@ -231,15 +251,17 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
     after = (skip, limit) => views.find(filter, { sort: recent, skip, limit });
   }
   if (total === 0) return empty;
-  const docs = new Map(
-    (await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: window.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
+  const docs = await readable(
+    store,
+    window.map(({ _id }) => _id),
+    searcher,
   );
   let ranked = window.filter(({ _id }) => docs.has(_id));
   if (parsed.phrases.length > 0) {
     // A phrase is checked on the window's texts: beyond the window, tickets holding all its words still count.
     ranked = ranked.filter(({ _id }) => {
       const doc = docs.get(_id)!;
-      const texts = [doc.title, doc.description, ...doc.fields, ...visibleMessages(doc, searcher).flatMap(({ text, files }) => [text, ...files])];
+      const texts = [doc.title, doc.description, ...doc.fields, ...visibleMessages(doc).flatMap(({ text, files }) => [text, ...files])];
       const terms = texts.map(tokenize);
       return parsed.phrases.every((phrase) => terms.some((words) => hasPhrase(words, phrase)));
     });
@@ -254,7 +276,6 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
     const scores = rank(
       ranked.map(({ _id }) => docs.get(_id)!),
       people,
-      searcher,
       parsed,
     );
     // Relevance then recency: scores equal to three digits count as a tie.
@@ -269,7 +290,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   const wanted = query.limit - pageOf.length;
   if (wanted > 0 && total > window.length) pageOf.push(...(await after(window.length + Math.max(0, from - ranked.length), wanted)));
   const extra = pageOf.filter(({ _id }) => !docs.has(_id)).map(({ _id }) => _id);
-  if (extra.length > 0) for (const doc of await store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: extra } })) docs.set(doc._id, doc);
+  for (const [id, doc] of await readable(store, extra, searcher)) docs.set(id, doc);
   const missing = [...new Set(pageOf.map(({ _id }) => docs.get(_id)?.customer).filter((id): id is string => !!id && !people.has(id)))];
   if (missing.length > 0)
     for (const person of await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: missing } })) people.set(person._id, person);
@@ -280,7 +301,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
     return [
       {
         ticket: { _id, ticketId, title, status, priority, customer, updatedAt: recency(ticket) },
-        snippet: snippetOf(doc, people.get(doc.customer), searcher, parsed),
+        snippet: snippetOf(doc, people.get(doc.customer), parsed),
       },
     ];
   });
