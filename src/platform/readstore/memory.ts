@@ -18,6 +18,7 @@ import {
 } from './port';
 import { EPOCH_FIELD } from './fenced';
 import { OrderedIndex, compareValues } from './ordered';
+import { Postings, Slots } from './postings';
 
 type AnyObject = Record<string, unknown>;
 
@@ -70,6 +71,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * matches by element) are always candidates.
    */
   private readonly fieldIndexes = new Map<string, FieldIndex>();
+  /** The numbers of the documents' ids that the equality indexes' sets hold. */
+  private slots = new Slots();
   /**
    * Ordered indexes answer a sorted, limited find by walking the first matches in order. Each is
    * built the first time a query sorts by its keys (a replay that nobody reads pays nothing for
@@ -164,7 +167,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const range = literalPrefix(condition);
       const index = range && this.fieldIndexFor(field);
       if (!index) continue;
-      const holding: Array<Set<string>> = [];
+      const holding: Postings[] = [];
       sortedValuesOf(index).walkFrom(range.lower, (value) => {
         if (value >= range.upper) return false;
         holding.push(index.byValue.get(value)!);
@@ -195,9 +198,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    * handful of tickets, read the sets without building the list of matches. Null for anything else.
    */
   private indexSets(filter: Filter): IndexSets | null {
-    const all: Array<Array<Set<string>>> = [];
-    const none: Array<Set<string>> = [];
-    const anyOf = (condition: Filter): Array<Set<string>> | null => {
+    const all: Postings[][] = [];
+    const none: Postings[] = [];
+    const nothing = new Postings(this.slots);
+    const anyOf = (condition: Filter): Postings[] | null => {
       const entries = Object.entries(condition);
       if (entries.length !== 1) return null;
       const [field, value] = entries[0]!;
@@ -208,12 +212,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (field.startsWith('$')) return null;
       const index = this.fieldIndexFor(field);
       if (!index || index.unindexed.size > 0) return null;
-      if (typeof value === 'string') return [index.byValue.get(value) ?? new Set()];
+      if (typeof value === 'string') return [index.byValue.get(value) ?? nothing];
       const list = inList(value);
-      if (list) return list.every((item) => typeof item === 'string') ? list.map((item) => index.byValue.get(item) ?? new Set<string>()) : null;
+      if (list) return list.every((item) => typeof item === 'string') ? list.map((item) => index.byValue.get(item) ?? nothing) : null;
       const range = literalPrefix(value);
       if (!range) return null;
-      const holding: Array<Set<string>> = [];
+      const holding: Postings[] = [];
       sortedValuesOf(index).walkFrom(range.lower, (word) => {
         if (word >= range.upper) return false;
         holding.push(index.byValue.get(word)!);
@@ -236,7 +240,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       if (!sets) return null;
       all.push(sets);
     }
-    return all.length > 0 ? { all, none } : null;
+    return all.length > 0 ? { all, none, slots: this.slots } : null;
   }
 
   /** Whether the field's equality index gives exactly the documents matching `condition` (an equality, `$in` or element range on strings). */
@@ -269,7 +273,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const known = this.fieldIndexes.get(field);
     if (known) return known;
     if (field === '_id' || field.startsWith('$') || !this.specs.some(({ keys, unique }) => !unique && Object.keys(keys)[0] === field)) return null;
-    const index: FieldIndex = { path: field.split('.'), byValue: new Map<Primitive, Set<string>>(), unindexed: new Set<string>(), sorted: null };
+    const index: FieldIndex = { path: field.split('.'), byValue: new Map(), unindexed: new Set<string>(), sorted: null, slots: this.slots };
     this.fieldIndexes.set(field, index);
     for (const doc of this.docs.values()) fileField(index, doc, true);
     return index;
@@ -534,6 +538,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.uniqueIndexes.length = 0;
     this.fieldIndexes.clear();
     this.orderedIndexes.clear();
+    this.slots = new Slots();
   }
 
   /** Applies an update in place; a unique-index violation leaves the document as it was. */
@@ -639,7 +644,7 @@ function inList(condition: unknown): Primitive[] | null {
  * of primitives, as MongoDB's multikey indexes file them) maps to the ids holding it. `sorted` keeps
  * its string values in order once a range over the elements first needs them.
  */
-type FieldIndex = { path: string[]; byValue: Map<Primitive, Set<string>>; unindexed: Set<string>; sorted: OrderedIndex | null };
+type FieldIndex = { path: string[]; byValue: Map<Primitive, Postings>; unindexed: Set<string>; sorted: OrderedIndex | null; slots: Slots };
 
 /** The string values of an equality index in order, built on first use and kept up to date from then on. */
 function sortedValuesOf(index: FieldIndex): OrderedIndex {
@@ -712,12 +717,14 @@ function refileField<T extends Doc>(index: FieldIndex, before: T, after: T): voi
   for (const value of kept) if (!had.has(value)) fileValue(index, value, after._id, true);
 }
 
-function fileValue({ byValue, sorted }: FieldIndex, key: Primitive, id: string, add: boolean): void {
+function fileValue({ byValue, sorted, slots }: FieldIndex, key: Primitive, id: string, add: boolean): void {
   const ids = byValue.get(key);
   if (add) {
     if (ids) ids.add(id);
     else {
-      byValue.set(key, new Set([id]));
+      const created = new Postings(slots);
+      created.add(id);
+      byValue.set(key, created);
       if (sorted && typeof key === 'string') sorted.add(key, [key]);
     }
   } else if (ids?.delete(id) && ids.size === 0) {
@@ -798,36 +805,44 @@ function simpleMatcher(filter: Filter): ((doc: AnyObject) => boolean | undefined
 
 /** Matches as id sets (see `indexSets`): in some set of each `all` entry, in no set of `none`. */
 interface IndexSets {
-  all: Array<Array<Set<string>>>;
-  none: Array<Set<string>>;
+  all: Postings[][];
+  none: Postings[];
+  slots: Slots;
 }
 
-/** Plain loops: this runs once per id of a common word's set, where a closure per call shows. */
-function inSome(sets: Array<Set<string>>, id: string, upTo = sets.length): boolean {
-  for (let i = 0; i < upTo; i++) if (sets[i]!.has(id)) return true;
+/** Plain loops on the documents' numbers: this runs once per member of a common word's set, where a closure per call shows. */
+function inSome(sets: Postings[], slot: number, upTo = sets.length): boolean {
+  for (let i = 0; i < upTo; i++) if (sets[i]!.hasSlot(slot)) return true;
   return false;
 }
 
-function holds({ all, none }: IndexSets, id: string): boolean {
-  for (const sets of all) if (!inSome(sets, id)) return false;
-  return !inSome(none, id);
+function holdsSlot({ all, none }: Pick<IndexSets, 'all' | 'none'>, slot: number): boolean {
+  for (const sets of all) if (!inSome(sets, slot)) return false;
+  return !inSome(none, slot);
 }
 
-/** The matching ids: the smallest entry's ids, each once, tested against the rest. */
+function holds(sets: IndexSets, id: string): boolean {
+  const slot = sets.slots.find(id);
+  return slot !== undefined && holdsSlot(sets, slot);
+}
+
+/** The matching ids: the smallest entry's members, each once, tested against the rest. */
 function idsIn(sets: IndexSets): string[] {
   const found: string[] = [];
-  eachMatch(sets, (id) => found.push(id));
+  eachMatch(sets, (slot) => found.push(sets.slots.ids[slot]!));
   return found;
 }
 
-function eachMatch({ all, none }: IndexSets, visit: (id: string) => void): void {
-  const size = (sets: Array<Set<string>>) => sets.reduce((total, set) => total + set.size, 0);
+function eachMatch({ all, none }: IndexSets, visit: (slot: number) => void): void {
+  const size = (sets: Postings[]) => sets.reduce((total, set) => total + set.size, 0);
   const smallest = all.reduce((best, sets) => (size(sets) < size(best) ? sets : best));
   const others = { all: all.filter((sets) => sets !== smallest), none };
-  for (let at = 0; at < smallest.length; at++) for (const id of smallest[at]!) if (!inSome(smallest, id, at) && holds(others, id)) visit(id);
+  for (let at = 0; at < smallest.length; at++)
+    smallest[at]!.forEachSlot((slot) => {
+      if (!inSome(smallest, slot, at) && holdsSlot(others, slot)) visit(slot);
+    });
 }
 
-/** The number of matches: the smallest entry's ids, each counted once (skipped when an earlier set of the entry has it), tested against the rest. */
 function countIn(sets: IndexSets): number {
   let total = 0;
   eachMatch(sets, () => total++);
