@@ -71,6 +71,8 @@ export const personTexts = (person: Pick<SearchPersonDoc, 'username' | 'email' |
 
 function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessageDoc[]): SearchTicketDoc {
   const publicTerms = pooledTerms(ticketTexts(doc, messages, false));
+  // Without a note (every ticket as it opens) nothing is for staff only: the texts are read once.
+  if (!messages.some(({ internal }) => internal)) return { ...doc, publicTerms, internalTerms: [] };
   const open = new Set(publicTerms);
   return { ...doc, publicTerms, internalTerms: pooledTerms(ticketTexts(doc, messages, true)).filter((term) => !open.has(term)) };
 }
