@@ -126,8 +126,6 @@ function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
 /** A ticket with the conversation this searcher reads (a customer never the internal notes), in order. */
 type Readable = SearchTicketDoc & { messages: SearchMessageDoc[] };
 
-const visibleMessages = (doc: Readable) => doc.messages;
-
 /** The tickets' search documents with their conversations as this searcher may read them: one read of each collection. */
 async function readable(store: ReadStore, ids: string[], searcher: Searcher): Promise<Map<string, Readable>> {
   if (ids.length === 0) return new Map();
@@ -159,9 +157,7 @@ function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: Pa
   mini.addAll(
     docs.map((doc) => {
       const person = people.get(doc.customer);
-      const messages = visibleMessages(doc)
-        .flatMap(({ text, files }) => [text, ...files])
-        .filter((text) => mayHold(text, parsed.words));
+      const messages = doc.messages.flatMap(({ text, files }) => [text, ...files]).filter((text) => mayHold(text, parsed.words));
       return {
         id: doc._id,
         number: String(doc.number),
@@ -199,7 +195,7 @@ function cut(text: string, found: Span[]): { text: string; highlights: Array<[nu
 /** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */
 function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: ParsedQuery): SearchSnippet {
   let best: { message: SearchMessageDoc; text: string; found: Span[]; words: number } | null = null;
-  for (const message of visibleMessages(doc)) {
+  for (const message of doc.messages) {
     const text = [message.text, ...message.files].join('\n');
     if (!mayHold(text, parsed.words)) continue;
     const found = highlightsIn(text, parsed);
@@ -266,7 +262,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
     // A phrase is checked on the window's texts: beyond the window, tickets holding all its words still count.
     ranked = ranked.filter(({ _id }) => {
       const doc = docs.get(_id)!;
-      const texts = [doc.title, doc.description, ...doc.fields, ...visibleMessages(doc).flatMap(({ text, files }) => [text, ...files])];
+      const texts = [doc.title, doc.description, ...doc.fields, ...doc.messages.flatMap(({ text, files }) => [text, ...files])];
       const terms = texts.map(tokenize);
       return parsed.phrases.every((phrase) => terms.some((words) => hasPhrase(words, phrase)));
     });

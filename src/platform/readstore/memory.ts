@@ -167,12 +167,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const range = literalPrefix(condition);
       const index = range && this.fieldIndexFor(field);
       if (!index) continue;
-      const holding: Postings[] = [];
-      sortedValuesOf(index).walkFrom(range.lower, (value) => {
-        if (value >= range.upper) return false;
-        holding.push(index.byValue.get(value)!);
-        return true;
-      });
+      const holding = postingsWithPrefix(index, range);
       // One word of that prefix (or none): its ids as they are, no union to build.
       if (holding.length <= 1 && index.unindexed.size === 0) return [...(holding[0] ?? [])];
       const ids = new Set<string>(index.unindexed);
@@ -180,14 +175,6 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       return [...ids];
     }
     return null;
-  }
-
-  /** The ids matching a one-condition filter that an index answers in full, read from the index alone; null for any other filter. */
-  private idsAnsweredByIndex(filter: Filter): string[] | null {
-    const keys = Object.keys(filter);
-    if (keys.length !== 1 || keys[0] === '_id') return null;
-    const ids = this.candidateIds(filter) ?? this.prefixIds(filter);
-    return ids && this.answeredByIndex(keys[0]!, filter[keys[0]!]) ? ids : null;
   }
 
   /**
@@ -216,14 +203,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const list = inList(value);
       if (list) return list.every((item) => typeof item === 'string') ? list.map((item) => index.byValue.get(item) ?? nothing) : null;
       const range = literalPrefix(value);
-      if (!range) return null;
-      const holding: Postings[] = [];
-      sortedValuesOf(index).walkFrom(range.lower, (word) => {
-        if (word >= range.upper) return false;
-        holding.push(index.byValue.get(word)!);
-        return true;
-      });
-      return holding;
+      return range && postingsWithPrefix(index, range);
     };
     for (const [field, value] of Object.entries(filter)) {
       if (field === '$and' || field === '$nor') {
@@ -241,13 +221,6 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       all.push(sets);
     }
     return all.length > 0 ? { all, none, slots: this.slots } : null;
-  }
-
-  /** Whether the field's equality index gives exactly the documents matching `condition` (an equality, `$in` or element range on strings). */
-  private answeredByIndex(field: string, condition: unknown): boolean {
-    const index = this.fieldIndexes.get(field);
-    if (!index || index.unindexed.size > 0) return false;
-    return typeof condition === 'string' || literalPrefix(condition) !== null;
   }
 
   /** Ids an equality (or `$in` of primitives) on an indexed field narrows the filter to; null if none does. */
@@ -291,8 +264,6 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const candidates = this.candidates(filter);
     const keys = Object.keys(filter);
     if (keys.length === 0) return candidates;
-    // One condition that a word index answered in full (no document outside it): nothing left to test.
-    if (keys.length === 1 && this.answeredByIndex(keys[0]!, filter[keys[0]!])) return candidates;
     // Only `{ _id }` (every request's user and session check) or `{ _id: { $in } }`: the candidates
     // are exactly the matches, with no matcher to build.
     if (keys.length === 1 && (typeof filter._id === 'string' || isIdIn(filter._id))) return candidates;
@@ -331,8 +302,6 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     if (!options.sort && !options.skip && !options.limit && !options.projection) return cloneOut(this.matching(filter));
     // Some top-level fields of every match (a search's ids): copied field by field, not through a cursor.
     const fields = !options.sort && !options.skip && !options.limit ? picked : null;
-    const ids = fields?.length === 1 && fields[0] === '_id' ? this.idsAnsweredByIndex(filter) : null;
-    if (ids) return ids.map((_id) => ({ _id }) as T);
     if (fields) return this.matching(filter).map((doc) => pick(doc as AnyObject, fields) as T);
     let cursor = find(this.candidates(filter) as AnyObject[], filter, options.projection);
     if (options.sort) cursor = cursor.sort(options.sort);
@@ -653,6 +622,17 @@ function sortedValuesOf(index: FieldIndex): OrderedIndex {
     index.sorted.buildFromStrings([...index.byValue.keys()].filter((value): value is string => typeof value === 'string'));
   }
   return index.sorted;
+}
+
+/** The sets of the index's values that start with the range's literal, read from its sorted values. */
+function postingsWithPrefix(index: FieldIndex, range: { lower: string; upper: string }): Postings[] {
+  const holding: Postings[] = [];
+  sortedValuesOf(index).walkFrom(range.lower, (value) => {
+    if (value >= range.upper) return false;
+    holding.push(index.byValue.get(value)!);
+    return true;
+  });
+  return holding;
 }
 
 const REGEX_SPECIAL = new Set('.*+?^${}()|[]\\'.split(''));
