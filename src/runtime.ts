@@ -12,6 +12,7 @@ import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
 import { Generations } from './projections/generations';
+import { HeapCompactor } from './platform/heap';
 import { ReadStoreSnapshots } from './projections/snapshots';
 import { StoreLease } from './platform/lease';
 
@@ -81,6 +82,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     newId: randomUUID,
   };
   let retire: NodeJS.Timeout | null = null;
+  // The embedded read models live on this process's heap: give its free pages back once they are caught up and whenever it rests (src/platform/heap.ts).
+  const compactor = readStore instanceof MemoryReadStore ? new HeapCompactor({ logger }) : null;
   return {
     deps,
     adapters,
@@ -97,10 +100,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       );
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
       snapshots?.started();
+      compactor?.compactIfWorthIt('read models caught up');
+      compactor?.start();
       if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
       if (retire) clearInterval(retire);
+      compactor?.stop();
       await projections.stop();
       await snapshots?.stop();
       await adapters.close();
