@@ -62,19 +62,6 @@ export class OrderedIndex {
     for (let from = 0; from < entries.length; from += CHUNK) this.chunks.push(entries.slice(from, from + CHUNK));
   }
 
-  /**
-   * Files distinct strings, each its own id and key (the sorted values of an equality index), with
-   * the engine's string sort: it orders strings as `compareValues` does, much faster than `build`'s
-   * comparator over a million words.
-   */
-  buildFromStrings(values: string[]): void {
-    const entries = values.sort().map((value): Entry => ({ id: value, key: [value] }));
-    this.filed.clear();
-    for (const entry of entries) this.filed.set(entry.id, entry);
-    this.chunks = [];
-    for (let from = 0; from < entries.length; from += CHUNK) this.chunks.push(entries.slice(from, from + CHUNK));
-  }
-
   add(id: string, key: unknown[]): void {
     if (key.some((value) => value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string')) {
       this.irregular.add(id);

@@ -26,6 +26,26 @@ describe('Postings', () => {
     expect(postings.delete('never seen')).toBe(false);
   });
 
+  it('holds the same ids as a Set while it stays small, through the array of a few members and back', () => {
+    const slots = new Slots();
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let set = 0; set < 200; set++) {
+      const postings = new Postings(slots);
+      const expected = new Set<string>();
+      for (let round = 0; round < 60; round++) {
+        const id = `small${Math.floor(next() * 16)}`;
+        if (next() < 0.6) {
+          postings.add(id);
+          expected.add(id);
+        } else expect(postings.delete(id)).toBe(expected.delete(id));
+        expect(postings.size).toBe(expected.size);
+      }
+      expect(new Set(postings)).toEqual(expected);
+      for (let i = 0; i < 16; i++) expect(postings.has(`small${i}`)).toBe(expected.has(`small${i}`));
+    }
+  });
+
   it('gives each member once by its number, also past the bits it was made with', () => {
     const slots = new Slots();
     const postings = new Postings(slots);
