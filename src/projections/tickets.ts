@@ -74,7 +74,6 @@ export interface TicketView extends Doc {
   waitingRank: string;
   priorityWeight: number;
   statusRank: number;
-  search: string;
   /** Set while this ticket is merged into another; `sameCustomer` says whether its customer may follow the redirect. */
   mergedInto: { _id: string; ticketId: number; sameCustomer: boolean } | null;
   /** The tickets merged into this one (docs/tickets.md, merging). */
@@ -136,9 +135,6 @@ const customFieldView = ({ fieldName, fieldPrompt, value }: CustomFieldValue) =>
   fieldPrompt,
   value: typeof value === 'object' ? attachmentView(value) : value,
 });
-
-const searchText = (number: number, title: string, description: string, customer: PersonRef) =>
-  `#${number} ${title} ${description} ${customer.firstName} ${customer.lastName} ${customer.username}`.toLowerCase();
 
 /** A posted message as the conversation shows it; the write side answers a post with the same view. */
 export const postedMessageView = (
@@ -244,7 +240,6 @@ const evolve = dispatcher<Page, void>({
       ...waiting(at),
       priorityWeight: PRIORITY_WEIGHT[priority],
       statusRank: STATUS_RANK.open,
-      search: searchText(number, title, description, ref),
       mergedInto: null,
       mergedFrom: [],
       related: [],
@@ -584,14 +579,6 @@ const rename = dispatcher<ReadStore, Promise<void>>({
           .map(([key, value]) => [`${prefix}.${key}`, value]),
       );
     await tickets.updateMany({ 'customer._id': userId }, { $set: prefixed('customer', ['username', 'firstName', 'lastName']) });
-    // The text a search matches holds the customer's names too.
-    const owned = await tickets.find({ 'customer._id': userId });
-    await writeAll(
-      tickets,
-      owned.map(({ _id, ticketId, title, description, customer }) => ({
-        updateOne: { filter: { _id }, update: { $set: { search: searchText(ticketId, title, description, customer) } } },
-      })),
-    );
     await tickets.updateMany({ 'assignedAgent._id': userId }, { $set: prefixed('assignedAgent', ['username', 'firstName', 'lastName']) });
     const outcome = prefixed('outcomeUpdatedBy', ['username', 'firstName']);
     if (Object.keys(outcome).length > 0) await tickets.updateMany({ 'outcomeUpdatedBy._id': userId }, { $set: outcome });
@@ -626,7 +613,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 6,
+  version: 7,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);

@@ -29,7 +29,6 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role' | 'token
     publicUpdatedAt,
     priorityWeight: _p,
     statusRank: _s,
-    search: _q,
     waitingRank: _w,
     lastSeq: _l,
     mergedInto,
