@@ -504,9 +504,15 @@ async function main() {
           maxBuffer: 1 << 20,
         }),
       ) as ReplayResult;
-    const replay = replayRun('--queries', String(size.searchRounds));
+    // Twice each, alternating, and the faster of each kept: on a shared machine one run's rate moves by
+    // a tenth, more than the search index's share the pair is there to show.
+    const faster = (a: ReplayResult, b: ReplayResult) => (a.rate >= b.rate ? a : b);
+    const replayFirst = replayRun('--queries', String(size.searchRounds));
     log('replay without the search index ...');
-    const bareReplay = replayRun('--without-search');
+    const bareFirst = replayRun('--without-search');
+    log('both replays again ...');
+    const replay = { ...faster(replayFirst, replayRun()), search: replayFirst.search };
+    const bareReplay = faster(bareFirst, replayRun('--without-search'));
 
     // Cold starts of the real app on that log: the first has no snapshot of the read models and
     // rebuilds them from the log (then writes one); the second, after a clean stop, loads that snapshot.

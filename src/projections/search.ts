@@ -3,7 +3,7 @@ import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
 import type { MergedMessage } from '../domain/ticket/ticket';
 import type { Projection } from './runner';
-import { termSet } from './searchText';
+import { tokenize } from './searchText';
 
 /**
  * The search read model (docs/search.md): per ticket its searchable fields and the lists of its
@@ -85,30 +85,25 @@ function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, 
 const words = new Map<string, string>();
 const MAX_POOLED_WORDS = 2_000_000;
 
-function pooledTerms(texts: Iterable<string>): string[] {
-  const terms: string[] = [];
-  for (const term of termSet(texts)) {
-    let pooled = words.get(term);
-    if (pooled === undefined) {
-      if (words.size >= MAX_POOLED_WORDS) words.clear();
-      words.set(term, term);
-      pooled = term;
-    }
-    terms.push(pooled);
-  }
-  return terms;
+function pooled(term: string): string {
+  const known = words.get(term);
+  if (known !== undefined) return known;
+  if (words.size >= MAX_POOLED_WORDS) words.clear();
+  words.set(term, term);
+  return term;
 }
 
-/** A ticket's word lists as sets, for the documents a page folds several posts into. */
-const wordSets = new WeakMap<SearchTicketDoc, { open: Set<string>; hidden: Set<string> }>();
-
-function wordSetsOf(doc: SearchTicketDoc) {
-  let sets = wordSets.get(doc);
-  if (!sets) {
-    sets = { open: new Set(doc.publicTerms), hidden: new Set(doc.internalTerms) };
-    wordSets.set(doc, sets);
-  }
-  return sets;
+/** The distinct words of the texts, in the order they first occur, each as the pool's string. */
+function pooledTerms(texts: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  for (const text of texts)
+    for (const word of tokenize(text)) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      terms.push(pooled(word));
+    }
+  return terms;
 }
 
 /**
@@ -122,6 +117,8 @@ interface TicketEntry {
   conversation: SearchMessageDoc[] | null;
   written: Map<string, SearchMessageDoc>;
   deleted: Set<string>;
+  /** `now`'s word lists as sets, while a page folds several posts into it (`of` is the document they describe). */
+  sets: { of: SearchTicketDoc; open: Set<string>; hidden: Set<string> } | null;
 }
 
 interface Page {
@@ -159,7 +156,7 @@ function addMessages(page: Page, event: { data: { ticketId: string }; revision: 
   const before = ticketOf(page, event);
   if (!before) return;
   const entry = page.tickets.get(before._id)!;
-  const { open, hidden } = wordSetsOf(before);
+  const { open, hidden } = entry.sets?.of === before ? entry.sets : { open: new Set(before.publicTerms), hidden: new Set(before.internalTerms) };
   let revealed = false;
   let lastSeq = before.lastSeq;
   for (const message of messages) {
@@ -175,21 +172,24 @@ function addMessages(page: Page, event: { data: { ticketId: string }; revision: 
     entry.conversation?.push(doc);
     entry.written.set(doc._id, doc);
     entry.deleted.delete(doc._id);
-    for (const term of pooledTerms([doc.text, ...doc.files])) {
-      if (open.has(term)) continue;
-      if (!doc.internal) {
-        open.add(term);
-        before.publicTerms.push(term);
-        if (hidden.delete(term)) revealed = true;
-      } else if (!hidden.has(term)) {
-        hidden.add(term);
-        before.internalTerms.push(term);
+    // Word by word against the ticket's sets: a word it already holds (or one repeated in the message) costs one lookup.
+    for (const text of doc.files.length === 0 ? [doc.text] : [doc.text, ...doc.files])
+      for (const word of tokenize(text)) {
+        if (open.has(word)) continue;
+        const term = pooled(word);
+        if (!doc.internal) {
+          open.add(term);
+          before.publicTerms.push(term);
+          if (hidden.delete(term)) revealed = true;
+        } else if (!hidden.has(term)) {
+          hidden.add(term);
+          before.internalTerms.push(term);
+        }
       }
-    }
   }
   const internalTerms = revealed ? before.internalTerms.filter((term) => hidden.has(term)) : before.internalTerms;
   const now = { ...before, lastSeq, internalTerms, _revision: event.revision };
-  wordSets.set(now, { open, hidden });
+  entry.sets = { of: now, open, hidden };
   entry.now = now;
 }
 
@@ -302,7 +302,7 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
     whole.length > 0 ? messages.find({ ticket: { $in: whole } }) : [],
   ]);
   const page: Page = { tickets: new Map(), people: new Map() };
-  const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({ loaded, now: loaded, conversation: null, written: new Map(), deleted: new Set() });
+  const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({ loaded, now: loaded, conversation: null, written: new Map(), deleted: new Set(), sets: null });
   for (const id of ticketIds) page.tickets.set(id, entry(null));
   for (const doc of tickets) page.tickets.set(doc._id, entry(doc));
   for (const id of whole) page.tickets.get(id)!.conversation = [];
