@@ -302,7 +302,14 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
     whole.length > 0 ? messages.find({ ticket: { $in: whole } }) : [],
   ]);
   const page: Page = { tickets: new Map(), people: new Map() };
-  const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({ loaded, now: loaded, conversation: null, written: new Map(), deleted: new Set(), sets: null });
+  const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({
+    loaded,
+    now: loaded,
+    conversation: null,
+    written: new Map(),
+    deleted: new Set(),
+    sets: null,
+  });
   for (const id of ticketIds) page.tickets.set(id, entry(null));
   for (const doc of tickets) page.tickets.set(doc._id, entry(doc));
   for (const id of whole) page.tickets.get(id)!.conversation = [];

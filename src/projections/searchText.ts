@@ -51,7 +51,7 @@ export function tokenize(text: string): string[] {
   const words: string[] = [];
   let start = -1;
   let plain = true;
-  for (let i = 0; i <= text.length; ) {
+  for (let i = 0; i <= text.length;) {
     let width = 1;
     let inWord = false;
     let alphanumeric = false;
@@ -81,7 +81,6 @@ export function tokenize(text: string): string[] {
   }
   return words;
 }
-
 
 /**
  * A parsed query: every word of `words` must match (as a word prefix unless `exact` holds it),

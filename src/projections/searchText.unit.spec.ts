@@ -41,7 +41,27 @@ describe('Search text', () => {
     });
 
     it('when a text mixes ASCII with accents, marks, other scripts, emoji, controls and lone surrogates, then it finds the same words as the Unicode word pattern', () => {
-      const pieces = [...'aZ9 .,-_#\t\n\r\u007f'.split(''), 'é', 'Ö', 'ß', 'ł', 'İ', '\u0301', '\u00a0', '\u2014', '\u3000', 'Я', '日', '🙂', '𝒜', '\ud800', '\udc00', 'ﬁ', '①', '٣'];
+      const pieces = [
+        ...'aZ9 .,-_#\t\n\r\u007f'.split(''),
+        'é',
+        'Ö',
+        'ß',
+        'ł',
+        'İ',
+        '\u0301',
+        '\u00a0',
+        '\u2014',
+        '\u3000',
+        'Я',
+        '日',
+        '🙂',
+        '𝒜',
+        '\ud800',
+        '\udc00',
+        'ﬁ',
+        '①',
+        '٣',
+      ];
       let seed = 5;
       const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       for (let round = 0; round < 2000; round++) {
