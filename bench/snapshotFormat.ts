@@ -1,7 +1,7 @@
 /**
  * `npx tsx --conditions=source bench/snapshotFormat.ts [tickets] [messagesPerTicket]`: how long a read store snapshot of
- * that size takes to write and to load in the formats considered (v8 frames as written by
- * snapshot.ts, the same gzipped, JSON lines). Prints JSON: bytes, write and load ms per format.
+ * that size takes to write and to load in the formats considered (the JSON frames snapshot.ts
+ * writes, the same gzipped, JSON lines). Prints JSON: bytes, write and load ms per format.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,10 +56,10 @@ async function main() {
   };
   try {
     const identity = { position: 1, eventId: 'e', link: null };
-    const v8Write = await time(() => writeSnapshot(dir, store.dump(), identity));
+    const framesWrite = await time(() => writeSnapshot(dir, store.dump(), identity));
     const file = path.join(dir, SNAPSHOT_FILE);
-    const v8Bytes = readFileSync(file).length;
-    const v8Load = await time(async () => {
+    const framesBytes = readFileSync(file).length;
+    const framesLoad = await time(async () => {
       const loaded = await readSnapshot(dir);
       if (!loaded.ok) throw new Error(loaded.reason);
       await new MemoryReadStore().restore(loaded.collections);
@@ -88,7 +88,7 @@ async function main() {
         .map((line) => JSON.parse(line) as unknown),
     );
     process.stdout.write(
-      `${JSON.stringify({ tickets, messages: tickets * perTicket, v8: { bytes: v8Bytes, writeMs: v8Write, loadMs: v8Load }, v8Gzip1: { bytes: readFileSync(gz).length, extraWriteMs: gzipWrite, loadMs: gzipLoad }, jsonLines: { writeMs: jsonWrite, parseMsWithoutRestore: jsonLoad } })}\n`,
+      `${JSON.stringify({ tickets, messages: tickets * perTicket, frames: { bytes: framesBytes, writeMs: framesWrite, loadMs: framesLoad }, framesGzip1: { bytes: readFileSync(gz).length, extraWriteMs: gzipWrite, loadMs: gzipLoad }, jsonLines: { writeMs: jsonWrite, parseMsWithoutRestore: jsonLoad } })}\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -82,6 +82,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     newId: randomUUID,
   };
   let retire: NodeJS.Timeout | null = null;
+  let closed = false;
   // The embedded read models live on this process's heap: give its free pages back once they are caught up and whenever it rests (src/platform/heap.ts).
   const compactor = readStore instanceof MemoryReadStore ? new HeapCompactor({ logger }) : null;
   return {
@@ -89,6 +90,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     adapters,
     async catchUp() {
       const started = Date.now();
+      let restored = false;
       let logged = started;
       await projections.start(
         (progress) => {
@@ -96,15 +98,26 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           logged = Date.now();
           logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
         },
-        snapshots ? () => snapshots.restore() : undefined,
+        snapshots ? async () => (restored = await snapshots.restore()) : undefined,
       );
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
       snapshots?.started();
-      compactor?.compactIfWorthIt('read models caught up');
+      compactor?.compactIfGrown('read models caught up');
       compactor?.start();
+      // A snapshot's documents each hold their own copies of the ids a replay shares: shared in the background, then the copies given back.
+      if (restored && readStore instanceof MemoryReadStore)
+        readStore.shareIds().then(
+          (ids) => {
+            if (closed) return;
+            logger.info({ ids }, 'ids of the restored read models shared');
+            compactor?.compact('ids shared');
+          },
+          (error: unknown) => logger.warn({ err: error }, 'could not share the ids of the restored read models'),
+        );
       if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
+      closed = true;
       if (retire) clearInterval(retire);
       compactor?.stop();
       await projections.stop();

@@ -27,52 +27,65 @@ function fullCollection(): () => void {
   return collect;
 }
 
-/** Free bytes inside the heap's pages: what a compaction could give back. */
-export function heapSlack(): { usedMb: number; totalMb: number; slackMb: number } {
-  const { total_heap_size: total, used_heap_size: used } = getHeapStatistics();
-  return { usedMb: Math.round(used / MB), totalMb: Math.round(total / MB), slackMb: Math.round((total - used) / MB) };
+/** The heap's pages, in MB: what the process holds for its JavaScript objects, live or not yet collected. */
+export function heapSizeMb(): number {
+  return Math.round(getHeapStatistics().total_heap_size / MB);
 }
 
 /** One full collection that evacuates every page of the old generation, then V8's usual collections again. */
 export function compactHeap(): { beforeMb: number; afterMb: number; ms: number } {
   const started = performance.now();
-  const beforeMb = heapSlack().totalMb;
+  const beforeMb = heapSizeMb();
   setFlagsFromString('--compact-on-every-full-gc');
   try {
     fullCollection()();
   } finally {
     setFlagsFromString('--no-compact-on-every-full-gc');
   }
-  return { beforeMb, afterMb: heapSlack().totalMb, ms: Math.round(performance.now() - started) };
+  return { beforeMb, afterMb: heapSizeMb(), ms: Math.round(performance.now() - started) };
 }
 
 export type HeapCompactorOptions = {
   logger: Logger;
-  /** How often the process's load and slack are looked at. */
+  /** How often the process's load and heap are looked at. */
   checkEveryMs?: number;
   /** At rest: the event loop busy for less than this share of the last check's interval. */
   restingBelow?: number;
-  /** Compact only when the free bytes in the heap's pages exceed this many MB and this share of the live ones. */
-  minSlackMb?: number;
-  minSlackShare?: number;
+  /**
+   * Compact only once the heap's pages grew by this many MB and this share since the last
+   * compaction (or since the compactor was made). How much of them is free cannot be known without
+   * a full collection, which costs most of what a compaction does: their growth stands in for it.
+   */
+  minGrowthMb?: number;
+  minGrowthShare?: number;
   /** At most one compaction in this long, however quiet the process. */
   atMostEveryMs?: number;
 };
 
-/** Compacts the heap when the process has been at rest for a check and the heap's pages hold enough free space to be worth it. */
+/** Compacts the heap when it has grown, once the read models are caught up and then whenever the process rests. */
 export class HeapCompactor {
   private timer: NodeJS.Timeout | null = null;
   private last = 0;
+  /** The heap's size after the last compaction. */
+  private settledMb = heapSizeMb();
 
   constructor(private readonly options: HeapCompactorOptions) {}
 
-  /** Compacts now if the heap's pages hold enough free space. */
-  compactIfWorthIt(reason: string): boolean {
-    const { minSlackMb = 64, minSlackShare = 0.25 } = this.options;
-    const { usedMb, slackMb } = heapSlack();
-    if (slackMb < minSlackMb || slackMb < usedMb * minSlackShare) return false;
-    this.compactNow(reason);
+  /** Compacts now if the heap grew enough since the last compaction; says whether it did. */
+  compactIfGrown(reason: string): boolean {
+    const { minGrowthMb = 256, minGrowthShare = 0.25 } = this.options;
+    const sizeMb = heapSizeMb();
+    if (sizeMb - this.settledMb < minGrowthMb || sizeMb < this.settledMb * (1 + minGrowthShare)) return false;
+    this.compact(reason);
     return true;
+  }
+
+  /** Compacts now, whatever the heap's size (after work that left copies behind without growing it). */
+  compact(reason: string): void {
+    this.last = Date.now();
+    const { beforeMb, afterMb, ms } = compactHeap();
+    this.settledMb = afterMb;
+    this.options.logger.info({ reason, heapMb: { before: beforeMb, after: afterMb }, ms }, 'compacted the heap');
   }
 
   start(): void {
@@ -84,15 +97,9 @@ export class HeapCompactor {
       previous = current;
       if (busy >= restingBelow || Date.now() - this.last < atMostEveryMs) return;
       // The pause itself is not load: the next interval starts after it.
-      if (this.compactIfWorthIt('at rest')) previous = performance.eventLoopUtilization();
+      if (this.compactIfGrown('at rest')) previous = performance.eventLoopUtilization();
     }, checkEveryMs);
     this.timer.unref();
-  }
-
-  private compactNow(reason: string): void {
-    this.last = Date.now();
-    const { beforeMb, afterMb, ms } = compactHeap();
-    this.options.logger.info({ reason, heapMb: { before: beforeMb, after: afterMb }, ms }, 'compacted the heap');
   }
 
   stop(): void {

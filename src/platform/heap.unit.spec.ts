@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { HeapCompactor, compactHeap, heapSlack } from './heap';
+import { HeapCompactor, compactHeap, heapSizeMb } from './heap';
 
 /** Half of a million small objects, the other half dropped: the old generation's pages are left half empty, as after a replay. */
 function fragmentedHeap(): unknown[] {
@@ -17,14 +17,15 @@ describe('heap compaction', () => {
     const { beforeMb, afterMb } = compactHeap();
     expect(kept).toHaveLength(1_000_000);
     expect(beforeMb - afterMb).toBeGreaterThan(20);
-    expect(heapSlack().slackMb).toBeLessThan(beforeMb - afterMb);
+    expect(heapSizeMb()).toBe(afterMb);
   });
 
-  it('compacts on its own once the process rests and the heap holds enough free pages, and logs it', async () => {
+  it('compacts on its own once the process rests and its heap grew, and logs it; not again while the heap stays as it is', async () => {
     const lines: Array<{ msg: string; reason?: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as { msg: string; reason?: string }) });
+    const compactor = new HeapCompactor({ logger, checkEveryMs: 100, minGrowthMb: 16, minGrowthShare: 0.1, atMostEveryMs: 0 });
+    expect(compactor.compactIfGrown('nothing grew')).toBe(false);
     const kept = fragmentedHeap();
-    const compactor = new HeapCompactor({ logger, checkEveryMs: 100, minSlackMb: 8, minSlackShare: 0 });
     compactor.start();
     try {
       const until = Date.now() + 5_000;
@@ -34,5 +35,7 @@ describe('heap compaction', () => {
     }
     expect(kept).toHaveLength(1_000_000);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'compacted the heap', reason: 'at rest' }));
+    expect(compactor.compactIfGrown('again')).toBe(false);
+    expect(lines.filter((line) => line.msg === 'compacted the heap')).toHaveLength(1);
   });
 });

@@ -113,6 +113,11 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return copy;
   }
 
+  /** The stored documents, live (for `MemoryReadStore.shareIds`, which changes no value in them). */
+  documents(): IterableIterator<T> {
+    return this.docs.values();
+  }
+
   /** Replaces the contents with documents the caller hands over (not copied) and builds their indexes. */
   async restore(docs: T[], indexes: IndexSpec[]): Promise<void> {
     await this.drop();
@@ -996,7 +1001,46 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
+  /**
+   * Gives each id (a UUID, 36 characters) one string for every document that holds it. A replay
+   * shares the event's string among the documents it writes, but a snapshot's parser makes one per
+   * occurrence: at 100,000 tickets, 160 MB of copies of 114,000 ids. Walks the documents in slices of
+   * 5,000, the process serving between them; it changes no value, only which copy holds it, so reads
+   * and writes meanwhile see the same data. A document's own `_id` is the key its collection files
+   * it under: that copy is the one kept.
+   */
+  async shareIds(): Promise<number> {
+    const ids = new Map<string, string>();
+    const collections = [...this.collections.values()];
+    for (const collection of collections) for (const doc of collection.documents()) if (doc._id.length === UUID_LENGTH) ids.set(doc._id, doc._id);
+    const share = (value: unknown): unknown => {
+      if (typeof value === 'string') {
+        if (value.length !== UUID_LENGTH) return value;
+        const known = ids.get(value);
+        if (known !== undefined) return known;
+        ids.set(value, value);
+        return value;
+      }
+      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = share(value[i]);
+      else if (value !== null && typeof value === 'object') {
+        const object = value as AnyObject;
+        for (const key of Object.keys(object)) object[key] = share(object[key]);
+      }
+      return value;
+    };
+    let walked = 0;
+    for (const collection of collections)
+      for (const doc of collection.documents()) {
+        const fields = doc as unknown as AnyObject;
+        for (const key of Object.keys(fields)) if (key !== '_id') fields[key] = share(fields[key]);
+        if (++walked % 5000 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    return ids.size;
+  }
+
   async close(): Promise<void> {
     this.collections.clear();
   }
 }
+
+const UUID_LENGTH = 36;
