@@ -73,7 +73,7 @@ export class HeapCompactor {
 
   /** Compacts now if the heap grew enough since the last compaction; says whether it did. */
   compactIfGrown(reason: string): boolean {
-    const { minGrowthMb = 256, minGrowthShare = 0.25 } = this.options;
+    const { minGrowthMb = 128, minGrowthShare = 0.2 } = this.options;
     const sizeMb = heapSizeMb();
     if (sizeMb - this.settledMb < minGrowthMb || sizeMb < this.settledMb * (1 + minGrowthShare)) return false;
     this.compact(reason);
