@@ -89,12 +89,13 @@ export class HeapCompactor {
   }
 
   start(): void {
-    const { checkEveryMs = 5_000, restingBelow = 0.02, atMostEveryMs = 60_000 } = this.options;
+    const { checkEveryMs = 5_000, restingBelow = 0.05, atMostEveryMs = 60_000 } = this.options;
     let previous = performance.eventLoopUtilization();
     this.timer = setInterval(() => {
       const current = performance.eventLoopUtilization();
       const busy = performance.eventLoopUtilization(current, previous).utilization;
       previous = current;
+      this.options.logger.debug({ busy: Number(busy.toFixed(3)), heapMb: heapSizeMb(), settledMb: this.settledMb }, 'heap check');
       if (busy >= restingBelow || Date.now() - this.last < atMostEveryMs) return;
       // The pause itself is not load: the next interval starts after it.
       if (this.compactIfGrown('at rest')) previous = performance.eventLoopUtilization();
