@@ -9,9 +9,9 @@ import type { Logger } from 'pino';
  * only a few megabytes of objects per collection out of pages that are mostly free, so a heap of
  * 650 MB of live objects sat in 1,200 MB of pages after a replay at 100,000 tickets and never gave
  * them back. A compacting collection moves every live object together and returns the rest of
- * the pages to the system. It pauses the process for about 0.8 ms per MB of live objects (some
- * 500 ms at that size), so it runs when the read models are first caught up (before the process
- * serves anyone) and later only while the process is at rest.
+ * the pages to the system. It pauses the process for about 1 s at that size, so it runs when the
+ * read models are first caught up (before the process serves anyone), once after a snapshot's ids
+ * are shared, and later only while the process is at rest.
  */
 
 const MB = 1024 * 1024;
