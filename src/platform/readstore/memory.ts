@@ -36,7 +36,15 @@ const isPlainObject = (value: unknown): value is AnyObject => {
  */
 function clone<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(clone) as T;
+  if (Array.isArray(value)) {
+    // Most arrays hold strings (a ticket's words, tags): one copy of the whole, then only objects replaced.
+    const copy: unknown[] = value.slice();
+    for (let index = 0; index < copy.length; index++) {
+      const item = copy[index];
+      if (item !== null && typeof item === 'object') copy[index] = clone(item);
+    }
+    return copy as T;
+  }
   if (!isPlainObject(value)) return structuredClone(value);
   const copy: AnyObject = {};
   for (const key of Object.keys(value)) copy[key] = clone(value[key]);
