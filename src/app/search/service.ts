@@ -149,10 +149,15 @@ const BOOST = { number: 6, title: 3, customer: 2, description: 1.5, fields: 1.5,
  * a score never depends on a note or another customer's words (their frequencies included).
  */
 function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: ParsedQuery): Map<string, number> {
+  // Only the words a query word can match are filed: a score reads those words' counts, the number of
+  // documents and each field's count of distinct words (taken before this filter), so it is unchanged,
+  // and the window's other words (most of them) are never put in MiniSearch's tree.
+  const canMatch = (term: string) => parsed.words.some((word) => (parsed.exact.has(word) ? term === word : term.startsWith(word)));
   const mini = new MiniSearch<Record<(typeof FIELDS)[number] | 'id', string>>({
     fields: [...FIELDS],
     tokenize,
-    processTerm: (term) => term,
+    processTerm: (term) => (canMatch(term) ? term : null),
+    searchOptions: { processTerm: (term) => term },
   });
   mini.addAll(
     docs.map((doc) => {
