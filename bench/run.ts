@@ -450,11 +450,11 @@ async function main() {
   // BENCH_PROFILE=<dir>: the app writes a V8 CPU profile there when it stops (to find where time goes).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   // BENCH_NODE_FLAGS="--trace-gc ...": more Node flags for the app (with BENCH_APP_LOG=<file> to keep what they print).
-  profile.push(...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []));
+  const nodeFlags = [...profile, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   const serverCommand =
     values.server === 'tsx'
-      ? [process.execPath, [...profile, '--conditions=source', '--import', 'tsx', 'src/main.ts']]
-      : [process.execPath, [...profile, 'dist/src/main.js']];
+      ? [process.execPath, [...nodeFlags, '--conditions=source', '--import', 'tsx', 'src/main.ts']]
+      : [process.execPath, [...nodeFlags, 'dist/src/main.js']];
   if (values.server !== 'tsx' && !existsSync(path.join(root, 'dist/src/main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run build:server` (npm run bench does), or pass --server tsx');
   // The targets are stated for the full size; other sizes report the figures without a verdict.

@@ -110,6 +110,15 @@ describe('Full-text search over HTTP', () => {
     expect(numbers((await search(agent.token, { q: 'pineapple' })).body)).toEqual([]);
   });
 
+  it('when several tickets match, then the more relevant comes first, an older ticket before a newer one', async () => {
+    const frank = await addMember(server, admin, 'customer', 'Frank');
+    const newer = await openTicket(server, frank, category, { title: 'Question about my account' });
+    await post(frank.token, newer._id, 'Was I charged for this month already?');
+    // Carol's older ticket holds the word in its title and its description; Frank's newer one in one message.
+    for (const q of ['charged', 'charg'])
+      expect(numbers(await found(agent.token, { q }, [carolTicket.ticketId, newer.ticketId]))).toEqual([carolTicket.ticketId, newer.ticketId]);
+  });
+
   it('when the input is bad, then the answer is a 400 saying why; a long query is cut, not refused', async () => {
     expect(await search(agent.token, {})).toMatchObject({ status: 400, body: { error: expect.stringContaining('q') } });
     expect(await search(agent.token, { q: 'x', status: 'nope' })).toMatchObject({ status: 400, body: { error: expect.stringContaining('Status') } });

@@ -152,7 +152,7 @@ function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: Pa
   // Only the words a query word can match are filed: a score reads those words' counts, the number of
   // documents and each field's count of distinct words (taken before this filter), so it is unchanged,
   // and the window's other words (most of them) are never put in MiniSearch's tree.
-  const canMatch = (term: string) => parsed.words.some((word) => (parsed.exact.has(word) ? term === word : term.startsWith(word)));
+  const canMatch = (term: string) => parsed.words.some((word) => matchesWord(term, word, parsed.exact.has(word)));
   const mini = new MiniSearch<Record<(typeof FIELDS)[number] | 'id', string>>({
     fields: [...FIELDS],
     tokenize,
