@@ -1,7 +1,7 @@
 import { SLA_TARGET_WORDS, type TicketSla } from '#contract/sla';
 import { categoryStream } from '../domain/category/category';
 import type { ClaimWithdrawnEvent } from '../domain/reservation/reservation';
-import { NotFoundError, ValidationError } from '#contract/errors';
+import { DamagedHistoryError, NotFoundError, ValidationError } from '#contract/errors';
 import { FIRST_TICKET_NUMBER, TICKET_NUMBER_STREAM, type TicketEvent, canSeeMessage, ticketStream } from '../domain/ticket/ticket';
 import type { SatisfactionChannel } from '#contract/satisfaction';
 import { STATUS_WORDS } from '#contract/tickets';
@@ -10,7 +10,7 @@ import { userStream } from '../domain/user/user';
 import { type Role, isStaff } from '#contract/users';
 import { verifyStreamEvents } from '../platform/eventstore/integrity';
 import type { MessageVersion, TicketHistory } from '#contract/responses';
-import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
+import { CorruptEventError, type EventStore, type RecordedEvent } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { ReadStore } from '../platform/readstore/port';
 import { directoryProjection, findCategory, findPerson } from './directory';
@@ -37,10 +37,36 @@ async function readTicketHistory(events: EventStore, key: string): Promise<Ticke
     const [allocated] = await events.readStream(TICKET_NUMBER_STREAM, { fromRevision: number - FIRST_TICKET_NUMBER, maxCount: 1 });
     if (allocated) ticketId = String(allocated.data.ticketId);
   }
-  const stream = ticketId ? ((await events.readStream(ticketStream(ticketId))) as TicketRecorded[]) : [];
+  const stream = ticketId ? await readDamageNamed(events, ticketStream(ticketId)) : [];
   if (stream[0]?.type !== 'TicketOpened') throw new NotFoundError('Ticket');
   return stream;
 }
+
+/** The stream, or, when one of its events can no longer be read, an error naming it (staff only: the routes of this file are). */
+async function readDamageNamed(events: EventStore, streamId: string): Promise<TicketRecorded[]> {
+  try {
+    return (await events.readStream(streamId)) as TicketRecorded[];
+  } catch (error) {
+    if (!(error instanceof CorruptEventError)) throw error;
+    const { revision, position, eventId, type } = error.event;
+    throw damaged(
+      `its event at revision ${revision} (${type}, position ${position}, id ${eventId}) cannot be read: its stored ${error.field} is not valid JSON`,
+      {
+        streamId,
+        revision,
+        position,
+        eventId,
+        type,
+      },
+    );
+  }
+}
+
+/** A customer learns neither which event is damaged nor whether it was one they could see. */
+const DAMAGED_FOR_CUSTOMER = "This ticket's earlier versions cannot be shown because part of its stored history is damaged. Please contact support.";
+
+const damaged = (what: string, event: { streamId: string; revision: number; position: number; eventId: string; type: string }) =>
+  new DamagedHistoryError(`This ticket's stored history is damaged: ${what}. npm run audit:verify checks the whole log.`, { damaged: event });
 
 interface PersonName {
   userId: string;
@@ -157,6 +183,15 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
   }
 }
 
+/** The event's line in the history; an event whose stored data lacks what its type has (altered by hand) says so instead. */
+function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: string): string {
+  try {
+    return summarise(event, nameOf, categoryName);
+  } catch {
+    return `Unreadable: its stored data does not have the fields of a ${event.type} event`;
+  }
+}
+
 /** The whole history of a ticket, oldest first, with names and readable summaries. */
 export async function ticketHistory(events: EventStore, key: string): Promise<TicketHistory> {
   const stream = await readTicketHistory(events, key);
@@ -193,7 +228,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
               ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
             }
           : null,
-        summary: summarise(event, nameOf, category.name),
+        summary: summaryOf(event, nameOf, category.name),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };
@@ -288,7 +323,9 @@ function cutAt(stream: TicketRecorded[], revisions: number[], moment: Moment): n
  * events (names as they were then). Staff also get every version of an edited message.
  */
 export async function ticketAt(events: EventStore, key: string, moment: Moment, viewer: { id: string; role: Role }): Promise<TicketAtMoment> {
-  const stream = await readTicketHistory(events, key);
+  const stream = await readTicketHistory(events, key).catch((error: unknown) => {
+    throw error instanceof DamagedHistoryError && !isStaff(viewer.role) ? new DamagedHistoryError(DAMAGED_FOR_CUSTOMER) : error;
+  });
   const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
   if (!isStaff(viewer.role) && (opened.data.customerId !== viewer.id || stream.some((event) => event.type === 'TicketDeleted')))
     throw new NotFoundError('Ticket');
@@ -302,10 +339,23 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
   ].sort((a, b) => a.position - b.position);
   const store: ReadStore = new MemoryReadStore();
   for (const event of replay) {
-    await directoryProjection.apply(event, store);
-    await ticketsProjection.apply(event, store);
-    await satisfactionProjection.apply(event, store);
-    await slaProjection.apply(event, store);
+    try {
+      await directoryProjection.apply(event, store);
+      await ticketsProjection.apply(event, store);
+      await satisfactionProjection.apply(event, store);
+      await slaProjection.apply(event, store);
+    } catch (error) {
+      // Events the desk wrote fold; one altered by hand into another shape may not.
+      if (!isStaff(viewer.role)) throw new DamagedHistoryError(DAMAGED_FOR_CUSTOMER);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw damaged(`the event at position ${event.position} (${event.type}, stream ${event.streamId}, revision ${event.revision}) does not fold: ${reason}`, {
+        streamId: event.streamId,
+        revision: event.revision,
+        position: event.position,
+        eventId: event.id,
+        type: event.type,
+      });
+    }
   }
   // A moment asked by time shows the clocks at that time (a target may have breached since the last event); by revision, at its event.
   const momentTime = 'time' in moment ? Date.parse(moment.time) : Date.parse(upTo.at(-1)!.metadata.occurredAt);

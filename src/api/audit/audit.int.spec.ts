@@ -24,6 +24,7 @@ describe('Audit: the hash chains and the read models, proven', () => {
   let server: TestServer;
   let admin: string;
   let agent: Member;
+  let carol: Member;
   let ticket: { _id: string; ticketId: number };
   let env: Record<string, string>;
 
@@ -32,7 +33,7 @@ describe('Audit: the hash chains and the read models, proven', () => {
     env = { DATA_DIR: server.dataDir, APP_URL: server.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
     admin = await server.login();
     agent = await addMember(server, admin, 'agent', 'Alice');
-    const carol = await addMember(server, admin, 'customer', 'Carol');
+    carol = await addMember(server, admin, 'customer', 'Carol');
     const dave = await addMember(server, admin, 'customer', 'Dave');
     const category = await addCategory(server, admin, { name: 'Billing' });
     // A desk with some life in it: renames, assignments, notes, edits, outcomes, a deleted ticket.
@@ -168,6 +169,88 @@ describe('Audit: the hash chains and the read models, proven', () => {
         `BROKEN: the first broken link is in the stream chain at stream ticket-${ticket._id}, revision ${row.revision} (position ${row.position}, TicketOpened, event ${row.event_id}).`,
       );
       expect(run.stdout).toMatch(/its stored data is not valid JSON \(.+\)/);
+    }, 60_000);
+
+    it('then the damaged ticket answers with what is damaged and where, to staff; a customer and a command learn only that it is; nothing is written', async () => {
+      const invoices = await addCategory(server, admin, { name: 'Invoices' });
+      const events = await server.deps.events.headPosition();
+      const opened = await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: admin });
+      expect(opened.status).toBe(409);
+      expect(opened.body).toMatchObject({
+        code: 'HISTORY_DAMAGED',
+        damaged: { streamId: `ticket-${ticket._id}`, revision: 0, type: 'TicketOpened' },
+      });
+      expect(opened.body.error).toMatch(
+        /^This ticket's stored history is damaged: its event at revision 0 \(TicketOpened, position \d+, id [0-9a-f-]+\) cannot be read: its stored data is not valid JSON\./,
+      );
+      expect(opened.body.error).toContain('npm run audit:verify');
+      const staffMoment = await server.request('GET', `/api/tickets/${ticket._id}/at?revision=0`, { token: agent.token });
+      expect(staffMoment).toMatchObject({ status: 409, body: { code: 'HISTORY_DAMAGED', damaged: { revision: 0 } } });
+
+      const customerMoment = await server.request('GET', `/api/tickets/${ticket._id}/at?revision=0`, { token: carol.token });
+      expect(customerMoment.status).toBe(409);
+      expect(customerMoment.body).toEqual({
+        code: 'HISTORY_DAMAGED',
+        error: "This ticket's earlier versions cannot be shown because part of its stored history is damaged. Please contact support.",
+      });
+      // Her open ticket's stream decides whether she may open another: it cannot be read, so nothing is decided.
+      const another = await server.request('POST', '/api/tickets', {
+        token: carol.token,
+        body: { title: 'Second invoice', description: 'Also twice', category: invoices, priority: 'low' },
+      });
+      expect(another.status).toBe(409);
+      expect(another.body).toEqual({
+        code: 'HISTORY_DAMAGED',
+        error:
+          'Part of the stored history this needs is damaged and cannot be read, so nothing was changed. An administrator can find where with npm run audit:verify.',
+      });
+      expect(await server.deps.events.headPosition()).toBe(events);
+    }, 60_000);
+
+    it('then an event rewritten into another shape keeps the history readable, its line saying so, and time travel names it', async () => {
+      const category = await addCategory(server, admin, { name: 'Shipping' });
+      const erin = await addMember(server, admin, 'customer', 'Erin');
+      const parcel = await openTicket(server, erin, category, { title: 'Parcel lost' });
+      await server.request('POST', `/api/tickets/${parcel._id}/messages`, { token: erin.token, body: { content: 'Where is it?' } });
+      const db = new Database(path.join(server.dataDir, 'events.db'));
+      const row = db
+        .prepare<[string], { revision: number; position: number }>("SELECT revision, position FROM events WHERE stream_id = ? AND type = 'MessagePosted'")
+        .get(`ticket-${parcel._id}`)!;
+      db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ note: 'rewritten' }), row.position);
+      db.close();
+
+      const history = await server.request('GET', `/api/tickets/${parcel._id}/history`, { token: admin });
+      expect(history.status).toBe(200);
+      expect(history.body.integrity).toMatchObject({ ok: false, firstBreak: { revision: row.revision } });
+      expect(history.body.events[row.revision]).toMatchObject({
+        type: 'MessagePosted',
+        summary: 'Unreadable: its stored data does not have the fields of a MessagePosted event',
+      });
+      for (const token of [admin, erin.token]) {
+        const moment = await server.request('GET', `/api/tickets/${parcel._id}/at?revision=${row.revision}`, { token });
+        expect(moment.status).toBe(200);
+        // The projection passes over a message without its fields: the conversation shows nothing rather than a made-up line.
+        expect(moment.body.messages).toEqual([]);
+      }
+      const opening = new Database(path.join(server.dataDir, 'events.db'));
+      opening
+        .prepare("UPDATE events SET data = ? WHERE stream_id = ? AND type = 'TicketOpened'")
+        .run(JSON.stringify({ note: 'rewritten' }), `ticket-${parcel._id}`);
+      opening.close();
+      const rewritten = await server.request('GET', `/api/tickets/${parcel._id}/history`, { token: admin });
+      expect(rewritten.status).toBe(200);
+      expect(rewritten.body.events[0]).toMatchObject({
+        type: 'TicketOpened',
+        summary: 'Unreadable: its stored data does not have the fields of a TicketOpened event',
+      });
+      const moment = await server.request('GET', `/api/tickets/${parcel._id}/at?revision=0`, { token: admin });
+      expect(moment.status).toBe(409);
+      expect(moment.body).toMatchObject({ code: 'HISTORY_DAMAGED', damaged: { streamId: `ticket-${parcel._id}`, revision: 0, type: 'TicketOpened' } });
+      expect(moment.body.error).toMatch(
+        /^This ticket's stored history is damaged: the event at position \d+ \(TicketOpened, stream ticket-[0-9a-f-]+, revision 0\) does not fold: /,
+      );
+      // Whose ticket it was is part of what was rewritten: a customer cannot be shown to own it.
+      expect((await server.request('GET', `/api/tickets/${parcel._id}/at?revision=0`, { token: erin.token })).status).toBe(404);
     }, 60_000);
   });
 });

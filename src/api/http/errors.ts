@@ -1,12 +1,15 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { DomainError, PendingViewError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
-import { WrongExpectedVersionError } from '../../platform/eventstore/port';
+import { CorruptEventError, WrongExpectedVersionError } from '../../platform/eventstore/port';
 
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
 }
+
+const DAMAGED_FOR_CALLER =
+  'Part of the stored history this needs is damaged and cannot be read, so nothing was changed. An administrator can find where with npm run audit:verify.';
 
 /** The one place typed errors become the error body of docs/contract.md. Unknown errors are logged, never leaked. */
 export const errorHandler =
@@ -25,6 +28,12 @@ export const errorHandler =
     }
     if (error instanceof WrongExpectedVersionError) {
       res.status(409).json({ error: 'Someone else changed this at the same time; please try again', code: 'CONCURRENT_CHANGE' });
+      return;
+    }
+    if (error instanceof CorruptEventError) {
+      // The caller may be anyone: the event's name and place go to the log, not into the answer.
+      logger.error({ err: error }, 'a stored event cannot be read');
+      res.status(409).json({ error: DAMAGED_FOR_CALLER, code: 'HISTORY_DAMAGED' });
       return;
     }
     const bodyError = error as BodyParserError;
