@@ -55,7 +55,7 @@ export function evolve(state: SlaWarningState, event: Folded): SlaWarningState {
 
 /**
  * Raises the warning only while it is true at `now`: the episode still runs (not met, not paused)
- * and its warning share or due time has passed. A timer that fires late after a pause, a reply or a
+ * and its warning share (before the due time) or due time has passed. A timer that fires late after a pause, a reply or a
  * deletion records nothing; the timer planned for the new due time will.
  */
 function decide(command: RaiseSlaWarning, state: SlaWarningState): SlaWarningEvent[] {
@@ -65,7 +65,9 @@ function decide(command: RaiseSlaWarning, state: SlaWarningState): SlaWarningEve
   if (state.raised.includes(key(command.target, command.episode, command.warning))) return [];
   const now = command.now.getTime();
   // The warning share is reached at warnAt; once it is passed, warnAt is cleared and the due time is the later bound.
-  const reached = command.warning === 'breach' ? clock.dueAt <= now : (clock.warnAt ?? clock.dueAt) <= now || clock.warnAt === null;
+  // A warning that comes only once the due time has passed (a process down over its instant, a split of a
+  // wait already too long) is not raised: "due soon" would be untrue, and the breach says it all.
+  const reached = command.warning === 'breach' ? clock.dueAt <= now : ((clock.warnAt ?? clock.dueAt) <= now || clock.warnAt === null) && now < clock.dueAt;
   if (!reached) return [];
   const { ticketId, agentId } = state;
   return [

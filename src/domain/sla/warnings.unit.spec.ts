@@ -63,12 +63,22 @@ describe('SLA warnings', () => {
         .when(raise('breach', 11))
         .then([]);
     });
+    it('raises no warning once the due time has passed: the breach alone, as a timer late past both fires both', () => {
+      given(opened).when(raise('warning', 10)).then([]);
+      given(opened)
+        .when(raise('warning', 9))
+        .then([raised('warning')]);
+      given(opened)
+        .when(raise('breach', 25))
+        .then([raised('breach')]);
+    });
     it('counts from where a split ticket’s customer began waiting, not from the split', () => {
       // Opened by a split 8 minutes after the customer's unanswered message: 2 minutes are left.
       const split = [recorded('TicketOpened', {}, 8), recorded('SlaPolicyApplied', { policy: POLICY, startsAt: OPENED_AT }, 8)];
       given(split)
         .when(raise('breach', 10))
         .then([raised('breach')]);
+      given(split).when(raise('warning', 10)).then([]);
       given(split).when(raise('breach', 9)).then([]);
     });
   });
