@@ -130,6 +130,45 @@ describe('Full-text search over HTTP', () => {
     expect((await server.request('GET', '/api/search?q=refund')).status).toBe(401);
   });
 
+  it('when the input is hostile, then every answer is a result or a 400, for every role, on both read stores', async () => {
+    const queries = [
+      ...['-', '"', '""', '-"a b"', '"  "', '--refund', 'refund -refund', 'ref"und', '"refund', 'refund"', '- - -'],
+      ...['#', '#0', '#-1', '#1.5', '#99999999999999', '9007199254740993', '1e309'],
+      ...['e\u0301', '🎉', '\u0000', '\u202e', 'ﬁ', 'İ', 'ß', '\t\n', 'zero\u200bwidth', 'a'.repeat(300), 'ä'.repeat(1000)],
+      ...['*', '?', '.*', '(', '[', '\\', '%', '$where', '{"$gt":""}', '__proto__', 'constructor', 'hasOwnProperty', 'refun*'],
+    ];
+    const filters = [
+      '',
+      '&page=0',
+      '&page=99999999999',
+      '&status=open,open',
+      '&createdFrom=2027-01-01&createdTo=2020-01-01',
+      '&assignee=me',
+      '&category=__proto__',
+    ];
+    const refused: string[] = [];
+    for (const token of [admin, agent.token, carol.token]) {
+      for (const q of queries)
+        for (const filter of filters) {
+          const url = `/api/search?q=${encodeURIComponent(q)}${filter}`;
+          const { status } = await server.request('GET', url, { token });
+          if (status !== 200 && status !== 400) refused.push(`${status} ${url.slice(0, 80)}`);
+        }
+      for (const url of [
+        '/api/search?q=%E0%A4%A',
+        '/api/search?q=%ED%A0%80x',
+        '/api/search?q=a&q=b',
+        '/api/search?q[a]=b',
+        '/api/tickets?q=%22',
+        '/api/tickets?q=-',
+      ]) {
+        const { status } = await server.request('GET', url, { token });
+        if (status !== 200 && status !== 400) refused.push(`${status} ${url}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  }, 60_000);
+
   it('when rebuilt from the log, then the search read model equals the live one', async () => {
     const check = await checkProjections(server.deps.events, [searchProjection], server.deps.readStore, {
       livePosition: () => server.deps.projections.position,
