@@ -13,11 +13,18 @@ export const MAX_QUERY_WORDS = 8;
 /** Results are at most this many per page (the list's own limit of 1000 would be pointless here). */
 const MAX_SEARCH_PAGE = 50;
 
-const day = (label: string) =>
+const DAY_MS = 86_400_000;
+
+/** A bound of a date range: a date and time as given, or a date (UTC) whose whole day counts: its start for `from`, its end for `to`. */
+const day = (label: string, end: 'from' | 'to') =>
   z.iso
     .datetime({ offset: true, message: `${label} must be an ISO-8601 date and time, for example 2026-11-21T09:30:00Z` })
-    .or(z.iso.date({ message: `${label} must be an ISO-8601 date, for example 2026-11-21` }))
-    .transform((text) => new Date(text).toISOString());
+    .transform((text) => new Date(text).toISOString())
+    .or(
+      z.iso
+        .date({ message: `${label} must be an ISO-8601 date, for example 2026-11-21` })
+        .transform((text) => new Date(Date.parse(text) + (end === 'to' ? DAY_MS - 1 : 0)).toISOString()),
+    );
 
 export const searchQuery = z.object({
   /** Longer text is not refused but cut (the answer's `query.truncated` says so). */
@@ -27,10 +34,10 @@ export const searchQuery = z.object({
   category: z.string().min(1).max(100).optional(),
   /** An agent's id, `me` or `unassigned`. */
   assignee: z.string().min(1).max(100).optional(),
-  createdFrom: day('createdFrom').optional(),
-  createdTo: day('createdTo').optional(),
-  updatedFrom: day('updatedFrom').optional(),
-  updatedTo: day('updatedTo').optional(),
+  createdFrom: day('createdFrom', 'from').optional(),
+  createdTo: day('createdTo', 'to').optional(),
+  updatedFrom: day('updatedFrom', 'from').optional(),
+  updatedTo: day('updatedTo', 'to').optional(),
   page: pageQuery(20).page,
   limit: pageQuery(20).limit.pipe(z.number().max(MAX_SEARCH_PAGE, `limit must be at most ${MAX_SEARCH_PAGE}`)),
 });

@@ -94,6 +94,10 @@ describe('Full-text search over HTTP', () => {
     await found(agent.token, { q: 'refund', status: 'resolved' }, [daveTicket.ticketId]);
     await found(agent.token, { q: 'refund', status: 'open,in_progress' }, [carolTicket.ticketId]);
     await found(agent.token, { q: 'refund', createdFrom: '2000-01-01', createdTo: '2000-12-31' }, []);
+    // A date alone is its whole day (UTC): to today takes in what was opened today.
+    const today = new Date().toISOString().slice(0, 10);
+    await found(agent.token, { q: 'refund', createdFrom: today, createdTo: today }, [carolTicket.ticketId, daveTicket.ticketId]);
+    await found(agent.token, { q: 'refund', updatedTo: today, status: 'resolved' }, [daveTicket.ticketId]);
   });
 
   it('when a message is edited or a ticket deleted, then search follows at once', async () => {
