@@ -13,6 +13,8 @@ describe('Web app in Chromium: full-text search', () => {
   let alice: Member;
   let ticket: { _id: string; ticketId: number };
   let wanted: string;
+  let gadgets: Array<{ _id: string; ticketId: number }>;
+  let gadgeteer: Member;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -30,6 +32,18 @@ describe('Web app in Chromium: full-text search', () => {
     for (let i = 0; i < 30; i++) await post(`Update ${i}: still waiting for news about the shipment, nothing has changed since yesterday.`);
     wanted = await post('The courier left the parcel with my neighbour Mrs Kowalczyk, can you confirm?');
     for (let i = 30; i < 60; i++) await post(`Update ${i}: still waiting for news about the shipment, nothing has changed since yesterday.`);
+    // 21 customers' tickets with one word in common: more than a page of hits (20); two of them resolved.
+    const electronics = await addCategory(server, admin, { name: 'Electronics' });
+    gadgets = [];
+    for (let i = 0; i < 21; i++) {
+      const customer = await addMember(server, admin, 'customer', `Gadgeteer${i}`);
+      if (i === 20) gadgeteer = customer;
+      gadgets.push(await openTicket(server, customer, electronics, { title: `Gizmo ${i} stopped working`, description: 'The gadget does not turn on' }));
+    }
+    for (const { _id } of gadgets.slice(0, 2)) {
+      const resolved = await server.request('PUT', `/api/tickets/${_id}`, { token: admin, body: { status: 'resolved' } });
+      if (resolved.status !== 200) throw new Error(`resolve: ${resolved.status}`);
+    }
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await signIn(page, server.url, alice.email, 'password-123');
@@ -39,12 +53,18 @@ describe('Web app in Chromium: full-text search', () => {
     await server?.stop();
   });
 
+  /** Ctrl+K on a screen of the signed-in user, then the words typed into the dialog. */
+  async function searchFor(on: Page, words: string) {
+    await on.getByRole('button', { name: /^Search\b/ }).waitFor({ timeout: 10_000 });
+    await on.keyboard.press('Control+k');
+    const dialog = on.getByRole('dialog', { name: 'Search' });
+    await dialog.getByRole('searchbox', { name: 'Search tickets and messages' }).fill(words);
+    return dialog;
+  }
+
   it('when an agent presses Ctrl+K and types a word of a message, then the hit opens the ticket scrolled to that message, highlighted', async () => {
     await page.goto(`${server.url}/dashboard`);
-    await page.getByRole('button', { name: /^Search\b/ }).waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Control+k');
-    const dialog = page.getByRole('dialog', { name: 'Search' });
-    await dialog.getByRole('searchbox', { name: 'Search tickets and messages' }).fill('kowalcz');
+    const dialog = await searchFor(page, 'kowalcz');
     const hit = dialog.getByRole('list', { name: 'Search results' }).getByRole('button', { name: new RegExp(`#${ticket.ticketId} Parcel problems`) });
     await hit.waitFor({ timeout: 10_000 });
     expect(await hit.locator('mark').allTextContents()).toEqual(['Kowalczyk']);
@@ -61,6 +81,55 @@ describe('Web app in Chromium: full-text search', () => {
         return box.top >= list.top - 1 && box.bottom <= list.bottom + 1;
       });
     await eventually(inView, { timeoutMs: 5000, describe: 'the found message in view' });
+  });
+
+  it('when more tickets match than a page holds, then the dialog pages through them; its filters narrow them, and a date range before they were opened finds none', async () => {
+    await page.goto(`${server.url}/dashboard`);
+    const dialog = await searchFor(page, 'gadget');
+    const results = dialog.getByRole('list', { name: 'Search results' });
+    const pager = dialog.getByRole('navigation', { name: 'Search result pages' });
+    await pager.getByText('Page 1 of 2 · 21 matches').waitFor({ timeout: 10_000 });
+    expect(await results.getByRole('listitem').count()).toBe(20);
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2 of 2 · 21 matches').waitFor({ timeout: 10_000 });
+    await eventually(async () => (await results.getByRole('listitem').count()) === 1, { describe: 'the second page, one hit' });
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    const numbers = async () => (await results.locator('.search-hit-title').allTextContents()).map((title) => title.split(' ')[0]).sort();
+
+    await dialog.getByRole('button', { name: 'Filters' }).click();
+    await dialog.getByLabel('Status').selectOption('resolved');
+    await dialog.getByRole('button', { name: 'Filters (1)' }).waitFor();
+    const resolved = gadgets
+      .slice(0, 2)
+      .map(({ ticketId }) => `#${ticketId}`)
+      .sort();
+    await eventually(async () => JSON.stringify(await numbers()) === JSON.stringify(resolved), { describe: 'the two resolved tickets alone' });
+    expect(await pager.count()).toBe(0);
+
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const day = `${yesterday.getFullYear()}-${String(yesterday.getMonth() + 1).padStart(2, '0')}-${String(yesterday.getDate()).padStart(2, '0')}`;
+    await dialog.getByLabel('Created to').fill(day);
+    await dialog.getByText('No matches.').waitFor({ timeout: 10_000 });
+    await dialog.getByRole('button', { name: 'Clear filters' }).click();
+    await pager.getByText('Page 1 of 2 · 21 matches').waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+  });
+
+  it('when a customer searches the same word, then only their own ticket comes, and their filters have no assignee', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const customer = await context.newPage();
+      await signIn(customer, server.url, gadgeteer.email, 'password-123');
+      const dialog = await searchFor(customer, 'gadget');
+      const results = dialog.getByRole('list', { name: 'Search results' });
+      await results.waitFor({ timeout: 10_000 });
+      expect(await results.locator('.search-hit-title').allTextContents()).toEqual([`#${gadgets[20]!.ticketId} Gizmo 20 stopped working`]);
+      await dialog.getByRole('button', { name: 'Filters' }).click();
+      await dialog.getByLabel('Status').waitFor();
+      expect(await dialog.getByLabel('Assigned to').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
   });
 
   it('when an agent presses / on a screen without a search box of its own, then the desk search opens there, and Escape closes it', async () => {

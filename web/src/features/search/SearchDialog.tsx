@@ -1,10 +1,15 @@
 import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useId, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import type { SearchHit } from '#contract/search';
+import { PRIORITIES, TICKET_STATUSES } from '#contract/tickets';
+import { isStaff } from '#contract/users';
+import { useAppSelector } from '../../app/hooks';
 import { Modal } from '../../components/ui';
 import { Icon } from '../../components/icons';
 import { fullName } from '../../lib/format';
-import { useLazySearchQuery } from './api';
+import { selectUser } from '../../entities/session/sessionSlice';
+import { useCategoriesQuery } from '../../entities/ticket/api';
+import { type SearchFilters, useLazySearchQuery } from './api';
 import './search.css';
 
 /** Results follow the typing once it pauses this long; a request for older text is aborted. */
@@ -37,25 +42,123 @@ export function Highlighted({ text, highlights }: { text: string; highlights: Ar
 const hitPath = (hit: SearchHit) =>
   `/tickets/${encodeURIComponent(hit.ticket._id)}${hit.snippet.messageId ? `?message=${encodeURIComponent(hit.snippet.messageId)}` : ''}`;
 
+/** The dialog's filter fields; dates as the browser's date inputs give them (a day in the browser's time zone). */
+interface FilterFields {
+  status: string;
+  priority: string;
+  category: string;
+  assignee: string;
+  createdFrom: string;
+  createdTo: string;
+  updatedFrom: string;
+  updatedTo: string;
+}
+
+const NO_FILTERS: FilterFields = { status: '', priority: '', category: '', assignee: '', createdFrom: '', createdTo: '', updatedFrom: '', updatedTo: '' };
+
+/** A picked day's first or last millisecond in the browser's time zone, as the server reads dates (UTC). */
+const dayBound = (day: string, end: 'from' | 'to') => (day ? new Date(`${day}T${end === 'from' ? '00:00:00.000' : '23:59:59.999'}`).toISOString() : undefined);
+
+const requestFilters = (fields: FilterFields): SearchFilters => ({
+  status: (fields.status || undefined) as SearchFilters['status'],
+  priority: (fields.priority || undefined) as SearchFilters['priority'],
+  category: fields.category || undefined,
+  assignee: (fields.assignee || undefined) as SearchFilters['assignee'],
+  createdFrom: dayBound(fields.createdFrom, 'from'),
+  createdTo: dayBound(fields.createdTo, 'to'),
+  updatedFrom: dayBound(fields.updatedFrom, 'from'),
+  updatedTo: dayBound(fields.updatedTo, 'to'),
+});
+
+const label = (value: string) => value.charAt(0).toUpperCase() + value.slice(1).replace(/_/g, ' ');
+
+/** Status, priority, category, assignee (staff) and the created and updated days a search is narrowed to. */
+function FilterPanel({ fields, onChange, staff }: { fields: FilterFields; onChange: (fields: FilterFields) => void; staff: boolean }) {
+  const { data } = useCategoriesQuery();
+  const id = useId();
+  const set = (key: keyof FilterFields) => (event: { target: { value: string } }) => onChange({ ...fields, [key]: event.target.value });
+  const select = (key: keyof FilterFields, text: string, options: Array<[string, string]>) => (
+    <div className="search-filter">
+      <label htmlFor={`${id}-${key}`}>{text}</label>
+      <select id={`${id}-${key}`} value={fields[key]} onChange={set(key)}>
+        <option value="">Any</option>
+        {options.map(([value, name]) => (
+          <option key={value} value={value}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  const date = (key: keyof FilterFields, text: string) => (
+    <div className="search-filter">
+      <label htmlFor={`${id}-${key}`}>{text}</label>
+      <input id={`${id}-${key}`} type="date" value={fields[key]} onChange={set(key)} />
+    </div>
+  );
+  return (
+    <div className="search-filters" role="group" aria-label="Search filters">
+      {select(
+        'status',
+        'Status',
+        TICKET_STATUSES.map((status) => [status, label(status)]),
+      )}
+      {select(
+        'priority',
+        'Priority',
+        PRIORITIES.map((priority) => [priority, label(priority)]),
+      )}
+      {select(
+        'category',
+        'Category',
+        (data?.categories ?? []).map((category) => [category._id, category.name]),
+      )}
+      {staff &&
+        select('assignee', 'Assigned to', [
+          ['me', 'Me'],
+          ['unassigned', 'Nobody'],
+        ])}
+      {date('createdFrom', 'Created from')}
+      {date('createdTo', 'Created to')}
+      {date('updatedFrom', 'Updated from')}
+      {date('updatedTo', 'Updated to')}
+    </div>
+  );
+}
+
 function SearchPanel({ onClose }: { onClose: () => void }) {
   const inputId = useId();
+  const user = useAppSelector(selectUser);
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
+  const [fields, setFields] = useState(NO_FILTERS);
+  const [showFilters, setShowFilters] = useState(false);
   const [active, setActive] = useState(0);
   const [search, { data, isFetching, isError, originalArgs }] = useLazySearchQuery();
   const navigate = useNavigate();
+  const filters = requestFilters(fields);
+  const filtersSet = Object.values(fields).filter(Boolean).length;
+  // Other words or filters start again at the first page.
+  const searchKey = JSON.stringify({ q: query, ...filters });
+  const [paging, setPaging] = useState({ of: searchKey, page: 1 });
+  // Adjusted while rendering (React's pattern for state that follows a changed input): coming back to earlier words or filters starts at page 1 too.
+  if (paging.of !== searchKey) setPaging({ of: searchKey, page: 1 });
+  const page = paging.of === searchKey ? paging.page : 1;
+  const argsKey = JSON.stringify({ q: query, page, ...filters });
   useEffect(() => {
     const timer = setTimeout(() => setQuery(text.trim()), SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [text]);
   useEffect(() => {
     if (!query) return undefined;
-    const request = search({ q: query }, true);
+    const request = search(JSON.parse(argsKey) as Parameters<typeof search>[0], true);
     // Typing on (or closing) makes this answer stale: the request is cancelled, not just ignored.
     return () => request.abort();
-  }, [query, search]);
+  }, [query, argsKey, search]);
   useEffect(() => setActive(0), [data]);
-  const hits = query && originalArgs?.q === query ? (data?.hits ?? []) : [];
+  // Only the answer to what is asked now: never an older page, words or filters.
+  const answered = !!query && JSON.stringify(originalArgs) === argsKey;
+  const hits = answered ? (data?.hits ?? []) : [];
   const open = (hit: SearchHit) => {
     onClose();
     void navigate(hitPath(hit));
@@ -67,24 +170,45 @@ function SearchPanel({ onClose }: { onClose: () => void }) {
     else return;
     event.preventDefault();
   };
+  const pages = answered && data ? data.pagination.pages : 0;
   return (
     <div className="search-panel">
-      <label htmlFor={inputId} className="visually-hidden">
-        Search tickets and messages
-      </label>
-      <input
-        id={inputId}
-        className="search-input"
-        type="search"
-        value={text}
-        maxLength={200}
-        placeholder='Words, "a phrase", -exclude, #1042'
-        autoComplete="off"
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onKeyDown}
-      />
+      <div className="search-bar">
+        <label htmlFor={inputId} className="visually-hidden">
+          Search tickets and messages
+        </label>
+        <input
+          id={inputId}
+          className="search-input"
+          type="search"
+          value={text}
+          maxLength={200}
+          placeholder='Words, "a phrase", -exclude, #1042'
+          autoComplete="off"
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <button
+          type="button"
+          className="button button-secondary button-small search-filters-toggle"
+          aria-expanded={showFilters}
+          onClick={() => setShowFilters((shown) => !shown)}
+        >
+          {filtersSet > 0 ? `Filters (${filtersSet})` : 'Filters'}
+        </button>
+      </div>
+      {showFilters && (
+        <>
+          <FilterPanel fields={fields} onChange={setFields} staff={!!user && isStaff(user.role)} />
+          {filtersSet > 0 && (
+            <button type="button" className="button button-ghost button-small search-filters-clear" onClick={() => setFields(NO_FILTERS)}>
+              Clear filters
+            </button>
+          )}
+        </>
+      )}
       {query && isError && <p className="search-status">Search failed. Try again.</p>}
-      {query && !isError && !isFetching && originalArgs?.q === query && hits.length === 0 && <p className="search-status">No matches.</p>}
+      {query && !isError && !isFetching && answered && hits.length === 0 && <p className="search-status">No matches.</p>}
       {hits.length > 0 && (
         <ul className="search-results" aria-label="Search results">
           {hits.map((hit, index) => (
@@ -105,10 +229,28 @@ function SearchPanel({ onClose }: { onClose: () => void }) {
           ))}
         </ul>
       )}
-      {data && hits.length > 0 && data.pagination.total > hits.length && (
-        <p className="search-status">
-          {hits.length} of {data.pagination.total} matches: add words to narrow them.
-        </p>
+      {data && hits.length > 0 && pages > 1 && (
+        <nav className="search-pager" aria-label="Search result pages">
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            disabled={page <= 1 || isFetching}
+            onClick={() => setPaging({ of: searchKey, page: page - 1 })}
+          >
+            Previous
+          </button>
+          <span className="search-status">
+            Page {page} of {pages} · {data.pagination.total} matches
+          </span>
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            disabled={page >= pages || isFetching}
+            onClick={() => setPaging({ of: searchKey, page: page + 1 })}
+          >
+            Next
+          </button>
+        </nav>
       )}
     </div>
   );

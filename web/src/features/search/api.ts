@@ -1,7 +1,20 @@
 import type { SearchResults } from '#contract/search';
+import type { Priority, TicketStatus } from '#contract/tickets';
 import { api } from '../../app/api';
 
-interface SearchArgs {
+/** What the dialog's filters narrow a search to (docs/search.md); an unset one is left out of the request. */
+export interface SearchFilters {
+  status?: TicketStatus;
+  priority?: Priority;
+  category?: string;
+  assignee?: 'me' | 'unassigned';
+  createdFrom?: string;
+  createdTo?: string;
+  updatedFrom?: string;
+  updatedTo?: string;
+}
+
+interface SearchArgs extends SearchFilters {
   q: string;
   page?: number;
   limit?: number;
@@ -11,7 +24,7 @@ interface SearchArgs {
 const searchApi = api.injectEndpoints({
   endpoints: (build) => ({
     search: build.query<SearchResults, SearchArgs>({
-      query: ({ q, page = 1, limit = 20 }) => ({ url: '/search', params: { q, page, limit } }),
+      query: ({ page = 1, limit = 20, ...rest }) => ({ url: '/search', params: { ...rest, page, limit } }),
       keepUnusedDataFor: 10,
     }),
   }),
