@@ -132,6 +132,45 @@ describe('Web app in Chromium: full-text search', () => {
     }
   });
 
+  it('when a customer with more tickets than their dashboard lists searches its list, then an older ticket is found by a word of its conversation', async () => {
+    const admin = await server.login();
+    const category = await addCategory(server, admin, { name: 'Music' });
+    const frank = await addMember(server, admin, 'customer', 'Frank');
+    const own: Array<{ _id: string; ticketId: number }> = [];
+    for (let i = 0; i < 6; i++) {
+      const opened = await openTicket(server, frank, category, { title: `Instrument question ${i}`, description: 'About my order' });
+      if (i === 0)
+        await server.request('POST', `/api/tickets/${opened._id}/messages`, {
+          token: frank.token,
+          body: { content: 'The xylophone arrived with a cracked bar' },
+        });
+      const resolved = await server.request('PUT', `/api/tickets/${opened._id}`, { token: admin, body: { status: 'resolved' } });
+      if (resolved.status !== 200) throw new Error(`resolve: ${resolved.status}`);
+      own.push(opened);
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const customer = await context.newPage();
+      await signIn(customer, server.url, frank.email, 'password-123');
+      const card = customer.getByRole('region', { name: 'Your Tickets' });
+      await card.getByText('Instrument question 5').waitFor({ timeout: 10_000 });
+      expect(await card.getByText('Instrument question 0').count()).toBe(0);
+      await card.getByRole('searchbox', { name: 'Search your tickets' }).fill('xylophon');
+      const found = card.getByRole('list', { name: 'Your tickets matching the search' });
+      await found.waitFor({ timeout: 10_000 });
+      await eventually(async () => (await found.locator('.ticket-row-title').allTextContents()).join() === 'Instrument question 0', {
+        describe: 'the oldest ticket alone',
+      });
+      await found.getByRole('button', { name: new RegExp(`#${own[0]!.ticketId}`) }).click();
+      await customer.waitForURL(`**/tickets/${own[0]!._id}`, { timeout: 10_000 });
+      await customer.goBack();
+      await card.getByRole('searchbox', { name: 'Search your tickets' }).fill('trombone');
+      await card.getByText('No tickets match your search').waitFor({ timeout: 10_000 });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('when an agent presses / on a screen without a search box of its own, then the desk search opens there, and Escape closes it', async () => {
     await page.goto(`${server.url}/profile`);
     await page.getByRole('button', { name: /^Search\b/ }).waitFor({ timeout: 10_000 });

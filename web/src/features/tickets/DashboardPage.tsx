@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { isStaff } from '#contract/users';
 import { errorMessage } from '../../app/api';
@@ -82,25 +82,72 @@ export function RecentActivityCard({ stats }: { stats: TicketStats }) {
   );
 }
 
+/** Typing in the customer's search box waits this long before the list asks the server. */
+const LIST_SEARCH_DEBOUNCE_MS = 200;
+
+/**
+ * A customer's own tickets by words they wrote or read in them (the engine of the desk's search,
+ * docs/search.md): the list's first 5 matches, newest first, in place of the latest 5.
+ */
+function useOwnTicketSearch() {
+  const [text, setText] = useState('');
+  const [words, setWords] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setWords(text.trim()), LIST_SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
+  const found = useTicketsQuery({ q: words, limit: DASHBOARD_SHOWN, sort: 'latest' }, { skip: !words });
+  return { text, setText, words, found };
+}
+
 export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tickets: Ticket[]; onNewTicket: () => void }) {
   const navigate = useNavigate();
   const staff = isStaff(user.role);
+  const searchId = useId();
+  const search = useOwnTicketSearch();
+  const searching = !staff && search.words !== '';
+  const shown = searching ? (search.found.data?.tickets ?? []) : tickets;
   const actions = staff ? (
     <Link to="/live-tickets" className="button button-secondary">
       View All Tickets
     </Link>
   ) : (
-    <button type="button" className="button button-secondary" onClick={onNewTicket}>
-      <Icon name="plus" /> New Ticket
-    </button>
+    <>
+      <label htmlFor={searchId} className="visually-hidden">
+        Search your tickets
+      </label>
+      <input
+        id={searchId}
+        className="ticket-list-search"
+        type="search"
+        value={search.text}
+        maxLength={200}
+        placeholder="Search your tickets..."
+        onChange={(event) => search.setText(event.target.value)}
+      />
+      <button type="button" className="button button-secondary" onClick={onNewTicket}>
+        <Icon name="plus" /> New Ticket
+      </button>
+    </>
+  );
+  const empty = searching ? (
+    search.found.isFetching ? (
+      <p className="muted">Searching...</p>
+    ) : search.found.isError ? (
+      <p className="muted">Search failed. Try again.</p>
+    ) : (
+      <EmptyState title="No tickets match your search">Try other words, or fewer.</EmptyState>
+    )
+  ) : (
+    <EmptyState title="No tickets yet">{staff ? 'No tickets have been created yet.' : "You haven't created any support tickets yet."}</EmptyState>
   );
   return (
     <Card title={staff ? 'Recent Tickets' : 'Your Tickets'} actions={actions} className="ticket-list-card">
-      {tickets.length === 0 ? (
-        <EmptyState title="No tickets yet">{staff ? 'No tickets have been created yet.' : "You haven't created any support tickets yet."}</EmptyState>
+      {shown.length === 0 ? (
+        empty
       ) : (
-        <ul className="ticket-rows">
-          {tickets.slice(0, DASHBOARD_SHOWN).map((ticket) => (
+        <ul className="ticket-rows" aria-label={searching ? 'Your tickets matching the search' : undefined}>
+          {shown.slice(0, DASHBOARD_SHOWN).map((ticket) => (
             <li key={ticket._id}>
               <button type="button" className="ticket-row" onClick={() => void navigate(`/tickets/${ticket._id}`)}>
                 <Badge variant="outline" className="ticket-number">
