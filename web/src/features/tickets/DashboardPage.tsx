@@ -122,7 +122,7 @@ export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tic
         type="search"
         value={search.text}
         maxLength={200}
-        placeholder="Search your tickets..."
+        placeholder="Search tickets..."
         onChange={(event) => search.setText(event.target.value)}
       />
       <button type="button" className="button button-secondary" onClick={onNewTicket}>
