@@ -80,12 +80,9 @@ export class UnprocessableError extends DomainError {
  * Part of the stored history a request needs can no longer be read: the event log's file was altered
  * or damaged. Nothing was changed; `npm run audit:verify` names where the log breaks.
  */
-export class DamagedHistoryError extends DomainError {
-  readonly status = 409;
-  readonly code = 'HISTORY_DAMAGED';
+export class DamagedHistoryError extends ConflictError {
   constructor(message: string, extra: Record<string, unknown> = {}) {
-    super(message);
-    Object.assign(this.extra, extra);
+    super(message, 'HISTORY_DAMAGED', extra);
   }
 }
 

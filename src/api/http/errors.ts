@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { DomainError, PendingViewError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
+import { DamagedHistoryError, DomainError, PendingViewError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
 import { CorruptEventError, WrongExpectedVersionError } from '../../platform/eventstore/port';
 
 interface BodyParserError extends Error {
@@ -14,7 +14,13 @@ const DAMAGED_FOR_CALLER =
 /** The one place typed errors become the error body of docs/contract.md. Unknown errors are logged, never leaked. */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
-  (error: unknown, _req, res, _next) => {
+  (thrown: unknown, _req, res, _next) => {
+    let error = thrown;
+    if (error instanceof CorruptEventError) {
+      // The caller may be anyone: the event's name and place go to the log, not into the answer.
+      logger.error({ err: error }, 'a stored event cannot be read');
+      error = new DamagedHistoryError(DAMAGED_FOR_CALLER);
+    }
     if (error instanceof DomainError) {
       if (error instanceof RateLimitedError || error instanceof StartingError || error instanceof PendingViewError)
         res.setHeader('Retry-After', String(error.retryAfterSeconds));
@@ -28,12 +34,6 @@ export const errorHandler =
     }
     if (error instanceof WrongExpectedVersionError) {
       res.status(409).json({ error: 'Someone else changed this at the same time; please try again', code: 'CONCURRENT_CHANGE' });
-      return;
-    }
-    if (error instanceof CorruptEventError) {
-      // The caller may be anyone: the event's name and place go to the log, not into the answer.
-      logger.error({ err: error }, 'a stored event cannot be read');
-      res.status(409).json({ error: DAMAGED_FOR_CALLER, code: 'HISTORY_DAMAGED' });
       return;
     }
     const bodyError = error as BodyParserError;
