@@ -111,6 +111,21 @@ describe('Service levels', () => {
       expect(await target(ticket._id, 'resolution')).toMatchObject({ state: 'paused', remainingMs: 8 * 60 * MINUTE - 2 * 60 * MINUTE });
     });
 
+    it('lists a breach in the Breached view while someone can act on it, and not once the ticket is merged away (issue 50)', async () => {
+      now = Date.parse('2026-01-19T09:00:00Z');
+      const ticket = await openTicket(server, await addMember(server, admin, 'customer', 'Gus'), category);
+      const target = await openTicket(server, await addMember(server, admin, 'customer', 'Hal'), category);
+      now = Date.parse('2026-01-19T10:30:00Z');
+      expect(await listed('sla=breached')).toEqual(expect.arrayContaining([ticket._id, target._id]));
+      expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: admin, body: { status: 'pending_customer' } })).status).toBe(200);
+      expect(await listed('sla=breached')).toContain(ticket._id);
+      // A merged ticket is closed with its clocks where they stood: its breach stays in the report, not in the work.
+      expect((await server.request('POST', `/api/tickets/${ticket._id}/merge`, { token: admin, body: { target: target._id } })).status).toBe(200);
+      expect(await listed('sla=breached')).not.toContain(ticket._id);
+      expect(await listed('sla=breached&status=closed')).not.toContain(ticket._id);
+      expect(await listed('sla=breached')).toContain(target._id);
+    });
+
     it('keeps the version a ticket opened under when the settings change', async () => {
       now = Date.parse('2026-01-19T09:00:00Z');
       const before = await openTicket(server, await addMember(server, admin, 'customer', 'Dan'), category);

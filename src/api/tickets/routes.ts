@@ -9,7 +9,9 @@ import {
   editMessageSchema,
   listMessagesQuery,
   listTicketsQuery,
+  isOpenStatus,
   mergeTicketSchema,
+  OPEN_STATUSES,
   splitTicketSchema,
   momentQuery,
   outcomeSchema,
@@ -196,6 +198,9 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
     if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
     if (query.sla) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
+    // A breach is work only while someone can still act on it: a resolved, closed or merged ticket keeps its record in the
+    // SLA report, not a place in the Breached or Due views (docs/sla.md).
+    if (query.sla) filter.status = { $in: (query.status ?? OPEN_STATUSES).filter(isOpenStatus) };
     if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
     const { items, pagination } =
       query.sort === 'due'

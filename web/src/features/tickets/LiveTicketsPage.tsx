@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { Banner, EmptyState, LoadingScreen, Modal, StatCard } from '../../components/ui';
-import { DIFFERENT_CUSTOMERS_MESSAGE } from '#contract/tickets';
+import { DIFFERENT_CUSTOMERS_MESSAGE, isOpenStatus } from '#contract/tickets';
 import { MergeConfirm } from './MergePanel';
 import { formatDate, formatDateTime, fullName, timeAgo, waitedForShort } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
@@ -38,6 +38,7 @@ export const FILTERS = [
   { key: 'due_soon', label: 'Due Within 1 h', args: { sla: 'due_soon' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
 type FilterKey = (typeof FILTERS)[number]['key'];
+const DEFAULT_FILTER: FilterKey = 'open';
 
 export const SORTS = [
   { key: 'latest', label: 'Latest First' },
@@ -67,6 +68,9 @@ const NeedsAssignment = () => (
     <Icon name="user" size={12} /> NEEDS ASSIGNMENT
   </span>
 );
+
+/** Only work someone can still do needs an assignee: a resolved or closed ticket without one is finished, not waiting. */
+const needsAssignment = (ticket: Ticket) => ticket.assignedAgent === null && isOpenStatus(ticket.status);
 
 /** Messages the agent has not read yet on a ticket; nothing when there are none. */
 export function UnreadBadge({ count }: { count: number }) {
@@ -174,7 +178,9 @@ export function LiveTicketsTable({
                 <StatusSelect ticket={ticket} onChange={(status) => onStatus(ticket, status)} />
               </td>
               <td className="live-table-person">{fullName(ticket.customer)}</td>
-              <td className="live-table-person">{ticket.assignedAgent ? ticket.assignedAgent.username : <NeedsAssignment />}</td>
+              <td className="live-table-person">
+                {ticket.assignedAgent ? ticket.assignedAgent.username : needsAssignment(ticket) ? <NeedsAssignment /> : '—'}
+              </td>
               <td>
                 <WaitingSince ticket={ticket} />
               </td>
@@ -257,7 +263,7 @@ export function LiveTicketCard({
   onStatus: (status: string) => void;
 }) {
   const others = useOthersOn(ticket._id, myId, true);
-  const unassigned = ticket.assignedAgent === null;
+  const unassigned = needsAssignment(ticket);
   return (
     <article
       className={`live-card ${unassigned ? 'needs-attention' : `priority-card-${PRIORITY_COLOR[ticket.priority]}`}`}
@@ -332,7 +338,8 @@ export function LiveTicketCard({
 export function LiveTicketsPage() {
   const me = useAppSelector(selectUser)!;
   const [params, setParams] = useSearchParams();
-  const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : 'all';
+  // The page opens on the open work (issue 50): finished tickets are one click away under All.
+  const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : DEFAULT_FILTER;
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
   const [limit, setLimit] = useState(PAGE);
   const [search, setSearch] = useState('');
@@ -371,7 +378,7 @@ export function LiveTicketsPage() {
 
   const choose = (key: FilterKey) => {
     setLimit(PAGE);
-    setParams(key === 'all' ? {} : { filter: key });
+    setParams(key === DEFAULT_FILTER ? {} : { filter: key });
   };
   return (
     <div className="page">

@@ -23,6 +23,12 @@ describe('Live ticket card', () => {
       expect(screen.getByText(text)).toBeInTheDocument();
   });
 
+  it.each(['resolved', 'closed'])('when %s without an assignee, then it is finished work and asks for nobody (issue 50)', (status) => {
+    const { card } = renderCard({ status });
+    expect(screen.queryByText('NEEDS ASSIGNMENT')).not.toBeInTheDocument();
+    expect(card).not.toHaveClass('needs-attention');
+  });
+
   it('when assigned, then it is coloured by priority and shows the assignee', () => {
     const { card } = renderCard({ assignedAgent: { ...ASSIGNED, _id: 'someone-else', username: 'bob' }, priority: 'urgent' });
     expect(card).toHaveClass('priority-card-red');
