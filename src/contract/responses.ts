@@ -317,6 +317,23 @@ export const PublicSettings = z
   .strictObject({ settings: SystemSettings.pick({ systemName: true, supportEmail: true, maintenanceMode: true, maxFileSize: true, maxFiles: true }) })
   .meta({ id: 'PublicSettings' });
 
+/**
+ * A new desk's setup, as its admin's first screen lists it (docs/settings.md): each count ticks a step
+ * once it is above zero; `tickets` says whether customers have found the desk yet.
+ */
+export const SetupStatus = z
+  .strictObject({
+    setup: z.strictObject({
+      categories: z.number().int().nonnegative(),
+      agents: z.number().int().nonnegative(),
+      telegramBot: z.boolean(),
+      servicePolicies: z.number().int().nonnegative(),
+      supportEmail: z.boolean(),
+      tickets: z.number().int().nonnegative(),
+    }),
+  })
+  .meta({ id: 'SetupStatus' });
+
 export const BotSettings = z
   .strictObject({ messages: z.record(z.enum(BOT_MESSAGE_KEYS), z.string()), lastSyncedAt: time.nullable(), updatedAt: time.nullable() })
   .meta({ id: 'BotSettings' });
@@ -338,6 +355,7 @@ export type CannedMessage = z.infer<typeof CannedMessage>;
 export type Delivery = z.infer<typeof Delivery>;
 export type UserStats = z.infer<typeof UserStats>;
 export type PublicSettings = z.infer<typeof PublicSettings>;
+export type SetupStatus = z.infer<typeof SetupStatus>['setup'];
 export type WhitelistEntry = z.infer<typeof WhitelistEntry>;
 export type AccessRequest = z.infer<typeof AccessRequest>;
 export type BotCommand = z.infer<typeof BotCommand>;

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { countCommands, taggingProjectionWork } from '../../test/support/commandCount';
-import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
+import { type Member, addCategory, addMember, oneSlaPolicy, openTicket } from '../../test/support/desk';
 import { dropDatabase, readModelsUrl } from '../../test/support/mongo';
 import { type TestServer, startTestServer } from '../../test/support/server';
 import { pagesOfAll } from '../platform/eventstore/paging';
@@ -75,15 +75,7 @@ describe('MongoDB commands per posted message', () => {
     const ROUNDS = 3;
     const admin = await server.login();
     const category = await addCategory(server, admin);
-    const targets = { firstResponse: 60, nextResponse: 60, resolution: 480 };
-    const policy = {
-      id: 'standard',
-      name: 'Standard',
-      categoryId: null,
-      calendarId: null,
-      targets: { low: targets, medium: targets, high: targets, urgent: targets },
-    };
-    const settings = { calendars: [], defaultCalendarId: null, policies: [policy], pauseStatuses: ['pending_customer'], warnPercent: 80 };
+    const settings = oneSlaPolicy({ firstResponse: 60, nextResponse: 60, resolution: 480 });
     expect((await server.request('PUT', '/api/sla/settings', { token: admin, body: settings })).status).toBe(200);
     const agent = await addMember(server, admin, 'agent');
     const chats: Array<{ member: Member; ticket: string }> = [];

@@ -189,6 +189,23 @@ describe('Every screen at every size, in both themes: layout and accessibility (
     }, 300_000);
   }
 
+  it('when Live Tickets shows its table at 1440 and 1366 px, then every column fits without scrolling sideways (issue 50)', async () => {
+    for (const width of [1440, 1366]) {
+      const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+      await signIn(page, server.url, desk.agent.email, desk.agent.password);
+      await page.goto(`${server.url}/live-tickets?filter=all`);
+      await page.getByRole('button', { name: 'Table' }).click();
+      await page.getByRole('table', { name: 'Tickets' }).waitFor();
+      await settled(page);
+      const hidden = await page.evaluate(() => {
+        const wrap = document.querySelector('.live-table-card')!;
+        return wrap.scrollWidth - wrap.clientWidth;
+      });
+      expect({ width, hidden }).toEqual({ width, hidden: 0 });
+      await page.context().close();
+    }
+  });
+
   it('when the ticket screen opens at 1366x900, then the composer and the last message show without scrolling', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 }, bypassCSP: true })).newPage();
     await signIn(page, server.url, desk.agent.email, desk.agent.password);

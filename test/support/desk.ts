@@ -35,3 +35,15 @@ export async function openTicket(server: TestServer, member: Member, category: s
   if (created.status !== 201) throw new Error(`could not open a ticket: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.ticket as { _id: string; ticketId: number; status: string };
 }
+
+/** SLA settings of one policy for every category and priority, with no calendar (round the clock): the simplest desk under service levels. */
+export function oneSlaPolicy(targets: { firstResponse: number | null; nextResponse: number | null; resolution: number | null }) {
+  const policy = {
+    id: 'standard',
+    name: 'Standard',
+    categoryId: null,
+    calendarId: null,
+    targets: { low: targets, medium: targets, high: targets, urgent: targets },
+  };
+  return { calendars: [], defaultCalendarId: null, policies: [policy], pauseStatuses: ['pending_customer'], warnPercent: 80 };
+}

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * Saves the ticket screen (1440x900), Live Tickets as cards and as a table (1440x900), the phone ticket
- * screen (390x844) and the phone drawer of a seeded desk into a folder
+ * screen (390x844), the phone drawer and the admin's dashboard (1440, whole page) of a seeded desk, and a fresh desk's
+ * first screen for its admin (1440), into a folder
  * (`npx tsx --conditions=source test/support/shoot-screens.ts <dir> [suffix]`, after `npm run build`): the
  * before/after pictures of a layout change.
  */
@@ -9,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { launchBrowser, signIn } from './browser';
 import { addMember, openTicket } from './desk';
 import { seedDesk } from './screens';
-import { startTestServer } from './server';
+import { ADMIN, startTestServer } from './server';
 
 /** Enough open tickets that Live Tickets holds more rows than one screen. */
 const EXTRA_TICKETS = 18;
@@ -50,6 +51,14 @@ async function main() {
           await page.waitForTimeout(300);
           await page.screenshot({ path: `${dir}/live-tickets-table-${label}${suffix}.png` });
         }
+        if (who === 'agent' && label === '1440') {
+          const admin = await (await browser.newContext({ viewport: size })).newPage();
+          await signIn(admin, server.url, desk.admin.email, desk.admin.password);
+          await admin.getByRole('heading', { name: 'Recent Tickets' }).waitFor();
+          await admin.waitForTimeout(500);
+          await admin.screenshot({ path: `${dir}/dashboard-${label}${suffix}.png`, fullPage: true });
+          await admin.context().close();
+        }
         if (who === 'agent' && label === 'phone-390') {
           await page
             .getByRole('button', { name: /Expand sidebar|Open menu/ })
@@ -61,6 +70,22 @@ async function main() {
         await page.context().close();
       }
     }
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  await shootFirstHour(dir, suffix);
+}
+
+/** A desk's first start: what its admin meets after signing in, before anything is set up. */
+async function shootFirstHour(dir: string, suffix: string) {
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: `${dir}/first-hour-1440${suffix}.png`, fullPage: true });
   } finally {
     await browser.close();
     await server.stop();

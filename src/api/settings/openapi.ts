@@ -1,7 +1,7 @@
 import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
 import { z } from 'zod';
-import { BotIdentity, PublicSettings, SystemSettings } from '#contract/responses';
+import { BotIdentity, PublicSettings, SetupStatus, SystemSettings } from '#contract/responses';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -12,6 +12,13 @@ export function describeSettings(docs: ApiRegistry): void {
     summary: 'What the sign-in page needs',
     access: 'public',
     responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/settings/setup',
+    summary: "A new desk's setup checklist: what is set up so far",
+    access: admin,
+    responses: { 200: { description: '{ setup: { categories, agents, telegramBot, servicePolicies, supportEmail, tickets } }', schema: SetupStatus } },
   });
   docs.route({
     method: 'get',

@@ -8,7 +8,11 @@ import type { AppDeps } from '../../app/deps';
 import { invalidToken, updateSystemSettings } from '../../app/settings/service';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import type { SystemSettings } from '#contract/responses';
+import type { SetupStatus, SystemSettings } from '#contract/responses';
+import { CATEGORIES } from '../../projections/categories';
+import { USERS } from '../../projections/users';
+import { TICKETS } from '../../projections/tickets';
+import { loadSlaSettings } from '../../projections/sla';
 
 /** Settings as the API shows them: everything, with the bot token masked. */
 const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
@@ -23,6 +27,25 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/settings/public', async (_req, res) => {
     const { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } = await loadSystemSettings(deps.readStore);
     res.json({ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } });
+  });
+
+  router.get('/settings/setup', requireRole('admin'), async (_req, res) => {
+    const [categories, agents, settings, sla, tickets] = await Promise.all([
+      deps.readStore.collection(CATEGORIES).count({ isActive: true }),
+      deps.readStore.collection(USERS).count({ role: 'agent', isActive: true }),
+      loadSystemSettings(deps.readStore),
+      loadSlaSettings(deps.readStore),
+      deps.readStore.collection(TICKETS).count(),
+    ]);
+    const setup: SetupStatus = {
+      categories,
+      agents,
+      telegramBot: settings.telegramBotToken !== '',
+      servicePolicies: sla.policies.length,
+      supportEmail: settings.supportEmail !== '',
+      tickets,
+    };
+    res.json({ setup });
   });
 
   router.get('/settings', requireRole('admin'), async (_req, res) => {

@@ -1,4 +1,5 @@
 import { type FakeTelegram, startFakeTelegram } from '../../../test/support/fakeTelegram';
+import { addCategory, addMember, oneSlaPolicy, openTicket } from '../../../test/support/desk';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 
 const TOKEN = '123456789:AAE-this_is-a-fake_token-for-tests';
@@ -50,6 +51,31 @@ describe('System settings over HTTP', () => {
         systemName: 'Customer Support System',
         supportEmail: '',
       });
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it("when a new desk is set up, then its admin's checklist ticks each step from what the desk holds (issue 50)", async () => {
+    const fresh = await startTestServer({ env: { TELEGRAM_API_ROOT: telegram.apiRoot } });
+    try {
+      const token = await fresh.login();
+      const setup = async () => (await fresh.request('GET', '/api/settings/setup', { token })).body.setup;
+      expect(await setup()).toEqual({ categories: 0, agents: 0, telegramBot: false, servicePolicies: 0, supportEmail: false, tickets: 0 });
+      const category = await addCategory(fresh, token, { name: 'General' });
+      const agentMember = await addMember(fresh, token, 'agent', 'Ann');
+      const customerMember = await addMember(fresh, token, 'customer', 'Cy');
+      expect((await fresh.request('PUT', '/api/settings', { token, body: { supportEmail: 'help@new.example', telegramBotToken: TOKEN } })).status).toBe(200);
+      const sla = oneSlaPolicy({ firstResponse: 60, nextResponse: null, resolution: null });
+      expect((await fresh.request('PUT', '/api/sla/settings', { token, body: sla })).status).toBe(200);
+      await openTicket(fresh, customerMember, category);
+      expect(await setup()).toEqual({ categories: 1, agents: 1, telegramBot: true, servicePolicies: 1, supportEmail: true, tickets: 1 });
+      for (const other of [agentMember.token, customerMember.token])
+        expect((await fresh.request('GET', '/api/settings/setup', { token: other })).status).toBe(403);
+      // A deactivated agent or an inactive category no longer counts: the step is to do again.
+      expect((await fresh.request('PUT', `/api/users/${agentMember.id}`, { token, body: { isActive: false } })).status).toBe(200);
+      expect((await fresh.request('PUT', `/api/categories/${category}`, { token, body: { name: 'General', isActive: false } })).status).toBe(200);
+      expect(await setup()).toMatchObject({ categories: 0, agents: 0 });
     } finally {
       await fresh.stop();
     }

@@ -84,7 +84,7 @@ export function SlaCard() {
       <AttainmentTable caption="By agent" rows={report.byAgent} />
       {report.breaches.length > 0 && (
         <>
-          <h4>Breached</h4>
+          <h3>Breached</h3>
           <ul className="sla-breaches">
             {report.breaches.slice(0, 20).map((breach) => (
               <li key={`${breach.ticketId}-${breach.target}-${breach.episode}`}>

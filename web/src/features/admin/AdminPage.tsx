@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { AccessDenied, Banner, PageHeader, StatCard } from '../../components/ui';
@@ -30,7 +30,9 @@ function useLogged(error: unknown, what: string) {
 export function AdminPage() {
   const user = useAppSelector(selectUser);
   const logout = useLogout();
-  const [tab, setTab] = useState<Tab>('Users');
+  // A link may open a tab (`/admin?tab=Categories`, the setup checklist's); the tabs themselves do not change the address.
+  const [params] = useSearchParams();
+  const [tab, setTab] = useState<Tab>(() => ADMIN_TABS.find((name) => name === params.get('tab')) ?? 'Users');
   const admin = user?.role === 'admin';
   const userStats = useUserStatsQuery(undefined, { skip: !admin });
   const ticketStats = useStatsQuery(undefined, { skip: !admin });

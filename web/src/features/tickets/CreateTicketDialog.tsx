@@ -7,6 +7,7 @@ import { DESCRIPTION_MAX, PRIORITIES, TITLE_MAX } from '#contract/tickets';
 import { errorMessage } from '../../app/api';
 import { Banner, CountedLabel, Modal } from '../../components/ui';
 import { useCategoriesQuery } from '../../entities/ticket/api';
+import { usePublicSettingsQuery } from '../../entities/desk/api';
 import { useCreateTicketMutation, useTicketsQuery } from './api';
 import { OPEN_FILTER, statusLabel } from './display';
 import type { Category, ExistingTicket, Ticket } from '../../entities/ticket/types';
@@ -70,6 +71,7 @@ function BlockedByOpenTicket({ ticket, onCancel }: { ticket: ExistingTicket; onC
 export function TicketForm({
   categories,
   categoriesError,
+  supportEmail = '',
   existing,
   submitting,
   error,
@@ -78,6 +80,8 @@ export function TicketForm({
 }: {
   categories: Category[] | undefined;
   categoriesError: boolean;
+  /** Whom a customer asks when the desk has no category yet (the Support Email setting); blank when unset. */
+  supportEmail?: string;
   existing: ExistingTicket | null;
   submitting: boolean;
   error: string | null;
@@ -112,6 +116,10 @@ export function TicketForm({
     <form onSubmit={submit} className="form" noValidate>
       {error && <Banner kind="error">{error}</Banner>}
       {categoriesError && <Banner kind="error">Failed to load categories</Banner>}
+      {categories?.length === 0 && (
+        // A new desk before its admin added a category (issue 50): say why Create stays disabled, and whom to ask.
+        <Banner kind="info">{noCategoryText(supportEmail)}</Banner>
+      )}
       <div className="field">
         <CountedLabel htmlFor="ticket-title" label="Title" length={draft.title.length} max={TITLE_MAX} />
         <input
@@ -198,9 +206,13 @@ export function TicketForm({
   );
 }
 
+const noCategoryText = (supportEmail: string) =>
+  `Tickets can't be opened yet: this desk has no categories set up. ${supportEmail ? `Please write to ${supportEmail}` : 'Please contact the support team'} and they will add one.`;
+
 /** The dialog: loads categories and (for customers) the one-open-ticket pre-check, then opens the new ticket. */
 export function CreateTicketDialog({ onClose, onCreated }: { onClose: () => void; onCreated?: (ticket: Ticket) => void }) {
   const categories = useCategoriesQuery();
+  const desk = usePublicSettingsQuery();
   const openTickets = useTicketsQuery({ status: OPEN_FILTER, limit: 1, sort: 'latest' });
   const [create, { isLoading }] = useCreateTicketMutation();
   const [error, setError] = useState<string | null>(null);
@@ -228,6 +240,7 @@ export function CreateTicketDialog({ onClose, onCreated }: { onClose: () => void
       <TicketForm
         categories={categories.data?.categories}
         categoriesError={categories.isError}
+        supportEmail={desk.data?.supportEmail}
         existing={existing}
         submitting={isLoading}
         error={error}

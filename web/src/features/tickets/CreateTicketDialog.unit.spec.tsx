@@ -117,6 +117,28 @@ describe('Create-ticket form', () => {
     expect(onCancel).toHaveBeenCalled();
   });
 
+  it('when the desk has no category yet, then the form says why it cannot be sent and whom to ask (issue 50)', () => {
+    const { unmount } = renderWeb(
+      <TicketForm
+        categories={[]}
+        categoriesError={false}
+        supportEmail="help@desk.test"
+        existing={null}
+        submitting={false}
+        error={null}
+        onSubmit={jest.fn()}
+        onCancel={jest.fn()}
+      />,
+    );
+    expect(screen.getByRole('status')).toHaveTextContent(
+      "Tickets can't be opened yet: this desk has no categories set up. Please write to help@desk.test and they will add one.",
+    );
+    expect(screen.getByRole('button', { name: 'Create Ticket' })).toBeDisabled();
+    unmount();
+    renderForm({ categories: [] });
+    expect(screen.getByRole('status')).toHaveTextContent('Please contact the support team and they will add one.');
+  });
+
   it('when categories fail to load, then the form says so', () => {
     renderForm({ categories: undefined, categoriesError: true });
     expect(screen.getByRole('alert')).toHaveTextContent('Failed to load categories');

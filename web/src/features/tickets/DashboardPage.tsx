@@ -14,6 +14,8 @@ import { CreateTicketDialog } from './CreateTicketDialog';
 import { RatingsAwaiting } from '../../entities/satisfaction/RatingsAwaiting';
 import { SatisfactionCard } from '../../entities/satisfaction/SatisfactionCard';
 import { SlaCard } from '../../entities/sla/SlaCard';
+import { useSetupStatusQuery } from '../../entities/desk/api';
+import { SetupChecklist, setupSteps, useSetupChecklistHidden } from '../../entities/desk/SetupChecklist';
 import { statusLabel, statusVariant } from './display';
 import type { Ticket, TicketStats } from '../../entities/ticket/types';
 
@@ -82,6 +84,9 @@ export function RecentActivityCard({ stats }: { stats: TicketStats }) {
   );
 }
 
+/** An empty desk says how work will reach it (issue 50). */
+export const HOW_TICKETS_ARRIVE = 'Customers open tickets on this site or through the Telegram bot; each appears here and in Live Tickets as it arrives.';
+
 /** Typing in the customer's search box waits this long before the list asks the server. */
 const LIST_SEARCH_DEBOUNCE_MS = 200;
 
@@ -139,7 +144,17 @@ export function TicketListCard({ user, tickets, onNewTicket }: { user: User; tic
       <EmptyState title="No tickets match your search">Try other words, or fewer.</EmptyState>
     )
   ) : (
-    <EmptyState title="No tickets yet">{staff ? 'No tickets have been created yet.' : "You haven't created any support tickets yet."}</EmptyState>
+    <EmptyState title="No tickets yet">
+      {staff ? (
+        <>
+          <span>No tickets have been created yet.</span>
+          <br />
+          <span>{HOW_TICKETS_ARRIVE}</span>
+        </>
+      ) : (
+        "You haven't created any support tickets yet."
+      )}
+    </EmptyState>
   );
   return (
     <Card title={staff ? 'Recent Tickets' : 'Your Tickets'} actions={actions} className="ticket-list-card">
@@ -172,6 +187,8 @@ export function DashboardPage() {
   const staff = isStaff(user.role);
   const list = useTicketsQuery({ limit: RECENT_KEPT, sort: 'latest' });
   const stats = useStatsQuery(undefined, { skip: !staff });
+  const [setupHidden, hideSetup] = useSetupChecklistHidden();
+  const setup = useSetupStatusQuery(undefined, { skip: user.role !== 'admin' || setupHidden });
   const [creating, setCreating] = useState(false);
 
   if (list.isLoading || (staff && stats.isLoading)) return <LoadingScreen text="Loading dashboard..." />;
@@ -190,6 +207,9 @@ export function DashboardPage() {
         )}
       </header>
       {failure && <Banner kind="error">{errorMessage(failure, 'Failed to load dashboard data')}</Banner>}
+      {setup.data && !setupHidden && (setup.data.tickets === 0 || setupSteps(setup.data).some((step) => !step.done)) && (
+        <SetupChecklist setup={setup.data} onHide={hideSetup} />
+      )}
       {staff && stats.data && <StatsGrid stats={stats.data} />}
       {!staff && <RatingsAwaiting />}
       <div className={staff ? 'dashboard-grid' : ''}>
@@ -197,13 +217,18 @@ export function DashboardPage() {
         {!list.error && <TicketListCard user={user} tickets={list.data?.tickets ?? []} onNewTicket={() => setCreating(true)} />}
         {staff && stats.data && (
           <div className="dashboard-side">
-            <SatisfactionCard />
-            <SlaCard />
             <CategoriesCard stats={stats.data} />
             <RecentActivityCard stats={stats.data} />
           </div>
         )}
       </div>
+      {/* The reports hold tables: they take the page's width, never a side column's (issue 50). */}
+      {staff && stats.data && (
+        <div className="dashboard-reports">
+          <SatisfactionCard />
+          <SlaCard />
+        </div>
+      )}
       {creating && <CreateTicketDialog onClose={() => setCreating(false)} />}
     </div>
   );

@@ -4,7 +4,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AGENT, CUSTOMER, STATS, ticket } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
-import { CategoriesCard, RecentActivityCard, StatsGrid, TicketListCard } from './DashboardPage';
+import { CategoriesCard, HOW_TICKETS_ARRIVE, RecentActivityCard, StatsGrid, TicketListCard } from './DashboardPage';
 
 const SIX = Array.from({ length: 6 }, (_, index) =>
   ticket({ _id: `t${index}`, ticketId: 1001 + index, title: `Problem ${index}`, status: index === 0 ? 'in_progress' : 'open' }),
@@ -60,6 +60,7 @@ describe('Dashboard', () => {
     renderWeb(<TicketListCard user={AGENT} tickets={[]} onNewTicket={jest.fn()} />);
     expect(screen.getByRole('heading', { name: 'Recent Tickets' })).toBeInTheDocument();
     expect(screen.getByText('No tickets have been created yet.')).toBeInTheDocument();
+    expect(screen.getByText(HOW_TICKETS_ARRIVE)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'View All Tickets' })).toHaveAttribute('href', '/live-tickets');
   });
 });
