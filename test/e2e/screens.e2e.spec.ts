@@ -49,7 +49,7 @@ const dialogState = (name: string, button: string, ready: (page: Page) => Locato
 /** States within a screen that have their own markup: each admin tab, the queue's table, the create dialog. */
 function statesOf(role: Role, screen: string): Array<{ name: string; enter: (page: Page) => Promise<void>; leave?: (page: Page) => Promise<void> }> {
   if (screen === 'admin') {
-    return ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Settings'].map((tab) => ({
+    return ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Read Models', 'Settings'].map((tab) => ({
       name: `tab-${tab.toLowerCase().replace(' ', '-')}`,
       enter: async (page) => {
         await page.getByRole('tab', { name: tab }).click();

@@ -1,5 +1,6 @@
 import type { ApiRegistry } from '../openapi/registry';
 import { anyObject } from '#contract/responses';
+import { ProjectionCheck, ProjectionFaults } from '#contract/readModels';
 
 export function describeAudit(docs: ApiRegistry): void {
   docs.route({
@@ -14,7 +15,7 @@ export function describeAudit(docs: ApiRegistry): void {
     path: '/audit/projections',
     summary: 'Compare the read models with a replay of the log',
     access: ['admin'],
-    responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: anyObject('The comparison') } },
+    responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: ProjectionCheck } },
   });
   docs.route({
     method: 'get',
@@ -24,7 +25,7 @@ export function describeAudit(docs: ApiRegistry): void {
     responses: {
       200: {
         description: 'Conflicts and failures (100 of each, oldest first, with counts), stalled projections (see docs/read-models.md)',
-        schema: anyObject('The faults'),
+        schema: ProjectionFaults,
       },
     },
   });

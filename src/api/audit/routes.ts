@@ -5,6 +5,7 @@ import { checkProjections } from '../../projections/check';
 import { type ProjectionFault, faults } from '../../projections/faults';
 import { readModelHealth } from '../../app/status';
 import type { AppDeps } from '../../app/deps';
+import type { ProjectionCheck, ProjectionFaults } from '#contract/readModels';
 import { requireRole } from '../http/auth';
 
 const FAULTS_LISTED = 100;
@@ -23,7 +24,8 @@ export const auditRoutes = (deps: AppDeps) => (router: Router) => {
       await deps.projections.waitFor(await deps.events.headPosition());
       return deps.projections.position;
     };
-    res.json(await checkProjections(deps.events, allProjections, deps.readStore, { livePosition }));
+    const check: ProjectionCheck = await checkProjections(deps.events, allProjections, deps.readStore, { livePosition });
+    res.json(check);
   });
 
   // What the read models recorded against the log (docs/read-models.md): conflicts with the value and
@@ -32,12 +34,13 @@ export const auditRoutes = (deps: AppDeps) => (router: Router) => {
     const records = faults(deps.readStore);
     const listed = (kind: ProjectionFault['kind']) => records.find({ kind }, { sort: { position: 1, _id: 1 }, limit: FAULTS_LISTED });
     const [conflicts, failures, health] = await Promise.all([listed('conflict'), listed('failure'), readModelHealth(deps)]);
-    res.json({
-      conflicts: { count: health.conflicts, items: conflicts },
-      failures: { count: health.failures, items: failures },
+    const answer: ProjectionFaults = {
+      conflicts: { count: health.conflicts, items: conflicts.filter((fault) => fault.kind === 'conflict') },
+      failures: { count: health.failures, items: failures.filter((fault) => fault.kind === 'failure') },
       stalled: health.stalled,
       retrying: health.retrying,
       problems: health.problems,
-    });
+    };
+    res.json(answer);
   });
 };

@@ -11,10 +11,11 @@ import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
 import { DeliveriesTab } from './DeliveriesTab';
 import { IntegrationsTab } from './IntegrationsTab';
+import { ReadModelsTab } from './ReadModelsTab';
 import { useWebhooksQuery } from './integrationsApi';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Integrations', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -77,6 +78,7 @@ export function AdminPage() {
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}
         {tab === 'Integrations' && <IntegrationsTab />}
+        {tab === 'Read Models' && <ReadModelsTab />}
         {tab === 'Settings' && (
           <p className="muted">
             System-wide settings (Telegram bot token, uploads, rate limits, maintenance) live on the <Link to="/settings">System Settings</Link> screen.

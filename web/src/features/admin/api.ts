@@ -1,6 +1,7 @@
 import type { BotCommand, BotSettings, Delivery, User, UserStats } from '#contract/responses';
 import type { CategoryDetails, CustomField } from '#contract/categories';
 import type { BotMessages } from '#contract/botSettings';
+import type { ProjectionCheck, ProjectionFaults } from '#contract/readModels';
 import { WHOLE_LIST, api, creating } from '../../app/api';
 import type { Category } from '../../entities/ticket/types';
 
@@ -127,11 +128,17 @@ const adminApi = api.injectEndpoints({
       query: (action) => ({ url: `/deliveries/failed/${action}`, method: 'POST' }),
       invalidatesTags: ['Delivery'],
     }),
+    /** Fetched again every few seconds while shown: a stall or a retry comes and goes on its own. */
+    projectionFaults: build.query<ProjectionFaults, void>({ query: () => '/audit/projections/faults' }),
+    /** Replays the whole log into a scratch store: asked for by a button, never on load. */
+    projectionCheck: build.mutation<ProjectionCheck, void>({ query: () => ({ url: '/audit/projections', timeout: 600_000 }) }),
     telegramStatus: build.query<TelegramStatus, void>({ query: () => ({ url: '/settings/telegram/status', timeout: 30_000 }), providesTags: ['Settings'] }),
   }),
 });
 
 export const {
+  useProjectionFaultsQuery,
+  useProjectionCheckMutation,
   useUsersQuery,
   useUserStatsQuery,
   useCreateUserMutation,
