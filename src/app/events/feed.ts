@@ -64,7 +64,7 @@ class TicketFacts {
 }
 
 /** The CloudEvents 1.0 document of a ticket event: its id is the event's position in the log. */
-export function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
+function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
   const ticketId = TICKET_STREAM.exec(event.streamId)?.[1] ?? event.streamId;
   return {
     specversion: '1.0',
@@ -79,7 +79,7 @@ export function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
   };
 }
 
-export const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
+const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
 
 /** Whether this viewer may see this ticket event. */
 async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: TicketFacts): Promise<boolean> {
@@ -87,6 +87,28 @@ async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: Ticket
   const recorded = event as TicketRecorded;
   if (!isStaff(viewer.role)) return customerId === viewer.id && !isStaffOnly(recorded, internal);
   return viewer.notes || !isAboutNote(recorded, internal);
+}
+
+/** Whether the feed carries this event to this viewer: a ticket event of the feed's types, one of the wanted ones, that the viewer may see. */
+const carries = async (viewer: FeedViewer, event: RecordedEvent, wanted: ReadonlySet<string> | null, facts: TicketFacts): Promise<boolean> =>
+  TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts));
+
+const wantedOf = (types: readonly FeedEventType[] | undefined) => (types && types.length > 0 ? new Set<string>(types) : null);
+
+/**
+ * The feed's item at a position, as this viewer with these types would have read it; null when the
+ * feed does not carry that event to them. `position` must be one the store reported (an event's):
+ * a webhook's redelivery checks it against its own delivery log first.
+ */
+export async function feedItemAt(
+  deps: Pick<AppDeps, 'events' | 'config'>,
+  viewer: FeedViewer,
+  position: number,
+  types: readonly FeedEventType[],
+): Promise<CloudEvent | null> {
+  const [event] = await deps.events.readAll({ from: position, maxCount: 1 });
+  if (!event || event.position !== position) return null;
+  return (await carries(viewer, event, wantedOf(types), new TicketFacts(deps.events))) ? toCloudEvent(event, cloudEventSource(deps)) : null;
 }
 
 const PAGE = 500;
@@ -106,7 +128,7 @@ export async function readFeed(
   const deadline = Date.now() + request.waitMs;
   const facts = new TicketFacts(deps.events);
   const source = cloudEventSource(deps);
-  const wanted = request.types && request.types.length > 0 ? new Set<string>(request.types) : null;
+  const wanted = wantedOf(request.types);
   let next = request.after;
   for (;;) {
     const found: CloudEvent[] = [];
@@ -116,8 +138,7 @@ export async function readFeed(
       if (page.length === 0) break;
       for (const event of page) {
         scanned += 1;
-        if (TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts)))
-          found.push(toCloudEvent(event, source));
+        if (await carries(viewer, event, wanted, facts)) found.push(toCloudEvent(event, source));
         next = event.position;
         if (found.length >= request.limit) break;
       }
