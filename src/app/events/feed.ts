@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
+import { RateLimitedError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import type { TicketEvent } from '../../domain/ticket/ticket';
 import type { EventStore, RecordedEvent } from '../../platform/eventstore/port';
@@ -40,6 +41,45 @@ export interface FeedRequest {
   /** How long to wait for a first event when nothing is new (long-poll); 0 answers at once. */
   waitMs: number;
   signal?: AbortSignal;
+  /**
+   * After each wait, before reading on: the viewer as they are now. It throws (401) when they may no
+   * longer read (token revoked or expired, session ended, account deactivated while the poll waited).
+   */
+  viewerNow?: () => Promise<FeedViewer>;
+}
+
+/** How many long polls (`wait` above 0) one user may hold at once in one process; more are refused 429. */
+export const LONG_POLLS_PER_USER = 5;
+/** What a refused long poll is told to wait before trying again. */
+const LONG_POLL_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The long polls each user holds in this process: each waiting poll costs a reading of the log's
+ * head every 200 ms, so one user's thousand polls would slow everyone's.
+ */
+export class LongPollLimit {
+  private readonly held = new Map<string, number>();
+
+  constructor(private readonly perUser = LONG_POLLS_PER_USER) {}
+
+  /** Takes one of the user's places, or refuses (429 with Retry-After); the function answered gives it back. */
+  take(userId: string): () => void {
+    const count = this.held.get(userId) ?? 0;
+    if (count >= this.perUser)
+      throw new RateLimitedError(
+        `At most ${this.perUser} long polls of the event feed at once per user: wait for one to answer, or poll with wait=0`,
+        LONG_POLL_RETRY_AFTER_SECONDS,
+      );
+    this.held.set(userId, count + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.held.get(userId) ?? 1) - 1;
+      if (left > 0) this.held.set(userId, left);
+      else this.held.delete(userId);
+    };
+  }
 }
 
 /** Per request: what the viewer's rules need to know of each ticket seen (its customer and internal notes). */
@@ -122,11 +162,12 @@ const MAX_SCANNED = 5_000;
  */
 export async function readFeed(
   deps: Pick<AppDeps, 'events' | 'config'>,
-  viewer: FeedViewer,
+  firstViewer: FeedViewer,
   request: FeedRequest,
 ): Promise<{ events: CloudEvent[]; next: number }> {
   const deadline = Date.now() + request.waitMs;
-  const facts = new TicketFacts(deps.events);
+  let viewer = firstViewer;
+  let facts = new TicketFacts(deps.events);
   const source = cloudEventSource(deps);
   const wanted = wantedOf(request.types);
   let next = request.after;
@@ -147,5 +188,8 @@ export async function readFeed(
     // Nothing new for this viewer: wait for the log's head to move past what was read.
     while (Date.now() < deadline && !request.signal?.aborted && (await deps.events.headPosition()) <= next)
       await sleep(Math.min(200, Math.max(1, deadline - Date.now())));
+    if (request.viewerNow) viewer = await request.viewerNow();
+    // Tickets read before the wait may have gained notes since.
+    facts = new TicketFacts(deps.events);
   }
 }
