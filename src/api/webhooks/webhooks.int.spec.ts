@@ -282,6 +282,11 @@ describe('Webhooks with a real local receiver', () => {
       'http://[::1]/hook',
       'http://192.168.1.1/',
       'http://[::ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://198.18.0.1/',
+      'http://192.0.0.1/',
     ]) {
       const answer = await server.request('POST', '/api/webhooks', { token: admin, body: { url } });
       expect({ url, status: answer.status, error: answer.body.error }).toEqual({
