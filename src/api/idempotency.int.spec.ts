@@ -104,6 +104,28 @@ describe('Idempotency-Key on the POSTs that create', () => {
     expect(mine.body.cannedMessage._id).not.toBe(theirs.body.cannedMessage._id);
   });
 
+  it('when what a key created was deleted, then a retry with the key answers 409 IDEMPOTENCY_KEY_TARGET_DELETED and creates nothing', async () => {
+    const gone = { status: 409, body: { code: 'IDEMPOTENCY_KEY_TARGET_DELETED' } };
+    const canned = { shortcode: 'deleted_after', title: 'Gone', content: 'c' };
+    const cannedId = (await post('/api/canned-messages', agent.token, canned, 'deleted-canned')).body.cannedMessage._id;
+    expect((await server.request('DELETE', `/api/canned-messages/${cannedId}`, { token: admin })).status).toBe(204);
+    expect(await post('/api/canned-messages', agent.token, canned, 'deleted-canned', 'retry-deleted-canned')).toMatchObject(gone);
+
+    const user = { username: 'deleted_after', email: 'deleted_after@example.com', password: 'password-123', firstName: 'D', lastName: 'A', role: 'agent' };
+    const userId = (await post('/api/users', admin, user, 'deleted-user')).body.user._id;
+    expect((await server.request('DELETE', `/api/users/${userId}`, { token: admin })).status).toBeLessThan(300);
+    expect(await post('/api/users', admin, user, 'deleted-user', 'retry-deleted-user')).toMatchObject(gone);
+
+    const opener = await addMember(server, admin, 'customer');
+    const ticket = { title: 'Deleted after', description: 'Then retried', category };
+    const ticketId = (await post('/api/tickets', opener.token, ticket, 'deleted-ticket')).body.ticket._id;
+    expect((await server.request('DELETE', `/api/tickets/${ticketId}`, { token: admin })).status).toBeLessThan(300);
+    expect(await post('/api/tickets', opener.token, ticket, 'deleted-ticket', 'retry-deleted-ticket')).toMatchObject(gone);
+
+    for (const retry of ['retry-deleted-canned', 'retry-deleted-user', 'retry-deleted-ticket'])
+      expect({ retry, appended: await appendedBy(retry) }).toEqual({ retry, appended: [] });
+  });
+
   it('when the key is not visible ASCII of at most 255 characters, then the answer is 400 naming the header', async () => {
     for (const key of ['x'.repeat(256), 'with space', 'é']) {
       const answer = await server.request('POST', '/api/canned-messages', {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readYourWrites } from './commands';
-import { UnprocessableError } from '#contract/errors';
+import { ConflictError, NotFoundError, UnprocessableError } from '#contract/errors';
 import { type CommandContext, metadataOf } from '../platform/commands';
 import { isWrongExpectedVersion } from '../platform/eventstore/port';
 import { nameBasedId } from '../platform/ids';
@@ -51,8 +51,8 @@ export interface Creation<Created> {
   /** Does the thing, with the ids derived from the key when there is one. */
   create(): Promise<Created>;
   idOf(created: Created): string;
-  /** The created thing read back, for a retry. */
-  answer(createdId: string): Promise<Created>;
+  /** The created thing read back, for a retry; null (or NotFoundError) once it has been deleted. */
+  answer(createdId: string): Promise<Created | null>;
   /** What an earlier run with this key created before it could record it (found by the derived id). */
   earlier(): Promise<string | null>;
 }
@@ -75,12 +75,12 @@ export async function once<Created>(
     if (recorded.data.fingerprint !== key.fingerprint) throw new UnprocessableError(REUSED, 'IDEMPOTENCY_KEY_REUSED');
     // Recorded after what it created, so once the read models reach the record they show it.
     await readYourWrites(deps, recorded.position);
-    return creation.answer(String(recorded.data.createdId));
+    return answerOrGone(creation, String(recorded.data.createdId));
   };
   const replayed = await replay();
   if (replayed) return replayed;
   const earlier = await creation.earlier();
-  const created = earlier ? await creation.answer(earlier) : await createOrFindTwin(creation);
+  const created = earlier ? await answerOrGone(creation, earlier) : await createOrFindTwin(creation);
   try {
     const data = { fingerprint: key.fingerprint, createdId: creation.idOf(created) };
     await deps.events.append(stream, [{ type: IDEMPOTENCY_KEY_USED, data, metadata: metadataOf(context) }], 'no_stream');
@@ -110,8 +110,26 @@ async function createOrFindTwin<Created>(creation: Creation<Created>): Promise<C
   } catch (error) {
     const twin = await creation.earlier();
     if (!twin) throw error;
-    return creation.answer(twin);
+    return answerOrGone(creation, twin);
   }
 }
+
+/**
+ * What the key created, read back. Deleted since, it cannot be shown again, and creating it anew
+ * would break the key's promise: the retry is told so (409 IDEMPOTENCY_KEY_TARGET_DELETED).
+ */
+async function answerOrGone<Created>(creation: Creation<Created>, createdId: string): Promise<Created> {
+  let found: Created | null;
+  try {
+    found = await creation.answer(createdId);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    found = null;
+  }
+  if (found === null || found === undefined) throw new ConflictError(TARGET_DELETED, 'IDEMPOTENCY_KEY_TARGET_DELETED');
+  return found;
+}
+
+const TARGET_DELETED = 'What this Idempotency-Key created has since been deleted; send a new key to create it again';
 
 const REUSED = 'This Idempotency-Key was already used for a different request; send a new key for a new request';

@@ -1,3 +1,4 @@
+import { isCleanText } from '#contract/text';
 import type { ReadStore } from '../platform/readstore/port';
 import { findCategory, findPerson } from '../projections/directory';
 
@@ -6,10 +7,20 @@ export const percent = (part: number, whole: number) => (whole === 0 ? null : Ma
 
 export const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
+/**
+ * Whether a spreadsheet could read the cell as a formula or show it reordered: it starts with = + - @,
+ * a tab or carriage return, or a control or bidi character (NUL, U+202E…) that some strip or hide
+ * before the formula behind them. Such text gets a leading apostrophe.
+ */
+const needsDefusing = (text: string) => {
+  const first = text.codePointAt(0);
+  return first !== undefined && (/^[=+\-@\t\r]/.test(text) || !isCleanText(String.fromCodePoint(first), { multiLine: false }));
+};
+
 /** A CSV cell: quoted, and formula-looking text defused for spreadsheets. */
 export const csvCell = (value: string | number | null) => {
   const text = value === null ? '' : String(value);
-  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+  return `"${(needsDefusing(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
 };
 
 function groupBy<Row>(rows: Row[], key: (row: Row) => string | null): Map<string | null, Row[]> {

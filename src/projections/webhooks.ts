@@ -39,6 +39,8 @@ export const webhooksProjection: Projection = {
   collections: [WEBHOOKS, WEBHOOK_DELIVERIES],
   async setup(store: ReadStore) {
     await store.collection(WEBHOOK_DELIVERIES).createIndex({ keys: { webhookId: 1, at: -1 } });
+    // A redelivery is allowed only for a position its webhook tried (src/app/webhooks/service.ts).
+    await store.collection(WEBHOOK_DELIVERIES).createIndex({ keys: { webhookId: 1, position: 1 } });
   },
   ...handledBy({
     async WebhookRegistered(event, store) {

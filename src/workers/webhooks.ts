@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CloudEvent } from '#contract/events';
+import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent } from '#contract/events';
 import type { AppDeps } from '../app/deps';
-import { readFeed, toCloudEvent, cloudEventSource } from '../app/events/feed';
+import { feedItemAt, readFeed } from '../app/events/feed';
 import { postWebhook, signature } from '../app/webhooks/send';
-import { networkRules, signingSecret } from '../app/webhooks/service';
+import { networkRules, signingSecret, webhookReader } from '../app/webhooks/service';
 import { webhookDecider } from '../domain/webhook/decide';
 import { type LiveWebhook, type WebhookState, webhookStream } from '../domain/webhook/webhook';
 import { type CommandContext, handleCommand } from '../platform/commands';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import { WEBHOOKS, type WebhookView } from '../projections/webhooks';
 
 /** The longest wait between two tries of one delivery. */
@@ -91,10 +90,16 @@ export class WebhookDispatcher {
     const now = this.deps.clock();
 
     for (const position of webhook.redeliveries) {
-      const [event] = await this.deps.events.readAll({ from: position, maxCount: 1 });
-      if (!event || event.position !== position) continue;
-      const sent = await this.send(webhook, toCloudEvent(event, cloudEventSource(this.deps)));
-      await this.record(webhook, event, sent, 1, true, null);
+      // Checked again at send time: a request recorded before redeliveries were checked may name any event of the log.
+      const item = await feedItemAt(this.deps, webhookReader(webhookId, webhook.includeNotes), position, webhook.types);
+      if (!item) {
+        const reason = 'Not an event this webhook carries';
+        await handleCommand(this.deps.events, webhookStream(webhookId), webhookDecider, { type: 'RefuseRedelivery', position, reason }, this.context());
+        this.deps.logger.warn({ webhookId, position }, 'webhook redelivery refused: not an event this webhook carries');
+        continue;
+      }
+      const sent = await this.send(webhook, item);
+      await this.record(webhook, item, sent, 1, true, null);
     }
 
     if (webhook.failingSince && now.getTime() - Date.parse(webhook.failingSince) >= this.deps.config.WEBHOOK_DISABLE_AFTER_MS) {
@@ -106,11 +111,12 @@ export class WebhookDispatcher {
     if (webhook.retrying && now.getTime() < Date.parse(webhook.retrying.nextTryAt)) return;
 
     const after = Math.max(webhook.cursor, followed.scannedUpTo);
-    const page = await readFeed(
-      this.deps,
-      { id: `webhook:${webhookId}`, role: 'admin', notes: webhook.includeNotes },
-      { after, limit: BATCH, waitMs: 0, ...(webhook.types.length > 0 ? { types: webhook.types } : {}) },
-    );
+    const page = await readFeed(this.deps, webhookReader(webhookId, webhook.includeNotes), {
+      after,
+      limit: BATCH,
+      waitMs: 0,
+      ...(webhook.types.length > 0 ? { types: webhook.types } : {}),
+    });
     for (const item of page.events) {
       const position = Number(item.id);
       const retrying = webhook.retrying?.position === position ? webhook.retrying : null;
@@ -120,7 +126,7 @@ export class WebhookDispatcher {
       const since = retrying ? Date.parse(retrying.since) : at.getTime();
       const wait = Math.min(this.deps.config.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1), MAX_RETRY_MS);
       const nextTryAt = at.getTime() - since + wait > this.deps.config.WEBHOOK_RETRY_WINDOW_MS ? null : new Date(at.getTime() + wait).toISOString();
-      await this.record(webhook, { position, type: item.type.replace(/^desk\./, ''), streamId: `ticket-${item.subject}` }, sent, attempt, false, nextTryAt);
+      await this.record(webhook, item, sent, attempt, false, nextTryAt);
       if (!sent.ok && nextTryAt !== null) return;
     }
     if (page.events.length === 0) followed.scannedUpTo = page.next;
@@ -138,7 +144,7 @@ export class WebhookDispatcher {
 
   private async record(
     webhook: LiveWebhook,
-    event: Pick<RecordedEvent, 'position' | 'type' | 'streamId'>,
+    item: CloudEvent,
     sent: Awaited<ReturnType<typeof postWebhook>>,
     attempt: number,
     manual: boolean,
@@ -146,9 +152,9 @@ export class WebhookDispatcher {
   ): Promise<void> {
     const delivery = {
       webhookId: webhook.webhookId,
-      position: event.position,
-      eventType: event.type,
-      subject: event.streamId.replace(/^ticket-/, ''),
+      position: Number(item.id),
+      eventType: item.type.slice(CLOUD_EVENT_TYPE_PREFIX.length),
+      subject: item.subject,
       statusCode: sent.statusCode,
       error: sent.error,
       durationMs: sent.durationMs,

@@ -54,7 +54,7 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
     const created = await once(deps, key, commandContext(deps, req), {
       create: () => createCanned(deps, input, commandContext(deps, req), cannedId),
       idOf: (canned) => canned._id,
-      answer: async (createdId) => (await collection().findOne({ _id: createdId }))!,
+      answer: (createdId) => collection().findOne({ _id: createdId }),
       earlier: () => createdIn(deps, cannedStream(cannedId), cannedId),
     });
     res.status(201).json({ cannedMessage: toCanned(created) });

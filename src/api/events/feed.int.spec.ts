@@ -1,4 +1,6 @@
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
+import { LONG_POLLS_PER_USER } from '../../app/events/feed';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 
 interface Item {
@@ -130,4 +132,60 @@ describe('The event feed over HTTP', () => {
     expect(await server.request('GET', '/api/events', { token: writer })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
     expect((await server.request('GET', '/api/events')).status).toBe(401);
   });
+
+  /** A long poll from the log's head: its answer comes when something is written or `wait` runs out. */
+  const longPoll = async (token: string, wait = 15, signal?: AbortSignal) => {
+    const head = await server.deps.events.headPosition();
+    return fetch(`${server.url}/api/events?after=${head}&wait=${wait}`, { headers: { authorization: `Bearer ${token}` }, ...(signal ? { signal } : {}) });
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+  const answerOf = async (response: Response) => ({ status: response.status, body: await response.json() });
+
+  it('when a token is revoked or its owner deactivated while its long poll waits, then the poll answers 401, not the events written since', async () => {
+    const created = await server.request('POST', '/api/api-tokens', { token: admin, body: { label: 'poller', userId: agent.id, scopes: ['tickets:read'] } });
+    const byToken = longPoll(created.body.secret as string);
+    await settle();
+    expect((await server.request('DELETE', `/api/api-tokens/${created.body.token._id}`, { token: admin })).status).toBe(200);
+    expect((await server.request('POST', `/api/tickets/${caraTicket}/messages`, { token: cara.token, body: { content: 'After the revocation' } })).status).toBe(
+      201,
+    );
+    expect(await answerOf(await byToken)).toMatchObject({ status: 401, body: { code: 'TOKEN_REVOKED' } });
+
+    const bea = await addMember(server, admin, 'agent', 'Bea');
+    const signedIn = longPoll(bea.token);
+    await settle();
+    expect((await server.request('PUT', `/api/users/${bea.id}`, { token: admin, body: { isActive: false } })).status).toBe(200);
+    expect(
+      (await server.request('POST', `/api/tickets/${caraTicket}/messages`, { token: cara.token, body: { content: 'After the deactivation' } })).status,
+    ).toBe(201);
+    expect(await answerOf(await signedIn)).toMatchObject({ status: 401, body: { code: 'ACCOUNT_DEACTIVATED' } });
+  }, 40_000);
+
+  it('when one user holds as many long polls as allowed (5), then one more is refused 429 with Retry-After while another user is answered at once; one ended frees a place', async () => {
+    const holder = await addMember(server, admin, 'agent', 'Holder');
+    const held = new AbortController();
+    const polls = Array.from({ length: LONG_POLLS_PER_USER }, () => longPoll(holder.token, 30, held.signal).catch(() => null));
+    await settle();
+    const sixth = await longPoll(holder.token, 30);
+    expect({ ...(await answerOf(sixth)), retryAfter: sixth.headers.get('retry-after') }).toMatchObject({
+      status: 429,
+      body: { code: 'RATE_LIMITED' },
+      retryAfter: expect.stringMatching(/^\d+$/),
+    });
+    // Without waiting, the same user still reads, and someone else's long poll is answered when the log grows.
+    expect((await server.request('GET', '/api/events?wait=0', { token: holder.token })).status).toBe(200);
+    const bystander = longPoll(agent.token, 10);
+    await settle();
+    expect((await server.request('POST', `/api/tickets/${caraTicket}/messages`, { token: cara.token, body: { content: 'For the bystander' } })).status).toBe(
+      201,
+    );
+    expect(await answerOf(await bystander)).toMatchObject({
+      status: 200,
+      body: { events: expect.arrayContaining([expect.objectContaining({ type: 'desk.MessagePosted' })]) },
+    });
+
+    held.abort();
+    await Promise.all(polls);
+    await eventually(async () => (await longPoll(holder.token, 1)).status === 200, { describe: 'a place freed once the polls ended' });
+  }, 40_000);
 });

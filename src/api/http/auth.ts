@@ -102,6 +102,17 @@ async function apiTokenUser(deps: AppDeps, presented: string): Promise<AuthUser>
 }
 
 /**
+ * The user an Authorization header stands for, checked now: the check of every call, made again by
+ * a long poll before it answers (a token revoked or a session ended while it waited is refused).
+ */
+export async function userOfBearer(deps: AppDeps, header: string): Promise<AuthUser> {
+  const [scheme, token, ...rest] = header.trim().split(/\s+/);
+  if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0)
+    throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
+  return token.startsWith(API_TOKEN_PREFIX) ? apiTokenUser(deps, token) : authenticateToken(deps, token);
+}
+
+/**
  * Reads the bearer token when one is sent. A refused token does not fail the request here: public
  * routes (sign-in, refresh, health) must still work for a client holding an expired token.
  */
@@ -110,11 +121,8 @@ export const authenticate =
   async (req, _res, next) => {
     const header = req.headers.authorization;
     if (header !== undefined) {
-      const [scheme, token, ...rest] = header.trim().split(/\s+/);
       try {
-        if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0)
-          throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
-        req.user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(deps, token) : await authenticateToken(deps, token);
+        req.user = await userOfBearer(deps, header);
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;
         req.authError = error;

@@ -44,7 +44,7 @@ const IDEMPOTENCY_KEY = z.object({
     .max(255)
     .optional()
     .describe(
-      'Makes a retry safe: a request repeated with the same key (1 to 255 visible ASCII characters, one per action) answers what the first one created and creates nothing more; the same key with a different request is refused with 422 `IDEMPOTENCY_KEY_REUSED`. Keys are per signed-in user and kept with the event log.',
+      'Makes a retry safe: a request repeated with the same key (1 to 255 visible ASCII characters, one per action) answers what the first one created and creates nothing more; the same key with a different request is refused with 422 `IDEMPOTENCY_KEY_REUSED`, and a repeat after what it created was deleted with 409 `IDEMPOTENCY_KEY_TARGET_DELETED`. Keys are per signed-in user and kept with the event log.',
     ),
 });
 
@@ -104,7 +104,7 @@ export class ApiRegistry {
     if (Array.isArray(doc.access)) errors.add(403);
     if (params) errors.add(404);
     if (doc.body) errors.add(415);
-    if (doc.idempotent) errors.add(422);
+    if (doc.idempotent) [409, 422].forEach((status) => errors.add(status));
     // A change answers once the read models show it; when they lag past the wait, 202 (src/app/commands.ts).
     if (doc.method !== 'get' && doc.access !== 'public' && !doc.root) errors.add(202);
     if (!doc.root && !doc.unguarded) {

@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Request } from 'e
 import { z } from 'zod';
 import { DomainError } from '#contract/errors';
 import { MESSAGE_MAX } from '#contract/tickets';
+import { ratingCommentSchema } from '#contract/satisfaction';
 import type { AppDeps } from '../../app/deps';
 import { type LinkClaims, verifyRatingLink } from '../../app/satisfaction/links';
 import { commentOnRating, rateTicket } from '../../app/satisfaction/service';
@@ -26,9 +27,10 @@ const rateForm = z.object({
   t: z.string().min(1, 'The link has no token'),
   score: z.coerce.number({ message: 'Choose a score' }).int().min(1, 'Choose a score from 1 to 5').max(5, 'Choose a score from 1 to 5'),
 });
+/** The comment as the API takes it (ratingCommentSchema): the same limits and the same text rules. */
 const commentForm = z.object({
   t: z.string().min(1, 'The link has no token'),
-  comment: z.string().trim().min(1, 'The comment cannot be empty').max(MESSAGE_MAX, `The comment must be at most ${MESSAGE_MAX} characters`),
+  comment: ratingCommentSchema.shape.comment,
 });
 
 /**

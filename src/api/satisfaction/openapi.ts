@@ -174,17 +174,20 @@ export function describeSatisfaction(docs: ApiRegistry): void {
     path: '/rate/:ticketId',
     root: true,
     summary: 'Rates from the confirm page (form fields `t`, `score`), then shows the comment form',
+    description: 'A token for another ticket or an expired one, or a deactivated customer’s, answers 403; an ended resolution 409.',
     access: 'public',
     responses: { 200: { description: linkForm, schema: z.string(), contentType: 'text/html' } },
-    errors: [403, 409],
+    errors: [400, 403, 409],
   });
   docs.route({
     method: 'post',
     path: '/rate/:ticketId/comment',
     root: true,
     summary: 'Adds the comment from the comment form (form fields `t`, `comment`)',
+    description:
+      'The comment follows the API’s rules (trimmed, 1 to 2000 characters, no control or bidi characters), else 400. A token for another ticket or an expired one, or a deactivated customer’s, answers 403; an ended resolution 409.',
     access: 'public',
     responses: { 200: { description: linkForm, schema: z.string(), contentType: 'text/html' } },
-    errors: [403, 409],
+    errors: [400, 403, 409],
   });
 }

@@ -225,6 +225,30 @@ describe('Customer satisfaction', () => {
       ahead = 0;
       expect((await rating(ticket._id, customer.token)).episode.score).toBeNull();
     });
+    it('refuses by the e-mailed form a comment with NUL or a bidi override, as the API does, and recording nothing', async () => {
+      const { customer, ticket } = await resolvedTicket('Ivy');
+      const [link] = await surveyLinks(customer.email);
+      expect((await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: '2' })).status).toBe(200);
+      for (const comment of ['fine\u0000', '\u202E=HYPERLINK("https://evil.example")']) {
+        const refused = await post(`/rate/${ticket._id}/comment`, { t: tokenOf(link!), comment });
+        expect({ comment, status: refused.status, page: await refused.text() }).toMatchObject({
+          comment,
+          status: 400,
+          page: expect.stringContaining('The comment cannot contain control characters'),
+        });
+      }
+      expect((await rating(ticket._id, customer.token)).episode).toMatchObject({ score: 2, comment: null });
+    });
+
+    it('refuses a deactivated customer’s rating by the e-mailed link, recording nothing', async () => {
+      const { customer, ticket } = await resolvedTicket('Jo');
+      const [link] = await surveyLinks(customer.email);
+      expect((await server.request('PUT', `/api/users/${customer.id}`, { token: admin, body: { isActive: false } })).status).toBe(200);
+      const refused = await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: '1' });
+      expect({ status: refused.status, page: await refused.text() }).toMatchObject({ status: 403, page: expect.stringContaining('deactivated') });
+      expect((await server.request('GET', `/api/tickets/${ticket._id}/satisfaction`, { token: admin })).body.satisfaction.episode.score).toBeNull();
+    });
+
     it('answers a link with the API guards: a page saying so in maintenance, and 429 past the rate limit, recording nothing', async () => {
       const { customer, ticket } = await resolvedTicket('Hal');
       const [link] = await surveyLinks(customer.email);

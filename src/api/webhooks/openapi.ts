@@ -46,8 +46,11 @@ export function describeWebhooks(docs: ApiRegistry): void {
     method: 'post',
     path: '/webhooks/:id/deliveries/:position/redeliver',
     summary: 'Send one event again (one already tried), apart from the webhook’s order',
+    description:
+      'Only an event this webhook has already tried to send: a position of its delivery log, for an event it carries (one of its types, a note only if it includes notes). Any other position of the log is refused with 409 `NOT_REDELIVERABLE` and nothing is sent.',
     access: admin,
     responses: { 202: { description: 'Queued for the next round', schema: z.strictObject({ message: z.string() }) } },
+    errors: [409],
   });
   docs.route({
     method: 'post',

@@ -223,9 +223,53 @@ describe('Webhooks with a real local receiver', () => {
     expect((await server.request('POST', `/api/webhooks/${webhook._id}/deliveries/${failed.position}/redeliver`, { token: admin })).status).toBe(202);
     await eventually(() => count() === before + 1);
     expect(await server.request('POST', `/api/webhooks/${webhook._id}/deliveries/999999999/redeliver`, { token: admin })).toMatchObject({
-      status: 400,
-      body: { error: 'Only an event the webhook has already tried can be redelivered' },
+      status: 409,
+      body: { code: 'NOT_REDELIVERABLE' },
     });
+    await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+  });
+
+  it('when a redelivery names an event the webhook was not sent (a user with a password hash, a note it leaves out), then it is refused and nothing is sent', async () => {
+    const { webhook } = await register({ types: ['MessagePosted'] });
+    const ticket = await openTicket(server, await addMember(server, admin, 'customer'), category);
+    await post(ticket._id, 'Delivered answer');
+    await post(ticket._id, 'A note the webhook leaves out', true);
+    const ticketEvents = await server.deps.events.readStream(`ticket-${ticket._id}`);
+    const delivered = ticketEvents.find((event) => event.data.content === 'Delivered answer')!.position;
+    const note = ticketEvents.find((event) => event.data.isInternal === true)!.position;
+    // The admin's own creation, early in the log: well below the webhook's cursor once the answer is through.
+    const userCreated = (await server.deps.events.readAll({ maxCount: 1000 })).find((event) => event.type === 'UserCreated')!.position;
+    const mine = () => receiver.received.filter((item) => item.webhookId === webhook._id);
+    await eventually(async () => {
+      const log = (await server.request('GET', `/api/webhooks/${webhook._id}/deliveries`, { token: admin })).body.deliveries;
+      return log.some((entry: { position: number }) => entry.position === delivered) && log;
+    });
+    const redeliver = (position: number) => server.request('POST', `/api/webhooks/${webhook._id}/deliveries/${position}/redeliver`, { token: admin });
+
+    for (const position of [userCreated, note])
+      expect({ position, answer: await redeliver(position) }).toMatchObject({ position, answer: { status: 409, body: { code: 'NOT_REDELIVERABLE' } } });
+    expect(await redeliver(delivered)).toMatchObject({ status: 202 });
+    await eventually(() => mine().filter((item) => item.id === String(delivered)).length === 2, { describe: 'the delivered answer sent again' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mine().map((item) => item.type)).toEqual(['desk.MessagePosted', 'desk.MessagePosted']);
+    expect(JSON.stringify(mine())).not.toContain('passwordHash');
+
+    // A request already in the webhook's log from before the check (any position) is refused when its turn comes.
+    await server.deps.events.append(
+      `webhook-${webhook._id}`,
+      [
+        {
+          type: 'WebhookRedeliveryRequested',
+          data: { webhookId: webhook._id, position: userCreated },
+          metadata: { occurredAt: new Date().toISOString(), schemaVersion: 1 },
+        },
+      ],
+      'any',
+    );
+    await eventually(async () => (await server.deps.events.readStream(`webhook-${webhook._id}`)).some((event) => event.type === 'WebhookRedeliveryRefused'), {
+      describe: 'the old request refused',
+    });
+    expect(mine().map((item) => item.id)).toEqual([String(delivered), String(delivered)]);
     await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
   });
 
@@ -238,6 +282,11 @@ describe('Webhooks with a real local receiver', () => {
       'http://[::1]/hook',
       'http://192.168.1.1/',
       'http://[::ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://198.18.0.1/',
+      'http://192.0.0.1/',
     ]) {
       const answer = await server.request('POST', '/api/webhooks', { token: admin, body: { url } });
       expect({ url, status: answer.status, error: answer.body.error }).toEqual({

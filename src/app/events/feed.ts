@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
+import { RateLimitedError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import type { TicketEvent } from '../../domain/ticket/ticket';
 import type { EventStore, RecordedEvent } from '../../platform/eventstore/port';
@@ -40,6 +41,45 @@ export interface FeedRequest {
   /** How long to wait for a first event when nothing is new (long-poll); 0 answers at once. */
   waitMs: number;
   signal?: AbortSignal;
+  /**
+   * After each wait, before reading on: the viewer as they are now. It throws (401) when they may no
+   * longer read (token revoked or expired, session ended, account deactivated while the poll waited).
+   */
+  viewerNow?: () => Promise<FeedViewer>;
+}
+
+/** How many long polls (`wait` above 0) one user may hold at once in one process; more are refused 429. */
+export const LONG_POLLS_PER_USER = 5;
+/** What a refused long poll is told to wait before trying again. */
+const LONG_POLL_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The long polls each user holds in this process: each waiting poll costs a reading of the log's
+ * head every 200 ms, so one user's thousand polls would slow everyone's.
+ */
+export class LongPollLimit {
+  private readonly held = new Map<string, number>();
+
+  constructor(private readonly perUser = LONG_POLLS_PER_USER) {}
+
+  /** Takes one of the user's places, or refuses (429 with Retry-After); the function answered gives it back. */
+  take(userId: string): () => void {
+    const count = this.held.get(userId) ?? 0;
+    if (count >= this.perUser)
+      throw new RateLimitedError(
+        `At most ${this.perUser} long polls of the event feed at once per user: wait for one to answer, or poll with wait=0`,
+        LONG_POLL_RETRY_AFTER_SECONDS,
+      );
+    this.held.set(userId, count + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.held.get(userId) ?? 1) - 1;
+      if (left > 0) this.held.set(userId, left);
+      else this.held.delete(userId);
+    };
+  }
 }
 
 /** Per request: what the viewer's rules need to know of each ticket seen (its customer and internal notes). */
@@ -64,7 +104,7 @@ class TicketFacts {
 }
 
 /** The CloudEvents 1.0 document of a ticket event: its id is the event's position in the log. */
-export function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
+function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
   const ticketId = TICKET_STREAM.exec(event.streamId)?.[1] ?? event.streamId;
   return {
     specversion: '1.0',
@@ -79,7 +119,7 @@ export function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
   };
 }
 
-export const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
+const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
 
 /** Whether this viewer may see this ticket event. */
 async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: TicketFacts): Promise<boolean> {
@@ -87,6 +127,28 @@ async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: Ticket
   const recorded = event as TicketRecorded;
   if (!isStaff(viewer.role)) return customerId === viewer.id && !isStaffOnly(recorded, internal);
   return viewer.notes || !isAboutNote(recorded, internal);
+}
+
+/** Whether the feed carries this event to this viewer: a ticket event of the feed's types, one of the wanted ones, that the viewer may see. */
+const carries = async (viewer: FeedViewer, event: RecordedEvent, wanted: ReadonlySet<string> | null, facts: TicketFacts): Promise<boolean> =>
+  TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts));
+
+const wantedOf = (types: readonly FeedEventType[] | undefined) => (types && types.length > 0 ? new Set<string>(types) : null);
+
+/**
+ * The feed's item at a position, as this viewer with these types would have read it; null when the
+ * feed does not carry that event to them. `position` must be one the store reported (an event's):
+ * a webhook's redelivery checks it against its own delivery log first.
+ */
+export async function feedItemAt(
+  deps: Pick<AppDeps, 'events' | 'config'>,
+  viewer: FeedViewer,
+  position: number,
+  types: readonly FeedEventType[],
+): Promise<CloudEvent | null> {
+  const [event] = await deps.events.readAll({ from: position, maxCount: 1 });
+  if (!event || event.position !== position) return null;
+  return (await carries(viewer, event, wantedOf(types), new TicketFacts(deps.events))) ? toCloudEvent(event, cloudEventSource(deps)) : null;
 }
 
 const PAGE = 500;
@@ -100,13 +162,14 @@ const MAX_SCANNED = 5_000;
  */
 export async function readFeed(
   deps: Pick<AppDeps, 'events' | 'config'>,
-  viewer: FeedViewer,
+  firstViewer: FeedViewer,
   request: FeedRequest,
 ): Promise<{ events: CloudEvent[]; next: number }> {
   const deadline = Date.now() + request.waitMs;
-  const facts = new TicketFacts(deps.events);
+  let viewer = firstViewer;
+  let facts = new TicketFacts(deps.events);
   const source = cloudEventSource(deps);
-  const wanted = request.types && request.types.length > 0 ? new Set<string>(request.types) : null;
+  const wanted = wantedOf(request.types);
   let next = request.after;
   for (;;) {
     const found: CloudEvent[] = [];
@@ -116,8 +179,7 @@ export async function readFeed(
       if (page.length === 0) break;
       for (const event of page) {
         scanned += 1;
-        if (TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts)))
-          found.push(toCloudEvent(event, source));
+        if (await carries(viewer, event, wanted, facts)) found.push(toCloudEvent(event, source));
         next = event.position;
         if (found.length >= request.limit) break;
       }
@@ -126,5 +188,8 @@ export async function readFeed(
     // Nothing new for this viewer: wait for the log's head to move past what was read.
     while (Date.now() < deadline && !request.signal?.aborted && (await deps.events.headPosition()) <= next)
       await sleep(Math.min(200, Math.max(1, deadline - Date.now())));
+    if (request.viewerNow) viewer = await request.viewerNow();
+    // Tickets read before the wait may have gained notes since.
+    facts = new TicketFacts(deps.events);
   }
 }

@@ -1,5 +1,5 @@
 import type { SatisfactionChannel, SatisfactionReport, SatisfactionGroup, SatisfactionSettingsUpdate, TicketSatisfaction } from '#contract/satisfaction';
-import { ConflictError, NotFoundError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
 import { isStaff } from '#contract/users';
 import { type Rater, type SatisfactionCommand, satisfactionDecider } from '../../domain/satisfaction/decide';
 import { isEpisodeOpen } from '../../domain/satisfaction/satisfaction';
@@ -16,6 +16,7 @@ import {
   loadSatisfactionSettings,
   ticketCustomer,
 } from '../../projections/satisfaction';
+import { USERS, type UserView } from '../../projections/users';
 import { runCommand } from '../commands';
 import { byCategoryAndAgent, csvCell, fullName, percent } from '../reports';
 import type { AppDeps } from '../deps';
@@ -43,6 +44,9 @@ async function runRating(
   context: CommandContext,
 ) {
   await requireChannel(deps.readStore, input.channel);
+  // A link or a bot button outlives the account: a deactivated customer no longer rates by them either.
+  const rater = await deps.readStore.collection<UserView>(USERS).findOne({ _id: input.rater.userId });
+  if (rater && !rater.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   const { ticketId, rater: actor, channel, episode } = input;
   const command = { ...what, ticketId, actor, channel, episode, now: context.now } as SatisfactionCommand;
   await runCommand(deps, ticketStream(ticketId), satisfactionDecider, command, context);

@@ -5,7 +5,11 @@ import https from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { ValidationError } from '#contract/errors';
 
-/** Addresses no webhook may reach unless its host is on the allow-list: loopback, private, link-local, and the like. */
+/**
+ * Addresses no webhook may reach unless its host is on the allow-list: loopback, private, link-local,
+ * reserved for protocols, benchmarks or documentation, and the like. IPv4-mapped IPv6 addresses
+ * (::ffff:0:0/96) are checked as the IPv4 address they hold (BlockList does that itself).
+ */
 const FORBIDDEN = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
@@ -14,13 +18,27 @@ for (const [network, prefix] of [
   ['127.0.0.0', 8],
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
   ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 3],
 ] as const)
   FORBIDDEN.addSubnet(network, prefix, 'ipv4');
+// IPv6 forms that carry an IPv4 address to somewhere a host or its network may translate it (the
+// IPv4-compatible ::/96, which holds :: and ::1 too; IPv4-translated ::ffff:0:0:0/96; NAT64's
+// 64:ff9b::/96 and 64:ff9b:1::/48; 6to4 and Teredo) are refused whole, whatever the IPv4 inside.
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

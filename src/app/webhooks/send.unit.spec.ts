@@ -5,7 +5,7 @@ import { checkWebhookTarget, checkWebhookUrl, isForbiddenAddress, signature } fr
 const STRICT = { allowHttp: false, allowedHosts: [] };
 
 describe('Webhook targets', () => {
-  it('when an address is loopback, private, link-local, unspecified or multicast (also IPv4-mapped), then it is forbidden; a public one is not', () => {
+  it('when an address is loopback, private, link-local, unspecified, multicast or reserved, or IPv6 carrying an IPv4 one (mapped, compatible, translated, NAT64, 6to4, Teredo), then it is forbidden; a public one is not', () => {
     for (const address of [
       '127.0.0.1',
       '127.9.9.9',
@@ -21,9 +21,24 @@ describe('Webhook targets', () => {
       'fe80::1',
       'fd00::1',
       '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::127.0.0.1',
+      '::7f00:1',
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::127.0.0.1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::1',
+      '2001:0:7f00:1::1',
+      '198.18.0.1',
+      '198.19.255.254',
+      '192.0.0.1',
+      '192.0.0.170',
+      '192.0.2.1',
     ])
       expect({ address, forbidden: isForbiddenAddress(address) }).toEqual({ address, forbidden: true });
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111'])
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '198.20.0.1', '192.0.1.1', '::ffff:8.8.8.8', '2a00:1450:4001::200e'])
       expect({ address, forbidden: isForbiddenAddress(address) }).toEqual({ address, forbidden: false });
   });
 

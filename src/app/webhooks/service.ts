@@ -5,10 +5,11 @@ import { webhookDecider } from '../../domain/webhook/decide';
 import { webhookStream } from '../../domain/webhook/webhook';
 import type { CommandContext } from '../../platform/commands';
 import { pagesOfAll } from '../../platform/eventstore/paging';
-import { WEBHOOKS, type WebhookView } from '../../projections/webhooks';
+import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookView } from '../../projections/webhooks';
 import { NotFoundError } from '#contract/errors';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
+import { type FeedViewer, feedItemAt } from '../events/feed';
 import { type WebhookNetworkRules, checkWebhookTarget, checkWebhookUrl } from './send';
 
 export const networkRules = (deps: Pick<AppDeps, 'config'>): WebhookNetworkRules => ({
@@ -81,9 +82,20 @@ export async function rewindWebhook(
   return findWebhook(deps, webhookId);
 }
 
+/** How a webhook reads the feed: as an admin, with internal notes only when it includes them. */
+export const webhookReader = (webhookId: string, includeNotes: boolean): FeedViewer => ({ id: `webhook:${webhookId}`, role: 'admin', notes: includeNotes });
+
+/**
+ * Sends one event again, only one this webhook tried to send: an attempt of its delivery log, for an
+ * event its feed carries (its types, ticket events only, notes only if included). Any other position
+ * of the log (a user's creation with its password hash, a note it leaves out) is refused, 409.
+ */
 export async function redeliver(deps: AppDeps, webhookId: string, position: number, context: CommandContext): Promise<void> {
-  await findWebhook(deps, webhookId);
-  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RequestRedelivery', position }, context);
+  const webhook = await findWebhook(deps, webhookId);
+  // The delivery log first: a position it holds is an event's, which the event store can read from.
+  const attempted = (await deps.readStore.collection<WebhookDeliveryView>(WEBHOOK_DELIVERIES).findOne({ webhookId, position })) !== null;
+  const tried = attempted && (await feedItemAt(deps, webhookReader(webhookId, webhook.includeNotes), position, webhook.types)) !== null;
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RequestRedelivery', position, tried }, context);
 }
 
 export async function enableWebhook(deps: AppDeps, webhookId: string, context: CommandContext) {

@@ -2,6 +2,7 @@ import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { MESSAGE_MAX } from '#contract/tickets';
+import { isCleanText, multiLineMessage } from '#contract/text';
 import type { SatisfactionChannel } from '#contract/satisfaction';
 import { type Episode, type SatisfactionEvent, type SatisfactionState, evolve, initialState, isEpisodeOpen } from './satisfaction';
 
@@ -61,6 +62,9 @@ function rate(command: Extract<SatisfactionCommand, { type: 'RateTicket' }>, sta
 function comment(command: Extract<SatisfactionCommand, { type: 'CommentOnRating' }>, state: SatisfactionState): SatisfactionEvent[] {
   const text = command.comment.trim();
   if (text === '') throw new ValidationError('The comment is empty', [{ path: 'comment', message: 'Write something' }]);
+  // Whatever the channel (the web, the e-mailed form, Telegram): no NUL, no bidi override, as every text field.
+  if (!isCleanText(text, { multiLine: true }))
+    throw new ValidationError(multiLineMessage('The comment'), [{ path: 'comment', message: multiLineMessage('The comment') }]);
   if (text.length > COMMENT_MAX)
     throw new ValidationError(`The comment must be at most ${COMMENT_MAX} characters`, [{ path: 'comment', message: `At most ${COMMENT_MAX} characters` }]);
   const episode = openEpisode(command, state);

@@ -118,6 +118,15 @@ describe('Satisfaction', () => {
     });
   });
 
+  describe('when a comment holds a control or bidi character', () => {
+    it('refuses NUL and a right-to-left override, whatever the channel, as every text field of the API', () => {
+      for (const text of ['fine\u0000', '\u202E=1+1', 'a\u0007b'])
+        given([opened, resolved, rated(3)])
+          .when(comment(text))
+          .thenThrows(ValidationError, 'The comment cannot contain control characters');
+    });
+  });
+
   describe('when there is no rating yet', () => {
     it('refuses a comment before the rating', () => {
       given([opened, resolved]).when(comment('hi')).thenThrows(ConflictError, 'Rate the ticket');

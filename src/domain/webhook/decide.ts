@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import { type DeliveryAttempt, type WebhookEvent, type WebhookSettings, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
 
@@ -6,10 +6,14 @@ export type WebhookCommand =
   | ({ type: 'RegisterWebhook'; webhookId: string; startAfter: number } & WebhookSettings)
   | { type: 'RewindWebhook'; after: number }
   | { type: 'RecordDelivery'; attempt: DeliveryAttempt; ok: boolean; nextTryAt: string | null }
-  | { type: 'RequestRedelivery'; position: number }
+  /** `tried`: the event is one this webhook carries (its types, tickets only, notes only if included) and its delivery log has an attempt of it. */
+  | { type: 'RequestRedelivery'; position: number; tried: boolean }
+  | { type: 'RefuseRedelivery'; position: number; reason: string }
   | { type: 'DisableWebhook'; reason: string }
   | { type: 'EnableWebhook' }
   | { type: 'DeleteWebhook' };
+
+const NOT_REDELIVERABLE = 'Only an event this webhook has already tried to send can be redelivered: one of its types, a note only if it includes notes';
 
 const existing = (state: WebhookState) => {
   if (state.status !== 'active' && state.status !== 'disabled') throw new NotFoundError('Webhook');
@@ -38,9 +42,14 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Web
     }
     case 'RequestRedelivery': {
       const webhook = existing(state);
-      if (command.position > webhook.cursor && webhook.retrying?.position !== command.position)
-        throw new ValidationError('Only an event the webhook has already tried can be redelivered', [{ path: 'position', message: 'Not tried yet' }]);
+      // Redelivery sends again what this webhook was sent, nothing else of the log (users, settings, notes it does not carry).
+      if (!command.tried) throw new ConflictError(NOT_REDELIVERABLE, 'NOT_REDELIVERABLE');
       return [{ type: 'WebhookRedeliveryRequested', data: { webhookId: webhook.webhookId, position: command.position } }];
+    }
+    case 'RefuseRedelivery': {
+      const webhook = existing(state);
+      if (!webhook.redeliveries.includes(command.position)) return [];
+      return [{ type: 'WebhookRedeliveryRefused', data: { webhookId: webhook.webhookId, position: command.position, reason: command.reason } }];
     }
     case 'DisableWebhook': {
       const webhook = existing(state);

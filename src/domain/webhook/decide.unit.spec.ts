@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '#contract/errors';
+import { NotFoundError } from '#contract/errors';
 import { decideWebhook } from './decide';
 import { type DeliveryAttempt, type WebhookEvent, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
 
@@ -51,9 +51,19 @@ describe('Webhook', () => {
     expect(decideWebhook({ type: 'RecordDelivery', attempt: attempt(9, '2026-01-01T00:00:00Z'), ok: true, nextTryAt: null }, after([REGISTERED]))).toEqual([]);
   });
 
-  it('when a redelivery asks for an event not tried yet, or the webhook is gone, then it is refused', () => {
-    expect(() => decideWebhook({ type: 'RequestRedelivery', position: 50 }, after([REGISTERED]))).toThrow(ValidationError);
-    expect(decideWebhook({ type: 'RequestRedelivery', position: 5 }, after([REGISTERED]))).toHaveLength(1);
+  it('when a redelivery asks for an event the webhook has not tried to send, or the webhook is gone, then it is refused', () => {
+    expect(() => decideWebhook({ type: 'RequestRedelivery', position: 5, tried: false }, after([REGISTERED]))).toThrow(
+      expect.objectContaining({ status: 409, code: 'NOT_REDELIVERABLE' }),
+    );
+    expect(decideWebhook({ type: 'RequestRedelivery', position: 5, tried: true }, after([REGISTERED]))).toHaveLength(1);
     expect(() => decideWebhook({ type: 'RewindWebhook', after: 1 }, initialWebhookState)).toThrow(NotFoundError);
+  });
+
+  it('when a requested redelivery is refused at send time, then it leaves the queue; refusing one not queued records nothing', () => {
+    const requested = after([REGISTERED, { type: 'WebhookRedeliveryRequested', data: { webhookId: 'w1', position: 5 } }]);
+    const refused = decideWebhook({ type: 'RefuseRedelivery', position: 5, reason: 'Not an event this webhook carries' }, requested);
+    expect(refused).toEqual([{ type: 'WebhookRedeliveryRefused', data: { webhookId: 'w1', position: 5, reason: 'Not an event this webhook carries' } }]);
+    expect(after([REGISTERED, { type: 'WebhookRedeliveryRequested', data: { webhookId: 'w1', position: 5 } }, ...refused])).toMatchObject({ redeliveries: [] });
+    expect(decideWebhook({ type: 'RefuseRedelivery', position: 6, reason: 'x' }, requested)).toEqual([]);
   });
 });

@@ -34,6 +34,8 @@ export type WebhookEvent =
   /** `nextTryAt` null: the retry window is spent and the event given up (the webhook goes on past it). */
   | DomainEvent<'WebhookDeliveryFailed', DeliveryAttempt & { nextTryAt: string | null }>
   | DomainEvent<'WebhookRedeliveryRequested', { webhookId: string; position: number }>
+  /** A requested redelivery not sent: the event is not one this webhook carries (asked before the request was checked). */
+  | DomainEvent<'WebhookRedeliveryRefused', { webhookId: string; position: number; reason: string }>
   | DomainEvent<'WebhookDisabled', { webhookId: string; reason: string }>
   | DomainEvent<'WebhookEnabled', { webhookId: string }>
   | DomainEvent<'WebhookDeleted', { webhookId: string }>;
@@ -78,6 +80,8 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
     }
     case 'WebhookRedeliveryRequested':
       return { ...state, redeliveries: [...state.redeliveries.filter((p) => p !== event.data.position), event.data.position] };
+    case 'WebhookRedeliveryRefused':
+      return { ...state, redeliveries: state.redeliveries.filter((p) => p !== event.data.position) };
     case 'WebhookDisabled':
       return { ...state, status: 'disabled' };
     case 'WebhookEnabled':
