@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../../test/support/services';
 import { type RateLimiterFactory, type Spacing, memoryRateLimiters, redisRateLimiters, spendAllowance } from './ratelimit';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -44,7 +44,7 @@ describe.each<[string, () => RateLimiterFactory]>([
 
 describe('An allowance on a Redis that cannot be reached', () => {
   it('when Redis does not answer, then the bucket is kept in this process instead of failing every call', async () => {
-    const limiters = redisRateLimiters(`redis://127.0.0.1:${await portNobodyListensOn()}`, `test-${randomUUID()}`);
+    const limiters = redisRateLimiters(`redis://127.0.0.1:${await freePort()}`, `test-${randomUUID()}`);
     try {
       const buckets = limiters.createSpacing('bucket');
       const answers = [];
@@ -55,14 +55,3 @@ describe('An allowance on a Redis that cannot be reached', () => {
     }
   });
 });
-
-function portNobodyListensOn(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
