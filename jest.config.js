@@ -48,6 +48,8 @@ const MONGO_SUITES = [
   // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).
   'src/projections/commandsPerMessage.mongo.spec.ts',
 ];
+/** The tiers that use Redis start one when none is given (test/support/services.ts) and stop it after. */
+const withRedis = { globalSetup: '<rootDir>/test/support/redis-setup.ts', globalTeardown: '<rootDir>/test/support/redis-teardown.ts' };
 const mongo = {
   ...tier('mongo', 'int', {
     setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'],
@@ -64,9 +66,13 @@ module.exports = {
   forceExit: true,
   projects: [
     tier('unit', 'unit'),
-    tier('contract', 'contract'),
-    tier('int', 'int', { setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'] }),
+    tier('contract', 'contract', withRedis),
+    tier('int', 'int', { setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'], ...withRedis }),
     mongo,
-    tier('e2e', 'e2e', { setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.js'] }),
+    tier('e2e', 'e2e', {
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-setup.js'],
+      ...withRedis,
+      globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
+    }),
   ],
 };

@@ -42,21 +42,22 @@ describe('TRUST_PROXY', () => {
   let server: TestServer | undefined;
   afterEach(() => server?.stop());
 
-  /** Two anonymous calls from two clients behind the same proxy (this test, on the loopback), with a limit of one call. */
+  /** Two anonymous changes from two clients behind the same proxy (this test, on the loopback), with a limit of one change. */
   const twoClientsBehindTheProxy = async (env: Record<string, string>) => {
     server = await startTestServer({ env });
     const token = await server.login();
     expect((await server.request('PUT', '/api/settings', { token, body: { rateLimitMaxRequests: 1 } })).status).toBe(200);
-    const first = await server.request('GET', '/api/settings/public', { headers: { 'x-forwarded-for': '198.51.100.1' } });
-    const second = await server.request('GET', '/api/settings/public', { headers: { 'x-forwarded-for': '198.51.100.2' } });
+    // An anonymous ticket is refused (401) after it was counted.
+    const first = await server.request('POST', '/api/tickets', { headers: { 'x-forwarded-for': '198.51.100.1' }, body: {} });
+    const second = await server.request('POST', '/api/tickets', { headers: { 'x-forwarded-for': '198.51.100.2' }, body: {} });
     return [first.status, second.status];
   };
 
   it('when the proxy is trusted (the default, loopback), then each forwarded client has its own rate limit', async () => {
-    expect(await twoClientsBehindTheProxy({})).toEqual([200, 200]);
+    expect(await twoClientsBehindTheProxy({})).toEqual([401, 401]);
   });
 
   it('when TRUST_PROXY is false, then X-Forwarded-For is ignored and both clients count as the proxy', async () => {
-    expect(await twoClientsBehindTheProxy({ TRUST_PROXY: 'false' })).toEqual([200, 429]);
+    expect(await twoClientsBehindTheProxy({ TRUST_PROXY: 'false' })).toEqual([401, 429]);
   });
 });

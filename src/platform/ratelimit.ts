@@ -21,7 +21,30 @@ type Turn = { granted: true; waitMs: number } | { granted: false; retryAfterMs: 
  * endless queue for the others.
  */
 export interface Spacing {
-  take(key: string, gapMs: number, maxWaitMs: number): Promise<Turn>;
+  /** `nowMs` is the caller's clock (a server's injected clock in tests); the wall clock by default. */
+  take(key: string, gapMs: number, maxWaitMs: number, nowMs?: number): Promise<Turn>;
+}
+
+/** An allowance of `points` calls per `windowMs`, spent as a token bucket (see `spendAllowance`). */
+export interface Allowance {
+  points: number;
+  windowMs: number;
+}
+
+type Spent = { allowed: true; remaining: number; fullInMs: number } | { allowed: false; retryAfterMs: number };
+
+/**
+ * Spends one call of an allowance, as a token bucket that holds `points` calls and refills one every
+ * `windowMs / points` (the generic cell rate algorithm, on the spacing's atomic turns): a full bucket
+ * lets `points` calls through at once, and a caller who keeps going is held to the allowance's average
+ * rate, refused only for the time one call takes to come back, never for a whole window.
+ */
+export async function spendAllowance(spacing: Spacing, key: string, { points, windowMs }: Allowance, nowMs: number): Promise<Spent> {
+  // Whole milliseconds, so the bucket holds exactly `points` (and the stored times stay integers).
+  const gapMs = Math.max(1, Math.floor(windowMs / points));
+  const turn = await spacing.take(key, gapMs, gapMs * points, nowMs);
+  if (!turn.granted) return { allowed: false, retryAfterMs: turn.retryAfterMs };
+  return { allowed: true, remaining: points - Math.ceil(turn.waitMs / gapMs), fullInMs: turn.waitMs };
 }
 
 /**
@@ -69,10 +92,9 @@ const MEMORY_SPACING_KEYS = 10_000;
 function memorySpacing(): Spacing {
   const lastStart = new Map<string, number>();
   return {
-    async take(key, gapMs, maxWaitMs) {
-      const now = Date.now();
+    async take(key, gapMs, maxWaitMs, now = Date.now()) {
       if (lastStart.size > MEMORY_SPACING_KEYS) for (const [stale, at] of lastStart) if (at < now) lastStart.delete(stale);
-      const previous = lastStart.get(key) ?? 0;
+      const previous = forgetIfAhead(lastStart.get(key) ?? 0, now, maxWaitMs);
       const start = Math.max(now, previous) + gapMs;
       if (start - now > maxWaitMs) return { granted: false, retryAfterMs: start - now - maxWaitMs };
       lastStart.set(key, start);
@@ -81,24 +103,47 @@ function memorySpacing(): Spacing {
   };
 }
 
-/** One script, so that reading the previous start and writing the new one cannot interleave with another process. */
+/**
+ * A turn can start at most `maxWaitMs` ahead of the clock that gave it; one further ahead was given by a
+ * clock that has since gone back (a stepped clock, a test's), and is forgotten rather than held against
+ * every later caller for as long as the step.
+ */
+function forgetIfAhead(previous: number, now: number, maxWaitMs: number): number {
+  return previous - now > maxWaitMs ? 0 : previous;
+}
+
+/** One script, so that reading the previous start and writing the new one cannot interleave with another process (and forgets as `forgetIfAhead` does). */
 const TAKE_TURN = `
 local now = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
 local maxWait = tonumber(ARGV[3])
 local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
+if previous - now > maxWait then previous = 0 end
 local start = math.max(now, previous) + gap
 if start - now > maxWait then return {0, start - now - maxWait} end
 redis.call('SET', KEYS[1], start, 'PX', start - now + 1000)
 return {1, start - now}
 `;
 
+const REDIS_DOWN = new Set(['reconnecting', 'close', 'end']);
+
 function redisSpacing(client: Redis, keyPrefix: string): Spacing {
+  // While Redis is down, turns are kept in this process, as the limiters' counts are: every API call
+  // passes through a spacing, so failing or waiting with Redis would stop the whole API.
+  const insurance = memorySpacing();
   return {
-    async take(key, gapMs, maxWaitMs) {
+    async take(key, gapMs, maxWaitMs, nowMs = Date.now()) {
       // The callers' clocks stand in for one clock: API processes are expected to run NTP-synced, and a
       // skew of a few milliseconds only moves a turn by as much.
-      const [granted, ms] = (await client.eval(TAKE_TURN, 1, `${keyPrefix}:${key}`, Date.now(), gapMs, maxWaitMs)) as [number, number];
+      // Once it is known to be down, not even the wait for a reconnection (its commands queue meanwhile).
+      if (REDIS_DOWN.has(client.status)) return insurance.take(key, gapMs, maxWaitMs, nowMs);
+      let answer: [number, number];
+      try {
+        answer = (await client.eval(TAKE_TURN, 1, `${keyPrefix}:${key}`, nowMs, gapMs, maxWaitMs)) as [number, number];
+      } catch {
+        return insurance.take(key, gapMs, maxWaitMs, nowMs);
+      }
+      const [granted, ms] = answer;
       return granted === 1 ? { granted: true, waitMs: ms } : { granted: false, retryAfterMs: ms };
     },
   };

@@ -150,14 +150,25 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     await page.keyboard.press('Enter');
     await messageList(page).getByText('Sent without a mouse').waitFor();
     await page.keyboard.press('Escape');
+    // s, two arrows and Enter are one intent: one status change (a closed select's arrows change it, and each change used to be saved).
+    const statusChanges = async () =>
+      (await server.request('GET', `/api/tickets/${mine._id}/history`, { token: alice.token })).body.events.filter(
+        (event: { type: string }) => event.type === 'TicketStatusChanged',
+      ).length;
+    const changesBefore = await statusChanges();
     await page.keyboard.press('s');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('ticket-status');
     const before = (await page.evaluate(() => (document.activeElement as HTMLSelectElement).value)) as TicketStatus;
-    const after = TICKET_STATUSES[TICKET_STATUSES.indexOf(before) + 1]!;
+    const after = TICKET_STATUSES[TICKET_STATUSES.indexOf(before) + 2]!;
     await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.getByText('Enter saves, Escape cancels').waitFor();
+    expect(await page.evaluate(() => (document.activeElement as HTMLSelectElement).value)).toBe(after);
+    await page.keyboard.press('Enter');
     await messageList(page).getByText(`Status changed to ${STATUS_WORDS[after]}`).waitFor({ timeout: WAIT_MS });
     const stored = await server.request('GET', `/api/tickets/${mine._id}`, { token: alice.token });
     expect(stored.body.ticket.status).toBe(after);
+    expect(await statusChanges()).toBe(changesBefore + 1);
     expect(stored.body.messages.map((message: { content: string }) => message.content)).toContain('Sent without a mouse');
   }, 90_000);
 

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { eventually } from './eventually';
+import { chromiumPath } from './services';
 
 /** Where the e2e suites leave their screenshots (both themes of every screen). */
 export const SHOTS = 'test-results/screenshots';
@@ -8,7 +9,7 @@ export const SHOTS = 'test-results/screenshots';
 /** Debian's Chromium, headless, with the flags this machine's closed network needs (and any `extraArgs`). */
 export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     headless: true,
     args: [
       '--no-sandbox',

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import teardown, { ferretDbState } from './mongo-teardown';
+import { provideRedis, requireTools } from './services';
 
 /**
  * The `mongo` tier's global set-up: the suites it runs need a MongoDB wire server at MONGO_URL.
@@ -85,6 +86,9 @@ function startFerretDb(binary: string, dir: string): Promise<{ child: ChildProce
 }
 
 export default async function setup(): Promise<void> {
+  // Its suites use Redis too (test/support/services.ts).
+  await requireTools(['redis']);
+  await provideRedis();
   const given = process.env.MONGO_URL;
   if (given) {
     try {

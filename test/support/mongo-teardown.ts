@@ -1,11 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { stopRedis } from './services';
 
 /** The FerretDB the `mongo` tier's set-up started; Jest runs set-up and teardown in one process. */
 export const ferretDbState: { started?: { child: ChildProcess; dir: string } } = ((globalThis as { __deskFerretDb?: object }).__deskFerretDb ??= {});
 
-/** Stops the FerretDB the set-up started (none when MONGO_URL named a server) and removes its files. */
+/** Stops the FerretDB the set-up started (none when MONGO_URL named a server) and removes its files, and the Redis it started, if any. */
 export default async function teardown(): Promise<void> {
+  await stopRedis();
   const { started } = ferretDbState;
   if (!started) return;
   delete ferretDbState.started;

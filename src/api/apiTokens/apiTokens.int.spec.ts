@@ -164,7 +164,8 @@ describe('API tokens over HTTP', () => {
     const byToken = await server.request('GET', '/api/tickets', { token: secret });
     const byPerson = await server.request('GET', '/api/tickets', { token: agent.token });
     expect(byToken.headers.get('ratelimit-limit')).toBe('600');
-    expect(byPerson.headers.get('ratelimit-limit')).toBe('1000');
+    // A person's reads may be ten times the setting (raised to 1000 by the test server).
+    expect(byPerson.headers.get('ratelimit-limit')).toBe('10000');
   });
 
   it('when a token is revoked on one process, then a second process on the same log refuses it at its next call', async () => {

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { freePort } from '../../../test/support/services';
 import type { EventStore } from '../../platform/eventstore/port';
 import { SqliteEventStore } from '../../platform/eventstore/sqlite';
 
@@ -69,17 +69,6 @@ describe('Public health', () => {
 
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SCRAPE_TOKEN = 'scrape-token-for-redis-down';
-
-/** A port nobody listens on now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** A Redis of this test's own, so stopping it touches nobody else's; up once it answers a ping (no client is left behind). */
 async function ownRedis(port: number) {

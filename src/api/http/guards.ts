@@ -1,57 +1,76 @@
-import type { RequestHandler } from 'express';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Request, RequestHandler, Response } from 'express';
 import { API_TOKEN_RATE_LIMIT } from '#contract/apiTokens';
 import { MaintenanceError, RateLimitedError, StartingError } from '#contract/errors';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
 import { maintenanceMessage } from '../../app/maintenance';
 import { STARTING_RETRY_AFTER_SECONDS, type Startup } from '../../app/startup';
+import { spendAllowance } from '../../platform/ratelimit';
 
 /** Routes that answer whatever the settings say: health checks, and the way back in for admins. */
 const ALWAYS_OPEN = new Set(['/health', '/settings/public', '/auth/login', '/auth/refresh', '/auth/logout']);
 
+/** Reads may be this many times the setting's number of calls: a page load is many reads for one thing a person does. */
+const READS_PER_CHANGE = 10;
+
+/** Calls that only look, whatever their method: marking a ticket's messages read is part of viewing it. */
+const VIEWING = /^\/tickets\/[^/]+\/messages\/read$/;
+
+/** Whether a call is counted among the changes (the setting's own count) or among the reads. */
+const isChange = (req: Request) => !['GET', 'HEAD', 'OPTIONS'].includes(req.method) && !VIEWING.test(req.path);
+
 /**
- * The API rate limit of the system settings, read on every request so a change holds at once:
- * per user when signed in, per address otherwise. Admins are not limited, so a limit set too low
- * can always be raised again. Counters are keyed by the limit itself, so a raised limit starts fresh.
+ * The API rate limit of the system settings, read on every request so a change holds at once, per
+ * user when signed in, per address otherwise (docs/settings.md, "Rate limit"). It stops floods, not
+ * work: the setting counts the calls that change something (each can open a ticket, send mail, notify
+ * everyone), and reads have an allowance ten times as large of their own, so reloading a page never
+ * uses up the allowance for answering. Both are token buckets: the full allowance at once, then its
+ * average rate, and a refusal lasts until one call comes back, not for a whole window.
+ * Admins are not limited, so a limit set too low can always be raised again. Counters are keyed by the
+ * limit itself, so a changed limit starts fresh.
  */
-export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters'>): RequestHandler => {
-  const limiters = new Map<string, RateLimiterAbstract>();
+export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters' | 'clock'>): RequestHandler => {
+  const buckets = deps.limiters.createSpacing('api');
   // API tokens have a limit of their own, per token, whatever the owner's role (docs/integrations.md).
   const tokens = deps.limiters.create({ keyPrefix: 'api-token', points: API_TOKEN_RATE_LIMIT.points, duration: API_TOKEN_RATE_LIMIT.durationSeconds });
   return async (req, res, next) => {
     if (req.path === '/health' || (req.user?.role === 'admin' && !req.user.token)) return next();
-    let limiter: RateLimiterAbstract;
-    let points: number;
-    let subject: string;
     if (req.user?.token) {
-      ({ points } = API_TOKEN_RATE_LIMIT);
-      limiter = tokens;
-      subject = `token:${req.user.token.id}`;
-    } else {
-      const settings = await loadSystemSettings(deps.readStore);
-      points = settings.rateLimitMaxRequests;
-      const key = `${points}-${settings.rateLimitWindowMs}`;
-      const known = limiters.get(key) ?? deps.limiters.create({ keyPrefix: `api-${key}`, points, duration: Math.ceil(settings.rateLimitWindowMs / 1000) });
-      limiters.set(key, known);
-      limiter = known;
-      subject = req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
+      res.setHeader('RateLimit-Limit', String(API_TOKEN_RATE_LIMIT.points));
+      try {
+        const state = await tokens.consume(`token:${req.user.token.id}`);
+        setRemaining(res, state.remainingPoints, state.msBeforeNext);
+      } catch (rejection) {
+        if (rejection instanceof Error) throw rejection;
+        throw tooManyRequests(res, (rejection as { msBeforeNext: number }).msBeforeNext);
+      }
+      return next();
     }
-    res.setHeader('RateLimit-Limit', String(points));
-    try {
-      const state = await limiter.consume(subject);
-      res.setHeader('RateLimit-Remaining', String(state.remainingPoints));
-      res.setHeader('RateLimit-Reset', String(Math.ceil(state.msBeforeNext / 1000)));
-    } catch (rejection) {
-      if (rejection instanceof Error) throw rejection;
-      const seconds = Math.max(1, Math.ceil((rejection as { msBeforeNext: number }).msBeforeNext / 1000));
-      const minutes = Math.ceil(seconds / 60);
-      res.setHeader('RateLimit-Remaining', '0');
-      throw new RateLimitedError(`Too many requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, seconds);
-    }
+    const settings = await loadSystemSettings(deps.readStore);
+    const change = isChange(req);
+    const allowance = { points: settings.rateLimitMaxRequests * (change ? 1 : READS_PER_CHANGE), windowMs: settings.rateLimitWindowMs };
+    const subject = req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
+    const key = `${change ? 'changes' : 'reads'}:${allowance.points}-${allowance.windowMs}:${subject}`;
+    res.setHeader('RateLimit-Limit', String(allowance.points));
+    const spent = await spendAllowance(buckets, key, allowance, deps.clock().getTime());
+    if (!spent.allowed) throw tooManyRequests(res, spent.retryAfterMs);
+    setRemaining(res, spent.remaining, spent.fullInMs);
     next();
   };
 };
+
+function setRemaining(res: Response, remaining: number, resetMs: number): void {
+  res.setHeader('RateLimit-Remaining', String(remaining));
+  res.setHeader('RateLimit-Reset', String(Math.ceil(resetMs / 1000)));
+}
+
+function tooManyRequests(res: Response, retryAfterMs: number): RateLimitedError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  res.setHeader('RateLimit-Remaining', '0');
+  return new RateLimitedError(`Too many requests. Please try again in ${wait}.`, seconds);
+}
 
 /** Maintenance mode: 503 for everyone but admins, sign-in and health, from the moment it is switched on. */
 export const maintenance =

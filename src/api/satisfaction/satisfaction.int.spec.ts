@@ -260,9 +260,11 @@ describe('Customer satisfaction', () => {
         expect(await closed.text()).toContain('maintenance');
         expect((await settings({ maintenanceMode: false })).status).toBe(200);
         expect((await settings({ rateLimitMaxRequests: 2 })).status).toBe(200);
+        // Opening the link is a read; answering it is a change, counted even when the answer is refused.
+        expect((await fetch(link!)).status).toBe(200);
         const answers = [];
-        for (let i = 0; i < 3; i++) answers.push((await fetch(link!)).status);
-        expect(answers).toEqual([200, 200, 429]);
+        for (let i = 0; i < 3; i++) answers.push((await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: 'none' })).status);
+        expect(answers).toEqual([400, 400, 429]);
         expect((await post(`/rate/${ticket._id}`, { t: tokenOf(link!), score: '5' })).status).toBe(429);
       } finally {
         await settings({ maintenanceMode: false, rateLimitMaxRequests: 100 });

@@ -189,19 +189,29 @@ describe('System settings over HTTP', () => {
     });
   });
 
-  it('when the rate limit is lowered, then it holds from the next call; raised again, it lifts at once', async () => {
+  it('when the rate limit is lowered, then it holds from the next change; reads have ten times as many; raised again, it lifts at once', async () => {
     await put({ rateLimitMaxRequests: 3 });
+    // An empty ticket is refused (400), but it is a change all the same: the limit counts it.
+    const change = (token: string) => server.request('POST', '/api/tickets', { token, body: {} });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await server.request('GET', '/api/auth/profile', { token: customer })).status);
-    expect(statuses).toEqual([200, 200, 200, 429]);
-    const refused = await server.request('GET', '/api/categories', { token: customer });
-    expect(refused).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', error: 'Too many requests. Please try again in 1 minute.' } });
-    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    for (let i = 0; i < 4; i++) statuses.push((await change(customer)).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    const refused = await change(customer);
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { code: 'RATE_LIMITED', error: expect.stringMatching(/^Too many requests\. Please try again in \d+ seconds\.$/) },
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(20);
+    // Reading goes on: reads have an allowance of their own, ten times the setting.
+    const reads: number[] = [];
+    for (let i = 0; i < 31; i++) reads.push((await server.request('GET', '/api/categories', { token: customer })).status);
+    expect(reads).toEqual([...Array<number>(30).fill(200), 429]);
     // Another user has a count of their own; admins are never limited, so they can undo a bad value.
-    expect((await server.request('GET', '/api/auth/profile', { token: agent })).status).toBe(200);
+    expect((await change(agent)).status).toBe(400);
     expect((await server.request('GET', '/api/settings', { token: admin })).status).toBe(200);
     await put({ rateLimitMaxRequests: 1000 });
-    expect((await server.request('GET', '/api/auth/profile', { token: customer })).status).toBe(200);
+    expect((await change(customer)).status).toBe(400);
   });
 
   it('when maintenance mode is on, then everyone but admins gets 503 at once, sign-in and health still answer, and it lifts at once', async () => {

@@ -223,7 +223,8 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
             'rateLimitMaxRequests',
             'Max Requests per Window',
             { type: 'number', min: rateLimitMaxRequests.min, max: rateLimitMaxRequests.max, step: 1 },
-            `Between ${rateLimitMaxRequests.min} and ${rateLimitMaxRequests.max}`,
+            // The count is of changes; reads may be ten times as many (docs/settings.md, "How the rate limit counts").
+            `Changes per person in a window, between ${rateLimitMaxRequests.min} and ${rateLimitMaxRequests.max}; reads may be ten times as many`,
           )}
         </div>
       </Group>

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * What the test tiers need from the machine, found or started by their global set-ups: a Redis (the
+ * int, contract, mongo and e2e tiers) and Chromium (e2e). A Redis is REDIS_URL's, else the one that
+ * answers on 127.0.0.1:6379, else one started from `redis-server` on PATH on a free port for the run
+ * and stopped after. What cannot be found fails the run at once, in one line naming what to install.
+ */
+
+/** The Debian packages that provide what a tier needs. */
+const PACKAGES = { redis: 'redis-server', chromium: 'chromium' } as const;
+type Need = keyof typeof PACKAGES;
+
+const LOCAL_REDIS = { host: '127.0.0.1', port: 6379 };
+const START_TIMEOUT_MS = 10_000;
+
+export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const executable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function onPath(command: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = path.join(dir || '.', command);
+    if (executable(file)) return file;
+  }
+  return null;
+}
+
+/** True when a Redis answers PING at host:port within a short wait. */
+function redisAnswers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    let reply = '';
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+/**
+ * Whether a Redis is given: REDIS_URL, or the one on 6379 that the suites use without it (unless
+ * DESK_TEST_OWN_REDIS asks for one of the run's own, to keep a run apart or to try this set-up).
+ */
+async function redisGiven(): Promise<boolean> {
+  if (process.env.REDIS_URL) return true;
+  if (process.env.DESK_TEST_OWN_REDIS) return false;
+  return redisAnswers(LOCAL_REDIS.host, LOCAL_REDIS.port);
+}
+
+/** Fails at once, in one line, when the machine lacks what `needs` name and nothing stands in for it. */
+export async function requireTools(needs: readonly Need[]): Promise<void> {
+  const missing: Need[] = [];
+  if (needs.includes('redis') && !onPath('redis-server') && !(await redisGiven())) missing.push('redis');
+  if (needs.includes('chromium') && !executable(chromiumPath())) missing.push('chromium');
+  if (missing.length === 0) return;
+  const packages = missing.map((need) => PACKAGES[need]).join(' ');
+  const line = `The tests need ${missing.join(' and ')}, not found (Redis on REDIS_URL or 127.0.0.1:6379, Chromium at ${chromiumPath()}): apt-get install ${packages}`;
+  // The stack is the line alone: the runner prints it instead of a trace through this file.
+  throw Object.assign(new Error(line), { stack: line });
+}
+
+/** A loopback port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, LOCAL_REDIS.host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The Redis this run started; Jest runs a tier's set-up and teardown in one process. */
+const started: { redis?: { child: ChildProcess; dir: string } } = ((globalThis as { __deskTestRedis?: object }).__deskTestRedis ??= {});
+
+/** Starts a Redis when none is given, and names it in REDIS_URL for the test workers (which inherit it). */
+export async function provideRedis(): Promise<void> {
+  if (await redisGiven()) return;
+  const binary = onPath('redis-server');
+  if (!binary) return requireTools(['redis']);
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'desk-redis-'));
+  const child = spawn(binary, ['--port', String(port), '--bind', LOCAL_REDIS.host, '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  started.redis = { child, dir };
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await redisAnswers(LOCAL_REDIS.host, port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stopRedis();
+      throw new Error(`redis-server (${binary}) did not answer on port ${port}: ${errors.trim() || `exit ${child.exitCode}`}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.env.REDIS_URL = `redis://${LOCAL_REDIS.host}:${port}`;
+}
+
+/** Stops the Redis the set-up started, if it started one (a given one is never touched). */
+export async function stopRedis(): Promise<void> {
+  const { redis } = started;
+  if (!redis) return;
+  delete started.redis;
+  delete process.env.REDIS_URL;
+  if (redis.child.exitCode === null && redis.child.signalCode === null) {
+    const exited = new Promise((resolve) => redis.child.once('exit', resolve));
+    redis.child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(redis.dir, { recursive: true, force: true });
+}
