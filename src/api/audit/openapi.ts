@@ -1,10 +1,12 @@
 import type { ApiRegistry } from '../openapi/registry';
 import { anyObject } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/verify',
+    token: scope('admin'),
     summary: 'Verify the hash chains of the event log',
     access: ['admin'],
     responses: { 200: { description: 'The verification (see docs/audit.md)', schema: anyObject('The verification') } },
@@ -12,6 +14,7 @@ export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/projections',
+    token: scope('admin'),
     summary: 'Compare the read models with a replay of the log',
     access: ['admin'],
     responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: anyObject('The comparison') } },
@@ -19,6 +22,7 @@ export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/projections/faults',
+    token: scope('admin'),
     summary: 'What the read models recorded against the log: key conflicts, skipped events, stalls',
     access: ['admin'],
     responses: {

@@ -5,10 +5,11 @@ import { readFeed } from '../../app/events/feed';
 import { currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { seesNotes } from '../tickets/views';
+import { scope } from '../http/scopes';
 
 /** The event feed (docs/integrations.md): the ticket events the caller may see, after a log position, long-polling when nothing is new. */
 export const eventFeedRoutes = (deps: AppDeps) => (router: Router) => {
-  router.get('/events', requireRole(), async (req, res) => {
+  router.get('/events', scope('tickets:read'), requireRole(), async (req, res) => {
     const query = parse(feedQuery, req.query);
     const user = currentUser(req);
     const gone = new AbortController();

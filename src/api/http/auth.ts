@@ -9,7 +9,7 @@ import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
-import { authenticateApiToken } from '../../app/apiTokens/service';
+import { authenticateApiToken, tokenNotAllowed } from '../../app/apiTokens/service';
 
 export interface AuthUser {
   id: string;
@@ -26,8 +26,13 @@ export interface AuthUser {
 declare module 'express-serve-static-core' {
   interface Request {
     user?: AuthUser;
-    /** Why the presented token was refused; public routes ignore it, guarded routes answer with it. */
-    authError?: UnauthorizedError;
+    /**
+     * The user of a valid API token, until the route's declaration (src/api/http/scopes.ts) lets
+     * the token act there and makes it `user`.
+     */
+    tokenUser?: AuthUser;
+    /** Why the presented token was refused, or is not (yet) let in; public routes ignore it, guarded routes answer with it. */
+    authError?: UnauthorizedError | ForbiddenError;
   }
 }
 
@@ -103,7 +108,8 @@ async function apiTokenUser(deps: AppDeps, presented: string): Promise<AuthUser>
 
 /**
  * Reads the bearer token when one is sent. A refused token does not fail the request here: public
- * routes (sign-in, refresh, health) must still work for a client holding an expired token.
+ * routes (sign-in, refresh, health) must still work for a client holding an expired token. An API
+ * token's user is held apart until the route declares what tokens may do there (deny by default).
  */
 export const authenticate =
   (deps: AppDeps): RequestHandler =>
@@ -114,7 +120,11 @@ export const authenticate =
       try {
         if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0)
           throw new UnauthorizedError('The Authorization header must be "Bearer <token>"', 'INVALID_TOKEN');
-        req.user = token.startsWith(API_TOKEN_PREFIX) ? await apiTokenUser(deps, token) : await authenticateToken(deps, token);
+        if (!token.startsWith(API_TOKEN_PREFIX)) req.user = await authenticateToken(deps, token);
+        else {
+          req.tokenUser = await apiTokenUser(deps, token);
+          req.authError = tokenNotAllowed();
+        }
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;
         req.authError = error;

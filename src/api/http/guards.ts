@@ -20,14 +20,15 @@ export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters'>): Reques
   // API tokens have a limit of their own, per token, whatever the owner's role (docs/integrations.md).
   const tokens = deps.limiters.create({ keyPrefix: 'api-token', points: API_TOKEN_RATE_LIMIT.points, duration: API_TOKEN_RATE_LIMIT.durationSeconds });
   return async (req, res, next) => {
-    if (req.path === '/health' || (req.user?.role === 'admin' && !req.user.token)) return next();
+    // Before the routes, an API token's user is `req.tokenUser`, never `req.user`: an admin's token is limited.
+    if (req.path === '/health' || req.user?.role === 'admin') return next();
     let limiter: RateLimiterAbstract;
     let points: number;
     let subject: string;
-    if (req.user?.token) {
+    if (req.tokenUser?.token) {
       ({ points } = API_TOKEN_RATE_LIMIT);
       limiter = tokens;
-      subject = `token:${req.user.token.id}`;
+      subject = `token:${req.tokenUser.token.id}`;
     } else {
       const settings = await loadSystemSettings(deps.readStore);
       points = settings.rateLimitMaxRequests;
@@ -57,7 +58,7 @@ export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters'>): Reques
 export const maintenance =
   (deps: Pick<AppDeps, 'readStore'>): RequestHandler =>
   async (req, _res, next) => {
-    if (ALWAYS_OPEN.has(req.path) || req.user?.role === 'admin') return next();
+    if (ALWAYS_OPEN.has(req.path) || (req.user ?? req.tokenUser)?.role === 'admin') return next();
     const settings = await loadSystemSettings(deps.readStore);
     if (settings.maintenanceMode) throw new MaintenanceError(maintenanceMessage(settings.systemName));
     next();

@@ -2,6 +2,7 @@ import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
 import { z } from 'zod';
 import { BotIdentity, PublicSettings, SystemSettings } from '#contract/responses';
+import { open, scope } from '../http/scopes';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -9,6 +10,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/settings/public',
+    token: open,
     summary: 'What the sign-in page needs',
     access: 'public',
     responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } },
@@ -16,6 +18,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/settings',
+    token: scope('admin'),
     summary: 'System settings',
     access: admin,
     responses: { 200: { description: 'The settings', schema: settings } },
@@ -23,6 +26,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/settings',
+    token: scope('admin'),
     summary: 'Change system settings',
     access: admin,
     body: updateSettingsSchema,
@@ -31,6 +35,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/settings/telegram/status',
+    token: scope('admin'),
     summary: 'Whether the Telegram bot answers',
     access: admin,
     responses: {
@@ -46,6 +51,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/settings/telegram/test',
+    token: scope('admin'),
     summary: 'Try a Telegram bot token',
     access: admin,
     body: telegramTestSchema,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, type ApiTokenScope, type CreateApiTokenInput } from '#contract/apiTokens';
-import { NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
 import { apiTokenStream, apiTokenUseStream } from '../../domain/apiToken/apiToken';
 import { apiTokenDecider, apiTokenUseDecider } from '../../domain/apiToken/decide';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
@@ -25,6 +25,8 @@ export interface ApiTokenIdentity {
   scopes: ApiTokenScope[];
   user: UserView;
 }
+
+export const tokenNotAllowed = () => new ForbiddenError('An API token cannot be used for this; sign in as a person', 'TOKEN_NOT_ALLOWED');
 
 async function activeUser(deps: Pick<AppDeps, 'readStore'>, userId: string): Promise<UserView> {
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
