@@ -183,6 +183,10 @@ describe('API tokens over HTTP', () => {
       body: { error: 'This API token lacks the notes:read scope' },
     });
     expect((await server.request('GET', '/api/search?q=secret', { token: notes })).status).toBe(200);
+    // Nor does the ticket list's word filter (the same engine) find a ticket by its note's words.
+    const found = async (token: string) => (await server.request('GET', '/api/tickets?q=secret', { token })).body.tickets.map((t: { _id: string }) => t._id);
+    expect(await found(plain)).not.toContain(ticket._id);
+    expect(await found(notes)).toContain(ticket._id);
   });
 
   it('when a token expires, then it is refused from that moment', async () => {

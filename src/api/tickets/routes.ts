@@ -192,7 +192,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
     // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
     const among: Array<Set<string>> = [];
-    if (query.q) among.push(await matchingTickets(deps.readStore, user, parseQuery(query.q)));
+    if (query.q) among.push(await matchingTickets(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(query.q)));
     if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
     // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
     if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
