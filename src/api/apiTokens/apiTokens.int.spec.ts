@@ -1,7 +1,12 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { LiveClient } from '../../../test/support/liveClient';
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { apiTokenStream } from '../../domain/apiToken/apiToken';
+import { apiTokenDecider } from '../../domain/apiToken/decide';
+import { handleCommand } from '../../platform/commands';
+import { createApiToken } from '../../app/apiTokens/service';
 
 describe('API tokens over HTTP', () => {
   let server: TestServer;
@@ -95,6 +100,55 @@ describe('API tokens over HTTP', () => {
     await expect(LiveClient.connect(server.url, secret)).rejects.toThrow();
   });
 
+  it('when a token tries to mint a token, by any spelling of the path or through the service, then it is refused and nothing is stored', async () => {
+    const owner = (await server.signIn()).user._id;
+    const { token, secret } = await create({ userId: owner, scopes: ['admin'] });
+    const minted = async () => (await server.deps.events.readAll({ maxCount: 100_000 })).filter((e) => e.type === 'ApiTokenCreated').length;
+    const before = await minted();
+    const body = { label: 'Child', userId: owner, scopes: ['admin' as const] };
+    for (const url of ['/api/api-tokens', '/api/API-TOKENS', '/api/api-tokens/', '/api/Api-Tokens/']) {
+      const answer = await server.request('POST', url, { token: secret, body });
+      expect({ url, status: answer.status, code: answer.body.code }).toEqual({
+        url,
+        status: url === '/api/api-tokens' ? 403 : 404,
+        code: url === '/api/api-tokens' ? 'TOKEN_NOT_ALLOWED' : 'NOT_FOUND',
+      });
+    }
+    const throughToken = { actor: { userId: owner, role: 'admin', platform: 'api' as const, token: { id: token._id, label: token.label } }, now: new Date() };
+    await expect(createApiToken(server.deps, { ...body, expiresAt: null }, throughToken)).rejects.toMatchObject({ status: 403, code: 'TOKEN_NOT_ALLOWED' });
+    expect(await minted()).toBe(before);
+  });
+
+  it('when a token was made through a token (as the API once allowed), then it is refused once its maker is revoked', async () => {
+    const owner = (await server.signIn()).user._id;
+    const maker = await create({ userId: owner, scopes: ['admin'] });
+    // What the API wrote before it refused tokens on /api-tokens: a creation whose actor is the maker token.
+    const tokenId = randomUUID();
+    const secret = `sdt_${tokenId}_${randomBytes(32).toString('base64url')}`;
+    const madeByToken = { actor: { userId: owner, role: 'admin', platform: 'api' as const, token: { id: maker.token._id, label: 'Sync' } }, now: new Date() };
+    const creation = {
+      tokenId,
+      label: 'Child',
+      userId: owner,
+      scopes: ['admin' as const],
+      expiresAt: null,
+      secretHash: createHash('sha256').update(secret).digest('hex'),
+    };
+    await handleCommand(
+      server.deps.events,
+      apiTokenStream(tokenId),
+      apiTokenDecider,
+      { type: 'CreateApiToken', now: new Date().toISOString(), ...creation },
+      madeByToken,
+    );
+    expect((await server.request('GET', '/api/users', { token: secret })).status).toBe(200);
+    expect((await server.request('DELETE', `/api/api-tokens/${maker.token._id}`, { token: admin })).status).toBe(200);
+    expect(await server.request('GET', '/api/users', { token: secret })).toMatchObject({
+      status: 401,
+      body: { code: 'TOKEN_REVOKED', error: 'The API token that made this one has been revoked' },
+    });
+  });
+
   it('when a token acts, then the ticket history names it and its owner as the actor', async () => {
     const ticket = await openTicket(server, await addMember(server, admin, 'customer'), category);
     const { secret } = await create({ label: 'Helpdesk bot', userId: agent.id, scopes: ['tickets:read', 'messages:write'] });
@@ -129,6 +183,10 @@ describe('API tokens over HTTP', () => {
       body: { error: 'This API token lacks the notes:read scope' },
     });
     expect((await server.request('GET', '/api/search?q=secret', { token: notes })).status).toBe(200);
+    // Nor does the ticket list's word filter (the same engine) find a ticket by its note's words.
+    const found = async (token: string) => (await server.request('GET', '/api/tickets?q=secret', { token })).body.tickets.map((t: { _id: string }) => t._id);
+    expect(await found(plain)).not.toContain(ticket._id);
+    expect(await found(notes)).toContain(ticket._id);
   });
 
   it('when a token expires, then it is refused from that moment', async () => {

@@ -6,8 +6,9 @@ import { API_TOKENS, type ApiTokenView } from '../../projections/apiTokens';
 import { USERS, type UserView } from '../../projections/users';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
+import { noToken } from '../http/scopes';
 
-/** API tokens for integrations (docs/integrations.md): admins only, and never through a token (see http/scopes.ts). */
+/** API tokens for integrations (docs/integrations.md): admins only, and never through a token (`noToken`: a token cannot mint, list or revoke tokens). */
 export const apiTokenRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
 
@@ -27,19 +28,19 @@ export const apiTokenRoutes = (deps: AppDeps) => (router: Router) => {
     });
   };
 
-  router.get('/api-tokens', admin, async (_req, res) => {
+  router.get('/api-tokens', noToken, admin, async (_req, res) => {
     const views = await deps.readStore.collection<ApiTokenView>(API_TOKENS).find({}, { sort: { createdAt: -1, _id: 1 } });
     res.json({ tokens: await present(views) });
   });
 
-  router.post('/api-tokens', admin, async (req, res) => {
+  router.post('/api-tokens', noToken, admin, async (req, res) => {
     const input = parse(createApiTokenSchema, req.body);
     const { token, secret } = await createApiToken(deps, input, commandContext(deps, req));
     const [shown] = await present([token]);
     res.status(201).json({ token: shown, secret, message: 'Copy the secret now: it is shown only this once' });
   });
 
-  router.delete('/api-tokens/:id', admin, async (req, res) => {
+  router.delete('/api-tokens/:id', noToken, admin, async (req, res) => {
     await findApiToken(deps, req.params.id as string);
     const [shown] = await present([await revokeApiToken(deps, req.params.id as string, commandContext(deps, req))]);
     res.json({ token: shown, message: 'API token revoked' });

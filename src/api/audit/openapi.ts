@@ -1,11 +1,13 @@
 import type { ApiRegistry } from '../openapi/registry';
 import { anyObject } from '#contract/responses';
 import { ProjectionCheck, ProjectionFaults } from '#contract/readModels';
+import { scope } from '../http/scopes';
 
 export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/verify',
+    token: scope('admin'),
     summary: 'Verify the hash chains of the event log',
     access: ['admin'],
     responses: { 200: { description: 'The verification (see docs/audit.md)', schema: anyObject('The verification') } },
@@ -13,6 +15,7 @@ export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/projections',
+    token: scope('admin'),
     summary: 'Compare the read models with a replay of the log',
     access: ['admin'],
     responses: { 200: { description: 'The comparison (see docs/audit.md)', schema: ProjectionCheck } },
@@ -20,6 +23,7 @@ export function describeAudit(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/audit/projections/faults',
+    token: scope('admin'),
     summary: 'What the read models recorded against the log: key conflicts, skipped events, stalls',
     access: ['admin'],
     responses: {

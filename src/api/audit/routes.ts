@@ -7,6 +7,7 @@ import { readModelHealth } from '../../app/status';
 import type { AppDeps } from '../../app/deps';
 import type { ProjectionCheck, ProjectionFaults } from '#contract/readModels';
 import { requireRole } from '../http/auth';
+import { scope } from '../http/scopes';
 
 const FAULTS_LISTED = 100;
 
@@ -15,11 +16,11 @@ const FAULTS_LISTED = 100;
  * against a replay of the log from zero. Both read the whole log, so they take time on a big desk.
  */
 export const auditRoutes = (deps: AppDeps) => (router: Router) => {
-  router.get('/audit/verify', requireRole('admin'), async (_req, res) => {
+  router.get('/audit/verify', scope('admin'), requireRole('admin'), async (_req, res) => {
     res.json(await verifyLog(deps.events));
   });
 
-  router.get('/audit/projections', requireRole('admin'), async (_req, res) => {
+  router.get('/audit/projections', scope('admin'), requireRole('admin'), async (_req, res) => {
     const livePosition = async () => {
       await deps.projections.waitFor(await deps.events.headPosition());
       return deps.projections.position;
@@ -30,7 +31,7 @@ export const auditRoutes = (deps: AppDeps) => (router: Router) => {
 
   // What the read models recorded against the log (docs/read-models.md): conflicts with the value and
   // its holders in lookup order, skipped events with the error, and stalls. Oldest first, 100 of each.
-  router.get('/audit/projections/faults', requireRole('admin'), async (_req, res) => {
+  router.get('/audit/projections/faults', scope('admin'), requireRole('admin'), async (_req, res) => {
     const records = faults(deps.readStore);
     const listed = (kind: ProjectionFault['kind']) => records.find({ kind }, { sort: { position: 1, _id: 1 }, limit: FAULTS_LISTED });
     const [conflicts, failures, health] = await Promise.all([listed('conflict'), listed('failure'), readModelHealth(deps)]);

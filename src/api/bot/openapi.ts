@@ -3,6 +3,7 @@ import { updateBotSettingsSchema } from '#contract/botSettings';
 import { createBotCommandSchema, listBotCommandsQuery, updateBotCommandSchema } from '#contract/botCommands';
 import type { ApiRegistry } from '../openapi/registry';
 import { BotCommand, BotSettings, Pagination } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 export function describeBot(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -11,6 +12,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/bot-commands',
+    token: scope('admin'),
     summary: 'List bot commands',
     access: admin,
     query: listBotCommandsQuery,
@@ -19,6 +21,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/bot-commands/:id',
+    token: scope('admin'),
     summary: 'A bot command',
     access: admin,
     responses: { 200: { description: 'The command', schema: command } },
@@ -26,6 +29,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/bot-commands',
+    token: scope('admin'),
     summary: 'Create a bot command',
     access: admin,
     body: createBotCommandSchema,
@@ -35,6 +39,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/bot-commands/:id',
+    token: scope('admin'),
     summary: 'Change a bot command',
     access: admin,
     body: updateBotCommandSchema,
@@ -44,6 +49,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/bot-commands/:id',
+    token: scope('admin'),
     summary: 'Delete a bot command',
     access: admin,
     responses: { 204: { description: 'Deleted' } },
@@ -52,6 +58,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/bot-commands/sync',
+    token: scope('admin'),
     summary: 'Publish the active commands to Telegram',
     access: admin,
     responses: {
@@ -65,6 +72,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/bot-settings',
+    token: scope('admin'),
     summary: 'Bot messages',
     access: admin,
     responses: { 200: { description: 'The messages', schema: settings } },
@@ -72,6 +80,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/bot-settings',
+    token: scope('admin'),
     summary: 'Change bot messages',
     access: admin,
     body: updateBotSettingsSchema,
@@ -80,6 +89,7 @@ export function describeBot(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/bot-settings/reset',
+    token: scope('admin'),
     summary: 'Reset bot messages to the defaults',
     access: admin,
     responses: { 200: { description: 'The default messages', schema: settings } },

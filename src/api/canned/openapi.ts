@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createCannedSchema, listCannedQuery, suggestionsQuery, updateCannedSchema } from '#contract/canned';
 import type { ApiRegistry } from '../openapi/registry';
 import { CannedMessage, Pagination } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 export function describeCanned(docs: ApiRegistry): void {
   const staff = ['agent' as const, 'admin' as const];
@@ -9,6 +10,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/canned-messages',
+    token: scope('tickets:read'),
     summary: 'List canned messages',
     access: staff,
     query: listCannedQuery,
@@ -19,6 +21,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/canned-messages/suggestions',
+    token: scope('tickets:read'),
     summary: 'Canned messages matching what is typed',
     access: staff,
     query: suggestionsQuery,
@@ -27,6 +30,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/canned-messages/:id',
+    token: scope('tickets:read'),
     summary: 'A canned message',
     access: staff,
     responses: { 200: { description: 'The canned message', schema: canned } },
@@ -34,6 +38,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/canned-messages',
+    token: scope('admin'),
     idempotent: true,
     summary: 'Create a canned message',
     access: staff,
@@ -44,6 +49,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/canned-messages/:id',
+    token: scope('admin'),
     summary: 'Change a canned message',
     access: staff,
     body: updateCannedSchema,
@@ -53,6 +59,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/canned-messages/:id/usage',
+    token: scope('admin'),
     summary: 'Count one use',
     access: staff,
     responses: { 200: { description: 'The canned message', schema: canned } },
@@ -60,6 +67,7 @@ export function describeCanned(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/canned-messages/:id',
+    token: scope('admin'),
     summary: 'Delete a canned message',
     access: staff,
     responses: { 204: { description: 'Deleted' } },

@@ -12,6 +12,7 @@ import { cannedStream } from '../../domain/canned/canned';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import type { CannedMessage } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 /** docs/product.md section 9: canned messages sort by usage count, most used first, then by shortcode. */
 const BY_USAGE = { usageCount: -1, shortcode: 1 } as const;
@@ -23,7 +24,7 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
   const staff = requireRole('agent', 'admin');
   const id = (req: Request) => req.params.id as string;
 
-  router.get('/canned-messages', staff, async (req, res) => {
+  router.get('/canned-messages', scope('tickets:read'), staff, async (req, res) => {
     const { q, category, ...page } = parse(listCannedQuery, req.query);
     const filter: Filter = {};
     if (category) filter['category._id'] = category;
@@ -35,19 +36,19 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ cannedMessages: items.map(toCanned), pagination });
   });
 
-  router.get('/canned-messages/suggestions', staff, async (req, res) => {
+  router.get('/canned-messages/suggestions', scope('tickets:read'), staff, async (req, res) => {
     const { q, limit } = parse(suggestionsQuery, req.query);
     const found = await collection().find(q ? { shortcode: { $regex: `^${escapeRegex(q)}` } } : {}, { sort: BY_USAGE, limit });
     res.json({ suggestions: found.map(toCanned) });
   });
 
-  router.get('/canned-messages/:id', staff, async (req, res) => {
+  router.get('/canned-messages/:id', scope('tickets:read'), staff, async (req, res) => {
     const found = await collection().findOne({ _id: id(req) });
     if (!found) throw new NotFoundError('Canned message');
     res.json({ cannedMessage: toCanned(found) });
   });
 
-  router.post('/canned-messages', staff, async (req, res) => {
+  router.post('/canned-messages', scope('admin'), staff, async (req, res) => {
     const input = parse(createCannedSchema, req.body);
     const key = idempotencyKeyOf(req, input);
     const cannedId = key ? idOfKey(key, 'canned') : deps.newId();
@@ -60,16 +61,16 @@ export const cannedRoutes = (deps: AppDeps) => (router: Router) => {
     res.status(201).json({ cannedMessage: toCanned(created) });
   });
 
-  router.put('/canned-messages/:id', staff, async (req, res) => {
+  router.put('/canned-messages/:id', scope('admin'), staff, async (req, res) => {
     const changes = parse(updateCannedSchema, req.body);
     res.json({ cannedMessage: toCanned(await updateCanned(deps, id(req), changes, commandContext(deps, req))) });
   });
 
-  router.put('/canned-messages/:id/usage', staff, async (req, res) => {
+  router.put('/canned-messages/:id/usage', scope('admin'), staff, async (req, res) => {
     res.json({ cannedMessage: toCanned(await useCanned(deps, id(req), commandContext(deps, req))) });
   });
 
-  router.delete('/canned-messages/:id', staff, async (req, res) => {
+  router.delete('/canned-messages/:id', scope('admin'), staff, async (req, res) => {
     await deleteCanned(deps, id(req), commandContext(deps, req));
     res.status(204).end();
   });

@@ -3,6 +3,7 @@ import { createCategorySchema, reorderCategoriesSchema, updateCategorySchema } f
 import type { ApiRegistry } from '../openapi/registry';
 import { Category, CategoryStat, Pagination } from '#contract/responses';
 import { listCategoriesQuery } from './routes';
+import { scope } from '../http/scopes';
 
 const categoryAnswer = z.strictObject({ category: Category });
 
@@ -11,6 +12,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/categories',
+    token: scope('tickets:read'),
     summary: 'List categories',
     access: 'signed-in',
     query: listCategoriesQuery,
@@ -19,6 +21,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/categories/stats',
+    token: scope('tickets:read'),
     summary: 'Tickets per category',
     access: ['agent', 'admin'],
     responses: {
@@ -28,6 +31,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/categories/:id',
+    token: scope('tickets:read'),
     summary: 'A category',
     access: 'signed-in',
     responses: { 200: { description: 'The category', schema: categoryAnswer } },
@@ -35,6 +39,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/categories',
+    token: scope('admin'),
     summary: 'Create a category',
     access: admin,
     body: createCategorySchema,
@@ -44,6 +49,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/categories/:id',
+    token: scope('admin'),
     summary: 'Change a category',
     access: admin,
     body: updateCategorySchema,
@@ -53,6 +59,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/categories/:id',
+    token: scope('admin'),
     summary: 'Delete a category (not while tickets use it)',
     access: admin,
     responses: { 204: { description: 'Deleted' } },
@@ -61,6 +68,7 @@ export function describeCategories(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/categories/reorder',
+    token: scope('admin'),
     summary: 'Reorder categories',
     access: admin,
     body: reorderCategoriesSchema,

@@ -10,6 +10,7 @@ import { commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import { categoryStatistics } from '../tickets/stats';
+import { scope } from '../http/scopes';
 
 export const listCategoriesQuery = z.object({
   includeInactive: z.enum(['true', 'false'], { message: 'includeInactive must be true or false' }).optional(),
@@ -27,40 +28,40 @@ export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
     return toCategory(category);
   };
 
-  router.get('/categories', requireRole(), async (req, res) => {
+  router.get('/categories', scope('tickets:read'), requireRole(), async (req, res) => {
     const { includeInactive, ...page } = parse(listCategoriesQuery, req.query);
     const showInactive = includeInactive === 'true' && currentUser(req).role !== 'customer';
     const { items, pagination } = await findPage(categories(), showInactive ? {} : { isActive: true }, { order: 1, name: 1, _id: 1 }, page);
     res.json({ categories: items.map(toCategory), pagination });
   });
 
-  router.get('/categories/stats', requireRole('agent', 'admin'), async (_req, res) => {
+  router.get('/categories/stats', scope('tickets:read'), requireRole('agent', 'admin'), async (_req, res) => {
     res.json({ stats: await categoryStatistics(deps.readStore) });
   });
 
-  router.get('/categories/:id', requireRole(), async (req, res) => {
+  router.get('/categories/:id', scope('tickets:read'), requireRole(), async (req, res) => {
     res.json({ category: await load(req.params.id as string) });
   });
 
-  router.post('/categories', requireRole('admin'), async (req, res) => {
+  router.post('/categories', scope('admin'), requireRole('admin'), async (req, res) => {
     const input = parse(createCategorySchema, req.body);
     const categoryId = await createCategory(deps, input, context(req));
     res.status(201).json({ category: await load(categoryId) });
   });
 
-  router.put('/categories/:id', requireRole('admin'), async (req, res) => {
+  router.put('/categories/:id', scope('admin'), requireRole('admin'), async (req, res) => {
     const changes = parse(updateCategorySchema, req.body);
     const categoryId = req.params.id as string;
     await updateCategory(deps, categoryId, changes, context(req));
     res.json({ category: await load(categoryId) });
   });
 
-  router.delete('/categories/:id', requireRole('admin'), async (req, res) => {
+  router.delete('/categories/:id', scope('admin'), requireRole('admin'), async (req, res) => {
     await deleteCategory(deps, req.params.id as string, context(req));
     res.status(204).end();
   });
 
-  router.post('/categories/reorder', requireRole('admin'), async (req, res) => {
+  router.post('/categories/reorder', scope('admin'), requireRole('admin'), async (req, res) => {
     const { categoryOrders } = parse(reorderCategoriesSchema, req.body);
     await reorderCategories(deps, categoryOrders, context(req));
     const found = await categories().find({}, { sort: { order: 1, name: 1 } });

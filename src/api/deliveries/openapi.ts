@@ -2,12 +2,14 @@ import { z } from 'zod';
 import type { ApiRegistry } from '../openapi/registry';
 import { listDeliveriesQuery } from '#contract/deliveries';
 import { Delivery, Notice, Pagination } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 export function describeDeliveries(docs: ApiRegistry): void {
   const admin = ['admin' as const];
   docs.route({
     method: 'get',
     path: '/deliveries',
+    token: scope('admin'),
     summary: 'Undelivered notices',
     description:
       'Every notice out and Telegram message in on its way (waiting, sending, retrying), oldest first, then one page (`page`, `limit`, default 50) of the notices that failed for good, newest first; `failedPagination` pages those.',
@@ -28,6 +30,7 @@ export function describeDeliveries(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/deliveries/failed/retry',
+    token: scope('admin'),
     summary: 'Retry every failed notice',
     access: admin,
     responses: { 200: { description: '{ message, count }', schema: Notice } },
@@ -35,6 +38,7 @@ export function describeDeliveries(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/deliveries/failed/discard',
+    token: scope('admin'),
     summary: 'Discard every failed notice',
     access: admin,
     responses: { 200: { description: '{ message, count }', schema: Notice } },
@@ -42,6 +46,7 @@ export function describeDeliveries(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/deliveries/:channel/:id/retry',
+    token: scope('admin'),
     summary: 'Retry one notice',
     description:
       '`channel` is telegram or email. A notice whose last try may have arrived (no answer came) is sent again only this way, and the decision is recorded with the admin.',
@@ -51,6 +56,7 @@ export function describeDeliveries(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/deliveries/:channel/:id',
+    token: scope('admin'),
     summary: 'Discard one notice',
     access: admin,
     responses: { 204: { description: 'Discarded' } },

@@ -5,6 +5,7 @@ import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { DELIVERY_CHANNELS, type DeliveryChannel, failedDeliveriesPage, isDeliveryChannel, listDeliveries, retryDelivery } from '../../app/deliveries/service';
+import { scope } from '../http/scopes';
 
 const plural = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -24,7 +25,7 @@ export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
   };
 
   // Messages on their way are all listed; notices failed for good (up to FAILED_JOBS_KEEP_COUNT a channel) one page at a time.
-  router.get('/deliveries', admin, async (req, res) => {
+  router.get('/deliveries', scope('admin'), admin, async (req, res) => {
     const { page, limit } = parse(listDeliveriesQuery, req.query);
     const onTheirWay = await listDeliveries(deps);
     const failed = await failedDeliveriesPage(deps, { page, limit });
@@ -37,28 +38,28 @@ export const deliveryRoutes = (deps: AppDeps) => (router: Router) => {
     });
   });
 
-  router.post('/deliveries/failed/retry', admin, async (req, res) => {
+  router.post('/deliveries/failed/retry', scope('admin'), admin, async (req, res) => {
     let retried = 0;
     for (const row of await failedOfAll()) if (await retryDelivery(deps, row.channel, row.id, commandContext(deps, req))) retried++;
     deps.logger.info({ by: currentUser(req).id, count: retried }, 'failed deliveries retried');
     res.json({ message: `Retrying ${plural(retried)}`, count: retried });
   });
 
-  router.post('/deliveries/failed/discard', admin, async (req, res) => {
+  router.post('/deliveries/failed/discard', scope('admin'), admin, async (req, res) => {
     let discarded = 0;
     for (const row of await failedOfAll()) if (await deps.queue.discard(DELIVERY_CHANNELS[row.channel], row.id)) discarded++;
     deps.logger.info({ by: currentUser(req).id, count: discarded }, 'failed deliveries discarded');
     res.json({ message: `Discarded ${plural(discarded)}`, count: discarded });
   });
 
-  router.post('/deliveries/:channel/:id/retry', admin, async (req, res) => {
+  router.post('/deliveries/:channel/:id/retry', scope('admin'), admin, async (req, res) => {
     const { channel, id } = req.params as { channel: string; id: string };
     if (!(await retryDelivery(deps, channelOf(channel), id, commandContext(deps, req)))) throw new NotFoundError('Failed or retrying delivery');
     deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery retried by an admin');
     res.json({ message: 'Delivery queued again' });
   });
 
-  router.delete('/deliveries/:channel/:id', admin, async (req, res) => {
+  router.delete('/deliveries/:channel/:id', scope('admin'), admin, async (req, res) => {
     const { channel, id } = req.params as { channel: string; id: string };
     if (!(await deps.queue.discard(DELIVERY_CHANNELS[channelOf(channel)], id))) throw new NotFoundError('Waiting or failed delivery');
     deps.logger.info({ by: currentUser(req).id, channel, jobId: id }, 'delivery discarded by an admin');

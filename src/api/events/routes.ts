@@ -5,13 +5,14 @@ import { type FeedViewer, LongPollLimit, readFeed } from '../../app/events/feed'
 import { type AuthUser, currentUser, requireRole, userOfBearer } from '../http/auth';
 import { parse } from '../http/validate';
 import { seesNotes } from '../tickets/views';
+import { scope } from '../http/scopes';
 
 /** The event feed (docs/integrations.md): the ticket events the caller may see, after a log position, long-polling when nothing is new. */
 export const eventFeedRoutes = (deps: AppDeps) => (router: Router) => {
   const longPolls = new LongPollLimit();
   const viewerOf = (user: AuthUser): FeedViewer => ({ id: user.id, role: user.role, notes: seesNotes(user) });
 
-  router.get('/events', requireRole(), async (req, res) => {
+  router.get('/events', scope('tickets:read'), requireRole(), async (req, res) => {
     const query = parse(feedQuery, req.query);
     const user = currentUser(req);
     const release = query.wait > 0 ? longPolls.take(user.id) : () => undefined;

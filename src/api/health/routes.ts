@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app/deps';
 import { HealthCheck } from '../../app/health';
 import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { bearerMatches } from '../http/bearer';
+import { open } from '../http/scopes';
 
 /**
  * GET /api/health. Everyone gets `{ status }`, worked out without reading the log (a load balancer
@@ -23,5 +24,5 @@ export const healthHandler = (deps: AppDeps, { detailedFor }: { detailedFor: (re
 export const healthRoutes = (deps: AppDeps) => (router: Router) => {
   const token = deps.config.METRICS_TOKEN;
   const detailedFor = (req: Request) => req.user?.role === 'admin' || (token !== undefined && bearerMatches(req.get('authorization'), token));
-  router.get('/health', healthHandler(deps, { detailedFor }));
+  router.get('/health', open, healthHandler(deps, { detailedFor }));
 };

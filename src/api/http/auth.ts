@@ -9,7 +9,7 @@ import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { USERS, type UserView } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
-import { authenticateApiToken } from '../../app/apiTokens/service';
+import { authenticateApiToken, tokenNotAllowed } from '../../app/apiTokens/service';
 
 export interface AuthUser {
   id: string;
@@ -26,8 +26,13 @@ export interface AuthUser {
 declare module 'express-serve-static-core' {
   interface Request {
     user?: AuthUser;
-    /** Why the presented token was refused; public routes ignore it, guarded routes answer with it. */
-    authError?: UnauthorizedError;
+    /**
+     * The user of a valid API token, until the route's declaration (src/api/http/scopes.ts) lets
+     * the token act there and makes it `user`.
+     */
+    tokenUser?: AuthUser;
+    /** Why the presented token was refused, or is not (yet) let in; public routes ignore it, guarded routes answer with it. */
+    authError?: UnauthorizedError | ForbiddenError;
   }
 }
 
@@ -114,7 +119,8 @@ export async function userOfBearer(deps: AppDeps, header: string): Promise<AuthU
 
 /**
  * Reads the bearer token when one is sent. A refused token does not fail the request here: public
- * routes (sign-in, refresh, health) must still work for a client holding an expired token.
+ * routes (sign-in, refresh, health) must still work for a client holding an expired token. An API
+ * token's user is held apart until the route declares what tokens may do there (deny by default).
  */
 export const authenticate =
   (deps: AppDeps): RequestHandler =>
@@ -122,7 +128,12 @@ export const authenticate =
     const header = req.headers.authorization;
     if (header !== undefined) {
       try {
-        req.user = await userOfBearer(deps, header);
+        const user = await userOfBearer(deps, header);
+        if (!user.token) req.user = user;
+        else {
+          req.tokenUser = user;
+          req.authError = tokenNotAllowed();
+        }
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;
         req.authError = error;

@@ -13,6 +13,13 @@ const ALWAYS_OPEN = new Set(['/health', '/settings/public', '/auth/login', '/aut
 /** Reads may be this many times the setting's number of calls: a page load is many reads for one thing a person does. */
 const READS_PER_CHANGE = 10;
 
+/**
+ * An agent's changes may be this many times the setting: answering is their work, and a ticket taken,
+ * answered, noted and resolved is four changes, where a customer's message is one. 200 tickets an hour
+ * at four changes each fits with room; a script posting in a loop as an agent is still stopped.
+ */
+const CHANGES_PER_AGENT = 4;
+
 /** Calls that only look, whatever their method: marking a ticket's messages read is part of viewing it. */
 const VIEWING = /^\/tickets\/[^/]+\/messages\/read$/;
 
@@ -34,11 +41,12 @@ export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters' | 'clock'
   // API tokens have a limit of their own, per token, whatever the owner's role (docs/integrations.md).
   const tokens = deps.limiters.create({ keyPrefix: 'api-token', points: API_TOKEN_RATE_LIMIT.points, duration: API_TOKEN_RATE_LIMIT.durationSeconds });
   return async (req, res, next) => {
-    if (req.path === '/health' || (req.user?.role === 'admin' && !req.user.token)) return next();
-    if (req.user?.token) {
+    // Before the routes, an API token's user is `req.tokenUser`, never `req.user`: an admin's token is limited.
+    if (req.path === '/health' || req.user?.role === 'admin') return next();
+    if (req.tokenUser?.token) {
       res.setHeader('RateLimit-Limit', String(API_TOKEN_RATE_LIMIT.points));
       try {
-        const state = await tokens.consume(`token:${req.user.token.id}`);
+        const state = await tokens.consume(`token:${req.tokenUser.token.id}`);
         setRemaining(res, state.remainingPoints, state.msBeforeNext);
       } catch (rejection) {
         if (rejection instanceof Error) throw rejection;
@@ -48,7 +56,8 @@ export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters' | 'clock'
     }
     const settings = await loadSystemSettings(deps.readStore);
     const change = isChange(req);
-    const allowance = { points: settings.rateLimitMaxRequests * (change ? 1 : READS_PER_CHANGE), windowMs: settings.rateLimitWindowMs };
+    const per = change ? (req.user?.role === 'agent' ? CHANGES_PER_AGENT : 1) : READS_PER_CHANGE;
+    const allowance = { points: settings.rateLimitMaxRequests * per, windowMs: settings.rateLimitWindowMs };
     const subject = req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
     const key = `${change ? 'changes' : 'reads'}:${allowance.points}-${allowance.windowMs}:${subject}`;
     res.setHeader('RateLimit-Limit', String(allowance.points));
@@ -76,7 +85,7 @@ function tooManyRequests(res: Response, retryAfterMs: number): RateLimitedError 
 export const maintenance =
   (deps: Pick<AppDeps, 'readStore'>): RequestHandler =>
   async (req, _res, next) => {
-    if (ALWAYS_OPEN.has(req.path) || req.user?.role === 'admin') return next();
+    if (ALWAYS_OPEN.has(req.path) || (req.user ?? req.tokenUser)?.role === 'admin') return next();
     const settings = await loadSystemSettings(deps.readStore);
     if (settings.maintenanceMode) throw new MaintenanceError(maintenanceMessage(settings.systemName));
     next();

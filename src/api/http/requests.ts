@@ -48,11 +48,12 @@ export const trackRequests =
       done = true;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeOf(req, res.locals.mount as string | undefined);
+      const caller = req.user ?? req.tokenUser;
       // Closed before the answer was sent: the caller went away (nginx's 499).
       const status = res.writableFinished ? res.statusCode : 499;
       deps.metrics.httpDuration.observe({ method: req.method, route, status: String(status) }, seconds);
       deps.logger.info(
-        { reqId: req.requestId, method: req.method, route, status, ms: Math.round(seconds * 10_000) / 10, ...(req.user ? { userId: req.user.id } : {}) },
+        { reqId: req.requestId, method: req.method, route, status, ms: Math.round(seconds * 10_000) / 10, ...(caller ? { userId: caller.id } : {}) },
         'request',
       );
     };

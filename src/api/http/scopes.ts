@@ -2,42 +2,51 @@ import type { RequestHandler } from 'express';
 import type { ApiTokenScope } from '#contract/apiTokens';
 import { ForbiddenError } from '#contract/errors';
 import { isStaff } from '#contract/users';
-
-const PUBLIC = new Set(['/health', '/settings/public', '/openapi.json']);
-/** Reads that carry internal notes whole (history, time travel, search over notes): staff tokens need `notes:read` for them as well. */
-const WITH_NOTES = /^\/(tickets\/[^/]+\/(history|at)|search)$/;
-const TICKET_READS = /^\/(tickets|search|categories|canned-messages|uploads|satisfaction\/ratings)(\/|$)/;
-const MESSAGE_WRITES = /^\/(tickets\/[^/]+\/messages|messages\/[^/]+)$/;
+import { tokenNotAllowed } from '../../app/apiTokens/service';
 
 /**
- * The scope a call through an API token needs, by method and path; `null` when no token may make
- * it at all (the API tokens themselves, signing in or out, a person's preferences).
+ * What a route lets an API token do (docs/integrations.md), as the OpenAPI document shows it
+ * (`x-api-token`): refused, or the scopes a token needs (none: any token) and those a staff
+ * member's token needs besides. `admin` grants every scope.
  */
-function scopeFor(method: string, path: string): ApiTokenScope | 'none' | null {
-  if (PUBLIC.has(path) || path.startsWith('/docs')) return 'none';
-  if (path.startsWith('/api-tokens') || (path.startsWith('/auth/') && path !== '/auth/profile')) return null;
-  const reading = method === 'GET' || method === 'HEAD';
-  if (path === '/auth/profile') return reading ? 'none' : null;
-  if (path === '/events') return reading ? 'tickets:read' : 'admin';
-  if (!reading && MESSAGE_WRITES.test(path) && method !== 'DELETE') return 'messages:write';
-  if (reading && TICKET_READS.test(path)) return 'tickets:read';
-  if (!reading && /^\/tickets(\/|$)/.test(path)) return 'tickets:write';
-  return 'admin';
+export type TokenRule = { allowed: false } | { allowed: true; scopes: ApiTokenScope[]; staffScopes: ApiTokenScope[] };
+
+/** A route's declaration: the middleware that applies its rule, carrying the rule for the document and the tests. */
+export type TokenDeclaration = RequestHandler & { readonly tokenRule: TokenRule };
+
+/**
+ * A call with an API token reaches its route without a user (`req.user`): only a declaration lets
+ * the token act there, after checking its scopes. So a route that declares nothing refuses every
+ * token (403 TOKEN_NOT_ALLOWED from its role guard, or an anonymous caller on a public route), and
+ * the rule is read from the route itself, never from the path a client wrote.
+ */
+function declare(rule: TokenRule): TokenDeclaration {
+  const check: RequestHandler = (req, _res, next) => {
+    const caller = req.tokenUser;
+    if (!caller?.token) return next();
+    if (!rule.allowed) throw tokenNotAllowed();
+    const { scopes } = caller.token;
+    const needed = isStaff(caller.role) ? [...rule.scopes, ...rule.staffScopes] : rule.scopes;
+    const missing = needed.find((wanted) => !scopes.includes(wanted) && !scopes.includes('admin'));
+    if (missing) throw new ForbiddenError(`This API token lacks the ${missing} scope`, 'INSUFFICIENT_SCOPE');
+    req.user = caller;
+    delete req.authError;
+    next();
+  };
+  return Object.assign(check, { tokenRule: rule });
 }
 
+/** A token needs this scope (or `admin`). */
+export const scope = (needed: ApiTokenScope) => declare({ allowed: true, scopes: [needed], staffScopes: [] });
+
 /**
- * What a token may do is the narrower of its scopes and its owner's role: the routes' role guards
- * still apply after this. `admin` grants every scope; `notes:read` is needed besides for the ticket
- * reads that hold internal notes whole (the conversation routes leave the notes out instead).
+ * For the reads that carry internal notes whole (history, time travel, search): a staff member's
+ * token needs `notes:read` as well. The conversation routes leave the notes out instead.
  */
-export const requireTokenScope: RequestHandler = (req, _res, next) => {
-  const token = req.user?.token;
-  if (!token) return next();
-  const needed = scopeFor(req.method, req.path);
-  if (needed === null) throw new ForbiddenError('An API token cannot be used for this; sign in as a person', 'TOKEN_NOT_ALLOWED');
-  const has = (scope: ApiTokenScope) => token.scopes.includes(scope) || token.scopes.includes('admin');
-  if (needed !== 'none' && !has(needed)) throw new ForbiddenError(`This API token lacks the ${needed} scope`, 'INSUFFICIENT_SCOPE');
-  if (WITH_NOTES.test(req.path) && isStaff(req.user!.role) && !has('notes:read'))
-    throw new ForbiddenError('This API token lacks the notes:read scope', 'INSUFFICIENT_SCOPE');
-  next();
-};
+export const scopeWithNotes = (needed: ApiTokenScope) => declare({ allowed: true, scopes: [needed], staffScopes: ['notes:read'] });
+
+/** Any token, whatever its scopes: public routes, and the caller's own profile. */
+export const open = declare({ allowed: true, scopes: [], staffScopes: [] });
+
+/** No token: the API tokens themselves, signing in or out, a person's preferences. */
+export const noToken = declare({ allowed: false });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import type { ApiRegistry } from '../openapi/registry';
 import { NotificationPreferences, SignedIn, Tokens, User } from '#contract/responses';
+import { noToken, open } from '../http/scopes';
 
 const preferences = z.strictObject({ notificationPreferences: NotificationPreferences });
 
@@ -9,6 +10,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/auth/register',
+    token: noToken,
     summary: 'Create a customer account and sign in',
     access: 'public',
     body: registerSchema,
@@ -18,6 +20,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/auth/login',
+    token: noToken,
     summary: 'Sign in',
     description: 'Repeated failures slow the answers down (sign-in throttling).',
     access: 'public',
@@ -28,6 +31,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/auth/refresh',
+    token: noToken,
     summary: 'Trade a refresh token for new tokens (rotation)',
     access: 'public',
     body: refreshSchema,
@@ -37,6 +41,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/auth/logout',
+    token: noToken,
     summary: 'End the session of the refresh token sent, or else of the access token used',
     access: 'public',
     body: logoutSchema,
@@ -46,6 +51,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/auth/profile',
+    token: open,
     summary: 'The signed-in user',
     access: 'signed-in',
     responses: { 200: { description: 'The user', schema: z.strictObject({ user: User }) } },
@@ -53,6 +59,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/auth/notifications/preferences',
+    token: noToken,
     summary: 'Notification preferences',
     access: ['agent', 'admin'],
     responses: { 200: { description: 'The preferences', schema: preferences } },
@@ -60,6 +67,7 @@ export function describeIdentity(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/auth/notifications/preferences',
+    token: noToken,
     summary: 'Change notification preferences',
     access: ['agent', 'admin'],
     body: notificationPreferencesSchema,

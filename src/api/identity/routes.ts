@@ -9,6 +9,7 @@ import { parse } from '../http/validate';
 import { registerUser, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
 import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
+import { noToken, open } from '../http/scopes';
 
 const clientOf = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null, requestId: req.requestId });
 
@@ -21,7 +22,7 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
     return user;
   };
 
-  router.post('/auth/register', async (req, res) => {
+  router.post('/auth/register', noToken, async (req, res) => {
     const registration = parse(registerSchema, req.body);
     const user = await registerUser(deps, registration, (userId) => ({
       actor: { userId, role: 'customer', platform: 'web' },
@@ -32,7 +33,7 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
     res.status(201).json({ user: publicUser(user), ...tokens });
   });
 
-  router.post('/auth/login', async (req, res) => {
+  router.post('/auth/login', noToken, async (req, res) => {
     const { email, password } = parse(loginSchema, req.body);
     const ip = req.ip ?? 'unknown';
     const attempt = await throttle.admit(email, ip);
@@ -50,13 +51,13 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ user: publicUser(signedIn), ...tokens });
   });
 
-  router.post('/auth/refresh', async (req, res) => {
+  router.post('/auth/refresh', noToken, async (req, res) => {
     const { refreshToken } = parse(refreshSchema, req.body);
     res.json(await refreshSession(deps, refreshToken, req.requestId));
   });
 
   /** Ends the session of the refresh token sent, or else of the access token used. */
-  router.post('/auth/logout', async (req, res) => {
+  router.post('/auth/logout', noToken, async (req, res) => {
     const { refreshToken } = parse(logoutSchema, req.body);
     if (refreshToken !== undefined) {
       await endSessionOfRefreshToken(deps, refreshToken, req.requestId);
@@ -67,16 +68,16 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
     res.status(204).end();
   });
 
-  router.get('/auth/profile', requireRole(), async (req, res) => {
+  router.get('/auth/profile', open, requireRole(), async (req, res) => {
     res.json({ user: publicUser(await loadUser(currentUser(req).id)) });
   });
 
-  router.get('/auth/notifications/preferences', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/auth/notifications/preferences', noToken, requireRole('agent', 'admin'), async (req, res) => {
     const user = await loadUser(currentUser(req).id);
     res.json({ notificationPreferences: user.notificationPreferences });
   });
 
-  router.put('/auth/notifications/preferences', requireRole('agent', 'admin'), async (req, res) => {
+  router.put('/auth/notifications/preferences', noToken, requireRole('agent', 'admin'), async (req, res) => {
     const changes = parse(notificationPreferencesSchema, req.body);
     res.json({ notificationPreferences: await setNotificationPreferences(deps, currentUser(req).id, changes, commandContext(deps, req)) });
   });

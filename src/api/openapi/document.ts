@@ -19,12 +19,14 @@ import { describeTickets } from '../tickets/openapi';
 import { describeUsers } from '../users/openapi';
 import { describeWhitelist } from '../whitelist/openapi';
 import { ApiRegistry } from './registry';
+import { open } from '../http/scopes';
 
 /** The document's own routes and the app-level /metrics. */
 function describeOperations(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/openapi.json',
+    token: open,
     summary: 'This OpenAPI 3.1 document',
     access: 'public',
     unguarded: true,
@@ -34,6 +36,7 @@ function describeOperations(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/docs',
+    token: open,
     summary: 'The API reference page (Swagger UI) for this document',
     access: 'public',
     unguarded: true,
@@ -43,6 +46,7 @@ function describeOperations(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/docs/init.js',
+    token: open,
     summary: "The reference page's start script",
     access: 'public',
     unguarded: true,
@@ -52,6 +56,7 @@ function describeOperations(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/docs/assets/:file',
+    token: open,
     summary: "The reference page's files (Swagger UI, served from the app: the page works offline)",
     access: 'public',
     unguarded: true,
@@ -63,6 +68,7 @@ function describeOperations(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/metrics',
+    token: open,
     root: true,
     summary: 'Prometheus metrics',
     description:

@@ -3,35 +3,15 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { Express } from 'express';
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { launchBrowser } from '../../../test/support/browser';
 import { ADMIN, type TestServer, startTestServer } from '../../../test/support/server';
+import { servedRoutes } from '../../../test/support/routes';
 import { projectRoot } from '../../platform/paths';
 import { createApp } from '../app';
-import { openApiPath } from './registry';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is read as plain JSON
 type Json = any;
-
-interface StackLayer {
-  route?: { path: unknown; methods: Record<string, boolean> };
-  handle?: { stack?: StackLayer[] };
-  rawPath?: unknown;
-}
-
-/** Every route the Express app serves, as `METHOD /path`, found by walking its routers. */
-function routesOf(stack: StackLayer[], prefix = ''): string[] {
-  const found: string[] = [];
-  for (const layer of stack) {
-    if (layer.route && typeof layer.route.path === 'string') {
-      for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${openApiPath(prefix + layer.route.path)}`);
-    } else if (layer.handle?.stack && typeof layer.rawPath === 'string') {
-      found.push(...routesOf(layer.handle.stack, layer.rawPath === '/' ? prefix : prefix + layer.rawPath));
-    }
-  }
-  return found;
-}
 
 describe('The OpenAPI document', () => {
   let server: TestServer;
@@ -85,8 +65,7 @@ describe('The OpenAPI document', () => {
   });
 
   it('describes every route the app serves (method and path), and no route it does not serve', () => {
-    const app = createApp(server.deps) as Express & { router: { stack: StackLayer[] } };
-    const served = [...new Set(routesOf(app.router.stack))].sort();
+    const served = [...new Set(servedRoutes(createApp(server.deps)).map(({ method, path }) => `${method} ${path}`))].sort();
     const described = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();

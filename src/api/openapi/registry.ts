@@ -2,6 +2,7 @@ import { OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteaso
 import { z } from 'zod';
 import type { Role } from '#contract/users';
 import { ErrorBody } from '#contract/responses';
+import type { TokenDeclaration, TokenRule } from '../http/scopes';
 
 /** Who may call a route: anyone, anyone signed in, or these roles (requireRole in src/api/http/auth.ts). */
 type Access = 'public' | 'signed-in' | Role[];
@@ -17,6 +18,8 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   access: Access;
+  /** What an API token may do here: the same declaration the route lists beside its role guard (src/api/http/scopes.ts). */
+  token: TokenDeclaration;
   /** The schema the route parses its query with. */
   query?: ZodObjectLike;
   /** The schema the route parses its JSON body with. */
@@ -71,6 +74,13 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Starting (`STARTING`, with `Retry-After`), in maintenance mode (`MAINTENANCE`), or, where a job is queued, retried or discarded, the job queue (Redis) not answering (`QUEUE_UNAVAILABLE`)',
 };
 
+const tokenText = (rule: TokenRule) => {
+  if (!rule.allowed) return 'API tokens: refused (`TOKEN_NOT_ALLOWED`); sign in as a person.';
+  if (rule.scopes.length === 0) return 'API tokens: any scope.';
+  const staff = rule.staffScopes.length > 0 ? ` (a staff member's token also ${rule.staffScopes.map((scope) => `\`${scope}\``).join(', ')})` : '';
+  return `API tokens: need ${rule.scopes.map((scope) => `\`${scope}\``).join(', ')}${staff}; \`admin\` grants every scope.`;
+};
+
 /** `/tickets/:id` as OpenAPI writes it: `/tickets/{id}`. */
 export const openApiPath = (expressPath: string) => expressPath.replace(/:(\w+)/g, '{$1}');
 
@@ -101,7 +111,8 @@ export class ApiRegistry {
     // answer a malformed one (400), one over 1 MB (413) and one of another type (415).
     if (!doc.root && !doc.beforeBodyParser) [400, 413, 415].forEach((status) => errors.add(status));
     if (doc.access !== 'public') errors.add(401);
-    if (Array.isArray(doc.access)) errors.add(403);
+    const rule = doc.token.tokenRule;
+    if (Array.isArray(doc.access) || !rule.allowed || rule.scopes.length > 0) errors.add(403);
     if (params) errors.add(404);
     if (doc.body) errors.add(415);
     if (doc.idempotent) [409, 422].forEach((status) => errors.add(status));
@@ -142,7 +153,7 @@ export class ApiRegistry {
       method: doc.method,
       path: openApiPath(path),
       summary: doc.summary,
-      description: [doc.description, roles].filter(Boolean).join('\n\n'),
+      description: [doc.description, roles, tokenText(rule)].filter(Boolean).join('\n\n'),
       tags: [doc.root ? 'operations' : doc.path.split('/')[1]!],
       ...(doc.access !== 'public' ? { security: [{ bearer: [] }] } : {}),
       request: {
@@ -152,6 +163,8 @@ export class ApiRegistry {
         ...(body ? { body } : {}),
       },
       responses,
+      // The declaration itself, for clients and for the test that walks every route with every scope.
+      'x-api-token': rule,
     };
     this.registry.registerPath(config);
   }

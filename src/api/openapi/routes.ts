@@ -4,6 +4,7 @@ import type { Router } from 'express';
 import { NotFoundError } from '#contract/errors';
 import { projectRoot } from '../../platform/paths';
 import { openApiDocument } from './document';
+import { open } from '../http/scopes';
 
 /** The files of swagger-ui-dist the reference page loads, served from here: the page works offline. */
 const SWAGGER_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
@@ -43,16 +44,16 @@ const INIT = `window.ui = SwaggerUIBundle({
  */
 export const openApiRoutes = () => (router: Router) => {
   const version = (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/openapi.json', open, (_req, res) => {
     res.json(openApiDocument(version));
   });
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', open, (_req, res) => {
     res.type('html').send(PAGE);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/docs/init.js', open, (_req, res) => {
     res.type('js').send(INIT);
   });
-  router.get('/docs/assets/:file', (req, res) => {
+  router.get('/docs/assets/:file', open, (req, res) => {
     const file = req.params.file as string;
     if (!SWAGGER_FILES.has(file)) throw new NotFoundError('File');
     res.sendFile(file, { root: swaggerDir, maxAge: '1d' });

@@ -8,6 +8,7 @@ import {
   updateSatisfactionSettingsSchema,
 } from '#contract/satisfaction';
 import type { ApiRegistry } from '../openapi/registry';
+import { open, scope } from '../http/scopes';
 
 const Group = z.strictObject({
   id: z.string().nullable(),
@@ -77,6 +78,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/:id/satisfaction',
+    token: scope('tickets:read'),
     summary: "A ticket's satisfaction survey: the question, its latest resolution's rating, and whether the viewer may rate now",
     access: 'signed-in',
     responses: { 200: { description: '{ satisfaction }', schema: Satisfaction } },
@@ -84,6 +86,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/tickets/:id/satisfaction',
+    token: scope('tickets:write'),
     summary: "Rate the ticket's latest resolution from 1 to 5 (the ticket's customer only; changeable for 7 days until closed or reopened)",
     access: 'signed-in',
     body: rateSchema,
@@ -93,6 +96,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/tickets/:id/satisfaction/comment',
+    token: scope('tickets:write'),
     summary: 'Add or change the comment of the rating (at most 2000 characters; shown as text)',
     access: 'signed-in',
     body: ratingCommentSchema,
@@ -102,6 +106,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/satisfaction/awaiting',
+    token: scope('admin'),
     summary:
       "The signed-in customer's resolved tickets that wait for their rating on the web, most recently resolved first (empty for staff, or while the survey or its web channel is off)",
     access: 'signed-in',
@@ -117,6 +122,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/satisfaction/ratings',
+    token: scope('tickets:read'),
     summary: 'The latest rating of each of these tickets (Live Tickets column): `tickets` is a comma-separated list of ids',
     access: ['agent', 'admin'],
     query: ratingsQuerySchema,
@@ -130,6 +136,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/satisfaction/settings',
+    token: scope('admin'),
     summary: 'The survey settings',
     access: ['admin'],
     responses: { 200: { description: '{ settings }', schema: Settings } },
@@ -137,6 +144,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/satisfaction/settings',
+    token: scope('admin'),
     summary: 'Change the survey settings: on/off, the question, the five labels, the delay in minutes, the channels',
     access: ['admin'],
     body: updateSatisfactionSettingsSchema,
@@ -145,6 +153,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/satisfaction/report',
+    token: scope('admin'),
     summary:
       'CSAT (share of 4 and 5) and response rate of the resolutions of a period (default the last 30 days), by category and agent, with the latest comments',
     access: ['agent', 'admin'],
@@ -154,6 +163,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/satisfaction/report.csv',
+    token: scope('admin'),
     summary: 'The resolutions of a period with their ratings, as CSV',
     access: ['agent', 'admin'],
     query: reportQuerySchema,
@@ -162,6 +172,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/rate/:ticketId',
+    token: open,
     root: true,
     summary: 'The page an e-mailed rating link opens: the question with the clicked score chosen and a confirm button (changes nothing)',
     description: 'Query: `t` (the signed link token) and `score`. A token for another ticket or an expired one answers 403.',
@@ -172,6 +183,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/rate/:ticketId',
+    token: open,
     root: true,
     summary: 'Rates from the confirm page (form fields `t`, `score`), then shows the comment form',
     description: 'A token for another ticket or an expired one, or a deactivated customer’s, answers 403; an ended resolution 409.',
@@ -182,6 +194,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/rate/:ticketId/comment',
+    token: open,
     root: true,
     summary: 'Adds the comment from the comment form (form fields `t`, `comment`)',
     description:

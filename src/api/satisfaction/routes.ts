@@ -13,6 +13,7 @@ import {
 import { latestRatings, loadSatisfactionSettings } from '../../projections/satisfaction';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
+import { scope } from '../http/scopes';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -35,18 +36,18 @@ export const satisfactionRoutes = (deps: AppDeps) => (router: Router) => {
     return { userId: user.id, role: user.role };
   };
 
-  router.get('/tickets/:id/satisfaction', requireRole(), async (req, res) => {
+  router.get('/tickets/:id/satisfaction', scope('tickets:read'), requireRole(), async (req, res) => {
     res.json({ satisfaction: await ticketSatisfaction(deps, String(req.params.id), rater(req)) });
   });
 
-  router.put('/tickets/:id/satisfaction', requireRole(), async (req, res) => {
+  router.put('/tickets/:id/satisfaction', scope('tickets:write'), requireRole(), async (req, res) => {
     const { score } = parse(rateSchema, req.body);
     const ticketId = String(req.params.id);
     await rateTicket(deps, { ticketId, rater: rater(req), channel: 'web', score }, commandContext(deps, req));
     res.json({ satisfaction: await ticketSatisfaction(deps, ticketId, rater(req)) });
   });
 
-  router.put('/tickets/:id/satisfaction/comment', requireRole(), async (req, res) => {
+  router.put('/tickets/:id/satisfaction/comment', scope('tickets:write'), requireRole(), async (req, res) => {
     const { comment } = parse(ratingCommentSchema, req.body);
     const ticketId = String(req.params.id);
     await commentOnRating(deps, { ticketId, rater: rater(req), channel: 'web', comment }, commandContext(deps, req));
@@ -54,32 +55,32 @@ export const satisfactionRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   // The signed-in customer's resolved tickets that wait for their rating (their dashboard's notice).
-  router.get('/satisfaction/awaiting', requireRole(), async (req, res) => {
+  router.get('/satisfaction/awaiting', scope('admin'), requireRole(), async (req, res) => {
     const user = currentUser(req);
     res.json({ awaiting: await ratingsAwaiting(deps, { userId: user.id, role: user.role }) });
   });
 
-  router.get('/satisfaction/ratings', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/satisfaction/ratings', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { tickets } = parse(ratingsQuerySchema, req.query);
     res.json({ ratings: await latestRatings(deps.readStore, tickets) });
   });
 
-  router.get('/satisfaction/settings', requireRole('admin'), async (_req, res) => {
+  router.get('/satisfaction/settings', scope('admin'), requireRole('admin'), async (_req, res) => {
     res.json({ settings: await settingsOf(deps) });
   });
 
-  router.put('/satisfaction/settings', requireRole('admin'), async (req, res) => {
+  router.put('/satisfaction/settings', scope('admin'), requireRole('admin'), async (req, res) => {
     const changes = parse(updateSatisfactionSettingsSchema, req.body);
     await updateSatisfactionSettings(deps, changes, commandContext(deps, req));
     res.json({ settings: await settingsOf(deps) });
   });
 
-  router.get('/satisfaction/report', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/satisfaction/report', scope('admin'), requireRole('agent', 'admin'), async (req, res) => {
     const { from, to } = reportPeriod(deps, req.query);
     res.json({ report: await satisfactionReport(deps.readStore, from, to) });
   });
 
-  router.get('/satisfaction/report.csv', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/satisfaction/report.csv', scope('admin'), requireRole('agent', 'admin'), async (req, res) => {
     const { from, to } = reportPeriod(deps, req.query);
     res.type('text/csv').attachment(`satisfaction-${from.toISOString().slice(0, 10)}-${to.toISOString().slice(0, 10)}.csv`);
     res.send(await satisfactionCsv(deps.readStore, from, to));

@@ -2,6 +2,7 @@ import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
 import { z } from 'zod';
 import { BotIdentity, PublicSettings, SetupStatus, SystemSettings } from '#contract/responses';
+import { open, scope } from '../http/scopes';
 
 export function describeSettings(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -9,6 +10,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/settings/public',
+    token: open,
     summary: 'What the sign-in page needs',
     access: 'public',
     responses: { 200: { description: '{ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } }', schema: PublicSettings } },
@@ -18,11 +20,13 @@ export function describeSettings(docs: ApiRegistry): void {
     path: '/settings/setup',
     summary: "A new desk's setup checklist: what is set up so far",
     access: admin,
+    token: scope('admin'),
     responses: { 200: { description: '{ setup: { categories, agents, telegramBot, servicePolicies, supportEmail, tickets } }', schema: SetupStatus } },
   });
   docs.route({
     method: 'get',
     path: '/settings',
+    token: scope('admin'),
     summary: 'System settings',
     access: admin,
     responses: { 200: { description: 'The settings', schema: settings } },
@@ -30,6 +34,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/settings',
+    token: scope('admin'),
     summary: 'Change system settings',
     access: admin,
     body: updateSettingsSchema,
@@ -38,6 +43,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/settings/telegram/status',
+    token: scope('admin'),
     summary: 'Whether the Telegram bot answers',
     access: admin,
     responses: {
@@ -53,6 +59,7 @@ export function describeSettings(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/settings/telegram/test',
+    token: scope('admin'),
     summary: 'Try a Telegram bot token',
     access: admin,
     body: telegramTestSchema,

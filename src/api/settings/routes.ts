@@ -9,6 +9,7 @@ import { invalidToken, updateSystemSettings } from '../../app/settings/service';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import type { SetupStatus, SystemSettings } from '#contract/responses';
+import { open, scope } from '../http/scopes';
 import { CATEGORIES } from '../../projections/categories';
 import { USERS } from '../../projections/users';
 import { TICKETS } from '../../projections/tickets';
@@ -24,12 +25,12 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
   const telegram = new TelegramApi(deps.config.TELEGRAM_API_ROOT);
 
   /** What every screen (and a visitor) may know: the name, contact and upload limits. */
-  router.get('/settings/public', async (_req, res) => {
+  router.get('/settings/public', open, async (_req, res) => {
     const { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } = await loadSystemSettings(deps.readStore);
     res.json({ settings: { systemName, supportEmail, maintenanceMode, maxFileSize, maxFiles } });
   });
 
-  router.get('/settings/setup', requireRole('admin'), async (_req, res) => {
+  router.get('/settings/setup', scope('admin'), requireRole('admin'), async (_req, res) => {
     const [categories, agents, settings, sla, tickets] = await Promise.all([
       deps.readStore.collection(CATEGORIES).count({ isActive: true }),
       deps.readStore.collection(USERS).count({ role: 'agent', isActive: true }),
@@ -48,17 +49,17 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ setup });
   });
 
-  router.get('/settings', requireRole('admin'), async (_req, res) => {
+  router.get('/settings', scope('admin'), requireRole('admin'), async (_req, res) => {
     res.json({ settings: toSettings(await loadSystemSettings(deps.readStore)) });
   });
 
-  router.put('/settings', requireRole('admin'), async (req, res) => {
+  router.put('/settings', scope('admin'), requireRole('admin'), async (req, res) => {
     const input = parse(updateSettingsSchema, req.body);
     await updateSystemSettings(deps, input, commandContext(deps, req));
     res.json({ settings: toSettings(await loadSystemSettings(deps.readStore)) });
   });
 
-  router.get('/settings/telegram/status', requireRole('admin'), async (_req, res) => {
+  router.get('/settings/telegram/status', scope('admin'), requireRole('admin'), async (_req, res) => {
     const { telegramBotToken } = await loadSystemSettings(deps.readStore);
     if (!telegramBotToken) return void res.json({ status: 'inactive', error: 'No Telegram bot token is set' });
     try {
@@ -70,7 +71,7 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   /** Tests the token typed in the form (or the stored one when the masked value comes back) with getMe. */
-  router.post('/settings/telegram/test', requireRole('admin'), async (req, res) => {
+  router.post('/settings/telegram/test', scope('admin'), requireRole('admin'), async (req, res) => {
     const { telegramBotToken: typed } = parse(telegramTestSchema, req.body);
     const { telegramBotToken: stored } = await loadSystemSettings(deps.readStore);
     const token = typed === undefined || typed === maskToken(stored) ? stored : typed;

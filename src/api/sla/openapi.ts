@@ -3,6 +3,7 @@ import { reportQuerySchema } from '#contract/satisfaction';
 import { SLA_TARGETS, slaSettingsSchema } from '#contract/sla';
 import { TICKET_STATUSES, ticketIdsQuery } from '#contract/tickets';
 import type { ApiRegistry } from '../openapi/registry';
+import { scope } from '../http/scopes';
 
 const Target = z.strictObject({
   target: z.enum(SLA_TARGETS),
@@ -89,6 +90,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/sla/settings',
+    token: scope('admin'),
     summary: 'The service-level calendars and policies, with their version',
     access: ['admin'],
     responses: { 200: { description: '{ settings }', schema: Settings } },
@@ -96,6 +98,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/sla/settings',
+    token: scope('admin'),
     summary: 'Replace the calendars and policies: a new version, which tickets opened from now on follow (docs/sla.md)',
     access: ['admin'],
     body: slaSettingsSchema,
@@ -104,6 +107,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/sla/tickets',
+    token: scope('admin'),
     summary: 'The service levels of each of these tickets that follows a policy (Live Tickets chips): `tickets` is a comma-separated list of ids',
     access: ['agent', 'admin'],
     query: ticketIdsQuery,
@@ -117,6 +121,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/:id/sla',
+    token: scope('tickets:read'),
     summary: "A ticket's service levels now: the policy and version it follows, and each target's due time and state (null when it follows none)",
     access: ['agent', 'admin'],
     responses: { 200: { description: '{ now, sla }', schema: z.strictObject({ now: z.string(), sla: TicketSla.nullable() }) } },
@@ -124,6 +129,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/sla/report',
+    token: scope('admin'),
     summary: 'Attainment (% met) per target of the episodes decided in a period (default the last 30 days), by category and agent, with the breaches',
     access: ['agent', 'admin'],
     query: reportQuerySchema,
@@ -132,6 +138,7 @@ export function describeSla(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/sla/report.csv',
+    token: scope('admin'),
     summary: 'The attainment table of a period as CSV',
     access: ['agent', 'admin'],
     query: reportQuerySchema,

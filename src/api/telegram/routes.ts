@@ -6,6 +6,7 @@ import { loadSystemSettings } from '../../projections/settings';
 import { botIdOf, webhookSecret } from '../../platform/telegram';
 import { enqueueUpdate } from '../../app/jobs/telegram';
 import type { AppDeps } from '../../app/deps';
+import { open } from '../http/scopes';
 
 export const WEBHOOK_PATH = '/telegram/webhook';
 
@@ -24,7 +25,7 @@ const sameText = (a: string, b: string) => {
  * Mounted before sign-in, rate limiting and maintenance: Telegram is none of those callers.
  */
 export const telegramWebhookRoutes = (deps: AppDeps) => (router: Router) => {
-  router.post(WEBHOOK_PATH, async (req, res) => {
+  router.post(WEBHOOK_PATH, open, async (req, res) => {
     const settings = await loadSystemSettings(deps.readStore);
     const token = settings.telegramBotToken;
     if (!token || !settings.telegramWebhookUrl) throw new NotFoundError('Telegram webhook');

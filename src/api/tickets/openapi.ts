@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as schema from '#contract/tickets';
 import type { ApiRegistry } from '../openapi/registry';
 import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
+import { scope, scopeWithNotes } from '../http/scopes';
 
 const staff = ['agent', 'admin'] as const;
 const ticketAnswer = z.strictObject({ ticket: Ticket });
@@ -11,6 +12,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/stats',
+    token: scope('tickets:read'),
     summary: 'Dashboard statistics',
     access: [...staff],
     query: schema.statsQuery,
@@ -19,6 +21,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets',
+    token: scope('tickets:read'),
     summary: 'List tickets (a customer sees their own)',
     access: 'signed-in',
     query: schema.listTicketsQuery,
@@ -27,6 +30,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets',
+    token: scope('tickets:write'),
     idempotent: true,
     summary: 'Open a ticket',
     description:
@@ -40,6 +44,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/:id',
+    token: scope('tickets:read'),
     summary: 'A ticket with its latest messages',
     description: '`id` is the record id or the ticket number.',
     access: 'signed-in',
@@ -48,6 +53,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/:id/history',
+    token: scopeWithNotes('tickets:read'),
     summary: 'Every event of the ticket (auditor view)',
     access: [...staff],
     responses: { 200: { description: 'The stream of the ticket, also after deletion', schema: TicketHistory } },
@@ -55,6 +61,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/tickets/:id/at',
+    token: scopeWithNotes('tickets:read'),
     summary: 'The ticket as it was at a revision or a time',
     access: 'signed-in',
     query: schema.momentQuery,
@@ -70,6 +77,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/tickets/:id',
+    token: scope('tickets:write'),
     summary: 'Change status and/or assignment',
     access: [...staff],
     body: schema.updateTicketSchema,
@@ -79,6 +87,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/assign',
+    token: scope('tickets:write'),
     summary: 'Assign to an agent',
     access: [...staff],
     body: schema.assignTicketSchema,
@@ -88,6 +97,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/merge',
+    token: scope('tickets:write'),
     summary: 'Merge this ticket into another',
     description:
       'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted. 409 `SHARED_MESSAGES` when the two hold the same message (moved on from one to the other by a split).',
@@ -99,6 +109,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/unmerge',
+    token: scope('tickets:write'),
     summary: 'Undo the merge of this ticket',
     description:
       'Within MERGE_UNDO_WINDOW_DAYS (7) of the merge: the merged messages leave the target (those written there since stay), and both tickets get back the status they had.',
@@ -109,6 +120,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/split',
+    token: scope('tickets:write'),
     summary: 'Move a message (and the customer’s later ones) to a new ticket',
     description:
       "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, or for another customer's message an admin's merge brought (`MERGED_MESSAGE`).",
@@ -120,6 +132,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/related',
+    token: scope('tickets:write'),
     summary: 'Relate another ticket',
     description: 'Without merging: both tickets list each other in `related` (staff only). Relating twice changes nothing.',
     access: [...staff],
@@ -129,6 +142,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/tickets/:id/related/:other',
+    token: scope('tickets:write'),
     summary: 'Remove a relation',
     access: [...staff],
     responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
@@ -136,16 +150,25 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/tickets/:id/outcome',
+    token: scope('tickets:write'),
     summary: 'Record the outcome',
     access: [...staff],
     body: schema.outcomeSchema,
     responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },
     errors: [409],
   });
-  docs.route({ method: 'delete', path: '/tickets/:id', summary: 'Delete a ticket', access: ['admin'], responses: { 204: { description: 'Deleted' } } });
+  docs.route({
+    method: 'delete',
+    path: '/tickets/:id',
+    token: scope('tickets:write'),
+    summary: 'Delete a ticket',
+    access: ['admin'],
+    responses: { 204: { description: 'Deleted' } },
+  });
   docs.route({
     method: 'get',
     path: '/tickets/:id/messages',
+    token: scope('tickets:read'),
     summary: 'Page through the conversation, newest page first',
     access: 'signed-in',
     query: schema.listMessagesQuery,
@@ -154,6 +177,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/messages',
+    token: scope('messages:write'),
     idempotent: true,
     summary: 'Post a message or an internal note',
     description: 'JSON, or multipart/form-data with files in `attachments`.',
@@ -166,6 +190,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/tickets/:id/messages/read',
+    token: scope('tickets:write'),
     summary: 'Mark the conversation read',
     access: 'signed-in',
     responses: { 204: { description: 'Marked' } },
@@ -173,6 +198,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/messages/:id',
+    token: scope('messages:write'),
     summary: 'Edit a message (within the edit window)',
     description: 'A copy a merge or a split brought keeps the words it had then: 409 `COPIED_MESSAGE`.',
     access: 'signed-in',
@@ -183,6 +209,7 @@ export function describeTickets(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/uploads/:fileId',
+    token: scope('tickets:read'),
     summary: 'Download an attachment',
     access: 'signed-in',
     responses: {

@@ -63,6 +63,7 @@ import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/
 import { receiveMultipart } from './uploads';
 import { mergeTickets, relateTickets, splitTicket, unmergeTicket } from '../../app/tickets/merge';
 import { findVisibleMessage, findVisibleTicket, isDisplayNumber, messageFor, seesNotes, ticketFor, visibleMessages } from './views';
+import { scope, scopeWithNotes } from '../http/scopes';
 
 const SORTS: Record<string, Sort> = {
   latest: { createdAt: -1, ticketId: -1 },
@@ -172,12 +173,12 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   const answerTicket = async (req: Request, res: Response, ticketId: string, position: number, status = 200) =>
     res.status(status).json({ ticket: ticketFor(await projectedTicket(deps, ticketId, position), currentUser(req)) });
 
-  router.get('/tickets/stats', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/tickets/stats', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { tz } = parse(statsQuery, req.query);
     res.json(await ticketStatistics(deps.readStore, deps.clock(), tz));
   });
 
-  router.get('/tickets', requireRole(), async (req, res) => {
+  router.get('/tickets', scope('tickets:read'), requireRole(), async (req, res) => {
     const query = parse(listTicketsQuery, req.query);
     const user = currentUser(req);
     const filter: Filter = {};
@@ -193,7 +194,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
     // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
     const among: Array<Set<string>> = [];
-    if (query.q) among.push(await matchingTickets(deps.readStore, user, parseQuery(query.q)));
+    if (query.q) among.push(await matchingTickets(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(query.q)));
     if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
     // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
     if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
@@ -210,7 +211,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
   });
 
-  router.post('/tickets', requireRole(), async (req, res) => {
+  router.post('/tickets', scope('tickets:write'), requireRole(), async (req, res) => {
     await withUploads(
       deps,
       req,
@@ -231,7 +232,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     );
   });
 
-  router.get('/tickets/:id', requireRole(), async (req, res) => {
+  router.get('/tickets/:id', scope('tickets:read'), requireRole(), async (req, res) => {
     const user = currentUser(req);
     const ticket = await visible(req);
     const [{ messages, pagination }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
@@ -241,7 +242,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   /** The auditor's view: every event of the ticket's stream, also after deletion (staff). */
-  router.get('/tickets/:id/history', requireRole('agent', 'admin'), async (req, res) => {
+  router.get('/tickets/:id/history', scopeWithNotes('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     res.json(await ticketHistory(deps.events, req.params.id as string));
   });
 
@@ -249,7 +250,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
    * The ticket and its conversation as they were at a revision or a time. A customer may look back
    * at their own ticket: without internal notes, the outcome, or where the moment sits in the stream.
    */
-  router.get('/tickets/:id/at', requireRole(), async (req, res) => {
+  router.get('/tickets/:id/at', scopeWithNotes('tickets:read'), requireRole(), async (req, res) => {
     const query = parse(momentQuery, req.query);
     const user = currentUser(req);
     const moment = query.revision !== undefined ? { revision: query.revision } : { time: query.time! };
@@ -270,7 +271,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     });
   });
 
-  router.put('/tickets/:id', requireRole('agent', 'admin'), async (req, res) => {
+  router.put('/tickets/:id', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { status, assignedAgent } = parse(updateTicketSchema, req.body);
     const ticket = await visible(req);
     const context = commandContext(deps, req);
@@ -282,25 +283,25 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     await answerTicket(req, res, ticket._id, position);
   });
 
-  router.post('/tickets/:id/assign', requireRole('agent', 'admin'), async (req, res) => {
+  router.post('/tickets/:id/assign', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { agentId } = parse(assignTicketSchema, req.body);
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await assignTicket(deps, ticket._id, agentId, commandContext(deps, req)));
   });
 
-  router.post('/tickets/:id/merge', requireRole('agent', 'admin'), async (req, res) => {
+  router.post('/tickets/:id/merge', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { target } = parse(mergeTicketSchema, req.body);
     const user = currentUser(req);
     const [source, into] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, user)]);
     await answerTicket(req, res, into._id, await mergeTickets(deps, source._id, into._id, commandContext(deps, req)));
   });
 
-  router.post('/tickets/:id/unmerge', requireRole('agent', 'admin'), async (req, res) => {
+  router.post('/tickets/:id/unmerge', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await unmergeTicket(deps, ticket._id, commandContext(deps, req)));
   });
 
-  router.post('/tickets/:id/split', requireRole('agent', 'admin'), async (req, res) => {
+  router.post('/tickets/:id/split', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const asked = parse(splitTicketSchema, req.body);
     const ticket = await visible(req);
     // A copy a merge or a split brought is asked for by its record id; the ticket's stream knows it by the message's own.
@@ -309,30 +310,30 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     await answerTicket(req, res, newTicketId, position, 201);
   });
 
-  router.post('/tickets/:id/related', requireRole('agent', 'admin'), async (req, res) => {
+  router.post('/tickets/:id/related', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { target } = parse(mergeTicketSchema, req.body);
     const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, target, currentUser(req))]);
     await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, true, commandContext(deps, req)));
   });
 
-  router.delete('/tickets/:id/related/:other', requireRole('agent', 'admin'), async (req, res) => {
+  router.delete('/tickets/:id/related/:other', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, req.params.other as string, currentUser(req))]);
     await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, false, commandContext(deps, req)));
   });
 
-  router.put('/tickets/:id/outcome', requireRole('agent', 'admin'), async (req, res) => {
+  router.put('/tickets/:id/outcome', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { outcomeMessage } = parse(outcomeSchema, req.body);
     const ticket = await visible(req);
     await answerTicket(req, res, ticket._id, await recordOutcome(deps, ticket._id, outcomeMessage, commandContext(deps, req)));
   });
 
-  router.delete('/tickets/:id', requireRole('admin'), async (req, res) => {
+  router.delete('/tickets/:id', scope('tickets:write'), requireRole('admin'), async (req, res) => {
     const ticket = await visible(req);
     await deleteTicket(deps, ticket._id, commandContext(deps, req));
     res.status(204).end();
   });
 
-  router.get('/tickets/:id/messages', requireRole(), async (req, res) => {
+  router.get('/tickets/:id/messages', scope('tickets:read'), requireRole(), async (req, res) => {
     const { page, limit } = parse(listMessagesQuery, req.query);
     const user = currentUser(req);
     const ticket = await visible(req);
@@ -340,7 +341,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ ...listed, unreadCount: unread });
   });
 
-  router.post('/tickets/:id/messages', requireRole(), async (req, res) => {
+  router.post('/tickets/:id/messages', scope('messages:write'), requireRole(), async (req, res) => {
     const ticketId = await commandTarget(req);
     await withUploads(deps, req, res, isMessageFileField, async (files) => {
       const { content, isInternal } = parse(postMessageSchema, req.body);
@@ -358,19 +359,19 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     });
   });
 
-  router.post('/tickets/:id/messages/read', requireRole(), async (req, res) => {
+  router.post('/tickets/:id/messages/read', scope('tickets:write'), requireRole(), async (req, res) => {
     await markMessagesRead(deps, await commandTarget(req), commandContext(deps, req));
     res.status(204).end();
   });
 
-  router.put('/messages/:id', requireRole(), async (req, res) => {
+  router.put('/messages/:id', scope('messages:write'), requireRole(), async (req, res) => {
     const { content } = parse(editMessageSchema, req.body);
     const { message } = await findVisibleMessage(deps.readStore, req.params.id as string, currentUser(req));
     const edited = await editMessage(deps, message.ticket, streamMessageId(message.ticket, message._id), content, commandContext(deps, req));
     res.json({ message: messageFor(edited) });
   });
 
-  router.get('/uploads/:fileId', requireRole(), async (req, res) => {
+  router.get('/uploads/:fileId', scope('tickets:read'), requireRole(), async (req, res) => {
     const fileId = req.params.fileId as string;
     const user = currentUser(req);
     const upload = FILE_ID.test(fileId) ? await deps.readStore.collection<UploadView>(UPLOADS).findOne({ _id: fileId }) : null;

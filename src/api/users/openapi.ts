@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createUserSchema, listUsersQuery, updateUserSchema } from '#contract/users';
 import type { ApiRegistry } from '../openapi/registry';
 import { Pagination, User, UserStats } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 const userAnswer = z.strictObject({ user: User });
 
@@ -10,6 +11,7 @@ export function describeUsers(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/users/stats',
+    token: scope('admin'),
     summary: 'User counts',
     access: admin,
     responses: { 200: { description: 'total, active, inactive, byRole, activeAgents, activeStaff, newThisWeek', schema: UserStats } },
@@ -17,15 +19,24 @@ export function describeUsers(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/users',
+    token: scope('admin'),
     summary: 'List users',
     access: admin,
     query: listUsersQuery,
     responses: { 200: { description: 'One page of users', schema: z.strictObject({ users: z.array(User), pagination: Pagination }) } },
   });
-  docs.route({ method: 'get', path: '/users/:id', summary: 'A user', access: admin, responses: { 200: { description: 'The user', schema: userAnswer } } });
+  docs.route({
+    method: 'get',
+    path: '/users/:id',
+    token: scope('admin'),
+    summary: 'A user',
+    access: admin,
+    responses: { 200: { description: 'The user', schema: userAnswer } },
+  });
   docs.route({
     method: 'post',
     path: '/users',
+    token: scope('admin'),
     idempotent: true,
     summary: 'Create a user',
     access: admin,
@@ -36,11 +47,20 @@ export function describeUsers(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/users/:id',
+    token: scope('admin'),
     summary: 'Change a user',
     access: admin,
     body: updateUserSchema,
     responses: { 200: { description: 'The user after the change', schema: userAnswer } },
     errors: [409],
   });
-  docs.route({ method: 'delete', path: '/users/:id', summary: 'Delete a user', access: admin, responses: { 204: { description: 'Deleted' } }, errors: [409] });
+  docs.route({
+    method: 'delete',
+    path: '/users/:id',
+    token: scope('admin'),
+    summary: 'Delete a user',
+    access: admin,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
+  });
 }

@@ -11,6 +11,7 @@ import { createdIn, idOfKey, once } from '../../app/idempotency';
 import { userStream } from '../../domain/user/user';
 import { parse } from '../http/validate';
 import { createUser, deleteUser, updateUser } from '../../app/identity/service';
+import { scope } from '../http/scopes';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,7 +25,7 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
   };
   const admin = requireRole('admin');
 
-  router.get('/users/stats', admin, async (_req, res) => {
+  router.get('/users/stats', scope('admin'), admin, async (_req, res) => {
     const weekAgo = new Date(deps.clock().getTime() - 7 * DAY_MS).toISOString();
     const [total, active, newThisWeek, activeAgents, activeStaff, ...perRole] = await Promise.all([
       users().count(),
@@ -38,7 +39,7 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ total, active, inactive: total - active, byRole, activeAgents, activeStaff, newThisWeek });
   });
 
-  router.get('/users', admin, async (req, res) => {
+  router.get('/users', scope('admin'), admin, async (req, res) => {
     const { page, limit, role, q, isActive } = parse(listUsersQuery, req.query);
     const filter: Filter = {};
     if (role) filter.role = role;
@@ -54,11 +55,11 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ users: found.map(publicUser), pagination: { page, limit, total, pages: Math.ceil(total / limit) } });
   });
 
-  router.get('/users/:id', admin, async (req, res) => {
+  router.get('/users/:id', scope('admin'), admin, async (req, res) => {
     res.json({ user: publicUser(await load(req.params.id as string)) });
   });
 
-  router.post('/users', admin, async (req, res) => {
+  router.post('/users', scope('admin'), admin, async (req, res) => {
     const input = parse(createUserSchema, req.body);
     const key = idempotencyKeyOf(req, input);
     const userId = key ? idOfKey(key, 'user') : deps.newId();
@@ -71,13 +72,13 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
     res.status(201).json({ user: publicUser(user) });
   });
 
-  router.put('/users/:id', admin, async (req, res) => {
+  router.put('/users/:id', scope('admin'), admin, async (req, res) => {
     const input = parse(updateUserSchema, req.body);
     const user = await updateUser(deps, req.params.id as string, input, commandContext(deps, req));
     res.json({ user: publicUser(user) });
   });
 
-  router.delete('/users/:id', admin, async (req, res) => {
+  router.delete('/users/:id', scope('admin'), admin, async (req, res) => {
     await deleteUser(deps, req.params.id as string, commandContext(deps, req));
     res.status(204).end();
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CloudEvent, Webhook, WebhookDelivery, createWebhookSchema, rewindWebhookSchema } from '#contract/events';
 import type { ApiRegistry } from '../openapi/registry';
+import { scope } from '../http/scopes';
 
 export function describeWebhooks(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -8,6 +9,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/webhooks',
+    token: scope('admin'),
     summary: 'List webhooks with their status and progress (the log position delivered up to)',
     access: admin,
     responses: { 200: { description: '{ webhooks }', schema: z.strictObject({ webhooks: z.array(Webhook) }) } },
@@ -15,6 +17,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/webhooks',
+    token: scope('admin'),
     summary:
       'Register an HTTPS endpoint for ticket events (CloudEvents 1.0, signed with HMAC-SHA256); from now, after a log position or from a date. Internal addresses are refused unless allowed',
     access: admin,
@@ -29,6 +32,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/webhooks/:id/deliveries',
+    token: scope('admin'),
     summary: 'The delivery log, newest first: status, response code, duration, next try',
     access: admin,
     query: z.object({ limit: z.string().optional() }),
@@ -37,6 +41,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/webhooks/:id/rewind',
+    token: scope('admin'),
     summary: 'Send again every event after a log position (or from a date), in order, before going on live',
     access: admin,
     body: rewindWebhookSchema,
@@ -45,6 +50,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/webhooks/:id/deliveries/:position/redeliver',
+    token: scope('admin'),
     summary: 'Send one event again (one already tried), apart from the webhook’s order',
     description:
       'Only an event this webhook has already tried to send: a position of its delivery log, for an event it carries (one of its types, a note only if it includes notes). Any other position of the log is refused with 409 `NOT_REDELIVERABLE` and nothing is sent.',
@@ -55,6 +61,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/webhooks/:id/enable',
+    token: scope('admin'),
     summary: 'Enable a webhook disabled after failing; it goes on from where it stopped',
     access: admin,
     responses: { 200: { description: 'The webhook', schema: one } },
@@ -62,6 +69,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/webhooks/:id',
+    token: scope('admin'),
     summary: 'Delete a webhook and its delivery log',
     access: admin,
     responses: { 204: { description: 'Deleted' } },

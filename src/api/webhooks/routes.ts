@@ -9,6 +9,7 @@ import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookVie
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import { seesNotes } from '../tickets/views';
+import { scope } from '../http/scopes';
 
 const deliveriesQuery = z.object({ limit: queryInt('limit', { min: 1, max: 500 }).default(100) }).strict();
 const present = ({ _revision: _r, ...webhook }: WebhookView) => webhook;
@@ -17,12 +18,12 @@ const present = ({ _revision: _r, ...webhook }: WebhookView) => webhook;
 export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
   const admin = requireRole('admin');
 
-  router.get('/webhooks', admin, async (_req, res) => {
+  router.get('/webhooks', scope('admin'), admin, async (_req, res) => {
     const webhooks = await deps.readStore.collection<WebhookView>(WEBHOOKS).find({}, { sort: { createdAt: -1, _id: 1 } });
     res.json({ webhooks: webhooks.map(present) });
   });
 
-  router.post('/webhooks', admin, async (req, res) => {
+  router.post('/webhooks', scope('admin'), admin, async (req, res) => {
     const input = parse(createWebhookSchema, req.body);
     if (input.includeNotes && !seesNotes(currentUser(req)))
       throw new ValidationError('includeNotes needs the notes:read scope', [{ path: 'includeNotes', message: 'Needs notes:read' }]);
@@ -30,7 +31,7 @@ export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
     res.status(201).json({ webhook: present(webhook), secret, message: 'Copy the signing secret now: it is shown only this once' });
   });
 
-  router.get('/webhooks/:id/deliveries', admin, async (req, res) => {
+  router.get('/webhooks/:id/deliveries', scope('admin'), admin, async (req, res) => {
     const { limit } = parse(deliveriesQuery, req.query);
     const webhook = await findWebhook(deps, req.params.id as string);
     const deliveries = await deps.readStore
@@ -39,23 +40,23 @@ export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
     res.json({ deliveries });
   });
 
-  router.post('/webhooks/:id/rewind', admin, async (req, res) => {
+  router.post('/webhooks/:id/rewind', scope('admin'), admin, async (req, res) => {
     const input = parse(rewindWebhookSchema, req.body ?? {});
     const webhook = await rewindWebhook(deps, req.params.id as string, input, commandContext(deps, req));
     res.json({ webhook: present(webhook), message: `Events after position ${webhook.cursor} will be sent again` });
   });
 
-  router.post('/webhooks/:id/deliveries/:position/redeliver', admin, async (req, res) => {
+  router.post('/webhooks/:id/deliveries/:position/redeliver', scope('admin'), admin, async (req, res) => {
     const position = parse(z.object({ position: queryInt('position', { min: 1, max: Number.MAX_SAFE_INTEGER }) }), { position: req.params.position }).position;
     await redeliver(deps, req.params.id as string, position, commandContext(deps, req));
     res.status(202).json({ message: 'The event will be sent again shortly' });
   });
 
-  router.post('/webhooks/:id/enable', admin, async (req, res) => {
+  router.post('/webhooks/:id/enable', scope('admin'), admin, async (req, res) => {
     res.json({ webhook: present(await enableWebhook(deps, req.params.id as string, commandContext(deps, req))) });
   });
 
-  router.delete('/webhooks/:id', admin, async (req, res) => {
+  router.delete('/webhooks/:id', scope('admin'), admin, async (req, res) => {
     await deleteWebhook(deps, req.params.id as string, commandContext(deps, req));
     res.status(204).end();
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addWhitelistSchema, listWhitelistQuery, updateWhitelistSchema } from '#contract/whitelist';
 import type { ApiRegistry } from '../openapi/registry';
 import { AccessRequest, Notice, Pagination, WhitelistEntry } from '#contract/responses';
+import { scope } from '../http/scopes';
 
 export function describeWhitelist(docs: ApiRegistry): void {
   const admin = ['admin' as const];
@@ -9,6 +10,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/whitelist',
+    token: scope('admin'),
     summary: 'List the Telegram whitelist',
     access: admin,
     query: listWhitelistQuery,
@@ -17,6 +19,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/whitelist',
+    token: scope('admin'),
     summary: 'Add a Telegram ID or username',
     access: admin,
     body: addWhitelistSchema,
@@ -26,6 +29,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/whitelist/check/:value',
+    token: scope('admin'),
     summary: 'Whether a Telegram ID or username is whitelisted',
     access: admin,
     responses: { 200: { description: '{ whitelisted, entry? }', schema: z.strictObject({ whitelisted: z.boolean(), entry: WhitelistEntry.optional() }) } },
@@ -33,6 +37,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'get',
     path: '/whitelist/access-requests',
+    token: scope('admin'),
     summary: 'List access requests',
     access: admin,
     query: listWhitelistQuery,
@@ -41,6 +46,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/whitelist/access-requests/:key/approve',
+    token: scope('admin'),
     summary: 'Approve an access request',
     access: admin,
     responses: { 200: { description: 'The new entry', schema: entry } },
@@ -49,6 +55,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'post',
     path: '/whitelist/access-requests/:key/reject',
+    token: scope('admin'),
     summary: 'Reject an access request',
     access: admin,
     responses: { 200: { description: 'Rejected', schema: Notice } },
@@ -56,6 +63,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/whitelist/access-requests/entry/:id',
+    token: scope('admin'),
     summary: 'Delete an access request',
     access: admin,
     responses: { 204: { description: 'Deleted' } },
@@ -63,6 +71,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'put',
     path: '/whitelist/:key',
+    token: scope('admin'),
     summary: 'Change an entry',
     access: admin,
     body: updateWhitelistSchema,
@@ -72,6 +81,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/whitelist/entry/:id',
+    token: scope('admin'),
     summary: 'Delete an entry by record id',
     access: admin,
     responses: { 204: { description: 'Deleted' } },
@@ -79,6 +89,7 @@ export function describeWhitelist(docs: ApiRegistry): void {
   docs.route({
     method: 'delete',
     path: '/whitelist/:key',
+    token: scope('admin'),
     summary: 'Delete an entry by Telegram ID or username',
     access: admin,
     responses: { 204: { description: 'Deleted' } },

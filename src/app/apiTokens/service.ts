@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, type ApiTokenScope, type CreateApiTokenInput } from '#contract/apiTokens';
-import { NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
 import { apiTokenStream, apiTokenUseStream } from '../../domain/apiToken/apiToken';
 import { apiTokenDecider, apiTokenUseDecider } from '../../domain/apiToken/decide';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
+import type { RecordedEvent } from '../../platform/eventstore/port';
 import { API_TOKENS, type ApiTokenView } from '../../projections/apiTokens';
 import { USERS, type UserView } from '../../projections/users';
 import { runCommand } from '../commands';
@@ -25,6 +26,8 @@ export interface ApiTokenIdentity {
   scopes: ApiTokenScope[];
   user: UserView;
 }
+
+export const tokenNotAllowed = () => new ForbiddenError('An API token cannot be used for this; sign in as a person', 'TOKEN_NOT_ALLOWED');
 
 async function activeUser(deps: Pick<AppDeps, 'readStore'>, userId: string): Promise<UserView> {
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
@@ -53,8 +56,12 @@ async function createServiceAccount(deps: AppDeps, account: { name: string; role
   );
 }
 
-/** Creates a token; answers its view and the secret, which is shown this once and kept only as a digest. */
+/**
+ * Creates a token; answers its view and the secret, which is shown this once and kept only as a digest.
+ * A person makes it, never a token: a token made through another would outlive that one's revocation.
+ */
 export async function createApiToken(deps: AppDeps, input: CreateApiTokenInput, context: CommandContext): Promise<{ token: ApiTokenView; secret: string }> {
+  if (context.actor.token) throw tokenNotAllowed();
   const user = input.serviceAccount
     ? await createServiceAccount(deps, input.serviceAccount, context)
     : await activeUser(deps, input.userId!).catch(() => {
@@ -105,16 +112,31 @@ export async function authenticateApiToken(deps: AppDeps, presented: string): Pr
   const invalid = new UnauthorizedError('Invalid API token', 'INVALID_TOKEN');
   const tokenId = TOKEN_FORMAT.exec(presented)?.[1];
   if (!tokenId) throw invalid;
-  const { state } = await loadState(deps.events, apiTokenStream(tokenId), apiTokenDecider);
+  const { state, events } = await loadState(deps.events, apiTokenStream(tokenId), apiTokenDecider);
   if (state.status === 'none' || !timingSafeEqual(Buffer.from(digest(presented), 'hex'), Buffer.from(state.secretHash, 'hex'))) throw invalid;
   if (state.status === 'revoked') throw new UnauthorizedError('This API token has been revoked', 'TOKEN_REVOKED');
   const now = deps.clock();
   if (state.expiresAt !== null && Date.parse(state.expiresAt) <= now.getTime()) throw new UnauthorizedError('This API token has expired', 'TOKEN_EXPIRED');
+  await checkMaker(deps, events, now);
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: state.userId });
   if (!user) throw invalid;
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   recordUse(deps, tokenId, now, { id: tokenId, label: state.label }, user);
   return { tokenId, label: state.label, scopes: state.scopes, user };
+}
+
+/**
+ * A token made through another token (which the API once allowed) ends with its maker: refused once
+ * the maker is revoked or expired, however long the chain, as the maker's own revocation meant.
+ */
+async function checkMaker(deps: AppDeps, events: RecordedEvent[], now: Date): Promise<void> {
+  const makerId = events[0]?.metadata.actor?.token?.id;
+  if (makerId === undefined) return;
+  const maker = await loadState(deps.events, apiTokenStream(makerId), apiTokenDecider);
+  if (maker.state.status !== 'active') throw new UnauthorizedError('The API token that made this one has been revoked', 'TOKEN_REVOKED');
+  if (maker.state.expiresAt !== null && Date.parse(maker.state.expiresAt) <= now.getTime())
+    throw new UnauthorizedError('The API token that made this one has expired', 'TOKEN_EXPIRED');
+  await checkMaker(deps, maker.events, now);
 }
 
 /** Records the use in the background: a failed record never fails the call it describes. */
