@@ -156,12 +156,13 @@ export function describeTickets(docs: ApiRegistry): void {
     path: '/tickets/:id/messages',
     idempotent: true,
     summary: 'Post a message or an internal note',
-    description: 'JSON, or multipart/form-data with files in `attachments`.',
+    description:
+      "JSON, or multipart/form-data with files in `attachments`. A customer's message on a ticket waiting for them (`pending_customer`) or `resolved` reopens it (`open`, recorded as a `TicketStatusChanged` with `reason: 'customer-replied'` and the customer as actor, before the message): a resolved ticket only while its customer has no other open ticket, else 409 `OPEN_TICKET_EXISTS` naming that ticket and nothing is posted. A customer's message on a closed ticket is 403 `TICKET_CLOSED` (open a new ticket instead).",
     access: 'signed-in',
     body: schema.postMessageSchema,
     multipart: true,
     responses: { 201: { description: 'The new message', schema: messageAnswer } },
-    errors: [409, 413],
+    errors: [403, 409, 413],
   });
   docs.route({
     method: 'post',

@@ -23,6 +23,7 @@ import {
   OUTCOME_MAX,
   type Platform,
   type Priority,
+  TICKET_CLOSED_MESSAGE,
   TITLE_MAX,
   type TicketStatus,
   isOpenStatus,
@@ -77,6 +78,8 @@ export type TicketCommand =
       platform: Platform;
       attachments: Attachment[];
       now: Date;
+      /** The handler holds the customer's open-ticket claim for this ticket, which a reply that reopens a resolved ticket needs. */
+      openTicketClaimed?: boolean;
     }
   | { type: 'EditMessage'; ticketId: string; messageId: string; actor: TicketActor; content: string; now: Date }
   | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor }
@@ -222,8 +225,18 @@ function checkText(content: string, required: boolean): void {
 }
 
 function refuseClosedToCustomer(ticket: LiveTicket, actor: TicketActor): void {
-  if (!isStaff(actor.role) && ticket.status === 'closed') throw new ForbiddenError('This ticket is closed', 'TICKET_CLOSED');
+  if (!isStaff(actor.role) && ticket.status === 'closed') throw new ForbiddenError(TICKET_CLOSED_MESSAGE, 'TICKET_CLOSED');
 }
+
+/** The statuses a customer's message takes back to open: the desk owes the next move again (docs/tickets.md, reopening). */
+const REOPENED_BY_REPLY: readonly TicketStatus[] = ['pending_customer', 'resolved'];
+
+/**
+ * The decider's answer when a customer's reply would reopen a resolved ticket and the handler does not
+ * hold their open-ticket claim for it: the handler claims it and asks again (a claim is taken only
+ * when needed, and a status moved under the handler between its read and the decision is caught here).
+ */
+export const OPEN_TICKET_CLAIM_NEEDED = 'OPEN_TICKET_CLAIM_NEEDED';
 
 function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
@@ -235,7 +248,19 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
   const hasText = !isBlankText(content);
+  // A customer's words put the ticket back in front of the desk: in the same append, before the message, so every fold sees it land in an open ticket.
+  const reopens = !isStaff(actor.role) && REOPENED_BY_REPLY.includes(ticket.status);
+  if (reopens && !isOpenStatus(ticket.status) && !command.openTicketClaimed)
+    throw new ConflictError("Reopening this ticket needs its customer's open-ticket claim", OPEN_TICKET_CLAIM_NEEDED);
   return [
+    ...(reopens
+      ? [
+          {
+            type: 'TicketStatusChanged' as const,
+            data: { ticketId: ticket.ticketId, from: ticket.status, to: 'open' as const, reason: 'customer-replied' as const },
+          },
+        ]
+      : []),
     {
       type: 'MessagePosted',
       data: {

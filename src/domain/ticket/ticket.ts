@@ -3,7 +3,7 @@ import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { AppliedPolicy } from '../sla/clock';
 import type { SlaWarningEvent } from '../sla/warnings';
-import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
+import type { Attachment, CustomFieldValue, Platform, Priority, StatusChangeReason, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
@@ -42,7 +42,8 @@ export interface MessagePostedData {
 
 export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
-  | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus }>
+  /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
+  | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus; reason?: StatusChangeReason }>
   | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
   | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
