@@ -111,7 +111,7 @@ export function describeTickets(docs: ApiRegistry): void {
     path: '/tickets/:id/split',
     summary: 'Move a message (and the customer’s later ones) to a new ticket',
     description:
-      "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, or for another customer's message an admin's merge brought (`MERGED_MESSAGE`).",
+      "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, for another customer's message an admin's merge brought (`MERGED_MESSAGE`), or when the split would resolve an open ticket whose customer's words left there have no reply yet (`UNANSWERED_QUESTION`: answer them first, or move them too).",
     access: [...staff],
     body: schema.splitTicketSchema,
     responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },

@@ -127,3 +127,40 @@ describe('A customer’s reply brings the ticket back to the desk (issue 50, doc
     expect((await ticketOf(ticket._id)).ticket.status).toBe('closed');
   });
 });
+
+describe('A split and the question it leaves behind (issue 50)', () => {
+  const desk = liveDesk();
+  const server = () => desk.server;
+  const request = (method: string, url: string, token: string, body?: unknown) => server().request(method, `/api${url}`, { token, ...(body ? { body } : {}) });
+  const say = async (member: Member, ticketId: string, content: string) =>
+    (await request('POST', `/tickets/${ticketId}/messages`, member.token, { content })).body.message;
+
+  it('when the question left behind was never answered, then the split is refused and nothing is written; once answered, it splits and resolves', async () => {
+    const customer = await addMember(server(), desk.admin, 'customer', 'Uma');
+    const ticket = await openTicket(server(), customer, desk.category, { title: 'Card declined' });
+    const second = await say(customer, ticket._id, 'Also, my invoice has the wrong address');
+    const before = (await request('GET', `/tickets/${ticket._id}/history`, desk.agent.token)).body.events.length;
+
+    const refused = await request('POST', `/tickets/${ticket._id}/split`, desk.agent.token, {
+      messageId: second._id,
+      withFollowing: false,
+      title: 'Invoice address',
+    });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { code: 'UNANSWERED_QUESTION', error: expect.stringContaining('answer it first, or move it to the new ticket too') },
+    });
+    expect((await request('GET', `/tickets/${ticket._id}/history`, desk.agent.token)).body.events).toHaveLength(before);
+    expect((await request('GET', `/tickets/${ticket._id}`, desk.agent.token)).body.ticket.status).toBe('open');
+    expect((await request('GET', `/tickets/${ticket._id}/satisfaction`, customer.token)).body.satisfaction).toMatchObject({ episode: null });
+
+    await say(desk.agent, ticket._id, 'Your card was declined by the bank; please call them.');
+    const split = await request('POST', `/tickets/${ticket._id}/split`, desk.agent.token, {
+      messageId: second._id,
+      withFollowing: false,
+      title: 'Invoice address',
+    });
+    expect(split.status).toBe(201);
+    expect((await request('GET', `/tickets/${ticket._id}`, desk.agent.token)).body.ticket.status).toBe('resolved');
+  });
+});

@@ -173,6 +173,8 @@ export interface LiveTicket {
   lastPublicSeq: number;
   /** Per reader, the last conversation position they have read. */
   readMarks: Record<string, number>;
+  /** The conversation position when the ticket was last resolved or closed: the customer's words up to it were settled then. */
+  settledSeq: number;
   /** Set while this ticket is merged into another (it redirects there). */
   mergedInto: (MergeLink & { previousStatus: TicketStatus; mergedAt: string }) | null;
   /** The tickets merged into this one, with the ids of the messages each brought. */
@@ -202,6 +204,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       lastSeq: 0,
       lastPublicSeq: 0,
       readMarks: {},
+      settledSeq: 0,
       mergedInto: null,
       mergedFrom: [],
       related: [],
@@ -211,8 +214,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
   if (state.kind !== 'live') return state;
   switch (event.type) {
-    case 'TicketStatusChanged':
-      return { ...state, status: event.data.to };
+    case 'TicketStatusChanged': {
+      const { to } = event.data;
+      return { ...state, status: to, ...(to === 'resolved' || to === 'closed' ? { settledSeq: state.lastSeq } : {}) };
+    }
     case 'AgentAssignedToTicket':
       return { ...state, assignedAgentId: event.data.agentId };
     case 'AgentUnassignedFromTicket':
