@@ -1,4 +1,4 @@
-import type { TicketStatus } from './tickets';
+import type { StatusChangeReason, TicketStatus } from './tickets';
 import type { Role } from './users';
 
 /**
@@ -47,7 +47,8 @@ export type PresenceSnapshot = { ok: true; tickets: TicketPresence[] } | { ok: f
  * keeping earlier copies.
  */
 export type TicketChange =
-  | { kind: 'status'; from: TicketStatus; to: TicketStatus; by: string | null }
+  /** `reason`: why, when nobody chose the status (the customer's reply reopened the ticket). */
+  | { kind: 'status'; from: TicketStatus; to: TicketStatus; by: string | null; reason?: StatusChangeReason }
   | { kind: 'assigned'; agentId: string; by: string | null }
   | { kind: 'unassigned'; agentId: string; by: string | null }
   | { kind: 'outcome'; by: string | null }

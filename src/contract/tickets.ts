@@ -7,6 +7,13 @@ export type TicketStatus = (typeof TICKET_STATUSES)[number];
 /** docs/product.md section 4: the statuses that count as open for the sidebar, the counts and the one-open-ticket rule. */
 export const OPEN_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending_customer'];
 export const isOpenStatus = (status: TicketStatus) => OPEN_STATUSES.includes(status);
+/**
+ * Why a status changed when nobody chose it (docs/tickets.md): `customer-replied`, the customer's message
+ * brought a ticket waiting on them or resolved back to the desk. Absent when staff set the status.
+ */
+export type StatusChangeReason = 'customer-replied';
+/** What every channel tells a customer who writes on a closed ticket (403 `TICKET_CLOSED`). */
+export const TICKET_CLOSED_MESSAGE = 'This ticket is closed; please open a new ticket to continue';
 
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type Priority = (typeof PRIORITIES)[number];

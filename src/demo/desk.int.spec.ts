@@ -81,7 +81,8 @@ describe('the demo desk', () => {
   it('when an agent opens the dashboard, then the satisfaction report has ratings by agent and category, comments, and an unrated resolution', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
     const { report } = (await server.request('GET', '/api/satisfaction/report', { token: agent })).body;
-    expect(report.total).toMatchObject({ surveyed: 8, rated: 7, score: 71.4, responseRate: 87.5 });
+    // Lucas's ticket is resolved twice: his new problem reopened it, and moving that to a ticket of its own resolved it again.
+    expect(report.total).toMatchObject({ surveyed: 9, rated: 7, score: 71.4, responseRate: 77.8 });
     expect(report.byAgent.length).toBeGreaterThan(1);
     expect(report.byCategory.length).toBeGreaterThan(1);
     expect(report.latestComments.map((comment: { comment: string }) => comment.comment)).toContain('It took three days to get a first answer.');

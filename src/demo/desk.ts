@@ -791,11 +791,13 @@ export async function seedDemoDesk(
   await openTicketClaim(events, 'Reserve', sofia, original, mergedAt, merger);
   await onTicket(original, { type: 'MergeFrom', ticketId: original, actor: asMerger, source: into.state, reopen: true, now: mergedAt }, merger, mergedAt);
 
-  // Lucas writes a new problem into his resolved ticket; the agent moves it to a ticket of its own.
+  // Lucas writes a new problem into his resolved ticket, which reopens it (his open-ticket claim taken back
+  // first, as the app does); the agent moves it to a ticket of its own, which resolves the old one again.
   const lucas = customers[5]!;
   const resolvedIndex = STORIES.findIndex((story) => story.customer === 5);
   const written = new Date(now.getTime() - 50 * MINUTE);
   const messageId = randomUUID();
+  await openTicketClaim(events, 'Reserve', lucas, ticketIds[resolvedIndex]!, written);
   await onTicket(
     ticketIds[resolvedIndex]!,
     {
@@ -808,6 +810,7 @@ export async function seedDemoDesk(
       platform: 'web',
       attachments: [],
       now: written,
+      openTicketClaimed: true,
     },
     lucas,
     written,
@@ -821,7 +824,6 @@ export async function seedDemoDesk(
     [{ type: 'TicketNumberAllocated', data: { number: newNumber, ticketId: newTicketId }, metadata: metadataOf(contextOf(splitter, splitAt)) }],
     STORIES.length - 1,
   );
-  await openTicketClaim(events, 'Reserve', lucas, newTicketId, splitAt, splitter);
   const asSplitter = { userId: splitter.userId, role: splitter.role };
   const out = await onTicket(
     ticketIds[resolvedIndex]!,
@@ -838,6 +840,8 @@ export async function seedDemoDesk(
     splitter,
     splitAt,
   );
+  await openTicketClaim(events, 'Release', lucas, ticketIds[resolvedIndex]!, splitAt, splitter);
+  await openTicketClaim(events, 'Reserve', lucas, newTicketId, splitAt, splitter);
   await onTicket(
     newTicketId,
     {

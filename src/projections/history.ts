@@ -118,7 +118,7 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Opened ticket #${number} ${quote(title)} for ${nameOf(event.data.customerId)} (${categoryName}, priority ${priority}${answers}) via ${platform === 'telegram' ? 'Telegram' : 'the web'}`;
     }
     case 'TicketStatusChanged':
-      return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}`;
+      return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}${event.data.reason === 'customer-replied' ? ' by replying' : ''}`;
     case 'AgentAssignedToTicket':
       return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}`;
     case 'AgentUnassignedFromTicket':

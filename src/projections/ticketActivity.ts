@@ -1,4 +1,4 @@
-import type { TicketStatus } from '#contract/tickets';
+import type { StatusChangeReason, TicketStatus } from '#contract/tickets';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
@@ -6,8 +6,8 @@ import type { Projection } from './runner';
 
 export const TICKET_ACTIVITY = 'ticket_activity_v2';
 
-/** What a line says: the new status, or the agent assigned or unassigned. */
-type What = { kind: 'status'; value: TicketStatus } | { kind: 'assigned' | 'unassigned' | 'moved'; value: string };
+/** What a line says: the new status (and why, when nobody chose it), or the agent assigned or unassigned. */
+type What = { kind: 'status'; value: TicketStatus; reason?: StatusChangeReason } | { kind: 'assigned' | 'unassigned' | 'moved'; value: string };
 
 /**
  * One line of a ticket's conversation that no one typed: a status change (`value` is the new
@@ -67,7 +67,7 @@ function add(page: Page, event: RecordedEvent<string, { ticketId: string }>, wha
 }
 
 const evolve = dispatcher<Page, void>({
-  TicketStatusChanged: (event, page) => add(page, event, { kind: 'status', value: event.data.to }),
+  TicketStatusChanged: (event, page) => add(page, event, { kind: 'status', value: event.data.to, ...(event.data.reason ? { reason: event.data.reason } : {}) }),
   AgentAssignedToTicket: (event, page) => add(page, event, { kind: 'assigned', value: event.data.agentId }),
   AgentUnassignedFromTicket: (event, page) => add(page, event, { kind: 'unassigned', value: event.data.agentId }),
   // "Moved to #1050" stands where the moved messages were: at the first one's time.

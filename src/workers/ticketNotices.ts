@@ -33,7 +33,8 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 
 const noticeOf = dispatcher<ReadStore, Promise<TicketNotice | null>>({
   TicketOpened: async () => ({ kind: 'created' }),
-  TicketStatusChanged: async (event) => ({ kind: 'status', from: event.data.from, to: event.data.to }),
+  // A ticket the customer's own reply reopened: they know, having just written.
+  TicketStatusChanged: async (event) => (event.data.reason === 'customer-replied' ? null : { kind: 'status', from: event.data.from, to: event.data.to }),
   TicketMergedInto: async (event) => ({ kind: 'merged', targetNumber: event.data.targetNumber }),
   AgentAssignedToTicket: async (event, store) => ({ kind: 'assigned', agentName: fullName(await findPerson(store, event.data.agentId)) }),
   async MessagePosted(event, store) {
@@ -48,7 +49,7 @@ export const NOTICE_TYPES = [...noticeOf.types];
 
 /**
  * Reads a ticket event as a notice for the ticket's customer, or null when there is none: internal
- * notes, the customer's own messages, read marks and edits stay quiet, and so does a ticket that is
+ * notes, the customer's own messages (and the reopening they caused), read marks and edits stay quiet, and so does a ticket that is
  * gone or a customer who no longer exists. Channels render the notice in their own words.
  */
 export async function customerNoticeOf(recorded: RecordedEvent, store: ReadStore): Promise<CustomerNotice | null> {

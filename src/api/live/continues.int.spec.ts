@@ -104,6 +104,8 @@ describe('Live channel > a customer told where their ticket continues', () => {
     const ticket = await openTicket(desk.server, gil, desk.category, { title: 'Two problems' });
     const scanner = await say(gil, ticket._id, 'Also my scanner is offline');
     const note = await say(desk.agent, ticket._id, 'Scanner: check the firmware', true);
+    // Answered, so that a split may resolve the ticket (a split never resolves an unanswered question).
+    await say(desk.agent, ticket._id, 'We are looking into both');
     const [gilTab, staffTab] = await Promise.all([connect(gil.token), connect(desk.agent.token)]);
 
     const quiet = await ok('POST', `/tickets/${ticket._id}/split`, desk.agent.token, { messageId: note, withFollowing: false, title: 'Firmware' });

@@ -67,7 +67,7 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   const by = event.metadata.actor?.userId ?? null;
   switch (event.type) {
     case 'TicketStatusChanged':
-      return { kind: 'status' as const, from: event.data.from, to: event.data.to, by };
+      return { kind: 'status' as const, from: event.data.from, to: event.data.to, by, ...(event.data.reason ? { reason: event.data.reason } : {}) };
     case 'AgentAssignedToTicket':
       return { kind: 'assigned' as const, agentId: event.data.agentId, by };
     case 'AgentUnassignedFromTicket':

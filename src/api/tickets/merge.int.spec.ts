@@ -307,6 +307,8 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       const edit = await server.request('PUT', `/api/messages/${copy}`, { token: customer.token, body: { content: 'Scanner offline since Monday' } });
       expect(edit).toMatchObject({ status: 409, body: { code: 'COPIED_MESSAGE' } });
 
+      // The printer questions that stay are answered first: a split never resolves an unanswered question.
+      await say(agent, target._id, 'A technician will look at the printer');
       tick();
       const split = await post(agent.token, `/tickets/${target._id}/split`, { messageId: copy, title: 'Scanner offline' });
       expect(split.status).toBe(201);
@@ -315,7 +317,7 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       const targetNow = await get(agent.token, `/tickets/${target._id}`);
       expect(contents(targetNow.body.messages)).not.toContain('Also the scanner is offline');
       expect(targetNow.body.messages.map((m: { content: string }) => m.content)).toContain(`Moved to #${scannerTicket.ticketId}`);
-      expect(targetNow.body.ticket).toMatchObject({ status: 'resolved', messageCount: 4 });
+      expect(targetNow.body.ticket).toMatchObject({ status: 'resolved', messageCount: 5 });
 
       // A copy a split brought moves on again by its record id.
       await post(agent.token, `/tickets/${scannerTicket._id}/messages`, { content: 'Which scanner model?' });
@@ -335,8 +337,9 @@ describe('Merging tickets (docs/tickets.md, merging)', () => {
       expect(contents(targetAfter.body.messages).filter((c) => !c.startsWith('Moved to') && !c.startsWith('Status'))).toEqual([
         'It jams on page two',
         'Try the rear tray',
+        'A technician will look at the printer',
       ]);
-      expect(targetAfter.body.ticket).toMatchObject({ messageCount: 2, mergedFrom: [] });
+      expect(targetAfter.body.ticket).toMatchObject({ messageCount: 3, mergedFrom: [] });
       const sourceAfter = await get(agent.token, `/tickets/${source._id}`);
       expect(contents(sourceAfter.body.messages)).toEqual([
         'Jammed again today on Friday',

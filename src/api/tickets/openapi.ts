@@ -123,7 +123,7 @@ export function describeTickets(docs: ApiRegistry): void {
     token: scope('tickets:write'),
     summary: 'Move a message (and the customer’s later ones) to a new ticket',
     description:
-      "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, or for another customer's message an admin's merge brought (`MERGED_MESSAGE`).",
+      "The messages leave this ticket, which shows \"Moved to #N\" where they were and is resolved if it was open; the new ticket, of the same customer, category and priority, holds them. `messageId` is the message's record id, a copy a merge or a split brought (`<ticket>~<message>`) included. 409 when the customer has another open ticket, for another customer's message an admin's merge brought (`MERGED_MESSAGE`), or when the split would resolve an open ticket whose customer's words left there have no reply yet (`UNANSWERED_QUESTION`: answer them first, or move them too).",
     access: [...staff],
     body: schema.splitTicketSchema,
     responses: { 201: { description: 'The new ticket', schema: ticketAnswer } },
@@ -180,12 +180,13 @@ export function describeTickets(docs: ApiRegistry): void {
     token: scope('messages:write'),
     idempotent: true,
     summary: 'Post a message or an internal note',
-    description: 'JSON, or multipart/form-data with files in `attachments`.',
+    description:
+      "JSON, or multipart/form-data with files in `attachments`. A customer's message on a ticket waiting for them (`pending_customer`) or `resolved` reopens it (`open`, recorded as a `TicketStatusChanged` with `reason: 'customer-replied'` and the customer as actor, before the message): a resolved ticket only while its customer has no other open ticket, else 409 `OPEN_TICKET_EXISTS` naming that ticket and nothing is posted. A customer's message on a closed ticket is 403 `TICKET_CLOSED` (open a new ticket instead).",
     access: 'signed-in',
     body: schema.postMessageSchema,
     multipart: true,
     responses: { 201: { description: 'The new message', schema: messageAnswer } },
-    errors: [409, 413],
+    errors: [403, 409, 413],
   });
   docs.route({
     method: 'post',

@@ -1,5 +1,6 @@
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { TICKET_CLOSED_MESSAGE } from '#contract/tickets';
 
 describe('Tickets over HTTP', () => {
   let server: TestServer;
@@ -382,7 +383,7 @@ describe('Tickets over HTTP', () => {
 
     it('then a closed ticket refuses the customer but not staff', async () => {
       await server.request('PUT', `/api/tickets/${ticket._id}`, { token: agent.token, body: { status: 'closed' } });
-      expect(await post(fred, { content: 'Still there?' })).toMatchObject({ status: 403, body: { error: 'This ticket is closed', code: 'TICKET_CLOSED' } });
+      expect(await post(fred, { content: 'Still there?' })).toMatchObject({ status: 403, body: { error: TICKET_CLOSED_MESSAGE, code: 'TICKET_CLOSED' } });
       expect((await post(agent, { content: 'Closing note' })).status).toBe(201);
     });
   });

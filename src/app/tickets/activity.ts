@@ -23,7 +23,7 @@ export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: 
   return lines.map((line) => {
     const content =
       line.kind === 'status'
-        ? `Status changed to ${STATUS_WORDS[line.value]}`
+        ? `Status changed to ${STATUS_WORDS[line.value]}${line.reason === 'customer-replied' ? ': the customer replied' : ''}`
         : line.kind === 'moved'
           ? `Moved to #${line.value}`
           : line.kind === 'assigned'

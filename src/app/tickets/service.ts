@@ -3,7 +3,15 @@ import { readYourWrites } from '../commands';
 import { reservationStream } from '../../domain/reservation/reservation';
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { answerCustomFields, type CustomFieldAnswer } from '#contract/customFields';
-import { type AgentLookup, type CategoryLookup, type TicketActor, type TicketCommand, staffOnly, ticketDecider } from '../../domain/ticket/decide';
+import {
+  type AgentLookup,
+  type CategoryLookup,
+  OPEN_TICKET_CLAIM_NEEDED,
+  type TicketActor,
+  type TicketCommand,
+  staffOnly,
+  ticketDecider,
+} from '../../domain/ticket/decide';
 import type { CreateTicketInput } from '#contract/tickets';
 import { type TicketOpenedData, type TicketState, ticketStream } from '../../domain/ticket/ticket';
 import { type Attachment, type Platform, type TicketStatus, isOpenStatus } from '#contract/tickets';
@@ -27,6 +35,8 @@ import { TicketNumbers } from './numbers';
  */
 
 export const OPEN_TICKET_MESSAGE = 'Please resolve your existing ticket before creating a new one';
+/** A customer's reply would reopen a resolved ticket while another of theirs is open (docs/tickets.md, reopening). */
+const REOPEN_REFUSED_MESSAGE = 'You have another open ticket; please write there, as a customer has one open ticket at a time';
 const numbersByStore = new WeakMap<EventStore, TicketNumbers>();
 export const ticketNumbers = (events: EventStore) => numbersByStore.get(events) ?? numbersByStore.set(events, new TicketNumbers(events)).get(events)!;
 
@@ -227,8 +237,8 @@ export async function postMessage(
   context: CommandContext,
 ): Promise<MessageView> {
   const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
-  const result = await runTicketCommand(deps, ticketId, command, context);
-  const [posted] = result.events;
+  const result = await postReopening(deps, ticketId, command, context);
+  const posted = result.events.find((event) => event.type === 'MessagePosted');
   const [sender] = await Promise.all([findPerson(deps.readStore, context.actor.userId), ticketViewsReach(deps, result.position)]);
   if (posted?.type === 'MessagePosted' && result.state.kind === 'live') {
     const seq = result.state.messages.get(messageId)!.seq;
@@ -238,6 +248,29 @@ export async function postMessage(
   // once the read models include the first post, which may still be on its way.
   await ticketViewsReach(deps, await deps.events.headPosition());
   return storedMessage(deps, messageId);
+}
+
+/**
+ * Runs a post; when the decider says the customer's reply reopens their resolved ticket, takes their
+ * open-ticket claim for it first (409 `OPEN_TICKET_EXISTS` naming the other ticket while another is
+ * open) and runs it again with the claim. A claim taken for a post that then fails is let go, unless
+ * the ticket holds it all the same.
+ */
+async function postReopening(deps: AppDeps, ticketId: string, command: Extract<TicketCommand, { type: 'PostMessage' }>, context: CommandContext) {
+  try {
+    return await runTicketCommand(deps, ticketId, command, context);
+  } catch (error) {
+    if (!(error instanceof ConflictError) || error.code !== OPEN_TICKET_CLAIM_NEEDED) throw error;
+  }
+  const customerId = command.actor.userId;
+  const fence = await claimOpenTicket(deps, customerId, ticketId, context, REOPEN_REFUSED_MESSAGE);
+  try {
+    return await runTicketCommand(deps, ticketId, { ...command, openTicketClaimed: true }, context, [fence]);
+  } catch (error) {
+    if (!ticketOwners.holds((await loadTicket(deps, ticketId)).state, openTicketClaim(customerId)))
+      await releaseOpenTicket(deps, customerId, ticketId, context);
+    throw error;
+  }
 }
 
 export async function storedMessage(deps: AppDeps, messageId: string): Promise<MessageView> {

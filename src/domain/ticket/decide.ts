@@ -23,6 +23,7 @@ import {
   OUTCOME_MAX,
   type Platform,
   type Priority,
+  TICKET_CLOSED_MESSAGE,
   TITLE_MAX,
   type TicketStatus,
   isOpenStatus,
@@ -77,6 +78,8 @@ export type TicketCommand =
       platform: Platform;
       attachments: Attachment[];
       now: Date;
+      /** The handler holds the customer's open-ticket claim for this ticket, which a reply that reopens a resolved ticket needs. */
+      openTicketClaimed?: boolean;
     }
   | { type: 'EditMessage'; ticketId: string; messageId: string; actor: TicketActor; content: string; now: Date }
   | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor }
@@ -222,8 +225,18 @@ function checkText(content: string, required: boolean): void {
 }
 
 function refuseClosedToCustomer(ticket: LiveTicket, actor: TicketActor): void {
-  if (!isStaff(actor.role) && ticket.status === 'closed') throw new ForbiddenError('This ticket is closed', 'TICKET_CLOSED');
+  if (!isStaff(actor.role) && ticket.status === 'closed') throw new ForbiddenError(TICKET_CLOSED_MESSAGE, 'TICKET_CLOSED');
 }
+
+/** The statuses a customer's message takes back to open: the desk owes the next move again (docs/tickets.md, reopening). */
+const REOPENED_BY_REPLY: readonly TicketStatus[] = ['pending_customer', 'resolved'];
+
+/**
+ * The decider's answer when a customer's reply would reopen a resolved ticket and the handler does not
+ * hold their open-ticket claim for it: the handler claims it and asks again (a claim is taken only
+ * when needed, and a status moved under the handler between its read and the decision is caught here).
+ */
+export const OPEN_TICKET_CLAIM_NEEDED = 'OPEN_TICKET_CLAIM_NEEDED';
 
 function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: TicketState): TicketEvent[] {
   const ticket = visibleTo(state, command.actor);
@@ -235,7 +248,19 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
   const hasText = !isBlankText(content);
+  // A customer's words put the ticket back in front of the desk: in the same append, before the message, so every fold sees it land in an open ticket.
+  const reopens = !isStaff(actor.role) && REOPENED_BY_REPLY.includes(ticket.status);
+  if (reopens && !isOpenStatus(ticket.status) && !command.openTicketClaimed)
+    throw new ConflictError("Reopening this ticket needs its customer's open-ticket claim", OPEN_TICKET_CLAIM_NEEDED);
   return [
+    ...(reopens
+      ? [
+          {
+            type: 'TicketStatusChanged' as const,
+            data: { ticketId: ticket.ticketId, from: ticket.status, to: 'open' as const, reason: 'customer-replied' as const },
+          },
+        ]
+      : []),
     {
       type: 'MessagePosted',
       data: {
@@ -405,6 +430,30 @@ function undoMergeInto(command: Extract<TicketCommand, { type: 'UndoMergeInto' }
   ];
 }
 
+interface ConversationMessage {
+  seq: number;
+  senderId: string;
+  senderRole: Role;
+  isInternal: boolean;
+  staffOnly?: boolean;
+}
+
+/** The position of the last message staff wrote to the customer (an internal note answers nothing); 0 when none. */
+const lastPublicReply = (messages: Iterable<ConversationMessage>) =>
+  Math.max(0, ...[...messages].filter((message) => isStaff(message.senderRole) && !message.isInternal).map((message) => message.seq));
+
+/**
+ * Whether what stays of the ticket leaves the customer's words unanswered: the opening (their first
+ * words) or a message of theirs after both the last public staff reply among `staying` and the last
+ * resolution (words the desk resolved the ticket after were settled then, such as a "thanks, it works").
+ * What another customer's ticket brought (staff only here) is neither a question nor an answer of this customer's.
+ */
+function leavesQuestionUnanswered(ticket: LiveTicket, staying: ConversationMessage[]): boolean {
+  const seen = staying.filter((message) => !message.staffOnly);
+  const settled = Math.max(lastPublicReply(seen), ticket.settledSeq);
+  return settled === 0 || seen.some((message) => message.senderId === ticket.customerId && !message.isInternal && message.seq > settled);
+}
+
 function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
   refuseMerged(ticket);
@@ -424,13 +473,18 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
       (message) => message === chosen || (command.withFollowing && message.seq > chosen.seq && message.senderId === ticket.customerId && !message.staffOnly),
     )
     .sort((a, b) => a.seq - b.seq);
+  const staying = [...ticket.messages.values()].filter((message) => !moving.includes(message));
+  // A split resolves an open ticket, so the question it leaves behind must have had its answer: resolving it would close an
+  // unanswered question (and survey the customer about it). The agent answers it first, or moves it to the new ticket too.
+  if (isOpenStatus(ticket.status) && leavesQuestionUnanswered(ticket, staying))
+    throw new ConflictError(
+      `Moving these messages out resolves #${ticket.number}, and the customer's question left there has no reply yet; answer it first, or move it to the new ticket too`,
+      'UNANSWERED_QUESTION',
+    );
   const copies = moving.filter((message) => message.copy).map((message) => message.messageId);
   const messages = moving.map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
   // The customer waits since their first message after the last public staff reply here: what the new ticket's clocks start from.
-  const lastReply = Math.max(
-    0,
-    ...[...ticket.messages.values()].filter((message) => isStaff(message.senderRole) && !message.isInternal).map((message) => message.seq),
-  );
+  const lastReply = lastPublicReply(ticket.messages.values());
   const waiting = messages.find((message) => message.senderId === ticket.customerId && !message.isInternal && message.sourceSeq > lastReply);
   const events: TicketEvent[] = [
     {

@@ -1,7 +1,7 @@
 import { DeciderSpecification } from '../../../test/support/decider';
 import type { CustomField } from '#contract/categories';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
-import { type CategoryLookup, type TicketActor, type TicketCommand, decide } from './decide';
+import { type CategoryLookup, OPEN_TICKET_CLAIM_NEEDED, type TicketActor, type TicketCommand, decide } from './decide';
 import { createTicketSchema, editMessageSchema, outcomeSchema, postMessageSchema, updateTicketSchema } from '#contract/tickets';
 import { type TicketEvent, evolve, initialState } from './ticket';
 
@@ -307,19 +307,56 @@ describe('Ticket', () => {
       expect(postMessageSchema.safeParse({ content: 'x'.repeat(2001) }).success).toBe(false);
     });
 
-    it('refuses a customer on a closed ticket but not staff', () => {
+    it('refuses a customer on a closed ticket, saying to open a new one, but not staff', () => {
       given([OPENED, statusChanged('open', 'closed')])
         .when(post(CUSTOMER))
         .thenThrowsCode(ForbiddenError, 'TICKET_CLOSED');
+      given([OPENED, statusChanged('open', 'closed')])
+        .when(post(CUSTOMER, { openTicketClaimed: true }))
+        .thenThrows(ForbiddenError, 'This ticket is closed; please open a new ticket to continue');
       given([OPENED, statusChanged('open', 'closed')])
         .when(post(AGENT))
         .then([posted('m-new', AGENT)]);
     });
 
-    it('lets a customer answer on a resolved ticket', () =>
-      given([OPENED, statusChanged('open', 'resolved')])
-        .when(post(CUSTOMER))
-        .then([posted('m-new', CUSTOMER)]));
+    describe('by the customer on a ticket that waits on them or is resolved (docs/tickets.md, reopening)', () => {
+      const reopened = (from: string): TicketEvent => ({
+        type: 'TicketStatusChanged',
+        data: { ticketId: T, from: from as 'resolved', to: 'open', reason: 'customer-replied' },
+      });
+
+      it('puts a pending-customer ticket back to open, before the message in the same decision', () =>
+        given([OPENED, statusChanged('open', 'pending_customer')])
+          .when(post(CUSTOMER))
+          .then([reopened('pending_customer'), posted('m-new', CUSTOMER)]));
+
+      it('reopens a resolved ticket once the handler holds the customer’s open-ticket claim', () =>
+        given([OPENED, statusChanged('open', 'resolved')])
+          .when(post(CUSTOMER, { openTicketClaimed: true }))
+          .then([reopened('resolved'), posted('m-new', CUSTOMER)]));
+
+      it('asks the handler for the claim first when a resolved ticket would reopen without it', () =>
+        given([OPENED, statusChanged('open', 'resolved')])
+          .when(post(CUSTOMER))
+          .thenThrowsCode(ConflictError, OPEN_TICKET_CLAIM_NEEDED));
+
+      it('leaves the status alone for staff replies and notes, and for a customer on a ticket already with the desk', () => {
+        given([OPENED, statusChanged('open', 'pending_customer')])
+          .when(post(AGENT))
+          .then([posted('m-new', AGENT)]);
+        given([OPENED, statusChanged('open', 'resolved')])
+          .when(post(AGENT, { isInternal: true }))
+          .then([posted('m-new', AGENT, { isInternal: true })]);
+        given([OPENED, statusChanged('open', 'in_progress')])
+          .when(post(CUSTOMER))
+          .then([posted('m-new', CUSTOMER)]);
+      });
+
+      it('decides nothing for a retried post, whatever the status is by then', () =>
+        given([OPENED, posted('m-new', CUSTOMER), statusChanged('open', 'resolved')])
+          .when(post(CUSTOMER))
+          .then([]));
+    });
 
     it('hides the ticket from another customer', () => given([OPENED]).when(post(OTHER_CUSTOMER)).thenThrows(NotFoundError));
 

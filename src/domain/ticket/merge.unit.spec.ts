@@ -280,7 +280,8 @@ describe('Ticket merge', () => {
       newNumber: 1050,
       title,
     });
-    const conversation = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER)];
+    // s6 answers what stays whichever customer messages move, so the split may resolve the ticket.
+    const conversation = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER), posted(SOURCE, 's6', AGENT)];
     /** The new ticket's command, from the old ticket's opening and its `MessagesMovedOut`. */
     const openSplitOf = (out: TicketEvent | undefined, from: TicketEvent = opened(SOURCE, 1042)): TicketCommand => ({
       type: 'OpenSplit',
@@ -301,8 +302,57 @@ describe('Ticket merge', () => {
         { type: 'TicketStatusChanged', data: { from: 'open', to: 'resolved' } },
       ]);
       const after = fold([...conversation, ...events]);
-      expect(after.kind === 'live' && [...after.messages.keys()]).toEqual(['s1', 's2', 's4']);
+      expect(after.kind === 'live' && [...after.messages.keys()].sort()).toEqual(['s1', 's2', 's4', 's6']);
       expect(given(conversation).when(moveOut('s3', false)).result()[0]!.data).toMatchObject({ messages: [{ messageId: 's3' }] });
+    });
+
+    describe('never resolves a question nobody answered (issue 50)', () => {
+      const unanswered = (events: TicketEvent[], messageId: string, withFollowing = false) =>
+        given(events).when(moveOut(messageId, withFollowing)).thenThrowsCode(ConflictError, 'UNANSWERED_QUESTION');
+
+      it('refuses a split of an open ticket whose customer waits on what stays: their opening, or a later message', () => {
+        // Opened with a question, then a second problem: moving the second out would resolve the first unanswered.
+        unanswered([opened(SOURCE, 1042), posted(SOURCE, 's1', CUSTOMER)], 's1');
+        // An internal note answers nothing.
+        unanswered(SOURCE_OPEN, 's3');
+        // Answered once, then the customer wrote again and that message stays.
+        unanswered([...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER), posted(SOURCE, 's7', CUSTOMER)], 's5');
+        // The reply that answered them moves away with the split.
+        unanswered([...SOURCE_OPEN, posted(SOURCE, 's4', AGENT)], 's4');
+      });
+
+      it('splits when every customer word that stays was answered, or all of theirs move', () => {
+        const answered = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER)];
+        expect(given(answered).when(moveOut('s5', false)).result()).toMatchObject([
+          { type: 'MessagesMovedOut' },
+          { type: 'TicketStatusChanged', data: { to: 'resolved' } },
+        ]);
+        expect(given(answered).when(moveOut('s3', true)).result()[0]!.data).toMatchObject({ messages: [{ messageId: 's3' }, { messageId: 's5' }] });
+      });
+
+      it('takes words the desk resolved the ticket after as settled: a reopening new problem moves out, a later question left behind does not', () => {
+        const thanks = [...SOURCE_OPEN, posted(SOURCE, 's4', AGENT), posted(SOURCE, 's5', CUSTOMER), status(SOURCE, 'open', 'resolved')];
+        const reopenedBy = (messageId: string): TicketEvent[] => [
+          { type: 'TicketStatusChanged', data: { ticketId: SOURCE, from: 'resolved', to: 'open', reason: 'customer-replied' } },
+          posted(SOURCE, messageId, CUSTOMER),
+        ];
+        expect(
+          given([...thanks, ...reopenedBy('s6')])
+            .when(moveOut('s6', false))
+            .result()[1],
+        ).toMatchObject({ data: { to: 'resolved' } });
+        unanswered([...thanks, ...reopenedBy('s6'), posted(SOURCE, 's7', CUSTOMER)], 's7');
+      });
+
+      it('splits a ticket that is not open whatever waits there: the split resolves nothing', () => {
+        const resolved = [...SOURCE_OPEN, status(SOURCE, 'open', 'resolved')];
+        expect(
+          given(resolved)
+            .when(moveOut('s3', false))
+            .result()
+            .map((event) => event.type),
+        ).toEqual(['MessagesMovedOut']);
+      });
     });
 
     it('is for staff, needs a title and a message of the ticket itself', () => {
@@ -325,7 +375,8 @@ describe('Ticket merge', () => {
 
     describe('a copy a merge brought (docs/tickets.md: copies move on)', () => {
       const [mergedIn] = mergedFromOf(TARGET_CLOSED, [...SOURCE_OPEN, MERGED_INTO]);
-      const merged = [...TARGET_CLOSED, mergedIn!];
+      // The agent answers the reopened target, so a split may resolve it.
+      const merged = [...TARGET_CLOSED, mergedIn!, posted(TARGET, 't2', AGENT)];
       const moveCopy = (messageId: string, withFollowing: boolean): TicketCommand => ({ ...moveOut(messageId, withFollowing), ticketId: TARGET });
 
       it('moves it, with the customer’s later copies if asked, naming them as copies', () => {
@@ -400,7 +451,7 @@ describe('Ticket merge', () => {
 
     it('moves on a message a split brought, naming it as a copy', () => {
       const [out] = given(conversation).when(moveOut('s3', false)).result();
-      const split = decide(openSplitOf(out), initialState);
+      const split = [...decide(openSplitOf(out), initialState), posted('new', 'r1', AGENT)];
       expect(
         given(split)
           .when({ ...moveOut('s3', false), ticketId: 'new', newTicketId: 'newer', newNumber: 1051 })
@@ -414,7 +465,8 @@ describe('Ticket merge', () => {
 
     describe('service levels', () => {
       const at = (minute: number) => `2026-11-20T09:${String(minute).padStart(2, '0')}:00.000Z`;
-      // s2 is a note: only s4 answers the customer; s3 was answered by it, s5 waits.
+      // s2 is a note: only s4 answers the customer; s3 was answered by it, s5 waits. Staff resolved the
+      // ticket with s5 waiting, so a split may leave s5 there: it resolves nothing.
       const timed = [
         opened(SOURCE, 1042),
         posted(SOURCE, 's1', CUSTOMER, false, at(1)),
@@ -422,6 +474,7 @@ describe('Ticket merge', () => {
         posted(SOURCE, 's3', CUSTOMER, false, at(3)),
         posted(SOURCE, 's4', AGENT, false, at(4)),
         posted(SOURCE, 's5', CUSTOMER, false, at(5)),
+        status(SOURCE, 'open', 'resolved'),
       ];
       const waitingSince = (events: TicketEvent[], command: TicketCommand) =>
         (given(events).when(command).result()[0] as Extract<TicketEvent, { type: 'MessagesMovedOut' }>).data.waitingSince;
@@ -450,7 +503,7 @@ describe('Ticket merge', () => {
         expect(waitingSince(timed, moveOut('s3', false))).toBeNull();
         expect(waitingSince(timed, moveOut('s4', false))).toBeNull();
         // Before any public reply (the note answers nothing) the customer waits since their first moved message.
-        expect(waitingSince(timed.slice(0, 4), moveOut('s1', true))).toBe(at(1));
+        expect(waitingSince([...timed.slice(0, 4), status(SOURCE, 'open', 'resolved')], moveOut('s1', true))).toBe(at(1));
       });
 
       it('applies the policy chosen at the split in the opening, its clocks started where the customer began waiting', () => {

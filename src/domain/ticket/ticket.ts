@@ -3,7 +3,7 @@ import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { AppliedPolicy } from '../sla/clock';
 import type { SlaWarningEvent } from '../sla/warnings';
-import type { Attachment, CustomFieldValue, Platform, Priority, TicketStatus } from '#contract/tickets';
+import type { Attachment, CustomFieldValue, Platform, Priority, StatusChangeReason, TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
@@ -42,7 +42,8 @@ export interface MessagePostedData {
 
 export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
-  | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus }>
+  /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
+  | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus; reason?: StatusChangeReason }>
   | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
   | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
@@ -172,6 +173,8 @@ export interface LiveTicket {
   lastPublicSeq: number;
   /** Per reader, the last conversation position they have read. */
   readMarks: Record<string, number>;
+  /** The conversation position when the ticket was last resolved or closed: the customer's words up to it were settled then. */
+  settledSeq: number;
   /** Set while this ticket is merged into another (it redirects there). */
   mergedInto: (MergeLink & { previousStatus: TicketStatus; mergedAt: string }) | null;
   /** The tickets merged into this one, with the ids of the messages each brought. */
@@ -201,6 +204,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       lastSeq: 0,
       lastPublicSeq: 0,
       readMarks: {},
+      settledSeq: 0,
       mergedInto: null,
       mergedFrom: [],
       related: [],
@@ -210,8 +214,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
   if (event.type === 'TicketDeleted') return { kind: 'deleted', ticketId: event.data.ticketId };
   if (state.kind !== 'live') return state;
   switch (event.type) {
-    case 'TicketStatusChanged':
-      return { ...state, status: event.data.to };
+    case 'TicketStatusChanged': {
+      const { to } = event.data;
+      return { ...state, status: to, ...(to === 'resolved' || to === 'closed' ? { settledSeq: state.lastSeq } : {}) };
+    }
     case 'AgentAssignedToTicket':
       return { ...state, assignedAgentId: event.data.agentId };
     case 'AgentUnassignedFromTicket':

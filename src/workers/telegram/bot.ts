@@ -45,6 +45,8 @@ export const TEXTS = {
   askDescription: 'Thanks. Now describe the problem in detail (up to 2000 characters).',
   optionalHint: 'Send /skip to leave this empty.',
   noOpenTicket: 'You have no open ticket. Use /ticket to open one.',
+  reopened: (number: number) => `Your ticket #${number} is open again with your message; an agent will get back to you.`,
+  closed: (number: number) => `Your ticket #${number} is closed, so your message was not added to it. Use /ticket to open a new one.`,
   formClosed: 'That form is already closed. Use /ticket to open a ticket.',
   noTickets: 'You have no tickets yet. Use /ticket to open one.',
   searchHow: 'Write the words to look for after the command, for example: /search refund card',
@@ -289,15 +291,29 @@ export class TelegramConversation {
     if (draft) return this.answerStep(turn, customer, draft, text);
     const commented = await commentFromTelegram(this.deps, customer, text, this.customerContext(customer));
     if (commented !== null) return this.reply(turn, commented);
+    const ticket = await this.ticketForWords(customer);
+    if (!ticket) return this.reply(turn, TEXTS.noOpenTicket);
+    await this.post(turn, customer, ticket, text, []);
+  }
+
+  /**
+   * Where the customer's words go (docs/tickets.md, reopening): their open ticket, else their latest
+   * ticket when resolved (the reply reopens it, as on the web) or closed (the desk refuses it, and the
+   * bot says what to do); null when they have no ticket to write in.
+   */
+  private async ticketForWords(customer: UserView): Promise<TicketView | null> {
     const open = await this.openTicketOf(customer);
-    if (!open) return this.reply(turn, TEXTS.noOpenTicket);
-    await this.post(turn, customer, open, text, []);
+    if (open) return open;
+    const [latest] = await this.deps.readStore
+      .collection<TicketView>(TICKETS)
+      .find({ 'customer._id': customer._id, mergedInto: null }, { sort: { createdAt: -1 }, limit: 1 });
+    return latest ?? null;
   }
 
   /** A photo or document for the open ticket: downloaded, checked like a web upload, posted with its caption. */
   private async postFile(turn: Turn, customer: UserView, file: SentFile, caption: string): Promise<void> {
     if ((await this.chat(turn)).state.draft) return this.reply(turn, TEXTS.fileInForm);
-    const open = await this.openTicketOf(customer);
+    const open = await this.ticketForWords(customer);
     if (!open) return this.reply(turn, TEXTS.noOpenTicket);
     const settings = await loadSystemSettings(this.deps.readStore);
     const limit = Math.min(settings.maxFileSize, TELEGRAM_DOWNLOAD_MAX);
@@ -330,17 +346,21 @@ export class TelegramConversation {
     }
   }
 
-  /** Posts what the user sent to their open ticket, once per update; a refusal is explained to them (false). */
-  private async post(turn: Turn, customer: UserView, open: TicketView, content: string, attachments: Attachment[]): Promise<boolean> {
+  /**
+   * Posts what the user sent to their ticket, once per update, through the desk's own rules: a resolved
+   * ticket reopens (and the bot says so), a closed one refuses. A refusal is explained to them (false).
+   */
+  private async post(turn: Turn, customer: UserView, ticket: TicketView, content: string, attachments: Attachment[]): Promise<boolean> {
     const messageId = nameBasedId(`telegram-message:${turn.botId}:${turn.updateId}`);
     try {
-      await postMessage(this.deps, open._id, { messageId, content, isInternal: false, attachments, platform: 'telegram' }, this.customerContext(customer));
-      return true;
+      await postMessage(this.deps, ticket._id, { messageId, content, isInternal: false, attachments, platform: 'telegram' }, this.customerContext(customer));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      await this.reply(turn, error.message);
+      await this.reply(turn, error.code === 'TICKET_CLOSED' ? TEXTS.closed(ticket.ticketId) : error.message);
       return false;
     }
+    if (ticket.status === 'resolved') await this.reply(turn, TEXTS.reopened(ticket.ticketId));
+    return true;
   }
 
   /** Fills the step the form is at with the user's text (null: /skip), then asks the next one. */

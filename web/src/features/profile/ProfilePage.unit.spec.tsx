@@ -51,6 +51,7 @@ describe('Desktop notices', () => {
     expect(statusNotice(TICKET, 'pending_customer').body).toBe('"Invoice shows the wrong amount" is now waiting for customer response');
     expect(statusNotice(TICKET, 'resolved').body).toMatch(/now resolved$/);
     expect(statusNotice(TICKET, 'closed').body).toMatch(/now closed$/);
+    expect(statusNotice(TICKET, 'open', 'customer-replied').body).toBe('The customer replied: "Invoice shows the wrong amount" is now open');
   });
 
   it('when an SLA warning comes, then the assignee is told, or everyone while nobody is assigned (docs/sla.md)', () => {

@@ -5,7 +5,7 @@ import { toastShown } from '../../components/toastsSlice';
 import type { TicketContinues } from '#contract/live';
 import { onLive } from '../../lib/live';
 import { usePreferencesQuery } from './api';
-import { STATUS_WORDS, mergedText, movedText } from '#contract/tickets';
+import { STATUS_WORDS, type StatusChangeReason, mergedText, movedText } from '#contract/tickets';
 import { SLA_TARGET_WORDS, type SlaWarningPush } from '#contract/sla';
 import { isStaff } from '#contract/users';
 import { selectUser } from '../../entities/session/sessionSlice';
@@ -23,8 +23,10 @@ export function newTicketNotice(ticket: Ticket) {
   };
 }
 
-export function statusNotice(ticket: Ticket, to: Ticket['status']) {
-  return { title: `Ticket #${ticket.ticketId} updated`, body: `"${ticket.title}" is now ${STATUS_WORDS[to]}` };
+/** A status change; one the customer's reply made says so, since it is the desk's turn again (docs/tickets.md, reopening). */
+export function statusNotice(ticket: Ticket, to: Ticket['status'], reason?: StatusChangeReason) {
+  const body = `"${ticket.title}" is now ${STATUS_WORDS[to]}`;
+  return { title: `Ticket #${ticket.ticketId} updated`, body: reason === 'customer-replied' ? `The customer replied: ${body}` : body };
 }
 
 /** docs/sla.md: a warning is for the assignee, or for every member of staff while nobody is assigned; null when not for `myId`. */
@@ -119,7 +121,7 @@ export function useDesktopNotifications(): void {
       }),
       onLive<{ ticket: Ticket; change?: TicketChange }>('ticket_updated', ({ ticket, change }) => {
         if (change?.kind !== 'status' || change.by === user._id) return;
-        if (readLocalSettings().ticketUpdates && permissionGranted()) show(statusNotice(ticket, change.to), ticket, STATUS_CLOSE_MS, false);
+        if (readLocalSettings().ticketUpdates && permissionGranted()) show(statusNotice(ticket, change.to, change.reason), ticket, STATUS_CLOSE_MS, false);
       }),
     ];
     return () => stops.forEach((stop) => stop());
