@@ -154,8 +154,12 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     }
     case 'TicketMergeFromUndone':
       return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
-    case 'TicketMergeIntoUndone':
-      return `Undid the merge into #${event.data.targetNumber}: status back to ${STATUS_WORDS[event.data.restoredStatus]}`;
+    case 'TicketMergeIntoUndone': {
+      const { targetNumber, restoredStatus, cancelled } = event.data;
+      if (!cancelled) return `Undid the merge into #${targetNumber}: status back to ${STATUS_WORDS[restoredStatus]}`;
+      const gone = cancelled.reason === 'target_deleted' ? 'was deleted' : `was merged into #${cancelled.targetMergedInto}`;
+      return `Took back the merge into #${targetNumber}, which ${gone} at the same time: the ticket is ${STATUS_WORDS[restoredStatus]}`;
+    }
     case 'MessagesMovedOut': {
       const count = event.data.messages.length;
       return `Moved ${count} ${count === 1 ? 'message' : 'messages'} to the new ticket #${event.data.newNumber} ${quote(event.data.title)}`;

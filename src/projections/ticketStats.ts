@@ -1,7 +1,7 @@
 import { OPEN_STATUSES, type TicketStatus } from '#contract/tickets';
 import type { Doc, ReadStore, Update } from '../platform/readstore/port';
 
-export const TICKET_STATS = 'ticket_stats_v2';
+export const TICKET_STATS = 'ticket_stats_v3';
 /** Tickets created per 15-minute bucket: `{ _id: bucket key, count }`. */
 export const TICKET_CREATED = 'ticket_created_v1';
 const STATS_ID = 'all';
@@ -9,6 +9,8 @@ const CREATED = 'created.';
 
 /** docs/product.md section 9: a ticket's response time counts at most one day. */
 const RESPONSE_CAP_MINUTES = 1440;
+/** Times are counted in steps of 1/1024 minute (about 59 ms); see `minutesBetween`. */
+const STEPS_PER_MINUTE = 1024;
 const BUCKET_MS = 15 * 60 * 1000;
 /** Creation buckets older than this before the newest ticket are dropped: "this week" needs 7 days. */
 const BUCKET_KEEP_MS = 8 * 24 * 60 * 60 * 1000;
@@ -63,7 +65,14 @@ const timeOf = (at: string) => {
   return time;
 };
 
-const minutesBetween = (from: string, to: string) => Math.max(0, (timeOf(to) - timeOf(from)) / 60_000);
+/**
+ * Minutes in whole steps of 1/1024: such binary fractions add up exactly in any order (up to 2^43
+ * minutes), so the live sums, taken a few events at a time, equal a rebuild's, taken a page at a
+ * time. Minutes of any fraction (ms / 60000) drifted apart in their last digits, and the difference
+ * was kept for good. Not whole milliseconds: integers are written as 32-bit integers, which FerretDB's
+ * `$inc` wraps past 2^31 (25 days of milliseconds).
+ */
+const minutesBetween = (from: string, to: string) => Math.max(0, Math.round(((timeOf(to) - timeOf(from)) / 60_000) * STEPS_PER_MINUTE) / STEPS_PER_MINUTE);
 
 /** Bucket keys sort as time and hold no dots, so they can be field names in dotted update paths. */
 const bucketKey = (at: string | number) => {

@@ -613,7 +613,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 7,
+  version: 8,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);

@@ -100,7 +100,7 @@ export function describeTickets(docs: ApiRegistry): void {
     token: scope('tickets:write'),
     summary: 'Merge this ticket into another',
     description:
-      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted. 409 `SHARED_MESSAGES` when the two hold the same message (moved on from one to the other by a split).',
+      'This ticket (the source) is closed with a redirect, and its conversation joins the target in time order, each message marked with `mergedFrom`. Tickets of one customer; an admin may merge across customers. A closed target is reopened unless its customer has another open ticket. Running the same merge again completes one that was interrupted. 409 `SHARED_MESSAGES` when the two hold the same message (moved on from one to the other by a split); 409 `MERGE_CONFLICT` when the target was merged into another ticket (this one included) or deleted at the same time: the merge is taken back and this ticket stands as it was.',
     access: [...staff],
     body: schema.mergeTicketSchema,
     responses: { 200: { description: 'The target after the merge', schema: ticketAnswer } },

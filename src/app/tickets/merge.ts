@@ -1,7 +1,7 @@
 import { ConflictError } from '#contract/errors';
 import { isOpenStatus } from '#contract/tickets';
-import { staffOnly, ticketDecider } from '../../domain/ticket/decide';
-import type { MessagesMovedOutData, TicketOpenedData } from '../../domain/ticket/ticket';
+import { mergeTargetGone, staffOnly, ticketDecider } from '../../domain/ticket/decide';
+import type { MessagesMovedOutData, TicketOpenedData, TicketState } from '../../domain/ticket/ticket';
 import type { CommandContext, Fence } from '../../platform/commands';
 import { recordedAs } from '../../platform/eventstore/port';
 import type { AppDeps } from '../deps';
@@ -20,6 +20,24 @@ import {
 
 const DAY_MS = 86_400_000;
 
+/** Tries more than once only while racing merges keep freeing the target again (docs/tickets.md, merges under races). */
+const MERGE_ATTEMPTS = 3;
+
+const isMergeConflict = (error: unknown) => error instanceof ConflictError && error.code === 'MERGE_CONFLICT';
+
+/** The customer's open-ticket claim for `ticketId` if nobody else holds it (the fence), else null. */
+const claimIfFree = (deps: AppDeps, customerId: string, ticketId: string, context: CommandContext): Promise<Fence | null> =>
+  claimOpenTicket(deps, customerId, ticketId, context).catch((error: unknown) => {
+    if (error instanceof ConflictError) return null;
+    throw error;
+  });
+
+/** After a failed command that carried `fence`: lets the claim go unless the ticket holds it all the same (a twin that landed). */
+async function releaseUnlessHeld(deps: AppDeps, fence: Fence | null, ticketId: string, context: CommandContext) {
+  if (fence && !ticketOwners.holds((await loadTicket(deps, ticketId)).state, openTicketClaim(fence.value)))
+    await releaseOpenTicket(deps, fence.value, ticketId, context);
+}
+
 /**
  * Merges `sourceId` into `targetId` (docs/tickets.md, merging). Two streams cannot take one atomic
  * append, so the order is fixed: the source first (closed, redirecting), at the revision its rules
@@ -27,38 +45,68 @@ const DAY_MS = 86_400_000;
  * reopens it; then the target, which copies the source's conversation. A crash between the appends
  * leaves a source that redirects to a target without its messages yet: running the same merge again
  * decides nothing on the source and completes the target, each step being a no-op when done.
+ * The target refuses the source when it went away between the appends (merged on, or deleted, by a
+ * racing request): the source's half is then taken back (`cancelMerge`) and the answer is 409
+ * `MERGE_CONFLICT`, unless the target has been freed again meanwhile, when the merge is run again.
  * Answers the log position of the last event written.
  */
 export async function mergeTickets(deps: AppDeps, sourceId: string, targetId: string, context: CommandContext): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await mergeOnce(deps, sourceId, targetId, context);
+    } catch (error) {
+      if (!isMergeConflict(error)) throw error;
+      const target = (await loadTicket(deps, targetId)).state;
+      if (mergeTargetGone(target, sourceId)) await cancelMerge(deps, sourceId, targetId, target, context);
+      else if (attempt < MERGE_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
+
+async function mergeOnce(deps: AppDeps, sourceId: string, targetId: string, context: CommandContext): Promise<number> {
   const actor = actorOf(context);
-  const target = await loadTicket(deps, targetId);
-  const into = await runTicketCommand(deps, sourceId, { type: 'MergeInto', ticketId: sourceId, actor, target: target.state, now: context.now }, context);
+  const target = (await loadTicket(deps, targetId)).state;
+  const into = await runTicketCommand(deps, sourceId, { type: 'MergeInto', ticketId: sourceId, actor, target, now: context.now }, context);
   const source = staffOnly(into.state, actor);
   await releaseOpenTicket(deps, source.customerId, sourceId, context);
-  const targetState = staffOnly(target.state, actor);
-  const fences: Fence[] = [];
-  if (!isOpenStatus(targetState.status) && !targetState.mergedFrom.some((link) => link.ticketId === sourceId)) {
-    // Refused only when the customer has another open ticket: the target then takes the messages and stays as it is.
-    const claimed = await claimOpenTicket(deps, targetState.customerId, targetId, context).catch((error: unknown) => {
-      if (error instanceof ConflictError) return null;
-      throw error;
-    });
-    if (claimed) fences.push(claimed);
-  }
+  // Refused only when the customer has another open ticket: the target then takes the messages and stays as it is.
+  const fence =
+    target.kind === 'live' && !isOpenStatus(target.status) && !target.mergedFrom.some((link) => link.ticketId === sourceId)
+      ? await claimIfFree(deps, target.customerId, targetId, context)
+      : null;
   try {
     const from = await runTicketCommand(
       deps,
       targetId,
-      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fences.length > 0, now: context.now },
+      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fence !== null, now: context.now },
       context,
-      fences,
+      fence ? [fence] : [],
     );
     const position = Math.max(into.position, from.position);
     await ticketViewsReach(deps, position);
     return position;
   } catch (error) {
-    if (fences.length > 0 && !ticketOwners.holds((await loadTicket(deps, targetId)).state, openTicketClaim(targetState.customerId)))
-      await releaseOpenTicket(deps, targetState.customerId, targetId, context);
+    await releaseUnlessHeld(deps, fence, targetId, context);
+    throw error;
+  }
+}
+
+/**
+ * Takes back the source's half of a merge its target can no longer take (docs/tickets.md, merges
+ * under races), as an event of the merging agent with the reason: the source stands alone again with
+ * the status it had. An open status takes its customer's open-ticket claim back first (docs/claims.md);
+ * when another ticket of theirs holds it by then, the source comes back resolved.
+ */
+async function cancelMerge(deps: AppDeps, sourceId: string, targetId: string, target: TicketState, context: CommandContext): Promise<void> {
+  const { state } = await loadTicket(deps, sourceId);
+  if (state.kind !== 'live' || state.mergedInto?.ticketId !== targetId) return;
+  const fence = isOpenStatus(state.mergedInto.previousStatus) ? await claimIfFree(deps, state.customerId, sourceId, context) : null;
+  try {
+    const command = { type: 'CancelMergeInto' as const, ticketId: sourceId, actor: actorOf(context), target, reopen: fence !== null };
+    await ticketViewsReach(deps, (await runTicketCommand(deps, sourceId, command, context, fence ? [fence] : [])).position);
+  } catch (error) {
+    await releaseUnlessHeld(deps, fence, sourceId, context);
     throw error;
   }
 }
@@ -178,23 +226,29 @@ async function completeSplit(
  * Completes a merge or split that stopped between its two appends (a crash, a failed second
  * write), as the agent's retry would, acting as the agent who started it: the source's
  * `TicketMergedInto` without its target's `TicketMergedFrom`, or `MessagesMovedOut` without the new
- * ticket. Answers what it did; a step already done, undone or overtaken does nothing.
+ * ticket. A merge whose target went away meanwhile (merged on or deleted) is taken back instead, as
+ * the agent's retry would. Answers what it did; a step already done, undone or overtaken does nothing.
  */
 export async function completeInterrupted(
   deps: AppDeps,
   event:
     { type: 'TicketMergedInto'; sourceId: string; targetId: string } | { type: 'MessagesMovedOut'; sourceId: string; newTicketId: string; messageId: string },
   context: CommandContext,
-): Promise<'completed' | 'nothing to do'> {
+): Promise<'completed' | 'taken back' | 'nothing to do'> {
   const source = (await loadTicket(deps, event.sourceId)).state;
   if (source.kind !== 'live') return 'nothing to do';
   if (event.type === 'TicketMergedInto') {
     // Still merged into that target (not undone since), and the target has not taken the messages.
     if (source.mergedInto?.ticketId !== event.targetId) return 'nothing to do';
     const target = (await loadTicket(deps, event.targetId)).state;
-    if (target.kind !== 'live' || target.mergedFrom.some((link) => link.ticketId === event.sourceId)) return 'nothing to do';
-    await mergeTickets(deps, event.sourceId, event.targetId, context);
-    return 'completed';
+    if (target.kind === 'live' && target.mergedFrom.some((link) => link.ticketId === event.sourceId)) return 'nothing to do';
+    try {
+      await mergeTickets(deps, event.sourceId, event.targetId, context);
+      return 'completed';
+    } catch (error) {
+      if (isMergeConflict(error)) return 'taken back';
+      throw error;
+    }
   }
   if ((await loadTicket(deps, event.newTicketId)).state.kind !== 'none') return 'nothing to do';
   await splitTicket(deps, event.sourceId, { messageId: event.messageId, withFollowing: false, title: '' }, context);

@@ -7,6 +7,7 @@ import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFiel
 import { isBlankText } from '#contract/text';
 import {
   type LiveTicket,
+  type MergeCancelled,
   type MessagesMovedOutData,
   type TicketEvent,
   type TicketOpenedData,
@@ -90,6 +91,11 @@ export type TicketCommand =
   /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
   | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
   | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date }
+  /**
+   * To the source whose target went away before taking it (`target`: its state as the handler last
+   * loaded it): the merge is taken back; `reopen` when its customer's open-ticket claim is held for it.
+   */
+  | { type: 'CancelMergeInto'; ticketId: string; actor: TicketActor; target: TicketState; reopen: boolean }
   /**
    * Split: `messageId` (and, with `withFollowing`, the customer's messages after it) leave for a new
    * ticket `newTicketId` titled `title`; an open ticket is resolved, its customer's open ticket now being the new one.
@@ -312,17 +318,22 @@ function markRead(command: Extract<TicketCommand, { type: 'MarkMessagesRead' }>,
  * Merging rules (docs/tickets.md, merging): staff only; the tickets of one customer, unless an admin
  * merges across customers; neither side merged already (a ticket merged into another redirects, and a
  * chain would hide where the conversation went). A repeated merge of the same pair decides nothing,
- * so a merge interrupted between its two appends is completed by running it again.
+ * so a merge interrupted between its two appends is completed by running it again, even once the
+ * target has gone (its second half then takes the merge back). The target is as the handler loaded it
+ * before this append; the source is as it stands: a target that has been merged into it meanwhile
+ * is refused here, before a cycle is written.
  */
 function mergeInto(command: Extract<TicketCommand, { type: 'MergeInto' }>, state: TicketState): TicketEvent[] {
   const source = staffOnly(state, command.actor);
+  if (command.target.kind !== 'none' && source.mergedInto?.ticketId === command.target.ticketId) return [];
   if (command.target.kind !== 'live') throw new NotFoundError('Target ticket');
   const target = command.target;
-  if (source.mergedInto?.ticketId === target.ticketId) return [];
   if (target.ticketId === source.ticketId)
     throw new ValidationError('A ticket cannot be merged into itself', [{ path: 'targetId', message: 'A ticket cannot be merged into itself' }]);
   if (source.mergedInto) throw new ConflictError(`This ticket is already merged into #${source.mergedInto.number}`, 'TICKET_MERGED');
   if (target.mergedInto) throw new ConflictError(`Ticket #${target.number} is merged into #${target.mergedInto.number}; merge into that one`, 'TICKET_MERGED');
+  if (source.mergedFrom.some((link) => link.ticketId === target.ticketId))
+    throw new ConflictError(`Ticket #${target.number} was merged into this ticket at the same time; nothing was merged`, 'MERGE_CONFLICT');
   if (target.customerId !== source.customerId && command.actor.role !== 'admin') throw new ForbiddenError(DIFFERENT_CUSTOMERS_MESSAGE, 'DIFFERENT_CUSTOMERS');
   // A message moved on from a merge's copy is in both once the merge is undone: one conversation cannot hold it twice.
   if ([...source.messages.keys()].some((id) => target.messages.has(id)))
@@ -364,11 +375,18 @@ function mergedReadMarks(target: LiveTicket, source: LiveTicket, joined: Array<{
 }
 
 function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state: TicketState): TicketEvent[] {
+  if (state.kind === 'deleted') throw new ConflictError('The ticket to merge into was deleted at the same time; nothing was merged', 'MERGE_CONFLICT');
   const target = staffOnly(state, command.actor);
   if (command.source.kind !== 'live') throw new NotFoundError('Source ticket');
   const source = command.source;
   if (target.mergedFrom.some((link) => link.ticketId === source.ticketId)) return [];
   if (source.mergedInto?.ticketId !== target.ticketId) throw new ConflictError(`Ticket #${source.number} is not merged into this ticket`, 'NOT_MERGED');
+  // Refused, not followed: the source's handler takes its own half back (`CancelMergeInto`).
+  if (target.mergedInto)
+    throw new ConflictError(
+      `Ticket #${target.number} was merged into #${target.mergedInto.number} at the same time; nothing was merged, try again`,
+      'MERGE_CONFLICT',
+    );
   const messages = [...source.messages.values()]
     .sort((a, b) => a.seq - b.seq)
     .map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
@@ -452,6 +470,39 @@ function leavesQuestionUnanswered(ticket: LiveTicket, staying: ConversationMessa
   const seen = staying.filter((message) => !message.staffOnly);
   const settled = Math.max(lastPublicReply(seen), ticket.settledSeq);
   return settled === 0 || seen.some((message) => message.senderId === ticket.customerId && !message.isInternal && message.seq > settled);
+}
+
+/**
+ * Why a target cannot take `sourceId` any more, checked on the target as it stands: it was merged on
+ * into another ticket (or is being merged: its own `TicketMergedInto` comes first) or deleted since
+ * the source was merged into it. Taking the source then would strand its words in a ticket that only
+ * redirects, or close a cycle of tickets that all redirect. Null while it can, or once it has.
+ */
+export function mergeTargetGone(target: TicketState, sourceId: string): MergeCancelled | null {
+  if (target.kind === 'deleted') return { reason: 'target_deleted' };
+  if (target.kind !== 'live' || !target.mergedInto || target.mergedFrom.some((link) => link.ticketId === sourceId)) return null;
+  return { reason: 'target_merged', targetMergedInto: target.mergedInto.number };
+}
+
+/**
+ * Takes a merge back on its source when the target went away before taking it (`mergeTargetGone`):
+ * the source stands alone again with the status it had, or resolved when that was open and another
+ * ticket of its customer holds their open-ticket claim by then. Nothing when the source is no longer
+ * merged into that target (undone or taken back already).
+ */
+function cancelMergeInto(command: Extract<TicketCommand, { type: 'CancelMergeInto' }>, state: TicketState): TicketEvent[] {
+  const source = staffOnly(state, command.actor);
+  const merged = source.mergedInto;
+  if (!merged || command.target.kind === 'none' || command.target.ticketId !== merged.ticketId) return [];
+  const cancelled = mergeTargetGone(command.target, source.ticketId);
+  if (!cancelled) throw new ConflictError(`Ticket #${merged.number} can still take this ticket; the merge stands`, 'TICKET_MERGED');
+  const restoredStatus = isOpenStatus(merged.previousStatus) && !command.reopen ? 'resolved' : merged.previousStatus;
+  return [
+    {
+      type: 'TicketMergeIntoUndone',
+      data: { ticketId: source.ticketId, targetId: merged.ticketId, targetNumber: merged.number, restoredStatus, cancelled },
+    },
+  ];
 }
 
 function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: TicketState): TicketEvent[] {
@@ -577,6 +628,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return undoMergeFrom(command, state);
     case 'UndoMergeInto':
       return undoMergeInto(command, state);
+    case 'CancelMergeInto':
+      return cancelMergeInto(command, state);
     case 'LinkTicket':
       return link(command, state);
     case 'MoveOut':

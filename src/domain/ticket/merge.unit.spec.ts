@@ -237,6 +237,112 @@ describe('Ticket merge', () => {
     });
   });
 
+  describe('when merges race (docs/tickets.md, merges under races)', () => {
+    const source = [...SOURCE_OPEN, MERGED_INTO];
+    const mergedOn = (ticketId: string, number: number, into: string, intoNumber: number, previousStatus: TicketStatus = 'closed'): TicketEvent => ({
+      type: 'TicketMergedInto',
+      data: {
+        ...MERGED_INTO.data,
+        ticketId,
+        targetId: into,
+        targetNumber: intoNumber,
+        previousStatus,
+        targetCustomerId: CUSTOMER.userId,
+        mergedAt: MERGED_AT.toISOString(),
+      },
+    });
+    /** The target merged on into #1050 after the source was merged into it, before it took the source. */
+    const TARGET_MERGED_ON = [...TARGET_CLOSED, mergedOn(TARGET, 1043, 'third', 1050)];
+    const cancel = (target: TicketEvent[], reopen = true, actor = AGENT): TicketCommand => ({
+      type: 'CancelMergeInto',
+      ticketId: SOURCE,
+      actor,
+      target: fold(target),
+      reopen,
+    });
+
+    it('the target refuses a source once it is merged on itself: its words would be left in a ticket that only redirects', () =>
+      given(TARGET_MERGED_ON).when(mergeFrom(source)).thenThrowsCode(ConflictError, 'MERGE_CONFLICT'));
+
+    it('two tickets merged into each other at once: each refuses the other, so no cycle is written', () => {
+      const targetIntoSource = [...TARGET_CLOSED, mergedOn(TARGET, 1043, SOURCE, 1042)];
+      given(targetIntoSource).when(mergeFrom(source)).thenThrowsCode(ConflictError, 'MERGE_CONFLICT');
+      given(source)
+        .when({ type: 'MergeFrom', ticketId: SOURCE, actor: AGENT, source: fold(targetIntoSource), reopen: false, now: MERGED_AT })
+        .thenThrowsCode(ConflictError, 'MERGE_CONFLICT');
+    });
+
+    it('a target deleted meanwhile refuses the source with the same code', () =>
+      given([...TARGET_CLOSED, { type: 'TicketDeleted', data: { ticketId: TARGET, number: 1043, customerId: CUSTOMER.userId } }])
+        .when(mergeFrom(source))
+        .thenThrowsCode(ConflictError, 'MERGE_CONFLICT'));
+
+    it('the source refuses a target merged into it since the handler loaded that target, before a cycle is written', () => {
+      const tookTarget = decide(
+        {
+          type: 'MergeFrom',
+          ticketId: SOURCE,
+          actor: AGENT,
+          source: fold([...TARGET_CLOSED, mergedOn(TARGET, 1043, SOURCE, 1042)]),
+          reopen: false,
+          now: MERGED_AT,
+        },
+        fold(SOURCE_OPEN),
+      );
+      given([...SOURCE_OPEN, ...tookTarget])
+        .when(mergeInto(AGENT, fold(TARGET_CLOSED)))
+        .thenThrowsCode(ConflictError, 'MERGE_CONFLICT');
+    });
+
+    it('a target that took the source before it merged on decides nothing again: the source’s words went on with it', () => {
+      const tookSource = [...TARGET_CLOSED, ...mergedFromOf(TARGET_CLOSED, source), mergedOn(TARGET, 1043, 'third', 1050, 'open')];
+      given(tookSource).when(mergeFrom(source)).then([]);
+      given(source).when(cancel(tookSource)).thenThrowsCode(ConflictError, 'TICKET_MERGED');
+    });
+
+    it('takes the merge back on the source with the reason, giving back the status it had', () => {
+      const [undone] = given(source).when(cancel(TARGET_MERGED_ON)).result();
+      expect(undone).toEqual({
+        type: 'TicketMergeIntoUndone',
+        data: {
+          ticketId: SOURCE,
+          targetId: TARGET,
+          targetNumber: 1043,
+          restoredStatus: 'open',
+          cancelled: { reason: 'target_merged', targetMergedInto: 1050 },
+        },
+      });
+      expect(fold([...source, undone!])).toMatchObject({ status: 'open', mergedInto: null });
+    });
+
+    it('gives an open source back resolved when its customer’s open-ticket claim is held by another ticket by then', () => {
+      expect(given(source).when(cancel(TARGET_MERGED_ON, false)).result()[0]!.data).toMatchObject({ restoredStatus: 'resolved' });
+      const wasClosed = [...SOURCE_OPEN, status(SOURCE, 'open', 'closed'), mergedOn(SOURCE, 1042, TARGET, 1043)];
+      expect(given(wasClosed).when(cancel(TARGET_MERGED_ON, false)).result()[0]!.data).toMatchObject({ restoredStatus: 'closed' });
+    });
+
+    it('names a deleted target as the reason', () =>
+      expect(
+        given(source)
+          .when(cancel([...TARGET_CLOSED, { type: 'TicketDeleted', data: { ticketId: TARGET, number: 1043, customerId: CUSTOMER.userId } }]))
+          .result()[0]!.data,
+      ).toMatchObject({ cancelled: { reason: 'target_deleted' } }));
+
+    it('refuses while the target can still take the source, and decides nothing once the merge is taken back or undone', () => {
+      given(source).when(cancel(TARGET_CLOSED)).thenThrowsCode(ConflictError, 'TICKET_MERGED');
+      given(SOURCE_OPEN).when(cancel(TARGET_MERGED_ON)).then([]);
+      const [undone] = decide(cancel(TARGET_MERGED_ON), fold(source));
+      given([...source, undone!])
+        .when(cancel(TARGET_MERGED_ON))
+        .then([]);
+    });
+
+    it('is for staff only', () =>
+      given(source)
+        .when(cancel(TARGET_MERGED_ON, true, CUSTOMER))
+        .thenThrows(ForbiddenError));
+  });
+
   describe('when related to another ticket', () => {
     const relate = (actor: TicketActor, other: TicketState, linked = true): TicketCommand => ({ type: 'LinkTicket', ticketId: SOURCE, actor, other, linked });
     const LINKED: TicketEvent = { type: 'TicketLinked', data: { ticketId: SOURCE, otherId: TARGET, otherNumber: 1043 } };

@@ -83,7 +83,7 @@ export type TicketEvent =
   /** "Related tickets" without merging: recorded on both tickets, each naming the other. */
   | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
-  | DomainEvent<'TicketMergeIntoUndone', { ticketId: string; targetId: string; targetNumber: number; restoredStatus: TicketStatus }>;
+  | DomainEvent<'TicketMergeIntoUndone', TicketMergeIntoUndoneData>;
 
 export interface MessagesMovedOutData {
   ticketId: string;
@@ -100,6 +100,21 @@ export interface MessagesMovedOutData {
    * public staff reply followed here; null when none waits (absent in splits recorded before it was kept).
    */
   waitingSince?: string | null;
+}
+
+/**
+ * Why a merge was taken back on its source without anyone asking (docs/tickets.md, merges under
+ * races): its target went away before taking it, merged on into another ticket or deleted meanwhile.
+ */
+export type MergeCancelled = { reason: 'target_merged'; targetMergedInto: number } | { reason: 'target_deleted' };
+
+interface TicketMergeIntoUndoneData {
+  ticketId: string;
+  targetId: string;
+  targetNumber: number;
+  restoredStatus: TicketStatus;
+  /** Set when the merge could not be completed and was taken back; absent for an unmerge staff asked for. */
+  cancelled?: MergeCancelled;
 }
 
 interface TicketMergedIntoData {

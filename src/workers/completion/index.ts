@@ -30,7 +30,8 @@ function completionOf(recorded: RecordedEvent, deps: AppDeps): PlannedJob[] {
 /**
  * Completes merges and splits cut short between their two appends (docs/tickets.md): the
  * notifications reactor plans a check per first event; the check, after MERGE_COMPLETION_DELAY_MS,
- * runs the rest as the agent who started it, and does nothing when it was done meanwhile.
+ * runs the rest as the agent who started it (or takes the merge back when its target has gone), and
+ * does nothing when it was done meanwhile.
  */
 export const completionChannel: WorkerChannel = {
   name: 'completion',
@@ -43,6 +44,7 @@ export const completionChannel: WorkerChannel = {
       async (job) => {
         const outcome = await completeInterrupted(deps, job.data.step, { actor: job.data.actor, now: deps.clock() });
         if (outcome === 'completed') deps.logger.warn({ step: job.data.step }, 'completed a merge or split cut short between its appends');
+        if (outcome === 'taken back') deps.logger.warn({ step: job.data.step }, 'took back a merge cut short between its appends: its target had gone');
       },
       { concurrency: 1 },
     );
