@@ -80,7 +80,8 @@ async function main(args: string[]): Promise<number> {
   try {
     const head = await events.headPosition();
     console.log(`Rebuilding ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) from ${events.kind}, ${head} positions.`);
-    if (readStore.kind === 'memory') {
+    // The embedded stores (heap or SQLite file) are rebuilt apart and compared with the running app's; only a shared store is written in place.
+    if (readStore.kind !== 'mongodb') {
       const bar = progressBar('rebuild');
       bar.start(head);
       const started = Date.now();

@@ -162,7 +162,7 @@ export const Health = z
   .strictObject({
     status: z.enum(['ok', 'starting', 'degraded']),
     eventStore: z.enum(['sqlite', 'eventstoredb']),
-    readStore: z.enum(['memory', 'mongodb']),
+    readStore: z.enum(['memory', 'sqlite', 'mongodb']),
     queue: z.enum(['bullmq', 'inline']),
     /** `down` when the job queue (Redis) did not answer within 0.7 s; `deliveries` and `channels` are then its last figures. */
     queueState: z.enum(['up', 'down']),

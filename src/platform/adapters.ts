@@ -12,6 +12,7 @@ import { PRIVATE_DIR_MODE } from './files';
 import { MemoryReadStore } from './readstore/memory';
 import { MongoReadStore } from './readstore/mongodb';
 import type { ReadStore } from './readstore/port';
+import { SqliteReadStore } from './readstore/sqlite';
 
 export interface Adapters {
   events: EventStore;
@@ -34,12 +35,18 @@ export function createEventStore(config: Config, logger?: QueueLogger): EventSto
       });
 }
 
+/** The read store without MONGO_URL: on the heap, or (READSTORE=sqlite) in DATA_DIR/readstore.db. */
+function embeddedReadStore(config: Config, logger: QueueLogger | undefined): ReadStore {
+  if (config.READSTORE === 'memory') return new MemoryReadStore();
+  return new SqliteReadStore({ filename: path.join(config.DATA_DIR, 'readstore.db'), ...(logger ? { logger } : {}) });
+}
+
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */
 export async function createAdapters(config: Config, { events, logger }: { events?: EventStore; logger?: QueueLogger } = {}): Promise<Adapters> {
   // The queue's file and the uploads live here even when the caller brought its own event log.
   mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   events ??= createEventStore(config, logger);
-  const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : new MemoryReadStore();
+  const readStore = config.MONGO_URL ? await MongoReadStore.connect(config.MONGO_URL) : embeddedReadStore(config, logger);
   const queueOptions = {
     retry: { windowMs: config.DELIVERY_RETRY_WINDOW_MS, capMs: config.DELIVERY_BACKOFF_CAP_MS },
     keepFailed: { count: config.FAILED_JOBS_KEEP_COUNT, ageMs: config.FAILED_JOBS_KEEP_MS },

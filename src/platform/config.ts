@@ -152,6 +152,11 @@ const schema = z.object({
       return z.NEVER;
     }),
   /**
+   * Where the embedded read store (without MONGO_URL) keeps the read models: on the heap (`memory`,
+   * with snapshots), or in `DATA_DIR/readstore.db` (`sqlite`, on trial: docs/readstore.md).
+   */
+  READSTORE: z.enum(['memory', 'sqlite'], { message: 'must be memory or sqlite' }).default('memory'),
+  /**
    * The embedded read store is saved to DATA_DIR this often while it changes (and on a clean stop),
    * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
    */

@@ -58,6 +58,8 @@ export async function startTestServer(
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
     ...(mongoUrl ? { MONGO_URL: mongoUrl } : {}),
+    // READSTORE=sqlite in the test process runs the suites with the read models in DATA_DIR/readstore.db (docs/readstore.md).
+    ...(process.env.READSTORE ? { READSTORE: process.env.READSTORE } : {}),
     ...options.env,
   });
   const server = await startServer(config, {

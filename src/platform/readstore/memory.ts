@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Query, aggregate, find } from 'mingo';
-import { type Modifier, update as applyModifier } from 'mingo/updater';
 import {
   type BulkOp,
   type Collection,
@@ -16,40 +15,11 @@ import {
   type UpdateResult,
   writeOne,
 } from './port';
+import { type AnyObject, anchoredLiteral, applyUpdate, clone, isPlainObject, topLevelInclusion, upsertDocument } from './documents';
 import { EPOCH_FIELD } from './fenced';
 import { OrderedIndex, compareValues } from './ordered';
 import { Postings, Slots } from './postings';
 import { SortedStrings } from './sortedStrings';
-
-type AnyObject = Record<string, unknown>;
-
-const isPlainObject = (value: unknown): value is AnyObject => {
-  if (value === null || typeof value !== 'object') return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
-};
-
-/**
- * Documents are copied in and out, so no caller can change a stored document behind the store's
- * back. Read models hold JSON-shaped data, which a hand-written copy handles several times faster
- * than structuredClone (this copy is the largest cost of a replay); anything else goes to it.
- */
-function clone<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    // Most arrays hold strings (a ticket's words, tags): one copy of the whole, then only objects replaced.
-    const copy: unknown[] = value.slice();
-    for (let index = 0; index < copy.length; index++) {
-      const item = copy[index];
-      if (item !== null && typeof item === 'object') copy[index] = clone(item);
-    }
-    return copy as T;
-  }
-  if (!isPlainObject(value)) return structuredClone(value);
-  const copy: AnyObject = {};
-  for (const key of Object.keys(value)) copy[key] = clone(value[key]);
-  return copy as T;
-}
 
 /** A copy for a reader: without the fencing epoch a fenced writer stamps (src/platform/readstore/fenced.ts), as MongoDB's reads. */
 function cloneOut<T>(value: T): T {
@@ -58,7 +28,6 @@ function cloneOut<T>(value: T): T {
   if (copy !== null && typeof copy === 'object' && EPOCH_FIELD in copy) delete (copy as AnyObject)[EPOCH_FIELD];
   return copy;
 }
-const isOperatorKey = (key: string) => key.startsWith('$');
 
 /** `{ $in: [...] }` and nothing else, on string ids. */
 const isIdIn = (value: unknown): value is { $in: unknown[] } =>
@@ -534,7 +503,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     this.indexFields(doc, false);
     let changed: string[];
     try {
-      changed = fastModify(doc as AnyObject, modifier) ?? applyModifier(doc as AnyObject, modifier as Modifier<AnyObject>);
+      changed = applyUpdate(doc as AnyObject, modifier);
     } finally {
       this.indexFields(doc, true);
     }
@@ -553,20 +522,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private upsert(filter: Filter, update: Update): UpdateResult {
-    const seed: AnyObject = {};
-    for (const [key, value] of Object.entries(filter)) {
-      if (!isOperatorKey(key) && !key.includes('.') && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-        seed[key] = clone(value);
-      }
-    }
-    // Built by assignment, not spread: V8 gives an object spread from another a map that shares no
-    // transitions, so each property added to it later makes a map of its own (some 350 bytes a document).
-    seed._id = typeof seed._id === 'string' ? seed._id : randomUUID();
-    const doc = seed as T;
+    const doc = upsertDocument(filter, update) as T;
     if (this.docs.has(doc._id)) throw new DuplicateKeyError(this.name, ['_id']);
-    const { $setOnInsert, ...modifier } = update;
-    const changes = { ...modifier, $set: { ...($setOnInsert ?? {}), ...(modifier.$set ?? {}) } };
-    if (!fastModify(doc as AnyObject, changes)) applyModifier(doc as AnyObject, changes as Modifier<AnyObject>);
     this.checkUnique(doc);
     this.docs.set(doc._id, doc);
     this.index(null, doc);
@@ -650,30 +607,15 @@ function postingsWithPrefix(index: FieldIndex, range: { lower: string; upper: st
   return holding;
 }
 
-const REGEX_SPECIAL = new Set('.*+?^${}()|[]\\'.split(''));
-
 /**
  * `{ $regex: '^literal' }` (no options): the strings it matches are exactly those from `literal` up
  * to the next string of its length, a range of the sorted values; null for any other condition.
  */
 function literalPrefix(condition: unknown): { lower: string; upper: string } | null {
-  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || typeof condition.$regex !== 'string') return null;
-  const pattern = condition.$regex;
-  if (!pattern.startsWith('^')) return null;
-  let literal = '';
-  for (let i = 1; i < pattern.length; i++) {
-    const char = pattern[i]!;
-    if (char === '\\') {
-      const next = pattern[++i];
-      // An escaped punctuation mark is itself; `\d`, `\w` and the like are classes.
-      if (next === undefined || !/[!-/:-@[-`{-~]/.test(next)) return null;
-      literal += next;
-    } else if (REGEX_SPECIAL.has(char)) return null;
-    else literal += char;
-  }
-  const last = literal.charCodeAt(literal.length - 1);
-  if (literal === '' || last === 0xffff) return null;
-  return { lower: literal, upper: literal.slice(0, -1) + String.fromCharCode(last + 1) };
+  const literal = anchoredLiteral(condition);
+  const last = literal?.charCodeAt(literal.length - 1);
+  if (!literal || last === 0xffff) return null;
+  return { lower: literal, upper: literal.slice(0, -1) + String.fromCharCode(last! + 1) };
 }
 
 const isPrimitiveArray = (value: unknown): value is Primitive[] => Array.isArray(value) && value.every(isPrimitive);
@@ -844,16 +786,6 @@ function countIn(sets: IndexSets): number {
   return total;
 }
 
-/** The fields of a projection that includes top-level fields only (`_id` too unless excluded), else null. */
-function topLevelInclusion(projection: FindOptions['projection']): string[] | null {
-  if (!projection) return null;
-  const entries = Object.entries(projection);
-  if (entries.some(([field, include]) => field.includes('.') || field.startsWith('$') || (include !== 1 && field !== '_id'))) return null;
-  const included = entries.filter(([, include]) => include === 1).map(([field]) => field);
-  if (included.length === 0) return null;
-  return projection._id === 0 ? included.filter((field) => field !== '_id') : [...new Set(['_id', ...included])];
-}
-
 function pick(doc: AnyObject, fields: string[]): AnyObject {
   const copy: AnyObject = {};
   for (const field of fields) if (field in doc && field !== EPOCH_FIELD) copy[field] = clone(doc[field]);
@@ -888,75 +820,6 @@ function operatorTest(operator: string, operand: unknown, condition: AnyObject):
     return (value) => typeof value === 'string' && pattern.test(value);
   }
   return null;
-}
-
-const FAST_OPERATORS = new Set(['$set', '$inc', '$max', '$min', '$unset']);
-
-/**
- * `$set`, `$inc`, `$max`, `$min` and `$unset` on paths through plain objects, applied directly with
- * MongoDB's semantics: the projections' everyday writes, which mingo's general updater made the
- * second cost of a replay. Answers null, changing nothing, for anything else (arrays or numeric
- * segments on the way, a type MongoDB would refuse, overlapping paths), which mingo then handles.
- */
-function fastModify(doc: AnyObject, modifier: Update): string[] | null {
-  const planned: Array<{ operator: string; path: string[]; value: unknown }> = [];
-  const paths: string[] = [];
-  for (const [operator, fields] of Object.entries(modifier)) {
-    if (!FAST_OPERATORS.has(operator) || !isPlainObject(fields)) return null;
-    for (const [dotted, value] of Object.entries(fields)) {
-      const path = dotted.split('.');
-      if (path.some((part) => part === '' || part.startsWith('$') || /^\d+$/.test(part))) return null;
-      let parent: AnyObject | null = doc;
-      for (const part of path.slice(0, -1)) {
-        const next: unknown = parent?.[part];
-        if (next === undefined || next === null) {
-          if (next === null) return null;
-          parent = null;
-          break;
-        }
-        if (!isPlainObject(next)) return null;
-        parent = next;
-      }
-      const current = parent?.[path.at(-1)!];
-      if (operator === '$inc' && (typeof value !== 'number' || (current !== undefined && typeof current !== 'number'))) {
-        throw new Error(`Cannot apply $inc to ${dotted}: it needs numbers, as in MongoDB`);
-      }
-      if (
-        (operator === '$max' || operator === '$min') &&
-        (!['number', 'string'].includes(typeof value) || (current !== undefined && current !== null && typeof current !== typeof value))
-      )
-        return null;
-      planned.push({ operator, path, value });
-      paths.push(dotted);
-    }
-  }
-  const sorted = [...paths].sort();
-  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1] || sorted[i]!.startsWith(`${sorted[i - 1]}.`)) return null;
-
-  const changed: string[] = [];
-  for (const { operator, path, value } of planned) {
-    const last = path.at(-1)!;
-    if (operator === '$unset') {
-      const parent = path.slice(0, -1).reduce<AnyObject | undefined>((node, part) => node?.[part] as AnyObject | undefined, doc);
-      if (parent && last in parent) {
-        delete parent[last];
-        changed.push(path.join('.'));
-      }
-      continue;
-    }
-    let parent = doc;
-    for (const part of path.slice(0, -1)) parent = (parent[part] ??= {}) as AnyObject;
-    const current = parent[last];
-    let next: unknown;
-    if (operator === '$set') next = clone(value);
-    else if (operator === '$inc') next = ((current as number | undefined) ?? 0) + (value as number);
-    else if (current === undefined || current === null) next = value;
-    else next = (operator === '$max' ? (value as number) > (current as number) : (value as number) < (current as number)) ? value : current;
-    if (current !== undefined && (current === next || isDeepStrictEqual(current, next))) continue;
-    parent[last] = next;
-    changed.push(path.join('.'));
-  }
-  return changed;
 }
 
 function uniqueKey(doc: AnyObject, keys: string[]): string | null {

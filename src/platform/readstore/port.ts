@@ -78,7 +78,7 @@ export async function writeOne<T extends Doc>(collection: Collection<T>, op: Bul
 }
 
 export interface ReadStore {
-  readonly kind: 'memory' | 'mongodb';
+  readonly kind: 'memory' | 'sqlite' | 'mongodb';
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   close(): Promise<void>;
 }

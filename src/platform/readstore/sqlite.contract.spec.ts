@@ -1,0 +1,95 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Doc, DuplicateKeyError } from './port';
+import { SqliteReadStore } from './sqlite';
+
+interface Member extends Doc {
+  name: string;
+  team?: { id: string | null } | Array<{ id: string }>;
+  words?: string[];
+  handle?: string;
+}
+
+const MEMBERS: Member[] = [
+  { _id: 'm1', name: 'Ann', team: { id: 'blue' }, words: ['printer', 'fire'], handle: '@ann' },
+  { _id: 'm2', name: 'Bob', team: [{ id: 'red' }, { id: 'blue' }], words: ['vpn'] },
+  { _id: 'm3', name: 'Cy', team: { id: null }, words: [] },
+];
+
+describe('SqliteReadStore', () => {
+  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  const logger = { warn: (fields: Record<string, unknown>, message: string) => warnings.push({ fields, message }) };
+  let store: SqliteReadStore;
+  beforeEach(() => {
+    warnings.length = 0;
+    store = new SqliteReadStore({ filename: ':memory:', logger });
+  });
+  afterEach(() => store.close());
+
+  describe('when a filter has no SQL form', () => {
+    it('answers it by testing rows with mingo, counted and logged once per filter shape, and a filter SQL says costs no such scan', async () => {
+      const members = store.collection<Member>('members');
+      for (const member of MEMBERS) await members.insertOne(member);
+      await members.createIndex({ keys: { words: 1 } });
+      const ids = async (filter: Record<string, unknown>) => (await members.find(filter)).map((m) => m._id).sort();
+
+      expect(await ids({ words: { $regex: '^pri' }, name: { $in: ['Ann', 'Bob'] }, handle: { $exists: true } })).toEqual(['m1']);
+      expect(await ids({ $or: [{ 'team.id': 'blue' }, { words: 'vpn' }], name: { $ne: 'Cy' } })).toEqual(['m1', 'm2']);
+      expect(store.unindexedScans).toBe(0);
+
+      expect(await ids({ words: { $size: 1 } })).toEqual(['m2']);
+      expect(await ids({ words: { $size: 2 } })).toEqual(['m1']);
+      expect(await members.count({ name: { $ne: 'Ann' }, words: { $elemMatch: { $eq: 'vpn' } } })).toBe(1);
+      expect(store.unindexedScans).toBe(3);
+      expect(warnings.map((warning) => warning.fields)).toEqual([
+        { collection: 'members', filter: { words: { $size: '?' } } },
+        { collection: 'members', filter: { words: { $elemMatch: { $eq: '?' } } } },
+      ]);
+    });
+  });
+
+  describe('when a dotted path runs through an array', () => {
+    it('matches the fields of its elements, as MongoDB does, indexed or not', async () => {
+      const members = store.collection<Member>('members');
+      for (const member of MEMBERS) await members.insertOne(member);
+      const ids = async (filter: Record<string, unknown>) => (await members.find(filter)).map((m) => m._id).sort();
+      const cases: Array<[Record<string, unknown>, string[]]> = [
+        [{ 'team.id': 'blue' }, ['m1', 'm2']],
+        [{ 'team.id': 'red' }, ['m2']],
+        [{ 'team.id': { $ne: 'blue' } }, ['m3']],
+        [{ 'team.id': null }, ['m3']],
+      ];
+      for (const [filter, expected] of cases) expect(await ids(filter)).toEqual(expected);
+      await members.createIndex({ keys: { 'team.id': 1 } });
+      for (const [filter, expected] of cases) expect(await ids(filter)).toEqual(expected);
+      expect(store.unindexedScans).toBe(0);
+    });
+  });
+
+  describe('when the file is opened again', () => {
+    it('keeps the documents, the unique indexes and the indexed fields', async () => {
+      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const first = new SqliteReadStore({ filename });
+      const members = first.collection<Member>('members');
+      await members.createIndex({ keys: { handle: 1 }, unique: true });
+      await members.createIndex({ keys: { words: 1 } });
+      for (const member of MEMBERS) await members.insertOne(member);
+      await first.close();
+
+      const again = new SqliteReadStore({ filename });
+      try {
+        const reopened = again.collection<Member>('members');
+        // As every start does: the projections declare their indexes again.
+        await reopened.createIndex({ keys: { handle: 1 }, unique: true });
+        await reopened.createIndex({ keys: { words: 1 } });
+        expect(await reopened.count()).toBe(3);
+        await expect(reopened.insertOne({ _id: 'm4', name: 'Dee', handle: '@ann' })).rejects.toEqual(new DuplicateKeyError('members', ['handle']));
+        await reopened.insertOne({ _id: 'm5', name: 'Eve', words: ['printer'] });
+        expect((await reopened.find({ words: { $regex: '^print' } })).map((m) => m._id).sort()).toEqual(['m1', 'm5']);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,786 @@
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { Query, aggregate, find } from 'mingo';
+import { type AnyObject, anchoredLiteral, applyUpdate, clone, isPlainObject, topLevelInclusion, upsertDocument } from './documents';
+import { EPOCH_FIELD } from './fenced';
+import {
+  type BulkOp,
+  type Collection,
+  type Doc,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Pipeline,
+  type ReadStore,
+  TransientStoreError,
+  type Update,
+  type UpdateResult,
+} from './port';
+
+/** Where the store reports a query it had to answer by testing rows in JavaScript (docs/readstore.md). */
+export interface ReadStoreLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+type Primitive = string | number | boolean | null;
+type Clause = { sql: string; params: unknown[] };
+type Row = { id: string; doc: string };
+
+/**
+ * The kinds of value a key entry holds (docs/readstore.md, "On SQLite"). An element of an array is
+ * filed under its kind plus ELEMENT, so a range can tell scalars from elements.
+ */
+const NULL = 1;
+const NUMBER = 2;
+const STRING = 3;
+const OBJECT = 5;
+const BOOLEAN = 6;
+const NESTED_ARRAY = 7;
+/** The path runs through an array on the way: MongoDB matches its elements' fields, which mingo decides. */
+const THROUGH_ARRAY = 9;
+const ELEMENT = 10;
+
+type Entry = [kind: number, value: string | number];
+
+const NUMBER_TYPES = "('integer','real')";
+const SEGMENT = /^[A-Za-z0-9_@-]+$/;
+
+/** A dotted path as an SQLite JSON path literal, or null where one cannot say it (numeric or odd segments). */
+function jsonPath(path: string): string | null {
+  const parts = path.split('.');
+  if (parts.some((part) => !SEGMENT.test(part) || /^\d+$/.test(part))) return null;
+  return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function entryOf(value: unknown, kindOffset: number): Entry {
+  if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return [NULL + kindOffset, ''];
+  if (typeof value === 'number') return [NUMBER + kindOffset, value];
+  if (typeof value === 'string') return [STRING + kindOffset, value];
+  if (typeof value === 'boolean') return [BOOLEAN + kindOffset, value ? 1 : 0];
+  if (Array.isArray(value)) return [NESTED_ARRAY + kindOffset, ''];
+  return [OBJECT + kindOffset, ''];
+}
+
+/**
+ * The key entries of a document for one field, as MongoDB's multikey index files them: the value,
+ * or each element of an array (an empty array files nothing), a missing field as null. A path
+ * through an array files one THROUGH_ARRAY entry: queries test those documents with mingo.
+ */
+function entriesOf(doc: AnyObject, path: string[]): Entry[] {
+  let value: unknown = doc;
+  for (const part of path) {
+    if (Array.isArray(value)) return [[THROUGH_ARRAY, '']];
+    if (!isPlainObject(value)) return [[NULL, '']];
+    value = value[part];
+  }
+  if (!Array.isArray(value)) return [entryOf(value, 0)];
+  const seen = new Map<string, Entry>();
+  for (const element of value) {
+    const entry = entryOf(element, ELEMENT);
+    seen.set(`${entry[0]}:${typeof entry[1]}:${entry[1]}`, entry);
+  }
+  return [...seen.values()];
+}
+
+function keyOfEntry([kind, value]: Entry): string {
+  return `${kind}:${typeof value}:${value}`;
+}
+
+/** `{ $regex: '^literal' }` (no options): the range of strings it matches, in SQLite's (code point) order; null otherwise. */
+function prefixRange(condition: AnyObject): { lower: string; upper: string } | null {
+  const points = [...(anchoredLiteral(condition) ?? '')];
+  const last = points.at(-1)?.codePointAt(0);
+  // The next code point must be a character SQLite stores as such (not a surrogate, not past the last).
+  if (last === undefined || last === 0x10ffff || last === 0xd7ff) return null;
+  return { lower: points.join(''), upper: points.slice(0, -1).join('') + String.fromCodePoint(last + 1) };
+}
+
+const isPrimitive = (value: unknown): value is Primitive =>
+  value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+
+const COMPARISONS: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
+
+/** A test of one JSON value, given as SQL expressions for its type (json_type's names) and its SQL value. */
+type ValueTest = (type: string, value: string) => Clause;
+
+function equals(operand: Primitive): ValueTest {
+  if (operand === null) return (type) => ({ sql: `(${type} IS NULL OR ${type} = 'null')`, params: [] });
+  if (typeof operand === 'boolean') return (type) => ({ sql: `${type} IS '${operand}'`, params: [] });
+  if (typeof operand === 'number') return (type, value) => ({ sql: `(${type} IN ${NUMBER_TYPES} AND ${value} = ?)`, params: [operand] });
+  return (type, value) => ({ sql: `(${type} IS 'text' AND ${value} = ?)`, params: [operand] });
+}
+
+/** Any of the values: strings and numbers each looked up in one JSON list (one statement for any length). */
+function inList(list: Primitive[]): ValueTest {
+  const strings = [...new Set(list.filter((item): item is string => typeof item === 'string'))];
+  const numbers = [...new Set(list.filter((item): item is number => typeof item === 'number'))];
+  const others = [...new Set(list.filter((item) => typeof item !== 'string' && typeof item !== 'number'))].map(equals);
+  return (type, value) => {
+    const parts: Clause[] = others.map((test) => test(type, value));
+    if (strings.length > 0) parts.push({ sql: `(${type} IS 'text' AND ${value} IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(strings)] });
+    if (numbers.length > 0)
+      parts.push({ sql: `(${type} IN ${NUMBER_TYPES} AND ${value} IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(numbers)] });
+    return parts.length === 0 ? { sql: '0', params: [] } : joinClauses(parts, ' OR ');
+  };
+}
+
+function compares(operator: string, operand: unknown): ValueTest | null {
+  const sign = COMPARISONS[operator];
+  if (!sign) return null;
+  if (typeof operand === 'string') return (type, value) => ({ sql: `(${type} IS 'text' AND ${value} ${sign} ?)`, params: [operand] });
+  if (typeof operand === 'number' && Number.isFinite(operand))
+    return (type, value) => ({ sql: `(${type} IN ${NUMBER_TYPES} AND ${value} ${sign} ?)`, params: [operand] });
+  return null;
+}
+
+function joinClauses(parts: Clause[], glue: string): Clause {
+  if (parts.length === 1) return parts[0]!;
+  return { sql: `(${parts.map((part) => part.sql).join(glue)})`, params: parts.flatMap((part) => part.params) };
+}
+
+const not = (clause: Clause): Clause => ({ sql: `NOT coalesce(${clause.sql}, 0)`, params: clause.params });
+
+/** The regular expressions of `$regex` filters, compiled once. */
+const patterns = new Map<string, RegExp>();
+function regexTest(pattern: string, flags: string, value: unknown): number {
+  if (typeof value !== 'string') return 0;
+  const key = `${flags}/${pattern}`;
+  let compiled = patterns.get(key);
+  if (!compiled) {
+    if (patterns.size > 1000) patterns.clear();
+    compiled = new RegExp(pattern, flags);
+    patterns.set(key, compiled);
+  }
+  return compiled.test(value) ? 1 : 0;
+}
+
+interface Declared {
+  keys: Record<string, 1 | -1>;
+  unique: boolean;
+}
+
+/** The part of the store every collection shares: the connection, its prepared statements, and the mingo tests a query hands to SQL. */
+class Engine {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly matchers = new Map<number, Query>();
+  private nextMatcher = 0;
+  unindexedScans = 0;
+  private readonly reported = new Set<string>();
+
+  constructor(
+    filename: string,
+    private readonly logger: ReadStoreLogger | undefined,
+  ) {
+    this.db = new Database(filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    // The page cache is what the read models cost in memory: 64 MB keeps a word index's hot pages (docs/readstore.md).
+    this.db.pragma('cache_size = -65536');
+    this.db.function('mongo_match', (doc, handle) => (this.matchers.get(handle as number)!.test(JSON.parse(doc as string) as AnyObject) ? 1 : 0));
+    this.db.function('mongo_regex', { deterministic: true }, (pattern, flags, value) => regexTest(pattern as string, flags as string, value));
+    this.db
+      .exec(`CREATE TABLE IF NOT EXISTS readstore_indexes (collection TEXT NOT NULL, keys TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, keys));
+      CREATE TABLE IF NOT EXISTS readstore_fields (f INTEGER PRIMARY KEY, collection TEXT NOT NULL, path TEXT NOT NULL, UNIQUE (collection, path));`);
+  }
+
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      // Filters of new shapes make new statements; a long-running process keeps the recent ones.
+      if (this.statements.size > 2000) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Runs a statement (prepared once per SQL text). Its `{ matcher }` parameters are filters SQL could
+   * not say: each is compiled with mingo and bound as a handle `mongo_match(json(doc), handle)` finds.
+   */
+  execute<R>(sql: string, params: unknown[], work: (statement: Database.Statement, bound: unknown[]) => R): R {
+    const handles: number[] = [];
+    try {
+      const bound = params.map((param) => {
+        if (param === null || typeof param !== 'object' || !('matcher' in param)) return param;
+        const handle = this.nextMatcher++;
+        this.matchers.set(handle, new Query((param as { matcher: Filter }).matcher));
+        handles.push(handle);
+        return handle;
+      });
+      return work(this.statement(sql), bound);
+    } finally {
+      for (const handle of handles) this.matchers.delete(handle);
+    }
+  }
+
+  /** A query whose filter SQL could not say: counted, and logged once per collection and filter shape. */
+  reportScan(collection: string, filter: Filter): void {
+    this.unindexedScans++;
+    const shape = `${collection} ${JSON.stringify(shapeOf(filter))}`;
+    if (this.reported.has(shape) || this.reported.size > 1000) return;
+    this.reported.add(shape);
+    this.logger?.warn({ collection, filter: shapeOf(filter) }, 'read store: filter tested row by row with mingo (no SQL for it)');
+  }
+}
+
+/** A filter with its values left out: what a log line may say of it. */
+function shapeOf(filter: unknown): unknown {
+  if (Array.isArray(filter)) return filter.map(shapeOf);
+  if (!isPlainObject(filter)) return '?';
+  return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, key.startsWith('$') || isPlainObject(value) ? shapeOf(value) : '?']));
+}
+
+function mapError(name: string, error: unknown, uniqueKeys: (index: string) => string[]): unknown {
+  // By its code, not its class: under Jest each test file loads the module again, the native addon keeps its first class.
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (!code.startsWith('SQLITE_')) return error;
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(name, ['_id']);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const index = /index '(.*)'$/.exec((error as Error).message)?.[1];
+    return new DuplicateKeyError(name, index ? uniqueKeys(index) : ['_id']);
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return new TransientStoreError(name, error);
+  return error;
+}
+
+/** Readers never see the fencing epoch a fenced writer stamps (src/platform/readstore/fenced.ts). */
+function parseOut<T>(text: string): T {
+  const doc = JSON.parse(text) as AnyObject;
+  if (EPOCH_FIELD in doc) delete doc[EPOCH_FIELD];
+  return doc as T;
+}
+
+/**
+ * A collection in two tables: `c:<name>` holds the documents as JSONB by id, `k:<name>` the key
+ * entries of its indexed fields (field number, kind, value, id), which answer equalities, `$in`,
+ * ranges and word prefixes, on scalars and on arrays' elements alike. Each method is one
+ * transaction: a write reads the document, applies the update in JavaScript and writes it back
+ * with its key entries.
+ */
+class SqliteCollection<T extends Doc> implements Collection<T> {
+  private readonly docs: string;
+  private readonly keys: string;
+  private ready = false;
+  /** Declared indexes, by their keys' JSON. */
+  private declared = new Map<string, Declared>();
+  /** Indexed fields (the first key of each declared index) and their numbers in the key table. */
+  private fields = new Map<string, number>();
+  private sortIndexes = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    private readonly engine: Engine,
+  ) {
+    this.docs = quote(`c:${name}`);
+    this.keys = quote(`k:${name}`);
+  }
+
+  private get db() {
+    return this.engine.db;
+  }
+
+  private ensure(): void {
+    if (this.ready) return;
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.docs} (id TEXT PRIMARY KEY, doc BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS ${this.keys} (f INTEGER NOT NULL, t INTEGER NOT NULL, v NOT NULL, id TEXT NOT NULL, PRIMARY KEY (f, t, v, id)) WITHOUT ROWID;`);
+    this.declared = new Map(
+      (this.db.prepare('SELECT keys, is_unique FROM readstore_indexes WHERE collection = ?').all(this.name) as Array<{ keys: string; is_unique: number }>).map(
+        (row) => [row.keys, { keys: JSON.parse(row.keys) as Record<string, 1 | -1>, unique: row.is_unique === 1 }],
+      ),
+    );
+    this.fields = new Map(
+      (this.db.prepare('SELECT f, path FROM readstore_fields WHERE collection = ?').all(this.name) as Array<{ f: number; path: string }>).map((row) => [
+        row.path,
+        row.f,
+      ]),
+    );
+    this.ready = true;
+  }
+
+  /** Runs `work` in a transaction (a savepoint inside another), with SQLite's errors made the port's. */
+  private run<R>(work: () => R): R {
+    try {
+      this.ensure();
+      return this.db.inTransaction ? this.db.transaction(work)() : this.db.transaction(work).immediate();
+    } catch (error) {
+      throw mapError(this.name, error, (index) => {
+        const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
+        return declared ? Object.keys(declared.keys) : [];
+      });
+    }
+  }
+
+  private uniqueIndexName(keys: Record<string, 1 | -1>): string {
+    return `u:${this.name}:${JSON.stringify(keys)}`;
+  }
+
+  // ---- Filters as SQL
+
+  /** The filter as an SQL condition on the documents' table; the parts SQL cannot say are tested by mingo (`mongo_match`). */
+  private where(filter: Filter): Clause {
+    const { clause, rest } = this.translate(filter);
+    if (rest.length === 0) return clause;
+    const residual = rest.length === 1 ? rest[0]! : { $and: rest };
+    this.engine.reportScan(this.name, residual);
+    return joinClauses([clause, { sql: 'mongo_match(json(doc), ?)', params: [{ matcher: residual }] }], ' AND ');
+  }
+
+  /** The filter as SQL: what it can say, and the top-level conditions left to mingo. */
+  private translate(filter: Filter): { clause: Clause; rest: Filter[] } {
+    const parts: Clause[] = [];
+    const rest: Filter[] = [];
+    for (const [key, condition] of Object.entries(filter)) {
+      if (key === '$and' && Array.isArray(condition)) {
+        for (const part of condition) {
+          if (!isPlainObject(part)) return { clause: { sql: '1', params: [] }, rest: [filter] };
+          const translated = this.translate(part);
+          parts.push(translated.clause);
+          rest.push(...translated.rest);
+        }
+        continue;
+      }
+      if ((key === '$or' || key === '$nor') && Array.isArray(condition) && condition.length > 0) {
+        const branches = condition.map((part) => (isPlainObject(part) ? this.translate(part) : null));
+        if (branches.every((branch) => branch !== null && branch.rest.length === 0)) {
+          const either = joinClauses(
+            branches.map((branch) => branch!.clause),
+            ' OR ',
+          );
+          parts.push(key === '$or' ? either : not(either));
+          continue;
+        }
+      }
+      const clause = key.startsWith('$') ? null : this.condition(key, condition);
+      if (clause) parts.push(clause);
+      else rest.push({ [key]: condition });
+    }
+    return { clause: parts.length === 0 ? { sql: '1', params: [] } : joinClauses(parts, ' AND '), rest };
+  }
+
+  /** One field's condition as SQL, or null when SQL cannot say it exactly. */
+  private condition(field: string, condition: unknown): Clause | null {
+    if (field === '_id') return idCondition(condition);
+    const number = this.fields.get(field);
+    if (number !== undefined && !this.holds(number, `t = ${THROUGH_ARRAY}`)) {
+      const keyed = this.keyedCondition(number, condition);
+      if (keyed) return keyed;
+    }
+    const path = jsonPath(field);
+    if (!path) return null;
+    const direct = jsonCondition(path, condition);
+    if (!direct) return null;
+    const prefixes = field
+      .split('.')
+      .slice(0, -1)
+      .map((_, at, parts) => jsonPath(parts.slice(0, at + 1).join('.'))!);
+    if (prefixes.length === 0) return direct;
+    // An array on the way: MongoDB matches its elements' fields, which mingo decides for those few documents.
+    return {
+      sql: `CASE WHEN ${prefixes.map((prefix) => `json_type(doc, ${prefix}) IS 'array'`).join(' OR ')} THEN mongo_match(json(doc), ?) ELSE coalesce(${direct.sql}, 0) END`,
+      params: [{ matcher: { [field]: condition } }, ...direct.params],
+    };
+  }
+
+  /** Whether the field's key entries hold any of the given kind (an index seek). */
+  private holds(field: number, kinds: string): boolean {
+    return this.engine.statement(`SELECT 1 FROM ${this.keys} WHERE f = ? AND ${kinds} LIMIT 1`).get(field) !== undefined;
+  }
+
+  /** A condition on an indexed field, answered from its key entries; null for what they cannot answer. */
+  private keyedCondition(field: number, condition: unknown): Clause | null {
+    const ids = (test: string, params: unknown[]): Clause => ({ sql: `id IN (SELECT id FROM ${this.keys} WHERE f = ${field} AND ${test})`, params });
+    const equalsEntry = (value: Primitive): { sql: string; params: unknown[] } => {
+      const [kind, stored] = entryOf(value, 0);
+      return kind === NULL
+        ? { sql: `t IN (${NULL}, ${NULL + ELEMENT})`, params: [] }
+        : { sql: `(t IN (${kind}, ${kind + ELEMENT}) AND v = ?)`, params: [stored] };
+    };
+    if (isPrimitive(condition)) {
+      const { sql, params } = equalsEntry(condition);
+      return ids(sql, params);
+    }
+    if (!isPlainObject(condition)) return null;
+    const range = prefixRange(condition);
+    if (range) return ids(`t IN (${STRING}, ${STRING + ELEMENT}) AND v >= ? AND v < ?`, [range.lower, range.upper]);
+    const operators = Object.entries(condition);
+    if (operators.length === 0) return null;
+    const parts: Clause[] = [];
+    const bounds: Array<[string, string | number]> = [];
+    for (const [operator, operand] of operators) {
+      if (operator === '$eq' && isPrimitive(operand)) parts.push(ids(equalsEntry(operand).sql, equalsEntry(operand).params));
+      else if (operator === '$ne' && isPrimitive(operand)) parts.push(not(ids(equalsEntry(operand).sql, equalsEntry(operand).params)));
+      else if ((operator === '$in' || operator === '$nin') && Array.isArray(operand) && operand.every(isPrimitive)) {
+        if (operand.length === 0) {
+          parts.push({ sql: operator === '$in' ? '0' : '1', params: [] });
+          continue;
+        }
+        const tests = operand.map(equalsEntry);
+        const any = ids(
+          `(${tests.map((test) => test.sql).join(' OR ')})`,
+          tests.flatMap((test) => test.params),
+        );
+        parts.push(operator === '$in' ? any : not(any));
+      } else if (COMPARISONS[operator] && (typeof operand === 'string' || (typeof operand === 'number' && Number.isFinite(operand))))
+        bounds.push([operator, operand]);
+      else return null;
+    }
+    if (bounds.length > 0) {
+      const kind = typeof bounds[0]![1] === 'string' ? STRING : NUMBER;
+      if (bounds.some(([, operand]) => (typeof operand === 'string' ? STRING : NUMBER) !== kind)) return null;
+      const test = (some: Array<[string, string | number]>) =>
+        ids(
+          `t IN (${kind}, ${kind + ELEMENT}) AND ${some.map(([operator]) => `v ${COMPARISONS[operator]} ?`).join(' AND ')}`,
+          some.map(([, operand]) => operand),
+        );
+      // On an array MongoDB lets each bound be met by another element: one range only when no document holds an array there.
+      if (bounds.length === 1 || !this.holds(field, `t >= ${ELEMENT}`)) parts.push(test(bounds));
+      else for (const bound of bounds) parts.push(test([bound]));
+    }
+    return joinClauses(parts, ' AND ');
+  }
+
+  // ---- Reads
+
+  private rows(filter: Filter, options: FindOptions = {}, columns = 'id, json(doc) AS doc'): Array<Record<string, unknown>> {
+    const order = options.sort ? this.orderBy(options.sort) : '';
+    const limit = options.limit ? ` LIMIT ${Math.floor(options.limit)}` : options.skip ? ' LIMIT -1' : '';
+    const offset = options.skip ? ` OFFSET ${Math.floor(options.skip)}` : '';
+    const where = this.where(filter);
+    return this.engine.execute(
+      `SELECT ${columns} FROM ${this.docs} WHERE ${where.sql}${order}${limit}${offset}`,
+      where.params,
+      (statement, params) => statement.all(...params) as Array<Record<string, unknown>>,
+    );
+  }
+
+  /** A sort as SQL, served by an expression index when a declared index has those keys (or all reversed): made on first use. */
+  private orderBy(sort: Record<string, 1 | -1>): string {
+    const fields = Object.keys(sort);
+    const spec = [...this.declared.values()].find(
+      ({ keys, unique }) =>
+        !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
+    );
+    const expressions = fields.map((field) => (field === '_id' ? 'id' : jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null));
+    if (expressions.some((expression) => expression === null)) throw new Error(`Cannot sort ${this.name} by ${fields.join(', ')}`);
+    if (spec && !fields.includes('_id')) {
+      const name = quote(`s:${this.name}:${JSON.stringify(spec.keys)}`);
+      if (!this.sortIndexes.has(name)) {
+        const columns = fields.map((field, at) => `${expressions[at]} ${spec.keys[field] === 1 ? 'ASC' : 'DESC'}`);
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.docs} (${columns.join(', ')})`);
+        this.sortIndexes.add(name);
+      }
+    }
+    return ` ORDER BY ${fields.map((field, at) => `${expressions[at]} ${sort[field] === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
+  }
+
+  private findSync(filter: Filter, options: FindOptions = {}): T[] {
+    const picked = topLevelInclusion(options.projection);
+    if (picked?.every((field) => SEGMENT.test(field))) {
+      const columns = picked.map((field, at) => (field === '_id' ? 'id AS _id' : `doc -> ${jsonPath(field)} AS f${at}`));
+      return this.rows(filter, options, columns.join(', ')).map((row) => {
+        const doc: AnyObject = {};
+        picked.forEach((field, at) => {
+          if (field === '_id') doc._id = row._id;
+          else if (row[`f${at}`] !== null && field !== EPOCH_FIELD) doc[field] = JSON.parse(row[`f${at}`] as string);
+        });
+        return doc as T;
+      });
+    }
+    const docs = this.rows(filter, options).map((row) => parseOut<T>(row.doc as string));
+    return options.projection ? (find(docs as AnyObject[], {}, options.projection).all() as T[]) : docs;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return this.run(() => this.findSync(filter, { limit: 1 })[0] ?? null);
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    return this.run(() => this.findSync(filter, options));
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    return this.run(() => this.rows(filter, {}, 'count(*) AS n')[0]!.n as number);
+  }
+
+  async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {
+    const [first, ...rest] = pipeline;
+    const matched = first && isPlainObject(first.$match) && Object.keys(first).length === 1;
+    return this.run(() => {
+      const docs = this.findSync(matched ? (first.$match as Filter) : {});
+      return aggregate(docs as AnyObject[], matched ? rest : pipeline) as R[];
+    });
+  }
+
+  // ---- Writes
+
+  private stored(filter: Filter, limit?: number): AnyObject[] {
+    return this.rows(filter, limit ? { limit } : {}).map((row) => JSON.parse(row.doc as string) as AnyObject);
+  }
+
+  /** Writes a document's new state (null: deleted) and moves its key entries from what it held. */
+  private write(before: AnyObject | null, after: AnyObject | null): void {
+    const id = (after?._id ?? before?._id) as string;
+    if (!after) this.engine.statement(`DELETE FROM ${this.docs} WHERE id = ?`).run(id);
+    else if (!before) this.engine.statement(`INSERT INTO ${this.docs} (id, doc) VALUES (?, jsonb(?))`).run(id, JSON.stringify(after));
+    else this.engine.statement(`UPDATE ${this.docs} SET doc = jsonb(?) WHERE id = ?`).run(JSON.stringify(after), id);
+    for (const [path, field] of this.fields) {
+      const parts = path.split('.');
+      const old = new Map((before ? entriesOf(before, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
+      const now = new Map((after ? entriesOf(after, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
+      for (const [key, [kind, value]] of old)
+        if (!now.has(key)) this.engine.statement(`DELETE FROM ${this.keys} WHERE f = ? AND t = ? AND v = ? AND id = ?`).run(field, kind, value, id);
+      for (const [key, [kind, value]] of now)
+        if (!old.has(key)) this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`).run(field, kind, value, id);
+    }
+  }
+
+  private insertSync(doc: T): void {
+    this.write(null, doc as unknown as AnyObject);
+  }
+
+  private updateOneSync(filter: Filter, update: Update, upsert = false): UpdateResult {
+    const [doc] = this.stored(filter, 1);
+    if (doc) return { matched: 1, modified: this.modify(doc, update) ? 1 : 0, upsertedId: null };
+    if (!upsert) return { matched: 0, modified: 0, upsertedId: null };
+    const created = upsertDocument(filter, update);
+    this.write(null, created);
+    return { matched: 0, modified: 0, upsertedId: created._id as string };
+  }
+
+  private modify(doc: AnyObject, update: Update): boolean {
+    const { $setOnInsert: _ignored, ...modifier } = update;
+    if (Object.keys(modifier).length === 0) return false;
+    const before = clone(doc);
+    if (applyUpdate(doc, modifier).length === 0) return false;
+    this.write(before, doc);
+    return true;
+  }
+
+  private updateManySync(filter: Filter, update: Update): UpdateResult {
+    const docs = this.stored(filter);
+    let modified = 0;
+    for (const doc of docs) if (this.modify(doc, update)) modified++;
+    return { matched: docs.length, modified, upsertedId: null };
+  }
+
+  private replaceOneSync(filter: Filter, replacement: T, upsert = false): UpdateResult {
+    const [doc] = this.stored(filter, 1);
+    if (!doc && !upsert) return { matched: 0, modified: 0, upsertedId: null };
+    const id = (doc?._id as string | undefined) ?? replacement._id ?? (typeof filter._id === 'string' ? filter._id : randomUUID());
+    const next = { ...(replacement as unknown as AnyObject), _id: id };
+    // An upsert whose filter missed a document of the same id fails on its primary key, as on MongoDB.
+    this.write(doc ?? null, next);
+    return doc ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: id };
+  }
+
+  private deleteSync(filter: Filter, limit?: number): number {
+    const docs = this.stored(filter, limit);
+    for (const doc of docs) this.write(doc, null);
+    return docs.length;
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    this.run(() => this.insertSync(doc));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    return this.run(() => this.updateOneSync(filter, update, options.upsert));
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    return this.run(() => this.updateManySync(filter, update));
+  }
+
+  async replaceOne(filter: Filter, doc: T, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    return this.run(() => this.replaceOneSync(filter, doc, options.upsert));
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return this.run(() => this.deleteSync(filter, 1));
+  }
+
+  async deleteMany(filter: Filter = {}): Promise<number> {
+    return this.run(() => this.deleteSync(filter));
+  }
+
+  /** One transaction: the writes before a failing one are committed, it and the ones after are not done. */
+  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+    let failure: unknown = null;
+    this.run(() => {
+      for (const op of ops) {
+        try {
+          this.run(() => this.writeOne(op));
+        } catch (error) {
+          failure = error;
+          return;
+        }
+      }
+    });
+    if (failure) throw failure;
+  }
+
+  private writeOne(op: BulkOp<T>): void {
+    if ('insertOne' in op) this.insertSync(op.insertOne.document);
+    else if ('updateOne' in op) this.updateOneSync(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert);
+    else if ('updateMany' in op) this.updateManySync(op.updateMany.filter, op.updateMany.update);
+    else if ('replaceOne' in op) this.replaceOneSync(op.replaceOne.filter, op.replaceOne.replacement, op.replaceOne.upsert);
+    else if ('deleteOne' in op) this.deleteSync(op.deleteOne.filter, 1);
+    else this.deleteSync(op.deleteMany.filter);
+  }
+
+  // ---- Indexes
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    const keysJson = JSON.stringify(spec.keys);
+    const unique = spec.unique ?? false;
+    this.run(() => {
+      const known = this.declared.get(keysJson);
+      if (known && known.unique === unique) return;
+      // Declared again with other options, the new declaration wins (a read model that dropped a unique constraint).
+      if (known?.unique) this.db.exec(`DROP INDEX IF EXISTS ${quote(this.uniqueIndexName(known.keys))}`);
+      this.db.prepare('INSERT OR REPLACE INTO readstore_indexes (collection, keys, is_unique) VALUES (?, ?, ?)').run(this.name, keysJson, unique ? 1 : 0);
+      this.declared.set(keysJson, { keys: { ...spec.keys }, unique });
+      const paths = Object.keys(spec.keys).map((key) => (key === '_id' ? 'id' : jsonPath(key) ? `(doc ->> ${jsonPath(key)})` : null));
+      if (unique) {
+        if (paths.some((path) => path === null)) throw new Error(`Cannot index ${this.name} on ${Object.keys(spec.keys).join(', ')}`);
+        this.db.exec(`CREATE UNIQUE INDEX ${quote(this.uniqueIndexName(spec.keys))} ON ${this.docs} (${paths.join(', ')})`);
+      }
+      this.indexField(Object.keys(spec.keys)[0]!);
+    });
+  }
+
+  /** Files every document's entries for a field newly indexed (one pass over the collection). */
+  private indexField(path: string): void {
+    if (path === '_id' || this.fields.has(path) || !jsonPath(path)) return;
+    const field = Number(this.db.prepare('INSERT INTO readstore_fields (collection, path) VALUES (?, ?)').run(this.name, path).lastInsertRowid);
+    this.fields.set(path, field);
+    const parts = path.split('.');
+    const insert = this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`);
+    for (const row of this.engine.statement(`SELECT id, json(doc) AS doc FROM ${this.docs}`).all() as Row[]) {
+      for (const [kind, value] of entriesOf(JSON.parse(row.doc) as AnyObject, parts)) insert.run(field, kind, value, row.id);
+    }
+  }
+
+  /** The tables and index definitions go; a collection that is not there is dropped already. */
+  async drop(): Promise<void> {
+    this.run(() => {
+      this.db.exec(`DROP TABLE IF EXISTS ${this.docs}; DROP TABLE IF EXISTS ${this.keys};`);
+      this.db.prepare('DELETE FROM readstore_indexes WHERE collection = ?').run(this.name);
+      this.db.prepare('DELETE FROM readstore_fields WHERE collection = ?').run(this.name);
+    });
+    this.ready = false;
+    this.sortIndexes.clear();
+  }
+}
+
+/** A condition on `_id` (the primary key column), or null for one SQL does not say. */
+function idCondition(condition: unknown): Clause | null {
+  if (typeof condition === 'string') return { sql: 'id = ?', params: [condition] };
+  if (!isPlainObject(condition)) return null;
+  const parts: Clause[] = [];
+  for (const [operator, operand] of Object.entries(condition)) {
+    if ((operator === '$in' || operator === '$nin') && Array.isArray(operand) && operand.every(isPrimitive)) {
+      const ids = JSON.stringify(operand.filter((item) => typeof item === 'string'));
+      parts.push({ sql: `id ${operator === '$in' ? '' : 'NOT '}IN (SELECT value FROM json_each(?))`, params: [ids] });
+    } else if ((operator === '$eq' || operator === '$ne') && typeof operand === 'string')
+      parts.push({ sql: `id ${operator === '$eq' ? '=' : '<>'} ?`, params: [operand] });
+    else if (COMPARISONS[operator] && typeof operand === 'string') parts.push({ sql: `id ${COMPARISONS[operator]} ?`, params: [operand] });
+    else return null;
+  }
+  return parts.length === 0 ? null : joinClauses(parts, ' AND ');
+}
+
+/**
+ * A condition on a field at a JSON path, with MongoDB's semantics: a value test holds for the value
+ * or any element of an array there. Null for what SQL does not say (sub-document or array operands,
+ * `$elemMatch`, `$size`, `$type` and the like).
+ */
+function jsonCondition(path: string, condition: unknown): Clause | null {
+  const type = `json_type(doc, ${path})`;
+  const anyValue = (test: ValueTest): Clause => {
+    const element = test('e.type', 'e.value');
+    const scalar = test(type, `(doc ->> ${path})`);
+    return {
+      sql: `(CASE ${type} WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(doc, ${path}) e WHERE ${element.sql}) ELSE coalesce(${scalar.sql}, 0) END)`,
+      params: [...element.params, ...scalar.params],
+    };
+  };
+  if (isPrimitive(condition)) return anyValue(equals(condition));
+  if (!isPlainObject(condition)) return null;
+  const parts: Clause[] = [];
+  for (const [operator, operand] of Object.entries(condition)) {
+    if (operator === '$options') continue;
+    if ((operator === '$eq' || operator === '$ne') && isPrimitive(operand)) {
+      const test = anyValue(equals(operand));
+      parts.push(operator === '$eq' ? test : not(test));
+    } else if ((operator === '$in' || operator === '$nin') && Array.isArray(operand) && operand.every(isPrimitive)) {
+      const test = anyValue(inList(operand));
+      parts.push(operator === '$in' ? test : not(test));
+    } else if (operator === '$all' && Array.isArray(operand) && operand.every(isPrimitive)) {
+      parts.push(
+        operand.length === 0
+          ? { sql: '0', params: [] }
+          : joinClauses(
+              operand.map((item) => anyValue(equals(item))),
+              ' AND ',
+            ),
+      );
+    } else if (operator === '$exists') {
+      parts.push({ sql: `${type} IS ${operand ? 'NOT ' : ''}NULL`, params: [] });
+    } else if (operator === '$regex' && typeof operand === 'string') {
+      const options = condition.$options ?? '';
+      if (typeof options !== 'string' || !/^[ims]*$/.test(options)) return null;
+      parts.push(anyValue((elementType, value) => ({ sql: `(${elementType} IS 'text' AND mongo_regex(?, ?, ${value}))`, params: [operand, options] })));
+    } else if (operator === '$not' && isPlainObject(operand) && !('$regex' in operand)) {
+      const inner = jsonCondition(path, operand);
+      if (!inner) return null;
+      parts.push(not(inner));
+    } else {
+      const test = compares(operator, operand);
+      if (!test) return null;
+      parts.push(anyValue(test));
+    }
+  }
+  return parts.length === 0 ? null : joinClauses(parts, ' AND ');
+}
+
+/**
+ * The embedded read store on disk: every collection in one SQLite file (WAL, synchronous=NORMAL),
+ * so memory is bounded by SQLite's page cache and a start reads no snapshot. Filters become SQL
+ * over the JSONB documents and the key tables of their indexes; what SQL cannot say is tested with
+ * mingo row by row, counted in `unindexedScans` and logged (docs/readstore.md, "On SQLite").
+ */
+export class SqliteReadStore implements ReadStore {
+  readonly kind = 'sqlite' as const;
+  private readonly engine: Engine;
+  private readonly collections = new Map<string, SqliteCollection<Doc>>();
+
+  constructor({ filename, logger }: { filename: string; logger?: ReadStoreLogger }) {
+    this.engine = new Engine(filename, logger);
+  }
+
+  /** Queries answered by testing rows with mingo, since the store opened. */
+  get unindexedScans(): number {
+    return this.engine.unindexedScans;
+  }
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new SqliteCollection<Doc>(name, this.engine);
+      this.collections.set(name, collection);
+    }
+    return collection as unknown as Collection<T>;
+  }
+
+  async close(): Promise<void> {
+    this.collections.clear();
+    if (this.engine.db.open) this.engine.db.close();
+  }
+}
