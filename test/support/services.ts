@@ -91,14 +91,17 @@ export function freePort(): Promise<number> {
 }
 
 /** The Redis this run started; Jest runs a tier's set-up and teardown in one process. */
-const started: { redis?: { child: ChildProcess; dir: string } } = ((globalThis as { __deskTestRedis?: object }).__deskTestRedis ??= {});
+const started: { redis?: { child: ChildProcess; dir: string; named?: boolean } } = ((globalThis as { __deskTestRedis?: object }).__deskTestRedis ??= {});
 
-/** Starts a Redis when none is given, and names it in REDIS_URL for the test workers (which inherit it). */
+/** Starts a Redis when none is given: on 6379, or on a free port named in REDIS_URL for the test workers (which inherit it). */
 export async function provideRedis(): Promise<void> {
   if (await redisGiven()) return;
   const binary = onPath('redis-server');
   if (!binary) return requireTools(['redis']);
-  const port = await freePort();
+  // On 6379 when it is free, where the suites look without REDIS_URL: a REDIS_URL set here would be
+  // inherited by every app process a suite spawns and turn its embedded queue into BullMQ.
+  const own = Boolean(process.env.DESK_TEST_OWN_REDIS) || !(await portFree(LOCAL_REDIS.port));
+  const port = own ? await freePort() : LOCAL_REDIS.port;
   const dir = mkdtempSync(path.join(tmpdir(), 'desk-redis-'));
   const child = spawn(binary, ['--port', String(port), '--bind', LOCAL_REDIS.host, '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -114,7 +117,17 @@ export async function provideRedis(): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  process.env.REDIS_URL = `redis://${LOCAL_REDIS.host}:${port}`;
+  started.redis.named = own;
+  if (own) process.env.REDIS_URL = `redis://${LOCAL_REDIS.host}:${port}`;
+}
+
+/** Whether nothing listens on the loopback port. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, LOCAL_REDIS.host, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** Stops the Redis the set-up started, if it started one (a given one is never touched). */
@@ -122,7 +135,7 @@ export async function stopRedis(): Promise<void> {
   const { redis } = started;
   if (!redis) return;
   delete started.redis;
-  delete process.env.REDIS_URL;
+  if (redis.named) delete process.env.REDIS_URL;
   if (redis.child.exitCode === null && redis.child.signalCode === null) {
     const exited = new Promise((resolve) => redis.child.once('exit', resolve));
     redis.child.kill('SIGTERM');
