@@ -60,8 +60,8 @@ describe('Web app in Chromium: customer satisfaction', () => {
     await card.getByRole('row', { name: /Alice Tester 100% 100% 1 \/ 1/ }).waitFor();
     await card.getByText('<b>Fast</b> and friendly').waitFor();
 
-    // Live Tickets: the table's Rating column, and the filters by rating.
-    await agentPage.goto(`${server.url}/live-tickets`);
+    // Live Tickets: the table's Rating column (under All: a rated ticket is resolved work), and the filters by rating.
+    await agentPage.goto(`${server.url}/live-tickets?filter=all`);
     await agentPage.getByRole('button', { name: 'Table' }).click();
     const row = agentPage.getByRole('row', { name: /Scanner offline/ });
     await row.getByLabel('Rated 4 of 5').waitFor();
