@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { STATUS_WORDS, TICKET_STATUSES, type TicketStatus } from '#contract/tickets';
 import jwt from 'jsonwebtoken';
 import { launchBrowser, messageList, signIn } from '../support/browser';
@@ -80,6 +80,65 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
   };
   const post = async (token: string, ticketId: string, content: string) =>
     expect((await server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body: { content, isInternal: false } })).status).toBe(201);
+
+  /** Goes offline: the browser says so and the proxy cuts the open socket (which going offline leaves up). */
+  const goOffline = async (context: BrowserContext, page: Page) => {
+    await context.setOffline(true);
+    link.cut();
+    await page.getByRole('status').getByText('Reconnecting…').waitFor();
+  };
+  const backOnline = async (context: BrowserContext) => {
+    link.restore();
+    await context.setOffline(false);
+  };
+
+  it('when the connection drops on a long conversation, then the "Reconnecting…" banner leaves the last message in view', async () => {
+    const { customer, ticket: mine } = await aliceTicket('A long conversation');
+    for (let line = 1; line <= 25; line++) await post(line % 2 ? customer.token : alice.token, mine._id, `Line ${line} of a long conversation`);
+    const { context, page } = await pageFor(alice, { width: 1440, height: 900 }, link.url);
+    await page.goto(`${link.url}/tickets/${mine._id}`);
+    await messageList(page).getByText('Line 25 of a long conversation').waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    /** The last message's box against the list's, once layout and the list's own scrolling have settled. */
+    const lastMessage = () =>
+      page.evaluate(async () => {
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+        const list = document.querySelector('.message-list')!.getBoundingClientRect();
+        const last = [...document.querySelectorAll('.message-list .message')].at(-1)!.getBoundingClientRect();
+        return { inView: last.top >= list.top - 1 && last.bottom <= list.bottom + 1, hiddenBelow: Math.max(0, Math.round(last.bottom - list.bottom)) };
+      });
+    expect(await lastMessage()).toEqual({ inView: true, hiddenBelow: 0 });
+    await goOffline(context, page);
+    expect(await lastMessage()).toEqual({ inView: true, hiddenBelow: 0 });
+    await backOnline(context);
+  }, 90_000);
+
+  it('when an agent writes two messages offline, then they wait in the conversation and arrive once each, in order, when the connection returns', async () => {
+    const { ticket: mine } = await aliceTicket('Written on a train');
+    const { context, page } = await pageFor(alice, { width: 1440, height: 900 }, link.url);
+    await page.goto(`${link.url}/tickets/${mine._id}`);
+    await page.getByText('Live', { exact: true }).waitFor();
+    await goOffline(context, page);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    for (const text of ['First from the train', 'Second from the train']) {
+      await box.fill(text);
+      await box.press('Enter');
+    }
+    const waiting = messageList(page).getByText('Waiting for the connection…');
+    await waiting.nth(1).waitFor();
+    expect(await box.inputValue()).toBe('');
+    const back = Date.now();
+    await backOnline(context);
+    await waiting.first().waitFor({ state: 'detached', timeout: WAIT_MS });
+    report(`outbox: two messages written offline sent ${Date.now() - back} ms after the network came back`);
+    const listed = await server.request('GET', `/api/tickets/${mine._id}/messages`, { token: alice.token });
+    const fromTheTrain = (listed.body.messages as Array<{ content: string }>)
+      .map((message) => message.content)
+      .filter((content) => content.endsWith('from the train'));
+    expect(fromTheTrain).toEqual(['First from the train', 'Second from the train']);
+    for (const text of fromTheTrain) await messageList(page).getByText(text, { exact: true }).waitFor();
+    expect(await messageList(page).getByText('from the train').count()).toBe(2);
+  }, 90_000);
 
   it('when the customer writes, then Live Tickets shows an unread badge within 1 s and the tab title counts it; opening the ticket clears both', async () => {
     const { customer, ticket: mine } = await aliceTicket('Where is my parcel');

@@ -87,7 +87,9 @@ describe('Web app in Chromium: merging tickets', () => {
 
   it('when the agent moves a message to a new ticket, then the new ticket holds it and the old one says where it went', async () => {
     const item = messageList(page).getByRole('listitem').filter({ hasText: 'Jammed again on Friday' });
-    await item.getByRole('button', { name: 'Move to a new ticket' }).click();
+    await item.hover();
+    await item.getByRole('button', { name: 'Message actions' }).click();
+    await item.getByRole('menuitem', { name: 'Move to a new ticket' }).click();
     const dialog = page.getByRole('dialog', { name: 'Move to a new ticket' });
     await dialog.getByLabel('Title of the new ticket').fill('Friday jam');
     await dialog.getByRole('button', { name: 'Move' }).click();

@@ -19,16 +19,18 @@ const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const RETRY_DELAYS_MS = [1_000, 3_000];
 
 /** A fresh key for one action; getRandomValues, unlike randomUUID, also works on plain-http pages. */
-const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+export const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 /**
  * A request that creates something, sent with an Idempotency-Key: the server answers a repeat of it
  * with what the first one created, so it is safe to send again when no answer came (see `sentSafely`).
- * The key is made once per action, here, and kept by every retry.
+ * The key is made once per action, here (or by the caller, when the action outlives the request:
+ * a message kept in the outbox is sent again later with the key it was given when written), and
+ * kept by every retry.
  */
-export const creating = (args: FetchArgs): FetchArgs => ({
+export const creating = (args: FetchArgs, key = newKey()): FetchArgs => ({
   ...args,
-  headers: { ...(args.headers as Record<string, string> | undefined), [IDEMPOTENCY_HEADER]: newKey() },
+  headers: { ...(args.headers as Record<string, string> | undefined), [IDEMPOTENCY_HEADER]: key },
 });
 
 const hasKey = (args: string | FetchArgs) => typeof args !== 'string' && Boolean((args.headers as Record<string, string> | undefined)?.[IDEMPOTENCY_HEADER]);

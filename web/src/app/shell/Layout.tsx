@@ -4,6 +4,7 @@ import { Icon } from '../../components/icons';
 import { LoadingScreen } from '../../components/ui';
 import { useDesktopNotifications } from '../../features/profile/desktopNotifications';
 import { useMyUnreadCount, useReplyNotifications } from '../../features/tickets/needsMe';
+import { useOutboxSender } from '../../features/tickets/outbox';
 import { KeyboardHelp } from './KeyboardHelp';
 import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
@@ -43,6 +44,7 @@ export function Layout() {
   const live = useLiveStatus();
   useDesktopNotifications();
   useReplyNotifications();
+  useOutboxSender();
   const unread = useMyUnreadCount();
   useEffect(() => {
     document.title = tabTitle(pathname, unread);

@@ -1,9 +1,10 @@
-import { type ChangeEvent, Fragment, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { type ChangeEvent, Fragment, type KeyboardEvent, type RefObject, useEffect, useRef, useState } from 'react';
 import { AuthFile } from '../../components/AuthFile';
 import { Icon } from '../../components/icons';
 import { Badge } from '../../components/ui';
 import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format';
 import { useLiveConnected } from '../../lib/live';
+import type { Queued } from '../../lib/outbox';
 import { editMessageSchema } from '#contract/tickets';
 import { MESSAGE_MAX } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
@@ -151,11 +152,7 @@ export function MessageItem({
             <Icon name="edit" size={14} />
           </button>
         )}
-        {onMove && (
-          <button type="button" className="link-button message-move" onClick={onMove}>
-            Move to a new ticket
-          </button>
-        )}
+        {onMove && <MessageMenu onMove={onMove} />}
       </div>
       {showVersions && message.versions && <MessageVersions versions={message.versions} />}
       {editing ? <MessageEditor message={message} onSave={onSave} onCancel={onCancel} /> : message.content && <p className="message-text">{message.content}</p>}
@@ -166,6 +163,102 @@ export function MessageItem({
           ))}
         </div>
       )}
+    </li>
+  );
+}
+
+/**
+ * A message's quieter actions (staff): a "⋯" button, shown on hover or focus of the bubble, opens a
+ * menu. Arrow keys move in it, Escape closes it and gives the focus back to the button.
+ */
+function MessageMenu({ onMove }: { onMove: () => void }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+    const close = (event: MouseEvent) => {
+      if (!menu.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, [open]);
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    if (event.key === 'Escape' || event.key === 'Tab') {
+      if (event.key === 'Escape') event.preventDefault();
+      setOpen(false);
+      button.current?.focus();
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      items[(at + (event.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+    }
+  };
+  return (
+    <span className={`message-menu ${open ? 'message-menu-open' : ''}`}>
+      <button
+        ref={button}
+        type="button"
+        className="icon-button message-menu-button"
+        aria-label="Message actions"
+        title="Message actions"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((shown) => !shown)}
+      >
+        ⋯
+      </button>
+      {open && (
+        <div ref={menu} role="menu" aria-label="Message actions" className="message-menu-list" onKeyDown={onKeyDown}>
+          <button
+            type="button"
+            role="menuitem"
+            onClick={() => {
+              setOpen(false);
+              onMove();
+            }}
+          >
+            Move to a new ticket
+          </button>
+        </div>
+      )}
+    </span>
+  );
+}
+
+/** A message of the outbox (docs/web.md, "Outbox"): waiting for the connection, on its way, or refused. */
+function QueuedMessage({ message, onCancel, onRetry }: { message: Queued; onCancel: () => void; onRetry: () => void }) {
+  return (
+    <li className={`message message-ours message-mine message-queued ${message.isInternal ? 'message-internal' : ''}`} data-queued-key={message.key}>
+      <div className="message-meta">
+        <strong>You</strong>
+        {message.isInternal && (
+          <Badge variant="warning">
+            <Icon name="lock" size={12} /> Internal note
+          </Badge>
+        )}
+        <span className="queued-state">{message.refused ? 'Not sent' : message.sending ? 'Sending…' : 'Waiting for the connection…'}</span>
+      </div>
+      <p className="message-text">{message.content}</p>
+      {message.refused && <p className="field-error">{message.refused}</p>}
+      <div className="queued-actions">
+        {message.refused ? (
+          <>
+            <button type="button" className="button button-secondary button-small" onClick={onRetry}>
+              Retry
+            </button>
+            <button type="button" className="button button-ghost button-small" onClick={onCancel}>
+              Discard
+            </button>
+          </>
+        ) : (
+          <button type="button" className="button button-ghost button-small" onClick={onCancel} disabled={message.sending}>
+            Cancel
+          </button>
+        )}
+      </div>
     </li>
   );
 }
@@ -181,6 +274,30 @@ function dayLabel(iso: string, now = new Date()): string {
 }
 const dayKey = (iso: string) => new Date(iso).toDateString();
 
+/**
+ * Opens at the bottom and stays there while the reader is there: when the list gets shorter (the
+ * "Reconnecting…" banner takes a line of the window, the composer grows with an error), the browser
+ * keeps the top where it was and the last message would slide out of view; pinned, the list scrolls
+ * with it. A reader who scrolled up is left where they are.
+ */
+function useKeptAtBottom(list: RefObject<HTMLOListElement | null>): void {
+  useEffect(() => {
+    const element = list.current;
+    if (!element) return undefined;
+    element.scrollTop = element.scrollHeight;
+    let pinned = true;
+    const onScroll = () => (pinned = element.scrollHeight - element.scrollTop - element.clientHeight < 8);
+    element.addEventListener('scroll', onScroll);
+    // jsdom has no ResizeObserver (and no layout to observe).
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => pinned && (element.scrollTop = element.scrollHeight));
+    observer?.observe(element);
+    return () => {
+      element.removeEventListener('scroll', onScroll);
+      observer?.disconnect();
+    };
+  }, [list]);
+}
+
 export function MessageList({
   messages,
   myId,
@@ -188,6 +305,9 @@ export function MessageList({
   onEdit,
   onMove,
   typing,
+  queued = [],
+  onCancelQueued,
+  onRetryQueued,
 }: {
   messages: Message[];
   myId: string;
@@ -195,6 +315,10 @@ export function MessageList({
   onEdit: (message: Message, content: string) => Promise<string | null>;
   onMove?: (message: Message) => void;
   typing: string | null;
+  /** My messages still in the outbox, after the conversation. */
+  queued?: readonly Queued[];
+  onCancelQueued?: (message: Queued) => void;
+  onRetryQueued?: (message: Queued) => void;
 }) {
   const [editing, setEditing] = useState<string | null>(null);
   const list = useRef<HTMLOListElement>(null);
@@ -204,10 +328,8 @@ export function MessageList({
     if (!element) return;
     const nearBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 160;
     if (nearBottom || last?.sender._id === myId) element.scrollTop = element.scrollHeight;
-  }, [last?._id, last?.sender._id, myId, typing]);
-  useEffect(() => {
-    if (list.current) list.current.scrollTop = list.current.scrollHeight;
-  }, []);
+  }, [last?._id, last?.sender._id, myId, typing, queued.length]);
+  useKeptAtBottom(list);
   return (
     // Focusable so the keyboard can scroll it even when no message holds a control.
     <ol className="message-list" ref={list} aria-label="Messages" aria-live="polite" tabIndex={0}>
@@ -234,6 +356,9 @@ export function MessageList({
             }}
           />
         </Fragment>
+      ))}
+      {queued.map((message) => (
+        <QueuedMessage key={message.key} message={message} onCancel={() => onCancelQueued?.(message)} onRetry={() => onRetryQueued?.(message)} />
       ))}
     </ol>
   );

@@ -5,7 +5,8 @@ import userEvent from '@testing-library/user-event';
 import { AGENT, CUSTOMER, canned, message } from '../../test/fixtures';
 import { renderWeb } from '../../test/render';
 import { useState } from 'react';
-import { ChatInput, MessageItem } from './Conversation';
+import { ChatInput, MessageItem, MessageList } from './Conversation';
+import type { Queued } from '../../lib/outbox';
 
 const CANNED = [
   canned({ shortcode: 'refund', title: 'Refund issued', content: 'Your refund is on its way.' }),
@@ -191,7 +192,9 @@ describe('Message', () => {
         <MessageItem message={copy} myId={AGENT._id} staff onMove={onMove} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
       </ul>,
     );
-    fireEvent.click(screen.getByRole('button', { name: 'Move to a new ticket' }));
+    expect(screen.queryByRole('button', { name: 'Move to a new ticket' })).not.toBeInTheDocument();
+    fireEvent.click(screen.getByRole('button', { name: 'Message actions' }));
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Move to a new ticket' }));
     expect(onMove).toHaveBeenCalled();
     unmount();
     renderWeb(
@@ -201,6 +204,28 @@ describe('Message', () => {
     );
     expect(screen.getByText('Merged from #1003')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Edit message' })).not.toBeInTheDocument();
+  });
+
+  it('when staff open the message actions with the keyboard, then Move is focused, and Escape closes the menu back onto its button', async () => {
+    const onMove = jest.fn();
+    renderWeb(
+      <ul>
+        <MessageItem message={message({})} myId={AGENT._id} staff onMove={onMove} editing={false} onEdit={jest.fn()} onSave={noop} onCancel={jest.fn()} />
+      </ul>,
+    );
+    const user = userEvent.setup();
+    const button = screen.getByRole('button', { name: 'Message actions' });
+    expect(button).toHaveAttribute('aria-haspopup', 'menu');
+    button.focus();
+    await user.keyboard('{Enter}');
+    expect(button).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('menuitem', { name: 'Move to a new ticket' })).toHaveFocus();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('menu')).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+    await user.keyboard('{Enter}');
+    await user.keyboard('{Enter}');
+    expect(onMove).toHaveBeenCalledTimes(1);
   });
 
   it('when editing, then Enter saves, Shift+Enter adds a line, Escape cancels, and the hint names 5 minutes', async () => {
@@ -240,3 +265,55 @@ describe('Message', () => {
     expect(screen.getByText('Telegram')).toBeInTheDocument();
   });
 });
+
+describe('Outbox in the conversation', () => {
+  const queued = (key: string, content: string, extra: Partial<Queued> = {}): Queued => ({
+    key,
+    ticketId: 'ticket-1',
+    ticketKey: '1001',
+    content,
+    isInternal: false,
+    writtenAt: '2026-11-20T10:00:00.000Z',
+    refused: null,
+    sending: false,
+    ...extra,
+  });
+
+  it('when messages wait for the connection, then they follow the conversation in order with Cancel; a refused one shows why with Retry and Discard', async () => {
+    const onCancelQueued = jest.fn();
+    const onRetryQueued = jest.fn();
+    const waiting = queued('k1', 'Written offline');
+    const refused = queued('k2', 'Refused one', { refused: 'Ticket is closed' });
+    renderWeb(
+      <MessageList
+        messages={[message({ content: 'Sent before' })]}
+        myId={AGENT._id}
+        staff
+        onEdit={noopEdit}
+        typing={null}
+        queued={[waiting, refused, queued('k3', 'On its way', { sending: true })]}
+        onCancelQueued={onCancelQueued}
+        onRetryQueued={onRetryQueued}
+      />,
+    );
+    const items = screen.getAllByRole('listitem').map((item) => item.textContent);
+    expect(items.slice(-4)).toEqual([
+      expect.stringContaining('Sent before'),
+      expect.stringContaining('Waiting for the connection…'),
+      expect.stringContaining('Not sent'),
+      expect.stringContaining('Sending…'),
+    ]);
+    expect(screen.getByText('Ticket is closed')).toBeInTheDocument();
+    const user = userEvent.setup();
+    const cancels = screen.getAllByRole('button', { name: 'Cancel' });
+    expect(cancels[1]).toBeDisabled();
+    await user.click(cancels[0]!);
+    expect(onCancelQueued).toHaveBeenCalledWith(waiting);
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(onRetryQueued).toHaveBeenCalledWith(refused);
+    await user.click(screen.getByRole('button', { name: 'Discard' }));
+    expect(onCancelQueued).toHaveBeenLastCalledWith(refused);
+  });
+});
+
+const noopEdit = async () => null;

@@ -6,7 +6,7 @@ import { outcomeSchema } from '#contract/tickets';
 import { MESSAGE_MAX, OUTCOME_MAX } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
 import { isStaff } from '#contract/users';
-import { errorMessage } from '../../app/api';
+import { errorMessage, newKey } from '../../app/api';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { AuthFile, type FileRef } from '../../components/AuthFile';
 import { Icon } from '../../components/icons';
@@ -14,10 +14,11 @@ import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, Card, CountedLabel, LoadingScreen } from '../../components/ui';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { joinTicket } from '../../lib/live';
+import { discardMessage, enqueueMessage, flushOutbox, retryMessage, useQueuedMessages } from '../../lib/outbox';
 import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
-import { useEditMessageMutation, useMarkReadMutation, usePostMessageMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
@@ -26,6 +27,7 @@ import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
 import type { Message, Ticket } from '../../entities/ticket/types';
+import { useDeliverMessage } from './outbox';
 import { typingText, useTyping } from './useTyping';
 import { useTicketActions } from './useTicketActions';
 
@@ -267,7 +269,7 @@ export function TicketPage() {
   const { data, error, isLoading } = useTicketQuery(ticketId);
   const canned = useCannedMessagesQuery(undefined, { skip: !staff });
   const [recordCannedUse] = useRecordCannedUseMutation();
-  const [postMessage] = usePostMessageMutation();
+  const deliver = useDeliverMessage();
   const [editMessage] = useEditMessageMutation();
   const [recordOutcome] = useRecordOutcomeMutation();
   const [markRead] = useMarkReadMutation();
@@ -280,6 +282,7 @@ export function TicketPage() {
   const recordId = data?.ticket._id;
   const { typers, reportTyping } = useTyping(recordId, me._id);
   const others = useOthersOn(recordId, me._id, staff);
+  const queued = useQueuedMessages(me._id, recordId);
 
   useEffect(() => (recordId ? joinTicket(recordId) : undefined), [recordId]);
   const messageCount = data?.messages.length ?? 0;
@@ -323,13 +326,33 @@ export function TicketPage() {
   const { ticket, messages } = data;
   const typing = typingText(typers);
 
+  /**
+   * Offline, or behind messages still waiting, a text message joins the outbox (docs/web.md, "Outbox")
+   * and the box empties as if it were sent; one that gets no answer joins it too, with the key it was
+   * sent with. Files cannot be kept in the browser's storage: a message with files needs the connection.
+   */
   const send = async ({ content, isInternal, files }: ChatSend) => {
-    try {
-      await postMessage({ id: ticket._id, ticketKey: ticketId, content: content.slice(0, MESSAGE_MAX), isInternal, files }).unwrap();
+    const message = {
+      key: newKey(),
+      ticketId: ticket._id,
+      ticketKey: ticketId,
+      content: content.slice(0, MESSAGE_MAX),
+      isInternal,
+      writtenAt: new Date().toISOString(),
+      refused: null,
+    };
+    const keep = () => {
+      enqueueMessage(me._id, message);
+      void flushOutbox(me._id, ticket._id, deliver);
       return null;
-    } catch (failure) {
-      return errorMessage(failure, 'Failed to send message');
-    }
+    };
+    const behindWaiting = queued.some((item) => item.refused === null);
+    if (files.length === 0 && (!navigator.onLine || behindWaiting)) return keep();
+    if (!navigator.onLine) return 'You are offline: files can be sent once the connection is back';
+    const outcome = await deliver(message, files);
+    if (outcome === 'sent') return null;
+    if (outcome === 'unreachable') return files.length === 0 ? keep() : 'Failed to send message';
+    return outcome.refused;
   };
   const edit = async (message: { _id: string }, content: string) => {
     try {
@@ -392,6 +415,12 @@ export function TicketPage() {
             onEdit={edit}
             {...(staff && !ticket.mergedInto ? { onMove: setMoving } : {})}
             typing={typing}
+            queued={queued}
+            onCancelQueued={(message) => discardMessage(me._id, ticket._id, message.key)}
+            onRetryQueued={(message) => {
+              retryMessage(me._id, ticket._id, message.key);
+              void flushOutbox(me._id, ticket._id, deliver);
+            }}
           />
           {moving && <MoveDialog ticket={ticket} message={moving} onClose={() => setMoving(null)} />}
           <p className="typing-indicator" aria-live="polite">

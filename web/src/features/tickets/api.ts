@@ -167,14 +167,15 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
-    postMessage: build.mutation<{ message: Message }, { id: string; ticketKey: string; content: string; isInternal: boolean; files: File[] }>({
-      query: ({ id, content, isInternal, files }) => {
+    /** `key`: the Idempotency-Key of a message from the outbox (web/src/lib/outbox.ts), kept across its tries. */
+    postMessage: build.mutation<{ message: Message }, { id: string; ticketKey: string; content: string; isInternal: boolean; files: File[]; key?: string }>({
+      query: ({ id, content, isInternal, files, key }) => {
         const body = new FormData();
         body.append('content', content);
         body.append('messageType', files.length > 0 ? 'file' : 'text');
         body.append('isInternal', String(isInternal));
         for (const file of files) body.append('attachments', file, file.name);
-        return creating({ url: `/tickets/${id}/messages`, method: 'POST', body, timeout: files.length > 0 ? 120_000 : 10_000 });
+        return creating({ url: `/tickets/${id}/messages`, method: 'POST', body, timeout: files.length > 0 ? 120_000 : 10_000 }, key);
       },
       async onQueryStarted({ ticketKey }, { dispatch, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: null }));
