@@ -8,6 +8,7 @@ import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
 import { MemoryReadStore } from './platform/readstore/memory';
+import { Keyring } from './platform/keyring';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
@@ -78,6 +79,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     logger,
     metrics,
     jwtSecret: loadJwtSecret(config.DATA_DIR, config.JWT_SECRET),
+    keyring: Keyring.open(config.DATA_DIR),
     clock: options.clock ?? (() => new Date()),
     newId: randomUUID,
   };

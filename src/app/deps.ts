@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import type { EventStore } from '../platform/eventstore/port';
+import type { Keyring } from '../platform/keyring';
 import type { Metrics } from '../platform/metrics';
 import type { Queue } from '../platform/queue/port';
 import type { RateLimiterFactory } from '../platform/ratelimit';
@@ -25,6 +26,8 @@ export interface AppDeps {
   /** Prometheus metrics of the process (/metrics). */
   metrics: Metrics;
   jwtSecret: string;
+  /** The keys that are not JWT_SECRET's: webhook secrets' seals, rating links (src/platform/keyring.ts). */
+  keyring: Keyring;
   clock: () => Date;
   newId: () => string;
 }

@@ -99,6 +99,8 @@ export const Webhook = z
     createdBy: z.string().nullable(),
     lastDeliveryAt: z.string().nullable(),
     failingSince: z.string().nullable(),
+    secretRotatedAt: z.string().nullable(),
+    previousSecretValidUntil: z.string().nullable(),
   })
   .meta({ id: 'Webhook' });
 

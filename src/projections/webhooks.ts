@@ -4,8 +4,8 @@ import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
 
-export const WEBHOOKS = 'webhooks_v1';
-export const WEBHOOK_DELIVERIES = 'webhook_deliveries_v1';
+export const WEBHOOKS = 'webhooks_v2';
+export const WEBHOOK_DELIVERIES = 'webhook_deliveries_v2';
 
 export interface WebhookView extends Doc {
   url: string;
@@ -19,6 +19,10 @@ export interface WebhookView extends Doc {
   createdBy: string | null;
   lastDeliveryAt: string | null;
   failingSince: string | null;
+  /** When its signing secret was last rotated (the secret itself is in no read model). */
+  secretRotatedAt: string | null;
+  /** Until when the secret before the last rotation still signs beside the new one. */
+  previousSecretValidUntil: string | null;
   _revision: number;
 }
 
@@ -35,7 +39,7 @@ const guarded = (id: string, revision: number) => ({ _id: id, _revision: { $lt: 
 /** The admin's list of webhooks and every delivery attempt. */
 export const webhooksProjection: Projection = {
   name: 'webhooks',
-  version: 1,
+  version: 2,
   collections: [WEBHOOKS, WEBHOOK_DELIVERIES],
   async setup(store: ReadStore) {
     await store.collection(WEBHOOK_DELIVERIES).createIndex({ keys: { webhookId: 1, at: -1 } });
@@ -57,12 +61,19 @@ export const webhooksProjection: Projection = {
         createdBy: event.metadata.actor?.userId ?? null,
         lastDeliveryAt: null,
         failingSince: null,
+        secretRotatedAt: null,
+        previousSecretValidUntil: null,
         _revision: event.revision,
       };
       await webhooks(store).updateOne({ _id: webhookId }, { $setOnInsert: view }, { upsert: true });
     },
     async WebhookRewound(event, store) {
       await webhooks(store).updateOne(guarded(event.data.webhookId, event.revision), { $set: { cursor: event.data.after, _revision: event.revision } });
+    },
+    async WebhookSecretRotated(event, store) {
+      await webhooks(store).updateOne(guarded(event.data.webhookId, event.revision), {
+        $set: { secretRotatedAt: event.metadata.occurredAt, previousSecretValidUntil: event.data.previousValidUntil, _revision: event.revision },
+      });
     },
     async WebhookDelivered(event, store) {
       const { webhookId, position, at, manual } = event.data;

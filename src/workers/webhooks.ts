@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent } from '#contract/events';
 import type { AppDeps } from '../app/deps';
 import { feedItemAt, readFeed } from '../app/events/feed';
-import { postWebhook, signature } from '../app/webhooks/send';
-import { networkRules, signingSecret, webhookReader } from '../app/webhooks/service';
+import { type SendResult, postWebhook, signature } from '../app/webhooks/send';
+import { networkRules, signingSecrets, webhookReader } from '../app/webhooks/service';
 import { webhookDecider } from '../domain/webhook/decide';
 import { type LiveWebhook, type WebhookState, webhookStream } from '../domain/webhook/webhook';
 import { type CommandContext, handleCommand } from '../platform/commands';
@@ -132,24 +132,22 @@ export class WebhookDispatcher {
     if (page.events.length === 0) followed.scannedUpTo = page.next;
   }
 
-  private async send(webhook: LiveWebhook, item: CloudEvent) {
+  private async send(webhook: LiveWebhook, item: CloudEvent): Promise<SendResult> {
     const body = JSON.stringify(item);
     const timestamp = Math.floor(this.deps.clock().getTime() / 1000);
-    const headers = {
-      'x-desk-signature': signature(signingSecret(this.deps, webhook.webhookId), timestamp, body),
-      'x-desk-webhook-id': webhook.webhookId,
-    };
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(this.deps, webhook);
+    } catch (error) {
+      // A key missing from the keyring (or a seal that does not open): nothing is sent unsigned; the attempt fails with the reason, and is retried.
+      this.deps.logger.error({ err: error, webhookId: webhook.webhookId }, 'webhook secret cannot be read');
+      return { ok: false, statusCode: null, error: `The signing secret cannot be read: ${(error as Error).message}`, durationMs: 0 };
+    }
+    const headers = { 'x-desk-signature': signature(secrets, timestamp, body), 'x-desk-webhook-id': webhook.webhookId };
     return postWebhook(new URL(webhook.url), body, headers, networkRules(this.deps));
   }
 
-  private async record(
-    webhook: LiveWebhook,
-    item: CloudEvent,
-    sent: Awaited<ReturnType<typeof postWebhook>>,
-    attempt: number,
-    manual: boolean,
-    nextTryAt: string | null,
-  ): Promise<void> {
+  private async record(webhook: LiveWebhook, item: CloudEvent, sent: SendResult, attempt: number, manual: boolean, nextTryAt: string | null): Promise<void> {
     const delivery = {
       webhookId: webhook.webhookId,
       position: Number(item.id),

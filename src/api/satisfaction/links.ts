@@ -43,7 +43,7 @@ export const ratingLinkPages = (deps: AppDeps) => (app: Express) => {
   // Public pages that write: the API's guards apply (not while starting, the rate limit per address, maintenance).
   app.use('/rate', whileStarting(deps.startup), rateLimit(deps), maintenance(deps));
 
-  const claimsOf = (req: Request, token: string) => verifyRatingLink(deps.jwtSecret, token, String(req.params.ticketId), deps.clock());
+  const claimsOf = (req: Request, token: string) => verifyRatingLink(deps, token, String(req.params.ticketId), deps.clock());
   /** The link's customer acts, by e-mail, on the link's episode. */
   const asLinked = (claims: LinkClaims) => ({
     input: { ticketId: claims.ticketId, rater: { userId: claims.customerId, role: 'customer' as const }, channel: 'email' as const, episode: claims.episode },

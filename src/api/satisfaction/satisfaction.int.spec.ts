@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { addCategory, addMember, type Member, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
@@ -225,6 +227,46 @@ describe('Customer satisfaction', () => {
       ahead = 0;
       expect((await rating(ticket._id, customer.token)).episode.score).toBeNull();
     });
+    it('keeps rating by a link signed with an older key once a new key is introduced, and by one from before links named keys; refuses a tampered kid', async () => {
+      const { customer, ticket } = await resolvedTicket('Kim');
+      const token = tokenOf((await surveyLinks(customer.email))[0]!);
+      const headerOf = (jwtText: string) => JSON.parse(Buffer.from(jwtText.split('.')[0]!, 'base64url').toString()) as Record<string, unknown>;
+      const signedWith = headerOf(token).kid;
+      expect(signedWith).toEqual(expect.any(String));
+      const introduced = server.deps.keyring.rotate('rating-links');
+      expect(introduced).not.toBe(signedWith);
+      expect((await post(`/rate/${ticket._id}`, { t: token, score: '4' })).status).toBe(200);
+
+      // The same link under another header: a kid changed, unknown, of another type, or taken out.
+      const { kid: _kid, ...noKid } = headerOf(token);
+      for (const header of [
+        { ...noKid, kid: introduced },
+        { ...noKid, kid: 'k999' },
+        { ...noKid, kid: 'constructor' },
+        { ...noKid, kid: 7 },
+        { ...noKid, kid: null },
+        noKid,
+      ]) {
+        const tampered = [Buffer.from(JSON.stringify(header)).toString('base64url'), ...token.split('.').slice(1)].join('.');
+        const statuses = [
+          (await post(`/rate/${ticket._id}`, { t: tampered, score: '1' })).status,
+          (await fetch(`${server.url}/rate/${ticket._id}?t=${tampered}`)).status,
+        ];
+        expect({ header, statuses }).toEqual({ header, statuses: [403, 403] });
+      }
+
+      // A link mailed before links named their key: no kid, signed with the key derived from JWT_SECRET.
+      const { iat: _iat, ...claims } = jwt.decode(token) as jwt.JwtPayload;
+      const legacy = jwt.sign(claims, createHmac('sha256', server.deps.jwtSecret).update('satisfaction-link').digest(), { algorithm: 'HS256' });
+      expect(headerOf(legacy).kid).toBeUndefined();
+      expect((await post(`/rate/${ticket._id}`, { t: legacy, score: '2' })).status).toBe(200);
+      expect((await rating(ticket._id, customer.token)).episode.score).toBe(2);
+
+      // A survey mailed now is signed with the new key.
+      const { customer: next } = await resolvedTicket('Lou');
+      expect(headerOf(tokenOf((await surveyLinks(next.email))[0]!)).kid).toBe(introduced);
+    });
+
     it('refuses by the e-mailed form a comment with NUL or a bidi override, as the API does, and recording nothing', async () => {
       const { customer, ticket } = await resolvedTicket('Ivy');
       const [link] = await surveyLinks(customer.email);

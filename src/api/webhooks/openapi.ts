@@ -60,6 +60,16 @@ export function describeWebhooks(docs: ApiRegistry): void {
   });
   docs.route({
     method: 'post',
+    path: '/webhooks/:id/rotate-secret',
+    token: scope('admin'),
+    summary: 'Give the webhook a new signing secret, shown once; the previous one keeps signing beside it for 24 h',
+    description:
+      'During the grace period (until `previousSecretValidUntil`) each delivery carries two `v1` signatures, the new secret’s first, so a receiver switches without losing deliveries. Rotating again within it ends the older secret at once. Recorded as `WebhookSecretRotated` with its actor.',
+    access: admin,
+    responses: { 200: { description: 'The webhook and its new signing secret, shown once', schema: one.extend({ secret: z.string(), message: z.string() }) } },
+  });
+  docs.route({
+    method: 'post',
     path: '/webhooks/:id/enable',
     token: scope('admin'),
     summary: 'Enable a webhook disabled after failing; it goes on from where it stopped',
@@ -80,10 +90,10 @@ export function describeWebhooks(docs: ApiRegistry): void {
     path: 'deskEvent',
     summary: 'One ticket event, sent to each webhook that wants its type, in log order',
     description:
-      'Verify `X-Desk-Signature: t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 under the signing secret of `<t>.<raw body>`; refuse a t more than 5 minutes away. Answer 2xx; anything else (or no answer in 10 s) is retried with backoff for 24 h, later events waiting. Redirects are not followed. Deliveries are at least once: drop an `id` seen before.',
+      'Verify `X-Desk-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]`: each v1 is HMAC-SHA256 of `<t>.<raw body>` under one signing secret (two after a rotation, for 24 h: the new secret’s first); accept when one matches yours, and refuse a t more than 5 minutes away. Answer 2xx; anything else (or no answer in 10 s) is retried with backoff for 24 h, later events waiting. Redirects are not followed. Deliveries are at least once: drop an `id` seen before.',
     request: {
       headers: z.object({
-        'x-desk-signature': z.string().meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">' }),
+        'x-desk-signature': z.string().meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">, one v1 per signing secret in use' }),
         'x-desk-webhook-id': z.string().meta({ description: 'The webhook this delivery is for' }),
       }),
       body: { content: { 'application/cloudevents+json': { schema: CloudEvent } } },

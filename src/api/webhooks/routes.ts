@@ -4,7 +4,7 @@ import { createWebhookSchema, rewindWebhookSchema } from '#contract/events';
 import { queryInt } from '#contract/paging';
 import { ValidationError } from '#contract/errors';
 import type { AppDeps } from '../../app/deps';
-import { deleteWebhook, enableWebhook, findWebhook, redeliver, registerWebhook, rewindWebhook } from '../../app/webhooks/service';
+import { deleteWebhook, enableWebhook, findWebhook, redeliver, registerWebhook, rewindWebhook, rotateWebhookSecret } from '../../app/webhooks/service';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookView } from '../../projections/webhooks';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
@@ -50,6 +50,15 @@ export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
     const position = parse(z.object({ position: queryInt('position', { min: 1, max: Number.MAX_SAFE_INTEGER }) }), { position: req.params.position }).position;
     await redeliver(deps, req.params.id as string, position, commandContext(deps, req));
     res.status(202).json({ message: 'The event will be sent again shortly' });
+  });
+
+  router.post('/webhooks/:id/rotate-secret', scope('admin'), admin, async (req, res) => {
+    const { webhook, secret } = await rotateWebhookSecret(deps, req.params.id as string, commandContext(deps, req));
+    res.json({
+      webhook: present(webhook),
+      secret,
+      message: `Copy the new signing secret now: it is shown only this once. The previous one also signs until ${webhook.previousSecretValidUntil}`,
+    });
   });
 
   router.post('/webhooks/:id/enable', scope('admin'), admin, async (req, res) => {

@@ -1,68 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
-
-interface Received {
-  webhookId: string;
-  id: string;
-  type: string;
-  subject: string;
-  verified: boolean;
-  data: Record<string, unknown>;
-}
-
-/** A real HTTP receiver on the loopback that checks each signature with the recipe of docs/integrations.md. */
-async function startReceiver() {
-  const received: Received[] = [];
-  const secrets: string[] = [];
-  let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.writeHead(204).end();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      // The documented recipe: t and v1 from the header, HMAC-SHA256 of `${t}.${body}`, a five-minute window.
-      const parts = Object.fromEntries(
-        String(req.headers['x-desk-signature'])
-          .split(',')
-          .map((part) => part.split('=') as [string, string]),
-      );
-      const fresh = Math.abs(Date.now() / 1000 - Number(parts.t)) <= 300;
-      const verified =
-        fresh &&
-        secrets.some((secret) => {
-          const expected = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest();
-          const given = Buffer.from(parts.v1 ?? '', 'hex');
-          return given.length === expected.length && timingSafeEqual(given, expected);
-        });
-      const item = JSON.parse(body) as Received;
-      received.push({ webhookId: String(req.headers['x-desk-webhook-id']), id: item.id, type: item.type, subject: item.subject, data: item.data, verified });
-      answer(req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    received,
-    secrets,
-    url: `http://127.0.0.1:${port}/hook`,
-    answerWith(handler: typeof answer) {
-      answer = handler;
-    },
-    /** Stops listening (connections refused) until `up`. */
-    async down() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-    async up() {
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    },
-    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
-  };
-}
+import { startReceiver } from '../../../test/support/webhookReceiver';
 
 const ENV = {
   WEBHOOK_ALLOW_HTTP: 'true',

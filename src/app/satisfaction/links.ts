@@ -2,17 +2,28 @@ import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { ForbiddenError } from '#contract/errors';
 import { RATING_WINDOW_MS } from '../../domain/satisfaction/satisfaction';
+import type { AppDeps } from '../deps';
 import { TOKEN_ISSUER } from '../identity/tokens';
 
 /**
- * The e-mailed rating links carry a token of their own: signed with a key derived from the JWT
- * secret for this purpose only, with its own audience, so neither an access token nor a link token
- * passes for the other. It names one ticket, one episode and its customer, and expires when the
- * episode's rating window does.
+ * The e-mailed rating links carry a token of their own, with its own audience, so neither an access
+ * token nor a link token passes for the other. It names one ticket, one episode and its customer,
+ * and expires when the episode's rating window does. It is signed with the current `rating-links`
+ * key of the keyring, named in its header (`kid`), so a new key can be introduced while the links
+ * already sent still verify with theirs (docs/satisfaction.md).
  */
 const LINK_AUDIENCE = 'support-desk-satisfaction-link';
 
-const linkKey = (secret: string) => createHmac('sha256', secret).update('satisfaction-link').digest();
+/** The key of the links sent before they named one: derived from JWT_SECRET for this purpose only. */
+const legacyLinkKey = (jwtSecret: string) => createHmac('sha256', jwtSecret).update('satisfaction-link').digest();
+
+/** The key a link names, the derived one for a link that names none; null for a kid the keyring does not hold. */
+function keyOf(deps: Pick<AppDeps, 'keyring' | 'jwtSecret'>, token: string): Buffer | null {
+  const header = jwt.decode(token, { complete: true })?.header;
+  if (!header) return null;
+  if (header.kid === undefined) return legacyLinkKey(deps.jwtSecret);
+  return typeof header.kid === 'string' ? deps.keyring.find('rating-links', header.kid) : null;
+}
 
 export interface LinkClaims {
   ticketId: string;
@@ -20,10 +31,12 @@ export interface LinkClaims {
   customerId: string;
 }
 
-export function signRatingLink(secret: string, claims: LinkClaims, resolvedAt: Date): string {
+export function signRatingLink(deps: Pick<AppDeps, 'keyring'>, claims: LinkClaims, resolvedAt: Date): string {
   const expiresAt = Math.floor((resolvedAt.getTime() + RATING_WINDOW_MS) / 1000);
-  return jwt.sign({ tid: claims.ticketId, ep: claims.episode, exp: expiresAt }, linkKey(secret), {
+  const { kid, key } = deps.keyring.current('rating-links');
+  return jwt.sign({ tid: claims.ticketId, ep: claims.episode, exp: expiresAt }, key, {
     algorithm: 'HS256',
+    keyid: kid,
     subject: claims.customerId,
     issuer: TOKEN_ISSUER,
     audience: LINK_AUDIENCE,
@@ -31,10 +44,12 @@ export function signRatingLink(secret: string, claims: LinkClaims, resolvedAt: D
 }
 
 /** The link's claims, if it was made for this ticket and has not expired; 403 with the reason otherwise. */
-export function verifyRatingLink(secret: string, token: string, ticketId: string, now: Date): LinkClaims {
+export function verifyRatingLink(deps: Pick<AppDeps, 'keyring' | 'jwtSecret'>, token: string, ticketId: string, now: Date): LinkClaims {
+  const key = keyOf(deps, token);
+  if (!key) throw new ForbiddenError('This rating link is not valid', 'LINK_INVALID');
   let payload: jwt.JwtPayload;
   try {
-    payload = jwt.verify(token, linkKey(secret), {
+    payload = jwt.verify(token, key, {
       algorithms: ['HS256'],
       issuer: TOKEN_ISSUER,
       audience: LINK_AUDIENCE,

@@ -117,11 +117,13 @@ const checkedLookup = (rules: WebhookNetworkRules, host: string): typeof lookup 
     })) as unknown as typeof lookup;
 
 /**
- * The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the webhook's secret>`
- * (docs/integrations.md has the receiver's recipe).
+ * The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, one `v1` per secret,
+ * the current one first: after a rotation the previous secret signs too for a while, so a receiver
+ * that checks each v1 against its secret goes on verifying (docs/integrations.md has the recipe).
  */
-export function signature(secret: string, timestampSeconds: number, body: string): string {
-  return `t=${timestampSeconds},v1=${createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex')}`;
+export function signature(secrets: readonly string[], timestampSeconds: number, body: string): string {
+  const signatures = secrets.map((secret) => `v1=${createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex')}`);
+  return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
 
 export interface SendResult {

@@ -56,8 +56,10 @@ describe('Webhook targets', () => {
     expect(() => checkWebhookUrl('not a url', STRICT)).toThrow('url must be an absolute URL');
   });
 
-  it('when a body is signed, then the header is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">', () => {
+  it('when a body is signed, then the header is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">, one v1 per secret, the current one first', () => {
     const body = '{"id":"42"}';
-    expect(signature('whsec_x', 1_700_000_000, body)).toBe(`t=1700000000,v1=${createHmac('sha256', 'whsec_x').update(`1700000000.${body}`).digest('hex')}`);
+    const v1 = (secret: string) => createHmac('sha256', secret).update(`1700000000.${body}`).digest('hex');
+    expect(signature(['whsec_x'], 1_700_000_000, body)).toBe(`t=1700000000,v1=${v1('whsec_x')}`);
+    expect(signature(['whsec_new', 'whsec_old'], 1_700_000_000, body)).toBe(`t=1700000000,v1=${v1('whsec_new')},v1=${v1('whsec_old')}`);
   });
 });

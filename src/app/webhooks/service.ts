@@ -1,10 +1,11 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { CreateWebhookInput } from '#contract/events';
 import { ValidationError } from '#contract/errors';
 import { webhookDecider } from '../../domain/webhook/decide';
-import { webhookStream } from '../../domain/webhook/webhook';
+import { type LiveWebhook, type WebhookSecret, webhookStream } from '../../domain/webhook/webhook';
 import type { CommandContext } from '../../platform/commands';
 import { pagesOfAll } from '../../platform/eventstore/paging';
+import { openSecret, sealSecret } from '../../platform/keyring';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookView } from '../../projections/webhooks';
 import { NotFoundError } from '#contract/errors';
 import { runCommand } from '../commands';
@@ -17,12 +18,30 @@ export const networkRules = (deps: Pick<AppDeps, 'config'>): WebhookNetworkRules
   allowedHosts: deps.config.WEBHOOK_ALLOWED_HOSTS,
 });
 
+/** How long the previous secret still signs beside a new one after a rotation, so receivers switch without losing deliveries. */
+export const WEBHOOK_SECRET_GRACE_MS = 24 * 3_600_000;
+
 /**
- * A webhook's signing secret, derived from the server's secret and the webhook's id: the server can
- * sign without storing it, and it is in no event. Shown to the admin once, at creation.
+ * The secret of a webhook registered before secrets were their own: derived from JWT_SECRET and the
+ * webhook's id. It stays that until the webhook's secret is rotated (docs/integrations.md).
  */
-export const signingSecret = (deps: Pick<AppDeps, 'jwtSecret'>, webhookId: string) =>
-  `whsec_${createHmac('sha256', deps.jwtSecret).update(`webhook-signing:${webhookId}`).digest('base64url')}`;
+const derivedSecret = (jwtSecret: string, webhookId: string) =>
+  `whsec_${createHmac('sha256', jwtSecret).update(`webhook-signing:${webhookId}`).digest('base64url')}`;
+
+/** A new random secret, and its sealed form for the log, bound to its webhook (a sealed secret moved to another webhook does not open). */
+function newSecret(deps: Pick<AppDeps, 'keyring'>, webhookId: string) {
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  return { secret, sealed: sealSecret(deps.keyring, secret, webhookStream(webhookId)) };
+}
+
+const secretOf = (deps: Pick<AppDeps, 'keyring' | 'jwtSecret'>, webhookId: string, secret: WebhookSecret) =>
+  secret === null ? derivedSecret(deps.jwtSecret, webhookId) : openSecret(deps.keyring, secret, webhookStream(webhookId));
+
+/** The secrets a delivery is signed with now: the current one, then the previous one while its grace lasts. */
+export function signingSecrets(deps: Pick<AppDeps, 'keyring' | 'jwtSecret' | 'clock'>, webhook: LiveWebhook): string[] {
+  const previous = webhook.previousSecret && deps.clock().getTime() < Date.parse(webhook.previousSecret.until) ? [webhook.previousSecret.secret] : [];
+  return [webhook.secret, ...previous].map((secret) => secretOf(deps, webhook.webhookId, secret));
+}
 
 /** The position before the first event recorded at or after `date`: where a webhook "from date" starts. */
 async function positionBefore(deps: Pick<AppDeps, 'events'>, date: string): Promise<number> {
@@ -53,14 +72,24 @@ export async function registerWebhook(deps: AppDeps, input: CreateWebhookInput, 
   await checkWebhookTarget(url, networkRules(deps));
   const webhookId = deps.newId();
   const startAfter = await startPoint(deps, input);
+  const { secret, sealed } = newSecret(deps, webhookId);
   await runCommand(
     deps,
     webhookStream(webhookId),
     webhookDecider,
-    { type: 'RegisterWebhook', webhookId, url: url.toString(), types: input.types, includeNotes: input.includeNotes, startAfter },
+    { type: 'RegisterWebhook', webhookId, url: url.toString(), types: input.types, includeNotes: input.includeNotes, startAfter, secret: sealed },
     context,
   );
-  return { webhook: await findWebhook(deps, webhookId), secret: signingSecret(deps, webhookId) };
+  return { webhook: await findWebhook(deps, webhookId), secret };
+}
+
+/** A new secret for the webhook, answered once; the one it replaces keeps signing beside it for WEBHOOK_SECRET_GRACE_MS. */
+export async function rotateWebhookSecret(deps: AppDeps, webhookId: string, context: CommandContext): Promise<{ webhook: WebhookView; secret: string }> {
+  await findWebhook(deps, webhookId);
+  const { secret, sealed } = newSecret(deps, webhookId);
+  const previousValidUntil = new Date(context.now.getTime() + WEBHOOK_SECRET_GRACE_MS).toISOString();
+  await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RotateWebhookSecret', secret: sealed, previousValidUntil }, context);
+  return { webhook: await findWebhook(deps, webhookId), secret };
 }
 
 export async function findWebhook(deps: Pick<AppDeps, 'readStore'>, webhookId: string): Promise<WebhookView> {

@@ -1,9 +1,19 @@
 import { ConflictError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import { type DeliveryAttempt, type WebhookEvent, type WebhookSettings, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
+import {
+  type DeliveryAttempt,
+  type SealedSecret,
+  type WebhookEvent,
+  type WebhookSettings,
+  type WebhookState,
+  evolveWebhook,
+  initialWebhookState,
+} from './webhook';
 
 export type WebhookCommand =
-  | ({ type: 'RegisterWebhook'; webhookId: string; startAfter: number } & WebhookSettings)
+  | ({ type: 'RegisterWebhook'; webhookId: string; startAfter: number; secret: SealedSecret } & WebhookSettings)
+  /** The current secret becomes the previous one, still signing until `previousValidUntil`; an older previous one stops at once. */
+  | { type: 'RotateWebhookSecret'; secret: SealedSecret; previousValidUntil: string }
   | { type: 'RewindWebhook'; after: number }
   | { type: 'RecordDelivery'; attempt: DeliveryAttempt; ok: boolean; nextTryAt: string | null }
   /** `tried`: the event is one this webhook carries (its types, tickets only, notes only if included) and its delivery log has an attempt of it. */
@@ -30,6 +40,10 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Web
     case 'RewindWebhook': {
       const webhook = existing(state);
       return [{ type: 'WebhookRewound', data: { webhookId: webhook.webhookId, after: command.after, previous: webhook.cursor } }];
+    }
+    case 'RotateWebhookSecret': {
+      const webhook = existing(state);
+      return [{ type: 'WebhookSecretRotated', data: { webhookId: webhook.webhookId, secret: command.secret, previousValidUntil: command.previousValidUntil } }];
     }
     case 'RecordDelivery': {
       const webhook = existing(state);

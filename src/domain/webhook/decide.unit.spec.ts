@@ -21,7 +21,31 @@ const attempt = (position: number, at: string, overrides: Partial<DeliveryAttemp
   ...overrides,
 });
 
+const SEALED = { kid: 'k1', iv: 'iv', data: 'data', tag: 'tag' };
+const RESEALED = { kid: 'k1', iv: 'iv2', data: 'data2', tag: 'tag2' };
+
 describe('Webhook', () => {
+  it('when its secret is rotated, then the new one is current and the one it replaces signs until the grace ends; a second rotation drops the oldest', () => {
+    const registered = after([{ ...REGISTERED, data: { ...REGISTERED.data, secret: SEALED } }]);
+    const rotated = decideWebhook({ type: 'RotateWebhookSecret', secret: RESEALED, previousValidUntil: '2026-01-02T00:00:00Z' }, registered);
+    expect(rotated).toEqual([{ type: 'WebhookSecretRotated', data: { webhookId: 'w1', secret: RESEALED, previousValidUntil: '2026-01-02T00:00:00Z' } }]);
+    const state = rotated.reduce(evolveWebhook, registered);
+    expect(state).toMatchObject({ secret: RESEALED, previousSecret: { secret: SEALED, until: '2026-01-02T00:00:00Z' } });
+    const again = decideWebhook({ type: 'RotateWebhookSecret', secret: SEALED, previousValidUntil: '2026-01-03T00:00:00Z' }, state).reduce(
+      evolveWebhook,
+      state,
+    );
+    expect(again).toMatchObject({ secret: SEALED, previousSecret: { secret: RESEALED, until: '2026-01-03T00:00:00Z' } });
+  });
+
+  it('when registered before secrets were its own, then its secret is the derived one (null) until rotated, and stays previous for the grace', () => {
+    const legacy = after([REGISTERED]);
+    expect(legacy).toMatchObject({ secret: null, previousSecret: null });
+    const rotated = decideWebhook({ type: 'RotateWebhookSecret', secret: SEALED, previousValidUntil: '2026-01-02T00:00:00Z' }, legacy);
+    expect(rotated.reduce(evolveWebhook, legacy)).toMatchObject({ secret: SEALED, previousSecret: { secret: null, until: '2026-01-02T00:00:00Z' } });
+    expect(() => decideWebhook({ type: 'RotateWebhookSecret', secret: SEALED, previousValidUntil: 'x' }, initialWebhookState)).toThrow(NotFoundError);
+  });
+
   it('when a delivery fails, then the cursor stays and the retry keeps when the failing began; a success moves the cursor and clears it', () => {
     const first = decideWebhook(
       { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:00Z'), ok: false, nextTryAt: '2026-01-01T00:00:10Z' },

@@ -27,8 +27,26 @@ export interface DeliveryAttempt {
   manual: boolean;
 }
 
+/**
+ * A signing secret as the log holds it: encrypted (AES-256-GCM) under a key of the server's keyring
+ * named by `kid`, kept outside the log (src/platform/keyring.ts), so a copy of the log does not give
+ * the secrets away. Opaque to the domain.
+ */
+export interface SealedSecret {
+  kid: string;
+  iv: string;
+  data: string;
+  tag: string;
+}
+
+/** A signing secret: its sealed form, or null for the one derived from JWT_SECRET (webhooks registered before secrets were their own). */
+export type WebhookSecret = SealedSecret | null;
+
 export type WebhookEvent =
-  | DomainEvent<'WebhookRegistered', { webhookId: string; startAfter: number } & WebhookSettings>
+  /** `secret` is absent from the events of webhooks registered before secrets were their own: theirs is derived. */
+  | DomainEvent<'WebhookRegistered', { webhookId: string; startAfter: number; secret?: SealedSecret } & WebhookSettings>
+  /** The previous secret still signs, beside the new one, until `previousValidUntil`. */
+  | DomainEvent<'WebhookSecretRotated', { webhookId: string; secret: SealedSecret; previousValidUntil: string }>
   | DomainEvent<'WebhookRewound', { webhookId: string; after: number; previous: number }>
   | DomainEvent<'WebhookDelivered', DeliveryAttempt>
   /** `nextTryAt` null: the retry window is spent and the event given up (the webhook goes on past it). */
@@ -50,6 +68,9 @@ export type LiveWebhook = {
   /** When deliveries began failing without a success since; null while they succeed. */
   failingSince: string | null;
   redeliveries: number[];
+  secret: WebhookSecret;
+  /** The secret before the last rotation, signing beside the current one until `until`. */
+  previousSecret: { secret: WebhookSecret; until: string } | null;
 } & WebhookSettings;
 
 export type WebhookState = { status: 'none' } | { status: 'deleted' } | LiveWebhook;
@@ -58,8 +79,20 @@ export const initialWebhookState: WebhookState = { status: 'none' };
 
 export function evolveWebhook(state: WebhookState, event: WebhookEvent): WebhookState {
   if (event.type === 'WebhookRegistered') {
-    const { startAfter, webhookId, url, types, includeNotes } = event.data;
-    return { status: 'active', webhookId, url, types, includeNotes, cursor: startAfter, retrying: null, failingSince: null, redeliveries: [] };
+    const { startAfter, webhookId, url, types, includeNotes, secret } = event.data;
+    return {
+      status: 'active',
+      webhookId,
+      url,
+      types,
+      includeNotes,
+      cursor: startAfter,
+      retrying: null,
+      failingSince: null,
+      redeliveries: [],
+      secret: secret ?? null,
+      previousSecret: null,
+    };
   }
   if (state.status !== 'active' && state.status !== 'disabled') return state;
   switch (event.type) {
@@ -82,6 +115,8 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
       return { ...state, redeliveries: [...state.redeliveries.filter((p) => p !== event.data.position), event.data.position] };
     case 'WebhookRedeliveryRefused':
       return { ...state, redeliveries: state.redeliveries.filter((p) => p !== event.data.position) };
+    case 'WebhookSecretRotated':
+      return { ...state, secret: event.data.secret, previousSecret: { secret: state.secret, until: event.data.previousValidUntil } };
     case 'WebhookDisabled':
       return { ...state, status: 'disabled' };
     case 'WebhookEnabled':

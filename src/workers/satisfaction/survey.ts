@@ -54,7 +54,7 @@ export async function sendSurvey(deps: AppDeps, job: Job<SurveyJob>): Promise<vo
   }
   const system = await loadSystemSettings(deps.readStore);
   if (settings.channels.email && system.emailNotifications && !isTelegramOnlyEmail(customer.email)) {
-    const token = signRatingLink(deps.jwtSecret, { ticketId, episode: number, customerId: customer._id }, new Date(episode.resolvedAt));
+    const token = signRatingLink(deps, { ticketId, episode: number, customerId: customer._id }, new Date(episode.resolvedAt));
     const base = publicUrl(deps.config);
     const links = settings.labels.map((label, index) => `${index + 1} – ${label}: ${ratingLink(base, ticketId, token, index + 1)}`).join('\n');
     const mail: EmailJob = {
