@@ -177,7 +177,9 @@ describe('Web app in Chromium: full-text search', () => {
     await page.locator('body').press('/');
     const dialog = page.getByRole('dialog', { name: 'Search' });
     await dialog.waitFor({ timeout: 10_000 });
+    // Escape is the dialog's own key: pressed before the dialog has taken the focus (a loaded machine), it reaches nothing.
+    await page.waitForFunction(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement) === true, undefined, { timeout: 10_000 });
     await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
+    await dialog.waitFor({ state: 'detached', timeout: 10_000 });
   });
 });
