@@ -5,6 +5,7 @@ import jwt from 'jsonwebtoken';
 import { launchBrowser, messageList, signIn } from '../support/browser';
 import { type CuttableLink, cuttableLink } from '../support/proxy';
 import { type Member, addCategory, addMember, openTicket } from '../support/desk';
+import { eventually } from '../support/eventually';
 import { type TestServer, startTestServer } from '../support/server';
 
 /** Generous bounds: the machine is loaded. */
@@ -129,14 +130,16 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     expect(await box.inputValue()).toBe('');
     const back = Date.now();
     await backOnline(context);
-    await waiting.first().waitFor({ state: 'detached', timeout: WAIT_MS });
+    // The bubbles go one by one as each is sent ("Sending…" in between): the log says when both have landed.
+    const fromTheTrain = async () =>
+      ((await server.request('GET', `/api/tickets/${mine._id}/messages`, { token: alice.token })).body.messages as Array<{ content: string }>)
+        .map((message) => message.content)
+        .filter((content) => content.endsWith('from the train'));
+    await eventually(async () => (await fromTheTrain()).length >= 2, { timeoutMs: WAIT_MS, describe: 'both messages written offline posted' });
     report(`outbox: two messages written offline sent ${Date.now() - back} ms after the network came back`);
-    const listed = await server.request('GET', `/api/tickets/${mine._id}/messages`, { token: alice.token });
-    const fromTheTrain = (listed.body.messages as Array<{ content: string }>)
-      .map((message) => message.content)
-      .filter((content) => content.endsWith('from the train'));
-    expect(fromTheTrain).toEqual(['First from the train', 'Second from the train']);
-    for (const text of fromTheTrain) await messageList(page).getByText(text, { exact: true }).waitFor();
+    await waiting.first().waitFor({ state: 'detached', timeout: WAIT_MS });
+    expect(await fromTheTrain()).toEqual(['First from the train', 'Second from the train']);
+    for (const text of ['First from the train', 'Second from the train']) await messageList(page).getByText(text, { exact: true }).waitFor();
     expect(await messageList(page).getByText('from the train').count()).toBe(2);
   }, 90_000);
 
