@@ -23,6 +23,8 @@ export function describeApiTokens(docs: ApiRegistry): void {
     responses: {
       201: { description: 'The token and its secret, shown once', schema: z.strictObject({ token: ApiToken, secret: z.string(), message: z.string() }) },
     },
+    // A service account made with the token takes an e-mail of its own: 409 `EMAIL_TAKEN` when it is someone's.
+    errors: [409],
   });
   docs.route({
     method: 'delete',

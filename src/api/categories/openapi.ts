@@ -73,5 +73,7 @@ export function describeCategories(docs: ApiRegistry): void {
     access: admin,
     body: reorderCategoriesSchema,
     responses: { 200: { description: 'Every category in its new order', schema: z.strictObject({ categories: z.array(Category) }) } },
+    // All must exist, or none moves: an unknown id is 404.
+    errors: [404],
   });
 }

@@ -178,7 +178,8 @@ export function describeSatisfaction(docs: ApiRegistry): void {
     description: 'Query: `t` (the signed link token) and `score`. A token for another ticket or an expired one answers 403.',
     access: 'public',
     responses: { 200: { description: linkForm, schema: z.string(), contentType: 'text/html' } },
-    errors: [403],
+    // A link without its token or score (400); the pages keep the API's rate limit (429) and maintenance mode (503).
+    errors: [400, 403, 429, 503],
   });
   docs.route({
     method: 'post',
@@ -189,7 +190,7 @@ export function describeSatisfaction(docs: ApiRegistry): void {
     description: 'A token for another ticket or an expired one, or a deactivated customer’s, answers 403; an ended resolution 409.',
     access: 'public',
     responses: { 200: { description: linkForm, schema: z.string(), contentType: 'text/html' } },
-    errors: [400, 403, 409],
+    errors: [400, 403, 409, 429, 503],
   });
   docs.route({
     method: 'post',
@@ -201,6 +202,6 @@ export function describeSatisfaction(docs: ApiRegistry): void {
       'The comment follows the API’s rules (trimmed, 1 to 2000 characters, no control or bidi characters), else 400. A token for another ticket or an expired one, or a deactivated customer’s, answers 403; an ended resolution 409.',
     access: 'public',
     responses: { 200: { description: linkForm, schema: z.string(), contentType: 'text/html' } },
-    errors: [400, 403, 409],
+    errors: [400, 403, 409, 429, 503],
   });
 }
