@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, signIn } from '../support/browser';
-import { type Member, addCategory, addMember, openTicket } from '../support/desk';
+import { type Member, addCategory, addMember, oneSlaPolicy, openTicket } from '../support/desk';
 import { type TestServer, startTestServer } from '../support/server';
 
 const targets = { firstResponse: 60, nextResponse: 45, resolution: 480 };
@@ -20,15 +20,7 @@ describe('Web app in Chromium: a customer’s reply reopens the ticket', () => {
     admin = await server.login();
     category = await addCategory(server, admin, { name: 'Printers' });
     alice = await addMember(server, admin, 'agent', 'Alice');
-    const settings = {
-      calendars: [],
-      defaultCalendarId: null,
-      policies: [
-        { id: 'standard', name: 'Standard', categoryId: null, calendarId: null, targets: { low: targets, medium: targets, high: targets, urgent: targets } },
-      ],
-      pauseStatuses: ['pending_customer'],
-      warnPercent: 80,
-    };
+    const settings = oneSlaPolicy(targets);
     expect((await server.request('PUT', '/api/sla/settings', { token: admin, body: settings })).status).toBe(200);
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
