@@ -73,6 +73,12 @@ describe('A customer’s reply brings the ticket back to the desk (issue 50, doc
       'It is an HP LaserJet 1020',
       'Status changed to open: the customer replied',
     ]);
+    // The customer reads the same line about their own message, in words for them.
+    const seenByCustomer = (await request('GET', `/tickets/${ticket._id}`, customer.token)).body.messages;
+    expect(seenByCustomer.map((message: { content: string }) => message.content).slice(-2)).toEqual([
+      'It is an HP LaserJet 1020',
+      'You replied, so the ticket is open again',
+    ]);
     const { events } = (await request('GET', `/tickets/${ticket._id}/history`, desk.agent.token)).body;
     const [reopened, posted] = events.slice(-2);
     expect(reopened).toMatchObject({

@@ -237,7 +237,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     const ticket = await visible(req);
     const [{ messages, pagination }, unread] = await Promise.all([latestMessages(deps, ticket, user, 1, DETAIL_MESSAGES), unreadCount(deps, ticket, user)]);
     // Status and assignment changes join the conversation as system lines (issue 25), back to the oldest message shown.
-    const lines = await activityLines(deps, ticket._id, pagination.pages > 1 ? (messages[0]?.createdAt ?? null) : null);
+    const lines = await activityLines(deps, ticket._id, pagination.pages > 1 ? (messages[0]?.createdAt ?? null) : null, user.role);
     res.json({ ticket: ticketFor(ticket, user), messages: withActivity(messages, lines), unreadCount: unread });
   });
 

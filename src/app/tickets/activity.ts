@@ -1,5 +1,6 @@
 import type { Message } from '#contract/responses';
-import { STATUS_WORDS } from '#contract/tickets';
+import { STATUS_WORDS, type StatusChangeReason, type TicketStatus } from '#contract/tickets';
+import type { Role } from '#contract/users';
 import { loadDirectory } from '../../projections/directory';
 import { type ActivityView, TICKET_ACTIVITY } from '../../projections/ticketActivity';
 import type { AppDeps } from '../deps';
@@ -9,10 +10,11 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 /**
  * The quiet system lines of a ticket's conversation (status changes, assignments, unassignments),
  * shaped as docs/contract.md messages of type "system", from the activity read model with names joined from
- * the directory in one query. Everyone who may see the ticket sees them. Lines older than `since`
- * (the oldest message returned beside them) are left out.
+ * the directory in one query. Everyone who may see the ticket sees them, in words for who reads them:
+ * the reopening a customer's own reply made says "you" to the customer. Lines older than `since` (the
+ * oldest message returned beside them) are left out.
  */
-export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: string, since: string | null): Promise<Message[]> {
+export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: string, since: string | null, viewer: Role): Promise<Message[]> {
   const view = await deps.readStore.collection<ActivityView>(TICKET_ACTIVITY).findOne({ _id: ticketId });
   const lines = (view?.lines ?? []).filter((line) => since === null || line.at >= since);
   const people = lines.flatMap((line) => [
@@ -23,7 +25,7 @@ export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: 
   return lines.map((line) => {
     const content =
       line.kind === 'status'
-        ? `Status changed to ${STATUS_WORDS[line.value]}${line.reason === 'customer-replied' ? ': the customer replied' : ''}`
+        ? statusLine(line.value, line.reason, viewer)
         : line.kind === 'moved'
           ? `Moved to #${line.value}`
           : line.kind === 'assigned'
@@ -43,6 +45,14 @@ export async function activityLines(deps: Pick<AppDeps, 'readStore'>, ticketId: 
       attachments: [],
     };
   });
+}
+
+/** Only a customer can reopen by replying, so a customer reading the line reads of their own message. */
+function statusLine(status: TicketStatus, reason: StatusChangeReason | undefined, viewer: Role): string {
+  if (reason !== 'customer-replied') return `Status changed to ${STATUS_WORDS[status]}`;
+  return viewer === 'customer'
+    ? `You replied, so the ticket is ${STATUS_WORDS[status]} again`
+    : `Status changed to ${STATUS_WORDS[status]}: the customer replied`;
 }
 
 /** Messages and system lines in one conversation, oldest first (a line at the same moment comes after the message). */
