@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { ferretDbBinary } from './ferretdb';
 import teardown, { ferretDbState } from './mongo-teardown';
 import { provideRedis, requireTools } from './services';
 
@@ -16,7 +17,7 @@ import { provideRedis, requireTools } from './services';
 
 const HOW_TO = [
   'The mongo tier runs the read models on a MongoDB wire server. Either let it start FerretDB',
-  '(test/support/ferretdb.sh builds it with Go into ~/.cache/support-desk; FERRETDB_BIN names a binary of yours),',
+  '(test/support/ferretdb.sh builds it with Go, fetched when missing, into ~/.cache/support-desk; FERRETDB_BIN names a binary of yours),',
   'or point MONGO_URL at a MongoDB: docker compose up -d mongo && MONGO_URL=mongodb://localhost:27017/test npm run test:mongo',
 ].join('\n');
 
@@ -32,9 +33,9 @@ async function answers(url: string): Promise<void> {
   }
 }
 
-function ferretDbBinary(): string {
+async function ferretDb(): Promise<string> {
   try {
-    return execFileSync('bash', [path.join(__dirname, 'ferretdb.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    return await ferretDbBinary((line) => process.stderr.write(`${line}\n`));
   } catch (error) {
     throw new Error(`FerretDB could not be built: ${(error as Error).message}\n${HOW_TO}`, { cause: error });
   }
@@ -98,7 +99,7 @@ export default async function setup(): Promise<void> {
     }
     return;
   }
-  const binary = ferretDbBinary();
+  const binary = await ferretDb();
   const dir = mkdtempSync(path.join(tmpdir(), 'desk-ferretdb-'));
   try {
     const { child, address } = await startFerretDb(binary, dir);

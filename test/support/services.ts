@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,8 @@ const START_TIMEOUT_MS = 10_000;
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const executable = (file: string) => {
+/** Whether the file exists and may be run. */
+export const executable = (file: string) => {
   try {
     accessSync(file, constants.X_OK);
     return true;
@@ -66,16 +67,56 @@ async function redisGiven(): Promise<boolean> {
   return redisAnswers(LOCAL_REDIS.host, LOCAL_REDIS.port);
 }
 
-/** Fails at once, in one line, when the machine lacks what `needs` name and nothing stands in for it. */
-export async function requireTools(needs: readonly Need[]): Promise<void> {
+async function missingTools(needs: readonly Need[]): Promise<Need[]> {
   const missing: Need[] = [];
   if (needs.includes('redis') && !onPath('redis-server') && !(await redisGiven())) missing.push('redis');
   if (needs.includes('chromium') && !executable(chromiumPath())) missing.push('chromium');
-  if (missing.length === 0) return;
+  return missing;
+}
+
+/** One line saying what is missing and the command that installs it; the stack is the line alone, so the runner prints it instead of a trace. */
+function missingLine(missing: readonly Need[], install: string): Error {
   const packages = missing.map((need) => PACKAGES[need]).join(' ');
-  const line = `The tests need ${missing.join(' and ')}, not found (Redis on REDIS_URL or 127.0.0.1:6379, Chromium at ${chromiumPath()}): apt-get install ${packages}`;
-  // The stack is the line alone: the runner prints it instead of a trace through this file.
-  throw Object.assign(new Error(line), { stack: line });
+  const line = `The tests need ${missing.join(' and ')}, not found (Redis on REDIS_URL or 127.0.0.1:6379, Chromium at ${chromiumPath()}): ${install} ${packages}`;
+  return Object.assign(new Error(line), { stack: line });
+}
+
+/** Fails at once, in one line, when the machine lacks what `needs` name and nothing stands in for it. */
+export async function requireTools(needs: readonly Need[]): Promise<void> {
+  const missing = await missingTools(needs);
+  if (missing.length > 0) throw missingLine(missing, 'apt-get install');
+}
+
+/**
+ * The first step of the test command on a fresh machine: installs with apt-get what `needs` name and the
+ * machine lacks, as root or through `sudo -n` (which never asks for a password), saying so in one line;
+ * when it may not, fails in one line with the command to run.
+ */
+export async function installTools(
+  needs: readonly Need[],
+  {
+    root = process.getuid?.() === 0,
+    say = (line: string): void => void process.stdout.write(`${line}\n`),
+  }: { root?: boolean; say?: (line: string) => void } = {},
+): Promise<void> {
+  const missing = await missingTools(needs);
+  if (missing.length === 0) return;
+  const allowed = root || (onPath('sudo') !== null && spawnSync('sudo', ['-n', 'true'], { env: process.env, stdio: 'ignore' }).status === 0);
+  const aptGet = root ? 'apt-get' : 'sudo apt-get';
+  if (!allowed || !onPath('apt-get')) throw missingLine(missing, `${aptGet} install`);
+  const packages = missing.map((need) => PACKAGES[need]);
+  say(`Installing ${packages.join(' ')} with ${aptGet}: the tests need ${missing.join(' and ')}`);
+  // sudo resets the environment; a variable named on its command line passes.
+  const command = root ? ['apt-get'] : ['sudo', '-n', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', ...packages],
+  ]) {
+    const [file, ...rest] = [...command, ...args];
+    const run = spawnSync(file!, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (run.status !== 0) throw new Error(`${aptGet} ${args.join(' ')} failed (${run.error?.message ?? `exit ${run.status ?? run.signal}`})`);
+  }
+  await requireTools(needs);
 }
 
 /** A loopback port nobody listens on now. */
