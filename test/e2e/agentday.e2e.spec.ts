@@ -1,4 +1,6 @@
 /// <reference lib="dom" />
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { STATUS_WORDS, TICKET_STATUSES, type TicketStatus } from '#contract/tickets';
 import jwt from 'jsonwebtoken';
@@ -78,6 +80,20 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     const opened = await openTicket(server, customer, category, { title });
     expect((await server.request('POST', `/api/tickets/${opened._id}/assign`, { token: alice.token, body: { agentId: alice.id } })).status).toBe(200);
     return { customer, ticket: opened };
+  };
+  /**
+   * The e-mails a member got, by outbox file (the test server has no SMTP_URL, so each mail is an .eml
+   * in DATA_DIR/outbox), with their subject: headers unfolded, as a long subject is folded.
+   */
+  const mailsTo = (member: Member) => {
+    const dir = path.join(server.dataDir, 'outbox');
+    const files = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.eml')) : [];
+    return files.flatMap((file) => {
+      const headers = readFileSync(path.join(dir, file), 'utf8')
+        .split(/\r?\n\r?\n/)[0]!
+        .replace(/\r?\n(?=[ \t])/g, '');
+      return new RegExp(`^To: .*${member.email}`, 'm').test(headers) ? [{ file, subject: /^Subject: (.*)$/m.exec(headers)?.[1] ?? '' }] : [];
+    });
   };
   const post = async (token: string, ticketId: string, content: string) =>
     expect((await server.request('POST', `/api/tickets/${ticketId}/messages`, { token, body: { content, isInternal: false } })).status).toBe(201);
@@ -175,8 +191,8 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     expect(await card.locator('.unread-badge').count()).toBe(0);
   }, 90_000);
 
-  it('when the agent uses only the keyboard, then they go from Live Tickets to a sent reply and a status change', async () => {
-    const { ticket: mine } = await aliceTicket('Keyboard only please');
+  it('when the agent uses only the keyboard, then they go from Live Tickets to a sent reply and a status change, which mails the customer once', async () => {
+    const { customer, ticket: mine } = await aliceTicket('Keyboard only please');
     const { page } = await pageFor(alice);
     await page.goto(`${server.url}/live-tickets`);
     await page.getByRole('article', { name: new RegExp(`^Ticket #${mine.ticketId}:`) }).waitFor();
@@ -212,6 +228,18 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     await page.keyboard.press('Enter');
     await messageList(page).getByText('Sent without a mouse').waitFor();
     await page.keyboard.press('Escape');
+    // The mails of the assignment (which starts work) and of the reply have landed: what comes after is the status change's.
+    const mailedBefore = await eventually(
+      () => {
+        const mails = mailsTo(customer);
+        const subjects = mails.map((mail) => mail.subject);
+        const landed =
+          subjects.some((subject) => subject.includes('New reply on ticket')) &&
+          subjects.some((subject) => subject.endsWith(`is now ${STATUS_WORDS.in_progress}`));
+        return landed && new Set(mails.map((mail) => mail.file));
+      },
+      { timeoutMs: WAIT_MS, describe: 'the assignment and the reply mailed to the customer' },
+    );
     // s, two arrows and Enter are one intent: one status change (a closed select's arrows change it, and each change used to be saved).
     const statusChanges = async () =>
       (await server.request('GET', `/api/tickets/${mine._id}/history`, { token: alice.token })).body.events.filter(
@@ -231,6 +259,16 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     const stored = await server.request('GET', `/api/tickets/${mine._id}`, { token: alice.token });
     expect(stored.body.ticket.status).toBe(after);
     expect(await statusChanges()).toBe(changesBefore + 1);
+    // One change, one e-mail to the customer (a resolution also sends its survey, a mail of its own).
+    const statusMail = `Ticket #${mine.ticketId} is now ${STATUS_WORDS[after]}`;
+    const mailedSince = () => mailsTo(customer).filter((mail) => !mailedBefore.has(mail.file) && !mail.subject.includes('How did we do'));
+    await eventually(() => mailedSince().some((mail) => mail.subject.endsWith(statusMail)), {
+      timeoutMs: WAIT_MS,
+      describe: 'the status mailed to the customer',
+    });
+    // A status saved on each arrow was mailed before this one; a moment more catches a straggler all the same.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mailedSince().map((mail) => mail.subject)).toEqual([expect.stringMatching(new RegExp(`${statusMail}$`))]);
     expect(stored.body.messages.map((message: { content: string }) => message.content)).toContain('Sent without a mouse');
   }, 90_000);
 
