@@ -31,6 +31,7 @@ function failingAt(inner: ReadStore, failAt: number) {
   };
   const store: ReadStore = {
     kind: inner.kind,
+    transaction: (work) => inner.transaction(work),
     close: () => inner.close(),
     collection<T extends Doc>(name: string): Collection<T> {
       const collection = inner.collection<T>(name);

@@ -476,7 +476,10 @@ export class ProjectionRunner {
       handle: (page, context) =>
         this.inTurn(async () => {
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
-          return this.applyPage(page, context);
+          // Live events are announced once committed: a push reads the models they changed.
+          const applied = await this.inTransaction(() => this.applyPage(page, context));
+          if (context.live) for (const event of applied) this.announce(event);
+          return this.position;
         }),
       checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
       onError: (error) => this.options.onError?.(error, null),
@@ -536,7 +539,8 @@ export class ProjectionRunner {
     return reached;
   }
 
-  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
+  /** Applies the page to every projection; answers the events all of them applied. */
+  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<RecordedEvent[]> {
     // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
     // the events every projection has applied are counted before those callers are told.
     let counted = this.position;
@@ -548,10 +552,22 @@ export class ProjectionRunner {
     };
     await applyToProjections(this.projections, page, this.writer, this.positions, context.stopping, projected, this.options.onFailure);
     const reached = this.position;
-    const applied = page.filter((event) => event.position <= reached);
     projected();
-    if (context.live) for (const event of applied) this.announce(event);
-    return reached;
+    return page.filter((event) => event.position <= reached);
+  }
+
+  /**
+   * A page's writes in one transaction of the store (SQLite: written to disk once, at commit). If it
+   * fails, the store rolls the writes back, so the projections' positions go back with them.
+   */
+  private async inTransaction<R>(work: () => Promise<R>): Promise<R> {
+    const before = new Map(this.positions);
+    try {
+      return await this.writer.transaction(work);
+    } catch (error) {
+      for (const [name, position] of before) this.positions.set(name, position);
+      throw error;
+    }
   }
 
   private announce(event: RecordedEvent): void {

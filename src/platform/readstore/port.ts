@@ -1,7 +1,8 @@
 /**
  * The ReadStore port: named collections speaking MongoDB's filter, update and aggregation language.
- * Read models are disposable (they can always be rebuilt from the log), so the port offers no
- * transactions; projections make each write idempotent instead.
+ * Read models are disposable (they can always be rebuilt from the log), so projections make each
+ * write idempotent; `transaction` only lets a store that can (SQLite) commit a page of projection
+ * writes with its checkpoint at once.
  */
 
 export interface Doc {
@@ -80,6 +81,13 @@ export async function writeOne<T extends Doc>(collection: Collection<T>, op: Bul
 export interface ReadStore {
   readonly kind: 'memory' | 'sqlite' | 'mongodb';
   collection<T extends Doc = Doc>(name: string): Collection<T>;
+  /**
+   * Runs `work` so that its writes are committed together or not at all, where the store can (SQLite:
+   * one transaction, so a crash leaves the models at a checkpoint they match); elsewhere it just runs
+   * `work` (memory, MongoDB: each write stands alone, projections' guards repair a cut page). Calls
+   * run one after another; not reentrant. Writes of other callers while it runs join it.
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
 

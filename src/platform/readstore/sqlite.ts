@@ -303,11 +303,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ready = true;
   }
 
-  /** Runs `work` in a transaction (a savepoint inside another), with SQLite's errors made the port's. */
+  /**
+   * Runs `work` in a transaction of its own, or inside the one open (a page's, `transaction`) without a
+   * savepoint: a write can only fail at its first statement (the document's row), which SQLite undoes
+   * alone, so a failed write leaves nothing behind either way. SQLite's errors are made the port's.
+   */
   private run<R>(work: () => R): R {
     try {
       this.ensure();
-      return this.db.inTransaction ? this.db.transaction(work)() : this.db.transaction(work).immediate();
+      return this.db.inTransaction ? work() : this.db.transaction(work).immediate();
     } catch (error) {
       throw mapError(this.name, error, (index) => {
         const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
@@ -760,6 +764,7 @@ export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite' as const;
   private readonly engine: Engine;
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
+  private transactions: Promise<unknown> = Promise.resolve();
 
   constructor({ filename, logger }: { filename: string; logger?: ReadStoreLogger }) {
     this.engine = new Engine(filename, logger);
@@ -779,7 +784,30 @@ export class SqliteReadStore implements ReadStore {
     return collection as unknown as Collection<T>;
   }
 
+  /**
+   * One SQLite transaction around `work` (BEGIN IMMEDIATE ... COMMIT; ROLLBACK when it throws): each
+   * write inside is a savepoint of it, and the pages its writes dirty reach the WAL once, at commit.
+   * Transactions queue behind each other, since the connection holds one at a time.
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R> {
+    const result = this.transactions.then(async () => {
+      const db = this.engine.db;
+      db.prepare('BEGIN IMMEDIATE').run();
+      try {
+        const answer = await work();
+        db.prepare('COMMIT').run();
+        return answer;
+      } catch (error) {
+        if (db.inTransaction) db.prepare('ROLLBACK').run();
+        throw error;
+      }
+    });
+    this.transactions = result.catch(() => undefined);
+    return result;
+  }
+
   async close(): Promise<void> {
+    await this.transactions;
     this.collections.clear();
     if (this.engine.db.open) this.engine.db.close();
   }
