@@ -557,13 +557,20 @@ export class ProjectionRunner {
   }
 
   /**
-   * A page's writes in one transaction of the store (SQLite: written to disk once, at commit). If it
-   * fails, the store rolls the writes back, so the projections' positions go back with them.
+   * A page's writes and the checkpoints they reach in one transaction, where the store has them
+   * (SQLite: a crash at any point leaves the models at checkpoints they match, and the page's pages
+   * reach the disk once). If it fails, the store rolls the writes back, and the positions go back with them.
    */
   private async inTransaction<R>(work: () => Promise<R>): Promise<R> {
+    const store = this.writer;
+    if (!store.transaction) return work();
     const before = new Map(this.positions);
     try {
-      return await this.writer.transaction(work);
+      return await store.transaction(async () => {
+        const result = await work();
+        await this.saveCheckpoints();
+        return result;
+      });
     } catch (error) {
       for (const [name, position] of before) this.positions.set(name, position);
       throw error;

@@ -74,10 +74,6 @@ export class FencedReadStore implements ReadStore {
     return (fence?.epoch ?? 0) > this.epoch;
   }
 
-  transaction<R>(work: () => Promise<R>): Promise<R> {
-    return this.store.transaction(work);
-  }
-
   close(): Promise<void> {
     return this.store.close();
   }

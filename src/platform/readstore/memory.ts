@@ -909,7 +909,7 @@ export class MemoryReadStore implements ReadStore {
     return ids.size;
   }
 
-  /** Writes on the heap are gone with the process anyway: nothing to commit together. */
+  /** The heap's writes end with the process anyway: nothing to commit together, the page's checkpoints are stored with it. */
   transaction<R>(work: () => Promise<R>): Promise<R> {
     return work();
   }

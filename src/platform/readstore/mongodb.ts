@@ -272,11 +272,6 @@ export class MongoReadStore implements ReadStore {
     return () => this.client.off('commandStarted', listener);
   }
 
-  /** Each write stands alone: the projections' guards repair a page cut part way (docs/read-models.md). */
-  transaction<R>(work: () => Promise<R>): Promise<R> {
-    return work();
-  }
-
   async close(): Promise<void> {
     await this.client.close();
   }

@@ -82,12 +82,13 @@ export interface ReadStore {
   readonly kind: 'memory' | 'sqlite' | 'mongodb';
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   /**
-   * Runs `work` so that its writes are committed together or not at all, where the store can (SQLite:
-   * one transaction, so a crash leaves the models at a checkpoint they match); elsewhere it just runs
-   * `work` (memory, MongoDB: each write stands alone, projections' guards repair a cut page). Calls
-   * run one after another; not reentrant. Writes of other callers while it runs join it.
+   * Runs `work` so that its writes are committed together or not at all (SQLite: one transaction).
+   * The projection runner then stores each page's checkpoints inside it, so a crash leaves the
+   * models at a checkpoint they match. Absent on MongoDB, where each write stands alone and the
+   * projections' guards repair a page cut part way (docs/read-models.md); the heap store has one
+   * that only runs `work`. Calls run one after another; not reentrant.
    */
-  transaction<R>(work: () => Promise<R>): Promise<R>;
+  transaction?<R>(work: () => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
 
