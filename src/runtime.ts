@@ -7,14 +7,11 @@ import { Startup } from './app/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
-import { MemoryReadStore } from './platform/readstore/memory';
 import { Keyring } from './platform/keyring';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
 import { Generations } from './projections/generations';
-import { HeapCompactor } from './platform/heap';
-import { ReadStoreSnapshots } from './projections/snapshots';
 import { StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
@@ -63,11 +60,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ),
     stallAfterMs: config.PROJECTION_STALL_MS,
   });
-  // The embedded read store is kept across restarts in DATA_DIR (MongoDB keeps itself).
-  const snapshots =
-    readStore instanceof MemoryReadStore && config.READSTORE_SNAPSHOT_MS > 0
-      ? new ReadStoreSnapshots(config.DATA_DIR, readStore, events, projections, logger, config.READSTORE_SNAPSHOT_MS)
-      : null;
   const deps: AppDeps = {
     config,
     events,
@@ -84,46 +76,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     newId: randomUUID,
   };
   let retire: NodeJS.Timeout | null = null;
-  let closed = false;
-  // The embedded read models live on this process's heap: give its free pages back once they are caught up and whenever it rests (src/platform/heap.ts).
-  const compactor = readStore instanceof MemoryReadStore ? new HeapCompactor({ logger }) : null;
   return {
     deps,
     adapters,
     async catchUp() {
       const started = Date.now();
-      let restored = false;
       let logged = started;
-      await projections.start(
-        (progress) => {
-          if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
-          logged = Date.now();
-          logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
-        },
-        snapshots ? async () => (restored = await snapshots.restore()) : undefined,
-      );
+      await projections.start((progress) => {
+        if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
+        logged = Date.now();
+        logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
+      });
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
-      snapshots?.started();
-      compactor?.compactIfGrown('read models caught up');
-      compactor?.start();
-      // A snapshot's documents each hold their own copies of the ids a replay shares: shared in the background, then the copies given back.
-      if (restored && readStore instanceof MemoryReadStore)
-        readStore.shareIds().then(
-          (ids) => {
-            if (closed) return;
-            logger.info({ ids }, 'ids of the restored read models shared');
-            compactor?.compact('ids shared');
-          },
-          (error: unknown) => logger.warn({ err: error }, 'could not share the ids of the restored read models'),
-        );
       if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
-      closed = true;
       if (retire) clearInterval(retire);
-      compactor?.stop();
       await projections.stop();
-      await snapshots?.stop();
       await adapters.close();
     },
   };

@@ -210,16 +210,13 @@ export class ProjectionRunner {
   /**
    * Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then
    * tails live. With a lease it resolves once the read models (applied here or by the holder)
-   * reach the head the log had at the call. `prepare` runs first (a snapshot restored into the
-   * store); a stop meanwhile ends the start.
+   * reach the head the log had at the call.
    */
-  async start(onProgress?: (progress: ReplayProgress) => void, prepare?: () => Promise<unknown>): Promise<void> {
+  async start(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     this.stopped = false;
     this.live = false;
     this.progress = onProgress;
     this.watch();
-    await prepare?.();
-    if (this.stopped) return;
     const lease = this.options.lease;
     if (!lease) {
       await this.lead();
@@ -286,7 +283,7 @@ export class ProjectionRunner {
 
   /**
    * Runs `fn` between two pages, with the checkpoints stored: while it runs, the read store holds
-   * exactly the models at `position` and no projection writes (a snapshot is taken so).
+   * exactly the models at `position` and no projection writes.
    */
   exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
     return this.inTurn(async () => {
@@ -599,7 +596,7 @@ export class ProjectionRunner {
       if (!checkpoint || checkpoint.version !== projection.version) {
         await this.reset(projection);
       } else {
-        // Indexes declared since the models were stored (or restored from a snapshot) are built.
+        // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
       }

@@ -42,10 +42,30 @@ describe('SqliteReadStore', () => {
       expect(await ids({ words: { $size: 2 } })).toEqual(['m1']);
       expect(await members.count({ name: { $ne: 'Ann' }, words: { $elemMatch: { $eq: 'vpn' } } })).toBe(1);
       expect(store.unindexedScans).toBe(3);
-      expect(warnings.map((warning) => warning.fields)).toEqual([
+      expect(warnings.filter((warning) => warning.message.includes('mingo')).map((warning) => warning.fields)).toEqual([
         { collection: 'members', filter: { words: { $size: '?' } } },
         { collection: 'members', filter: { words: { $elemMatch: { $eq: '?' } } } },
       ]);
+    });
+  });
+
+  describe('when no index serves a filter', () => {
+    it('logs the query shape once, with the plan that reads the whole collection, and not a lookup by key or a listing', async () => {
+      const members = store.collection<Member>('members');
+      await members.createIndex({ keys: { words: 1 } });
+      for (const member of MEMBERS) await members.insertOne(member);
+      const scans = () => warnings.filter((warning) => warning.message.includes('whole collection'));
+
+      await members.findOne({ _id: 'm1' });
+      await members.find({ words: 'vpn' });
+      await members.find({}, { limit: 10 });
+      expect(scans()).toEqual([]);
+
+      expect((await members.find({ name: 'Bob' })).map((m) => m._id)).toEqual(['m2']);
+      await members.find({ name: 'Cy' });
+      await members.count({ name: 'Cy' });
+      expect(store.fullScans).toBe(2);
+      expect(scans().map((warning) => warning.fields.plan)).toEqual([['SCAN c:members'], ['SCAN c:members']]);
     });
   });
 

@@ -169,7 +169,9 @@ class Engine {
   private readonly matchers = new Map<number, Query>();
   private nextMatcher = 0;
   unindexedScans = 0;
+  fullScans = 0;
   private readonly reported = new Set<string>();
+  private readonly explained = new Set<string>();
 
   constructor(
     filename: string,
@@ -213,10 +215,27 @@ class Engine {
         handles.push(handle);
         return handle;
       });
+      if (!this.explained.has(sql)) this.explain(sql, bound);
       return work(this.statement(sql), bound);
     } finally {
       for (const handle of handles) this.matchers.delete(handle);
     }
+  }
+
+  /**
+   * Asks SQLite once per statement how it will run it: a full scan of a collection's table for a
+   * filter (not a listing of the whole collection) is counted in `fullScans` and logged, so a query
+   * no index serves shows up in development and tests, not first at scale.
+   */
+  private explain(sql: string, bound: unknown[]): void {
+    if (this.explained.size > 2000) this.explained.clear();
+    this.explained.add(sql);
+    if (!sql.startsWith('SELECT') || / WHERE 1(?: ORDER| LIMIT|$)/.test(sql)) return;
+    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...bound) as Array<{ detail: string }>;
+    const scans = plan.filter(({ detail }) => /^SCAN "?[ck]:/.test(detail) && !detail.includes(' USING '));
+    if (scans.length === 0) return;
+    this.fullScans++;
+    this.logger?.warn({ sql, plan: scans.map(({ detail }) => detail) }, 'read store: query reads the whole collection (no index serves its filter)');
   }
 
   /** A query whose filter SQL could not say: counted, and logged once per collection and filter shape. */
@@ -773,6 +792,11 @@ export class SqliteReadStore implements ReadStore {
   /** Queries answered by testing rows with mingo, since the store opened. */
   get unindexedScans(): number {
     return this.engine.unindexedScans;
+  }
+
+  /** Query shapes whose plan reads a whole collection for a filter, since the store opened (each counted once). */
+  get fullScans(): number {
+    return this.engine.fullScans;
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
