@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './platform/logger';
 import { countAppends, createMetrics } from './platform/metrics';
@@ -10,7 +12,7 @@ import type { EventStore } from './platform/eventstore/port';
 import { Keyring } from './platform/keyring';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
-import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
+import { PROJECTIONS_LEASE, ProjectionRunner, type ResetReason } from './projections/runner';
 import { Generations } from './projections/generations';
 import { StoreLease } from './platform/lease';
 
@@ -29,6 +31,9 @@ export interface Runtime {
   /** Stops the projections and releases every adapter. */
   close(): Promise<void>;
 }
+
+/** Where the heap read store was saved before it moved to SQLite (docs/readstore.md, "Moving from the snapshot"). */
+const OLD_SNAPSHOT_FILE = 'readstore.snapshot';
 
 /** Catch-up progress is logged at most this often. */
 const PROGRESS_LOG_EVERY_MS = 10_000;
@@ -50,8 +55,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
   // lease kept in that store) applies the log, the others follow its checkpoints.
   const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
+  const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
+    // One line per reason, not per projection: a first start on a log builds every read model.
+    onReset: (projection, reason) => {
+      if (resets.has(reason)) return;
+      resets.add(reason);
+      if (reason === 'another log') logger.warn({ projection }, 'stored read models are of another event log: rebuilding them from this one');
+      else logger.info({ projection, reason }, 'building read models from the event log');
+    },
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
     onFailure: (failure) =>
       logger.error(
@@ -60,6 +73,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ),
     stallAfterMs: config.PROJECTION_STALL_MS,
   });
+  // Before the read models moved to readstore.db, the embedded store was saved to this file: the first start on SQLite replays the log instead.
+  if (readStore.kind === 'sqlite' && existsSync(path.join(config.DATA_DIR, OLD_SNAPSHOT_FILE)))
+    logger.info(
+      { file: path.join(config.DATA_DIR, OLD_SNAPSHOT_FILE) },
+      'the read models are kept in readstore.db now: readstore.snapshot is no longer read and can be deleted',
+    );
   const deps: AppDeps = {
     config,
     events,

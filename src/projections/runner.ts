@@ -84,7 +84,15 @@ interface Checkpoint {
   _id: string;
   version: number;
   position: number;
+  /**
+   * The log the position is of: the id of its first event (null while the log was empty; absent in
+   * checkpoints stored before it was recorded, which are trusted once and then given it).
+   */
+  log?: string | null;
 }
+
+/** Why a projection's read models are dropped and built again from the log. */
+export type ResetReason = 'no checkpoint' | 'new version' | 'another log';
 
 export const CHECKPOINTS = 'projection_checkpoints';
 /** The lease (in the `leases` collection of a shared read store) whose holder applies the log. */
@@ -107,6 +115,8 @@ export interface RunnerOptions {
   onFailure?: (failure: FailureFault) => void;
   /** A projection behind the head of the log at one position for this long is stalled (default 30 s). */
   stallAfterMs?: number;
+  /** A projection's read models are dropped to be built again from the log (at start). */
+  onReset?: (projection: string, reason: ResetReason) => void;
 }
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
@@ -172,6 +182,8 @@ export class ProjectionRunner {
   /** Which start `retrying` reports, when it reports one. */
   private failedStart: 'lead' | 'follow' | null = null;
   private refollow: NodeJS.Timeout | null = null;
+  /** The id of the log's first event, once it has one: the identity the checkpoints record. */
+  private logId: string | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -589,16 +601,31 @@ export class ProjectionRunner {
     while (!this.stopped && !(await this.waitFor(position, 1000)));
   }
 
+  /**
+   * Read models are trusted only for the log they were built from: checkpoints of another log (its
+   * first event is another, or it is shorter than they say, as when events.db was replaced) are
+   * dropped and rebuilt like a new projection.
+   */
   private async loadCheckpoints(): Promise<void> {
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    const log = await this.identifyLog();
+    const head = await this.events.headPosition();
     for (const projection of this.projections) {
       const checkpoint = await checkpoints.findOne({ _id: projection.name });
-      if (!checkpoint || checkpoint.version !== projection.version) {
-        await this.reset(projection);
-      } else {
+      const reason: ResetReason | null = !checkpoint
+        ? 'no checkpoint'
+        : checkpoint.version !== projection.version
+          ? 'new version'
+          : checkpoint.position > head || (checkpoint.position > 0 && typeof checkpoint.log === 'string' && checkpoint.log !== log)
+            ? 'another log'
+            : null;
+      if (checkpoint && !reason) {
         // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
+      } else {
+        this.options.onReset?.(projection.name, reason ?? 'no checkpoint');
+        await this.reset(projection);
       }
     }
   }
@@ -610,18 +637,25 @@ export class ProjectionRunner {
     await projection.setup?.(this.writer);
     await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
-      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0 }, { upsert: true });
+      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
     this.positions.set(projection.name, 0);
   }
 
   /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
   private async saveCheckpoints(): Promise<void> {
+    const log = this.position > 0 ? await this.identifyLog() : this.logId;
     await this.writer.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
       this.projections.map(({ name, version }) => {
         const position = this.positions.get(name) ?? 0;
-        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position } } } };
+        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
       }),
     );
+  }
+
+  /** The log's identity: the id of its first event (read until the log has one). */
+  private async identifyLog(): Promise<string | null> {
+    this.logId ??= (await this.events.readAll({ maxCount: 1 }))[0]?.id ?? null;
+    return this.logId;
   }
 
   /** A follower's positions: the shared checkpoints of the same projection versions. */
