@@ -293,18 +293,7 @@ export class ProjectionRunner {
     });
   }
 
-  /**
-   * Runs `fn` between two pages, with the checkpoints stored: while it runs, the read store holds
-   * exactly the models at `position` and no projection writes.
-   */
-  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
-    return this.inTurn(async () => {
-      await this.saveCheckpoints();
-      return fn();
-    });
-  }
-
-  /** Pages and `exclusive` sections run one after another through this chain. */
+  /** Pages run one after another through this chain. */
   private inTurn<T>(fn: () => Promise<T> | T): Promise<T> {
     const result = this.serial.then(fn);
     this.serial = result.catch(() => undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Query, aggregate, find } from 'mingo';
+import { type BackgroundCheckpointer, checkpointInBackground } from '../eventstore/checkpointer';
 import { type AnyObject, anchoredLiteral, applyUpdate, clone, isPlainObject, topLevelInclusion, upsertDocument } from './documents';
 import { EPOCH_FIELD } from './fenced';
 import {
@@ -775,7 +776,7 @@ function jsonCondition(path: string, condition: unknown): Clause | null {
 
 /**
  * The embedded read store on disk: every collection in one SQLite file (WAL, synchronous=NORMAL),
- * so memory is bounded by SQLite's page cache and a start reads no snapshot. Filters become SQL
+ * so memory is bounded by SQLite's page cache and a start applies only the log after its checkpoints. Filters become SQL
  * over the JSONB documents and the key tables of their indexes; what SQL cannot say is tested with
  * mingo row by row, counted in `unindexedScans` and logged (docs/readstore.md, "On SQLite").
  */
@@ -784,9 +785,15 @@ export class SqliteReadStore implements ReadStore {
   private readonly engine: Engine;
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
   private transactions: Promise<unknown> = Promise.resolve();
+  private readonly checkpointer: BackgroundCheckpointer | null = null;
 
   constructor({ filename, logger }: { filename: string; logger?: ReadStoreLogger }) {
     this.engine = new Engine(filename, logger);
+    // As the event log's: a commit that crosses 1,000 pages of WAL no longer copies them back on the event loop (checkpointer.ts).
+    if (filename !== ':memory:' && filename !== '')
+      this.checkpointer = checkpointInBackground(this.engine.db, filename, (error) =>
+        logger?.warn({ error }, 'read store: background WAL checkpoint failed; commits past the mark checkpoint themselves'),
+      );
   }
 
   /** Queries answered by testing rows with mingo, since the store opened. */
@@ -832,6 +839,7 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     await this.transactions;
+    await this.checkpointer?.stop();
     this.collections.clear();
     if (this.engine.db.open) this.engine.db.close();
   }
