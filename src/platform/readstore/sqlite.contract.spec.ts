@@ -87,6 +87,34 @@ describe('SqliteReadStore', () => {
     });
   });
 
+  describe('when another connection to the file holds a page open', () => {
+    it('answers reads at once, with what is committed', async () => {
+      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const writer = new SqliteReadStore({ filename });
+      const reader = new SqliteReadStore({ filename });
+      try {
+        await writer.collection<Member>('members').insertOne(MEMBERS[0]!);
+        let release = () => undefined as void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const page = writer.transaction(async () => {
+          await writer.collection<Member>('members').insertOne(MEMBERS[1]!);
+          await held;
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+
+        const started = Date.now();
+        expect((await reader.collection<Member>('members').find({})).map((m) => m._id)).toEqual(['m1']);
+        expect(Date.now() - started).toBeLessThan(1000);
+        release();
+        await page;
+        expect(await reader.collection<Member>('members').count()).toBe(2);
+      } finally {
+        await reader.close();
+        await writer.close();
+      }
+    });
+  });
+
   describe('when the file is opened again', () => {
     it('keeps the documents, the unique indexes and the indexed fields', async () => {
       const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');

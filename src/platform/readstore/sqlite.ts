@@ -307,7 +307,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   private ensure(): void {
     if (this.ready) return;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.docs} (id TEXT PRIMARY KEY, doc BLOB NOT NULL);
+    // Looked up first: a connection whose schema predates tables another one made would take the write lock for a CREATE ... IF NOT EXISTS.
+    const tables = this.db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)")
+      .get(`c:${this.name}`, `k:${this.name}`) as {
+      n: number;
+    };
+    if (tables.n < 2)
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.docs} (id TEXT PRIMARY KEY, doc BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS ${this.keys} (f INTEGER NOT NULL, t INTEGER NOT NULL, v NOT NULL, id TEXT NOT NULL, PRIMARY KEY (f, t, v, id)) WITHOUT ROWID;`);
     this.declared = new Map(
       (this.db.prepare('SELECT keys, is_unique FROM readstore_indexes WHERE collection = ?').all(this.name) as Array<{ keys: string; is_unique: number }>).map(
@@ -328,10 +335,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
    * savepoint: a write can only fail at its first statement (the document's row), which SQLite undoes
    * alone, so a failed write leaves nothing behind either way. SQLite's errors are made the port's.
    */
-  private run<R>(work: () => R): R {
+  private run<R>(work: () => R, reads = false): R {
     try {
       this.ensure();
-      return this.db.inTransaction ? work() : this.db.transaction(work).immediate();
+      if (this.db.inTransaction) return work();
+      // A read takes no write lock: another process on the file (`npm run workers`) may be committing a page meanwhile.
+      return reads ? this.db.transaction(work).deferred() : this.db.transaction(work).immediate();
     } catch (error) {
       throw mapError(this.name, error, (index) => {
         const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
@@ -521,15 +530,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    return this.run(() => this.findSync(filter, { limit: 1 })[0] ?? null);
+    return this.run(() => this.findSync(filter, { limit: 1 })[0] ?? null, true);
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    return this.run(() => this.findSync(filter, options));
+    return this.run(() => this.findSync(filter, options), true);
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    return this.run(() => this.rows(filter, {}, 'count(*) AS n')[0]!.n as number);
+    return this.run(() => this.rows(filter, {}, 'count(*) AS n')[0]!.n as number, true);
   }
 
   async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {
@@ -538,7 +547,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.run(() => {
       const docs = this.findSync(matched ? (first.$match as Filter) : {});
       return aggregate(docs as AnyObject[], matched ? rest : pipeline) as R[];
-    });
+    }, true);
   }
 
   // ---- Writes
