@@ -108,8 +108,7 @@ const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, m
 const START_SETTLE_MS = 10_000;
 /**
  * How long the app is left alone after the loads before its resident size at rest is read: long enough for
- * the snapshot the loads call for and the heap compaction after it (src/platform/heap.ts), so the figure is
- * the size the process settles at. Its size is read each second meanwhile, and the highest reading reported.
+ * the collections and WAL checkpoints after them, so the figure is the size the process settles at. Its size is read each second meanwhile, and the highest reading reported.
  */
 const REST_MS = 60_000;
 
@@ -296,8 +295,8 @@ async function deliveryRun(base: string, conversations: Conversation[], agentTok
  * Message `count` of one long conversation against message 10 of short ones, posted alternately by
  * one client. Each short conversation gets messages 1 to 5 first; then, round by round, message 6 to
  * 16 of every short conversation is each followed by a post on the long one, whose posts land around
- * message `count`: 11 rounds of `shortTicketIds.length` pairs, so a pause (a collection, a snapshot
- * being written) moves a median of many samples rather than of 11.
+ * message `count`: 11 rounds of `shortTicketIds.length` pairs, so a pause (a collection, a WAL
+ * checkpoint) moves a median of many samples rather than of 11.
  */
 async function longConversation(
   base: string,
@@ -375,7 +374,7 @@ async function mongoFigures(run: {
       id: 'replay-mongo',
       figure: `Replay on MongoDB: the app's first start on ${thousands(events)} events rebuilds every read model into ${url.host}`,
       result: `${thousands(rate)} events/s (${(app.startedMs / 1000).toFixed(1)} s to ready)`,
-      baseline: `embedded store: first start without a snapshot ${(embedded('replay').values.firstStartMs! / 1000).toFixed(1)} s; replay ${thousands(embedded('replay').values.rate!)} events/s`,
+      baseline: `embedded store: first start without stored read models ${(embedded('replay').values.firstStartMs! / 1000).toFixed(1)} s; replay ${thousands(embedded('replay').values.rate!)} events/s`,
       target: '–',
       holds: null,
       values: { events, rate, startMs: Math.round(app.startedMs) },
@@ -528,9 +527,9 @@ async function main() {
     const replay = { ...faster(replayFirst, replayRun()), search: replayFirst.search };
     const bareReplay = faster(bareFirst, replayRun('--without-search'));
 
-    // Cold starts of the real app on that log: the first has no snapshot of the read models and
-    // rebuilds them from the log (then writes one); the second, after a clean stop, loads that snapshot.
-    log('cold start without a snapshot ...');
+    // Cold starts of the real app on that log: the first has no read models stored and rebuilds them
+    // from the log into DATA_DIR/readstore.db; the second, after a clean stop, opens that file.
+    log('cold start without stored read models ...');
     const env = {
       PORT: '0',
       DATA_DIR: dataDir,
@@ -545,19 +544,17 @@ async function main() {
     await sleep(START_SETTLE_MS);
     const firstMemory = memoryOf(first.child.pid!);
     await stopProcess(first.child);
-    log('cold start with the snapshot ...');
+    log('cold start with the read models stored ...');
     const app = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
     children.push(app.child);
     const base = app.url;
-    // The app compacts its heap once its read models are caught up, shares the ids of the restored documents in the
-    // background (some 3 s at full size) and compacts again; the pages it frees go back to the system a moment later.
     await sleep(START_SETTLE_MS);
     const startMemory = memoryOf(app.child.pid!);
     figures.push({
       id: 'replay',
-      figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app with the read store snapshot of a clean stop`,
-      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(1)} s with the snapshot`,
-      baseline: `seeding the same log through the port: ${thousands(desk.events / (seedMs / 1000))} events/s; first start, no snapshot (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
+      figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app after a clean stop (read models in readstore.db)`,
+      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(1)} s with the models stored`,
+      baseline: `seeding the same log through the port: ${thousands(desk.events / (seedMs / 1000))} events/s; first start, no models stored (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
       target: '≥ 100,000 events/s; cold start < 5 s',
       holds: verdict(replay.rate >= 100_000 && app.startedMs < 5_000),
       values: {
@@ -738,7 +735,7 @@ async function main() {
     figures.push({
       id: 'memory',
       figure: `Memory: resident size of the app at ${thousands(size.tickets)} tickets, ${thousands(desk.events)} events, with every figure's load before it (search index included)`,
-      result: `${thousands(startMemory.rssMb)} MB ${START_SETTLE_MS / 1000} s after a start from the snapshot (its peak while loading: ${thousands(startMemory.peakMb)} MB); ${thousands(restMemory.rssMb)} MB after ${REST_MS / 1000} s at rest after the loads (the highest reading in that time ${thousands(restHighestMb)} MB); ${thousands(endMemory.rssMb)} MB at the loads' end (peak ${thousands(endMemory.peakMb)} MB)`,
+      result: `${thousands(startMemory.rssMb)} MB ${START_SETTLE_MS / 1000} s after a start with the models stored (its peak while starting: ${thousands(startMemory.peakMb)} MB); ${thousands(restMemory.rssMb)} MB after ${REST_MS / 1000} s at rest after the loads (the highest reading in that time ${thousands(restHighestMb)} MB); ${thousands(endMemory.rssMb)} MB at the loads' end (peak ${thousands(endMemory.peakMb)} MB)`,
       baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB; first start, rebuilt from the log: ${thousands(firstMemory.rssMb)} MB (peak ${thousands(firstMemory.peakMb)} MB)`,
       target: '< 1 GB after a start and at rest',
       holds: verdict(Math.max(startMemory.rssMb, restMemory.rssMb) < 1024),

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './platform/logger';
 import { countAppends, createMetrics } from './platform/metrics';
@@ -7,14 +9,11 @@ import { Startup } from './app/startup';
 import { type Adapters, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
-import { MemoryReadStore } from './platform/readstore/memory';
 import { Keyring } from './platform/keyring';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
-import { PROJECTIONS_LEASE, ProjectionRunner } from './projections/runner';
+import { PROJECTIONS_LEASE, ProjectionRunner, type ResetReason } from './projections/runner';
 import { Generations } from './projections/generations';
-import { HeapCompactor } from './platform/heap';
-import { ReadStoreSnapshots } from './projections/snapshots';
 import { StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
@@ -32,6 +31,9 @@ export interface Runtime {
   /** Stops the projections and releases every adapter. */
   close(): Promise<void>;
 }
+
+/** Where the heap read store was saved before it moved to SQLite (docs/readstore.md, "Moving from the snapshot"). */
+const OLD_SNAPSHOT_FILE = 'readstore.snapshot';
 
 /** Catch-up progress is logged at most this often. */
 const PROGRESS_LOG_EVERY_MS = 10_000;
@@ -53,8 +55,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
   // lease kept in that store) applies the log, the others follow its checkpoints.
   const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
+  const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
+    // One line per reason, not per projection: a first start on a log builds every read model.
+    onReset: (projection, reason) => {
+      if (resets.has(reason)) return;
+      resets.add(reason);
+      if (reason === 'another log') logger.warn({ projection }, 'stored read models are of another event log: rebuilding them from this one');
+      else logger.info({ projection, reason }, 'building read models from the event log');
+    },
     onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
     onFailure: (failure) =>
       logger.error(
@@ -63,11 +73,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ),
     stallAfterMs: config.PROJECTION_STALL_MS,
   });
-  // The embedded read store is kept across restarts in DATA_DIR (MongoDB keeps itself).
-  const snapshots =
-    readStore instanceof MemoryReadStore && config.READSTORE_SNAPSHOT_MS > 0
-      ? new ReadStoreSnapshots(config.DATA_DIR, readStore, events, projections, logger, config.READSTORE_SNAPSHOT_MS)
-      : null;
+  // Before the read models moved to readstore.db, the embedded store was saved to this file: the first start on SQLite replays the log instead.
+  if (readStore.kind === 'sqlite' && existsSync(path.join(config.DATA_DIR, OLD_SNAPSHOT_FILE)))
+    logger.info(
+      { file: path.join(config.DATA_DIR, OLD_SNAPSHOT_FILE) },
+      'the read models are kept in readstore.db now: readstore.snapshot is no longer read and can be deleted',
+    );
   const deps: AppDeps = {
     config,
     events,
@@ -84,46 +95,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     newId: randomUUID,
   };
   let retire: NodeJS.Timeout | null = null;
-  let closed = false;
-  // The embedded read models live on this process's heap: give its free pages back once they are caught up and whenever it rests (src/platform/heap.ts).
-  const compactor = readStore instanceof MemoryReadStore ? new HeapCompactor({ logger }) : null;
   return {
     deps,
     adapters,
     async catchUp() {
       const started = Date.now();
-      let restored = false;
       let logged = started;
-      await projections.start(
-        (progress) => {
-          if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
-          logged = Date.now();
-          logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
-        },
-        snapshots ? async () => (restored = await snapshots.restore()) : undefined,
-      );
+      await projections.start((progress) => {
+        if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
+        logged = Date.now();
+        logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
+      });
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
-      snapshots?.started();
-      compactor?.compactIfGrown('read models caught up');
-      compactor?.start();
-      // A snapshot's documents each hold their own copies of the ids a replay shares: shared in the background, then the copies given back.
-      if (restored && readStore instanceof MemoryReadStore)
-        readStore.shareIds().then(
-          (ids) => {
-            if (closed) return;
-            logger.info({ ids }, 'ids of the restored read models shared');
-            compactor?.compact('ids shared');
-          },
-          (error: unknown) => logger.warn({ err: error }, 'could not share the ids of the restored read models'),
-        );
       if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
-      closed = true;
       if (retire) clearInterval(retire);
-      compactor?.stop();
       await projections.stop();
-      await snapshots?.stop();
       await adapters.close();
     },
   };

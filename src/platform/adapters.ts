@@ -35,10 +35,13 @@ export function createEventStore(config: Config, logger?: QueueLogger): EventSto
       });
 }
 
-/** The read store without MONGO_URL: on the heap, or (READSTORE=sqlite) in DATA_DIR/readstore.db. */
+/** The embedded read store's file in DATA_DIR (with its `-wal` and `-shm`). */
+export const READSTORE_FILE = 'readstore.db';
+
+/** The read store without MONGO_URL: in DATA_DIR/readstore.db, or (READSTORE=memory) on the heap, rebuilt at every start. */
 function embeddedReadStore(config: Config, logger: QueueLogger | undefined): ReadStore {
   if (config.READSTORE === 'memory') return new MemoryReadStore();
-  return new SqliteReadStore({ filename: path.join(config.DATA_DIR, 'readstore.db'), ...(logger ? { logger } : {}) });
+  return new SqliteReadStore({ filename: path.join(config.DATA_DIR, READSTORE_FILE), ...(logger ? { logger } : {}) });
 }
 
 /** Picks each port's adapter from the configuration: the production one when its URL is set. */

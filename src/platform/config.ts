@@ -152,15 +152,11 @@ const schema = z.object({
       return z.NEVER;
     }),
   /**
-   * Where the embedded read store (without MONGO_URL) keeps the read models: on the heap (`memory`,
-   * with snapshots), or in `DATA_DIR/readstore.db` (`sqlite`, on trial: docs/readstore.md).
+   * Where the embedded read store (without MONGO_URL) keeps the read models: in `DATA_DIR/readstore.db`
+   * (`sqlite`, the default), or on the heap (`memory`: rebuilt from the log at every start, for tests;
+   * docs/readstore.md).
    */
-  READSTORE: z.enum(['memory', 'sqlite'], { message: 'must be memory or sqlite' }).default('memory'),
-  /**
-   * The embedded read store is saved to DATA_DIR this often while it changes (and on a clean stop),
-   * so a start replays only the log after the snapshot; 0 turns snapshots off (every start rebuilds).
-   */
-  READSTORE_SNAPSHOT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  READSTORE: z.enum(['memory', 'sqlite'], { message: 'must be memory or sqlite' }).default('sqlite'),
   /**
    * How long a client may take to send a request's headers, and the whole request with its body; a
    * slower one is answered 408 and cut, so slow senders cannot hold connections for Node's 300 s.

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { type Member, addCategory, addMember, openTicket } from '../../test/support/desk';
 import { dropDatabase, readModelsUrl } from '../../test/support/mongo';
 import { type TestServer, startTestServer } from '../../test/support/server';
@@ -6,6 +9,7 @@ import type { RecordedEvent } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { MongoReadStore } from '../platform/readstore/mongodb';
 import { type BulkOp, type Collection, type Doc, type ReadStore, TransientStoreError } from '../platform/readstore/port';
+import { SqliteReadStore } from '../platform/readstore/sqlite';
 import { allProjections } from './all';
 import { checkProjections, describeCheck, replayInto } from './check';
 import { CHECKPOINTS, ProjectionRunner, applyToProjections } from './runner';
@@ -21,16 +25,21 @@ import { CHECKPOINTS, ProjectionRunner, applyToProjections } from './runner';
 
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.alloc(64, 1)]);
 
-/** The store whose `failAt`-th write (counting each write of a bulk) fails as an unreachable store's does; it counts writes meanwhile. */
-function failingAt(inner: ReadStore, failAt: number) {
+/**
+ * The store whose `failAt`-th write (counting each write of a bulk) fails as an unreachable store's does; it counts writes meanwhile.
+ * `before` runs just before each write (a crash there is what another connection to the file sees then).
+ */
+function failingAt(inner: ReadStore, failAt: number, before: (write: number) => Promise<void> = async () => undefined) {
   const state = { writes: 0 };
   const write = async (name: string, perform: () => Promise<unknown>) => {
     state.writes += 1;
     if (state.writes === failAt) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
+    await before(state.writes);
     await perform();
   };
   const store: ReadStore = {
     kind: inner.kind,
+    ...(inner.transaction ? { transaction: inner.transaction.bind(inner) } : {}),
     close: () => inner.close(),
     collection<T extends Doc>(name: string): Collection<T> {
       const collection = inner.collection<T>(name);
@@ -71,6 +80,7 @@ function failingAt(inner: ReadStore, failAt: number) {
         async bulkWrite(ops: BulkOp<T>[]) {
           // The writes of the bulk before the failing one are done, as an ordered bulk write leaves them.
           const failing = failAt - state.writes - 1;
+          for (let at = 0; at < ops.length; at++) await before(state.writes + at + 1);
           if (failing >= 0 && failing < ops.length) {
             await collection.bulkWrite(ops.slice(0, failing));
             state.writes += failing;
@@ -86,7 +96,23 @@ function failingAt(inner: ReadStore, failAt: number) {
 }
 
 type Stores = { open(): Promise<ReadStore>; dispose(store: ReadStore): Promise<void> };
-const stores: Array<[string, Stores]> = [['memory', { open: async () => new MemoryReadStore(), dispose: (store) => store.close() }]];
+/** A SQLite read store in a file of its own (a second connection to it sees what a crash would leave). */
+const sqliteFiles = new Map<ReadStore, string>();
+const openSqlite = async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'crash-safety-'));
+  const store = new SqliteReadStore({ filename: path.join(directory, 'readstore.db') });
+  sqliteFiles.set(store, directory);
+  return store;
+};
+const disposeSqlite = async (store: ReadStore) => {
+  await store.close();
+  rmSync(sqliteFiles.get(store)!, { recursive: true, force: true });
+  sqliteFiles.delete(store);
+};
+const stores: Array<[string, Stores]> = [
+  ['memory', { open: async () => new MemoryReadStore(), dispose: (store) => store.close() }],
+  ['sqlite', { open: openSqlite, dispose: disposeSqlite }],
+];
 if (process.env.MONGO_URL) {
   const databases = new Map<ReadStore, string>();
   stores.push([
@@ -204,5 +230,36 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
       await dispose(store);
     }
     expect(broken).toEqual([]);
+  }, 600_000);
+
+  if (_kind !== 'sqlite') return;
+  it('when a runner applies the page, then at every write what is on disk is the models of the checkpoints stored with them', async () => {
+    const store = await beforeThePage();
+    const file = path.join(sqliteFiles.get(store)!, 'readstore.db');
+    const broken: string[] = [];
+    // At each write (the page's and its checkpoints'), what a crash would leave: the files as they are on disk, opened elsewhere (SQLite recovers from the WAL).
+    const onDisk = async (write: number) => {
+      const copy = mkdtempSync(path.join(tmpdir(), 'crashed-'));
+      for (const suffix of ['', '-wal']) if (existsSync(file + suffix)) copyFileSync(file + suffix, path.join(copy, `readstore.db${suffix}`));
+      const crashed = new SqliteReadStore({ filename: path.join(copy, 'readstore.db') });
+      try {
+        const checkpoints = await crashed.collection<Doc & { position: number }>(CHECKPOINTS).find({});
+        const positions = new Set(checkpoints.map((checkpoint) => checkpoint.position));
+        const check = await checkProjections(server.deps.events, allProjections, crashed, { livePosition: () => Math.min(...positions) });
+        if (positions.size !== 1 || !check.ok)
+          broken.push(`before write ${write}: checkpoints at ${[...positions].join(', ')}, ${check.ok ? 'models match' : 'models DIFFER'}`);
+      } finally {
+        await crashed.close();
+        rmSync(copy, { recursive: true, force: true });
+      }
+    };
+    const observed = failingAt(store, 0, onDisk);
+    const runner = new ProjectionRunner(server.deps.events, observed.store, allProjections);
+    await runner.start();
+    await runner.stop();
+    await onDisk(observed.state.writes + 1);
+    expect(observed.state.writes).toBeGreaterThan(page.length);
+    expect(broken).toEqual([]);
+    await disposeSqlite(store);
   }, 600_000);
 });

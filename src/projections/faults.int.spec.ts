@@ -43,6 +43,7 @@ function flakyStore(inner: MemoryReadStore) {
   const state = { down: true, refused: 0 };
   const store: ReadStore = {
     kind: inner.kind,
+    ...(inner.transaction ? { transaction: inner.transaction.bind(inner) } : {}),
     close: () => inner.close(),
     collection<T extends Doc>(name: string): Collection<T> {
       const collection = inner.collection<T>(name);

@@ -66,6 +66,7 @@ export class Generations {
       raw,
       kind: raw.kind,
       collection: <T extends Doc = Doc>(name: string): Collection<T> => raw.collection<T>(this.nameOf(name)),
+      ...(raw.transaction ? { transaction: raw.transaction.bind(raw) } : {}),
       close: () => raw.close(),
     };
   }

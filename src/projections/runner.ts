@@ -84,7 +84,15 @@ interface Checkpoint {
   _id: string;
   version: number;
   position: number;
+  /**
+   * The log the position is of: the id of its first event (null while the log was empty; absent in
+   * checkpoints stored before it was recorded, which are trusted once and then given it).
+   */
+  log?: string | null;
 }
+
+/** Why a projection's read models are dropped and built again from the log. */
+export type ResetReason = 'no checkpoint' | 'new version' | 'another log';
 
 export const CHECKPOINTS = 'projection_checkpoints';
 /** The lease (in the `leases` collection of a shared read store) whose holder applies the log. */
@@ -107,6 +115,8 @@ export interface RunnerOptions {
   onFailure?: (failure: FailureFault) => void;
   /** A projection behind the head of the log at one position for this long is stalled (default 30 s). */
   stallAfterMs?: number;
+  /** A projection's read models are dropped to be built again from the log (at start). */
+  onReset?: (projection: string, reason: ResetReason) => void;
 }
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
@@ -172,6 +182,8 @@ export class ProjectionRunner {
   /** Which start `retrying` reports, when it reports one. */
   private failedStart: 'lead' | 'follow' | null = null;
   private refollow: NodeJS.Timeout | null = null;
+  /** The id of the log's first event, once it has one: the identity the checkpoints record. */
+  private logId: string | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -210,16 +222,13 @@ export class ProjectionRunner {
   /**
    * Loads checkpoints, rebuilds projections whose version changed, catches up to the head, then
    * tails live. With a lease it resolves once the read models (applied here or by the holder)
-   * reach the head the log had at the call. `prepare` runs first (a snapshot restored into the
-   * store); a stop meanwhile ends the start.
+   * reach the head the log had at the call.
    */
-  async start(onProgress?: (progress: ReplayProgress) => void, prepare?: () => Promise<unknown>): Promise<void> {
+  async start(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     this.stopped = false;
     this.live = false;
     this.progress = onProgress;
     this.watch();
-    await prepare?.();
-    if (this.stopped) return;
     const lease = this.options.lease;
     if (!lease) {
       await this.lead();
@@ -284,18 +293,7 @@ export class ProjectionRunner {
     });
   }
 
-  /**
-   * Runs `fn` between two pages, with the checkpoints stored: while it runs, the read store holds
-   * exactly the models at `position` and no projection writes (a snapshot is taken so).
-   */
-  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
-    return this.inTurn(async () => {
-      await this.saveCheckpoints();
-      return fn();
-    });
-  }
-
-  /** Pages and `exclusive` sections run one after another through this chain. */
+  /** Pages run one after another through this chain. */
   private inTurn<T>(fn: () => Promise<T> | T): Promise<T> {
     const result = this.serial.then(fn);
     this.serial = result.catch(() => undefined);
@@ -476,7 +474,10 @@ export class ProjectionRunner {
       handle: (page, context) =>
         this.inTurn(async () => {
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
-          return this.applyPage(page, context);
+          // Live events are announced once committed: a push reads the models they changed.
+          const applied = await this.inTransaction(() => this.applyPage(page, context));
+          if (context.live) for (const event of applied) this.announce(event);
+          return this.position;
         }),
       checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
       onError: (error) => this.options.onError?.(error, null),
@@ -536,7 +537,8 @@ export class ProjectionRunner {
     return reached;
   }
 
-  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<number> {
+  /** Applies the page to every projection; answers the events all of them applied. */
+  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<RecordedEvent[]> {
     // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
     // the events every projection has applied are counted before those callers are told.
     let counted = this.position;
@@ -548,10 +550,29 @@ export class ProjectionRunner {
     };
     await applyToProjections(this.projections, page, this.writer, this.positions, context.stopping, projected, this.options.onFailure);
     const reached = this.position;
-    const applied = page.filter((event) => event.position <= reached);
     projected();
-    if (context.live) for (const event of applied) this.announce(event);
-    return reached;
+    return page.filter((event) => event.position <= reached);
+  }
+
+  /**
+   * A page's writes and the checkpoints they reach in one transaction, where the store has them
+   * (SQLite: a crash at any point leaves the models at checkpoints they match, and the page's pages
+   * reach the disk once). If it fails, the store rolls the writes back, and the positions go back with them.
+   */
+  private async inTransaction<R>(work: () => Promise<R>): Promise<R> {
+    const store = this.writer;
+    if (!store.transaction) return work();
+    const before = new Map(this.positions);
+    try {
+      return await store.transaction(async () => {
+        const result = await work();
+        await this.saveCheckpoints();
+        return result;
+      });
+    } catch (error) {
+      for (const [name, position] of before) this.positions.set(name, position);
+      throw error;
+    }
   }
 
   private announce(event: RecordedEvent): void {
@@ -569,16 +590,31 @@ export class ProjectionRunner {
     while (!this.stopped && !(await this.waitFor(position, 1000)));
   }
 
+  /**
+   * Read models are trusted only for the log they were built from: checkpoints of another log (its
+   * first event is another, or it is shorter than they say, as when events.db was replaced) are
+   * dropped and rebuilt like a new projection.
+   */
   private async loadCheckpoints(): Promise<void> {
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
+    const log = await this.identifyLog();
+    const head = await this.events.headPosition();
     for (const projection of this.projections) {
       const checkpoint = await checkpoints.findOne({ _id: projection.name });
-      if (!checkpoint || checkpoint.version !== projection.version) {
-        await this.reset(projection);
-      } else {
-        // Indexes declared since the models were stored (or restored from a snapshot) are built.
+      const reason: ResetReason | null = !checkpoint
+        ? 'no checkpoint'
+        : checkpoint.version !== projection.version
+          ? 'new version'
+          : checkpoint.position > head || (checkpoint.position > 0 && typeof checkpoint.log === 'string' && checkpoint.log !== log)
+            ? 'another log'
+            : null;
+      if (checkpoint && !reason) {
+        // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
+      } else {
+        this.options.onReset?.(projection.name, reason ?? 'no checkpoint');
+        await this.reset(projection);
       }
     }
   }
@@ -590,18 +626,25 @@ export class ProjectionRunner {
     await projection.setup?.(this.writer);
     await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
-      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0 }, { upsert: true });
+      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
     this.positions.set(projection.name, 0);
   }
 
   /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
   private async saveCheckpoints(): Promise<void> {
+    const log = this.position > 0 ? await this.identifyLog() : this.logId;
     await this.writer.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
       this.projections.map(({ name, version }) => {
         const position = this.positions.get(name) ?? 0;
-        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position } } } };
+        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
       }),
     );
+  }
+
+  /** The log's identity: the id of its first event (read until the log has one). */
+  private async identifyLog(): Promise<string | null> {
+    this.logId ??= (await this.events.readAll({ maxCount: 1 }))[0]?.id ?? null;
+    return this.logId;
   }
 
   /** A follower's positions: the shared checkpoints of the same projection versions. */

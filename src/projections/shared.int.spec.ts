@@ -50,6 +50,7 @@ function withFailingCheckpoints(store: ReadStore, fault: Fault): ReadStore {
   return {
     kind: store.kind,
     close: () => store.close(),
+    ...(store.transaction ? { transaction: store.transaction.bind(store) } : {}),
     collection: <T extends { _id: string }>(name: string): Collection<T> => {
       const inner = store.collection<T>(name);
       if (name !== CHECKPOINTS) return inner;

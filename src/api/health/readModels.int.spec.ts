@@ -9,7 +9,7 @@ import { cannedStream } from '../../domain/canned/canned';
 import { userStream } from '../../domain/user/user';
 import type { EventStore, SubscribeOptions } from '../../platform/eventstore/port';
 import { SqliteEventStore } from '../../platform/eventstore/sqlite';
-import { SNAPSHOT_FILE } from '../../platform/readstore/snapshot';
+import { READSTORE_FILE } from '../../platform/adapters';
 
 /**
  * Issue 40, "the log is the truth": a log that already holds a duplicate claim (written straight
@@ -148,13 +148,13 @@ describe('Read models on a log that holds a duplicate claim', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A desk stopped cleanly (a snapshot on disk), then duplicates appended to its log past the reservations. */
+  /** A desk stopped cleanly (its read models on disk), then duplicates appended to its log past the reservations. */
   async function stoppedDeskWithDuplicates() {
     const first = await start();
     const desk = await seedDesk(first);
     await first.stop({ keepData: true });
     servers.splice(servers.indexOf(first), 1);
-    expect(existsSync(path.join(first.dataDir, SNAPSHOT_FILE))).toBe(true);
+    expect(existsSync(path.join(first.dataDir, READSTORE_FILE))).toBe(true);
     const events = new SqliteEventStore({ filename: path.join(first.dataDir, 'events.db') });
     const twin = await appendDuplicates(events, desk.adminId);
     await events.close();
@@ -162,13 +162,13 @@ describe('Read models on a log that holds a duplicate claim', () => {
   }
 
   it.each([
-    ['with the read-store snapshot taken before the duplicates', false],
-    ['without a snapshot (the whole log replayed)', true],
+    ['with the read models stored before the duplicates', false],
+    ['without them (the whole log replayed)', true],
   ])(
     'when the app starts %s, then it serves, health is degraded naming the conflicts, an admin sees them and a rebuild equals the models',
-    async (_name, dropSnapshot) => {
+    async (_name, dropStore) => {
       const { dataDir, desk, twin } = await stoppedDeskWithDuplicates();
-      if (dropSnapshot) rmSync(path.join(dataDir, SNAPSHOT_FILE));
+      if (dropStore) for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dataDir, READSTORE_FILE + suffix), { force: true });
       const server = await start(dataDir);
       await expectServesWithConflicts(server, desk, twin);
     },

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
 
 /**
  * WAL checkpoints off the writer's thread. SQLite copies the write-ahead log back into the database
@@ -84,4 +85,19 @@ export class BackgroundCheckpointer {
       await this.exited;
     }
   }
+}
+
+/** Checkpoint interval of the worker, and the log size (pages) at which a commit checkpoints itself. */
+const CHECKPOINT_EVERY_MS = 50;
+const CHECKPOINT_MARK_PAGES = 4000;
+
+/**
+ * Moves a file's WAL checkpoints to a worker (the event log's and the read store's alike): the
+ * connection's own automatic checkpoint is raised to the mark, the log's size bounded at twice it.
+ */
+export function checkpointInBackground(db: Database.Database, filename: string, onError?: (message: string) => void): BackgroundCheckpointer {
+  db.pragma(`wal_autocheckpoint = ${CHECKPOINT_MARK_PAGES}`);
+  // A log that grew past the mark (a long read held the copy back) shrinks again at its next rewind.
+  db.pragma(`journal_size_limit = ${2 * CHECKPOINT_MARK_PAGES * 4096}`);
+  return new BackgroundCheckpointer({ filename, intervalMs: CHECKPOINT_EVERY_MS, ...(onError ? { onError } : {}) });
 }

@@ -203,7 +203,7 @@ describe.each(adapters)('EventStore contract (%s)', (_name, create) => {
       expect(await store.headPosition()).toBe(all[2]?.position);
     });
 
-    it('reads from the exact position of an event, that event included (how a snapshot finds the event it was taken at)', async () => {
+    it('reads from the exact position of an event, that event included (how the event feed finds the event at a position)', async () => {
       await store.append(stream, [event('A')]);
       await store.append(`$contract-${randomUUID()}`, [event('H')]);
       await store.append(stream, [event('B'), event('C')]);

@@ -4,7 +4,6 @@ import { EventStoreDbEventStore } from './eventstoredb';
 import { countEventsAfter, pagesOfAll } from './paging';
 import { type NewEvent, type RecordedEvent, WrongExpectedVersionError } from './port';
 import { verifyLog, verifyStreamEvents } from './integrity';
-import { logIdentityAt } from '../readstore/snapshot';
 
 /**
  * What only the EventStoreDB adapter does, against the client double (no server runs on this
@@ -109,16 +108,6 @@ describe('The EventStoreDB adapter', () => {
       store.subscribeToAll({ after: second!.position - 1, onEvent: () => undefined, onError: (error) => errors.push(error) });
       await eventually(() => errors.length === 1);
       expect(errors).toEqual([expect.objectContaining({ message: 'Trying to read from an invalid position.' })]);
-    });
-
-    it("then the snapshot check reads the event at a snapshot's position with a position the server accepts", async () => {
-      await store.append('ticket-1', [fact('A')], 'no_stream');
-      for (let i = 0; i < 3; i++) client.addServerRecord({ streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' });
-      await store.append('ticket-2', [fact('B')], 'no_stream');
-      const [first, second] = await store.readAll();
-      expect(await logIdentityAt(store, second!.position)).toEqual({ position: second!.position, eventId: second!.id, link: second!.chain!.hash });
-      expect(await logIdentityAt(store, first!.position)).toEqual({ position: first!.position, eventId: first!.id, link: first!.chain!.hash });
-      expect(await store.readAll({ from: second!.position })).toEqual([second]);
     });
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { ensurePrivateFile } from '../files';
-import { BackgroundCheckpointer } from './checkpointer';
+import { type BackgroundCheckpointer, checkpointInBackground } from './checkpointer';
 import {
   type AppendResult,
   CorruptEventError,
@@ -102,10 +102,6 @@ export interface SqliteEventStoreOptions {
   onCheckpointError?: (error: string) => void;
 }
 
-/** Checkpoint interval of the worker, and the log size (pages) at which a commit checkpoints itself. */
-const CHECKPOINT_EVERY_MS = 50;
-const CHECKPOINT_MARK_PAGES = 4000;
-
 /** A stream's last revision; with its hash link when known (an empty read knows only a bound). */
 interface Head {
   revision: number;
@@ -169,16 +165,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.sealEarlierEvents();
-    if (onFile && (options.backgroundCheckpoints ?? true)) {
-      this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_MARK_PAGES}`);
-      // A log that grew past the mark (a long read held the copy back) shrinks again at its next rewind.
-      this.db.pragma(`journal_size_limit = ${2 * CHECKPOINT_MARK_PAGES * 4096}`);
-      this.checkpointer = new BackgroundCheckpointer({
-        filename: options.filename,
-        intervalMs: CHECKPOINT_EVERY_MS,
-        ...(options.onCheckpointError ? { onError: options.onCheckpointError } : {}),
-      });
-    }
+    if (onFile && (options.backgroundCheckpoints ?? true)) this.checkpointer = checkpointInBackground(this.db, options.filename, options.onCheckpointError);
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.pageSize = options.pageSize ?? 1000;
     this.groupCommit = options.groupCommit ?? true;

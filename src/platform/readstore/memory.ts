@@ -35,8 +35,8 @@ const isIdIn = (value: unknown): value is { $in: unknown[] } =>
 
 /**
  * Embedded collections held in memory and queried with mingo, which implements MongoDB's query,
- * update and aggregation language. The event log stays the only durable truth: a snapshot of these
- * collections (snapshot.ts) only spares a start the replay of what it covers.
+ * update and aggregation language. Nothing is kept across restarts (`READSTORE=memory`, the tests'
+ * store): each start replays the log into it.
  */
 class MemoryCollection<T extends Doc> implements Collection<T> {
   private readonly docs = new Map<string, T>();
@@ -58,49 +58,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
    */
   private readonly orderedIndexes = new Map<string, OrderedIndex>();
 
-  /** The indexes asked for, in order: a snapshot stores them, so a restore builds the same ones. */
+  /** The indexes asked for, in order. */
   private readonly specs: IndexSpec[] = [];
 
   constructor(readonly name: string) {}
-
-  /** Documents handed to a snapshot, which a write copies before changing (see `freeze`). */
-  private frozen: Set<T> | null = null;
-
-  /** The stored documents themselves (no copies) and the index definitions. */
-  dump(): { docs: T[]; indexes: IndexSpec[] } {
-    return { docs: [...this.docs.values()], indexes: this.specs.map((spec) => ({ ...spec })) };
-  }
-
-  /** Like `dump`, but the documents handed out stay as they are until `thaw`: writes meanwhile change copies. */
-  freeze(): { docs: T[]; indexes: IndexSpec[] } {
-    const dumped = this.dump();
-    this.frozen = new Set(dumped.docs);
-    return dumped;
-  }
-
-  thaw(): void {
-    this.frozen = null;
-  }
-
-  /** The document to change in place: a copy of it (stored instead) while it is frozen. */
-  private writable(doc: T): T {
-    if (!this.frozen?.delete(doc)) return doc;
-    const copy = clone(doc);
-    this.docs.set(doc._id, copy);
-    return copy;
-  }
-
-  /** The stored documents, live (for `MemoryReadStore.shareIds`, which changes no value in them). */
-  documents(): IterableIterator<T> {
-    return this.docs.values();
-  }
-
-  /** Replaces the contents with documents the caller hands over (not copied) and builds their indexes. */
-  async restore(docs: T[], indexes: IndexSpec[]): Promise<void> {
-    await this.drop();
-    for (const doc of docs) this.docs.set(doc._id, doc);
-    for (const spec of indexes) await this.createIndex(spec);
-  }
 
   private candidates(filter: Filter): T[] {
     const id = filter._id;
@@ -495,10 +456,9 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Applies an update in place; a unique-index violation leaves the document as it was. */
-  private modify(stored: T, update: Update): boolean {
+  private modify(doc: T, update: Update): boolean {
     const { $setOnInsert: _ignored, ...modifier } = update;
     if (Object.keys(modifier).length === 0) return false;
-    const doc = this.writable(stored);
     const before = this.uniqueIndexes.length > 0 ? clone(doc) : null;
     this.indexFields(doc, false);
     let changed: string[];
@@ -830,7 +790,6 @@ function uniqueKey(doc: AnyObject, keys: string[]): string | null {
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
-  private frozen: Array<MemoryCollection<Doc>> = [];
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let collection = this.collections.get(name);
@@ -842,76 +801,12 @@ export class MemoryReadStore implements ReadStore {
     return collection as unknown as Collection<T>;
   }
 
-  /** Every collection with its documents (not copied: serialize them before the next write). */
-  dump(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
-    return [...this.collections].map(([name, collection]) => ({ name, ...collection.dump() }));
-  }
-
-  /**
-   * Every collection with its documents, which stay as they are until `thaw` (a write meanwhile
-   * stores a changed copy): a snapshot serializes them while the projections go on.
-   */
-  freeze(): Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }> {
-    this.thaw();
-    this.frozen = [...this.collections.values()];
-    return [...this.collections].map(([name, collection]) => ({ name, ...collection.freeze() }));
-  }
-
-  thaw(): void {
-    for (const collection of this.frozen) collection.thaw();
-    this.frozen = [];
-  }
-
-  /** Replaces every collection with the given ones, taking ownership of their documents. */
-  async restore(collections: Array<{ name: string; docs: Doc[]; indexes: IndexSpec[] }>): Promise<void> {
-    this.collections.clear();
-    for (const { name, docs, indexes } of collections) {
-      const collection = new MemoryCollection<Doc>(name);
-      await collection.restore(docs, indexes);
-      this.collections.set(name, collection);
-    }
-  }
-
-  /**
-   * Gives each id (a UUID, 36 characters) one string for every document that holds it. A replay
-   * shares the event's string among the documents it writes, but a snapshot's parser makes one per
-   * occurrence: at 100,000 tickets, 160 MB of copies of 114,000 ids. Walks the documents in slices of
-   * 5,000, the process serving between them; it changes no value, only which copy holds it, so reads
-   * and writes meanwhile see the same data. A document's own `_id` is the key its collection files
-   * it under: that copy is the one kept.
-   */
-  async shareIds(): Promise<number> {
-    const ids = new Map<string, string>();
-    const collections = [...this.collections.values()];
-    for (const collection of collections) for (const doc of collection.documents()) if (doc._id.length === UUID_LENGTH) ids.set(doc._id, doc._id);
-    const share = (value: unknown): unknown => {
-      if (typeof value === 'string') {
-        if (value.length !== UUID_LENGTH) return value;
-        const known = ids.get(value);
-        if (known !== undefined) return known;
-        ids.set(value, value);
-        return value;
-      }
-      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = share(value[i]);
-      else if (value !== null && typeof value === 'object') {
-        const object = value as AnyObject;
-        for (const key of Object.keys(object)) object[key] = share(object[key]);
-      }
-      return value;
-    };
-    let walked = 0;
-    for (const collection of collections)
-      for (const doc of collection.documents()) {
-        const fields = doc as unknown as AnyObject;
-        for (const key of Object.keys(fields)) if (key !== '_id') fields[key] = share(fields[key]);
-        if (++walked % 5000 === 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-    return ids.size;
+  /** The heap's writes end with the process anyway: nothing to commit together, the page's checkpoints are stored with it. */
+  transaction<R>(work: () => Promise<R>): Promise<R> {
+    return work();
   }
 
   async close(): Promise<void> {
     this.collections.clear();
   }
 }
-
-const UUID_LENGTH = 36;

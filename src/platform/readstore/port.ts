@@ -1,7 +1,8 @@
 /**
  * The ReadStore port: named collections speaking MongoDB's filter, update and aggregation language.
- * Read models are disposable (they can always be rebuilt from the log), so the port offers no
- * transactions; projections make each write idempotent instead.
+ * Read models are disposable (they can always be rebuilt from the log), so projections make each
+ * write idempotent; `transaction` only lets a store that can (SQLite) commit a page of projection
+ * writes with its checkpoint at once.
  */
 
 export interface Doc {
@@ -80,6 +81,14 @@ export async function writeOne<T extends Doc>(collection: Collection<T>, op: Bul
 export interface ReadStore {
   readonly kind: 'memory' | 'sqlite' | 'mongodb';
   collection<T extends Doc = Doc>(name: string): Collection<T>;
+  /**
+   * Runs `work` so that its writes are committed together or not at all (SQLite: one transaction).
+   * The projection runner then stores each page's checkpoints inside it, so a crash leaves the
+   * models at a checkpoint they match. Absent on MongoDB, where each write stands alone and the
+   * projections' guards repair a page cut part way (docs/read-models.md); the heap store has one
+   * that only runs `work`. Calls run one after another; not reentrant.
+   */
+  transaction?<R>(work: () => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
 

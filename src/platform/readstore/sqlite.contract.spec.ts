@@ -42,10 +42,30 @@ describe('SqliteReadStore', () => {
       expect(await ids({ words: { $size: 2 } })).toEqual(['m1']);
       expect(await members.count({ name: { $ne: 'Ann' }, words: { $elemMatch: { $eq: 'vpn' } } })).toBe(1);
       expect(store.unindexedScans).toBe(3);
-      expect(warnings.map((warning) => warning.fields)).toEqual([
+      expect(warnings.filter((warning) => warning.message.includes('mingo')).map((warning) => warning.fields)).toEqual([
         { collection: 'members', filter: { words: { $size: '?' } } },
         { collection: 'members', filter: { words: { $elemMatch: { $eq: '?' } } } },
       ]);
+    });
+  });
+
+  describe('when no index serves a filter', () => {
+    it('logs the query shape once, with the plan that reads the whole collection, and not a lookup by key or a listing', async () => {
+      const members = store.collection<Member>('members');
+      await members.createIndex({ keys: { words: 1 } });
+      for (const member of MEMBERS) await members.insertOne(member);
+      const scans = () => warnings.filter((warning) => warning.message.includes('whole collection'));
+
+      await members.findOne({ _id: 'm1' });
+      await members.find({ words: 'vpn' });
+      await members.find({}, { limit: 10 });
+      expect(scans()).toEqual([]);
+
+      expect((await members.find({ name: 'Bob' })).map((m) => m._id)).toEqual(['m2']);
+      await members.find({ name: 'Cy' });
+      await members.count({ name: 'Cy' });
+      expect(store.fullScans).toBe(2);
+      expect(scans().map((warning) => warning.fields.plan)).toEqual([['SCAN c:members'], ['SCAN c:members']]);
     });
   });
 
@@ -64,6 +84,34 @@ describe('SqliteReadStore', () => {
       await members.createIndex({ keys: { 'team.id': 1 } });
       for (const [filter, expected] of cases) expect(await ids(filter)).toEqual(expected);
       expect(store.unindexedScans).toBe(0);
+    });
+  });
+
+  describe('when another connection to the file holds a page open', () => {
+    it('answers reads at once, with what is committed', async () => {
+      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const writer = new SqliteReadStore({ filename });
+      const reader = new SqliteReadStore({ filename });
+      try {
+        await writer.collection<Member>('members').insertOne(MEMBERS[0]!);
+        let release = () => undefined as void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const page = writer.transaction(async () => {
+          await writer.collection<Member>('members').insertOne(MEMBERS[1]!);
+          await held;
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+
+        const started = Date.now();
+        expect((await reader.collection<Member>('members').find({})).map((m) => m._id)).toEqual(['m1']);
+        expect(Date.now() - started).toBeLessThan(1000);
+        release();
+        await page;
+        expect(await reader.collection<Member>('members').count()).toBe(2);
+      } finally {
+        await reader.close();
+        await writer.close();
+      }
     });
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Query, aggregate, find } from 'mingo';
+import { type BackgroundCheckpointer, checkpointInBackground } from '../eventstore/checkpointer';
 import { type AnyObject, anchoredLiteral, applyUpdate, clone, isPlainObject, topLevelInclusion, upsertDocument } from './documents';
 import { EPOCH_FIELD } from './fenced';
 import {
@@ -169,7 +170,9 @@ class Engine {
   private readonly matchers = new Map<number, Query>();
   private nextMatcher = 0;
   unindexedScans = 0;
+  fullScans = 0;
   private readonly reported = new Set<string>();
+  private readonly explained = new Set<string>();
 
   constructor(
     filename: string,
@@ -213,10 +216,27 @@ class Engine {
         handles.push(handle);
         return handle;
       });
+      if (!this.explained.has(sql)) this.explain(sql, bound);
       return work(this.statement(sql), bound);
     } finally {
       for (const handle of handles) this.matchers.delete(handle);
     }
+  }
+
+  /**
+   * Asks SQLite once per statement how it will run it: a full scan of a collection's table for a
+   * filter (not a listing of the whole collection) is counted in `fullScans` and logged, so a query
+   * no index serves shows up in development and tests, not first at scale.
+   */
+  private explain(sql: string, bound: unknown[]): void {
+    if (this.explained.size > 2000) this.explained.clear();
+    this.explained.add(sql);
+    if (!sql.startsWith('SELECT') || / WHERE 1(?: ORDER| LIMIT|$)/.test(sql)) return;
+    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...bound) as Array<{ detail: string }>;
+    const scans = plan.filter(({ detail }) => /^SCAN "?[ck]:/.test(detail) && !detail.includes(' USING '));
+    if (scans.length === 0) return;
+    this.fullScans++;
+    this.logger?.warn({ sql, plan: scans.map(({ detail }) => detail) }, 'read store: query reads the whole collection (no index serves its filter)');
   }
 
   /** A query whose filter SQL could not say: counted, and logged once per collection and filter shape. */
@@ -287,7 +307,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   private ensure(): void {
     if (this.ready) return;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.docs} (id TEXT PRIMARY KEY, doc BLOB NOT NULL);
+    // Looked up first: a connection whose schema predates tables another one made would take the write lock for a CREATE ... IF NOT EXISTS.
+    const tables = this.db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)")
+      .get(`c:${this.name}`, `k:${this.name}`) as {
+      n: number;
+    };
+    if (tables.n < 2)
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.docs} (id TEXT PRIMARY KEY, doc BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS ${this.keys} (f INTEGER NOT NULL, t INTEGER NOT NULL, v NOT NULL, id TEXT NOT NULL, PRIMARY KEY (f, t, v, id)) WITHOUT ROWID;`);
     this.declared = new Map(
       (this.db.prepare('SELECT keys, is_unique FROM readstore_indexes WHERE collection = ?').all(this.name) as Array<{ keys: string; is_unique: number }>).map(
@@ -303,11 +330,17 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ready = true;
   }
 
-  /** Runs `work` in a transaction (a savepoint inside another), with SQLite's errors made the port's. */
-  private run<R>(work: () => R): R {
+  /**
+   * Runs `work` in a transaction of its own, or inside the one open (a page's, `transaction`) without a
+   * savepoint: a write can only fail at its first statement (the document's row), which SQLite undoes
+   * alone, so a failed write leaves nothing behind either way. SQLite's errors are made the port's.
+   */
+  private run<R>(work: () => R, reads = false): R {
     try {
       this.ensure();
-      return this.db.inTransaction ? this.db.transaction(work)() : this.db.transaction(work).immediate();
+      if (this.db.inTransaction) return work();
+      // A read takes no write lock: another process on the file (`npm run workers`) may be committing a page meanwhile.
+      return reads ? this.db.transaction(work).deferred() : this.db.transaction(work).immediate();
     } catch (error) {
       throw mapError(this.name, error, (index) => {
         const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
@@ -497,15 +530,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    return this.run(() => this.findSync(filter, { limit: 1 })[0] ?? null);
+    return this.run(() => this.findSync(filter, { limit: 1 })[0] ?? null, true);
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    return this.run(() => this.findSync(filter, options));
+    return this.run(() => this.findSync(filter, options), true);
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    return this.run(() => this.rows(filter, {}, 'count(*) AS n')[0]!.n as number);
+    return this.run(() => this.rows(filter, {}, 'count(*) AS n')[0]!.n as number, true);
   }
 
   async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {
@@ -514,7 +547,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.run(() => {
       const docs = this.findSync(matched ? (first.$match as Filter) : {});
       return aggregate(docs as AnyObject[], matched ? rest : pipeline) as R[];
-    });
+    }, true);
   }
 
   // ---- Writes
@@ -752,7 +785,7 @@ function jsonCondition(path: string, condition: unknown): Clause | null {
 
 /**
  * The embedded read store on disk: every collection in one SQLite file (WAL, synchronous=NORMAL),
- * so memory is bounded by SQLite's page cache and a start reads no snapshot. Filters become SQL
+ * so memory is bounded by SQLite's page cache and a start applies only the log after its checkpoints. Filters become SQL
  * over the JSONB documents and the key tables of their indexes; what SQL cannot say is tested with
  * mingo row by row, counted in `unindexedScans` and logged (docs/readstore.md, "On SQLite").
  */
@@ -760,14 +793,26 @@ export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite' as const;
   private readonly engine: Engine;
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
+  private transactions: Promise<unknown> = Promise.resolve();
+  private readonly checkpointer: BackgroundCheckpointer | null = null;
 
   constructor({ filename, logger }: { filename: string; logger?: ReadStoreLogger }) {
     this.engine = new Engine(filename, logger);
+    // As the event log's: a commit that crosses 1,000 pages of WAL no longer copies them back on the event loop (checkpointer.ts).
+    if (filename !== ':memory:' && filename !== '')
+      this.checkpointer = checkpointInBackground(this.engine.db, filename, (error) =>
+        logger?.warn({ error }, 'read store: background WAL checkpoint failed; commits past the mark checkpoint themselves'),
+      );
   }
 
   /** Queries answered by testing rows with mingo, since the store opened. */
   get unindexedScans(): number {
     return this.engine.unindexedScans;
+  }
+
+  /** Query shapes whose plan reads a whole collection for a filter, since the store opened (each counted once). */
+  get fullScans(): number {
+    return this.engine.fullScans;
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
@@ -779,7 +824,31 @@ export class SqliteReadStore implements ReadStore {
     return collection as unknown as Collection<T>;
   }
 
+  /**
+   * One SQLite transaction around `work` (BEGIN IMMEDIATE ... COMMIT; ROLLBACK when it throws): each
+   * write inside is a savepoint of it, and the pages its writes dirty reach the WAL once, at commit.
+   * Transactions queue behind each other, since the connection holds one at a time.
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R> {
+    const result = this.transactions.then(async () => {
+      const db = this.engine.db;
+      db.prepare('BEGIN IMMEDIATE').run();
+      try {
+        const answer = await work();
+        db.prepare('COMMIT').run();
+        return answer;
+      } catch (error) {
+        if (db.inTransaction) db.prepare('ROLLBACK').run();
+        throw error;
+      }
+    });
+    this.transactions = result.catch(() => undefined);
+    return result;
+  }
+
   async close(): Promise<void> {
+    await this.transactions;
+    await this.checkpointer?.stop();
     this.collections.clear();
     if (this.engine.db.open) this.engine.db.close();
   }
