@@ -293,7 +293,7 @@ function indexPage(index: SearchIndex, page: Page): void {
   for (const { loaded, now, written, deleted } of page.tickets.values()) {
     if (now === loaded) continue;
     if (!now) {
-      index.removeTicket(loaded!.number);
+      index.removeTicket(loaded!);
       continue;
     }
     if (!loaded) index.putTicket(now);

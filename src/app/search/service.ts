@@ -11,14 +11,11 @@ import {
   type SearchTicketDoc,
   personTexts,
 } from '../../projections/search';
-import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, spans, tokenize } from '../../projections/searchText';
+import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, tokenize } from '../../projections/searchText';
 import { SearchIndex, ftsQuery } from '../../projections/searchIndex';
 import { type TicketView } from '../../projections/tickets';
 import { searchIndexed, audienceOf } from './indexed';
-import { type Searcher, emptyResults, hitTicket, recencyOf, recentMatches } from './window';
-
-/** A snippet shows about this many characters around the first highlighted word. */
-const SNIPPET_LENGTH = 160;
+import { type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
 
 /**
  * A word's condition on a list of words: the word itself, or any word it begins (an anchored literal
@@ -129,25 +126,6 @@ function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: Pa
   );
   const query: Query = { combineWith: 'AND', queries: parsed.words.map((word) => ({ queries: [word], prefix: !parsed.exact.has(word) })) };
   return new Map(mini.search(query, { boost: BOOST }).map(({ id, score }) => [String(id), score]));
-}
-
-function highlightsIn(text: string, parsed: ParsedQuery): Span[] {
-  return spans(text).filter(({ term }) => parsed.words.some((word) => matchesWord(term, word, parsed.exact.has(word))));
-}
-
-/** A window of `text` around its first highlighted word, the highlights as offsets into the window. */
-function cut(text: string, found: Span[]): { text: string; highlights: Array<[number, number]> } {
-  const first = found[0]?.start ?? 0;
-  let from = text.length <= SNIPPET_LENGTH ? 0 : Math.max(0, first - Math.floor(SNIPPET_LENGTH / 3));
-  if (from > 0) {
-    const space = text.lastIndexOf(' ', from);
-    if (space > first - SNIPPET_LENGTH / 2) from = space + 1;
-  }
-  const to = Math.min(text.length, from + SNIPPET_LENGTH);
-  return {
-    text: text.slice(from, to),
-    highlights: found.filter(({ start, end }) => start >= from && end <= to).map(({ start, end }) => [start - from, end - from] as [number, number]),
-  };
 }
 
 /** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */

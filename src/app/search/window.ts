@@ -2,7 +2,7 @@ import type { SearchQuery, SearchResults } from '#contract/search';
 import { MAX_QUERY_LENGTH } from '#contract/search';
 import { type Role, isStaff } from '#contract/users';
 import type { Collection, Filter, ReadStore, Sort } from '../../platform/readstore/port';
-import type { ParsedQuery } from '../../projections/searchText';
+import { type ParsedQuery, type Span, matchesWord, spans } from '../../projections/searchText';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 
 export interface Searcher {
@@ -99,4 +99,26 @@ export async function recentMatches(
   const filter = { _id: { $in: ids }, ...filters };
   const [window, total] = ids.length > 0 ? await Promise.all([views.find(filter, { sort: recent, limit: RANK_WINDOW }), views.count(filter)]) : [[], 0];
   return { window, total, after: (skip, limit) => views.find(filter, { sort: recent, skip, limit }) };
+}
+
+/** A snippet shows about this many characters around the first highlighted word. */
+const SNIPPET_LENGTH = 160;
+
+export function highlightsIn(text: string, parsed: ParsedQuery): Span[] {
+  return spans(text).filter(({ term }) => parsed.words.some((word) => matchesWord(term, word, parsed.exact.has(word))));
+}
+
+/** A window of `text` around its first highlighted word, the highlights as offsets into the window. */
+export function cut(text: string, found: Span[]): { text: string; highlights: Array<[number, number]> } {
+  const first = found[0]?.start ?? 0;
+  let from = text.length <= SNIPPET_LENGTH ? 0 : Math.max(0, first - Math.floor(SNIPPET_LENGTH / 3));
+  if (from > 0) {
+    const space = text.lastIndexOf(' ', from);
+    if (space > first - SNIPPET_LENGTH / 2) from = space + 1;
+  }
+  const to = Math.min(text.length, from + SNIPPET_LENGTH);
+  return {
+    text: text.slice(from, to),
+    highlights: found.filter(({ start, end }) => start >= from && end <= to).map(({ start, end }) => [start - from, end - from] as [number, number]),
+  };
 }
