@@ -24,14 +24,12 @@ const K1 = 1.2;
 const ROW_TABLES = ['search_fts', 'search_fts_notes'] as const;
 /** Tickets of a query this close in number are ranked from one range of rows (`runsOf`). */
 const RUN_GAP = 8;
-/** A prefix is ranked by at most this many of the words it begins, the most frequent. */
-const RANKED_WORDS = 16;
 /** FTS5's weights by where a word is, as MiniSearch's boosts on the Mongo path. */
 const weight = (rowid: string) =>
   `CASE WHEN (${rowid} % ${TICKET_SPAN}) >= ${MESSAGE_SLOT} THEN 1 WHEN (${rowid} % ${TICKET_SPAN}) = 0 THEN 6 WHEN (${rowid} % ${TICKET_SPAN}) = ${TITLE_SLOT} THEN 3 ELSE 1.5 END`;
 const PERSON_WEIGHT = 2;
 
-const TOKENIZE = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'";
+const TOKENIZE = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'";
 const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes USING fts5(text, message UNINDEXED, ${TOKENIZE});
@@ -290,16 +288,16 @@ export class SearchIndex {
       CROSS JOIN search_fts_tickets t ON t.customer = i.person WHERE search_fts_people MATCH @term AND t.number IN (SELECT value FROM json_each(@numbers))`;
     const runs = JSON.stringify(runsOf(numbers));
     for (const wanted of query.wanted) {
-      const { match, found } = this.ranked(wanted, tables);
+      const found = this.rowsHolding(wanted, tables);
       const idf = Math.log(1 + (total - found + 0.5) / (found + 0.5));
       const tf = new Map<number, { tf: number; newest: Source | null }>();
-      for (const table of match ? tables : []) {
+      for (const table of tables) {
         const sql = `SELECT ${table}.rowid / ${TICKET_SPAN} AS number, sum(${weight(`${table}.rowid`)}) AS tf, max(${table}.rowid) AS newest
           FROM json_each(@runs) r CROSS JOIN ${table}
           WHERE ${table}.rowid BETWEEN (r.value ->> 0) * ${TICKET_SPAN} AND (r.value ->> 1) * ${TICKET_SPAN} + ${TICKET_SPAN - 1} AND ${table} MATCH @term
             AND ${table}.rowid / ${TICKET_SPAN} IN (SELECT value FROM json_each(@numbers))
           GROUP BY number`;
-        for (const group of this.statement(sql).all({ term: match, runs, numbers: JSON.stringify(numbers) }) as Array<{
+        for (const group of this.statement(sql).all({ term: wanted.match, runs, numbers: JSON.stringify(numbers) }) as Array<{
           number: number;
           tf: number;
           newest: number;
@@ -323,34 +321,22 @@ export class SearchIndex {
   }
 
   /**
-   * A wanted term as ranking reads it, and in how many rows it is (from FTS5's vocabulary, never by
-   * counting rows): a prefix becomes its RANKED_WORDS most frequent words (FTS5 answers a prefix by
-   * reading the rows of every word it begins in the whole index, at each call; a word, by a seek),
-   * and a phrase counts as often as its rarest word.
+   * In how many rows a wanted term is, from FTS5's vocabulary tables (`fts5vocab`), never by reading
+   * its rows: a prefix as often as the words it begins together, a phrase as its rarest word.
    */
-  private ranked(wanted: FtsTerm, tables: readonly string[]): { match: string | null; found: number } {
+  private rowsHolding(wanted: FtsTerm, tables: readonly string[]): number {
     const vocabularies = tables.map((table) => `${table}_vocab`);
-    if (wanted.prefix !== null) {
-      const counts = new Map<string, number>();
-      for (const vocabulary of vocabularies) {
-        const words = this.statement(`SELECT term, doc FROM ${vocabulary} WHERE term >= ? AND term < ? ORDER BY doc DESC LIMIT ${RANKED_WORDS}`).all(
-          wanted.prefix,
-          prefixEnd(wanted.prefix),
-        ) as Array<{ term: string; doc: number }>;
-        for (const { term: word, doc } of words) counts.set(word, (counts.get(word) ?? 0) + doc);
-      }
-      const words = [...counts].sort((a, b) => b[1] - a[1]).slice(0, RANKED_WORDS);
-      return {
-        match: words.length === 0 ? null : words.map(([word]) => `"${word.replaceAll('"', '""')}"`).join(' OR '),
-        found: words.reduce((sum, [, doc]) => sum + doc, 0),
-      };
-    }
-    const rows = (word: string) =>
+    const count = (sql: string, ...params: string[]) =>
       vocabularies.reduce(
-        (sum, vocabulary) => sum + ((this.statement(`SELECT doc FROM ${vocabulary} WHERE term = ?`).pluck().get(word) as number | undefined) ?? 0),
+        (sum, vocabulary) =>
+          sum +
+          ((this.statement(sql.replace('$vocabulary', vocabulary))
+            .pluck()
+            .get(...params) as number | null) ?? 0),
         0,
       );
-    return { match: wanted.match, found: Math.min(...wanted.words.map(rows)) };
+    if (wanted.prefix !== null) return count('SELECT sum(doc) FROM $vocabulary WHERE term >= ? AND term < ?', wanted.prefix, prefixEnd(wanted.prefix));
+    return Math.min(...wanted.words.map((word) => count('SELECT doc FROM $vocabulary WHERE term = ?', word)));
   }
 
   /** The ticket numbers of ticket ids (those the index holds). */
