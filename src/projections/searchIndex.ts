@@ -8,9 +8,10 @@ import { type ParsedQuery, prefixEnd } from './searchText';
  * The search engine of the embedded store (docs/search.md, "On SQLite: FTS5"): one FTS5 row per
  * message and per ticket field, in the read store's own file, written by the search projection in
  * the transaction of its page. A row's rowid is its ticket's number times 2^24 plus its slot
- * (fields below MESSAGE_SLOT, a message at MESSAGE_SLOT + its position), so a ticket's rows are one
- * rowid range: FTS5 answers "this word in this ticket" by seeking that range, which is what keeps
- * a customer's query inside their own tickets and a hit's ranking and snippet off its other rows.
+ * (fields below MESSAGE_SLOT, a message at MESSAGE_SLOT + its position; numbers below 2^29 keep it
+ * exact in a JavaScript number), so a ticket's rows are one rowid range: FTS5 answers "this word in
+ * these tickets" by seeking their ranges, which keeps a customer's query inside their own tickets
+ * and a query's ranking to the tickets it ranks.
  * Notes (and another customer's messages merged in by an admin) are rows of a table of their own,
  * which a customer's query and a token without `notes:read` never name.
  */
@@ -24,7 +25,7 @@ const K1 = 1.2;
 const ROW_TABLES = ['search_fts', 'search_fts_notes'] as const;
 /** Tickets of a query this close in number are ranked from one range of rows (`runsOf`). */
 const RUN_GAP = 8;
-/** FTS5's weights by where a word is, as MiniSearch's boosts on the Mongo path. */
+/** A row's weight by where it is in its ticket, as MiniSearch's field boosts on the Mongo path. */
 const weight = (rowid: string) =>
   `CASE WHEN (${rowid} % ${TICKET_SPAN}) >= ${MESSAGE_SLOT} THEN 1 WHEN (${rowid} % ${TICKET_SPAN}) = 0 THEN 6 WHEN (${rowid} % ${TICKET_SPAN}) = ${TITLE_SLOT} THEN 3 ELSE 1.5 END`;
 const PERSON_WEIGHT = 2;
@@ -34,7 +35,7 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_people USING fts5(text, ${TOKENIZE});
-  CREATE TABLE IF NOT EXISTS search_fts_tickets (number INTEGER PRIMARY KEY, ticket TEXT NOT NULL UNIQUE, customer TEXT NOT NULL, last_seq INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS search_fts_tickets (number INTEGER PRIMARY KEY, ticket TEXT NOT NULL UNIQUE, customer TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS search_fts_tickets_customer ON search_fts_tickets (customer);
   CREATE TABLE IF NOT EXISTS search_fts_person_ids (id INTEGER PRIMARY KEY, person TEXT NOT NULL UNIQUE);
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_vocab USING fts5vocab(search_fts, 'row');
@@ -195,11 +196,7 @@ export class SearchIndex {
   /** A ticket as it opens: its number, customer and fields (number, title, description, custom field answers). */
   putTicket(ticket: TicketFields): void {
     const base = ticket.number * TICKET_SPAN;
-    this.statement('INSERT OR REPLACE INTO search_fts_tickets (number, ticket, customer, last_seq) VALUES (?, ?, ?, 0)').run(
-      ticket.number,
-      ticket._id,
-      ticket.customer,
-    );
+    this.statement('INSERT OR REPLACE INTO search_fts_tickets (number, ticket, customer) VALUES (?, ?, ?)').run(ticket.number, ticket._id, ticket.customer);
     const texts = fieldTexts(ticket);
     this.removeRows(texts.map((_, slot) => base + slot));
     texts.forEach((text, slot) => {
@@ -219,7 +216,6 @@ export class SearchIndex {
   putMessage(number: number, message: { messageId: string; seq: number; text: string; files: string[]; internal: boolean }): void {
     const rowid = number * TICKET_SPAN + MESSAGE_SLOT + message.seq;
     this.removeRows([rowid]);
-    this.statement('UPDATE search_fts_tickets SET last_seq = max(last_seq, ?) WHERE number = ?').run(message.seq, number);
     this.insertRow(message.internal ? 'search_fts_notes' : 'search_fts', rowid, [message.text, ...message.files].join('\n'), message.messageId);
   }
 
