@@ -3,6 +3,7 @@ import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
 import { dispatcher } from './events';
 import type { MergedMessage } from '../domain/ticket/ticket';
 import type { Projection } from './runner';
+import { SearchIndex } from './searchIndex';
 import { tokenize } from './searchText';
 
 /**
@@ -116,7 +117,8 @@ interface TicketEntry {
   now: SearchTicketDoc | null;
   conversation: SearchMessageDoc[] | null;
   written: Map<string, SearchMessageDoc>;
-  deleted: Set<string>;
+  /** Message documents leaving the ticket, with their positions. */
+  deleted: Map<string, number>;
   /** `now`'s word lists as sets, while a page folds several posts into it (`of` is the document they describe). */
   sets: { of: SearchTicketDoc; open: Set<string>; hidden: Set<string> } | null;
 }
@@ -206,10 +208,10 @@ function changeConversation(
   const conversation = change(entry.conversation!);
   for (const message of conversation) if (was.get(message._id) !== message) entry.written.set(message._id, message);
   const kept = new Set(conversation.map(({ _id }) => _id));
-  for (const id of was.keys())
+  for (const [id, message] of was)
     if (!kept.has(id)) {
       entry.written.delete(id);
-      entry.deleted.add(id);
+      entry.deleted.set(id, message.seq);
     }
   entry.conversation = conversation;
   entry.now = withTerms({ ...before, _revision: event.revision }, conversation);
@@ -286,6 +288,21 @@ function writeOf<T extends Doc & { _revision: number }>(loaded: T | null, now: T
     : { replaceOne: { filter: { _id: id }, replacement: now, upsert: true } };
 }
 
+/** The page's changes to the FTS5 index of the SQLite store (src/projections/searchIndex.ts). */
+function indexPage(index: SearchIndex, page: Page): void {
+  for (const { loaded, now, written, deleted } of page.tickets.values()) {
+    if (now === loaded) continue;
+    if (!now) {
+      index.removeTicket(loaded!);
+      continue;
+    }
+    if (!loaded) index.putTicket(now);
+    for (const seq of deleted.values()) index.removeMessage(now.number, seq);
+    for (const message of written.values()) index.putMessage(now.number, message);
+  }
+  for (const [id, { loaded, now }] of page.people) if (now && now !== loaded) index.putPerson(id, personTexts(now).join(' '));
+}
+
 /**
  * One read per collection for the tickets, conversations and people a page touches, the events
  * folded in memory, then one bulk write per collection: messages before the tickets that list their
@@ -307,7 +324,7 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
     now: loaded,
     conversation: null,
     written: new Map(),
-    deleted: new Set(),
+    deleted: new Map(),
     sets: null,
   });
   for (const id of ticketIds) page.tickets.set(id, entry(null));
@@ -323,13 +340,16 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
     if (now === loaded) continue;
     if (!now) messageWrites.push({ deleteMany: { filter: { ticket: id } } });
     else {
-      if (deleted.size > 0) messageWrites.push({ deleteMany: { filter: { _id: { $in: [...deleted] } } } });
+      if (deleted.size > 0) messageWrites.push({ deleteMany: { filter: { _id: { $in: [...deleted.keys()] } } } });
       for (const message of written.values()) messageWrites.push({ replaceOne: { filter: { _id: message._id }, replacement: message, upsert: true } });
     }
     ticketWrites.push(writeOf(loaded, now, id));
   }
   const personWrites: BulkOp<SearchPersonDoc>[] = [];
   for (const [id, { loaded, now }] of page.people) if (now && now !== loaded) personWrites.push(writeOf(loaded, now, id));
+  // Before the documents: a page cut short after the index replays onto the same rows (each written whole by its rowid).
+  const index = SearchIndex.of(store);
+  index?.transaction(() => indexPage(index, page));
   if (messageWrites.length > 0) await messages.bulkWrite(messageWrites);
   if (ticketWrites.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(ticketWrites);
   if (personWrites.length > 0) await store.collection<SearchPersonDoc>(SEARCH_PEOPLE).bulkWrite(personWrites);
@@ -338,16 +358,22 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  version: 3,
+  version: 4,
   collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();
     const tickets = store.collection(SEARCH_TICKETS);
+    await store.collection(SEARCH_MESSAGES).createIndex({ keys: { ticket: 1 } });
+    const index = SearchIndex.of(store);
+    if (index) {
+      // On SQLite, FTS5 answers the queries: the word lists are kept (the rebuild check compares them with a heap rebuild) but not indexed.
+      index.setup((await tickets.count()) + (await store.collection(SEARCH_PEOPLE).count()) === 0);
+      return;
+    }
     // Staff look a word (or prefix) up in every ticket's lists; a customer in their own tickets' public words.
     await tickets.createIndex({ keys: { publicTerms: 1 } });
     await tickets.createIndex({ keys: { internalTerms: 1 } });
     await tickets.createIndex({ keys: { customer: 1, publicTerms: 1 } });
-    await store.collection(SEARCH_MESSAGES).createIndex({ keys: { ticket: 1 } });
     await store.collection(SEARCH_PEOPLE).createIndex({ keys: { terms: 1 } });
   },
   types: evolve.types,

@@ -140,6 +140,9 @@ describe('Full-text search over HTTP', () => {
       ...['#', '#0', '#-1', '#1.5', '#99999999999999', '9007199254740993', '1e309'],
       ...['e\u0301', '🎉', '\u0000', '\u202e', 'ﬁ', 'İ', 'ß', '\t\n', 'zero\u200bwidth', 'a'.repeat(300), 'ä'.repeat(1000)],
       ...['*', '?', '.*', '(', '[', '\\', '%', '$where', '{"$gt":""}', '__proto__', 'constructor', 'hasOwnProperty', 'refun*'],
+      // FTS5's own syntax on the SQLite store (docs/search.md): read as words, never as operators.
+      ...['refund AND parcel', 'refund OR', 'NOT refund', 'NEAR(refund parcel, 2)', 'refund NEAR/2 parcel', '^refund', 'text:refund', '{text message}:refund'],
+      ...['((refund', 'refund))', ')(', '"refund" "', 'a:b:c', `${'refund '.repeat(1500)}`],
     ];
     const filters = [
       '',

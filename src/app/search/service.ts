@@ -1,7 +1,7 @@
 import MiniSearch, { type Query } from 'minisearch';
-import { MAX_QUERY_LENGTH, type SearchQuery, type SearchResults, type SearchSnippet } from '#contract/search';
-import { type Role, isStaff } from '#contract/users';
-import { type Collection, type Doc, type Filter, type ReadStore, type Sort, escapeRegex } from '../../platform/readstore/port';
+import type { SearchQuery, SearchResults, SearchSnippet } from '#contract/search';
+import { isStaff } from '#contract/users';
+import { type Doc, type Filter, type ReadStore, escapeRegex } from '../../platform/readstore/port';
 import {
   SEARCH_MESSAGES,
   SEARCH_PEOPLE,
@@ -11,52 +11,11 @@ import {
   type SearchTicketDoc,
   personTexts,
 } from '../../projections/search';
-import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, spans, tokenize } from '../../projections/searchText';
-import { TICKETS, type TicketView } from '../../projections/tickets';
-
-export interface Searcher {
-  id: string;
-  role: Role;
-  /** False for staff who may not read internal notes (an API token without `notes:read`): their notes' words find nothing. */
-  notes?: boolean;
-}
-
-/**
- * Relevance is computed (by MiniSearch's BM25+) over this many most recently updated matches;
- * the matches beyond them follow in recency order. It bounds the work of a query for a common word
- * whatever the size of the desk (docs/search.md).
- */
-const RANK_WINDOW = 100;
-/** Above this many matches (of a staff query without filters), the window is found by reading the tickets newest first. */
-const FEW_MATCHES = 2000;
-
-/**
- * The matches at positions [skip, skip + limit) in recency order: the tickets read newest first (ids
- * only, in growing batches), each batch's matches asked of the search documents. For a common word
- * most of the first tickets match, so the window reads a few hundred tickets, not every match.
- */
-async function newestMatching(
-  views: Collection<TicketView>,
-  searchDocs: Collection<SearchTicketDoc>,
-  matches: Filter,
-  recent: Sort,
-  skip: number,
-  limit: number,
-): Promise<TicketView[]> {
-  const found: string[] = [];
-  let seen = 0;
-  for (let from = 0, batch = 4 * (skip + limit); found.length < limit; from += batch, batch *= 2) {
-    const ids = await idsOf(views.find({}, { sort: recent, skip: from, limit: batch, projection: { _id: 1 } }));
-    const matching = new Set(await idsOf(searchDocs.find({ _id: { $in: ids }, ...matches }, { projection: { _id: 1 } })));
-    for (const id of ids) if (matching.has(id) && seen++ >= skip && found.length < limit) found.push(id);
-    if (ids.length < batch) break;
-  }
-  const byId = new Map((await views.find({ _id: { $in: found } })).map((ticket) => [ticket._id, ticket]));
-  return found.flatMap((id) => byId.get(id) ?? []);
-}
-
-/** A snippet shows about this many characters around the first highlighted word. */
-const SNIPPET_LENGTH = 160;
+import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, tokenize } from '../../projections/searchText';
+import { SearchIndex, ftsQuery } from '../../projections/searchIndex';
+import { type TicketView } from '../../projections/tickets';
+import { searchIndexed, audienceOf } from './indexed';
+import { type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
 
 /**
  * A word's condition on a list of words: the word itself, or any word it begins (an anchored literal
@@ -107,23 +66,11 @@ async function ownTerms(store: ReadStore, userId: string): Promise<string[]> {
 
 /** The ids of the tickets matching every word and none of the excluded words, as this searcher may see them. */
 export async function matchingTickets(store: ReadStore, searcher: Searcher, parsed: ParsedQuery): Promise<Set<string>> {
+  const index = SearchIndex.of(store);
+  if (index) return new Set(index.matching(audienceOf(searcher), ftsQuery(parsed)));
   const filter = await matchFilter(store, searcher, parsed);
   if (!filter) return new Set();
   return new Set(await idsOf(store.collection<SearchTicketDoc>(SEARCH_TICKETS).find(filter, { projection: { _id: 1 } })));
-}
-
-function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
-  const filter: Filter = {};
-  if (!isStaff(searcher.role)) filter['customer._id'] = searcher.id;
-  if (query.status) filter.status = { $in: query.status };
-  if (query.priority) filter.priority = { $in: query.priority };
-  if (query.category) filter['category._id'] = query.category;
-  if (query.assignee) filter['assignedAgent._id'] = query.assignee === 'unassigned' ? null : query.assignee === 'me' ? searcher.id : query.assignee;
-  const updated = isStaff(searcher.role) ? 'updatedAt' : 'publicUpdatedAt';
-  const range = (from?: string, to?: string) => ({ ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) });
-  if (query.createdFrom || query.createdTo) filter.createdAt = range(query.createdFrom, query.createdTo);
-  if (query.updatedFrom || query.updatedTo) filter[updated] = range(query.updatedFrom, query.updatedTo);
-  return filter;
 }
 
 /** A ticket with the conversation this searcher reads (a customer never the internal notes), in order. */
@@ -181,25 +128,6 @@ function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: Pa
   return new Map(mini.search(query, { boost: BOOST }).map(({ id, score }) => [String(id), score]));
 }
 
-function highlightsIn(text: string, parsed: ParsedQuery): Span[] {
-  return spans(text).filter(({ term }) => parsed.words.some((word) => matchesWord(term, word, parsed.exact.has(word))));
-}
-
-/** A window of `text` around its first highlighted word, the highlights as offsets into the window. */
-function cut(text: string, found: Span[]): { text: string; highlights: Array<[number, number]> } {
-  const first = found[0]?.start ?? 0;
-  let from = text.length <= SNIPPET_LENGTH ? 0 : Math.max(0, first - Math.floor(SNIPPET_LENGTH / 3));
-  if (from > 0) {
-    const space = text.lastIndexOf(' ', from);
-    if (space > first - SNIPPET_LENGTH / 2) from = space + 1;
-  }
-  const to = Math.min(text.length, from + SNIPPET_LENGTH);
-  return {
-    text: text.slice(from, to),
-    highlights: found.filter(({ start, end }) => start >= from && end <= to).map(({ start, end }) => [start - from, end - from] as [number, number]),
-  };
-}
-
 /** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */
 function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: ParsedQuery): SearchSnippet {
   let best: { message: SearchMessageDoc; text: string; found: Span[]; words: number } | null = null;
@@ -231,34 +159,20 @@ function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: P
  * snippets, so no count, score, snippet or timing reflects a note or another customer's ticket.
  */
 export async function searchTickets(store: ReadStore, searcher: Searcher, query: SearchQuery): Promise<SearchResults> {
+  const index = SearchIndex.of(store);
+  if (index) return searchIndexed(index, store, searcher, query);
   const parsed = parseQuery(query.q);
-  const summary = { words: parsed.words, phrases: parsed.phrases, excluded: parsed.excluded, truncated: query.q.length > MAX_QUERY_LENGTH };
-  const empty = { hits: [], pagination: { page: query.page, limit: query.limit, total: 0, pages: 0 }, query: summary };
+  const empty = emptyResults(query, parsed);
   const matches = await matchFilter(store, searcher, parsed);
   if (!matches) return empty;
-  const staff = isStaff(searcher.role);
-  const recency = (ticket: TicketView) => (staff ? ticket.updatedAt : ticket.publicUpdatedAt);
-  const recent: Sort = staff ? { updatedAt: -1, ticketId: -1 } : { publicUpdatedAt: -1, ticketId: -1 };
-  const filters = ticketFilter(query, searcher);
+  const { recency } = recencyOf(searcher);
   const searchDocs = store.collection<SearchTicketDoc>(SEARCH_TICKETS);
-  const views = store.collection<TicketView>(TICKETS);
   // Only the window is read whole and ranked; the count and the pages beyond it are the stores'.
-  let window: TicketView[];
-  let total: number;
-  let after: (skip: number, limit: number) => Promise<TicketView[]>;
-  // Staff may find every ticket: the search documents count the matches, and for many of them the
-  // window is read from the tickets newest first (for a common word, a few hundred), never as a list of every match.
-  const counted = staff && Object.keys(filters).length === 0 ? await searchDocs.count(matches) : null;
-  if (counted !== null && counted > FEW_MATCHES) {
-    total = counted;
-    after = (skip, limit) => newestMatching(views, searchDocs, matches, recent, skip, limit);
-    window = await after(0, RANK_WINDOW);
-  } else {
-    const ids = await idsOf(searchDocs.find(matches, { projection: { _id: 1 } }));
-    const filter = { _id: { $in: ids }, ...filters };
-    [window, total] = ids.length > 0 ? await Promise.all([views.find(filter, { sort: recent, limit: RANK_WINDOW }), views.count(filter)]) : [[], 0];
-    after = (skip, limit) => views.find(filter, { sort: recent, skip, limit });
-  }
+  const { window, total, after } = await recentMatches(store, searcher, query, {
+    count: () => searchDocs.count(matches),
+    ids: () => idsOf(searchDocs.find(matches, { projection: { _id: 1 } })),
+    among: async (ids) => new Set(await idsOf(searchDocs.find({ _id: { $in: ids }, ...matches }, { projection: { _id: 1 } }))),
+  });
   if (total === 0) return empty;
   const docs = await readable(
     store,
@@ -306,13 +220,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   const hits = pageOf.flatMap((ticket) => {
     const doc = docs.get(ticket._id);
     if (!doc) return [];
-    const { _id, ticketId, title, status, priority, customer } = ticket;
-    return [
-      {
-        ticket: { _id, ticketId, title, status, priority, customer, updatedAt: recency(ticket) },
-        snippet: snippetOf(doc, people.get(doc.customer), parsed),
-      },
-    ];
+    return [{ ticket: hitTicket(ticket, recency), snippet: snippetOf(doc, people.get(doc.customer), parsed) }];
   });
-  return { hits, pagination: { page: query.page, limit: query.limit, total: shown, pages: Math.ceil(shown / query.limit) }, query: summary };
+  return { hits, pagination: { page: query.page, limit: query.limit, total: shown, pages: Math.ceil(shown / query.limit) }, query: empty.query };
 }

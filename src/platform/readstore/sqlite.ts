@@ -815,6 +815,15 @@ export class SqliteReadStore implements ReadStore {
     return this.engine.fullScans;
   }
 
+  /**
+   * The connection, for an index of SQLite's own that a read model keeps beside its collections (the
+   * search projection's FTS5 tables, docs/search.md): a statement run on it joins the transaction the
+   * store has open (a projection page's), and `database.transaction` nests in it as a savepoint.
+   */
+  get database(): Database.Database {
+    return this.engine.db;
+  }
+
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) {
