@@ -81,7 +81,7 @@ describe('MongoDB commands per posted message', () => {
     expect(requestReads(tally.counts.other)).toBe(0);
   }, 120_000);
 
-  it('when customers, agent replies and internal notes take turns under an SLA policy, then the SLA reaction reads its read model for no note', async () => {
+  it('when customers, agent replies and internal notes take turns under an SLA policy, then the SLA reaction reads its read model once a page, and for no note', async () => {
     const ROUNDS = 3;
     const admin = await server.login();
     const category = await addCategory(server, admin);
@@ -102,11 +102,10 @@ describe('MongoDB commands per posted message', () => {
     const shared = server.deps.readStore;
     const mongo = ('raw' in shared ? shared.raw : shared) as MongoReadStore;
     const tally = countCommands(mongo);
-    // The reaction reads one ticket by its id; the projection reads a page's tickets with $in.
-    let reactionReads = 0;
+    // The projection and the reaction each read a page's tickets with $in: at most two reads a page.
+    let slaReads = 0;
     const stopCounting = mongo.onCommand((event) => {
-      const filter = event.command.filter as { _id?: unknown } | undefined;
-      if (event.commandName === 'find' && String(event.command.find).startsWith(SLA_TICKETS) && typeof filter?._id === 'string') reactionReads += 1;
+      if (event.commandName === 'find' && String(event.command.find).startsWith(SLA_TICKETS)) slaReads += 1;
     });
     const start = await server.deps.events.headPosition();
     await Promise.all(
@@ -134,9 +133,11 @@ describe('MongoDB commands per posted message', () => {
     const { projection } = tally.totals();
     process.stdout.write(
       `[commands per message, mixed] projections and reactions ${(projection / messages).toFixed(2)} (${projection} for ${messages} messages, ${notes} of them internal notes; ` +
-        `SLA reaction reads ${reactionReads} for ${clockMovers} events that may move a clock: ${JSON.stringify(Object.fromEntries(tally.counts.projection))})\n`,
+        `reads of the SLA tickets (projection and reaction) ${slaReads} for ${clockMovers} events that may move a clock: ${JSON.stringify(Object.fromEntries(tally.counts.projection))})\n`,
     );
     expect(notes).toBe(CUSTOMERS * ROUNDS);
-    expect(reactionReads).toBe(clockMovers);
+    // Per page, not per message: 20 conversations post at once, so pages hold several events each.
+    expect(slaReads).toBeGreaterThan(0);
+    expect(slaReads).toBeLessThan(clockMovers);
   }, 120_000);
 });
