@@ -53,9 +53,10 @@ class PageWrites implements ReadStore {
     };
   }
 
-  /** Writes what is held for `name` (all collections when absent), in the order it was written. */
-  async flush(name?: string): Promise<void> {
-    for (const collection of name === undefined ? [...this.held.keys()] : [name]) {
+  /** Writes what is held for `name` (all collections when absent, `last` after the others), in the order it was written. */
+  async flush(name?: string, last: readonly string[] = []): Promise<void> {
+    const all = () => [...[...this.held.keys()].filter((held) => !last.includes(held)), ...last];
+    for (const collection of name === undefined ? all() : [name]) {
       const ops = this.held.get(collection);
       if (!ops) continue;
       this.held.delete(collection);
@@ -66,6 +67,18 @@ class PageWrites implements ReadStore {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/**
+ * Runs `apply` against a store that holds its writes, then sends them (one bulk write per collection).
+ * A crash may leave any prefix of the collections written: a projection whose guard (the revision a
+ * document has applied) lives in one collection and guards writes to others names it in `last`, so the
+ * guard never moves before what it guards is written.
+ */
+export async function withHeldWrites(store: ReadStore, apply: (page: ReadStore) => Promise<void>, last: readonly string[] = []): Promise<void> {
+  const page = new PageWrites(store);
+  await apply(page);
+  await page.flush(undefined, last);
 }
 
 /**
@@ -80,10 +93,9 @@ export function applyingPages(projection: Projection): Projection {
   if (projection.applyPage) return projection;
   return {
     ...projection,
-    async applyPage(events: RecordedEvent[], store: ReadStore) {
-      const page = new PageWrites(store);
-      for (const event of events) await projection.apply(event, page);
-      await page.flush();
-    },
+    applyPage: (events: RecordedEvent[], store: ReadStore) =>
+      withHeldWrites(store, async (page) => {
+        for (const event of events) await projection.apply(event, page);
+      }),
   };
 }
