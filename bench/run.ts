@@ -1,15 +1,32 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { MongoClient } from 'mongodb';
-import { type Socket, io } from 'socket.io-client';
 import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
 import { appendFigures } from './append';
 import { clientStatistics } from './clientStats';
+import { type FastMongo, measuredChat, startFastMongo } from './fastMongo';
+import {
+  type Conversation,
+  PASSWORD,
+  api,
+  appEnv,
+  chatLoad,
+  deliveryRun,
+  log,
+  login,
+  ms,
+  percentile,
+  pool,
+  root,
+  sleep,
+  startProcess,
+  stopProcess,
+  thousands,
+} from './harness';
 import { type SeededDesk, seedDesk } from './seed';
 import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 
@@ -61,9 +78,6 @@ const SIZES = {
 } as const;
 type Size = { -readonly [K in keyof (typeof SIZES)['full']]: number };
 
-const PASSWORD = 'bench-password-1';
-const root = path.resolve(__dirname, '..');
-
 interface Timing {
   p50: number;
   p99: number;
@@ -96,14 +110,6 @@ interface Figure {
   values: Record<string, number>;
 }
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-const ms = (value: number) => `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
-const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
-const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 /** How long after a start its resident size is read. */
 const START_SETTLE_MS = 10_000;
 /**
@@ -112,79 +118,11 @@ const START_SETTLE_MS = 10_000;
  */
 const REST_MS = 60_000;
 
-/** Starts a child process and resolves with the URL it prints when it is ready. */
-function startProcess(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; url: string; startedMs: number }> {
-  const started = process.hrtime.bigint();
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (process.env.BENCH_APP_LOG) {
-    const kept = createWriteStream(process.env.BENCH_APP_LOG, { flags: 'a' });
-    kept.write(`--- ${new Date().toISOString()} ${command} ${args.join(' ')}\n`);
-    child.stdout!.pipe(kept, { end: false });
-    child.stderr!.pipe(kept, { end: false });
-  }
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = ready.exec(output);
-      if (found) {
-        child.stdout!.off('data', onData);
-        resolve({ child, url: found[1]!, startedMs: Number(process.hrtime.bigint() - started) / 1e6 });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
-  });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-}
-
 /** Resident and peak resident memory of a process, from /proc (Linux). */
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
   return { rssMb: Math.round(field('VmRSS')), peakMb: Math.round(field('VmHWM')) };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the API
-async function api<T = any>(base: string, method: string, url: string, token?: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
-
-const login = async (base: string, email: string) =>
-  (await api<{ accessToken: string }>(base, 'POST', '/api/auth/login', undefined, { email, password: PASSWORD })).accessToken;
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function pool<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!, index);
-      }
-    }),
-  );
-  return results;
 }
 
 /** Sequential timings of one call, after a short warm-up. */
@@ -197,91 +135,6 @@ async function timeSequential(count: number, call: () => Promise<unknown>): Prom
     timings.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return timings;
-}
-
-interface Conversation {
-  ticketId: string;
-  customerToken: string;
-}
-
-/** Figure 2's load: 50 connections, each posting as its own customers to their own tickets. */
-async function chatLoad(base: string, conversations: Conversation[], size: Size): Promise<autocannon.Result> {
-  let nextClient = 0;
-  // Each connection rotates over its share of the conversations.
-  const shares = Array.from({ length: size.connections }, (_, client) => conversations.filter((_, index) => index % size.connections === client));
-  const result = await autocannon({
-    url: base,
-    connections: size.connections,
-    duration: size.seconds,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request: autocannon.Request, state: object) => {
-          const context = state as { client?: number; sent?: number };
-          context.client ??= nextClient++;
-          context.sent = (context.sent ?? 0) + 1;
-          const mine = shares[context.client % size.connections]!;
-          const conversation = mine[context.sent % mine.length] ?? conversations[context.client! % conversations.length]!;
-          return {
-            ...request,
-            path: `/api/tickets/${conversation.ticketId}/messages`,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${conversation.customerToken}` },
-            body: JSON.stringify({ content: `chat benchmark message ${context.sent} from connection ${context.client}` }),
-          };
-        },
-      },
-    ],
-  });
-  if (result.non2xx > 0 || result.errors > 0) log(`  chat load: ${result.non2xx} non-2xx answers, ${result.errors} errors of ${result.requests.total}`);
-  return result;
-}
-
-/**
- * Figure 3: customers post, agents' sockets receive `new_message`; the time between the two for
- * every message, with all conversations running at once at a chat's pace (a message every 0.2–1.2 s).
- */
-async function deliveryRun(base: string, conversations: Conversation[], agentTokens: string[], size: Size): Promise<number[]> {
-  const sockets: Socket[] = [];
-  const pending = new Map<string, number>();
-  const latencies: number[] = [];
-  try {
-    for (const [index, token] of agentTokens.entries()) {
-      const socket = io(base, { path: '/socket.io', transports: ['websocket'], reconnection: false, auth: { token } });
-      sockets.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', resolve);
-        socket.once('connect_error', reject);
-      });
-      socket.on('new_message', (payload: { message: { content: string } }) => {
-        const sentAt = pending.get(payload.message.content);
-        if (sentAt === undefined) return;
-        pending.delete(payload.message.content);
-        latencies.push(Number(process.hrtime.bigint()) / 1e6 - sentAt);
-      });
-      const mine = conversations.filter((_, c) => c % agentTokens.length === index);
-      for (const { ticketId } of mine) {
-        const answer = await socket.timeout(5000).emitWithAck('join_ticket', ticketId);
-        if (!(answer as { ok: boolean }).ok) throw new Error(`agent could not join ${ticketId}`);
-      }
-    }
-    await Promise.all(
-      conversations.map(async ({ ticketId, customerToken }, c) => {
-        await sleep(Math.random() * 1000);
-        for (let m = 0; m < size.messages; m++) {
-          const content = `delivery ${c}:${m}:${randomUUID()}`;
-          pending.set(content, Number(process.hrtime.bigint()) / 1e6);
-          await api(base, 'POST', `/api/tickets/${ticketId}/messages`, customerToken, { content });
-          await sleep(200 + Math.random() * 1000);
-        }
-      }),
-    );
-    const deadline = Date.now() + 10_000;
-    while (pending.size > 0 && Date.now() < deadline) await sleep(50);
-    if (pending.size > 0) log(`  delivery: ${pending.size} messages never reached an agent socket`);
-    return latencies;
-  } finally {
-    for (const socket of sockets) socket.disconnect();
-  }
 }
 
 /**
@@ -339,13 +192,15 @@ function machine() {
 }
 
 /**
- * `--mongo URL` (or BENCH_MONGO_URL): the same desk's app with its read models on that MongoDB (a
+ * `--mongo URL|fast` (or BENCH_MONGO_URL): the same desk's app with its read models on that MongoDB (a
  * database of its own, dropped after), on the same log. Its first start rebuilds them there (the
  * replay figure), then the delivery and chat loads run against it; each figure's baseline is the
  * embedded store's figure of this run.
  */
 async function mongoFigures(run: {
   url: string;
+  /** The fast in-memory wire server, when `--mongo fast` started it: it counts the commands. */
+  fast?: FastMongo;
   env: NodeJS.ProcessEnv;
   serverCommand: (string | string[])[];
   conversations: Conversation[];
@@ -392,16 +247,29 @@ async function mongoFigures(run: {
       values: { p50: percentile(delivered, 50), p99: percentile(delivered, 99), messages: delivered.length },
     });
     log('chat on MongoDB ...');
-    const chat = await chatLoad(app.url, run.conversations, run.size);
+    // At least 10 s, whatever the size: a shorter load is mostly the first pages.
+    const measured = await measuredChat(app.url, child.pid!, run.conversations, { ...run.size, seconds: Math.max(10, run.size.seconds) }, run.fast);
+    const chat = measured.result;
     const embeddedChat = embedded('chat').values;
+    const commands =
+      measured.commandsPerMessage === undefined
+        ? ''
+        : `; ${measured.commandsPerMessage.toFixed(2)} commands per message (${measured.readsPerMessage!.toFixed(2)} reads)`;
     figures.push({
       id: 'chat-mongo',
-      figure: `Chat on MongoDB: POST /api/tickets/:id/messages, ${run.size.connections} connections (autocannon, ${run.size.seconds} s)`,
-      result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}${chat.non2xx ? ` (${chat.non2xx} not 2xx)` : ''}`,
-      baseline: `embedded store: ${thousands(embeddedChat.rps!)} req/s, p50 ${ms(embeddedChat.p50!)}, p99 ${ms(embeddedChat.p99!)}`,
+      figure: `Chat on MongoDB: POST /api/tickets/:id/messages, ${run.size.connections} connections (autocannon, ${chat.duration.toFixed(0)} s)`,
+      result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}${chat.non2xx ? ` (${chat.non2xx} not 2xx)` : ''}; app CPU ${ms(measured.cpuMsPerMessage)} per message${commands}`,
+      baseline: `embedded store: ${thousands(embeddedChat.rps!)} req/s, p50 ${ms(embeddedChat.p50!)}, p99 ${ms(embeddedChat.p99!)} (npm run bench:mongo times both in one run, with CPU per message beside each)`,
       target: '–',
       holds: null,
-      values: { rps: chat.requests.average, p50: chat.latency.p50, p99: chat.latency.p99, non2xx: chat.non2xx },
+      values: {
+        rps: chat.requests.average,
+        p50: chat.latency.p50,
+        p99: chat.latency.p99,
+        non2xx: chat.non2xx,
+        cpuMsPerMessage: measured.cpuMsPerMessage,
+        ...(measured.commandsPerMessage === undefined ? {} : { commandsPerMessage: measured.commandsPerMessage, readsPerMessage: measured.readsPerMessage! }),
+      },
     });
     return figures;
   } finally {
@@ -434,7 +302,8 @@ async function main() {
       long: { type: 'string' },
       out: { type: 'string', default: path.join(root, 'bench') },
       server: { type: 'string', default: 'dist' },
-      // The read models on MongoDB too: chat, delivery and replay again with the app on this server.
+      // The read models on MongoDB too: chat, delivery and replay again with the app on this server
+      // (`fast`: the in-memory wire server of bench/mongo-java-server, for timing).
       mongo: { type: 'string', default: process.env.BENCH_MONGO_URL },
     },
   });
@@ -530,15 +399,7 @@ async function main() {
     // Cold starts of the real app on that log: the first has no read models stored and rebuilds them
     // from the log into DATA_DIR/readstore.db; the second, after a clean stop, opens that file.
     log('cold start without stored read models ...');
-    const env = {
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: desk.admin.email,
-      ADMIN_PASSWORD: PASSWORD,
-      REDIS_URL: '',
-      NODE_ENV: 'production',
-    };
+    const env = appEnv(dataDir, desk.admin.email);
     const first = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
     children.push(first.child);
     await sleep(START_SETTLE_MS);
@@ -755,7 +616,12 @@ async function main() {
     if (values.mongo) {
       await stopProcess(app.child);
       await stopProcess(bare.child);
-      figures.push(...(await mongoFigures({ url: values.mongo, env, serverCommand, conversations, agentTokens, size, figures })));
+      const fast = values.mongo === 'fast' ? await startFastMongo() : undefined;
+      try {
+        figures.push(...(await mongoFigures({ url: fast?.url ?? values.mongo, fast, env, serverCommand, conversations, agentTokens, size, figures })));
+      } finally {
+        await fast?.stop();
+      }
     }
   } finally {
     for (const child of children) await stopProcess(child);

@@ -11,6 +11,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   /** Events appended to the log by this process, by event type. */
   eventsAppended: Counter<'type'>;
+  /** Reads of the read store by the request caches of src/app/caches.ts: `cold` (not held, or changed by an event) or `behind` (not following the log live). */
+  requestCacheReads: Counter<'cache' | 'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -29,6 +31,12 @@ export function createMetrics(): Metrics {
       name: 'desk_events_appended_total',
       help: 'Events appended to the event log by this process, by event type',
       labelNames: ['type'],
+      registers: [registry],
+    }),
+    requestCacheReads: new Counter({
+      name: 'desk_request_cache_reads_total',
+      help: 'Reads of the read store on the request path (settings, the signed-in user and session, names), by cache and reason: cold (not held yet, or dropped by an event) or behind (the process does not follow the log live, the cache is not trusted)',
+      labelNames: ['cache', 'reason'],
       registers: [registry],
     }),
   };

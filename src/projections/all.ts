@@ -1,4 +1,5 @@
 import { apiTokensProjection } from './apiTokens';
+import { applyingPages } from './buffered';
 import { botCommandsProjection } from './botCommands';
 import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
@@ -15,7 +16,10 @@ import { usersProjection } from './users';
 import { webhooksProjection } from './webhooks';
 import { whitelistProjection } from './whitelist';
 
-/** Every read model of the product, in the order the runner applies them to each event. */
+/**
+ * Every read model of the product, in the order the runner applies them to each event; each applies a
+ * page at a time (those written event by event through `applyingPages`, src/projections/buffered.ts).
+ */
 export const allProjections: Projection[] = [
   usersProjection,
   sessionsProjection,
@@ -33,4 +37,4 @@ export const allProjections: Projection[] = [
   satisfactionProjection,
   slaProjection,
   searchProjection,
-];
+].map(applyingPages);

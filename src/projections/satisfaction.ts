@@ -3,6 +3,7 @@ import type { SatisfactionFilter } from '#contract/tickets';
 import { RATING_WINDOW_MS } from '../domain/satisfaction/satisfaction';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
+import { withHeldWrites } from './buffered';
 import { handledBy } from './events';
 import type { Projection } from './runner';
 
@@ -58,11 +59,21 @@ const episodes = (store: ReadStore) => store.collection<EpisodeView>(SATISFACTIO
  * the two writes is applied again whole (every write here sets values, none adds to them).
  */
 async function once(store: ReadStore, event: RecordedEvent, write: (entry: TicketEntry) => Promise<Partial<TicketEntry> | void>) {
-  const entry = await tickets(store).findOne({ _id: String(event.data.ticketId) });
+  const id = String(event.data.ticketId);
+  const known = entriesOfPage.get(store);
+  const entry = known ? (known.get(id) ?? null) : await tickets(store).findOne({ _id: id });
   if (!entry || entry._revision >= event.revision) return;
   const changes = (await write(entry)) ?? {};
+  known?.set(id, { ...entry, ...changes, _revision: event.revision });
   await tickets(store).updateOne({ _id: entry._id, _revision: { $lt: event.revision } }, { $set: { ...changes, _revision: event.revision } });
 }
+
+/**
+ * The ticket entries of the page being applied, by the page's store: read in one query before the
+ * page, and kept as its events change them, so an event reads none (its writes are held and sent
+ * once for the page, src/projections/buffered.ts). Absent when an event is applied alone.
+ */
+const entriesOfPage = new WeakMap<ReadStore, Map<string, TicketEntry | null>>();
 
 /** Serves the ticket's survey, the dashboard's CSAT figures and the CSV export (docs/satisfaction.md). */
 export const satisfactionProjection: Projection = {
@@ -90,6 +101,8 @@ export const satisfactionProjection: Projection = {
         _revision: event.revision,
       };
       await tickets(store).updateOne({ _id: ticketId }, { $setOnInsert: { ...entry } }, { upsert: true });
+      const known = entriesOfPage.get(store);
+      if (known && !known.get(ticketId)) known.set(ticketId, { _id: ticketId, ...entry });
     },
     AgentAssignedToTicket: (event, store) => once(store, event, async () => ({ agentId: event.data.agentId })),
     AgentUnassignedFromTicket: (event, store) => once(store, event, async () => ({ agentId: null })),
@@ -141,6 +154,7 @@ export const satisfactionProjection: Projection = {
     async TicketDeleted(event, store) {
       await episodes(store).deleteMany({ ticketId: event.data.ticketId });
       await tickets(store).deleteOne({ _id: event.data.ticketId });
+      entriesOfPage.get(store)?.set(event.data.ticketId, null);
     },
     async SatisfactionSettingsUpdated(event, store) {
       const settings = store.collection(SATISFACTION_SETTINGS);
@@ -151,6 +165,21 @@ export const satisfactionProjection: Projection = {
       );
     },
   }),
+  /** A page: the entries of its tickets in one read, then its writes held and sent in one bulk write per collection. */
+  async applyPage(events, store) {
+    const ids = [...new Set(events.map((event) => event.data.ticketId).filter((id): id is string => typeof id === 'string'))];
+    const found = ids.length === 0 ? [] : await tickets(store).find({ _id: { $in: ids } });
+    const known = new Map<string, TicketEntry | null>(found.map((entry) => [entry._id, entry]));
+    await withHeldWrites(
+      store,
+      async (page) => {
+        entriesOfPage.set(page, known);
+        for (const event of events) await satisfactionProjection.apply(event, page);
+      },
+      // The ticket entries hold the guard of the episodes' writes.
+      [SATISFACTION_TICKETS],
+    );
+  },
 };
 
 export async function loadSatisfactionSettings(store: ReadStore): Promise<SatisfactionSettingsView> {

@@ -3,8 +3,18 @@ import type { RecordedEvent } from '../platform/eventstore/port';
 import type { PlannedJob } from '../app/jobs/planned';
 import { LogProcessor } from '../projections/processor';
 
-/** Turns one event of the log into jobs; reads the read models, which already include the event. */
-export type Reaction = (event: RecordedEvent, deps: AppDeps) => Promise<PlannedJob[]>;
+/**
+ * The page an event is reacted to in: its events, and `once`, which loads what `key` names once for
+ * the whole page (a reaction reads the documents of every event of the page in one query, not one a
+ * message). The read models include the whole page by the time a reaction runs.
+ */
+export interface ReactionPage {
+  events: readonly RecordedEvent[];
+  once<T>(key: string, load: () => Promise<T>): Promise<T>;
+}
+
+/** Turns one event of the log into jobs; reads the read models, which already include the event and the rest of its page. */
+export type Reaction = (event: RecordedEvent, deps: AppDeps, page: ReactionPage) => Promise<PlannedJob[]>;
 
 export interface ReactorOptions {
   /** Store the checkpoint at most this often while events flow (default 250 ms). */
@@ -42,18 +52,21 @@ export class Reactor {
       types: options.types,
       checkpointEveryMs: options.checkpointEveryMs ?? 250,
       handle: async (events, context) => {
-        let reached = 0;
-        for (const event of events) {
-          // Reactions read the read models; wait until they include this event (a rebuild may take a while).
-          while (!(await this.deps.projections.waitFor(event.position, 5000, this.options.reads))) {
-            if (context.stopping()) return reached;
-          }
-          for (const reaction of this.reactions) {
-            for (const job of await reaction(event, this.deps)) await this.deps.queue.add(job.queue, job.name, job.data, job.options);
-          }
-          reached = event.position;
+        // Reactions read the read models; wait until they include the page (a rebuild may take a while).
+        while (!(await this.deps.projections.waitFor(events.at(-1)!.position, 5000, this.options.reads))) {
+          if (context.stopping()) return 0;
         }
-        return reached;
+        const loaded = new Map<string, Promise<unknown>>();
+        const page: ReactionPage = {
+          events,
+          once: <T>(key: string, load: () => Promise<T>) => (loaded.get(key) ?? loaded.set(key, load()).get(key)!) as Promise<T>,
+        };
+        for (const event of events) {
+          for (const reaction of this.reactions) {
+            for (const job of await reaction(event, this.deps, page)) await this.deps.queue.add(job.queue, job.name, job.data, job.options);
+          }
+        }
+        return events.at(-1)!.position;
       },
       checkpoint: {
         load: async () => {

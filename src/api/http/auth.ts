@@ -5,8 +5,7 @@ import type { Role } from '#contract/users';
 import { API_TOKEN_PREFIX, type ApiTokenScope } from '#contract/apiTokens';
 import { ForbiddenError, UnauthorizedError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
-import { SESSIONS, type SessionView } from '../../projections/sessions';
-import { USERS, type UserView } from '../../projections/users';
+import { requestCaches } from '../../app/caches';
 import type { AppDeps } from '../../app/deps';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
 import { authenticateApiToken, tokenNotAllowed } from '../../app/apiTokens/service';
@@ -72,11 +71,12 @@ function verifiedClaims(secret: string, token: string): jwt.JwtPayload {
 }
 
 /**
- * Verifies an access token and loads its user and session from the read models on every call, so
- * that a deactivated or deleted user, a logout or a revoked family is refused at once, and a role
- * change holds from the next call.
+ * Verifies an access token and checks its user and session on every call, so that a deactivated or
+ * deleted user, a logout or a revoked family is refused at once, and a role change holds from the
+ * next call. Both come from the process's request caches, which drop them as soon as an event about
+ * them is applied (src/app/caches.ts).
  */
-export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readStore'>, token: string): Promise<AuthUser> {
+export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readStore' | 'projections' | 'metrics'>, token: string): Promise<AuthUser> {
   const claims = verifiedClaims(deps.jwtSecret, token);
   if (claims.typ !== 'access' || typeof claims.exp !== 'number' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string')
     throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
@@ -87,11 +87,9 @@ export async function authenticateToken(deps: Pick<AppDeps, 'jwtSecret' | 'readS
  * The user of a session that is still on: the check behind every token, also made again for a live
  * socket whose token has run out, so a socket ends with its session exactly as HTTP access does.
  */
-export async function sessionUser(deps: Pick<AppDeps, 'readStore'>, userId: string, sessionId: string): Promise<AuthUser> {
-  const [user, session] = await Promise.all([
-    deps.readStore.collection<UserView>(USERS).findOne({ _id: userId }),
-    deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId }),
-  ]);
+export async function sessionUser(deps: Pick<AppDeps, 'readStore' | 'projections' | 'metrics'>, userId: string, sessionId: string): Promise<AuthUser> {
+  const caches = requestCaches(deps);
+  const [user, session] = await Promise.all([caches.user(userId), caches.session(sessionId)]);
   if (!user || !session || session.userId !== user._id) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   if (!user.isActive) throw new UnauthorizedError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   if (session.endedAt !== null || session.startedPosition <= user.sessionsValidAfter)

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { API_TOKEN_RATE_LIMIT } from '#contract/apiTokens';
 import { MaintenanceError, RateLimitedError, StartingError } from '#contract/errors';
-import { loadSystemSettings } from '../../projections/settings';
+import { requestCaches } from '../../app/caches';
 import type { AppDeps } from '../../app/deps';
 import { maintenanceMessage } from '../../app/maintenance';
 import { STARTING_RETRY_AFTER_SECONDS, type Startup } from '../../app/startup';
@@ -27,7 +27,8 @@ const VIEWING = /^\/tickets\/[^/]+\/messages\/read$/;
 const isChange = (req: Request) => !['GET', 'HEAD', 'OPTIONS'].includes(req.method) && !VIEWING.test(req.path);
 
 /**
- * The API rate limit of the system settings, read on every request so a change holds at once, per
+ * The API rate limit of the system settings, checked on every request so a change holds at once (the
+ * process's settings cache drops them when the change is applied, src/app/caches.ts), per
  * user when signed in, per address otherwise (docs/settings.md, "Rate limit"). It stops floods, not
  * work: the setting counts the calls that change something (each can open a ticket, send mail, notify
  * everyone), and reads have an allowance ten times as large of their own, so reloading a page never
@@ -36,7 +37,7 @@ const isChange = (req: Request) => !['GET', 'HEAD', 'OPTIONS'].includes(req.meth
  * Admins are not limited, so a limit set too low can always be raised again. Counters are keyed by the
  * limit itself, so a changed limit starts fresh.
  */
-export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters' | 'clock'>): RequestHandler => {
+export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'projections' | 'metrics' | 'limiters' | 'clock'>): RequestHandler => {
   const buckets = deps.limiters.createSpacing('api');
   // API tokens have a limit of their own, per token, whatever the owner's role (docs/integrations.md).
   const tokens = deps.limiters.create({ keyPrefix: 'api-token', points: API_TOKEN_RATE_LIMIT.points, duration: API_TOKEN_RATE_LIMIT.durationSeconds });
@@ -54,7 +55,7 @@ export const rateLimit = (deps: Pick<AppDeps, 'readStore' | 'limiters' | 'clock'
       }
       return next();
     }
-    const settings = await loadSystemSettings(deps.readStore);
+    const settings = await requestCaches(deps).settings();
     const change = isChange(req);
     const per = change ? (req.user?.role === 'agent' ? CHANGES_PER_AGENT : 1) : READS_PER_CHANGE;
     const allowance = { points: settings.rateLimitMaxRequests * per, windowMs: settings.rateLimitWindowMs };
@@ -83,23 +84,25 @@ function tooManyRequests(res: Response, retryAfterMs: number): RateLimitedError 
 
 /** Maintenance mode: 503 for everyone but admins, sign-in and health, from the moment it is switched on. */
 export const maintenance =
-  (deps: Pick<AppDeps, 'readStore'>): RequestHandler =>
+  (deps: Pick<AppDeps, 'readStore' | 'projections' | 'metrics'>): RequestHandler =>
   async (req, _res, next) => {
     if (ALWAYS_OPEN.has(req.path) || (req.user ?? req.tokenUser)?.role === 'admin') return next();
-    const settings = await loadSystemSettings(deps.readStore);
+    const settings = await requestCaches(deps).settings();
     if (settings.maintenanceMode) throw new MaintenanceError(maintenanceMessage(settings.systemName));
     next();
   };
 
 /** Cross-origin callers are allowed only from the origins of the system settings (same-origin needs none). */
 export const corsOrigin =
-  (deps: Pick<AppDeps, 'readStore'>) =>
+  (deps: Pick<AppDeps, 'readStore' | 'projections' | 'metrics'>) =>
   (origin: string | undefined, callback: (error: Error | null, allow?: boolean) => void): void => {
     if (!origin) return callback(null, false);
-    loadSystemSettings(deps.readStore).then(
-      (settings) => callback(null, settings.corsOrigins.includes(origin)),
-      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-    );
+    requestCaches(deps)
+      .settings()
+      .then(
+        (settings) => callback(null, settings.corsOrigins.includes(origin)),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
   };
 
 /** Until ready, every API route but the health check answers 503 with Retry-After: it would read stale or empty views. */

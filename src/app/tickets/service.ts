@@ -19,7 +19,7 @@ import type { Role } from '#contract/users';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { type EventStore, recordedAs } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
-import { findPerson } from '../../projections/directory';
+import { requestCaches } from '../caches';
 import { searchProjection } from '../../projections/search';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
@@ -239,7 +239,7 @@ export async function postMessage(
   const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
   const result = await postReopening(deps, ticketId, command, context);
   const posted = result.events.find((event) => event.type === 'MessagePosted');
-  const [sender] = await Promise.all([findPerson(deps.readStore, context.actor.userId), ticketViewsReach(deps, result.position)]);
+  const [sender] = await Promise.all([requestCaches(deps).person(context.actor.userId), ticketViewsReach(deps, result.position)]);
   if (posted?.type === 'MessagePosted' && result.state.kind === 'live') {
     const seq = result.state.messages.get(messageId)!.seq;
     return postedMessageView(posted.data, seq, sender, context.now.toISOString(), result.revision!);

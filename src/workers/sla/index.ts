@@ -14,9 +14,17 @@ import { SLA_TARGET_WORDS, type SlaTarget } from '#contract/sla';
 import { publicUrl } from '../email/notifications';
 import { oneLine } from '../ticketNotices';
 import type { WorkerChannel } from '../channels';
+import type { ReactionPage } from '../reactor';
 
 /** The events that start, stop or move a ticket's clocks, and the warnings that mail the agents. */
 const CLOCK_EVENTS = ['SlaPolicyApplied', 'MessagePosted', 'TicketStatusChanged'];
+
+/** An internal note leaves every clock as it was, so its timers are planned already: no read (docs/sla.md). */
+function movesClocks(event: RecordedEvent): boolean {
+  if (!CLOCK_EVENTS.includes(event.type)) return false;
+  const input = clockEvent(event);
+  return !(input && movesNoClock(input));
+}
 
 function timer(deps: AppDeps, job: Omit<SlaTimerJob, 'hop'>, hop = 0): PlannedJob {
   const data: SlaTimerJob = { ...job, hop };
@@ -61,12 +69,15 @@ const staffMail = (
  * to the assignee, or to every agent and admin while nobody is assigned. Both through the reactor's
  * checkpoint and ids derived from what they are for, so nothing is planned or sent twice.
  */
-async function slaReaction(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
-  if (CLOCK_EVENTS.includes(event.type)) {
-    // An internal note leaves every clock as it was, so its timers are planned already: no read (docs/sla.md).
-    const input = clockEvent(event);
-    if (input && movesNoClock(input)) return [];
-    const entry = await findSlaTicket(deps.readStore, String(event.data.ticketId));
+async function slaReaction(event: RecordedEvent, deps: AppDeps, page: ReactionPage): Promise<PlannedJob[]> {
+  if (movesClocks(event)) {
+    // The tickets of every event of the page that moves a clock, in one read (the model includes the whole page).
+    const entries = await page.once('sla tickets', async () => {
+      const ids = [...new Set(page.events.filter(movesClocks).map((moved) => String(moved.data.ticketId)))];
+      const found = await deps.readStore.collection<SlaTicketEntry>(SLA_TICKETS).find({ _id: { $in: ids } });
+      return new Map(found.map((entry) => [entry._id, entry]));
+    });
+    const entry = entries.get(String(event.data.ticketId));
     return entry ? timersOf(deps, entry) : [];
   }
   if (event.type !== 'SlaWarningRaised') return [];

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
+import { type Conversation, chatLoad, cpuSecondsOf, log, root, startProcess, stopProcess } from './harness';
+
+const project = path.join(root, 'bench/mongo-java-server');
+const jar = path.join(project, 'target/fast-mongo-1.jar');
+const source = path.join(project, 'src/main/java/desk/bench/FastMongo.java');
+
+/** Commands that read: on the request path none should be sent once the caches are warm (docs/read-models.md). */
+const READS = new Set(['find', 'aggregate', 'count', 'distinct', 'getMore', 'listCollections', 'listIndexes']);
+
+export interface FastMongo {
+  url: string;
+  /** The commands the server was sent so far, by `command collection` (the handshake and monitoring left out). */
+  counters(): Promise<Record<string, number>>;
+  /** Milliseconds the server spent so far, by command and collection. */
+  millis(): Promise<Record<string, number>>;
+  /** CPU seconds the server has used so far. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts mongo-java-server's in-memory backend as a MongoDB for timing (bench/mongo-java-server,
+ * built with Maven the first time or when its source changed): FerretDB, the test tier's MongoDB,
+ * spends tens of milliseconds of its own per message, which would hide the app's cost.
+ */
+export async function startFastMongo(): Promise<FastMongo> {
+  if (!existsSync(jar) || statSync(jar).mtimeMs < statSync(source).mtimeMs) {
+    log('building the fast MongoDB wire server (mvn package in bench/mongo-java-server) ...');
+    execFileSync('mvn', ['-q', '-B', 'package', '-DskipTests'], { cwd: project, stdio: 'inherit' });
+  }
+  const server = await startProcess(
+    'java',
+    ['-XX:+UseParallelGC', '-cp', `${jar}${path.delimiter}${path.join(project, 'target/lib/*')}`, 'desk.bench.FastMongo', '127.0.0.1', '0'],
+    {},
+    /listening on (mongodb:\/\/\S+)/,
+  );
+  const url = `${server.url}/bench`;
+  const client = new MongoClient(url);
+  return {
+    url,
+    async counters() {
+      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
+      return answer.commands as Record<string, number>;
+    },
+    async millis() {
+      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
+      return answer.millis as Record<string, number>;
+    },
+    cpuSeconds: () => cpuSecondsOf(server.child.pid!),
+    async stop() {
+      await client.close();
+      await stopProcess(server.child);
+    },
+  };
+}
+
+export interface MeasuredChat {
+  result: autocannon.Result;
+  /** Messages answered 2xx. */
+  messages: number;
+  cpuMsPerMessage: number;
+  /** Only on the fast server, which counts what it is sent. */
+  commandsPerMessage?: number;
+  readsPerMessage?: number;
+  serverCpuMsPerMessage?: number;
+  commands?: Record<string, number>;
+}
+
+/** The chat load against an app process, with the CPU it spent per message and, on the fast server, the commands it sent. */
+export async function measuredChat(
+  base: string,
+  appPid: number,
+  conversations: Conversation[],
+  load: { connections: number; seconds: number },
+  mongo?: FastMongo,
+): Promise<MeasuredChat> {
+  const before = { cpu: cpuSecondsOf(appPid), counters: await mongo?.counters(), serverCpu: mongo?.cpuSeconds() };
+  const result = await chatLoad(base, conversations, load);
+  // The checkpoints of the last pages are stored within 100 ms of them.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const messages = result['2xx'];
+  const cpuMsPerMessage = ((cpuSecondsOf(appPid) - before.cpu) * 1000) / messages;
+  if (!mongo || !before.counters) return { result, messages, cpuMsPerMessage };
+  const after = await mongo.counters();
+  const commands = Object.fromEntries(
+    Object.entries(after)
+      .map(([name, count]) => [name, count - (before.counters![name] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
+  );
+  const sum = (names: string[]) => names.reduce((total, name) => total + (commands[name] ?? 0), 0);
+  return {
+    result,
+    messages,
+    cpuMsPerMessage,
+    commandsPerMessage: sum(Object.keys(commands)) / messages,
+    readsPerMessage: sum(Object.keys(commands).filter((name) => READS.has(name.split(' ')[0]!))) / messages,
+    serverCpuMsPerMessage: ((mongo.cpuSeconds() - before.serverCpu!) * 1000) / messages,
+    commands,
+  };
+}

@@ -1,0 +1,83 @@
+package desk.bench;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.MongoServerError;
+import io.netty.channel.Channel;
+
+/**
+ * mongo-java-server's in-memory backend as a stand-in MongoDB for timing (docs/benchmark.md): it
+ * announces wire version 13 (MongoDB 5.0), since the Node driver refuses a server below 9, and answers
+ * a drop of a missing collection with error 26 (NamespaceNotFound) as MongoDB does. It counts the
+ * commands it is sent, by name and collection, and the time it spent on them, and answers them to the command `deskBenchCounters` (the bench reads
+ * them before and after a load). Prints `listening on mongodb://HOST:PORT` once it accepts connections.
+ */
+public final class FastMongo {
+    /** The handshake and the driver's monitoring: not work of the app. */
+    private static final Set<String> NOT_COUNTED = Set.of("hello", "ismaster", "ping", "buildinfo", "endsessions", "getlasterror", "deskbenchcounters");
+
+    private static final MongoVersion MONGO_5_0 = new MongoVersion() {
+        @Override
+        public List<Integer> getVersionArray() {
+            return List.of(5, 0, 0);
+        }
+
+        @Override
+        public int getWireVersion() {
+            return 13;
+        }
+    };
+
+    private static final class CountingBackend extends MemoryBackend {
+        private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+        /** Nanoseconds spent per command and collection: where the server's own time goes. */
+        private final Map<String, LongAdder> nanos = new ConcurrentHashMap<>();
+
+        @Override
+        public Document handleCommand(Channel channel, String database, String command, Document query) {
+            String name = command.toLowerCase();
+            if (name.equals("deskbenchcounters")) return counters();
+            // By command and collection, the app's generation suffix left out (src/projections/generations.ts).
+            String target = command + " " + String.valueOf(query.get(command)).replaceAll("_g[0-9a-f]+$", "");
+            if (!NOT_COUNTED.contains(name)) counts.computeIfAbsent(target, key -> new LongAdder()).increment();
+            if (name.equals("drop") && resolveDatabase(database).resolveCollection(String.valueOf(query.get(command)), false) == null) {
+                throw new MongoServerError(26, "NamespaceNotFound", "ns not found");
+            }
+            long started = System.nanoTime();
+            try {
+                return super.handleCommand(channel, database, command, query);
+            } finally {
+                nanos.computeIfAbsent(target, key -> new LongAdder()).add(System.nanoTime() - started);
+            }
+        }
+
+        private Document counters() {
+            Document byName = new Document();
+            new TreeMap<>(counts).forEach((name, count) -> byName.put(name, count.sum()));
+            Document millis = new Document();
+            new TreeMap<>(nanos).forEach((name, spent) -> millis.put(name, spent.sum() / 1e6));
+            return new Document("commands", byName).append("millis", millis).append("ok", 1.0);
+        }
+    }
+
+    public static void main(String[] args) {
+        String host = args.length > 0 ? args[0] : "127.0.0.1";
+        int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+        CountingBackend backend = new CountingBackend();
+        backend.version(MONGO_5_0);
+        MongoServer server = new MongoServer(backend);
+        server.bind(host, port);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+        System.out.println("listening on mongodb://" + host + ":" + server.getLocalAddress().getPort());
+        System.out.flush();
+    }
+}
