@@ -1,31 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
+import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, type FeedEventType } from '#contract/events';
 import { RateLimitedError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
-import type { TicketEvent } from '../../domain/ticket/ticket';
-import type { EventStore, RecordedEvent } from '../../platform/eventstore/port';
-import { type TicketRecorded, isAboutNote, isStaffOnly } from '../../projections/history';
+import type { RecordedEvent } from '../../platform/eventstore/port';
+import type { Filter } from '../../platform/readstore/port';
+import { FEED_ENTRIES, type FeedEntryView, feedProjection } from '../../projections/feed';
 import type { AppDeps } from '../deps';
-
-/**
- * The ticket events the feed carries: the contract's list. Merges, splits and links are left out
- * for now: their data carry copies of messages (notes, another customer's words) whose visibility
- * differs per reader, and the feed has no per-reader redaction of them yet (docs/integrations.md).
- */
-type NotInFeed =
-  | 'TicketMergedInto'
-  | 'TicketMergedFrom'
-  | 'TicketMergeIntoUndone'
-  | 'TicketMergeFromUndone'
-  | 'MessagesMovedOut'
-  | 'MessagesMovedIn'
-  | 'TicketLinked'
-  | 'TicketUnlinked';
-const FEED_TYPES: Record<Exclude<TicketEvent['type'], NotInFeed>, true> = Object.fromEntries(FEED_EVENT_TYPES.map((type) => [type, true])) as Record<
-  FeedEventType,
-  true
->;
-const TICKET_STREAM = /^ticket-(.+)$/;
 
 /** Who reads the feed: a customer sees their own tickets only, without staff-only events; staff see notes only with `notes`. */
 export interface FeedViewer {
@@ -54,8 +33,8 @@ export const LONG_POLLS_PER_USER = 5;
 const LONG_POLL_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The long polls each user holds in this process: each waiting poll costs a reading of the log's
- * head every 200 ms, so one user's thousand polls would slow everyone's.
+ * The long polls each user holds in this process: each waiting poll holds a connection and a waiter
+ * of the projection runner, so one user's thousand polls would slow everyone's.
  */
 export class LongPollLimit {
   private readonly held = new Map<string, number>();
@@ -82,36 +61,14 @@ export class LongPollLimit {
   }
 }
 
-/** Per request: what the viewer's rules need to know of each ticket seen (its customer and internal notes). */
-class TicketFacts {
-  private readonly known = new Map<string, Promise<{ customerId: string | null; internal: Set<string> }>>();
-  constructor(private readonly events: EventStore) {}
-
-  of(streamId: string) {
-    let facts = this.known.get(streamId);
-    if (!facts) {
-      facts = this.events.readStream(streamId).then((stream) => {
-        const internal = new Set<string>();
-        for (const event of stream)
-          if (event.type === 'MessagePosted' && (event.data as { isInternal?: boolean }).isInternal) internal.add(event.data.messageId as string);
-        const opened = stream.find((event) => event.type === 'TicketOpened');
-        return { customerId: opened ? (opened.data.customerId as string) : null, internal };
-      });
-      this.known.set(streamId, facts);
-    }
-    return facts;
-  }
-}
-
 /** The CloudEvents 1.0 document of a ticket event: its id is the event's position in the log. */
-function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
-  const ticketId = TICKET_STREAM.exec(event.streamId)?.[1] ?? event.streamId;
+function toCloudEvent(event: RecordedEvent, entry: FeedEntryView, source: string): CloudEvent {
   return {
     specversion: '1.0',
     id: String(event.position),
     source,
     type: `${CLOUD_EVENT_TYPE_PREFIX}${event.type}`,
-    subject: ticketId,
+    subject: entry.ticketId,
     time: event.metadata.occurredAt,
     datacontenttype: 'application/json',
     ticketrevision: event.revision,
@@ -121,75 +78,59 @@ function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
 
 const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
 
-/** Whether this viewer may see this ticket event. */
-async function visibleTo(viewer: FeedViewer, event: RecordedEvent, facts: TicketFacts): Promise<boolean> {
-  const { customerId, internal } = await facts.of(event.streamId);
-  const recorded = event as TicketRecorded;
-  if (!isStaff(viewer.role)) return customerId === viewer.id && !isStaffOnly(recorded, internal);
-  return viewer.notes || !isAboutNote(recorded, internal);
+type FeedDeps = Pick<AppDeps, 'events' | 'config' | 'readStore' | 'projections'>;
+
+/** The feed index's entries this viewer may see, of the wanted types (all when none are named). */
+function visibleTo(viewer: FeedViewer, types: readonly FeedEventType[] | undefined): Filter {
+  const rule: Filter = !isStaff(viewer.role) ? { customerId: viewer.id, staffOnly: false } : viewer.notes ? {} : { aboutNote: false };
+  return types && types.length > 0 ? { ...rule, type: { $in: [...types] } } : rule;
 }
 
-/** Whether the feed carries this event to this viewer: a ticket event of the feed's types, one of the wanted ones, that the viewer may see. */
-const carries = async (viewer: FeedViewer, event: RecordedEvent, wanted: ReadonlySet<string> | null, facts: TicketFacts): Promise<boolean> =>
-  TICKET_STREAM.test(event.streamId) && event.type in FEED_TYPES && (!wanted || wanted.has(event.type)) && (await visibleTo(viewer, event, facts));
-
-const wantedOf = (types: readonly FeedEventType[] | undefined) => (types && types.length > 0 ? new Set<string>(types) : null);
+/** The events of these entries, read one by one at their positions: as many reads as items answered, whatever else the log holds. */
+async function itemsOf(deps: FeedDeps, entries: FeedEntryView[]): Promise<CloudEvent[]> {
+  const source = cloudEventSource(deps);
+  const items: CloudEvent[] = [];
+  for (const entry of entries) {
+    const [event] = await deps.events.readAll({ from: entry.position, maxCount: 1 });
+    if (event?.position === entry.position) items.push(toCloudEvent(event, entry, source));
+  }
+  return items;
+}
 
 /**
  * The feed's item at a position, as this viewer with these types would have read it; null when the
- * feed does not carry that event to them. `position` must be one the store reported (an event's):
- * a webhook's redelivery checks it against its own delivery log first.
+ * feed does not carry that event to them (not in the feed's index, or not visible to them).
  */
-export async function feedItemAt(
-  deps: Pick<AppDeps, 'events' | 'config'>,
-  viewer: FeedViewer,
-  position: number,
-  types: readonly FeedEventType[],
-): Promise<CloudEvent | null> {
-  const [event] = await deps.events.readAll({ from: position, maxCount: 1 });
-  if (!event || event.position !== position) return null;
-  return (await carries(viewer, event, wantedOf(types), new TicketFacts(deps.events))) ? toCloudEvent(event, cloudEventSource(deps)) : null;
+export async function feedItemAt(deps: FeedDeps, viewer: FeedViewer, position: number, types: readonly FeedEventType[]): Promise<CloudEvent | null> {
+  const entry = await deps.readStore.collection<FeedEntryView>(FEED_ENTRIES).findOne({ _id: String(position), ...visibleTo(viewer, types) });
+  return entry ? ((await itemsOf(deps, [entry]))[0] ?? null) : null;
 }
 
-const PAGE = 500;
-/** At most this many log events are read per call; `next` then says where the next call goes on. */
-const MAX_SCANNED = 5_000;
+const FEED = [feedProjection.name];
 
 /**
  * The ticket events after a position that this viewer may see, as CloudEvents, in log order, and
- * the position to go on from. When nothing is new, waits up to `waitMs` for the log to grow (a
- * long-poll), checking its head, so an event appended by any process on the same log is seen.
+ * the position to go on from. They come from the feed's index (src/projections/feed.ts): a range of
+ * the viewer's own entries, so the cost is the events answered, not the log's size. When nothing is
+ * new, waits up to `waitMs` for the feed's read model to pass the position (a long poll woken by
+ * the projection runner, which follows appends by any process on the same log).
  */
-export async function readFeed(
-  deps: Pick<AppDeps, 'events' | 'config'>,
-  firstViewer: FeedViewer,
-  request: FeedRequest,
-): Promise<{ events: CloudEvent[]; next: number }> {
+export async function readFeed(deps: FeedDeps, firstViewer: FeedViewer, request: FeedRequest): Promise<{ events: CloudEvent[]; next: number }> {
   const deadline = Date.now() + request.waitMs;
+  const entries = deps.readStore.collection<FeedEntryView>(FEED_ENTRIES);
   let viewer = firstViewer;
-  let facts = new TicketFacts(deps.events);
-  const source = cloudEventSource(deps);
-  const wanted = wantedOf(request.types);
-  let next = request.after;
   for (;;) {
-    const found: CloudEvent[] = [];
-    let scanned = 0;
-    while (found.length < request.limit && scanned < MAX_SCANNED) {
-      const page = await deps.events.readAll({ after: next, maxCount: PAGE });
-      if (page.length === 0) break;
-      for (const event of page) {
-        scanned += 1;
-        if (await carries(viewer, event, wanted, facts)) found.push(toCloudEvent(event, source));
-        next = event.position;
-        if (found.length >= request.limit) break;
-      }
+    // Read first: every entry up to it is written, so `next` never passes one not yet indexed.
+    const indexed = deps.projections.appliedBy(FEED);
+    const found = await entries.find(
+      { position: { $gt: request.after, $lte: indexed }, ...visibleTo(viewer, request.types) },
+      { sort: { position: 1 }, limit: request.limit },
+    );
+    if (found.length > 0 || Date.now() >= deadline || request.signal?.aborted) {
+      const next = found.length === request.limit ? found.at(-1)!.position : Math.max(request.after, indexed);
+      return { events: await itemsOf(deps, found), next };
     }
-    if (found.length > 0 || scanned >= MAX_SCANNED || Date.now() >= deadline || request.signal?.aborted) return { events: found, next };
-    // Nothing new for this viewer: wait for the log's head to move past what was read.
-    while (Date.now() < deadline && !request.signal?.aborted && (await deps.events.headPosition()) <= next)
-      await sleep(Math.min(200, Math.max(1, deadline - Date.now())));
+    await deps.projections.waitFor(Math.max(request.after, indexed) + 1, deadline - Date.now(), FEED, request.signal);
     if (request.viewerNow) viewer = await request.viewerNow();
-    // Tickets read before the wait may have gained notes since.
-    facts = new TicketFacts(deps.events);
   }
 }
