@@ -26,7 +26,7 @@ const FEED_TYPES: Record<Exclude<TicketEvent['type'], NotInFeed>, true> = Object
 const TICKET_STREAM = /^ticket-(.+)$/;
 
 /** The ticket id of a ticket stream, null for any other stream. */
-const ticketOfStream = (streamId: string) => TICKET_STREAM.exec(streamId)?.[1] ?? null;
+export const ticketOfStream = (streamId: string) => TICKET_STREAM.exec(streamId)?.[1] ?? null;
 
 export const FEED_ENTRIES = 'feed_entries_v1';
 const FEED_TICKETS = 'feed_tickets_v1';
@@ -39,7 +39,6 @@ const FEED_TICKETS = 'feed_tickets_v1';
 export interface FeedEntryView extends Doc {
   position: number;
   type: FeedEventType;
-  ticketId: string;
   customerId: string | null;
   staffOnly: boolean;
   aboutNote: boolean;
@@ -101,7 +100,6 @@ async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise
       _id: String(event.position),
       position: event.position,
       type: event.type,
-      ticketId,
       customerId: ticket.customerId,
       staffOnly: isStaffOnly(recorded, ticket.notes),
       aboutNote: isAboutNote(recorded, ticket.notes),

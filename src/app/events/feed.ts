@@ -3,7 +3,7 @@ import { RateLimitedError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../../platform/eventstore/port';
 import type { Filter } from '../../platform/readstore/port';
-import { FEED_ENTRIES, type FeedEntryView, feedProjection } from '../../projections/feed';
+import { FEED_ENTRIES, type FeedEntryView, feedProjection, ticketOfStream } from '../../projections/feed';
 import type { AppDeps } from '../deps';
 
 /** Who reads the feed: a customer sees their own tickets only, without staff-only events; staff see notes only with `notes`. */
@@ -62,13 +62,13 @@ export class LongPollLimit {
 }
 
 /** The CloudEvents 1.0 document of a ticket event: its id is the event's position in the log. */
-function toCloudEvent(event: RecordedEvent, entry: FeedEntryView, source: string): CloudEvent {
+function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
   return {
     specversion: '1.0',
     id: String(event.position),
     source,
     type: `${CLOUD_EVENT_TYPE_PREFIX}${event.type}`,
-    subject: entry.ticketId,
+    subject: ticketOfStream(event.streamId) ?? event.streamId,
     time: event.metadata.occurredAt,
     datacontenttype: 'application/json',
     ticketrevision: event.revision,
@@ -92,7 +92,7 @@ async function itemsOf(deps: FeedDeps, entries: FeedEntryView[]): Promise<CloudE
   const items: CloudEvent[] = [];
   for (const entry of entries) {
     const [event] = await deps.events.readAll({ from: entry.position, maxCount: 1 });
-    if (event?.position === entry.position) items.push(toCloudEvent(event, entry, source));
+    if (event?.position === entry.position) items.push(toCloudEvent(event, source));
   }
   return items;
 }
