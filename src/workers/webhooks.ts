@@ -11,6 +11,7 @@ import {
   afterAttempt,
   cursorCheckpoint,
   deliveryStatus,
+  forgetDeliveries,
   progressOf,
   redeliveredCheckpoint,
 } from '../app/webhooks/progress';
@@ -65,17 +66,15 @@ export class WebhookDispatcher {
     while (this.running) {
       try {
         const listed = new Set((await this.deps.readStore.collection<WebhookView>(WEBHOOKS).find({}, { projection: { _id: 1 } })).map(({ _id }) => _id));
+        // A loop ends itself once its stream says the webhook is deleted: a webhook missing from the list (its read model being rebuilt) keeps its loop.
         for (const webhookId of listed) {
           if (this.loops.has(webhookId)) continue;
           const loop = new WebhookLoop(this.deps, webhookId, this.idleMs);
           this.loops.set(webhookId, loop);
-          loop.start();
+          void loop.start().finally(() => {
+            if (this.loops.get(webhookId) === loop) this.loops.delete(webhookId);
+          });
         }
-        for (const [webhookId, loop] of this.loops)
-          if (!listed.has(webhookId)) {
-            this.loops.delete(webhookId);
-            void loop.stop();
-          }
       } catch (error) {
         this.deps.logger.error({ err: error }, 'webhook list could not be read');
       }
@@ -99,6 +98,7 @@ class WebhookLoop {
   private scanned = { rewinds: 0, upTo: 0 };
   private loop: Promise<void> | null = null;
   private readonly stopping = new AbortController();
+  private current: WebhookProgress | null = null;
 
   constructor(
     private readonly deps: AppDeps,
@@ -106,8 +106,10 @@ class WebhookLoop {
     private readonly idleMs: number,
   ) {}
 
-  start(): void {
+  /** Resolves when the loop ends: stopped, or the webhook deleted (its delivery log and progress forgotten). */
+  start(): Promise<void> {
     this.loop = this.run();
+    return this.loop;
   }
 
   async stop(): Promise<void> {
@@ -118,7 +120,10 @@ class WebhookLoop {
   private async run(): Promise<void> {
     while (!this.stopping.signal.aborted) {
       try {
-        await this.serve();
+        if ((await this.serve()) === 'deleted') {
+          await forgetDeliveries(this.deps, this.webhookId);
+          return;
+        }
       } catch (error) {
         this.deps.logger.error({ err: error, webhookId: this.webhookId }, 'webhook turn failed');
       }
@@ -134,11 +139,15 @@ class WebhookLoop {
     return this.state;
   }
 
+  /** The progress as this loop last saved it, while the webhook's rewinds and enables are the same; read from the stores otherwise (at the loop's start). */
   private async progress(webhook: LiveWebhook): Promise<WebhookProgress> {
+    const known = this.current;
+    if (known && known.rewinds === webhook.rewinds && known.enables === webhook.enables) return known;
     const stored = await this.deps.readStore.collection<WebhookProgress>(WEBHOOK_PROGRESS).findOne({ _id: this.webhookId });
     const cursor = await this.deps.queue.checkpoint(cursorCheckpoint(this.webhookId, webhook.rewinds));
     const redelivered = await this.deps.queue.checkpoint(redeliveredCheckpoint(this.webhookId));
-    return progressOf(webhook, stored, { cursor, redelivered });
+    this.current = progressOf(webhook, stored, { cursor, redelivered });
+    return this.current;
   }
 
   /** Stores the progress: the document, then the cursor and the redeliveries handled in the queue's store. */
@@ -146,14 +155,16 @@ class WebhookLoop {
     await this.deps.readStore.collection<WebhookProgress>(WEBHOOK_PROGRESS).replaceOne({ _id: this.webhookId }, progress, { upsert: true });
     await this.deps.queue.saveCheckpoint(cursorCheckpoint(this.webhookId, progress.rewinds), progress.cursor);
     await this.deps.queue.saveCheckpoint(redeliveredCheckpoint(this.webhookId), progress.redelivered);
+    this.current = progress;
   }
 
   private context(): CommandContext {
     return { actor: { userId: 'system', role: 'system', platform: 'system' }, now: this.deps.clock() };
   }
 
-  private async serve(): Promise<void> {
+  private async serve(): Promise<'deleted' | void> {
     const webhook = await this.load();
+    if (webhook.status === 'deleted') return 'deleted';
     if (webhook.status !== 'active') return;
     let progress = await this.progress(webhook);
     const webhookId = this.webhookId;

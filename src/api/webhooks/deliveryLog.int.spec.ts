@@ -3,7 +3,7 @@ import { addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { startReceiver } from '../../../test/support/webhookReceiver';
-import { DELIVERY_LOG_KEPT, WEBHOOK_DELIVERY_LOG } from '../../app/webhooks/progress';
+import { DELIVERY_LOG_KEPT, WEBHOOK_DELIVERY_LOG, WEBHOOK_PROGRESS } from '../../app/webhooks/progress';
 import type { NewEvent } from '../../platform/eventstore/port';
 
 const ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
@@ -66,5 +66,11 @@ describe('Webhook delivery progress', () => {
     ).toBe(201);
     await eventually(() => receiver.received.some((item) => item.data.content === 'After the restart'), { describe: 'the new message delivered' });
     expect(receiver.received.slice(before).map((item) => item.data.content)).toEqual(['After the restart']);
+
+    // Deleted, the webhook's delivery log and progress go with it.
+    expect((await server.request('DELETE', `/api/webhooks/${webhookId}`, { token: await server.login() })).status).toBe(204);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await server.deps.readStore.collection(WEBHOOK_DELIVERY_LOG).count({ webhookId })).toBe(0);
+    expect(await server.deps.readStore.collection(WEBHOOK_PROGRESS).count({ _id: webhookId })).toBe(0);
   }, 180_000);
 });

@@ -1,5 +1,5 @@
 import type { DeliveryAttempt, LiveWebhook, Retrying } from '../../domain/webhook/webhook';
-import type { Doc } from '../../platform/readstore/port';
+import type { Doc, ReadStore } from '../../platform/readstore/port';
 
 /**
  * A webhook's delivery progress, kept by its sender as a checkpoint (a read-store document, its
@@ -85,3 +85,9 @@ export interface WebhookDeliveryView extends Doc, DeliveryAttempt {
 
 export const deliveryStatus = (manual: boolean, ok: boolean, nextTryAt: string | null): WebhookDeliveryView['status'] =>
   ok ? 'delivered' : manual ? 'failed' : nextTryAt === null ? 'given_up' : 'retrying';
+
+/** Drops a deleted webhook's delivery log and progress (its cursor checkpoints in the queue's store are a few numbers, left). */
+export async function forgetDeliveries(deps: { readStore: ReadStore }, webhookId: string): Promise<void> {
+  await deps.readStore.collection<WebhookDeliveryView>(WEBHOOK_DELIVERY_LOG).deleteMany({ webhookId });
+  await deps.readStore.collection<WebhookProgress>(WEBHOOK_PROGRESS).deleteOne({ _id: webhookId });
+}

@@ -11,7 +11,7 @@ import { NotFoundError } from '#contract/errors';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 import { type FeedViewer, feedItemAt } from '../events/feed';
-import { WEBHOOK_DELIVERY_LOG, WEBHOOK_PROGRESS, type WebhookDeliveryView, type WebhookProgress } from './progress';
+import { WEBHOOK_DELIVERY_LOG, WEBHOOK_PROGRESS, type WebhookDeliveryView, type WebhookProgress, forgetDeliveries } from './progress';
 import { type WebhookNetworkRules, checkWebhookTarget, checkWebhookUrl } from './send';
 
 export const networkRules = (deps: Pick<AppDeps, 'config'>): WebhookNetworkRules => ({
@@ -161,7 +161,6 @@ export async function enableWebhook(deps: AppDeps, webhookId: string, context: C
 export async function deleteWebhook(deps: AppDeps, webhookId: string, context: CommandContext): Promise<void> {
   await findWebhook(deps, webhookId);
   await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'DeleteWebhook' }, context);
-  // The sender's own documents go with it (its loop stops once the webhook leaves the list).
-  await deps.readStore.collection<WebhookDeliveryView>(WEBHOOK_DELIVERY_LOG).deleteMany({ webhookId });
-  await deps.readStore.collection<WebhookProgress>(WEBHOOK_PROGRESS).deleteOne({ _id: webhookId });
+  // The sender's own documents go with it (its loop forgets them again when it sees the deletion, after an attempt in flight).
+  await forgetDeliveries(deps, webhookId);
 }
