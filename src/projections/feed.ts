@@ -2,7 +2,7 @@ import { FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
-import { type TicketRecorded, isAboutNote, isStaffOnly } from './history';
+import { type TicketRecorded, isStaffOnly } from './history';
 import type { Projection } from './runner';
 
 /**
@@ -28,21 +28,8 @@ const TICKET_STREAM = /^ticket-(.+)$/;
 /** The ticket id of a ticket stream, null for any other stream. */
 export const ticketOfStream = (streamId: string) => TICKET_STREAM.exec(streamId)?.[1] ?? null;
 
-export const FEED_ENTRIES = 'feed_entries_v1';
 const FEED_TICKETS = 'feed_tickets_v1';
-
-/**
- * One event the feed carries, by its log position, with what each reader's rule needs: whose ticket
- * it is, whether it is for staff only, whether it is about an internal note. A customer's feed is
- * then an index range of their own entries, however many events of others the log holds.
- */
-export interface FeedEntryView extends Doc {
-  position: number;
-  type: FeedEventType;
-  customerId: string | null;
-  staffOnly: boolean;
-  aboutNote: boolean;
-}
+const FEED_CUSTOMERS = 'feed_customers_v1';
 
 /** Per ticket: its customer and the ids of its internal notes, so a note's later edit is known as one. */
 interface FeedTicketView extends Doc {
@@ -50,22 +37,44 @@ interface FeedTicketView extends Doc {
   notes: string[];
 }
 
+/**
+ * Per customer: the log positions of the feed's events they may see, in order (numbers in one
+ * document, not a document per event: the read store holds every ticket's events once this way,
+ * at a few bytes each). `last` guards a replayed page.
+ */
+interface FeedCustomerView extends Doc {
+  positions: number[];
+  last: number;
+}
+
 const isFeedType = (type: string): type is FeedEventType => type in FEED_TYPES;
 
+/** Whether the feed carries this event at all: a ticket event of the feed's types. */
+export const inFeed = (event: RecordedEvent) => ticketOfStream(event.streamId) !== null && isFeedType(event.type);
+
+/** The ticket facts of these tickets, for deciding who may see their events. */
+export async function feedTickets(store: ReadStore, ticketIds: string[]): Promise<Map<string, { customerId: string | null; notes: Set<string> }>> {
+  const found = await store.collection<FeedTicketView>(FEED_TICKETS).find({ _id: { $in: [...new Set(ticketIds)] } });
+  return new Map(found.map((ticket) => [ticket._id, { customerId: ticket.customerId, notes: new Set(ticket.notes) }]));
+}
+
+/** The positions a customer may see, in order (none when the feed has none for them). */
+export async function customerPositions(store: ReadStore, customerId: string): Promise<number[]> {
+  return (await store.collection<FeedCustomerView>(FEED_CUSTOMERS).findOne({ _id: customerId }))?.positions ?? [];
+}
+
 /**
- * The feed's index (docs/integrations.md): per carried ticket event its position and visibility.
- * Entries are keyed by position and tickets only grow (a customer set once, note ids added), so a
- * replayed page writes nothing new.
+ * The feed's read models (docs/integrations.md): per ticket its customer and notes, so a reader's
+ * rule needs no reading of the ticket's stream; per customer the positions of the events they may
+ * see, so a customer's feed is a lookup, however many events of others the log holds. Tickets only
+ * grow (a customer set once, note ids added) and a customer's positions only append past `last`,
+ * so a replayed page writes nothing new.
  */
 export const feedProjection: Projection = {
   name: 'feed',
   version: 1,
-  collections: [FEED_ENTRIES, FEED_TICKETS],
+  collections: [FEED_TICKETS, FEED_CUSTOMERS],
   types: new Set(FEED_EVENT_TYPES),
-  async setup(store: ReadStore) {
-    await store.collection(FEED_ENTRIES).createIndex({ keys: { position: 1 } });
-    await store.collection(FEED_ENTRIES).createIndex({ keys: { customerId: 1, position: 1 } });
-  },
   apply(event, store) {
     return applyFeedPage([event], store);
   },
@@ -73,19 +82,20 @@ export const feedProjection: Projection = {
 };
 
 async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
-  const carried = events.filter((event) => ticketOfStream(event.streamId) !== null && isFeedType(event.type));
+  const carried = events.filter(inFeed);
   if (carried.length === 0) return;
-  const tickets = store.collection<FeedTicketView>(FEED_TICKETS);
-  const ids = [...new Set(carried.map((event) => ticketOfStream(event.streamId)!))];
-  const known = new Map((await tickets.find({ _id: { $in: ids } })).map((ticket) => [ticket._id, { ...ticket, notes: new Set(ticket.notes) }]));
-  const entries: BulkOp<FeedEntryView>[] = [];
+  const known = await feedTickets(
+    store,
+    carried.map((event) => ticketOfStream(event.streamId)!),
+  );
   const changed = new Set<string>();
+  const seen = new Map<string, number[]>();
   for (const event of carried) {
     const ticketId = ticketOfStream(event.streamId)!;
     const recorded = event as TicketRecorded;
     let ticket = known.get(ticketId);
     if (!ticket) {
-      ticket = { _id: ticketId, customerId: null, notes: new Set<string>() };
+      ticket = { customerId: null, notes: new Set<string>() };
       known.set(ticketId, ticket);
     }
     if (recorded.type === 'TicketOpened' && ticket.customerId === null) {
@@ -96,21 +106,26 @@ async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise
       ticket.notes.add(recorded.data.messageId);
       changed.add(ticketId);
     }
-    const entry = {
-      _id: String(event.position),
-      position: event.position,
-      type: event.type,
-      customerId: ticket.customerId,
-      staffOnly: isStaffOnly(recorded, ticket.notes),
-      aboutNote: isAboutNote(recorded, ticket.notes),
-    };
-    entries.push({ updateOne: { filter: { _id: entry._id }, update: { $setOnInsert: entry }, upsert: true } });
+    if (ticket.customerId !== null && !isStaffOnly(recorded, ticket.notes))
+      seen.set(ticket.customerId, [...(seen.get(ticket.customerId) ?? []), event.position]);
   }
   const touched: BulkOp<FeedTicketView>[] = [...changed].map((id) => {
     const { customerId, notes } = known.get(id)!;
     return { updateOne: { filter: { _id: id }, update: { $set: { customerId }, $addToSet: { notes: { $each: [...notes] } } }, upsert: true } };
   });
   // The tickets first: a crash between the two writes replays the page with the notes known.
-  if (touched.length > 0) await tickets.bulkWrite(touched);
-  await store.collection<FeedEntryView>(FEED_ENTRIES).bulkWrite(entries);
+  if (touched.length > 0) await store.collection<FeedTicketView>(FEED_TICKETS).bulkWrite(touched);
+  const customers = store.collection<FeedCustomerView>(FEED_CUSTOMERS);
+  const existing = new Set((await customers.find({ _id: { $in: [...seen.keys()] } }, { projection: { _id: 1 } })).map(({ _id }) => _id));
+  const appended: BulkOp<FeedCustomerView>[] = [...seen].map(([customerId, positions]) =>
+    existing.has(customerId)
+      ? {
+          updateOne: {
+            filter: { _id: customerId, last: { $lt: positions[0]! } },
+            update: { $push: { positions: { $each: positions } }, $set: { last: positions.at(-1)! } },
+          },
+        }
+      : { updateOne: { filter: { _id: customerId }, update: { $setOnInsert: { positions, last: positions.at(-1)! } }, upsert: true } },
+  );
+  if (appended.length > 0) await customers.bulkWrite(appended);
 }

@@ -2,8 +2,8 @@ import { CLOUD_EVENT_TYPE_PREFIX, type CloudEvent, type FeedEventType } from '#c
 import { RateLimitedError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../../platform/eventstore/port';
-import type { Filter } from '../../platform/readstore/port';
-import { FEED_ENTRIES, type FeedEntryView, feedProjection, ticketOfStream } from '../../projections/feed';
+import { customerPositions, feedProjection, feedTickets, inFeed, ticketOfStream } from '../../projections/feed';
+import { type TicketRecorded, isAboutNote, isStaffOnly } from '../../projections/history';
 import type { AppDeps } from '../deps';
 
 /** Who reads the feed: a customer sees their own tickets only, without staff-only events; staff see notes only with `notes`. */
@@ -79,58 +79,109 @@ function toCloudEvent(event: RecordedEvent, source: string): CloudEvent {
 const cloudEventSource = (deps: Pick<AppDeps, 'config'>) => `${deps.config.PUBLIC_URL ?? 'urn:support-desk'}`.replace(/\/$/, '');
 
 type FeedDeps = Pick<AppDeps, 'events' | 'config' | 'readStore' | 'projections'>;
+type TicketFacts = Awaited<ReturnType<typeof feedTickets>>;
 
-/** The feed index's entries this viewer may see, of the wanted types (all when none are named). */
-function visibleTo(viewer: FeedViewer, types: readonly FeedEventType[] | undefined): Filter {
-  const rule: Filter = !isStaff(viewer.role) ? { customerId: viewer.id, staffOnly: false } : viewer.notes ? {} : { aboutNote: false };
-  return types && types.length > 0 ? { ...rule, type: { $in: [...types] } } : rule;
+const wantedOf = (types: readonly FeedEventType[] | undefined) => (types && types.length > 0 ? new Set<string>(types) : null);
+
+/** Whether the feed carries this event to this viewer: a ticket event of the feed's types, one of the wanted ones, that the viewer may see (a ticket the feed's read model does not know is seen by nobody). */
+function carries(viewer: FeedViewer, event: RecordedEvent, wanted: ReadonlySet<string> | null, facts: TicketFacts): boolean {
+  if (!inFeed(event) || (wanted && !wanted.has(event.type))) return false;
+  const ticket = facts.get(ticketOfStream(event.streamId)!);
+  if (!ticket) return false;
+  const recorded = event as TicketRecorded;
+  if (!isStaff(viewer.role)) return ticket.customerId === viewer.id && !isStaffOnly(recorded, ticket.notes);
+  return viewer.notes || !isAboutNote(recorded, ticket.notes);
 }
 
-/** The events of these entries, read one by one at their positions: as many reads as items answered, whatever else the log holds. */
-async function itemsOf(deps: FeedDeps, entries: FeedEntryView[]): Promise<CloudEvent[]> {
-  const source = cloudEventSource(deps);
-  const items: CloudEvent[] = [];
-  for (const entry of entries) {
-    const [event] = await deps.events.readAll({ from: entry.position, maxCount: 1 });
-    if (event?.position === entry.position) items.push(toCloudEvent(event, source));
-  }
-  return items;
-}
+const factsOf = (deps: FeedDeps, events: RecordedEvent[]) =>
+  feedTickets(
+    deps.readStore,
+    events.filter(inFeed).map((event) => ticketOfStream(event.streamId)!),
+  );
 
 /**
  * The feed's item at a position, as this viewer with these types would have read it; null when the
- * feed does not carry that event to them (not in the feed's index, or not visible to them).
+ * feed does not carry that event to them.
  */
 export async function feedItemAt(deps: FeedDeps, viewer: FeedViewer, position: number, types: readonly FeedEventType[]): Promise<CloudEvent | null> {
-  const entry = await deps.readStore.collection<FeedEntryView>(FEED_ENTRIES).findOne({ _id: String(position), ...visibleTo(viewer, types) });
-  return entry ? ((await itemsOf(deps, [entry]))[0] ?? null) : null;
+  const [event] = await deps.events.readAll({ from: position, maxCount: 1 });
+  if (!event || event.position !== position || !inFeed(event)) return null;
+  return carries(viewer, event, wantedOf(types), await factsOf(deps, [event])) ? toCloudEvent(event, cloudEventSource(deps)) : null;
+}
+
+const PAGE = 500;
+/** At most this many log events are read per staff call; `next` then says where the next call goes on. */
+const MAX_SCANNED = 5_000;
+
+interface FeedPage {
+  events: CloudEvent[];
+  next: number;
+  /** Everything the feed's read model covers was looked at: nothing more until it moves. */
+  exhausted: boolean;
+}
+
+/** A customer's page: their own positions from the feed's read model, each event read at its position. */
+async function customerPage(deps: FeedDeps, viewer: FeedViewer, request: FeedRequest, indexed: number): Promise<FeedPage> {
+  const positions = await customerPositions(deps.readStore, viewer.id);
+  const wanted = wantedOf(request.types);
+  const source = cloudEventSource(deps);
+  const found: CloudEvent[] = [];
+  let low = 0;
+  for (let high = positions.length; low < high;) {
+    const middle = (low + high) >> 1;
+    if (positions[middle]! <= request.after) low = middle + 1;
+    else high = middle;
+  }
+  for (let i = low; i < positions.length && positions[i]! <= indexed; i++) {
+    const [event] = await deps.events.readAll({ from: positions[i]!, maxCount: 1 });
+    if (event && event.position === positions[i] && (!wanted || wanted.has(event.type))) found.push(toCloudEvent(event, source));
+    if (found.length >= request.limit) return { events: found, next: positions[i]!, exhausted: false };
+  }
+  return { events: found, next: Math.max(request.after, indexed), exhausted: true };
+}
+
+/** A staff page: the log after the position, up to where the feed's read model has got, with its ticket facts (customer, notes) from the read model. */
+async function staffPage(deps: FeedDeps, viewer: FeedViewer, request: FeedRequest, indexed: number): Promise<FeedPage> {
+  const wanted = wantedOf(request.types);
+  const source = cloudEventSource(deps);
+  const found: CloudEvent[] = [];
+  let next = request.after;
+  let scanned = 0;
+  while (found.length < request.limit && scanned < MAX_SCANNED) {
+    const page = await deps.events.readAll({ after: next, maxCount: PAGE });
+    // Not past the read model: an event after it may be about a note it does not know yet.
+    const within = page.filter((event) => event.position <= indexed);
+    if (within.length === 0) return { events: found, next: Math.max(next, indexed), exhausted: true };
+    const facts = await factsOf(deps, within);
+    for (const event of within) {
+      scanned += 1;
+      if (carries(viewer, event, wanted, facts)) found.push(toCloudEvent(event, source));
+      next = event.position;
+      if (found.length >= request.limit) break;
+    }
+  }
+  return { events: found, next, exhausted: false };
 }
 
 const FEED = [feedProjection.name];
 
 /**
  * The ticket events after a position that this viewer may see, as CloudEvents, in log order, and
- * the position to go on from. They come from the feed's index (src/projections/feed.ts): a range of
- * the viewer's own entries, so the cost is the events answered, not the log's size. When nothing is
- * new, waits up to `waitMs` for the feed's read model to pass the position (a long poll woken by
- * the projection runner, which follows appends by any process on the same log).
+ * the position to go on from. A customer's come from their positions in the feed's read model
+ * (src/projections/feed.ts), so the cost is their own events, not the log's size; staff read the
+ * log after the position with the tickets' customers and notes from the same read model (no ticket
+ * stream is read). When nothing is new, waits up to `waitMs` for the feed's read model to pass the
+ * position (a long poll woken by the projection runner, which follows appends by any process).
  */
 export async function readFeed(deps: FeedDeps, firstViewer: FeedViewer, request: FeedRequest): Promise<{ events: CloudEvent[]; next: number }> {
   const deadline = Date.now() + request.waitMs;
-  const entries = deps.readStore.collection<FeedEntryView>(FEED_ENTRIES);
   let viewer = firstViewer;
   for (;;) {
-    // Read first: every entry up to it is written, so `next` never passes one not yet indexed.
+    // Read first: the read model covers every event up to it, so `next` never passes one it does not know.
     const indexed = deps.projections.appliedBy(FEED);
-    const found = await entries.find(
-      { position: { $gt: request.after, $lte: indexed }, ...visibleTo(viewer, request.types) },
-      { sort: { position: 1 }, limit: request.limit },
-    );
-    if (found.length > 0 || Date.now() >= deadline || request.signal?.aborted) {
-      const next = found.length === request.limit ? found.at(-1)!.position : Math.max(request.after, indexed);
-      return { events: await itemsOf(deps, found), next };
-    }
-    await deps.projections.waitFor(Math.max(request.after, indexed) + 1, deadline - Date.now(), FEED, request.signal);
+    const page = isStaff(viewer.role) ? await staffPage(deps, viewer, request, indexed) : await customerPage(deps, viewer, request, indexed);
+    if (page.events.length > 0 || !page.exhausted || Date.now() >= deadline || request.signal?.aborted) return { events: page.events, next: page.next };
+    await deps.projections.waitFor(page.next + 1, deadline - Date.now(), FEED, request.signal);
     if (request.viewerNow) viewer = await request.viewerNow();
   }
 }

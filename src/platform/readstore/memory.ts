@@ -310,7 +310,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     const simple = Object.keys(filter).length === 0 ? () => true : simpleMatcher(filter);
     let query: Query | null = null;
     const found: T[] = [];
-    const visit = (id: string) => {
+    index.walk(direction, (id) => {
       const doc = this.docs.get(id);
       if (!doc) return true;
       let verdict = simple?.(doc as AnyObject);
@@ -320,11 +320,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       }
       if (verdict) found.push(doc);
       return found.length < k;
-    };
-    // An ascending walk with a range on its first key (a feed read after a log position) starts at the range and ends past it.
-    const range = direction === 1 && index.directions[0] === 1 && index.irregular.size === 0 ? boundsOf(filter[Object.keys(sort)[0]!]) : null;
-    if (range) index.walkFrom(range.lower, (id, first) => (range.above(first) ? false : visit(id)));
-    else index.walk(direction, visit);
+    });
     return found;
   }
 
@@ -566,17 +562,6 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 type Primitive = string | number | boolean | null;
 /** Below this many candidates from an equality index, sorting them beats walking an ordered index. */
 const FEW_CANDIDATES = 2000;
-
-/** The lower bound of a `{ $gt | $gte, $lt | $lte }` condition on numbers or strings, and a test for a key past its upper bound; null without a lower bound. */
-function boundsOf(condition: unknown): { lower: string | number; above: (key: unknown) => boolean } | null {
-  if (!isPlainObject(condition)) return null;
-  const { $gt, $gte, $lt, $lte } = condition as Record<string, unknown>;
-  const lower = $gte ?? $gt;
-  if (typeof lower !== 'string' && typeof lower !== 'number') return null;
-  const upper = $lte ?? $lt;
-  if (upper === undefined) return { lower, above: () => false };
-  return { lower, above: (key) => compareValues(key, upper) > ($lte === undefined ? -1 : 0) };
-}
 /** Marks a dotted path that runs through an array: MongoDB matches its elements, mingo decides those. */
 const THROUGH_ARRAY = Symbol('through an array');
 

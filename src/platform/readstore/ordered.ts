@@ -29,7 +29,7 @@ export class OrderedIndex {
 
   constructor(
     readonly fields: string[],
-    readonly directions: Array<1 | -1>,
+    private readonly directions: Array<1 | -1>,
   ) {}
 
   private compare = (a: Entry, b: Entry): number => {
