@@ -106,8 +106,10 @@ async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise
       ticket.notes.add(recorded.data.messageId);
       changed.add(ticketId);
     }
-    if (ticket.customerId !== null && !isStaffOnly(recorded, ticket.notes))
-      seen.set(ticket.customerId, [...(seen.get(ticket.customerId) ?? []), event.position]);
+    if (ticket.customerId === null || isStaffOnly(recorded, ticket.notes)) continue;
+    const positions = seen.get(ticket.customerId);
+    if (positions) positions.push(event.position);
+    else seen.set(ticket.customerId, [event.position]);
   }
   const touched: BulkOp<FeedTicketView>[] = [...changed].map((id) => {
     const { customerId, notes } = known.get(id)!;
@@ -116,16 +118,20 @@ async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise
   // The tickets first: a crash between the two writes replays the page with the notes known.
   if (touched.length > 0) await store.collection<FeedTicketView>(FEED_TICKETS).bulkWrite(touched);
   const customers = store.collection<FeedCustomerView>(FEED_CUSTOMERS);
-  const existing = new Set((await customers.find({ _id: { $in: [...seen.keys()] } }, { projection: { _id: 1 } })).map(({ _id }) => _id));
-  const appended: BulkOp<FeedCustomerView>[] = [...seen].map(([customerId, positions]) =>
-    existing.has(customerId)
-      ? {
-          updateOne: {
-            filter: { _id: customerId, last: { $lt: positions[0]! } },
-            update: { $push: { positions: { $each: positions } }, $set: { last: positions.at(-1)! } },
-          },
-        }
-      : { updateOne: { filter: { _id: customerId }, update: { $setOnInsert: { positions, last: positions.at(-1)! } }, upsert: true } },
-  );
+  const lastOf = new Map((await customers.find({ _id: { $in: [...seen.keys()] } }, { projection: { _id: 1, last: 1 } })).map((doc) => [doc._id, doc.last]));
+  const appended: BulkOp<FeedCustomerView>[] = [];
+  for (const [customerId, positions] of seen) {
+    const last = lastOf.get(customerId);
+    if (last === undefined) {
+      appended.push({ updateOne: { filter: { _id: customerId }, update: { $setOnInsert: { positions, last: positions.at(-1)! } }, upsert: true } });
+      continue;
+    }
+    // A replayed page (its bounds may differ from the first time's) appends only what is past the customer's last position.
+    const fresh = positions.filter((position) => position > last);
+    if (fresh.length === 0) continue;
+    appended.push({
+      updateOne: { filter: { _id: customerId, last }, update: { $push: { positions: { $each: fresh } }, $set: { last: fresh.at(-1)! } } },
+    });
+  }
   if (appended.length > 0) await customers.bulkWrite(appended);
 }
