@@ -45,6 +45,9 @@ const MONGO_SUITES = [
   'src/api/search/search.int.spec.ts',
   'src/api/settings/settings.int.spec.ts',
   'src/api/whitelist/whitelist.int.spec.ts',
+  // The event feed and webhooks read the feed's read model.
+  'src/api/events/feed.int.spec.ts',
+  'src/api/webhooks/webhooks.int.spec.ts',
   // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).
   'src/projections/commandsPerMessage.mongo.spec.ts',
 ];

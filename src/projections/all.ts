@@ -4,6 +4,7 @@ import { botCommandsProjection } from './botCommands';
 import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
+import { feedProjection } from './feed';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
@@ -33,6 +34,7 @@ export const allProjections: Projection[] = [
   directoryProjection,
   ticketsProjection,
   ticketActivityProjection,
+  feedProjection,
   cannedProjection,
   satisfactionProjection,
   slaProjection,

@@ -275,20 +275,39 @@ export class ProjectionRunner {
     await this.start(onProgress);
   }
 
+  /** The log position the named projections have all applied. */
+  appliedBy(names: readonly string[]): number {
+    return this.positionOf(names);
+  }
+
   /**
    * Read-your-writes: resolves true once `position` is projected (by the named projections only,
-   * when given), false if the timeout came first.
+   * when given), false if the timeout or an abort of `signal` came first. Woken as pages are
+   * applied (or, on a follower, as the shared checkpoints move), never by polling the log.
    */
-  waitFor(position: number, timeoutMs = 5000, names?: readonly string[]): Promise<boolean> {
+  waitFor(position: number, timeoutMs = 5000, names?: readonly string[], signal?: AbortSignal): Promise<boolean> {
     const unknown = names?.find((name) => !this.projections.some((projection) => projection.name === name));
     if (unknown) throw new Error(`no projection named ${unknown}`);
     if (this.positionOf(names) >= position) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const waiter: Waiter = { position, names, resolve, timer: null };
-      waiter.timer = setTimeout(() => {
+      const giveUp = () => {
+        if (waiter.timer) clearTimeout(waiter.timer);
+        signal?.removeEventListener('abort', giveUp);
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(false);
-      }, timeoutMs);
+      };
+      const waiter: Waiter = {
+        position,
+        names,
+        resolve: (reached) => {
+          signal?.removeEventListener('abort', giveUp);
+          resolve(reached);
+        },
+        timer: null,
+      };
+      waiter.timer = setTimeout(giveUp, timeoutMs);
+      signal?.addEventListener('abort', giveUp, { once: true });
       this.waiters.push(waiter);
     });
   }

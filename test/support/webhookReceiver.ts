@@ -13,6 +13,8 @@ interface Received {
   /** The raw X-Desk-Signature header and body, to check against one secret (`verifies`). */
   signature: string;
   body: string;
+  /** When the request's body had arrived (Date.now()). */
+  receivedAt: number;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function startReceiver(now: () => number = Date.now) {
         verified,
         signature,
         body,
+        receivedAt: Date.now(),
       });
       answer(req, res);
     });

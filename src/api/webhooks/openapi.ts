@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CloudEvent, Webhook, WebhookDelivery, createWebhookSchema, rewindWebhookSchema } from '#contract/events';
+import { DELIVERY_LOG_KEPT } from '../../app/webhooks/progress';
 import type { ApiRegistry } from '../openapi/registry';
 import { scope } from '../http/scopes';
 
@@ -34,6 +35,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
     path: '/webhooks/:id/deliveries',
     token: scope('admin'),
     summary: 'The delivery log, newest first: status, response code, duration, next try',
+    description: `The webhook's last ${DELIVERY_LOG_KEPT.toLocaleString('en')} attempts (up to 100 more until the next prune); older ones are let go. \`limit\`: 1–500, default 100.`,
     access: admin,
     query: z.object({ limit: z.string().optional() }),
     responses: { 200: { description: '{ deliveries }', schema: z.strictObject({ deliveries: z.array(WebhookDelivery) }) } },
@@ -53,7 +55,7 @@ export function describeWebhooks(docs: ApiRegistry): void {
     token: scope('admin'),
     summary: 'Send one event again (one already tried), apart from the webhook’s order',
     description:
-      'Only an event this webhook has already tried to send: a position of its delivery log, for an event it carries (one of its types, a note only if it includes notes). Any other position of the log is refused with 409 `NOT_REDELIVERABLE` and nothing is sent.',
+      'Only an event this webhook has already tried to send: a position of its delivery log (its last attempts), for an event it carries (one of its types, a note only if it includes notes). Any other position of the log is refused with 409 `NOT_REDELIVERABLE` and nothing is sent.',
     access: admin,
     responses: { 202: { description: 'Queued for the next round', schema: z.strictObject({ message: z.string() }) } },
     errors: [409],

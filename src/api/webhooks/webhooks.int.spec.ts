@@ -9,6 +9,8 @@ const ENV = {
   WEBHOOK_RETRY_BASE_MS: '100',
   WEBHOOK_RETRY_WINDOW_MS: '600000',
 };
+/** How long a slow receiver takes to answer each delivery: within the sender's 10 s timeout, so each one succeeds. */
+const SLOW_ANSWER_MS = 9000;
 
 describe('Webhooks with a real local receiver', () => {
   let server: TestServer;
@@ -211,6 +213,38 @@ describe('Webhooks with a real local receiver', () => {
     expect(mine().map((item) => item.id)).toEqual([String(delivered), String(delivered)]);
     await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
   });
+
+  it('when one receiver takes 9 s to answer each delivery, then another webhook still gets each event within 1 s', async () => {
+    const slow = await startReceiver();
+    try {
+      slow.answerWith((_req, res) => setTimeout(() => res.writeHead(204).end(), SLOW_ANSWER_MS));
+      const slowCreated = await server.request('POST', '/api/webhooks', { token: admin, body: { url: slow.url, types: ['MessagePosted'] } });
+      expect(slowCreated.status).toBe(201);
+      const { webhook } = await register({ types: ['MessagePosted'] });
+      const ticket = await openTicket(server, await addMember(server, admin, 'customer'), category);
+      const mine = () => receiver.received.filter((item) => item.webhookId === webhook._id);
+      await post(ticket._id, 'first');
+      // The slow receiver now holds its webhook's delivery of the first message for 9 s.
+      await eventually(() => slow.received.some((item) => item.data.content === 'first'), { describe: 'the slow receiver got the first message' });
+      const delays: number[] = [];
+      for (const content of ['second', 'third', 'fourth']) {
+        const postedAt = Date.now();
+        await post(ticket._id, content);
+        const item = await eventually(() => mine().find((received) => received.data.content === content), { describe: `the other receiver got ${content}` });
+        delays.push(item.receivedAt - postedAt);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      process.stdout.write(`another webhook's delays while one receiver answers in ${SLOW_ANSWER_MS} ms: ${delays.join(', ')} ms\n`);
+      expect(Math.max(...delays)).toBeLessThan(1000);
+      expect(mine().map((item) => item.data.content)).toEqual(['first', 'second', 'third', 'fourth']);
+      // The slow one goes at its own pace: still on its first answer.
+      expect(slow.received.map((item) => item.data.content)).toEqual(['first']);
+      await server.request('DELETE', `/api/webhooks/${slowCreated.body.webhook._id}`, { token: admin });
+      await server.request('DELETE', `/api/webhooks/${webhook._id}`, { token: admin });
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
 
   it('when a URL is or resolves to an internal address not on the allow-list (127.0.0.1 included), or redirects there, then it is refused', async () => {
     for (const url of [

@@ -6,11 +6,12 @@ import { type LiveWebhook, type WebhookSecret, webhookStream } from '../../domai
 import type { CommandContext } from '../../platform/commands';
 import { pagesOfAll } from '../../platform/eventstore/paging';
 import { openSecret, sealSecret } from '../../platform/keyring';
-import { WEBHOOKS, WEBHOOK_DELIVERIES, type WebhookDeliveryView, type WebhookView } from '../../projections/webhooks';
+import { WEBHOOKS, type WebhookView } from '../../projections/webhooks';
 import { NotFoundError } from '#contract/errors';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 import { type FeedViewer, feedItemAt } from '../events/feed';
+import { WEBHOOK_DELIVERY_LOG, WEBHOOK_PROGRESS, type WebhookDeliveryView, type WebhookProgress, forgetDeliveries } from './progress';
 import { type WebhookNetworkRules, checkWebhookTarget, checkWebhookUrl } from './send';
 
 export const networkRules = (deps: Pick<AppDeps, 'config'>): WebhookNetworkRules => ({
@@ -67,7 +68,11 @@ async function startPoint(deps: Pick<AppDeps, 'events'>, input: { after?: number
   return deps.events.headPosition();
 }
 
-export async function registerWebhook(deps: AppDeps, input: CreateWebhookInput, context: CommandContext): Promise<{ webhook: WebhookView; secret: string }> {
+export async function registerWebhook(
+  deps: AppDeps,
+  input: CreateWebhookInput,
+  context: CommandContext,
+): Promise<{ webhook: WebhookWithProgress; secret: string }> {
   const url = checkWebhookUrl(input.url, networkRules(deps));
   await checkWebhookTarget(url, networkRules(deps));
   const webhookId = deps.newId();
@@ -84,7 +89,11 @@ export async function registerWebhook(deps: AppDeps, input: CreateWebhookInput, 
 }
 
 /** A new secret for the webhook, answered once; the one it replaces keeps signing beside it for WEBHOOK_SECRET_GRACE_MS. */
-export async function rotateWebhookSecret(deps: AppDeps, webhookId: string, context: CommandContext): Promise<{ webhook: WebhookView; secret: string }> {
+export async function rotateWebhookSecret(
+  deps: AppDeps,
+  webhookId: string,
+  context: CommandContext,
+): Promise<{ webhook: WebhookWithProgress; secret: string }> {
   await findWebhook(deps, webhookId);
   const { secret, sealed } = newSecret(deps, webhookId);
   const previousValidUntil = new Date(context.now.getTime() + WEBHOOK_SECRET_GRACE_MS).toISOString();
@@ -92,8 +101,24 @@ export async function rotateWebhookSecret(deps: AppDeps, webhookId: string, cont
   return { webhook: await findWebhook(deps, webhookId), secret };
 }
 
-export async function findWebhook(deps: Pick<AppDeps, 'readStore'>, webhookId: string): Promise<WebhookView> {
-  const webhook = await deps.readStore.collection<WebhookView>(WEBHOOKS).findOne({ _id: webhookId });
+/** A webhook as the API shows it: its view, with the sender's progress when that counts from the webhook's latest rewind. */
+export type WebhookWithProgress = Omit<WebhookView, '_revision' | 'rewinds'> & { lastDeliveryAt: string | null; failingSince: string | null };
+
+/** The webhooks, newest first, each with its delivery progress (its read model and the sender's checkpoint, joined here). */
+export async function listWebhooks(deps: Pick<AppDeps, 'readStore'>, filter: { _id?: string } = {}): Promise<WebhookWithProgress[]> {
+  const views = await deps.readStore.collection<WebhookView>(WEBHOOKS).find(filter, { sort: { createdAt: -1, _id: 1 } });
+  const progress = new Map(
+    (await deps.readStore.collection<WebhookProgress>(WEBHOOK_PROGRESS).find({ _id: { $in: views.map(({ _id }) => _id) } })).map((doc) => [doc._id, doc]),
+  );
+  return views.map(({ _revision: _r, rewinds, ...view }) => {
+    const sent = progress.get(view._id);
+    const current = sent?.rewinds === rewinds ? sent : null;
+    return { ...view, cursor: current?.cursor ?? view.cursor, lastDeliveryAt: sent?.lastDeliveryAt ?? null, failingSince: current?.failingSince ?? null };
+  });
+}
+
+export async function findWebhook(deps: Pick<AppDeps, 'readStore'>, webhookId: string): Promise<WebhookWithProgress> {
+  const [webhook] = await listWebhooks(deps, { _id: webhookId });
   if (!webhook) throw new NotFoundError('Webhook');
   return webhook;
 }
@@ -122,7 +147,7 @@ export const webhookReader = (webhookId: string, includeNotes: boolean): FeedVie
 export async function redeliver(deps: AppDeps, webhookId: string, position: number, context: CommandContext): Promise<void> {
   const webhook = await findWebhook(deps, webhookId);
   // The delivery log first: a position it holds is an event's, which the event store can read from.
-  const attempted = (await deps.readStore.collection<WebhookDeliveryView>(WEBHOOK_DELIVERIES).findOne({ webhookId, position })) !== null;
+  const attempted = (await deps.readStore.collection<WebhookDeliveryView>(WEBHOOK_DELIVERY_LOG).findOne({ webhookId, position })) !== null;
   const tried = attempted && (await feedItemAt(deps, webhookReader(webhookId, webhook.includeNotes), position, webhook.types)) !== null;
   await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'RequestRedelivery', position, tried }, context);
 }
@@ -136,4 +161,6 @@ export async function enableWebhook(deps: AppDeps, webhookId: string, context: C
 export async function deleteWebhook(deps: AppDeps, webhookId: string, context: CommandContext): Promise<void> {
   await findWebhook(deps, webhookId);
   await runCommand(deps, webhookStream(webhookId), webhookDecider, { type: 'DeleteWebhook' }, context);
+  // The sender's own documents go with it (its loop forgets them again when it sees the deletion, after an attempt in flight).
+  await forgetDeliveries(deps, webhookId);
 }

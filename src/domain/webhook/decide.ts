@@ -1,21 +1,12 @@
 import { ConflictError, NotFoundError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import {
-  type DeliveryAttempt,
-  type SealedSecret,
-  type WebhookEvent,
-  type WebhookSettings,
-  type WebhookState,
-  evolveWebhook,
-  initialWebhookState,
-} from './webhook';
+import { type SealedSecret, type WebhookEvent, type WebhookSettings, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
 
 export type WebhookCommand =
   | ({ type: 'RegisterWebhook'; webhookId: string; startAfter: number; secret: SealedSecret } & WebhookSettings)
   /** The current secret becomes the previous one, still signing until `previousValidUntil`; an older previous one stops at once. */
   | { type: 'RotateWebhookSecret'; secret: SealedSecret; previousValidUntil: string }
   | { type: 'RewindWebhook'; after: number }
-  | { type: 'RecordDelivery'; attempt: DeliveryAttempt; ok: boolean; nextTryAt: string | null }
   /** `tried`: the event is one this webhook carries (its types, tickets only, notes only if included) and its delivery log has an attempt of it. */
   | { type: 'RequestRedelivery'; position: number; tried: boolean }
   | { type: 'RefuseRedelivery'; position: number; reason: string }
@@ -45,15 +36,6 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Web
       const webhook = existing(state);
       return [{ type: 'WebhookSecretRotated', data: { webhookId: webhook.webhookId, secret: command.secret, previousValidUntil: command.previousValidUntil } }];
     }
-    case 'RecordDelivery': {
-      const webhook = existing(state);
-      const { attempt } = command;
-      // A rewind or a redelivery settled since the attempt started: nothing of it to record as the webhook's progress.
-      if (!attempt.manual && (webhook.status !== 'active' || attempt.position <= webhook.cursor)) return [];
-      return command.ok
-        ? [{ type: 'WebhookDelivered', data: attempt }]
-        : [{ type: 'WebhookDeliveryFailed', data: { ...attempt, nextTryAt: command.nextTryAt } }];
-    }
     case 'RequestRedelivery': {
       const webhook = existing(state);
       // Redelivery sends again what this webhook was sent, nothing else of the log (users, settings, notes it does not carry).
@@ -62,7 +44,7 @@ export function decideWebhook(command: WebhookCommand, state: WebhookState): Web
     }
     case 'RefuseRedelivery': {
       const webhook = existing(state);
-      if (!webhook.redeliveries.includes(command.position)) return [];
+      if (!webhook.redeliveries.some((request) => request.position === command.position)) return [];
       return [{ type: 'WebhookRedeliveryRefused', data: { webhookId: webhook.webhookId, position: command.position, reason: command.reason } }];
     }
     case 'DisableWebhook': {

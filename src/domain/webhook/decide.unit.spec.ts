@@ -1,25 +1,13 @@
 import { NotFoundError } from '#contract/errors';
 import { decideWebhook } from './decide';
-import { type DeliveryAttempt, type WebhookEvent, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
+import { deliveryAttempt as attempt } from '../../../test/support/webhooks';
+import { type WebhookEvent, type WebhookState, evolveWebhook, initialWebhookState } from './webhook';
 
 const REGISTERED: WebhookEvent = {
   type: 'WebhookRegistered',
   data: { webhookId: 'w1', url: 'https://example.com/', types: [], includeNotes: false, startAfter: 10 },
 };
 const after = (events: WebhookEvent[]): WebhookState => events.reduce(evolveWebhook, initialWebhookState);
-const attempt = (position: number, at: string, overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({
-  webhookId: 'w1',
-  position,
-  eventType: 'MessagePosted',
-  subject: 't1',
-  statusCode: 500,
-  error: null,
-  durationMs: 3,
-  attempt: 1,
-  at,
-  manual: false,
-  ...overrides,
-});
 
 const SEALED = { kid: 'k1', iv: 'iv', data: 'data', tag: 'tag' };
 const RESEALED = { kid: 'k1', iv: 'iv2', data: 'data2', tag: 'tag2' };
@@ -46,40 +34,29 @@ describe('Webhook', () => {
     expect(() => decideWebhook({ type: 'RotateWebhookSecret', secret: SEALED, previousValidUntil: 'x' }, initialWebhookState)).toThrow(NotFoundError);
   });
 
-  it('when a delivery fails, then the cursor stays and the retry keeps when the failing began; a success moves the cursor and clears it', () => {
-    const first = decideWebhook(
-      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:00Z'), ok: false, nextTryAt: '2026-01-01T00:00:10Z' },
-      after([REGISTERED]),
-    );
-    const second = decideWebhook(
-      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:10Z', { attempt: 2 }), ok: false, nextTryAt: '2026-01-01T00:00:30Z' },
-      after([REGISTERED, ...first]),
-    );
-    const failing = after([REGISTERED, ...first, ...second]);
-    expect(failing).toMatchObject({ cursor: 10, retrying: { position: 11, attempts: 2, since: '2026-01-01T00:00:00Z' }, failingSince: '2026-01-01T00:00:00Z' });
-    const ok = decideWebhook(
-      { type: 'RecordDelivery', attempt: attempt(11, '2026-01-01T00:00:30Z', { statusCode: 200, attempt: 3 }), ok: true, nextTryAt: null },
-      failing,
-    );
-    expect(after([REGISTERED, ...first, ...second, ...ok])).toMatchObject({ cursor: 11, retrying: null, failingSince: null });
+  it('when its stream holds attempts recorded before progress moved out of it, then they still move its start, retry and failing streak', () => {
+    const failed: WebhookEvent = { type: 'WebhookDeliveryFailed', data: { ...attempt(11, '2026-01-01T00:00:00Z'), nextTryAt: '2026-01-01T00:00:10Z' } };
+    expect(after([REGISTERED, failed])).toMatchObject({ cursor: 10, retrying: { position: 11, attempts: 1 }, failingSince: '2026-01-01T00:00:00Z' });
+    const delivered: WebhookEvent = { type: 'WebhookDelivered', data: attempt(11, '2026-01-01T00:00:10Z', { statusCode: 200, attempt: 2 }) };
+    expect(after([REGISTERED, failed, delivered])).toMatchObject({ cursor: 11, retrying: null, failingSince: null });
   });
 
-  it('when the retry window is spent, then the event is given up and the cursor passes it', () => {
-    const gaveUp = decideWebhook({ type: 'RecordDelivery', attempt: attempt(11, '2026-01-02T00:00:00Z'), ok: false, nextTryAt: null }, after([REGISTERED]));
-    expect(after([REGISTERED, ...gaveUp])).toMatchObject({ cursor: 11, retrying: null });
-  });
-
-  it('when rewound, then the cursor goes back; an attempt at or before the cursor of a stale round records nothing', () => {
+  it('when rewound or enabled again, then the cursor goes back and each is counted, so the sender starts its progress again', () => {
     const rewound = decideWebhook({ type: 'RewindWebhook', after: 3 }, after([REGISTERED]));
     expect(rewound).toEqual([{ type: 'WebhookRewound', data: { webhookId: 'w1', after: 3, previous: 10 } }]);
-    expect(decideWebhook({ type: 'RecordDelivery', attempt: attempt(9, '2026-01-01T00:00:00Z'), ok: true, nextTryAt: null }, after([REGISTERED]))).toEqual([]);
+    expect(after([REGISTERED, ...rewound, ...rewound])).toMatchObject({ cursor: 3, rewinds: 2, enables: 0 });
+    const disabled = after([REGISTERED, { type: 'WebhookDisabled', data: { webhookId: 'w1', reason: 'x' } }]);
+    expect(decideWebhook({ type: 'EnableWebhook' }, disabled).reduce(evolveWebhook, disabled)).toMatchObject({ status: 'active', enables: 1 });
   });
 
   it('when a redelivery asks for an event the webhook has not tried to send, or the webhook is gone, then it is refused', () => {
     expect(() => decideWebhook({ type: 'RequestRedelivery', position: 5, tried: false }, after([REGISTERED]))).toThrow(
       expect.objectContaining({ status: 409, code: 'NOT_REDELIVERABLE' }),
     );
-    expect(decideWebhook({ type: 'RequestRedelivery', position: 5, tried: true }, after([REGISTERED]))).toHaveLength(1);
+    const requested = decideWebhook({ type: 'RequestRedelivery', position: 5, tried: true }, after([REGISTERED]));
+    expect(requested).toHaveLength(1);
+    // Each request numbered in order: the sender counts those it has handled.
+    expect(after([REGISTERED, ...requested, ...requested])).toMatchObject({ redeliveries: [{ position: 5, seq: 2 }], requests: 2 });
     expect(() => decideWebhook({ type: 'RewindWebhook', after: 1 }, initialWebhookState)).toThrow(NotFoundError);
   });
 

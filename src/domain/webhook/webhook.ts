@@ -1,7 +1,11 @@
 import type { FeedEventType } from '#contract/events';
 import type { DomainEvent } from '../shared/decider';
 
-/** One stream per webhook: its settings, every delivery attempt, rewinds, and its disabling. */
+/**
+ * One stream per webhook: what people (and the sender, when it disables one) decided about it: its
+ * settings, secrets, rewinds, redelivery requests, disabling. Delivery attempts are not in it: the
+ * sender keeps them as its progress (src/app/webhooks/progress.ts), so the stream stays short.
+ */
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 
 export interface WebhookSettings {
@@ -48,8 +52,9 @@ export type WebhookEvent =
   /** The previous secret still signs, beside the new one, until `previousValidUntil`. */
   | DomainEvent<'WebhookSecretRotated', { webhookId: string; secret: SealedSecret; previousValidUntil: string }>
   | DomainEvent<'WebhookRewound', { webhookId: string; after: number; previous: number }>
+  /** Recorded per attempt before delivery progress moved out of the log: still read, never written. */
   | DomainEvent<'WebhookDelivered', DeliveryAttempt>
-  /** `nextTryAt` null: the retry window is spent and the event given up (the webhook goes on past it). */
+  /** Recorded per attempt before delivery progress moved out of the log. `nextTryAt` null: the event was given up. */
   | DomainEvent<'WebhookDeliveryFailed', DeliveryAttempt & { nextTryAt: string | null }>
   | DomainEvent<'WebhookRedeliveryRequested', { webhookId: string; position: number }>
   /** A requested redelivery not sent: the event is not one this webhook carries (asked before the request was checked). */
@@ -58,16 +63,39 @@ export type WebhookEvent =
   | DomainEvent<'WebhookEnabled', { webhookId: string }>
   | DomainEvent<'WebhookDeleted', { webhookId: string }>;
 
+/** The retry of one event: its attempts so far, when the next one is due, and when its failing began. */
+export interface Retrying {
+  position: number;
+  attempts: number;
+  nextTryAt: string;
+  since: string;
+}
+
+/** A redelivery asked for: `seq` counts the requests of the webhook, so the sender knows which it has handled. */
+interface RedeliveryRequest {
+  position: number;
+  seq: number;
+}
+
 export type LiveWebhook = {
   status: 'active' | 'disabled';
   webhookId: string;
-  /** Every event up to this position is delivered or given up. */
+  /**
+   * Where sending starts: the registration's `startAfter` or the last rewind's `after` (moved on by
+   * the attempts recorded in the stream before progress moved out of it). The sender's progress
+   * goes on from it.
+   */
   cursor: number;
-  /** The event being retried: its attempts so far and when the next one is due. */
-  retrying: { position: number; attempts: number; nextTryAt: string; since: string } | null;
-  /** When deliveries began failing without a success since; null while they succeed. */
+  /** Rewinds so far: the sender's progress counts from the start they name. */
+  rewinds: number;
+  /** Times enabled again: each clears the sender's failing streak and retry. */
+  enables: number;
+  /** From attempts recorded in the stream before progress moved out of it; null otherwise. */
+  retrying: Retrying | null;
   failingSince: string | null;
-  redeliveries: number[];
+  /** Requests not refused, in order; the sender handles those past its own count. */
+  redeliveries: RedeliveryRequest[];
+  requests: number;
   secret: WebhookSecret;
   /** The secret before the last rotation, signing beside the current one until `until`. */
   previousSecret: { secret: WebhookSecret; until: string } | null;
@@ -87,40 +115,46 @@ export function evolveWebhook(state: WebhookState, event: WebhookEvent): Webhook
       types,
       includeNotes,
       cursor: startAfter,
+      rewinds: 0,
+      enables: 0,
       retrying: null,
       failingSince: null,
       redeliveries: [],
+      requests: 0,
       secret: secret ?? null,
       previousSecret: null,
     };
   }
   if (state.status !== 'active' && state.status !== 'disabled') return state;
+  const without = (position: number) => state.redeliveries.filter((request) => request.position !== position);
   switch (event.type) {
     case 'WebhookRewound':
-      return { ...state, cursor: event.data.after, retrying: null };
+      return { ...state, cursor: event.data.after, rewinds: state.rewinds + 1, retrying: null };
     case 'WebhookDelivered': {
       const { position, manual } = event.data;
-      if (manual) return { ...state, redeliveries: state.redeliveries.filter((p) => p !== position), failingSince: null };
+      if (manual) return { ...state, redeliveries: without(position), failingSince: null };
       return { ...state, cursor: Math.max(state.cursor, position), retrying: null, failingSince: null };
     }
     case 'WebhookDeliveryFailed': {
       const { position, manual, attempt, nextTryAt } = event.data;
       const failingSince = state.failingSince ?? event.data.at;
-      if (manual) return { ...state, redeliveries: state.redeliveries.filter((p) => p !== position), failingSince };
+      if (manual) return { ...state, redeliveries: without(position), failingSince };
       if (nextTryAt === null) return { ...state, cursor: Math.max(state.cursor, position), retrying: null, failingSince };
       const since = state.retrying?.position === position ? state.retrying.since : event.data.at;
       return { ...state, retrying: { position, attempts: attempt, nextTryAt, since }, failingSince };
     }
-    case 'WebhookRedeliveryRequested':
-      return { ...state, redeliveries: [...state.redeliveries.filter((p) => p !== event.data.position), event.data.position] };
+    case 'WebhookRedeliveryRequested': {
+      const seq = state.requests + 1;
+      return { ...state, requests: seq, redeliveries: [...without(event.data.position), { position: event.data.position, seq }] };
+    }
     case 'WebhookRedeliveryRefused':
-      return { ...state, redeliveries: state.redeliveries.filter((p) => p !== event.data.position) };
+      return { ...state, redeliveries: without(event.data.position) };
     case 'WebhookSecretRotated':
       return { ...state, secret: event.data.secret, previousSecret: { secret: state.secret, until: event.data.previousValidUntil } };
     case 'WebhookDisabled':
       return { ...state, status: 'disabled' };
     case 'WebhookEnabled':
-      return { ...state, status: 'active', failingSince: null, retrying: null };
+      return { ...state, status: 'active', enables: state.enables + 1, failingSince: null, retrying: null };
     case 'WebhookDeleted':
       return { status: 'deleted' };
   }
