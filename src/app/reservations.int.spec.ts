@@ -1,3 +1,4 @@
+import { seeded } from '../../test/support/seeded';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,17 +81,6 @@ class Interleaver implements EventStore {
     }
     await done;
   }
-}
-
-/** A small seeded generator (mulberry32), so a failing interleaving can be run again by its seed. */
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const T0 = new Date('2026-01-01T00:00:00Z');

@@ -5,12 +5,7 @@ import {
   type Collection as MongoCollection,
   type Db,
   MongoClient,
-  MongoError,
-  MongoNetworkError,
-  MongoNotConnectedError,
   MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
   type UpdateFilter,
 } from 'mongodb';
 import {
@@ -28,6 +23,7 @@ import {
   type UpdateResult,
 } from './port';
 import { EPOCH_FIELD } from './fenced';
+import { isTransientMongoError } from './transient';
 
 const DUPLICATE_KEY = 11000;
 /** An index asked for again with other options (or other keys under its name). */
@@ -46,17 +42,6 @@ function isDuplicate(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && (error.code === DUPLICATE_KEY || FERRETDB_UNIQUE_VIOLATION.test(error.message));
 }
 
-/**
- * The server could not be reached or could not serve the write now (network, elections, shutdown):
- * worth trying again, unlike an error the same write would meet again.
- */
-const isTransient = (error: unknown) =>
-  error instanceof MongoNetworkError ||
-  error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError ||
-  error instanceof MongoTopologyClosedError ||
-  (error instanceof MongoError && (error.hasErrorLabel('RetryableWriteError') || error.hasErrorLabel('TransientTransactionError')));
-
 async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
   try {
     return await work();
@@ -67,7 +52,7 @@ async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
         Record<string, unknown> | undefined;
       throw new DuplicateKeyError(name, Object.keys(keyPattern ?? {}));
     }
-    if (isTransient(error)) throw new TransientStoreError(name, error);
+    if (isTransientMongoError(error)) throw new TransientStoreError(name, error);
     throw error;
   }
 }
