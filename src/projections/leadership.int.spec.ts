@@ -85,6 +85,8 @@ interface Faults {
   /** The next this many calls fail as a store that is away. */
   down: number;
   checkpointFails: boolean;
+  /** The next write of the read model fails as a store that is away. */
+  seenFails: boolean;
   /** Runs once before the next write of a read model (a takeover in the middle of a page). */
   beforeWrite: (() => void) | null;
 }
@@ -120,6 +122,10 @@ function connection(shared: ReadStore, process: number, faultsOf: Faults, lease:
               throw new TransientStoreError(name, new Error('connection reset'));
             }
             if (!WRITES.has(key)) return (value as (...a: unknown[]) => unknown).apply(target, args);
+            if (name === SEEN && faultsOf.seenFails) {
+              faultsOf.seenFails = false;
+              throw new TransientStoreError(name, new Error('connection reset'));
+            }
             if (name === CHECKPOINTS && faultsOf.checkpointFails) {
               faultsOf.checkpointFails = false;
               throw new TransientStoreError(name, new Error('checkpoint not stored'));
@@ -159,7 +165,7 @@ class World {
 
   constructor(readonly size: number) {
     for (let i = 0; i < size; i++) {
-      this.faults.push({ down: 0, checkpointFails: false, beforeWrite: null });
+      this.faults.push({ down: 0, checkpointFails: false, seenFails: false, beforeWrite: null });
       this.leases.push(new ScriptedLease(this.authority));
       this.runners.push(null);
     }
@@ -172,7 +178,7 @@ class World {
       lease: this.leases[i],
       checkpointEveryMs: 20,
       followEveryMs: 2,
-      retryPauseMs: 2,
+      retryPauseMs: 10,
       pageSize: 3,
       onError: () => undefined,
     });
@@ -289,6 +295,23 @@ function steps(random: () => number): Step[] {
       return `lose and retake ${i}`;
     },
     async (world) => {
+      const from = holder(world);
+      const candidates = other(world);
+      if (from === undefined || candidates.length === 0) return null;
+      const i = pick(random, candidates);
+      // Its catch-up fails on the store (it retakes the lease with events behind it): it waits to try
+      // again when it hears it lost the lease.
+      world.leases[from]!.change(false);
+      await world.append(2);
+      world.faults[from]!.seenFails = true;
+      world.leases[from]!.take();
+      const until = Date.now() + 1000;
+      while (world.runners[from]!.state.kind !== 'retrying' && Date.now() < until) await new Promise((resolve) => setImmediate(resolve));
+      world.leases[i]!.take();
+      world.leases[from]!.change(false);
+      return `${from} loses the lease to ${i} while it retries`;
+    },
+    async (world) => {
       const i = holder(world);
       if (i === undefined) return null;
       world.leases[i]!.renewed = !world.leases[i]!.renewed;
@@ -364,7 +387,7 @@ describe('Projection leadership under interleavings of faults', () => {
             if (world.violations.length > 0) break;
           }
           // The faults end and a live process holds the lease: everything is applied, nothing recorded as a fault.
-          for (const fault of world.faults) Object.assign(fault, { down: 0, checkpointFails: false, beforeWrite: null });
+          for (const fault of world.faults) Object.assign(fault, { down: 0, checkpointFails: false, seenFails: false, beforeWrite: null });
           for (const i of world.running) if (world.leases[i]!.held && world.authority.holder !== world.leases[i]) world.leases[i]!.change(false);
           if (!world.authority.holder) world.leases[world.running[0]!]!.take();
           await world.append(1);
