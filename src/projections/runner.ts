@@ -447,6 +447,7 @@ export class ProjectionRunner {
       if (!lease) return this.fail(error);
       return this.failed('lead', error);
     }
+    this.recovered('lead');
     this.dispatch({ type: 'started' });
     void this.runProcessor(epoch).catch(() => undefined);
   }
