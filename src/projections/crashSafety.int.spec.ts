@@ -77,7 +77,7 @@ function failingAt(inner: ReadStore, failAt: number) {
             await write(name, async () => undefined);
           }
           state.writes += ops.length;
-          await collection.bulkWrite(ops);
+          return collection.bulkWrite(ops);
         },
       };
     },

@@ -1,5 +1,6 @@
 import {
   type BulkOp,
+  type BulkResult,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -160,7 +161,7 @@ class FencedCollection<T extends Doc> implements Collection<T> {
     return this.refusing(() => this.inner.deleteMany(this.guard(filter)));
   }
 
-  bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+  bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
     const fenced = ops.map((op): BulkOp<T> => {
       if ('insertOne' in op) return { insertOne: { document: this.stamp(op.insertOne.document) } };
       if ('updateOne' in op) return { updateOne: { ...op.updateOne, ...this.fenceUpdate(op.updateOne.filter, op.updateOne.update) } };

@@ -10,6 +10,9 @@ import {
 } from 'mongodb';
 import {
   type BulkOp,
+  type BulkResult,
+  noWrites,
+  tally,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -171,21 +174,28 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
    * upsert is the insert `updateOne` makes of it (FerretDB drops its null fields otherwise), done
    * between the runs before and after it.
    */
-  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+  async bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
     let run: AnyBulkWriteOperation<Doc>[] = [];
+    const total = noWrites();
     const flush = async () => {
       if (run.length === 0) return;
       const batch = run;
       run = [];
-      await mapErrors(this.name, () => this.collection.bulkWrite(batch, { ordered: true }));
+      const done = await mapErrors(this.name, () => this.collection.bulkWrite(batch, { ordered: true }));
+      total.matched += done.matchedCount;
+      total.modified += done.modifiedCount;
+      total.upserted += done.upsertedCount;
+      total.inserted += done.insertedCount;
+      total.deleted += done.deletedCount;
     };
     for (const op of ops) {
       if ('updateOne' in op && createOnly(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert)) {
         await flush();
-        await this.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true });
+        tally(total, await this.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true }));
       } else run.push(driverOp(op));
     }
     await flush();
+    return total;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
