@@ -1,4 +1,3 @@
-import { seeded } from '../../test/support/seeded';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import type {
 } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import { ABANDONED_AFTER_MS, type Claim, type Owners, claim, release, withClaims } from './reservations';
+import { seeded } from '../../test/support/seeded';
 
 /**
  * The claim protocol under every kind of interleaving: two and three actors create, rename and
