@@ -8,7 +8,8 @@ import { MongoReadStore } from '../platform/readstore/mongodb';
 import { type BulkOp, type Collection, type Doc, type ReadStore, TransientStoreError } from '../platform/readstore/port';
 import { allProjections } from './all';
 import { checkProjections, describeCheck, replayInto } from './check';
-import { CHECKPOINTS, ProjectionRunner, applyToProjections } from './runner';
+import { applyToProjections } from './apply';
+import { CHECKPOINTS, ProjectionRunner } from './runner';
 
 /**
  * A crash (or a failed write) anywhere in a page of projection writes must leave read models that

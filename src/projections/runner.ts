@@ -3,7 +3,9 @@ import type { Lease } from '../platform/lease';
 import { FencedOutError, FencedReadStore } from '../platform/readstore/fenced';
 import type { ReadStore } from '../platform/readstore/port';
 import { isTransient } from '../platform/readstore/transient';
-import { type FailureFault, faults, recordFailure } from './faults';
+import { Waiters } from './waiters';
+import { type FailureFault, faults } from './faults';
+import { applyToProjections } from './apply';
 import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
@@ -26,60 +28,6 @@ export interface Projection {
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
-}
-
-/**
- * Applies a page to each projection in turn (a projection sees the page after those before it in
- * the list), skipping for each the events its checkpoint already covers. `positions` moves as each
- * projection finishes; `stopping` is asked between projections.
- */
-export async function applyToProjections(
-  projections: Projection[],
-  page: RecordedEvent[],
-  store: ReadStore,
-  positions: Map<string, number> = new Map(),
-  stopping: () => boolean = () => false,
-  onProjected: () => void = () => undefined,
-  onFailure?: (failure: FailureFault) => void,
-): Promise<void> {
-  const last = page.at(-1)?.position ?? 0;
-  for (const projection of projections) {
-    if (stopping()) return;
-    const from = positions.get(projection.name) ?? 0;
-    if (from >= last) continue;
-    const types = projection.types;
-    const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
-    if (fresh.length > 0) await applyFresh(projection, fresh, store, onFailure);
-    positions.set(projection.name, last);
-    onProjected();
-  }
-}
-
-/**
- * One projection's share of a page. The log is the truth: an event a projection throws on is
- * recorded (PROJECTION_FAULTS) and skipped for that projection, never retried forever, so one event
- * cannot stop the read models and a rebuild meets and records the same. Only a store that is away
- * (`isTransient`: network, failover, timeout) fails the page, to be tried again, never skipping the event.
- */
-async function applyFresh(projection: Projection, events: RecordedEvent[], store: ReadStore, onFailure?: (failure: FailureFault) => void): Promise<void> {
-  if (projection.applyPage) {
-    try {
-      await projection.applyPage(events, store);
-      return;
-    } catch (error) {
-      if (isTransient(error)) throw error;
-      // Some event of the page threw: event by event (each write is guarded, so the ones applied stay as they are) to skip exactly that one.
-    }
-  }
-  for (const event of events) {
-    try {
-      await projection.apply(event, store);
-    } catch (error) {
-      if (isTransient(error)) throw error;
-      const failure = await recordFailure(store, projection.name, event, error);
-      onFailure?.(failure);
-    }
-  }
 }
 
 interface Checkpoint {
@@ -132,13 +80,6 @@ export interface RunnerTrouble {
 
 export type ReplayProgress = ProgressReport;
 
-interface Waiter {
-  position: number;
-  names: readonly string[] | undefined;
-  resolve: (reached: boolean) => void;
-  timer: NodeJS.Timeout | null;
-}
-
 /** What `trouble().retrying` reports, by what failed. */
 const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not start following the log: ', apply: '' } as const;
 
@@ -153,7 +94,7 @@ const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new Waiters((names) => this.positionOf(names));
   /** The writer's processor (leading) and the follower's (announcing live events). */
   private processor: LogProcessor | null = null;
   private follower: LogProcessor | null = null;
@@ -284,15 +225,7 @@ export class ProjectionRunner {
   waitFor(position: number, timeoutMs = 5000, names?: readonly string[]): Promise<boolean> {
     const unknown = names?.find((name) => !this.projections.some((projection) => projection.name === name));
     if (unknown) throw new Error(`no projection named ${unknown}`);
-    if (this.positionOf(names) >= position) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter: Waiter = { position, names, resolve, timer: null };
-      waiter.timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+    return this.waiters.waitFor(position, timeoutMs, names);
   }
 
   /**
@@ -681,19 +614,6 @@ export class ProjectionRunner {
   }
 
   private release(): void {
-    if (this.waiters.length === 0) return;
-    // Callers wait on a few constant sets of names: each set's position is worked out once per release.
-    const reached = new Map<readonly string[] | undefined, number>();
-    const positionOf = (names: readonly string[] | undefined) => {
-      let position = reached.get(names);
-      if (position === undefined) reached.set(names, (position = this.positionOf(names)));
-      return position;
-    };
-    this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > positionOf(waiter.names)) return true;
-      if (waiter.timer) clearTimeout(waiter.timer);
-      waiter.resolve(true);
-      return false;
-    });
+    this.waiters.release();
   }
 }
