@@ -17,6 +17,7 @@ import type {
 } from '../platform/eventstore/port';
 import { SqliteEventStore } from '../platform/eventstore/sqlite';
 import { ABANDONED_AFTER_MS, type Claim, type Owners, claim, release, withClaims } from './reservations';
+import { seeded } from '../../test/support/seeded';
 
 /**
  * The claim protocol under every kind of interleaving: two and three actors create, rename and
@@ -80,17 +81,6 @@ class Interleaver implements EventStore {
     }
     await done;
   }
-}
-
-/** A small seeded generator (mulberry32), so a failing interleaving can be run again by its seed. */
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const T0 = new Date('2026-01-01T00:00:00Z');

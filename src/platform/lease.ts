@@ -106,15 +106,18 @@ export class LocalLease extends BaseLease {
 }
 
 /**
- * A lease renewed every third of its ttl: `take` when free, `renew` while held. A holder whose
- * renewal fails or finds the lease taken tells its listeners at once, and they stop their work. What
- * this cannot stop is a holder that stalls (a long pause, a frozen event loop, a slow store) past the
- * ttl: it learns it lost the lease only at its next renewal, so another process may already hold it
- * while writes the ex-holder had in hand still land. Nothing here fences them (no epoch is carried with
- * a write). What keeps most late writes harmless is the writer's own guard: read-model writes and
- * checkpoints are conditional on the revision or log position they apply, and jobs have ids derived
- * from their event; a late reset of a projection whose version changed has no such guard.
+ * A lease renewed every third of its ttl: `take` when free, `renew` while held. A renewal that finds
+ * the lease taken ends the holding at once; one that fails (the store or Redis did not answer) does
+ * not, while the last confirmed renewal is within two thirds of the ttl: one blip does not leave the
+ * deployment without a holder until the ttl runs out, and two in a row stand the holder down before
+ * anyone else can take it. A standby tries to take it every third of the ttl, at most every 500 ms,
+ * so a holder that stops cleanly (and releases) is followed within a second. What no lease can stop
+ * is a holder that stalls past the ttl and writes on when it resumes: its writes carry the epoch,
+ * and the store refuses them once a newer holder raised the fence (readstore/fenced.ts).
  */
+/** How often, at most, a standby tries to take a lease: a released one is taken within this. */
+const STANDBY_EVERY_MS = 500;
+
 abstract class TimedLease extends BaseLease {
   protected readonly token = randomUUID();
   private timer: NodeJS.Timeout | null = null;
@@ -176,11 +179,12 @@ abstract class TimedLease extends BaseLease {
 
   private schedule(): void {
     if (this.stopped) return;
+    const every = Math.max(50, Math.floor(this.ttlMs / 3));
     this.timer = setTimeout(
       () => {
         this.ticking = this.tick().finally(() => this.schedule());
       },
-      Math.max(50, Math.floor(this.ttlMs / 3)),
+      this.held ? every : Math.min(every, STANDBY_EVERY_MS),
     );
   }
 
@@ -196,11 +200,12 @@ abstract class TimedLease extends BaseLease {
         holding = epoch !== null;
         if (epoch !== null) this.taken = epoch;
       }
+      if (holding) this.confirmedAt = sent;
     } catch (error) {
-      if (this.held) this.logger.warn({ err: error, lease: this.key }, 'lease not renewed: standing by');
-      holding = false;
+      // Not answered is not lost: still the holder's while its last confirmed renewal is recent enough.
+      holding = this.held && performance.now() - this.confirmedAt < (this.ttlMs * 2) / 3;
+      if (this.held) this.logger.warn({ err: error, lease: this.key }, holding ? 'lease not renewed: trying again' : 'lease not renewed: standing by');
     }
-    if (holding) this.confirmedAt = sent;
     if (holding !== this.held) this.logger.info({ lease: this.key, held: holding }, holding ? 'lease taken: running' : 'lease lost: standing by');
     await this.change(holding);
   }

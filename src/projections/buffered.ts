@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../platform/eventstore/port';
+import { noWrites } from '../platform/readstore/port';
 import type { BulkOp, Collection, Doc, Filter, FindOptions, ReadStore, Update, UpdateResult } from '../platform/readstore/port';
 import type { Projection } from './runner';
 
@@ -45,8 +46,10 @@ class PageWrites implements ReadStore {
       ),
       deleteOne: async (filter: Filter) => (hold({ deleteOne: { filter } }), 0),
       deleteMany: async (filter?: Filter) => (hold({ deleteMany: { filter: filter ?? {} } }), 0),
+      // Held like any write: its counts are not known until the page is written (see UNKNOWN).
       bulkWrite: async (ops: BulkOp<T>[]) => {
         for (const op of ops) hold(op as BulkOp);
+        return noWrites();
       },
       createIndex: async (spec) => (await written(), target.createIndex(spec)),
       drop: async () => (await written(), target.drop()),

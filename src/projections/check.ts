@@ -4,7 +4,8 @@ import type { EventStore } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import type { Doc, Filter, ReadStore } from '../platform/readstore/port';
 import { PROJECTION_FAULTS } from './faults';
-import { CHECKPOINTS, type Projection, type ReplayProgress, applyToProjections } from './runner';
+import { applyToProjections } from './apply';
+import { CHECKPOINTS, type Projection, type ReplayProgress } from './runner';
 
 /**
  * "Are the live read models what the log says?": every projection replayed from zero into a private

@@ -12,7 +12,8 @@ import { type BulkOp, type Collection, type Doc, type ReadStore, TransientStoreE
 import { SqliteReadStore } from '../platform/readstore/sqlite';
 import { allProjections } from './all';
 import { checkProjections, describeCheck, replayInto } from './check';
-import { CHECKPOINTS, ProjectionRunner, applyToProjections } from './runner';
+import { applyToProjections } from './apply';
+import { CHECKPOINTS, ProjectionRunner } from './runner';
 
 /**
  * A crash (or a failed write) anywhere in a page of projection writes must leave read models that
@@ -87,7 +88,7 @@ function failingAt(inner: ReadStore, failAt: number, before: (write: number) => 
             await write(name, async () => undefined);
           }
           state.writes += ops.length;
-          await collection.bulkWrite(ops);
+          return collection.bulkWrite(ops);
         },
       };
     },

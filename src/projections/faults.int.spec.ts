@@ -145,6 +145,29 @@ describe('Read models meeting what they cannot take', () => {
     await runner.stop();
   });
 
+  it('when a projection meets a broken connection, then the page is tried again and the event is applied, not recorded as a fault', async () => {
+    const store = new MemoryReadStore();
+    let broken = 1;
+    const touchy: Projection = {
+      ...categoriesProjection,
+      async apply(event, target) {
+        if (broken > 0) {
+          broken -= 1;
+          throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+        }
+        await categoriesProjection.apply(event, target);
+      },
+      applyPage: undefined,
+    };
+    const runner = new ProjectionRunner(events, store, [touchy], { retryPauseMs: 10 });
+    const last = (await events.append('category-1', [category('1', 'Kept')], 'no_stream')).position;
+    await runner.start();
+    expect(runner.position).toBe(last);
+    expect(await store.collection(CATEGORIES).count()).toBe(1);
+    expect(await faults(store).count()).toBe(0);
+    await runner.stop();
+  });
+
   it('when rebuilt, then the conflict records equal the live ones whatever pages the live runner applied', async () => {
     const live = new MemoryReadStore();
     const runner = new ProjectionRunner(events, live, allProjections, { pageSize: 1 });

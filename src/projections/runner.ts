@@ -1,8 +1,12 @@
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { Lease } from '../platform/lease';
-import { FencedReadStore } from '../platform/readstore/fenced';
-import { type ReadStore, TransientStoreError } from '../platform/readstore/port';
-import { type FailureFault, faults, recordFailure } from './faults';
+import { FencedOutError, FencedReadStore } from '../platform/readstore/fenced';
+import type { ReadStore } from '../platform/readstore/port';
+import { isTransient } from '../platform/readstore/transient';
+import { Waiters } from './waiters';
+import { type FailureFault, faults } from './faults';
+import { applyToProjections } from './apply';
+import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
 /**
@@ -24,60 +28,6 @@ export interface Projection {
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
-}
-
-/**
- * Applies a page to each projection in turn (a projection sees the page after those before it in
- * the list), skipping for each the events its checkpoint already covers. `positions` moves as each
- * projection finishes; `stopping` is asked between projections.
- */
-export async function applyToProjections(
-  projections: Projection[],
-  page: RecordedEvent[],
-  store: ReadStore,
-  positions: Map<string, number> = new Map(),
-  stopping: () => boolean = () => false,
-  onProjected: () => void = () => undefined,
-  onFailure?: (failure: FailureFault) => void,
-): Promise<void> {
-  const last = page.at(-1)?.position ?? 0;
-  for (const projection of projections) {
-    if (stopping()) return;
-    const from = positions.get(projection.name) ?? 0;
-    if (from >= last) continue;
-    const types = projection.types;
-    const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
-    if (fresh.length > 0) await applyFresh(projection, fresh, store, onFailure);
-    positions.set(projection.name, last);
-    onProjected();
-  }
-}
-
-/**
- * One projection's share of a page. The log is the truth: an event a projection throws on is
- * recorded (PROJECTION_FAULTS) and skipped for that projection, never retried forever, so one event
- * cannot stop the read models and a rebuild meets and records the same. Only a store that is away
- * (TransientStoreError) fails the page, to be tried again.
- */
-async function applyFresh(projection: Projection, events: RecordedEvent[], store: ReadStore, onFailure?: (failure: FailureFault) => void): Promise<void> {
-  if (projection.applyPage) {
-    try {
-      await projection.applyPage(events, store);
-      return;
-    } catch (error) {
-      if (error instanceof TransientStoreError) throw error;
-      // Some event of the page threw: event by event (each write is guarded, so the ones applied stay as they are) to skip exactly that one.
-    }
-  }
-  for (const event of events) {
-    try {
-      await projection.apply(event, store);
-    } catch (error) {
-      if (error instanceof TransientStoreError) throw error;
-      const failure = await recordFailure(store, projection.name, event, error);
-      onFailure?.(failure);
-    }
-  }
 }
 
 interface Checkpoint {
@@ -117,6 +67,8 @@ export interface RunnerOptions {
   stallAfterMs?: number;
   /** A projection's read models are dropped to be built again from the log (at start). */
   onReset?: (projection: string, reason: ResetReason) => void;
+  /** The first pause before a failed catch-up or start is tried again (default 1 s), doubling, at most 30 times it. */
+  retryPauseMs?: number;
 }
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
@@ -136,35 +88,32 @@ export interface RunnerTrouble {
   retrying: { error: string; since: string; attempts: number } | null;
 }
 
-/** Pauses between attempts at a failed catch-up: 1 s, doubling, at most 30 s. */
-const retryPause = (attempt: number) => Math.min(1000 * 2 ** attempt, 30_000);
-
 export type ReplayProgress = ProgressReport;
 
-interface Waiter {
-  position: number;
-  names: readonly string[] | undefined;
-  resolve: (reached: boolean) => void;
-  timer: NodeJS.Timeout | null;
-}
+/** What `trouble().retrying` reports, by what failed. */
+const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not start following the log: ', apply: '' } as const;
 
 /**
  * Runs every projection from its own checkpoint over one pass of the log (a LogProcessor: catch-up
  * in pages, then live). Checkpoints are stored after the read models they cover, so a crash between
  * the two only replays events that the projections' guards then skip. With a lease (a shared read
  * store), a runner that does not hold it applies nothing: it reads the positions the holder stored
- * and still calls `onApplied` listeners once the shared read models include each live event.
+ * and still calls `onApplied` listeners once the shared read models include each live event. Who
+ * applies is the state machine of `leadership.ts`; this class carries out its effects.
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new Waiters((names) => this.positionOf(names));
+  /** The writer's processor (leading) and the follower's (announcing live events). */
   private processor: LogProcessor | null = null;
-  private leading: Promise<void> = Promise.resolve();
-  private mode: 'idle' | 'leading' | 'following' = 'idle';
-  private switching: Promise<void> = Promise.resolve();
+  private follower: LogProcessor | null = null;
+  private leadership: Leadership = { kind: 'stopped' };
+  /** The machine's effects, carried out one at a time. */
+  private effects: Promise<void> = Promise.resolve();
   private serial: Promise<unknown> = Promise.resolve();
   private followTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
   private progress: ((progress: ReplayProgress) => void) | undefined;
   private stopped = false;
@@ -173,17 +122,15 @@ export class ProjectionRunner {
   /** Per projection behind the head: the position it was seen at and since when. */
   private readonly behind = new Map<string, { position: number; since: number }>();
   private retrying: RunnerTrouble['retrying'] = null;
+  /** Which failure `retrying` reports, when it reports one. */
+  private troubleOf: keyof typeof TROUBLE | null = null;
   private watchTimer: NodeJS.Timeout | null = null;
-  private wake: (() => void) | null = null;
   /** Where the projections write: with a lease, the store fenced with the lease's epoch of this leadership. */
   private writer: ReadStore;
-  /** Failed starts of leading, and of following, in a row (the pause before the next grows with them). */
-  private readonly failedStarts = { lead: 0, follow: 0 };
-  /** Which start `retrying` reports, when it reports one. */
-  private failedStart: 'lead' | 'follow' | null = null;
-  private refollow: NodeJS.Timeout | null = null;
   /** The id of the log's first event, once it has one: the identity the checkpoints record. */
   private logId: string | null = null;
+  /** Callers of a start without a lease: told once the catch-up reached the head, or failed for good. */
+  private catchUps: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
 
   constructor(
     private readonly events: EventStore,
@@ -216,7 +163,12 @@ export class ProjectionRunner {
 
   /** This process applies the events (no lease, or it holds the lease). */
   get isWriter(): boolean {
-    return this.mode === 'leading';
+    return this.leadership.kind === 'leading';
+  }
+
+  /** Where the leadership state machine stands (docs/read-models.md "Leadership states"). */
+  get state(): Leadership {
+    return this.leadership;
   }
 
   /**
@@ -231,17 +183,18 @@ export class ProjectionRunner {
     this.watch();
     const lease = this.options.lease;
     if (!lease) {
-      await this.lead();
-      await this.leading;
+      const caughtUp = new Promise<void>((resolve, reject) => this.catchUps.push({ resolve, reject }));
+      this.dispatch({ type: 'start' });
+      this.dispatch({ type: 'leaseWon', epoch: 0 });
+      await caughtUp;
     } else {
-      await this.readShared();
+      // A store away at start is read again by the follower's poll: it does not fail the start.
+      await this.readShared().catch((error: unknown) => this.options.onError?.(error, null));
       this.scheduleFollow();
-      this.unlisten = lease.onChange((held) => {
-        this.switchTo(held);
-      });
+      this.unlisten = lease.onChange((held) => this.dispatch(held ? { type: 'leaseWon', epoch: lease.epoch } : { type: 'leaseLost' }));
+      this.dispatch({ type: 'start' });
       await lease.start();
-      if (!lease.held) this.switchTo(false);
-      await this.switching;
+      await this.effects;
       const head = await this.events.headPosition();
       await this.reach(head);
     }
@@ -261,13 +214,12 @@ export class ProjectionRunner {
   /** Drops every read model and replays the whole log into it (only the writer may). */
   async rebuild(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     if (this.options.lease) {
-      await this.switching;
-      if (this.mode !== 'leading') throw new Error('Another process holds the read-model lease: rebuild there');
+      await this.effects;
+      if (this.leadership.kind !== 'leading') throw new Error('Another process holds the read-model lease: rebuild there');
       this.progress = onProgress;
       await this.processor?.stop();
       for (const projection of this.projections) await this.reset(projection);
-      this.startProcessor();
-      await this.leading;
+      await this.runProcessor(this.leadership.epoch);
       return;
     }
     await this.stop();
@@ -288,28 +240,7 @@ export class ProjectionRunner {
   waitFor(position: number, timeoutMs = 5000, names?: readonly string[], signal?: AbortSignal): Promise<boolean> {
     const unknown = names?.find((name) => !this.projections.some((projection) => projection.name === name));
     if (unknown) throw new Error(`no projection named ${unknown}`);
-    if (this.positionOf(names) >= position) return Promise.resolve(true);
-    if (signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const giveUp = () => {
-        if (waiter.timer) clearTimeout(waiter.timer);
-        signal?.removeEventListener('abort', giveUp);
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(false);
-      };
-      const waiter: Waiter = {
-        position,
-        names,
-        resolve: (reached) => {
-          signal?.removeEventListener('abort', giveUp);
-          resolve(reached);
-        },
-        timer: null,
-      };
-      waiter.timer = setTimeout(giveUp, timeoutMs);
-      signal?.addEventListener('abort', giveUp, { once: true });
-      this.waiters.push(waiter);
-    });
+    return this.waiters.waitFor(position, timeoutMs, names, signal);
   }
 
   /** Pages run one after another through this chain. */
@@ -324,19 +255,15 @@ export class ProjectionRunner {
     this.live = false;
     if (this.watchTimer) clearTimeout(this.watchTimer);
     this.watchTimer = null;
-    this.wake?.();
     this.unlisten?.();
     this.unlisten = null;
     if (this.followTimer) clearTimeout(this.followTimer);
     this.followTimer = null;
-    if (this.refollow) clearTimeout(this.refollow);
-    this.refollow = null;
-    await this.switching;
-    await this.processor?.stop();
-    await this.leading.catch(() => undefined);
-    this.processor = null;
-    this.mode = 'idle';
-    await this.options.lease?.stop();
+    this.dispatch({ type: 'stop' });
+    await this.effects;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    for (const caller of this.catchUps.splice(0)) caller.resolve();
   }
 
   /**
@@ -386,120 +313,161 @@ export class ProjectionRunner {
     return least;
   }
 
-  /** Lease changes are acted on one at a time, without holding up the lease's own renewals. */
-  private switchTo(held: boolean): void {
-    this.switching = this.switching
-      .then(() => (this.stopped ? undefined : held ? this.lead() : this.follow()))
-      .catch((error: unknown) => this.options.onError?.(error, null));
+  /** Feeds the state machine; its effects are queued behind those before them. */
+  private dispatch(input: LeadershipInput): void {
+    const { state, effects } = transition(this.leadership, input, this.options.retryPauseMs);
+    this.leadership = state;
+    for (const effect of effects) this.effects = this.effects.then(() => this.carryOut(effect)).catch((error: unknown) => this.options.onError?.(error, null));
+  }
+
+  private async carryOut(effect: LeadershipEffect): Promise<void> {
+    switch (effect.type) {
+      case 'follow':
+        return this.follow();
+      case 'stopFollowing': {
+        const follower = this.follower;
+        this.follower = null;
+        await follower?.stop();
+        return;
+      }
+      case 'lead':
+        return this.lead(effect.epoch);
+      case 'stopApplying':
+        return this.stopApplying();
+      case 'giveBack':
+        return this.options.lease?.giveBack(effect.pauseMs);
+      case 'retryAfter':
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          if (!this.stopped) this.dispatch({ type: 'retryDue' });
+        }, effect.pauseMs);
+        return;
+      case 'releaseLease':
+        return this.options.lease?.stop();
+    }
+  }
+
+  /** Notes a failure for `trouble()` and feeds the machine what kind it was. */
+  private failed(kind: keyof typeof TROUBLE, error: unknown): void {
+    this.options.onError?.(error, null);
+    const message = error instanceof Error ? error.message : String(error);
+    const attempts = 'attempts' in this.leadership ? this.leadership.attempts + 1 : 1;
+    const since = this.troubleOf === kind && this.retrying ? this.retrying.since : new Date().toISOString();
+    this.retrying = { error: `${TROUBLE[kind]}${message}`, since, attempts };
+    this.troubleOf = kind;
+    this.dispatch({ type: error instanceof FencedOutError ? 'fenceRefused' : 'storeError' });
+  }
+
+  /** Failures of that kind are over (a leader that gave the lease back and follows is still in trouble). */
+  private recovered(kind: keyof typeof TROUBLE): void {
+    if (this.troubleOf !== null && this.troubleOf !== kind && kind === 'follow') return;
+    this.troubleOf = null;
+    this.retrying = null;
   }
 
   /**
-   * Becomes the writer: raises the fence to the lease's epoch, resets projections whose version
-   * changed, then catches up and tails the log. If that start fails (the store refuses, an index
-   * conflicts), the lease is given back for a pause that grows with each failure in a row, so another
-   * process can lead meanwhile; `trouble()` says why.
+   * Becomes the writer of `epoch`: raises the fence to it, resets projections whose version changed,
+   * then catches up and tails the log (not awaited: the machine hears how it went).
    */
-  private async lead(): Promise<void> {
-    if (this.mode === 'leading') return;
-    await this.processor?.stop();
-    this.processor = null;
+  private async lead(epoch: number): Promise<void> {
+    if (this.leadership.kind !== 'leading' || this.leadership.epoch !== epoch || this.stopped) return;
     const lease = this.options.lease;
-    this.mode = 'leading';
     try {
       if (lease) {
-        const fenced = new FencedReadStore(this.store, lease.epoch, PROJECTIONS_LEASE);
+        const fenced = new FencedReadStore(this.store, epoch, PROJECTIONS_LEASE, () => this.standing(epoch));
         await fenced.fence();
         this.writer = fenced;
       }
       await this.loadCheckpoints();
     } catch (error) {
-      if (!lease) throw error;
-      this.mode = 'idle';
-      const pause = this.startFailed('lead', error);
-      await lease.giveBack(pause);
-      return;
+      if (!lease) return this.fail(error);
+      return this.failed('lead', error);
     }
-    this.startWorked('lead');
-    this.startProcessor();
-  }
-
-  /** Notes a failed start of leading or following for `trouble()`: answers the pause before the next attempt. */
-  private startFailed(kind: 'lead' | 'follow', error: unknown): number {
-    this.options.onError?.(error, null);
-    const message = error instanceof Error ? error.message : String(error);
-    const what = kind === 'lead' ? 'could not start applying the log' : 'could not start following the log';
-    const attempts = (this.failedStarts[kind] += 1);
-    const since = this.failedStart === kind && this.retrying ? this.retrying.since : new Date().toISOString();
-    this.retrying = { error: `${what}: ${message}`, since, attempts };
-    this.failedStart = kind;
-    return retryPause(attempts - 1);
-  }
-
-  /** A start of that kind worked: its failures are over (a leader that gave the lease back and follows is still in trouble). */
-  private startWorked(kind: 'lead' | 'follow'): void {
-    this.failedStarts[kind] = 0;
-    if (this.failedStart !== kind && kind === 'follow') return;
-    this.failedStart = null;
-    this.retrying = null;
-  }
-
-  private startProcessor(): void {
-    this.leading = this.runProcessor();
+    this.recovered('lead');
+    this.dispatch({ type: 'started' });
+    void this.runProcessor(epoch).catch(() => undefined);
   }
 
   /**
-   * Catches up, then follows the log. A catch-up that fails because the read store is away (or, on
-   * a shared store, for any reason) is tried again after a pause that grows, while this runner still
-   * leads; `trouble()` says so meanwhile. Alone, any other failure (the log cannot be read) fails `start`.
+   * Where the writer of `epoch` stands (FencedReadStore asks before each write): gone once the lease
+   * of that epoch is lost or the machine leads under another; a writer stopping cleanly still stores
+   * its checkpoints.
    */
-  private async runProcessor(): Promise<void> {
-    for (let attempt = 0; ; attempt += 1) {
-      const processor = this.newProcessor();
-      try {
-        await processor.start(this.progress);
-        this.retrying = null;
-        return;
-      } catch (error) {
-        if (!this.options.lease && !(error instanceof TransientStoreError)) throw error;
-        this.options.onError?.(error, null);
-        const message = error instanceof Error ? error.message : String(error);
-        this.retrying = { error: message, since: this.retrying?.since ?? new Date().toISOString(), attempts: attempt + 1 };
-        await processor.stop().catch(() => undefined);
-        await this.pause(retryPause(attempt));
-        if (this.stopped || this.mode !== 'leading' || this.processor !== processor) return;
-      }
+  private standing(epoch: number): 'sure' | 'unsure' | 'gone' {
+    const lease = this.options.lease;
+    const state = this.leadership;
+    if (!lease?.held || lease.epoch !== epoch || state.kind === 'following' || ('epoch' in state && state.epoch !== epoch)) return 'gone';
+    return lease.surelyHeld ? 'sure' : 'unsure';
+  }
+
+  /**
+   * One attempt at catching up, then following the log live. A failure goes to the machine, which
+   * tries again after a pause (the store is away) or stands down (fenced out); alone, a failure that
+   * is not the store's (the log cannot be read) fails `start`.
+   */
+  private async runProcessor(epoch: number): Promise<void> {
+    const processor = this.newProcessor(epoch);
+    try {
+      await processor.start(this.progress);
+    } catch (error) {
+      if (this.processor !== processor) return;
+      if (!this.options.lease && !isTransient(error)) return this.fail(error);
+      return this.failed('apply', error);
     }
+    if (this.processor !== processor || this.stopped) return;
+    this.recovered('apply');
+    this.dispatch({ type: 'caughtUp' });
+    for (const caller of this.catchUps.splice(0)) caller.resolve();
   }
 
-  /** Waits `ms`, or less if the runner stops meanwhile. */
-  private async pause(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.wake = null;
+  /** Without a lease, a failure that trying again cannot mend ends the start. */
+  private fail(error: unknown): void {
+    this.dispatch({ type: 'stop' });
+    for (const caller of this.catchUps.splice(0)) caller.reject(error);
   }
 
-  private newProcessor(): LogProcessor {
-    const processor = new LogProcessor(this.events, {
+  /** Stops the writer and stores its checkpoints; the machine hears whether they were stored. */
+  private async stopApplying(): Promise<void> {
+    const processor = this.processor;
+    this.processor = null;
+    try {
+      await processor?.stop();
+    } catch (error) {
+      this.options.onError?.(error, null);
+      this.dispatch({ type: 'checkpointSaveFailed' });
+      return;
+    }
+    this.dispatch({ type: 'steppedDown' });
+  }
+
+  private newProcessor(epoch: number): LogProcessor {
+    const processor: LogProcessor = new LogProcessor(this.events, {
       id: 'projections',
       pageSize: this.options.pageSize,
       checkpointEveryMs: this.options.checkpointEveryMs,
-      // With a lease, a page checks the fence first unless the lease was renewed too recently for anyone
-      // else to hold it (the steady state: no extra write): a leader that stalled past it stops here.
+      restartAfterMs: this.options.retryPauseMs,
+      // A page of a writer the machine no longer lets write is given up before it writes anything.
       handle: (page, context) =>
         this.inTurn(async () => {
+          if (this.processor !== processor || this.leadership.kind !== 'leading' || this.leadership.epoch !== epoch) {
+            throw new FencedOutError(PROJECTIONS_LEASE, epoch);
+          }
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
           // Live events are announced once committed: a push reads the models they changed.
           const applied = await this.inTransaction(() => this.applyPage(page, context));
           if (context.live) for (const event of applied) this.announce(event);
           return this.position;
         }),
-      checkpoint: { load: async () => this.position, save: () => this.saveCheckpoints() },
-      onError: (error) => this.options.onError?.(error, null),
+      checkpoint: {
+        load: async () => this.position,
+        save: (): Promise<void> => this.saveCheckpoints().catch((error: unknown) => this.saveAgain(processor, error)),
+      },
+      // A live page or a checkpoint refused by the fence: a newer writer leads.
+      onError: (error) => {
+        this.options.onError?.(error, null);
+        if (error instanceof FencedOutError && this.processor === processor) this.dispatch({ type: 'fenceRefused' });
+      },
     });
     // Events the processor skipped (system records the adapter filters out) count as reached by all.
     processor.onProgress((position) => {
@@ -511,15 +479,30 @@ export class ProjectionRunner {
   }
 
   /**
+   * A checkpoint that could not be stored is stored again after a pause (while this processor
+   * writes): followers wait on it, and the processor itself saves again only when the log moves.
+   */
+  private saveAgain(processor: LogProcessor, error: unknown): never {
+    const again = () =>
+      setTimeout(() => {
+        if (this.processor !== processor || !processor.isRunning) return;
+        this.saveCheckpoints().catch((failed: unknown) => {
+          this.options.onError?.(failed, null);
+          again();
+        });
+      }, this.options.retryPauseMs ?? 1000).unref();
+    again();
+    throw error;
+  }
+
+  /**
    * Stops writing and reads the positions the lease holder stores; still tells listeners of live
    * events. A follower that cannot start (the log cannot be read) tries again after a growing pause.
    */
   private async follow(): Promise<void> {
-    if (this.mode === 'following') return;
-    await this.processor?.stop();
-    await this.leading.catch(() => undefined);
-    this.mode = 'following';
+    if (this.leadership.kind !== 'following' || this.stopped) return;
     this.writer = this.store;
+    await this.follower?.stop();
     const processor = new LogProcessor(this.events, {
       id: 'projections-follower',
       handle: (page, context) => this.announceWhenShared(page, context),
@@ -527,23 +510,16 @@ export class ProjectionRunner {
       checkpoint: { load: () => this.events.headPosition(), save: async () => undefined },
       onError: (error) => this.options.onError?.(error, null),
     });
-    this.processor = processor;
-    this.leading = processor.start();
+    this.follower = processor;
     try {
-      await this.leading;
+      await processor.start();
     } catch (error) {
-      const pause = this.startFailed('follow', error);
       await processor.stop().catch(() => undefined);
-      this.processor = null;
-      this.mode = 'idle';
-      // Tried again outside the switching chain, so that taking the lease meanwhile is not held up.
-      this.refollow = setTimeout(() => {
-        this.refollow = null;
-        if (!this.stopped && this.mode === 'idle') this.switchTo(false);
-      }, pause);
-      return;
+      if (this.follower === processor) this.follower = null;
+      return this.failed('follow', error);
     }
-    this.startWorked('follow');
+    this.recovered('follow');
+    this.dispatch({ type: 'started' });
   }
 
   private async announceWhenShared(page: RecordedEvent[], context: HandleContext): Promise<number> {
@@ -681,25 +657,12 @@ export class ProjectionRunner {
   private scheduleFollow(): void {
     if (this.stopped) return;
     this.followTimer = setTimeout(() => {
-      const read = this.mode === 'leading' ? Promise.resolve() : this.readShared();
+      const read = this.leadership.kind === 'leading' ? Promise.resolve() : this.readShared();
       void read.catch((error: unknown) => this.options.onError?.(error, null)).finally(() => this.scheduleFollow());
     }, this.options.followEveryMs ?? 50);
   }
 
   private release(): void {
-    if (this.waiters.length === 0) return;
-    // Callers wait on a few constant sets of names: each set's position is worked out once per release.
-    const reached = new Map<readonly string[] | undefined, number>();
-    const positionOf = (names: readonly string[] | undefined) => {
-      let position = reached.get(names);
-      if (position === undefined) reached.set(names, (position = this.positionOf(names)));
-      return position;
-    };
-    this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.position > positionOf(waiter.names)) return true;
-      if (waiter.timer) clearTimeout(waiter.timer);
-      waiter.resolve(true);
-      return false;
-    });
+    this.waiters.release();
   }
 }

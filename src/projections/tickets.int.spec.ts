@@ -1,6 +1,7 @@
 import { addCategory, addMember, openTicket } from '../../test/support/desk';
 import { type TestServer, startTestServer } from '../../test/support/server';
 import { MemoryReadStore } from '../platform/readstore/memory';
+import { TransientStoreError } from '../platform/readstore/port';
 import { allProjections } from './all';
 import { slaProjection } from './sla';
 import { compareCollection, replayInto } from './check';
@@ -110,5 +111,34 @@ describe('Tickets read models', () => {
     }
     const live = server.deps.readStore as MemoryReadStore;
     expect(await snapshot(store)).toEqual(await snapshot(live));
+  });
+
+  it('when another writer moves a ticket on while a page is applied, then its guarded write fails the page instead of dropping it, and the retry is whole', async () => {
+    const { store: whole, log } = await builtFromLog();
+    const store = new MemoryReadStore();
+    await ticketsProjection.setup?.(store);
+    for (const event of log) await directoryProjection.apply(event, store);
+    const split = log.findIndex((event) => event.type === 'MessagePosted');
+    await ticketsProjection.applyPage!(log.slice(0, split), store);
+    const rest = log.slice(split);
+    // A writer that lost its lease, mid-page: it stores the ticket one event on before this page's write of it.
+    let other: (() => Promise<void>) | null = () => ticketsProjection.applyPage!([rest[0]!], store);
+    const racing = Object.assign(Object.create(store) as MemoryReadStore, {
+      collection: (name: string) => {
+        const collection = store.collection(name);
+        if (name !== TICKETS) return collection;
+        return Object.assign(Object.create(collection) as typeof collection, {
+          bulkWrite: async (ops: Parameters<typeof collection.bulkWrite>[0]) => {
+            const first = other;
+            other = null;
+            await first?.();
+            return collection.bulkWrite(ops);
+          },
+        });
+      },
+    });
+    await expect(ticketsProjection.applyPage!(rest, racing)).rejects.toBeInstanceOf(TransientStoreError);
+    await ticketsProjection.applyPage!(rest, store);
+    expect(await snapshot(store)).toEqual(await snapshot(whole));
   });
 });

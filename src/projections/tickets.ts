@@ -2,7 +2,7 @@ import type { MessagePostedData } from '../domain/ticket/ticket';
 import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
-import type { BulkOp, Collection, Doc, ReadStore } from '../platform/readstore/port';
+import { type BulkOp, type BulkResult, type Collection, type Doc, type ReadStore, TransientStoreError, noWrites } from '../platform/readstore/port';
 import { type PersonEntry, loadDirectory } from './directory';
 import { type RecordedOf, dispatcher } from './events';
 import type { Projection } from './runner';
@@ -548,7 +548,7 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
     ...clearDeleted,
   ]);
   const changed = [...page.tickets.values()].filter(({ loaded, now }) => now && now !== loaded);
-  await writeAll(tickets, [
+  const written = await writeAll(tickets, [
     ...changed.map(({ loaded: before, now }) => ({
       replaceOne: before
         ? { filter: { _id: now!._id, _revision: before._revision }, replacement: now! }
@@ -556,11 +556,17 @@ async function applyTicketEvents(events: RecordedEvent[], store: ReadStore): Pro
     })),
     ...[...page.deleted].map((id) => ({ deleteOne: { filter: { _id: id } } })),
   ]);
+  // A ticket replaced under the revision it was read at matches nothing if another writer moved it on
+  // meanwhile (a leader that lost its lease, mid-page): the page is tried again from a fresh read, or
+  // the ticket would miss this page's events for good.
+  if (written.matched + written.upserted < changed.length) {
+    throw new TransientStoreError(TICKETS, new Error(`${changed.length - written.matched - written.upserted} ticket(s) moved on while the page was applied`));
+  }
 }
 
 /** One round trip for a collection's writes of a page, none when it has none. */
-async function writeAll<T extends Doc>(collection: Collection<T>, ops: BulkOp<T>[]): Promise<void> {
-  if (ops.length > 0) await collection.bulkWrite(ops);
+async function writeAll<T extends Doc>(collection: Collection<T>, ops: BulkOp<T>[]): Promise<BulkResult> {
+  return ops.length > 0 ? collection.bulkWrite(ops) : noWrites();
 }
 
 /** Names shown on tickets and messages follow a rename, as a help desk user expects. */

@@ -4,12 +4,19 @@ import {
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type EventData,
+  MaxAppendSizeExceededError,
   type Position,
   StreamNotFoundError,
   UnknownError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import type { EventStoreDbClientLike } from '../../src/platform/eventstore/eventstoredb';
+
+/** EventStoreDB's default MaxAppendSize (bytes): the largest append it takes. */
+const MAX_APPEND_SIZE = 1024 * 1024;
+
+const byteSize = (payload: unknown) =>
+  payload === undefined ? 0 : payload instanceof Uint8Array ? payload.byteLength : Buffer.byteLength(JSON.stringify(payload));
 
 /**
  * No EventStoreDB server can run on the development machine, so the adapter's own logic (paging past
@@ -88,6 +95,9 @@ export class EventStoreDbClientDouble {
 
   appendToStream(streamId: string, events: EventData | EventData[], options: { expectedRevision?: AppendExpectedRevision } = {}) {
     const batch = Array.isArray(events) ? events : [events];
+    // The server refuses an append whose events (data and metadata) exceed its MaxAppendSize, 1 MiB by default.
+    const size = batch.reduce((sum, event) => sum + byteSize(event.data) + byteSize(event.metadata), 0);
+    if (size > MAX_APPEND_SIZE) return Promise.reject(new MaxAppendSizeExceededError(undefined, MAX_APPEND_SIZE));
     const existing = this.streamRecords(streamId);
     const current = existing.length === 0 ? null : BigInt(existing.length - 1);
     const expected = options.expectedRevision ?? 'any';

@@ -24,6 +24,15 @@ describe('The EventStoreDB adapter', () => {
   });
   afterEach(() => store.close());
 
+  describe('when an append is larger than the server takes (1 MiB by default)', () => {
+    it('then the double refuses it as the server does, and one just under the limit is stored', async () => {
+      await expect(store.append('ticket-big', [fact('Big', { text: 'x'.repeat(1024 * 1024) })], 'no_stream')).rejects.toThrow();
+      await expect(store.readStream('ticket-big')).resolves.toEqual([]);
+      await store.append('ticket-big', [fact('Fits', { text: 'x'.repeat(1000 * 1024) })], 'no_stream');
+      expect((await store.readStream('ticket-big')).map((event) => event.type)).toEqual(['Fits']);
+    });
+  });
+
   describe('when appends of every expectation race on one stream', () => {
     it('then each reaches the server pinned to a revision it read (never any or stream_exists), and the chain is whole', async () => {
       const results = await Promise.allSettled([

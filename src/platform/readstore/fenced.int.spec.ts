@@ -55,4 +55,21 @@ describe.each(stores)('A read store fenced with a writer epoch (%s)', (_name, co
     await newer.collection<Note>('notes').replaceOne({ _id: 'a' }, { _id: 'a', text: 'newer' }, { upsert: true });
     expect(await store.collection('notes').findOne({ _id: 'a' })).toEqual({ _id: 'a', text: 'newer' });
   });
+
+  it('when the older writer is not sure it still leads, then each write reads the fence first: none lands once a newer writer raised it, not even on a document it has not written', async () => {
+    let standing: 'sure' | 'unsure' | 'gone' = 'sure';
+    const older = new FencedReadStore(store, 1, 'group', () => standing);
+    await older.fence();
+    await older.collection<Note>('notes').insertOne({ _id: 'a', text: 'old' });
+    await new FencedReadStore(store, 2, 'group').fence();
+
+    standing = 'unsure';
+    const notes = older.collection<Note>('notes');
+    await expect(notes.replaceOne({ _id: 'b' }, { _id: 'b', text: 'stale' }, { upsert: true })).rejects.toBeInstanceOf(FencedOutError);
+    await expect(notes.bulkWrite([{ updateOne: { filter: { _id: 'a' }, update: { $set: { text: 'stale' } } } }])).rejects.toBeInstanceOf(FencedOutError);
+    expect(await store.collection('notes').find({}, { sort: { _id: 1 } })).toEqual([{ _id: 'a', text: 'old' }]);
+    // A writer that stood down is refused without asking the store.
+    standing = 'gone';
+    await expect(notes.deleteMany({})).rejects.toBeInstanceOf(FencedOutError);
+  });
 });

@@ -1,5 +1,6 @@
 import {
   type BulkOp,
+  type BulkResult,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -43,10 +44,18 @@ const notNewerThan = (epoch: number): Filter => ({ [EPOCH_FIELD]: { $not: { $gt:
  * or fails if it is higher already. Reads pass through.
  */
 export class FencedReadStore implements ReadStore {
+  /**
+   * `standing` says where the writer stands before each write: `sure` it leads (the lease renewed
+   * within half its ttl), `unsure` (a renewal failed, or this process stalled: the write first reads
+   * the fence and is refused if a newer writer raised it), or `gone` (the writer stood down: refused
+   * without asking the store). So a page that runs on past a takeover stops at its next write, not
+   * only at its next page.
+   */
   constructor(
     private readonly store: ReadStore,
     readonly epoch: number,
     private readonly group: string,
+    private readonly standing: () => 'sure' | 'unsure' | 'gone' = () => 'sure',
   ) {}
 
   get kind(): ReadStore['kind'] {
@@ -54,7 +63,18 @@ export class FencedReadStore implements ReadStore {
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
-    return new FencedCollection<T>(this.store.collection<T>(name), this.epoch, () => this.fencedOut());
+    return new FencedCollection<T>(
+      this.store.collection<T>(name),
+      this.epoch,
+      () => this.fencedOut(),
+      () => this.checked(name),
+    );
+  }
+
+  /** Before a write: refused once the writer stood down, or a newer writer raised the fence while this one is not sure it leads. */
+  private async checked(name: string): Promise<void> {
+    const standing = this.standing();
+    if (standing === 'gone' || (standing === 'unsure' && (await this.fencedOut()))) throw new FencedOutError(name, this.epoch);
   }
 
   /** Raises the fence to this writer's epoch; throws `FencedOutError` when a newer writer raised it. */
@@ -84,6 +104,7 @@ class FencedCollection<T extends Doc> implements Collection<T> {
     private readonly inner: Collection<T>,
     private readonly epoch: number,
     private readonly fencedOut: () => Promise<boolean>,
+    private readonly checked: () => Promise<void>,
   ) {}
 
   get name(): string {
@@ -125,7 +146,7 @@ class FencedCollection<T extends Doc> implements Collection<T> {
 
   updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const op = this.fenceUpdate(filter, update);
-    return this.inner.updateMany(op.filter, op.update);
+    return this.refusing(() => this.inner.updateMany(op.filter, op.update));
   }
 
   replaceOne(filter: Filter, doc: T, options?: { upsert?: boolean }): Promise<UpdateResult> {
@@ -133,14 +154,14 @@ class FencedCollection<T extends Doc> implements Collection<T> {
   }
 
   deleteOne(filter: Filter): Promise<number> {
-    return this.inner.deleteOne(this.guard(filter));
+    return this.refusing(() => this.inner.deleteOne(this.guard(filter)));
   }
 
   deleteMany(filter: Filter = {}): Promise<number> {
-    return this.inner.deleteMany(this.guard(filter));
+    return this.refusing(() => this.inner.deleteMany(this.guard(filter)));
   }
 
-  bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+  bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
     const fenced = ops.map((op): BulkOp<T> => {
       if ('insertOne' in op) return { insertOne: { document: this.stamp(op.insertOne.document) } };
       if ('updateOne' in op) return { updateOne: { ...op.updateOne, ...this.fenceUpdate(op.updateOne.filter, op.updateOne.update) } };
@@ -172,8 +193,9 @@ class FencedCollection<T extends Doc> implements Collection<T> {
     return { filter: this.guard(filter), update: { ...update, $set: { ...update.$set, [EPOCH_FIELD]: this.epoch } } };
   }
 
-  /** An upsert or insert that met a document's id is refused as fenced out when a newer writer is about. */
+  /** Checked first (see `uncertain`); an upsert or insert that met a document's id is refused as fenced out when a newer writer is about. */
   private async refusing<R>(write: () => Promise<R>): Promise<R> {
+    await this.checked();
     try {
       return await write();
     } catch (error) {

@@ -3,6 +3,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { Query, aggregate, find } from 'mingo';
 import {
   type BulkOp,
+  type BulkResult,
+  noWrites,
+  tally,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -416,8 +419,10 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     return docs.length;
   }
 
-  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
-    for (const op of ops) await writeOne(this, op);
+  async bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
+    const total = noWrites();
+    for (const op of ops) tally(total, await writeOne(this, op));
+    return total;
   }
 
   async aggregate<R = AnyObject>(pipeline: Pipeline): Promise<R[]> {

@@ -5,16 +5,14 @@ import {
   type Collection as MongoCollection,
   type Db,
   MongoClient,
-  MongoError,
-  MongoNetworkError,
-  MongoNotConnectedError,
   MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
   type UpdateFilter,
 } from 'mongodb';
 import {
   type BulkOp,
+  type BulkResult,
+  noWrites,
+  tally,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -28,6 +26,7 @@ import {
   type UpdateResult,
 } from './port';
 import { EPOCH_FIELD } from './fenced';
+import { isTransientMongoError } from './transient';
 
 const DUPLICATE_KEY = 11000;
 /** An index asked for again with other options (or other keys under its name). */
@@ -46,17 +45,6 @@ function isDuplicate(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && (error.code === DUPLICATE_KEY || FERRETDB_UNIQUE_VIOLATION.test(error.message));
 }
 
-/**
- * The server could not be reached or could not serve the write now (network, elections, shutdown):
- * worth trying again, unlike an error the same write would meet again.
- */
-const isTransient = (error: unknown) =>
-  error instanceof MongoNetworkError ||
-  error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError ||
-  error instanceof MongoTopologyClosedError ||
-  (error instanceof MongoError && (error.hasErrorLabel('RetryableWriteError') || error.hasErrorLabel('TransientTransactionError')));
-
 async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
   try {
     return await work();
@@ -67,7 +55,7 @@ async function mapErrors<R>(name: string, work: () => Promise<R>): Promise<R> {
         Record<string, unknown> | undefined;
       throw new DuplicateKeyError(name, Object.keys(keyPattern ?? {}));
     }
-    if (isTransient(error)) throw new TransientStoreError(name, error);
+    if (isTransientMongoError(error)) throw new TransientStoreError(name, error);
     throw error;
   }
 }
@@ -186,21 +174,28 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
    * upsert is the insert `updateOne` makes of it (FerretDB drops its null fields otherwise), done
    * between the runs before and after it.
    */
-  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+  async bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
     let run: AnyBulkWriteOperation<Doc>[] = [];
+    const total = noWrites();
     const flush = async () => {
       if (run.length === 0) return;
       const batch = run;
       run = [];
-      await mapErrors(this.name, () => this.collection.bulkWrite(batch, { ordered: true }));
+      const done = await mapErrors(this.name, () => this.collection.bulkWrite(batch, { ordered: true }));
+      total.matched += done.matchedCount;
+      total.modified += done.modifiedCount;
+      total.upserted += done.upsertedCount;
+      total.inserted += done.insertedCount;
+      total.deleted += done.deletedCount;
     };
     for (const op of ops) {
       if ('updateOne' in op && createOnly(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert)) {
         await flush();
-        await this.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true });
+        tally(total, await this.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: true }));
       } else run.push(driverOp(op));
     }
     await flush();
+    return total;
   }
 
   async deleteOne(filter: Filter): Promise<number> {

@@ -30,6 +30,32 @@ export interface UpdateResult {
   upsertedId: string | null;
 }
 
+/**
+ * What a bulk write did, summed over its writes: so a caller whose guarded write matched nothing
+ * (its document moved on meanwhile) learns it, instead of the write vanishing without a trace.
+ */
+export interface BulkResult {
+  matched: number;
+  modified: number;
+  upserted: number;
+  inserted: number;
+  deleted: number;
+}
+
+export const noWrites = (): BulkResult => ({ matched: 0, modified: 0, upserted: 0, inserted: 0, deleted: 0 });
+
+/** Adds one write's outcome to `total` (an update's result, a delete's count, or an insert). */
+export function tally(total: BulkResult, outcome: UpdateResult | number | 'inserted'): BulkResult {
+  if (outcome === 'inserted') total.inserted += 1;
+  else if (typeof outcome === 'number') total.deleted += outcome;
+  else {
+    total.matched += outcome.matched;
+    total.modified += outcome.modified;
+    if (outcome.upsertedId !== null) total.upserted += 1;
+  }
+  return total;
+}
+
 export interface IndexSpec {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
@@ -60,22 +86,26 @@ export interface Collection<T extends Doc = Doc> {
    * The writes in order, each as its own method does it, in as few round trips as the store can
    * (MongoDB: one per run of inserts, updates or deletes). Ordered: it stops at the first failing
    * write, those before it done, and throws (DuplicateKeyError / TransientStoreError like the other
-   * methods). Not a transaction: a crash may leave any prefix of the writes done.
+   * methods). Not a transaction: a crash may leave any prefix of the writes done. Answers the
+   * counts of what the writes matched, changed, inserted and deleted.
    */
-  bulkWrite(ops: BulkOp<T>[]): Promise<void>;
+  bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult>;
   aggregate<R = Record<string, unknown>>(pipeline: Pipeline): Promise<R[]>;
   createIndex(spec: IndexSpec): Promise<void>;
   drop(): Promise<void>;
 }
 
 /** Does one write of a bulk with the collection's own method (the embedded store's `bulkWrite` does each so, in order). */
-export async function writeOne<T extends Doc>(collection: Collection<T>, op: BulkOp<T>): Promise<void> {
-  if ('insertOne' in op) await collection.insertOne(op.insertOne.document);
-  else if ('updateOne' in op) await collection.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: op.updateOne.upsert ?? false });
-  else if ('updateMany' in op) await collection.updateMany(op.updateMany.filter, op.updateMany.update);
-  else if ('replaceOne' in op) await collection.replaceOne(op.replaceOne.filter, op.replaceOne.replacement, { upsert: op.replaceOne.upsert ?? false });
-  else if ('deleteOne' in op) await collection.deleteOne(op.deleteOne.filter);
-  else await collection.deleteMany(op.deleteMany.filter);
+export async function writeOne<T extends Doc>(collection: Collection<T>, op: BulkOp<T>): Promise<UpdateResult | number | 'inserted'> {
+  if ('insertOne' in op) {
+    await collection.insertOne(op.insertOne.document);
+    return 'inserted';
+  }
+  if ('updateOne' in op) return collection.updateOne(op.updateOne.filter, op.updateOne.update, { upsert: op.updateOne.upsert ?? false });
+  if ('updateMany' in op) return collection.updateMany(op.updateMany.filter, op.updateMany.update);
+  if ('replaceOne' in op) return collection.replaceOne(op.replaceOne.filter, op.replaceOne.replacement, { upsert: op.replaceOne.upsert ?? false });
+  if ('deleteOne' in op) return collection.deleteOne(op.deleteOne.filter);
+  return collection.deleteMany(op.deleteMany.filter);
 }
 
 export interface ReadStore {

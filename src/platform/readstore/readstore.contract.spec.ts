@@ -200,6 +200,17 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(all.find((t) => t.title === 'Stray')).toMatchObject({ _id: expect.any(String), priority: 7 });
     });
 
+    it('answers what the writes matched, changed, upserted, inserted and deleted, so a guarded write that missed is known', async () => {
+      const done = await tickets.bulkWrite([
+        { updateOne: { filter: { _id: 't1' }, update: { $set: { views: 5 } } } },
+        { replaceOne: { filter: { _id: 't2', priority: 99 }, replacement: { _id: 't2', title: 'Missed', priority: 1, status: 'open' } } },
+        { updateOne: { filter: { _id: 'counted' }, update: { $set: { views: 1 } }, upsert: true } },
+        { insertOne: { document: { _id: 't9', title: 'Fresh', priority: 1, status: 'open' } } },
+        { deleteOne: { filter: { _id: 't3' } } },
+      ]);
+      expect(done).toEqual({ matched: 1, modified: 1, upserted: 1, inserted: 1, deleted: 1 });
+    });
+
     it('stops at the first failing write: the ones before it are done, the ones after are not', async () => {
       await tickets.createIndex({ keys: { title: 1 }, unique: true });
       await expect(

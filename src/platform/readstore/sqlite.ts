@@ -6,6 +6,9 @@ import { type AnyObject, anchoredLiteral, applyUpdate, clone, isPlainObject, top
 import { EPOCH_FIELD } from './fenced';
 import {
   type BulkOp,
+  type BulkResult,
+  noWrites,
+  tally,
   type Collection,
   type Doc,
   DuplicateKeyError,
@@ -643,12 +646,16 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /** One transaction: the writes before a failing one are committed, it and the ones after are not done. */
-  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+  async bulkWrite(ops: BulkOp<T>[]): Promise<BulkResult> {
     let failure: unknown = null;
+    const total = noWrites();
     this.run(() => {
       for (const op of ops) {
         try {
-          this.run(() => this.writeOne(op));
+          tally(
+            total,
+            this.run(() => this.writeOne(op)),
+          );
         } catch (error) {
           failure = error;
           return;
@@ -656,15 +663,19 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       }
     });
     if (failure) throw failure;
+    return total;
   }
 
-  private writeOne(op: BulkOp<T>): void {
-    if ('insertOne' in op) this.insertSync(op.insertOne.document);
-    else if ('updateOne' in op) this.updateOneSync(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert);
-    else if ('updateMany' in op) this.updateManySync(op.updateMany.filter, op.updateMany.update);
-    else if ('replaceOne' in op) this.replaceOneSync(op.replaceOne.filter, op.replaceOne.replacement, op.replaceOne.upsert);
-    else if ('deleteOne' in op) this.deleteSync(op.deleteOne.filter, 1);
-    else this.deleteSync(op.deleteMany.filter);
+  private writeOne(op: BulkOp<T>): UpdateResult | number | 'inserted' {
+    if ('insertOne' in op) {
+      this.insertSync(op.insertOne.document);
+      return 'inserted';
+    }
+    if ('updateOne' in op) return this.updateOneSync(op.updateOne.filter, op.updateOne.update, op.updateOne.upsert);
+    if ('updateMany' in op) return this.updateManySync(op.updateMany.filter, op.updateMany.update);
+    if ('replaceOne' in op) return this.replaceOneSync(op.replaceOne.filter, op.replaceOne.replacement, op.replaceOne.upsert);
+    if ('deleteOne' in op) return this.deleteSync(op.deleteOne.filter, 1);
+    return this.deleteSync(op.deleteMany.filter);
   }
 
   // ---- Indexes
