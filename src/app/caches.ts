@@ -70,6 +70,8 @@ export interface RequestCaches {
   user(userId: string): Promise<UserView | null>;
   session(sessionId: string): Promise<SessionView | null>;
   person(userId: string): Promise<PersonEntry>;
+  /** Drops what is kept for a user (user, name) and a session: what an applied event naming them does. */
+  forget(named: { userId?: unknown; sessionId?: unknown }): void;
 }
 
 const byRunner = new WeakMap<ProjectionRunner, RequestCaches>();
@@ -81,22 +83,24 @@ export function requestCaches(deps: Deps): RequestCaches {
   const users = new ReadCache<UserView | null>('users', deps);
   const sessions = new ReadCache<SessionView | null>('sessions', deps);
   const people = new ReadCache<PersonEntry>('people', deps);
-  // Any event naming a user or a session may change its documents (users, directory, sessions): the keys it names are dropped.
-  deps.projections.onApplied((event: RecordedEvent) => {
-    if (event.type === 'SystemSettingsUpdated') settings.invalidate('system');
-    const { userId, sessionId } = event.data as { userId?: unknown; sessionId?: unknown };
-    if (typeof userId === 'string') {
-      users.invalidate(userId);
-      people.invalidate(userId);
-    }
-    if (typeof sessionId === 'string') sessions.invalidate(sessionId);
-  });
   const caches: RequestCaches = {
     settings: () => settings.get('system', () => loadSystemSettings(deps.readStore)),
     user: (userId) => users.get(userId, () => deps.readStore.collection<UserView>(USERS).findOne({ _id: userId })),
     session: (sessionId) => sessions.get(sessionId, () => deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId })),
     person: (userId) => people.get(userId, () => findPerson(deps.readStore, userId)),
+    forget: ({ userId, sessionId }) => {
+      if (typeof userId === 'string') {
+        users.invalidate(userId);
+        people.invalidate(userId);
+      }
+      if (typeof sessionId === 'string') sessions.invalidate(sessionId);
+    },
   };
+  // Any event naming a user or a session may change its documents (users, directory, sessions): the keys it names are dropped.
+  deps.projections.onApplied((event: RecordedEvent) => {
+    if (event.type === 'SystemSettingsUpdated') settings.invalidate('system');
+    caches.forget(event.data as { userId?: unknown; sessionId?: unknown });
+  });
   byRunner.set(deps.projections, caches);
   return caches;
 }

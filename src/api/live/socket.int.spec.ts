@@ -3,6 +3,7 @@ import { type Socket, io } from 'socket.io-client';
 import { addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { LiveClient } from '../../../test/support/liveClient';
 import { type TestServer, startTestServer } from '../../../test/support/server';
+import { requestCaches } from '../../app/caches';
 import { SESSIONS } from '../../projections/sessions';
 import { LIVE_LIMITS } from './guard';
 
@@ -113,6 +114,8 @@ describe('Live channel handshake', () => {
     // push went out): the read model says ended, no live event says so.
     const { sid } = jwt.decode(session.accessToken) as { sid: string };
     await server.deps.readStore.collection(SESSIONS).updateOne({ _id: sid }, { $set: { endedAt: new Date().toISOString() } });
+    // What applying the missed event does to this process's request caches (src/app/caches.ts).
+    requestCaches(server.deps).forget({ sessionId: sid });
     const ended = until<{ reason: string }>(socket, 'session_ended');
     expect(await until<string>(socket, 'disconnect')).toBe('io server disconnect');
     expect(await ended).toEqual({ reason: 'session_ended' });
