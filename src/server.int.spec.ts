@@ -8,7 +8,7 @@ describe('Server on the embedded default', () => {
       const health = await server.health();
       expect(health).toMatchObject({
         status: 200,
-        body: { status: 'ok', eventStore: 'sqlite', readStore: 'memory', queue: 'inline', projections: { lag: 0 } },
+        body: { status: 'ok', eventStore: 'sqlite', readStore: 'sqlite', queue: 'inline', projections: { lag: 0 } },
       });
     } finally {
       await server.stop();
