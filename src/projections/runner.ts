@@ -170,6 +170,7 @@ export class ProjectionRunner {
   private stopped = false;
   private live = false;
   private processed = 0;
+  private pages = 0;
   /** Per projection behind the head: the position it was seen at and since when. */
   private readonly behind = new Map<string, { position: number; since: number }>();
   private retrying: RunnerTrouble['retrying'] = null;
@@ -212,6 +213,11 @@ export class ProjectionRunner {
   /** Events this process applied to the read models since it started (none while it does not hold the lease). */
   get eventsProcessed(): number {
     return this.processed;
+  }
+
+  /** Pages this process applied (each one transaction of the read store where it has them): posts per page tell how much one commit serves. */
+  get pagesApplied(): number {
+    return this.pages;
   }
 
   /** This process applies the events (no lease, or it holds the lease). */
@@ -476,6 +482,7 @@ export class ProjectionRunner {
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
           // Live events are announced once committed: a push reads the models they changed.
           const applied = await this.inTransaction(() => this.applyPage(page, context));
+          this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
           return this.position;
         }),
