@@ -3,7 +3,9 @@
  * the write side of chat in-process, without autocannon's process between: a test server (port 0,
  * its own DATA_DIR) per read store, a customer and a ticket per client, then every client posts its
  * share of the messages one after another, all clients at once. Prints posts per second per store
- * (the stores alternate within each round, so both meet the same machine), the projection pages
+ * and the process's CPU per post, worker threads included (steadier than the rate on a shared
+ * machine); the stores alternate, first in one round and last in the next, after a warm-up load that
+ * is not counted, so both meet the same machine; and the projection pages
  * applied meanwhile and the posts a page held (one commit serves them all). `--profile <path>` takes a CPU profile of the posts only;
  * `bench/profile.ts` reads it as milliseconds per post.
  */
@@ -18,7 +20,7 @@ async function load(
   posts: number,
   clients: number,
   profile: string | undefined,
-): Promise<{ perSecond: number; pages: number; perPage: number }> {
+): Promise<{ perSecond: number; cpuMs: number; pages: number; perPage: number }> {
   const server = await startTestServer({ env: { READSTORE: store } });
   try {
     const admin = await server.login();
@@ -42,6 +44,7 @@ async function load(
       await session.post('Profiler.start');
     }
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     await Promise.all(
       tickets.map(async (ticket, client) => {
         for (let sent = 0; sent < posts / clients; sent++) {
@@ -54,13 +57,14 @@ async function load(
       }),
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
     if (session) {
       const { profile: taken } = await session.post('Profiler.stop');
       writeFileSync(`${profile}.${store}.cpuprofile`, JSON.stringify(taken));
       session.disconnect();
     }
     const pages = server.deps.projections.pagesApplied - pagesBefore;
-    return { perSecond: posts / seconds, pages, perPage: posts / Math.max(pages, 1) };
+    return { perSecond: posts / seconds, cpuMs: (used.user + used.system) / 1000 / posts, pages, perPage: posts / Math.max(pages, 1) };
   } finally {
     await server.stop();
   }
@@ -79,12 +83,14 @@ async function main() {
   });
   const posts = Number(values.posts);
   const clients = Number(values.clients);
+  const stores = values.stores.split(',');
+  // Not counted: the first load in a process also compiles the code every store shares.
+  await load(stores[0]!, Math.min(posts, 200), clients, undefined);
   for (let round = 1; round <= Number(values.rounds); round++)
-    for (const store of values.stores.split(',')) {
-      const { perSecond, pages, perPage } = await load(store, posts, clients, values.profile);
-      process.stdout.write(
-        `${JSON.stringify({ round, store, posts, clients, postsPerSecond: Math.round(perSecond), pages, postsPerPage: Number(perPage.toFixed(1)) })}\n`,
-      );
+    for (const store of round % 2 === 1 ? stores : [...stores].reverse()) {
+      const { perSecond, cpuMs, pages, perPage } = await load(store, posts, clients, values.profile);
+      const figures = { postsPerSecond: Math.round(perSecond), cpuMsPerPost: Number(cpuMs.toFixed(2)), pages, postsPerPage: Number(perPage.toFixed(1)) };
+      process.stdout.write(`${JSON.stringify({ round, store, posts, clients, ...figures })}\n`);
     }
 }
 
