@@ -157,6 +157,8 @@ interface Waiter {
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
+  /** The positions as the checkpoints last stored them (by a page's transaction, or a save of its own). */
+  private stored = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
   private waiters: Waiter[] = [];
   private processor: LogProcessor | null = null;
@@ -570,6 +572,7 @@ export class ProjectionRunner {
     const store = this.writer;
     if (!store.transaction) return work();
     const before = new Map(this.positions);
+    const stored = this.stored;
     try {
       return await store.transaction(async () => {
         const result = await work();
@@ -578,6 +581,7 @@ export class ProjectionRunner {
       });
     } catch (error) {
       for (const [name, position] of before) this.positions.set(name, position);
+      this.stored = stored;
       throw error;
     }
   }
@@ -619,6 +623,7 @@ export class ProjectionRunner {
         // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
+        this.stored.set(projection.name, checkpoint.position);
       } else {
         this.options.onReset?.(projection.name, reason ?? 'no checkpoint');
         await this.reset(projection);
@@ -635,17 +640,33 @@ export class ProjectionRunner {
       .collection<Checkpoint>(CHECKPOINTS)
       .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
     this.positions.set(projection.name, 0);
+    this.stored.set(projection.name, 0);
   }
 
-  /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
+  /**
+   * Checkpoints never move backwards, and never onto another version of the projection. One round trip
+   * for all, and none when they are stored as they are: where each page stores them in its transaction,
+   * the processor's timer finds nothing new (it wrote them again after every second page under load).
+   */
   private async saveCheckpoints(): Promise<void> {
+    if (this.projections.every(({ name }) => this.stored.get(name) === (this.positions.get(name) ?? 0))) return;
+    const saving = new Map(this.positions);
     const log = this.position > 0 ? await this.identifyLog() : this.logId;
-    await this.writer.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
-      this.projections.map(({ name, version }) => {
-        const position = this.positions.get(name) ?? 0;
-        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
-      }),
-    );
+    const checkpoints = this.writer.collection<Checkpoint>(CHECKPOINTS);
+    const positions = new Set(this.projections.map(({ name }) => saving.get(name) ?? 0));
+    if (positions.size === 1) {
+      // After a page every projection is at its last event: one query finds them all (on SQLite, 15 reads of a row each cost 0.04 ms a post).
+      const position = saving.get(this.projections[0]!.name) ?? 0;
+      const mine = this.projections.map(({ name, version }) => ({ _id: name, version }));
+      await checkpoints.updateMany({ $or: mine, position: { $lt: position } }, { $set: { position, log } });
+    } else
+      await checkpoints.bulkWrite(
+        this.projections.map(({ name, version }) => {
+          const position = saving.get(name) ?? 0;
+          return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
+        }),
+      );
+    this.stored = saving;
   }
 
   /** The log's identity: the id of its first event (read until the log has one). */
