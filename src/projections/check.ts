@@ -2,6 +2,7 @@ import { canonicalJson } from '../platform/eventstore/integrity';
 import { pagesOfAll } from '../platform/eventstore/paging';
 import type { EventStore } from '../platform/eventstore/port';
 import { MemoryReadStore } from '../platform/readstore/memory';
+import { SqliteReadStore } from '../platform/readstore/sqlite';
 import type { Doc, Filter, ReadStore } from '../platform/readstore/port';
 import { PROJECTION_FAULTS } from './faults';
 import { applyToProjections } from './apply';
@@ -9,7 +10,8 @@ import { CHECKPOINTS, type Projection, type ReplayProgress } from './runner';
 
 /**
  * "Are the live read models what the log says?": every projection replayed from zero into a private
- * in-memory store, up to the position the live models have reached, then compared document by
+ * store of the live one's kind (SQLite in memory for SQLite, where the search model keeps no word
+ * lists, else the heap), up to the position the live models have reached, then compared document by
  * document. Read models are derived data, so any difference is a bug (or an edit behind the log's
  * back), and the rebuilt side is the truth.
  */
@@ -107,7 +109,7 @@ export async function checkProjections(events: EventStore, projections: Projecti
   const names = projections.flatMap((projection) => projection.collections).filter((name) => name !== CHECKPOINTS);
   for (let attempt = 1; ; attempt += 1) {
     const position = await options.livePosition();
-    const rebuilt = new MemoryReadStore();
+    const rebuilt = live.kind === 'sqlite' ? new SqliteReadStore({ filename: ':memory:' }) : new MemoryReadStore();
     const count = await replayInto(events, projections, rebuilt, position, options.onProgress);
     const collections: CollectionReport[] = [];
     for (const name of names) collections.push(await compareCollection(name, rebuilt, live));

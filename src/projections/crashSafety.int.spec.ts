@@ -41,6 +41,8 @@ function failingAt(inner: ReadStore, failAt: number, before: (write: number) => 
   const store: ReadStore = {
     kind: inner.kind,
     ...(inner.transaction ? { transaction: inner.transaction.bind(inner) } : {}),
+    // The search projection's FTS5 rows go to the same connection, in the page's transaction, as they do on the store itself.
+    ...(inner instanceof SqliteReadStore ? { database: inner.database } : {}),
     close: () => inner.close(),
     collection<T extends Doc>(name: string): Collection<T> {
       const collection = inner.collection<T>(name);

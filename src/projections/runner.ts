@@ -103,6 +103,8 @@ const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
+  /** The positions as the checkpoints last stored them (by a page's transaction, or a save of its own). */
+  private stored = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
   private readonly waiters = new Waiters((names) => this.positionOf(names));
   /** The writer's processor (leading) and the follower's (announcing live events). */
@@ -119,6 +121,7 @@ export class ProjectionRunner {
   private stopped = false;
   private live = false;
   private processed = 0;
+  private pages = 0;
   /** Per projection behind the head: the position it was seen at and since when. */
   private readonly behind = new Map<string, { position: number; since: number }>();
   private retrying: RunnerTrouble['retrying'] = null;
@@ -159,6 +162,11 @@ export class ProjectionRunner {
   /** Events this process applied to the read models since it started (none while it does not hold the lease). */
   get eventsProcessed(): number {
     return this.processed;
+  }
+
+  /** Pages this process applied (each one transaction of the read store where it has them): posts per page tell how much one commit serves. */
+  get pagesApplied(): number {
+    return this.pages;
   }
 
   /** This process applies the events (no lease, or it holds the lease). */
@@ -456,6 +464,7 @@ export class ProjectionRunner {
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
           // Live events are announced once committed: a push reads the models they changed.
           const applied = await this.inTransaction(() => this.applyPage(page, context));
+          this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
           return this.position;
         }),
@@ -558,6 +567,7 @@ export class ProjectionRunner {
     const store = this.writer;
     if (!store.transaction) return work();
     const before = new Map(this.positions);
+    const stored = this.stored;
     try {
       return await store.transaction(async () => {
         const result = await work();
@@ -566,6 +576,7 @@ export class ProjectionRunner {
       });
     } catch (error) {
       for (const [name, position] of before) this.positions.set(name, position);
+      this.stored = stored;
       throw error;
     }
   }
@@ -607,6 +618,7 @@ export class ProjectionRunner {
         // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
         this.positions.set(projection.name, checkpoint.position);
+        this.stored.set(projection.name, checkpoint.position);
       } else {
         this.options.onReset?.(projection.name, reason ?? 'no checkpoint');
         await this.reset(projection);
@@ -623,17 +635,33 @@ export class ProjectionRunner {
       .collection<Checkpoint>(CHECKPOINTS)
       .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
     this.positions.set(projection.name, 0);
+    this.stored.set(projection.name, 0);
   }
 
-  /** Checkpoints never move backwards, and never onto another version of the projection. One round trip for all. */
+  /**
+   * Checkpoints never move backwards, and never onto another version of the projection. One round trip
+   * for all, and none when they are stored as they are: where each page stores them in its transaction,
+   * the processor's timer finds nothing new (it wrote them again after every second page under load).
+   */
   private async saveCheckpoints(): Promise<void> {
+    if (this.projections.every(({ name }) => this.stored.get(name) === (this.positions.get(name) ?? 0))) return;
+    const saving = new Map(this.positions);
     const log = this.position > 0 ? await this.identifyLog() : this.logId;
-    await this.writer.collection<Checkpoint>(CHECKPOINTS).bulkWrite(
-      this.projections.map(({ name, version }) => {
-        const position = this.positions.get(name) ?? 0;
-        return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
-      }),
-    );
+    const checkpoints = this.writer.collection<Checkpoint>(CHECKPOINTS);
+    const positions = new Set(this.projections.map(({ name }) => saving.get(name) ?? 0));
+    if (positions.size === 1) {
+      // After a page every projection is at its last event: one query finds them all (on SQLite, 15 reads of a row each cost 0.04 ms a post).
+      const position = saving.get(this.projections[0]!.name) ?? 0;
+      const mine = this.projections.map(({ name, version }) => ({ _id: name, version }));
+      await checkpoints.updateMany({ $or: mine, position: { $lt: position } }, { $set: { position, log } });
+    } else
+      await checkpoints.bulkWrite(
+        this.projections.map(({ name, version }) => {
+          const position = saving.get(name) ?? 0;
+          return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
+        }),
+      );
+    this.stored = saving;
   }
 
   /** The log's identity: the id of its first event (read until the log has one). */

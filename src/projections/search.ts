@@ -12,7 +12,8 @@ import { tokenize } from './searchText';
  * both read stores; its messages' texts are documents of their own, read for the tickets a query
  * ranks (so a post writes one small document and a ticket's list, never its whole conversation).
  * People's names, e-mails and Telegram usernames have their own word lists, joined to their
- * tickets at read time.
+ * tickets at read time. On SQLite the lists stay empty: FTS5 answers from rows of its own
+ * (searchIndex.ts), written in the same page.
  */
 export const SEARCH_TICKETS = 'search_tickets_v3';
 export const SEARCH_MESSAGES = 'search_messages_v3';
@@ -70,7 +71,9 @@ export const personTexts = (person: Pick<SearchPersonDoc, 'username' | 'email' |
   person.telegramUsername ?? '',
 ];
 
-function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessageDoc[]): SearchTicketDoc {
+/** The ticket with its word lists; empty where FTS5 answers the queries (`terms` false: the SQLite store). */
+function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessageDoc[], terms: boolean): SearchTicketDoc {
+  if (!terms) return { ...doc, publicTerms: [], internalTerms: [] };
   const publicTerms = pooledTerms(ticketTexts(doc, messages, false));
   // Without a note (every ticket as it opens) nothing is for staff only: the texts are read once.
   if (!messages.some(({ internal }) => internal)) return { ...doc, publicTerms, internalTerms: [] };
@@ -124,6 +127,8 @@ interface TicketEntry {
 }
 
 interface Page {
+  /** The word lists are kept (the MongoDB and memory stores): on SQLite, FTS5 answers from its own rows and the lists stay empty. */
+  terms: boolean;
   tickets: Map<string, TicketEntry>;
   people: Map<string, { loaded: SearchPersonDoc | null; now: SearchPersonDoc | null }>;
 }
@@ -145,7 +150,23 @@ function putPerson(
   const entry = page.people.get(userId)!;
   if (entry.now && entry.now._revision >= revision) return;
   const next = change(entry.now);
-  if (next) entry.now = { ...next, terms: pooledTerms(personTexts(next)), _revision: revision };
+  if (next) entry.now = { ...next, terms: page.terms ? pooledTerms(personTexts(next)) : [], _revision: revision };
+}
+
+const messageDoc = (ticket: SearchTicketDoc, seq: number, message: MergedMessage, staffOnly: boolean): SearchMessageDoc => ({
+  _id: `${ticket._id}:${message.messageId}`,
+  ticket: ticket._id,
+  messageId: message.messageId,
+  seq,
+  text: message.content,
+  files: message.attachments.map(({ originalName }) => originalName),
+  internal: message.isInternal || staffOnly,
+});
+
+function fileMessage(entry: TicketEntry, doc: SearchMessageDoc): void {
+  entry.conversation?.push(doc);
+  entry.written.set(doc._id, doc);
+  entry.deleted.delete(doc._id);
 }
 
 /**
@@ -158,22 +179,17 @@ function addMessages(page: Page, event: { data: { ticketId: string }; revision: 
   const before = ticketOf(page, event);
   if (!before) return;
   const entry = page.tickets.get(before._id)!;
+  if (!page.terms) {
+    entry.now = { ...before, lastSeq: before.lastSeq + messages.length, _revision: event.revision };
+    for (const [at, message] of messages.entries()) fileMessage(entry, messageDoc(before, before.lastSeq + at + 1, message, staffOnly));
+    return;
+  }
   const { open, hidden } = entry.sets?.of === before ? entry.sets : { open: new Set(before.publicTerms), hidden: new Set(before.internalTerms) };
   let revealed = false;
   let lastSeq = before.lastSeq;
   for (const message of messages) {
-    const doc: SearchMessageDoc = {
-      _id: `${before._id}:${message.messageId}`,
-      ticket: before._id,
-      messageId: message.messageId,
-      seq: ++lastSeq,
-      text: message.content,
-      files: message.attachments.map(({ originalName }) => originalName),
-      internal: message.isInternal || staffOnly,
-    };
-    entry.conversation?.push(doc);
-    entry.written.set(doc._id, doc);
-    entry.deleted.delete(doc._id);
+    const doc = messageDoc(before, ++lastSeq, message, staffOnly);
+    fileMessage(entry, doc);
     // Word by word against the ticket's sets: a word it already holds (or one repeated in the message) costs one lookup.
     for (const text of doc.files.length === 0 ? [doc.text] : [doc.text, ...doc.files])
       for (const word of tokenize(text)) {
@@ -214,7 +230,7 @@ function changeConversation(
       entry.deleted.set(id, message.seq);
     }
   entry.conversation = conversation;
-  entry.now = withTerms({ ...before, _revision: event.revision }, conversation);
+  entry.now = withTerms({ ...before, _revision: event.revision }, conversation, page.terms);
 }
 
 const leaveMessages = (page: Page, event: { data: { ticketId: string }; revision: number }, messageIds: string[]) => {
@@ -228,7 +244,7 @@ const evolve = dispatcher<Page, void>({
     if (entry.now) return;
     const { ticketId, number, customerId, title, description, customFieldValues } = event.data;
     const fields = customFieldValues.map(({ value }) => (typeof value === 'object' ? value.originalName : String(value)));
-    entry.now = withTerms({ _id: ticketId, number, customer: customerId, title, description, fields, lastSeq: 0, _revision: event.revision }, []);
+    entry.now = withTerms({ _id: ticketId, number, customer: customerId, title, description, fields, lastSeq: 0, _revision: event.revision }, [], page.terms);
   },
   MessagePosted(event, page) {
     addMessages(page, event, [{ ...event.data, sourceSeq: 0 }], false);
@@ -318,7 +334,8 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
     personIds.length > 0 ? store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: personIds } }) : [],
     whole.length > 0 ? messages.find({ ticket: { $in: whole } }) : [],
   ]);
-  const page: Page = { tickets: new Map(), people: new Map() };
+  const index = SearchIndex.of(store);
+  const page: Page = { terms: !index, tickets: new Map(), people: new Map() };
   const entry = (loaded: SearchTicketDoc | null): TicketEntry => ({
     loaded,
     now: loaded,
@@ -348,7 +365,6 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
   const personWrites: BulkOp<SearchPersonDoc>[] = [];
   for (const [id, { loaded, now }] of page.people) if (now && now !== loaded) personWrites.push(writeOf(loaded, now, id));
   // Before the documents: a page cut short after the index replays onto the same rows (each written whole by its rowid).
-  const index = SearchIndex.of(store);
   index?.transaction(() => indexPage(index, page));
   if (messageWrites.length > 0) await messages.bulkWrite(messageWrites);
   if (ticketWrites.length > 0) await store.collection<SearchTicketDoc>(SEARCH_TICKETS).bulkWrite(ticketWrites);
@@ -358,7 +374,8 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  version: 4,
+  // 5: on SQLite the word lists stay empty.
+  version: 5,
   collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();
@@ -366,7 +383,7 @@ export const searchProjection: Projection = {
     await store.collection(SEARCH_MESSAGES).createIndex({ keys: { ticket: 1 } });
     const index = SearchIndex.of(store);
     if (index) {
-      // On SQLite, FTS5 answers the queries: the word lists are kept (the rebuild check compares them with a heap rebuild) but not indexed.
+      // On SQLite, FTS5 answers the queries: the word lists stay empty, and not indexed (the rebuild check rebuilds into SQLite too).
       index.setup((await tickets.count()) + (await store.collection(SEARCH_PEOPLE).count()) === 0);
       return;
     }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SearchSnippet } from '#contract/search';
 import type { ReadStore } from '../platform/readstore/port';
-import { SqliteReadStore } from '../platform/readstore/sqlite';
+import type { SqliteReadStore } from '../platform/readstore/sqlite';
 import { type ParsedQuery, prefixEnd } from './searchText';
 
 /**
@@ -138,13 +138,18 @@ export interface SnippetSource extends Omit<SearchSnippet, 'highlights'> {
 export class SearchIndex {
   private static readonly indexes = new WeakMap<Database.Database, SearchIndex>();
   private readonly statements = new Map<string, Database.Statement>();
+  /** Rows added (less those removed) by the writes of the transaction running now: `transaction` files them in `search_fts_stats` once. */
+  private rowsAdded = 0;
 
   private constructor(private readonly db: Database.Database) {}
 
-  /** The engine over the store's file, or null for a store that is not SQLite (the Mongo path's engine serves those). */
+  /**
+   * The engine over the store's file, or null for a store that is not SQLite (the Mongo path's engine
+   * serves those). A store standing in front of a SQLite one (a test's) passes its `database` on.
+   */
   static of(store: ReadStore): SearchIndex | null {
-    if (!(store instanceof SqliteReadStore)) return null;
-    const db = store.database;
+    const db = store.kind === 'sqlite' ? (store as Partial<Pick<SqliteReadStore, 'database'>>).database : undefined;
+    if (!db) return null;
     let index = SearchIndex.indexes.get(db);
     if (!index) {
       index = new SearchIndex(db);
@@ -169,10 +174,23 @@ export class SearchIndex {
     if (empty) this.transaction(() => this.db.exec(`${TABLES.map((table) => `DELETE FROM ${table};`).join('\n')} UPDATE search_fts_stats SET rows = 0;`));
   }
 
-  /** Runs the writes in the store's open transaction (a projection page's, as a savepoint) or in one of their own. */
+  /**
+   * Runs the writes in the store's open transaction (a projection page's, as a savepoint) or in one of
+   * their own; the rows they add or remove are counted in `search_fts_stats` once, at the end (a
+   * write of that row per message cost as much as the message's own row).
+   */
   transaction(work: () => void): void {
-    if (this.db.inTransaction) this.db.transaction(work)();
-    else this.db.transaction(work).immediate();
+    const counted = () => {
+      this.rowsAdded = 0;
+      try {
+        work();
+        if (this.rowsAdded !== 0) this.statement('UPDATE search_fts_stats SET rows = rows + ?').run(this.rowsAdded);
+      } finally {
+        this.rowsAdded = 0;
+      }
+    };
+    if (this.db.inTransaction) this.db.transaction(counted)();
+    else this.db.transaction(counted).immediate();
   }
 
   // ---- Writes (the search projection, src/projections/search.ts)
@@ -185,12 +203,12 @@ export class SearchIndex {
     const deletes = ROW_TABLES.map((table) => this.statement(`DELETE FROM ${table} WHERE rowid = ?`));
     let removed = 0;
     for (const rowid of rowids) for (const statement of deletes) removed += statement.run(rowid).changes;
-    if (removed > 0) this.statement('UPDATE search_fts_stats SET rows = rows - ?').run(removed);
+    this.rowsAdded -= removed;
   }
 
   private insertRow(table: Source['table'], rowid: number, text: string, message: string | null): void {
     this.statement(`INSERT INTO ${table} (rowid, text, message) VALUES (?, ?, ?)`).run(rowid, text, message);
-    this.statement('UPDATE search_fts_stats SET rows = rows + 1').run();
+    this.rowsAdded += 1;
   }
 
   /** A ticket as it opens: its number, customer and fields (number, title, description, custom field answers). */

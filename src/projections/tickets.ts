@@ -634,6 +634,9 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { 'customer._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { 'assignedAgent._id': 1, createdAt: -1 } });
+    // The list filtered (and its total counted) by category or priority, and a category's rename: without them SQLite reads every ticket.
+    await tickets.createIndex({ keys: { 'category._id': 1, createdAt: -1 } });
+    await tickets.createIndex({ keys: { priority: 1, createdAt: -1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { ticket: 1, seq: 1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { 'sender._id': 1 } });
     await store.collection(TICKET_READS).createIndex({ keys: { ticket: 1 } });

@@ -192,6 +192,14 @@ describe('Tickets over HTTP', () => {
       expect(page2.tickets).toHaveLength(2);
     });
 
+    it('then a list by category or by priority, and its total, read no whole collection on SQLite', async () => {
+      const store = server.deps.readStore as { fullScans?: number };
+      const before = store.fullScans;
+      for (const query of [`category=${category}`, 'priority=urgent,high', `category=${category}&priority=urgent&sort=oldest`])
+        expect((await server.request('GET', `/api/tickets?${query}`, { token: agent.token })).status).toBe(200);
+      expect(store.fullScans).toBe(before);
+    });
+
     it('then bad queries are refused with 400', async () => {
       for (const query of ['status=done', 'limit=1001', 'page=0', 'sort=random', 'assigned=them', 'priority=asap']) {
         expect((await server.request('GET', `/api/tickets?${query}`, { token: agent.token })).status).toBe(400);
