@@ -62,13 +62,11 @@ const mongo = {
   testMatch: MONGO_SUITES.map((suite) => `<rootDir>/${suite}`),
 };
 module.exports = {
-  // Results are final once Jest prints them. A run on this 2-core machine has twice stayed up after
-  // its last test with nothing left running (no CPU, no open socket), which would hold CI until its
-  // time limit; the suites close what they start (a store's checkpoint worker is ended if it lingers),
-  // and this ends the process instead of waiting on what is left. Run with --detectOpenHandles to look.
-  forceExit: true,
+  // No forceExit: each tier ends on its own once its suites have closed what they opened. A tier's
+  // global teardown arms a guard (test/support/openHandles.ts) that, should the process still be up
+  // seconds later, prints the handles holding it and ends the run with a failure instead of a hang.
   projects: [
-    tier('unit', 'unit'),
+    tier('unit', 'unit', { globalTeardown: '<rootDir>/test/support/openHandles.ts' }),
     tier('contract', 'contract', withRedis),
     tier('int', 'int', { setupFilesAfterEnv: ['<rootDir>/test/support/int-setup.js'], ...withRedis }),
     mongo,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ferretDbBinary } from './ferretdb';
 import teardown, { ferretDbState } from './mongo-teardown';
+import { traceHandles } from './openHandles';
 import { provideRedis, requireTools } from './services';
 
 /**
@@ -87,6 +88,7 @@ function startFerretDb(binary: string, dir: string): Promise<{ child: ChildProce
 }
 
 export default async function setup(): Promise<void> {
+  traceHandles();
   // Its suites use Redis too (test/support/services.ts).
   await requireTools(['redis']);
   await provideRedis();

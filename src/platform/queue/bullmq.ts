@@ -71,6 +71,19 @@ redis.call('ZADD', KEYS[1], n, ARGV[1])
 return 1`;
 
 /**
+ * A BullMQ worker whose lock renewal can be ended apart from its close. `close()` ends the renewal
+ * only once the worker's blocking connection has ended, and a connection caught between reconnect
+ * tries (Redis down, or back but its next try not yet due) never says so: ioredis clears the pending
+ * try without emitting 'end', so that close never finishes and the renewal timer re-arms for good,
+ * keeping the process up after everything else has closed.
+ */
+class DeskWorker extends Worker {
+  stopLockRenewal(): Promise<void> {
+    return this.lockManager.close();
+  }
+}
+
+/**
  * BullMQ on Redis: durable jobs shared by every process of the deployment. Groups (per-recipient
  * order) are a sorted set per group holding the ids of its unfinished jobs in the order they were
  * added; a job runs only when it heads its line, else it is put back as delayed without counting a
@@ -84,7 +97,7 @@ export class BullMqQueue implements Queue {
   private readonly keepFailed: KeepFailed;
   private readonly timeoutMs: number;
   private readonly queues = new Map<string, BullQueue>();
-  private readonly workers: Worker[] = [];
+  private readonly workers: DeskWorker[] = [];
   private readonly workerConnections: Redis[] = [];
 
   constructor(private readonly options: BullMqQueueOptions) {
@@ -188,7 +201,7 @@ export class BullMqQueue implements Queue {
     // Workers block on Redis; BullMQ requires unlimited retries per request on their connection.
     const connection = new IORedis(this.options.url, { maxRetriesPerRequest: null });
     this.workerConnections.push(connection);
-    const worker = new Worker(
+    const worker = new DeskWorker(
       queue,
       async (job, token) => {
         const envelope = envelopeOf(job);
@@ -330,6 +343,8 @@ export class BullMqQueue implements Queue {
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, LOCK_DURATION_MS)));
     await Promise.race([Promise.all(this.workers.map((worker) => worker.close())), late]);
     clearTimeout(timer);
+    // A close still waiting there has not ended its lock renewal (DeskWorker says why); it is ended here.
+    await Promise.all(this.workers.map((worker) => worker.stopLockRenewal()));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     for (const connection of [...this.workerConnections, this.connection]) connection.disconnect();
   }

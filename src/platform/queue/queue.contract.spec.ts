@@ -1,8 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
+import { freePort } from '../../../test/support/services';
 import { BullMqQueue } from './bullmq';
 import { InlineQueue } from './inline';
 import { type Job, PermanentJobError, type Queue, type QueueOptions, RetryAfterError } from './port';
@@ -382,4 +384,45 @@ describe('Queue contract (bullmq, Redis not answering)', () => {
       await queue.close();
     }
   });
+});
+
+describe('Queue contract (bullmq, Redis going away)', () => {
+  /** Resolves with the first of the lines wanted that the process says. */
+  const says = (child: ChildProcess, ...lines: string[]) =>
+    new Promise<string>((resolve) => {
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const said = lines.find((line) => output.split('\n').includes(line));
+        if (said) resolve(said);
+      });
+    });
+
+  it('when Redis stops while a worker waits for jobs, then closing the queue leaves nothing open and the process ends by itself', async () => {
+    const port = await freePort();
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const redisStopped = new Promise((resolve) => redis.once('exit', resolve));
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'test/support/queueCloser.ts'], {
+      env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${port}` },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const ended = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      expect(await says(child, 'ready')).toBe('ready');
+      redis.kill('SIGTERM');
+      await redisStopped;
+      // The worker's blocking connection is now between reconnect tries, where BullMQ's own close never ends.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const closed = says(child, 'closed');
+      child.stdin!.end('close\n');
+      expect(await closed).toBe('closed');
+      let timer: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(() => resolve('still running'), 5000)))]);
+      clearTimeout(timer);
+      expect(exit).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      redis.kill('SIGKILL');
+    }
+  }, 40_000);
 });
