@@ -490,7 +490,7 @@ async function main() {
     const replayDrop = 1 - replay.rate / bareReplay.rate;
     figures.push({
       id: 'search',
-      figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} word-index entries), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
+      figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} FTS5 rows), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
       result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)})`,
       baseline: `regex substring scan of the titles and descriptions (the list's search before): one word p50 ${ms(found.regexOneWord.p50)}, p99 ${ms(found.regexOneWord.p99)}; two words p99 ${ms(found.regexTwoWords.p99)}; replay without the index ${thousands(bareReplay.rate)} events/s, RSS ${thousands(bareReplay.rssMb)} MB (index share ${thousands(replay.rssMb - bareReplay.rssMb)} MB)`,
       target: 'p99 < 50 ms; replay at most 25% slower; RSS < 1 GB',
