@@ -13,6 +13,7 @@ import type { Projection } from './runner';
 type NotInFeed =
   | 'TicketMergedInto'
   | 'TicketMergedFrom'
+  | 'MergedMessagesCopied'
   | 'TicketMergeIntoUndone'
   | 'TicketMergeFromUndone'
   | 'MessagesMovedOut'

@@ -260,6 +260,9 @@ const evolve = dispatcher<Page, void>({
     const { messages, crossCustomer } = event.data;
     addMessages(page, event, messages, crossCustomer);
   },
+  MergedMessagesCopied(event, page) {
+    addMessages(page, event, event.data.messages, event.data.crossCustomer);
+  },
   MessagesMovedIn(event, page) {
     addMessages(page, event, event.data.messages, false);
   },

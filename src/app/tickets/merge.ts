@@ -76,14 +76,14 @@ async function mergeOnce(deps: AppDeps, sourceId: string, targetId: string, cont
       ? await claimIfFree(deps, target.customerId, targetId, context)
       : null;
   try {
-    const from = await runTicketCommand(
-      deps,
-      targetId,
-      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fence !== null, now: context.now },
-      context,
-      fence ? [fence] : [],
-    );
-    const position = Math.max(into.position, from.position);
+    const mergeFrom = { type: 'MergeFrom' as const, ticketId: targetId, actor, source: into.state, reopen: fence !== null, now: context.now };
+    let position = into.position;
+    // One bounded event per append, until the target decides nothing more (docs/tickets.md, large merges).
+    for (let part = 0; ; part++) {
+      const from = await runTicketCommand(deps, targetId, { ...mergeFrom, continuing: part > 0 }, context, part === 0 && fence ? [fence] : []);
+      position = Math.max(position, from.position);
+      if (from.events.length === 0) break;
+    }
     await ticketViewsReach(deps, position);
     return position;
   } catch (error) {
@@ -241,7 +241,7 @@ export async function completeInterrupted(
     // Still merged into that target (not undone since), and the target has not taken the messages.
     if (source.mergedInto?.ticketId !== event.targetId) return 'nothing to do';
     const target = (await loadTicket(deps, event.targetId)).state;
-    if (target.kind === 'live' && target.mergedFrom.some((link) => link.ticketId === event.sourceId)) return 'nothing to do';
+    if (target.kind === 'live' && target.mergedFrom.some((link) => link.ticketId === event.sourceId && link.remaining === 0)) return 'nothing to do';
     try {
       await mergeTickets(deps, event.sourceId, event.targetId, context);
       return 'completed';
