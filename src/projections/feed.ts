@@ -14,6 +14,7 @@ type NotInFeed =
   | 'TicketMergedInto'
   | 'TicketMergedFrom'
   | 'MergedMessagesCopied'
+  | 'MergedMessagesRemoved'
   | 'TicketMergeIntoUndone'
   | 'TicketMergeFromUndone'
   | 'MessagesMovedOut'

@@ -157,6 +157,10 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       const count = event.data.messages.length;
       return `Copied ${count} more ${count === 1 ? 'message' : 'messages'} of #${event.data.sourceNumber} into this ticket, continuing its merge`;
     }
+    case 'MergedMessagesRemoved': {
+      const count = event.data.messageIds.length;
+      return `Took ${count} ${count === 1 ? 'message' : 'messages'} of #${event.data.sourceNumber} out of this ticket, undoing its merge`;
+    }
     case 'TicketMergeFromUndone':
       return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;
     case 'TicketMergeIntoUndone': {

@@ -367,18 +367,18 @@ const evolve = dispatcher<Page, void>({
   TicketMergeFromUndone(event, page) {
     const before = current(page, event);
     if (!before) return;
-    const { ticketId: id, sourceId, messageIds, publicCount, restoredStatus } = event.data;
-    for (const messageId of messageIds) {
-      page.messages.delete(mergedMessageId(id, messageId));
-      page.removedMessages.add(mergedMessageId(id, messageId));
-    }
+    const { sourceId, restoredStatus } = event.data;
     const at = event.metadata.occurredAt;
     save(page, event, before, {
-      messageCount: before.messageCount - messageIds.length,
-      publicMessageCount: before.publicMessageCount - publicCount,
+      ...removedCopies(page, event, before),
       mergedFrom: before.mergedFrom.filter((link) => link._id !== sourceId),
       ...(restoredStatus ? { status: restoredStatus, statusRank: STATUS_RANK[restoredStatus], updatedAt: at, publicUpdatedAt: at, ...waiting(null) } : {}),
     });
+  },
+  /** Part of an undone large merge's copies leaving, before the event that ends the merge. */
+  MergedMessagesRemoved(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, removedCopies(page, event, before), false);
   },
   /** The moved messages leave; their positions are not given back (read marks count them). The "Moved to" line is ticket activity. */
   MessagesMovedOut(event, page) {
@@ -479,6 +479,16 @@ function copiedMessages(page: Page, event: RecordedOf<'TicketMergedFrom' | 'Merg
     page.reads.set(key, { _id: key, ticket: id, user, upTo: Math.max(upTo, page.reads.get(key)?.upTo ?? upTo) });
   }
   return { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt };
+}
+
+/** An undone merge's copies leave the target; answers the ticket's new counts. */
+function removedCopies(page: Page, event: RecordedOf<'TicketMergeFromUndone' | 'MergedMessagesRemoved'>, before: TicketView) {
+  const { ticketId: id, messageIds, publicCount } = event.data;
+  for (const messageId of messageIds) {
+    page.messages.delete(mergedMessageId(id, messageId));
+    page.removedMessages.add(mergedMessageId(id, messageId));
+  }
+  return { messageCount: before.messageCount - messageIds.length, publicMessageCount: before.publicMessageCount - publicCount };
 }
 
 /** The people and categories whose names a page of ticket events shows. */

@@ -12,6 +12,8 @@ import { ticketsProjection } from '../../projections/tickets';
 /** Far more than one event of the log takes: 5,000 messages of about 400 bytes each as copied (over 2 MB). */
 const SOURCE_MESSAGES = 5000;
 const MIB = 1024 * 1024;
+/** Ids as long as a client's own may be, so that the unmerge's list of them takes more than one event too. */
+const messageId = (index: number) => `message-${index}-${'0'.repeat(52)}`;
 const words = (index: number) => `Message ${index}: the invoice was charged twice, ${'and it still is '.repeat(10)}`;
 
 const stores = [
@@ -52,7 +54,7 @@ describe.each(stores)('A merge of a 5,000-message ticket on %s (docs/tickets.md,
         {
           type: 'PostMessage',
           ticketId: source._id,
-          messageId: `m-${index}`,
+          messageId: messageId(index),
           actor: sender,
           content: words(index),
           isInternal: index % 10 === 0,
@@ -100,6 +102,12 @@ describe.each(stores)('A merge of a 5,000-message ticket on %s (docs/tickets.md,
     expect((await get(`/tickets/${source._id}`)).body.ticket).toMatchObject({ status: 'open', messageCount: SOURCE_MESSAGES, mergedInto: null });
     const stream = await server.deps.events.readStream(ticketStream(target._id));
     expect(stream.filter((event) => event.type === 'TicketMergeFromUndone')).toHaveLength(1);
+    expect(stream.filter((event) => event.type === 'MergedMessagesRemoved').length).toBeGreaterThan(0);
     if (client) expect(Math.max(...client.appendSizes)).toBeLessThanOrEqual(MIB);
+    expect(Math.max(...stream.map((event) => Buffer.byteLength(JSON.stringify(event.data))))).toBeLessThan(MIB / 2);
+    const rebuilt = await checkProjections(server.deps.events, [directoryProjection, ticketsProjection, searchProjection], server.deps.readStore, {
+      livePosition: () => server.deps.projections.position,
+    });
+    expect(rebuilt.ok).toBe(true);
   }, 240_000);
 });

@@ -126,7 +126,10 @@ export async function unmergeTicket(deps: AppDeps, sourceId: string, context: Co
   ticketDecider.decide(undoInto, loaded.state);
   const source = staffOnly(loaded.state, actor);
   const merged = source.mergedInto!;
-  const from = await runTicketCommand(deps, merged.ticketId, { type: 'UndoMergeFrom', ticketId: merged.ticketId, actor, sourceId }, context);
+  const undoFrom = { type: 'UndoMergeFrom' as const, ticketId: merged.ticketId, actor, sourceId };
+  let from = await runTicketCommand(deps, merged.ticketId, undoFrom, context);
+  // A large merge's copies leave in bounded parts, one append each, before the event that ends it.
+  while (from.events[0]?.type === 'MergedMessagesRemoved') from = await runTicketCommand(deps, merged.ticketId, undoFrom, context);
   const undone = from.events[0];
   if (undone?.type === 'TicketMergeFromUndone' && undone.data.restoredStatus && !isOpenStatus(undone.data.restoredStatus) && from.state.kind === 'live')
     await releaseOpenTicket(deps, from.state.customerId, merged.ticketId, context);

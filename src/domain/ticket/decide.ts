@@ -388,16 +388,16 @@ function mergedReadMarks(target: LiveTicket, source: LiveTicket, joined: Array<{
  */
 export const MERGE_COPY_BYTES = 256 * 1024;
 
-/** The next messages from the start of `messages` whose JSON together stays within `budget` bytes (at least one). */
-function nextBatch<Message>(messages: Message[], budget: number): Message[] {
-  let bytes = 0;
+/** The next items from the start of `items` whose JSON as a list stays within `budget` bytes (at least one). */
+function nextBatch<Item>(items: Item[], budget: number): Item[] {
+  let bytes = 1;
   let count = 0;
-  for (const message of messages) {
-    bytes += Buffer.byteLength(JSON.stringify(message));
+  for (const item of items) {
+    bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
     if (count > 0 && bytes > budget) break;
     count += 1;
   }
-  return messages.slice(0, count);
+  return items.slice(0, count);
 }
 
 /**
@@ -451,26 +451,26 @@ function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state
 
 /**
  * Undoing a merge, the target first: the copied messages leave it (those written in it since stay);
- * a status the merge reopened goes back while it is still open. Nothing when already undone.
+ * a status the merge reopened goes back while it is still open. Nothing when already undone. The ids
+ * of a large merge's copies leave in bounded parts (`MergedMessagesRemoved`, each appended on its
+ * own) before the `TicketMergeFromUndone` that ends the merge, so undoing again after a crash between
+ * them goes on with the ids left.
  */
 function undoMergeFrom(command: Extract<TicketCommand, { type: 'UndoMergeFrom' }>, state: TicketState): TicketEvent[] {
   const target = staffOnly(state, command.actor);
   const link = target.mergedFrom.find(({ ticketId }) => ticketId === command.sourceId);
   if (!link) return [];
+  const ids = { ticketId: target.ticketId, sourceId: link.ticketId, sourceNumber: link.number };
+  const leaving = nextBatch(link.messageIds, MERGE_COPY_BYTES);
+  if (leaving.length < link.messageIds.length) {
+    const publicCount = leaving.filter((id) => {
+      const message = target.messages.get(id);
+      return message !== undefined && !message.isInternal && !message.staffOnly;
+    }).length;
+    return [{ type: 'MergedMessagesRemoved', data: { ...ids, messageIds: leaving, publicCount } }];
+  }
   const restoredStatus = link.reopenedFrom && isOpenStatus(target.status) ? link.reopenedFrom : null;
-  return [
-    {
-      type: 'TicketMergeFromUndone',
-      data: {
-        ticketId: target.ticketId,
-        sourceId: link.ticketId,
-        sourceNumber: link.number,
-        messageIds: link.messageIds,
-        publicCount: link.publicCount,
-        restoredStatus,
-      },
-    },
-  ];
+  return [{ type: 'TicketMergeFromUndone', data: { ...ids, messageIds: link.messageIds, publicCount: link.publicCount, restoredStatus } }];
 }
 
 /** Then the source: it stands alone again with the status it had, within the window after the merge. */

@@ -394,6 +394,32 @@ describe('Ticket merge', () => {
       expect(decide({ ...mergeFrom(SOURCE_MANY), continuing: true } as TicketCommand, fold([...TARGET_CLOSED, ...first, ...undone]))).toEqual([]);
     });
 
+    it('undoes a merge whose copies’ ids do not fit one event in bounded parts, each decided on the ticket as it then stands (as undoing again after a crash does), then ends it', () => {
+      const LONG_ID = 'message-0123456789abcdef0123456789';
+      const source: TicketEvent[] = [
+        opened(SOURCE, 1042),
+        ...Array.from({ length: 9000 }, (_, index) => posted(SOURCE, `${LONG_ID}-${index}`, CUSTOMER, index % 3 === 0)),
+        MERGED_INTO,
+      ];
+      const merged = [...TARGET_CLOSED, ...copyAll(TARGET_CLOSED, source)];
+      const undo: TicketCommand = { type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE };
+      const undone: TicketEvent[] = [];
+      for (let part = 0; part < 100; part++) {
+        const events = decide(undo, fold([...merged, ...undone]));
+        if (events.length === 0) break;
+        undone.push(...events);
+      }
+      expect(undone.map((event) => event.type)).toEqual([...undone.slice(0, -1).map(() => 'MergedMessagesRemoved'), 'TicketMergeFromUndone']);
+      expect(undone.length).toBeGreaterThan(1);
+      for (const event of undone) expect(Buffer.byteLength(JSON.stringify(event.data))).toBeLessThan(MERGE_COPY_BYTES + 4096);
+      const removed = undone.flatMap((event) => (event.data as { messageIds: string[] }).messageIds);
+      expect(new Set(removed).size).toBe(9000);
+      expect(undone.reduce((sum, event) => sum + (event.data as { publicCount: number }).publicCount, 0)).toBe(6000);
+      expect(undone.at(-1)!.data).toMatchObject({ restoredStatus: 'closed' });
+      const target = fold([...merged, ...undone]);
+      expect(target.kind === 'live' && [target.messages.size, target.mergedFrom, target.status]).toEqual([1, [], 'closed']);
+    });
+
     it('refuses to merge on a ticket still taking a merge, whose later copies would miss the ticket it went to', () => {
       const first = decide(mergeFrom(SOURCE_MANY), fold(TARGET_CLOSED));
       const other = fold([opened('third', 1050)]);

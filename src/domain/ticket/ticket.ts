@@ -77,6 +77,8 @@ export type TicketEvent =
       /** `publicCount`: how many of the messages its customer could see here. */
       { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number; restoredStatus: TicketStatus | null }
     >
+  /** Part of an undone large merge's copies leave this ticket (the rest, and the end of the merge, follow in `TicketMergeFromUndone`). */
+  | DomainEvent<'MergedMessagesRemoved', { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number }>
   /** The merge is undone on the source: it stands alone again with the status it had. */
   /**
    * Split (docs/tickets.md): messages leave this ticket for a new one, carried whole with the new
@@ -313,6 +315,18 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
         messages: state.messages.deleteAll(event.data.messageIds),
         mergedFrom: state.mergedFrom.filter((link) => link.ticketId !== event.data.sourceId),
       };
+    case 'MergedMessagesRemoved': {
+      const leaving = new Set(event.data.messageIds);
+      return {
+        ...state,
+        messages: state.messages.deleteAll(event.data.messageIds),
+        mergedFrom: state.mergedFrom.map((link) =>
+          link.ticketId === event.data.sourceId
+            ? { ...link, messageIds: link.messageIds.filter((id) => !leaving.has(id)), publicCount: link.publicCount - event.data.publicCount }
+            : link,
+        ),
+      };
+    }
     case 'TicketMergeIntoUndone':
       return { ...state, status: event.data.restoredStatus, mergedInto: null };
     case 'MessagesMovedOut': {
