@@ -13,6 +13,8 @@ import type { Projection } from './runner';
 type NotInFeed =
   | 'TicketMergedInto'
   | 'TicketMergedFrom'
+  | 'MergedMessagesCopied'
+  | 'MergedMessagesRemoved'
   | 'TicketMergeIntoUndone'
   | 'TicketMergeFromUndone'
   | 'MessagesMovedOut'

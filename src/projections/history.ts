@@ -86,7 +86,8 @@ function mentioned(events: TicketRecorded[]) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
     if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
-    if (event.type === 'TicketMergedFrom' || event.type === 'MessagesMovedIn') for (const message of event.data.messages) users.add(message.senderId);
+    if (event.type === 'TicketMergedFrom' || event.type === 'MergedMessagesCopied' || event.type === 'MessagesMovedIn')
+      for (const message of event.data.messages) users.add(message.senderId);
   }
   return { users: [...users], categories: [...categories] };
 }
@@ -149,8 +150,16 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     case 'TicketMergedInto':
       return `Merged this ticket into #${event.data.targetNumber} (it was ${STATUS_WORDS[event.data.previousStatus]})`;
     case 'TicketMergedFrom': {
-      const count = event.data.messages.length;
+      const count = event.data.messageCount ?? event.data.messages.length;
       return `Merged #${event.data.sourceNumber} into this ticket with its ${count} ${count === 1 ? 'message' : 'messages'}${event.data.reopenedFrom ? ', reopening it' : ''}`;
+    }
+    case 'MergedMessagesCopied': {
+      const count = event.data.messages.length;
+      return `Copied ${count} more ${count === 1 ? 'message' : 'messages'} of #${event.data.sourceNumber} into this ticket, continuing its merge`;
+    }
+    case 'MergedMessagesRemoved': {
+      const count = event.data.messageIds.length;
+      return `Took ${count} ${count === 1 ? 'message' : 'messages'} of #${event.data.sourceNumber} out of this ticket, undoing its merge`;
     }
     case 'TicketMergeFromUndone':
       return `Undid the merge of #${event.data.sourceNumber}: its messages left this ticket${event.data.restoredStatus ? `, status back to ${STATUS_WORDS[event.data.restoredStatus]}` : ''}`;

@@ -134,7 +134,7 @@ interface Page {
 }
 
 /** The events whose ticket's conversation the page reads whole: they change or remove words already listed. */
-const NEEDS_CONVERSATION = new Set(['MessageEdited', 'TicketMergeFromUndone', 'MessagesMovedOut']);
+const NEEDS_CONVERSATION = new Set(['MessageEdited', 'TicketMergeFromUndone', 'MergedMessagesRemoved', 'MessagesMovedOut']);
 
 function ticketOf(page: Page, event: { data: { ticketId: string }; revision: number }): SearchTicketDoc | null {
   const doc = page.tickets.get(event.data.ticketId)?.now ?? null;
@@ -260,10 +260,16 @@ const evolve = dispatcher<Page, void>({
     const { messages, crossCustomer } = event.data;
     addMessages(page, event, messages, crossCustomer);
   },
+  MergedMessagesCopied(event, page) {
+    addMessages(page, event, event.data.messages, event.data.crossCustomer);
+  },
   MessagesMovedIn(event, page) {
     addMessages(page, event, event.data.messages, false);
   },
   TicketMergeFromUndone(event, page) {
+    leaveMessages(page, event, event.data.messageIds);
+  },
+  MergedMessagesRemoved(event, page) {
     leaveMessages(page, event, event.data.messageIds);
   },
   MessagesMovedOut(event, page) {

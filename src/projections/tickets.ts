@@ -351,56 +351,34 @@ const evolve = dispatcher<Page, void>({
   TicketMergedFrom(event, page) {
     const before = current(page, event);
     if (!before) return;
-    const { ticketId: id, sourceId, sourceNumber, messages, reopenedFrom, crossCustomer, readMarks } = event.data;
-    const origin = { _id: sourceId, ticketId: sourceNumber };
-    let { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt } = before;
-    const later = (a: string | null, b: string) => (a === null || b > a ? b : a);
-    for (const { sourceSeq: _seq, ...message } of messages) {
-      messageCount += 1;
-      lastSeq += 1;
-      const view = postedMessageView({ ...message, ticketId: id }, lastSeq, page.directory.person(message.senderId), message.postedAt, event.revision);
-      page.messages.set(mergedMessageId(id, message.messageId), {
-        ...view,
-        _id: mergedMessageId(id, message.messageId),
-        mergedFrom: origin,
-        ...(crossCustomer ? { staffOnly: true as const } : {}),
-      });
-      lastMessageAt = later(lastMessageAt, message.postedAt);
-      if (!message.isInternal && !crossCustomer) {
-        publicMessageCount += 1;
-        lastPublicMessageAt = later(lastPublicMessageAt, message.postedAt);
-      }
-    }
-    for (const [user, upTo] of Object.entries(readMarks)) {
-      const key = `${id}:${user}`;
-      page.reads.set(key, { _id: key, ticket: id, user, upTo: Math.max(upTo, page.reads.get(key)?.upTo ?? upTo) });
-    }
+    const { sourceId, sourceNumber, reopenedFrom } = event.data;
     const at = event.metadata.occurredAt;
     save(page, event, before, {
-      messageCount,
-      lastSeq,
-      publicMessageCount,
-      lastMessageAt,
-      lastPublicMessageAt,
-      mergedFrom: [...before.mergedFrom, origin],
+      ...copiedMessages(page, event, before),
+      mergedFrom: [...before.mergedFrom, { _id: sourceId, ticketId: sourceNumber }],
       ...(reopenedFrom ? { status: 'open', statusRank: STATUS_RANK.open, updatedAt: at, publicUpdatedAt: at } : {}),
     });
+  },
+  /** The rest of a large merge's copy: more messages, as the merge's first event adds them. */
+  MergedMessagesCopied(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, copiedMessages(page, event, before), false);
   },
   TicketMergeFromUndone(event, page) {
     const before = current(page, event);
     if (!before) return;
-    const { ticketId: id, sourceId, messageIds, publicCount, restoredStatus } = event.data;
-    for (const messageId of messageIds) {
-      page.messages.delete(mergedMessageId(id, messageId));
-      page.removedMessages.add(mergedMessageId(id, messageId));
-    }
+    const { sourceId, restoredStatus } = event.data;
     const at = event.metadata.occurredAt;
     save(page, event, before, {
-      messageCount: before.messageCount - messageIds.length,
-      publicMessageCount: before.publicMessageCount - publicCount,
+      ...removedCopies(page, event, before),
       mergedFrom: before.mergedFrom.filter((link) => link._id !== sourceId),
       ...(restoredStatus ? { status: restoredStatus, statusRank: STATUS_RANK[restoredStatus], updatedAt: at, publicUpdatedAt: at, ...waiting(null) } : {}),
     });
+  },
+  /** Part of an undone large merge's copies leaving, before the event that ends the merge. */
+  MergedMessagesRemoved(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, removedCopies(page, event, before), false);
   },
   /** The moved messages leave; their positions are not given back (read marks count them). The "Moved to" line is ticket activity. */
   MessagesMovedOut(event, page) {
@@ -474,6 +452,45 @@ const evolve = dispatcher<Page, void>({
   },
 });
 
+/** A merge's copied messages join the target under record ids of their own (`<ticket>~<message>`), with their read marks; answers the ticket's new counts. */
+function copiedMessages(page: Page, event: RecordedOf<'TicketMergedFrom' | 'MergedMessagesCopied'>, before: TicketView) {
+  const { ticketId: id, sourceId, sourceNumber, messages, crossCustomer, readMarks } = event.data;
+  const origin = { _id: sourceId, ticketId: sourceNumber };
+  let { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt } = before;
+  const later = (a: string | null, b: string) => (a === null || b > a ? b : a);
+  for (const { sourceSeq: _seq, ...message } of messages) {
+    messageCount += 1;
+    lastSeq += 1;
+    const view = postedMessageView({ ...message, ticketId: id }, lastSeq, page.directory.person(message.senderId), message.postedAt, event.revision);
+    page.messages.set(mergedMessageId(id, message.messageId), {
+      ...view,
+      _id: mergedMessageId(id, message.messageId),
+      mergedFrom: origin,
+      ...(crossCustomer ? { staffOnly: true as const } : {}),
+    });
+    lastMessageAt = later(lastMessageAt, message.postedAt);
+    if (!message.isInternal && !crossCustomer) {
+      publicMessageCount += 1;
+      lastPublicMessageAt = later(lastPublicMessageAt, message.postedAt);
+    }
+  }
+  for (const [user, upTo] of Object.entries(readMarks)) {
+    const key = `${id}:${user}`;
+    page.reads.set(key, { _id: key, ticket: id, user, upTo: Math.max(upTo, page.reads.get(key)?.upTo ?? upTo) });
+  }
+  return { messageCount, lastSeq, publicMessageCount, lastMessageAt, lastPublicMessageAt };
+}
+
+/** An undone merge's copies leave the target; answers the ticket's new counts. */
+function removedCopies(page: Page, event: RecordedOf<'TicketMergeFromUndone' | 'MergedMessagesRemoved'>, before: TicketView) {
+  const { ticketId: id, messageIds, publicCount } = event.data;
+  for (const messageId of messageIds) {
+    page.messages.delete(mergedMessageId(id, messageId));
+    page.removedMessages.add(mergedMessageId(id, messageId));
+  }
+  return { messageCount: before.messageCount - messageIds.length, publicMessageCount: before.publicMessageCount - publicCount };
+}
+
 /** The people and categories whose names a page of ticket events shows. */
 function mentioned(events: RecordedEvent[]) {
   const people = new Set<string>();
@@ -485,7 +502,7 @@ function mentioned(events: RecordedEvent[]) {
     } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
     else if (type === 'MessagePosted') people.add(String(data.senderId));
     else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
-    else if (type === 'TicketMergedFrom' || type === 'MessagesMovedIn')
+    else if (type === 'TicketMergedFrom' || type === 'MergedMessagesCopied' || type === 'MessagesMovedIn')
       for (const message of data.messages as Array<{ senderId: string }>) people.add(message.senderId);
   }
   return { people, categories };

@@ -4,6 +4,7 @@ import {
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type EventData,
+  InvalidArgumentError,
   MaxAppendSizeExceededError,
   type Position,
   StreamNotFoundError,
@@ -12,11 +13,14 @@ import {
 } from '@eventstore/db-client';
 import type { EventStoreDbClientLike } from '../../src/platform/eventstore/eventstoredb';
 
-/** EventStoreDB's default MaxAppendSize (bytes): the largest append it takes. */
+/** EventStoreDB's default MaxAppendSize (bytes): the largest append it takes, all its events together. */
 const MAX_APPEND_SIZE = 1024 * 1024;
 
 const byteSize = (payload: unknown) =>
   payload === undefined ? 0 : payload instanceof Uint8Array ? payload.byteLength : Buffer.byteLength(JSON.stringify(payload));
+
+/** The server's measure of an event (`Event.SizeOnDisk`): data and metadata bytes, and the type at two bytes a character. */
+const eventSize = (event: EventData) => byteSize(event.data) + byteSize(event.metadata) + event.type.length * 2;
 
 /**
  * No EventStoreDB server can run on the development machine, so the adapter's own logic (paging past
@@ -66,6 +70,14 @@ export class EventStoreDbClientDouble {
   openReads = 0;
   /** The expected revision of every append received, in order. */
   readonly expectedRevisions: AppendExpectedRevision[] = [];
+  /** The size of every append received (the sum of its events' sizes), in order, refused ones included. */
+  readonly appendSizes: number[] = [];
+
+  /**
+   * `maxAppendEventSize`: the server's MaxAppendEventSize, a limit per event that KurrentDB leaves off by
+   * default (so one event's limit is then the append's); set it to model a server configured with one.
+   */
+  constructor(private readonly limits: { maxAppendEventSize?: number } = {}) {}
 
   /** Writes a record the way the server writes its own ($stats, $metadata, projections' links), or a binary one. */
   addServerRecord(record: { streamId: string; type: string; isJson?: boolean }): void {
@@ -95,8 +107,20 @@ export class EventStoreDbClientDouble {
 
   appendToStream(streamId: string, events: EventData | EventData[], options: { expectedRevision?: AppendExpectedRevision } = {}) {
     const batch = Array.isArray(events) ? events : [events];
-    // The server refuses an append whose events (data and metadata) exceed its MaxAppendSize, 1 MiB by default.
-    const size = batch.reduce((sum, event) => sum + byteSize(event.data) + byteSize(event.metadata), 0);
+    // As the server does, event by event: one over MaxAppendEventSize is refused, then the running sum over MaxAppendSize
+    // (1 MiB by default) refuses the whole append. Nothing of a refused append is stored.
+    let size = 0;
+    for (const event of batch) {
+      const bytes = eventSize(event);
+      if (this.limits.maxAppendEventSize !== undefined && bytes > this.limits.maxAppendEventSize) {
+        this.appendSizes.push(size + bytes);
+        const message = `Event with Id: ${event.id}, Size: ${bytes}, exceeds Maximum Append Event Size of ${this.limits.maxAppendEventSize}.`;
+        // Status InvalidArgument, which this client (older than the option) raises as such.
+        return Promise.reject(new InvalidArgumentError(message));
+      }
+      size += bytes;
+    }
+    this.appendSizes.push(size);
     if (size > MAX_APPEND_SIZE) return Promise.reject(new MaxAppendSizeExceededError(undefined, MAX_APPEND_SIZE));
     const existing = this.streamRecords(streamId);
     const current = existing.length === 0 ? null : BigInt(existing.length - 1);

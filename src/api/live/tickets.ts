@@ -58,6 +58,7 @@ type TicketUpdate = Extract<
       | 'TicketOutcomeRecorded'
       | 'TicketMergedInto'
       | 'TicketMergedFrom'
+      | 'MergedMessagesCopied'
       | 'TicketMergeFromUndone'
       | 'TicketMergeIntoUndone';
   }
@@ -77,6 +78,7 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
     case 'TicketMergedInto':
       return { kind: 'merge' as const, action: 'into' as const, other: event.data.targetNumber, by };
     case 'TicketMergedFrom':
+    case 'MergedMessagesCopied':
       return { kind: 'merge' as const, action: 'from' as const, other: event.data.sourceNumber, by };
     case 'TicketMergeFromUndone':
       return { kind: 'merge' as const, action: 'undone' as const, other: event.data.sourceNumber, by };
@@ -115,6 +117,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
     case 'TicketOutcomeRecorded':
     case 'TicketMergedInto':
     case 'TicketMergedFrom':
+    case 'MergedMessagesCopied':
     case 'TicketMergeFromUndone':
     case 'TicketMergeIntoUndone': {
       const ticket = await tickets.findOne({ _id: event.data.ticketId });

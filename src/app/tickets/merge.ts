@@ -76,14 +76,14 @@ async function mergeOnce(deps: AppDeps, sourceId: string, targetId: string, cont
       ? await claimIfFree(deps, target.customerId, targetId, context)
       : null;
   try {
-    const from = await runTicketCommand(
-      deps,
-      targetId,
-      { type: 'MergeFrom', ticketId: targetId, actor, source: into.state, reopen: fence !== null, now: context.now },
-      context,
-      fence ? [fence] : [],
-    );
-    const position = Math.max(into.position, from.position);
+    const mergeFrom = { type: 'MergeFrom' as const, ticketId: targetId, actor, source: into.state, reopen: fence !== null, now: context.now };
+    let position = into.position;
+    // One bounded event per append, until the target decides nothing more (docs/tickets.md, large merges).
+    for (let part = 0; ; part++) {
+      const from = await runTicketCommand(deps, targetId, { ...mergeFrom, continuing: part > 0 }, context, part === 0 && fence ? [fence] : []);
+      position = Math.max(position, from.position);
+      if (from.events.length === 0) break;
+    }
     await ticketViewsReach(deps, position);
     return position;
   } catch (error) {
@@ -126,7 +126,10 @@ export async function unmergeTicket(deps: AppDeps, sourceId: string, context: Co
   ticketDecider.decide(undoInto, loaded.state);
   const source = staffOnly(loaded.state, actor);
   const merged = source.mergedInto!;
-  const from = await runTicketCommand(deps, merged.ticketId, { type: 'UndoMergeFrom', ticketId: merged.ticketId, actor, sourceId }, context);
+  const undoFrom = { type: 'UndoMergeFrom' as const, ticketId: merged.ticketId, actor, sourceId };
+  let from = await runTicketCommand(deps, merged.ticketId, undoFrom, context);
+  // A large merge's copies leave in bounded parts, one append each, before the event that ends it.
+  while (from.events[0]?.type === 'MergedMessagesRemoved') from = await runTicketCommand(deps, merged.ticketId, undoFrom, context);
   const undone = from.events[0];
   if (undone?.type === 'TicketMergeFromUndone' && undone.data.restoredStatus && !isOpenStatus(undone.data.restoredStatus) && from.state.kind === 'live')
     await releaseOpenTicket(deps, from.state.customerId, merged.ticketId, context);
@@ -241,7 +244,7 @@ export async function completeInterrupted(
     // Still merged into that target (not undone since), and the target has not taken the messages.
     if (source.mergedInto?.ticketId !== event.targetId) return 'nothing to do';
     const target = (await loadTicket(deps, event.targetId)).state;
-    if (target.kind === 'live' && target.mergedFrom.some((link) => link.ticketId === event.sourceId)) return 'nothing to do';
+    if (target.kind === 'live' && target.mergedFrom.some((link) => link.ticketId === event.sourceId && link.remaining === 0)) return 'nothing to do';
     try {
       await mergeTickets(deps, event.sourceId, event.targetId, context);
       return 'completed';

@@ -86,8 +86,11 @@ export type TicketCommand =
   | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor }
   /** To the source: it continues in `target` (the target's state as the handler loaded it). */
   | { type: 'MergeInto'; ticketId: string; actor: TicketActor; target: TicketState; now: Date }
-  /** To the target: the source (as it stands after its `TicketMergedInto`) joins it; `reopen` when its customer's open-ticket claim is held for it. */
-  | { type: 'MergeFrom'; ticketId: string; actor: TicketActor; source: TicketState; reopen: boolean; now: Date }
+  /**
+   * To the target: the source (as it stands after its `TicketMergedInto`) joins it, its next bounded part
+   * per command; `reopen` when its customer's open-ticket claim is held for it; `continuing` for the parts after the first.
+   */
+  | { type: 'MergeFrom'; ticketId: string; actor: TicketActor; source: TicketState; reopen: boolean; now: Date; continuing?: boolean }
   /** To the target, then to the source: the merge of `sourceId` into `targetId` is undone, within `windowMs` of it. */
   | { type: 'UndoMergeFrom'; ticketId: string; actor: TicketActor; sourceId: string }
   | { type: 'UndoMergeInto'; ticketId: string; actor: TicketActor; windowMs: number; now: Date }
@@ -332,6 +335,9 @@ function mergeInto(command: Extract<TicketCommand, { type: 'MergeInto' }>, state
     throw new ValidationError('A ticket cannot be merged into itself', [{ path: 'targetId', message: 'A ticket cannot be merged into itself' }]);
   if (source.mergedInto) throw new ConflictError(`This ticket is already merged into #${source.mergedInto.number}`, 'TICKET_MERGED');
   if (target.mergedInto) throw new ConflictError(`Ticket #${target.number} is merged into #${target.mergedInto.number}; merge into that one`, 'TICKET_MERGED');
+  // Its own conversation is still growing by a merge's copies: merged on now, those still to come would miss the ticket it goes to.
+  const taking = source.mergedFrom.find((link) => link.remaining > 0);
+  if (taking) throw new ConflictError(`This ticket is still taking the messages of #${taking.number}; try again in a moment`, 'MERGE_CONFLICT');
   if (source.mergedFrom.some((link) => link.ticketId === target.ticketId))
     throw new ConflictError(`Ticket #${target.number} was merged into this ticket at the same time; nothing was merged`, 'MERGE_CONFLICT');
   if (target.customerId !== source.customerId && command.actor.role !== 'admin') throw new ForbiddenError(DIFFERENT_CUSTOMERS_MESSAGE, 'DIFFERENT_CUSTOMERS');
@@ -374,36 +380,70 @@ function mergedReadMarks(target: LiveTicket, source: LiveTicket, joined: Array<{
   return marks;
 }
 
+/**
+ * The most bytes of copied messages one merge event carries: a quarter of the smallest append a
+ * production log takes (EventStoreDB and KurrentDB refuse an append over 1 MiB by default), leaving
+ * room for the event's other fields and metadata. One message (at most 2000 characters and its files'
+ * names) is far below it, so every event holds at least one.
+ */
+export const MERGE_COPY_BYTES = 256 * 1024;
+
+/** The next items from the start of `items` whose JSON as a list stays within `budget` bytes (at least one). */
+function nextBatch<Item>(items: Item[], budget: number): Item[] {
+  let bytes = 1;
+  let count = 0;
+  for (const item of items) {
+    bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (count > 0 && bytes > budget) break;
+    count += 1;
+  }
+  return items.slice(0, count);
+}
+
+/**
+ * The target takes the source's conversation, a bounded event at a time (`MERGE_COPY_BYTES`): the
+ * first, `TicketMergedFrom`, carries the merge and the first messages; each `MergedMessagesCopied`
+ * the next ones, decided again on the target as it then stands. Running it again after each append
+ * decides the next event, and nothing once every message is copied, so a merge cut short anywhere
+ * between its appends is completed by running it again. `continuing`: only further messages of a merge
+ * already begun (an unmerge between two of its appends ends it, rather than starting it again).
+ */
 function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state: TicketState): TicketEvent[] {
   if (state.kind === 'deleted') throw new ConflictError('The ticket to merge into was deleted at the same time; nothing was merged', 'MERGE_CONFLICT');
   const target = staffOnly(state, command.actor);
   if (command.source.kind !== 'live') throw new NotFoundError('Source ticket');
   const source = command.source;
-  if (target.mergedFrom.some((link) => link.ticketId === source.ticketId)) return [];
+  const link = target.mergedFrom.find((merged) => merged.ticketId === source.ticketId);
+  if (link ? link.remaining === 0 : command.continuing) return [];
   if (source.mergedInto?.ticketId !== target.ticketId) throw new ConflictError(`Ticket #${source.number} is not merged into this ticket`, 'NOT_MERGED');
-  // Refused, not followed: the source's handler takes its own half back (`CancelMergeInto`).
-  if (target.mergedInto)
+  // Refused, not followed: the source's handler takes its own half back (`CancelMergeInto`). A target that took the source carries it along.
+  if (!link && target.mergedInto)
     throw new ConflictError(
       `Ticket #${target.number} was merged into #${target.mergedInto.number} at the same time; nothing was merged, try again`,
       'MERGE_CONFLICT',
     );
-  const messages = [...source.messages.values()]
+  const all = [...source.messages.values()]
     .sort((a, b) => a.seq - b.seq)
+    .filter((message) => message.seq > (link?.copiedUpTo ?? 0))
     .map(({ seq, origin: _origin, staffOnly: _staff, copy: _copy, ...message }) => ({ ...message, sourceSeq: seq }));
+  const messages = nextBatch(all, MERGE_COPY_BYTES);
+  const crossCustomer = source.customerId !== target.customerId;
+  const readMarks = mergedReadMarks(target, source, messages);
+  const ids = { ticketId: target.ticketId, sourceId: source.ticketId, sourceNumber: source.number };
+  if (link) return [{ type: 'MergedMessagesCopied', data: { ...ids, messages, crossCustomer, readMarks } }];
   return [
     {
       type: 'TicketMergedFrom',
       data: {
-        ticketId: target.ticketId,
-        sourceId: source.ticketId,
-        sourceNumber: source.number,
+        ...ids,
         sourceCustomerId: source.customerId,
         mergedBy: command.actor.userId,
         mergedAt: command.now.toISOString(),
         messages,
+        ...(all.length > messages.length ? { messageCount: all.length } : {}),
         reopenedFrom: command.reopen && !isOpenStatus(target.status) ? target.status : null,
-        crossCustomer: source.customerId !== target.customerId,
-        readMarks: mergedReadMarks(target, source, messages),
+        crossCustomer,
+        readMarks,
       },
     },
   ];
@@ -411,26 +451,26 @@ function mergeFrom(command: Extract<TicketCommand, { type: 'MergeFrom' }>, state
 
 /**
  * Undoing a merge, the target first: the copied messages leave it (those written in it since stay);
- * a status the merge reopened goes back while it is still open. Nothing when already undone.
+ * a status the merge reopened goes back while it is still open. Nothing when already undone. The ids
+ * of a large merge's copies leave in bounded parts (`MergedMessagesRemoved`, each appended on its
+ * own) before the `TicketMergeFromUndone` that ends the merge, so undoing again after a crash between
+ * them goes on with the ids left.
  */
 function undoMergeFrom(command: Extract<TicketCommand, { type: 'UndoMergeFrom' }>, state: TicketState): TicketEvent[] {
   const target = staffOnly(state, command.actor);
   const link = target.mergedFrom.find(({ ticketId }) => ticketId === command.sourceId);
   if (!link) return [];
+  const ids = { ticketId: target.ticketId, sourceId: link.ticketId, sourceNumber: link.number };
+  const leaving = nextBatch(link.messageIds, MERGE_COPY_BYTES);
+  if (leaving.length < link.messageIds.length) {
+    const publicCount = leaving.filter((id) => {
+      const message = target.messages.get(id);
+      return message !== undefined && !message.isInternal && !message.staffOnly;
+    }).length;
+    return [{ type: 'MergedMessagesRemoved', data: { ...ids, messageIds: leaving, publicCount } }];
+  }
   const restoredStatus = link.reopenedFrom && isOpenStatus(target.status) ? link.reopenedFrom : null;
-  return [
-    {
-      type: 'TicketMergeFromUndone',
-      data: {
-        ticketId: target.ticketId,
-        sourceId: link.ticketId,
-        sourceNumber: link.number,
-        messageIds: link.messageIds,
-        publicCount: link.publicCount,
-        restoredStatus,
-      },
-    },
-  ];
+  return [{ type: 'TicketMergeFromUndone', data: { ...ids, messageIds: link.messageIds, publicCount: link.publicCount, restoredStatus } }];
 }
 
 /** Then the source: it stands alone again with the status it had, within the window after the merge. */

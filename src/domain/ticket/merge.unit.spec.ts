@@ -1,7 +1,7 @@
 import { DeciderSpecification } from '../../../test/support/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { TicketStatus } from '#contract/tickets';
-import { type TicketActor, type TicketCommand, decide } from './decide';
+import { MERGE_COPY_BYTES, type TicketActor, type TicketCommand, decide } from './decide';
 import { type TicketEvent, type TicketState, evolve, initialState } from './ticket';
 
 const CUSTOMER: TicketActor = { userId: 'cust-1', role: 'customer' };
@@ -341,6 +341,92 @@ describe('Ticket merge', () => {
       given(source)
         .when(cancel(TARGET_MERGED_ON, true, CUSTOMER))
         .thenThrows(ForbiddenError));
+  });
+
+  describe('when the source holds more than one event carries (docs/tickets.md, large merges)', () => {
+    const LONG = 'x'.repeat(1900);
+    const many = (count: number): TicketEvent[] => [
+      opened(SOURCE, 1042),
+      ...Array.from({ length: count }, (_, index) => {
+        const event = posted(SOURCE, `s${index + 1}`, index % 2 === 0 ? CUSTOMER : AGENT);
+        return { ...event, data: { ...event.data, content: LONG } } as TicketEvent;
+      }),
+      MERGED_INTO,
+    ];
+    /** Runs the target's half to its end as the handler does: one decision per append, until nothing is left. */
+    const copyAll = (target: TicketEvent[], source: TicketEvent[]) => {
+      const written: TicketEvent[] = [];
+      for (let part = 0; part < 1000; part++) {
+        const events = decide({ ...mergeFrom(source), continuing: part > 0 } as TicketCommand, fold([...target, ...written]));
+        if (events.length === 0) return written;
+        written.push(...events);
+      }
+      throw new Error('the merge never ended');
+    };
+    const SOURCE_MANY = many(600);
+
+    it('copies it in events of at most the byte budget each, the first naming how many come in all, in the source order', () => {
+      const written = copyAll(TARGET_CLOSED, SOURCE_MANY);
+      expect(written.length).toBeGreaterThan(3);
+      expect(written.map((event) => event.type)).toEqual(['TicketMergedFrom', ...written.slice(1).map(() => 'MergedMessagesCopied')]);
+      expect(written[0]!.data).toMatchObject({ messageCount: 600, reopenedFrom: 'closed' });
+      for (const event of written) expect(Buffer.byteLength(JSON.stringify(event.data))).toBeLessThan(MERGE_COPY_BYTES + 4096);
+      const copied = written.flatMap((event) => (event.data as { messages: Array<{ messageId: string }> }).messages.map((m) => m.messageId));
+      expect(copied).toEqual(Array.from({ length: 600 }, (_, index) => `s${index + 1}`));
+      const target = fold([...TARGET_CLOSED, ...written]);
+      expect(target.kind === 'live' && target.mergedFrom[0]).toMatchObject({ ticketId: SOURCE, remaining: 0, publicCount: 600 });
+      expect(target.kind === 'live' && [target.messages.size, target.lastSeq, target.status]).toEqual([601, 601, 'open']);
+    });
+
+    it('continues a copy cut short where it stopped, and a small merge stays one event without a count', () => {
+      const first = decide(mergeFrom(SOURCE_MANY), fold(TARGET_CLOSED));
+      const rest = copyAll([...TARGET_CLOSED, ...first], SOURCE_MANY);
+      expect(rest[0]!.type).toBe('MergedMessagesCopied');
+      expect([...first, ...rest].flatMap((event) => (event.data as { messages: unknown[] }).messages)).toHaveLength(600);
+      const small = decide(mergeFrom([...SOURCE_OPEN, MERGED_INTO]), fold(TARGET_CLOSED));
+      expect(small).toHaveLength(1);
+      expect(small[0]!.data).not.toHaveProperty('messageCount');
+    });
+
+    it('ends a continuing copy whose merge was undone between its appends, rather than starting it again', () => {
+      const first = decide(mergeFrom(SOURCE_MANY), fold(TARGET_CLOSED));
+      const undone = decide({ type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE }, fold([...TARGET_CLOSED, ...first]));
+      expect(decide({ ...mergeFrom(SOURCE_MANY), continuing: true } as TicketCommand, fold([...TARGET_CLOSED, ...first, ...undone]))).toEqual([]);
+    });
+
+    it('undoes a merge whose copies’ ids do not fit one event in bounded parts, each decided on the ticket as it then stands (as undoing again after a crash does), then ends it', () => {
+      const LONG_ID = 'message-0123456789abcdef0123456789';
+      const source: TicketEvent[] = [
+        opened(SOURCE, 1042),
+        ...Array.from({ length: 9000 }, (_, index) => posted(SOURCE, `${LONG_ID}-${index}`, CUSTOMER, index % 3 === 0)),
+        MERGED_INTO,
+      ];
+      const merged = [...TARGET_CLOSED, ...copyAll(TARGET_CLOSED, source)];
+      const undo: TicketCommand = { type: 'UndoMergeFrom', ticketId: TARGET, actor: AGENT, sourceId: SOURCE };
+      const undone: TicketEvent[] = [];
+      for (let part = 0; part < 100; part++) {
+        const events = decide(undo, fold([...merged, ...undone]));
+        if (events.length === 0) break;
+        undone.push(...events);
+      }
+      expect(undone.map((event) => event.type)).toEqual([...undone.slice(0, -1).map(() => 'MergedMessagesRemoved'), 'TicketMergeFromUndone']);
+      expect(undone.length).toBeGreaterThan(1);
+      for (const event of undone) expect(Buffer.byteLength(JSON.stringify(event.data))).toBeLessThan(MERGE_COPY_BYTES + 4096);
+      const removed = undone.flatMap((event) => (event.data as { messageIds: string[] }).messageIds);
+      expect(new Set(removed).size).toBe(9000);
+      expect(undone.reduce((sum, event) => sum + (event.data as { publicCount: number }).publicCount, 0)).toBe(6000);
+      expect(undone.at(-1)!.data).toMatchObject({ restoredStatus: 'closed' });
+      const target = fold([...merged, ...undone]);
+      expect(target.kind === 'live' && [target.messages.size, target.mergedFrom, target.status]).toEqual([1, [], 'closed']);
+    });
+
+    it('refuses to merge on a ticket still taking a merge, whose later copies would miss the ticket it went to', () => {
+      const first = decide(mergeFrom(SOURCE_MANY), fold(TARGET_CLOSED));
+      const other = fold([opened('third', 1050)]);
+      expect(() => decide({ type: 'MergeInto', ticketId: TARGET, actor: AGENT, target: other, now: MERGED_AT }, fold([...TARGET_CLOSED, ...first]))).toThrow(
+        expect.objectContaining({ code: 'MERGE_CONFLICT' }),
+      );
+    });
   });
 
   describe('when related to another ticket', () => {

@@ -66,12 +66,19 @@ export type TicketEvent =
   | DomainEvent<'TicketMergedInto', TicketMergedIntoData>
   /** The source's conversation joins this ticket (the target), copied into this stream so that it replays and time-travels alone. */
   | DomainEvent<'TicketMergedFrom', TicketMergedFromData>
+  /**
+   * More of the source's messages of a merge whose copy did not fit one event (`TicketMergedFrom` names
+   * how many it brings in all): each such event is bounded in size, appended after the one before.
+   */
+  | DomainEvent<'MergedMessagesCopied', MergedMessagesCopiedData>
   /** The merge is undone on the target: the copied messages leave it; a status the merge changed goes back. */
   | DomainEvent<
       'TicketMergeFromUndone',
       /** `publicCount`: how many of the messages its customer could see here. */
       { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number; restoredStatus: TicketStatus | null }
     >
+  /** Part of an undone large merge's copies leave this ticket (the rest, and the end of the merge, follow in `TicketMergeFromUndone`). */
+  | DomainEvent<'MergedMessagesRemoved', { ticketId: string; sourceId: string; sourceNumber: number; messageIds: string[]; publicCount: number }>
   /** The merge is undone on the source: it stands alone again with the status it had. */
   /**
    * Split (docs/tickets.md): messages leave this ticket for a new one, carried whole with the new
@@ -133,6 +140,17 @@ export interface MergedMessage extends Omit<MessagePostedData, 'ticketId'> {
   sourceSeq: number;
 }
 
+interface MergedMessagesCopiedData {
+  ticketId: string;
+  sourceId: string;
+  sourceNumber: number;
+  /** The next of the source's messages in its order, each taking the next position of this conversation. */
+  messages: MergedMessage[];
+  crossCustomer: boolean;
+  /** Read marks moved past these messages, by the rule of the merge's first event, applied to them. */
+  readMarks: Record<string, number>;
+}
+
 interface TicketMergedFromData {
   ticketId: string;
   sourceId: string;
@@ -140,8 +158,10 @@ interface TicketMergedFromData {
   sourceCustomerId: string;
   mergedBy: string;
   mergedAt: string;
-  /** The source's messages in its order; each takes the next position of this conversation. */
+  /** The source's messages in its order (the first of them, when `messageCount` says more follow); each takes the next position of this conversation. */
   messages: MergedMessage[];
+  /** How many messages the merge brings in all, when more than `messages` (the rest follow in `MergedMessagesCopied` events). */
+  messageCount?: number;
   /** The status before the merge when the merge reopened this ticket, else null. */
   reopenedFrom: TicketStatus | null;
   /**
@@ -197,7 +217,16 @@ export interface LiveTicket {
   movedOut: Record<string, MergeLink>;
   /** Related tickets by id (both directions, each side records its own). */
   related: string[];
-  mergedFrom: Array<MergeLink & { messageIds: string[]; publicCount: number; reopenedFrom: TicketStatus | null }>;
+  mergedFrom: Array<
+    MergeLink & {
+      messageIds: string[];
+      publicCount: number;
+      reopenedFrom: TicketStatus | null;
+      /** The source position of the last message copied, and how many are still to come (0: the merge is complete). */
+      copiedUpTo: number;
+      remaining: number;
+    }
+  >;
 }
 
 export type TicketState = { kind: 'none' } | LiveTicket | { kind: 'deleted'; ticketId: string };
@@ -265,42 +294,20 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, status: 'closed', mergedInto: { ticketId: targetId, number: targetNumber, previousStatus, mergedAt } };
     }
     case 'TicketMergedFrom': {
-      const { sourceId, sourceNumber, messages, reopenedFrom, readMarks, crossCustomer } = event.data;
-      let { lastSeq, lastPublicSeq } = state;
-      let conversation = state.messages;
-      for (const { sourceSeq: _at, ...message } of messages) {
-        lastSeq += 1;
-        if (!message.isInternal && !crossCustomer) lastPublicSeq = lastSeq;
-        conversation = conversation.set(message.messageId, {
-          ...message,
-          seq: lastSeq,
-          origin: sourceNumber,
-          copy: true,
-          ...(crossCustomer ? { staffOnly: true } : {}),
-        });
-      }
-      // A message moved out of here earlier and now merged back is here again, not "moved".
-      const back = new Set(messages.map((message) => message.messageId));
-      return {
-        ...state,
-        status: reopenedFrom ? 'open' : state.status,
-        movedOut: Object.fromEntries(Object.entries(state.movedOut).filter(([id]) => !back.has(id))),
-        messages: conversation,
-        lastSeq,
-        lastPublicSeq,
-        readMarks: { ...state.readMarks, ...readMarks },
-        mergedFrom: [
-          ...state.mergedFrom,
-          {
-            ticketId: sourceId,
-            number: sourceNumber,
-            messageIds: messages.map((m) => m.messageId),
-            publicCount: crossCustomer ? 0 : messages.filter((m) => !m.isInternal).length,
-            reopenedFrom,
-          },
-        ],
+      const { sourceId, sourceNumber, messages, reopenedFrom, messageCount } = event.data;
+      const link = {
+        ticketId: sourceId,
+        number: sourceNumber,
+        messageIds: [],
+        publicCount: 0,
+        reopenedFrom,
+        copiedUpTo: 0,
+        remaining: messageCount ?? messages.length,
       };
+      return copyMerged({ ...state, status: reopenedFrom ? 'open' : state.status, mergedFrom: [...state.mergedFrom, link] }, event.data);
     }
+    case 'MergedMessagesCopied':
+      return copyMerged(state, event.data);
     case 'TicketMergeFromUndone':
       return {
         ...state,
@@ -308,6 +315,18 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
         messages: state.messages.deleteAll(event.data.messageIds),
         mergedFrom: state.mergedFrom.filter((link) => link.ticketId !== event.data.sourceId),
       };
+    case 'MergedMessagesRemoved': {
+      const leaving = new Set(event.data.messageIds);
+      return {
+        ...state,
+        messages: state.messages.deleteAll(event.data.messageIds),
+        mergedFrom: state.mergedFrom.map((link) =>
+          link.ticketId === event.data.sourceId
+            ? { ...link, messageIds: link.messageIds.filter((id) => !leaving.has(id)), publicCount: link.publicCount - event.data.publicCount }
+            : link,
+        ),
+      };
+    }
     case 'TicketMergeIntoUndone':
       return { ...state, status: event.data.restoredStatus, mergedInto: null };
     case 'MessagesMovedOut': {
@@ -347,6 +366,46 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'TicketUnlinked':
       return { ...state, related: state.related.filter((id) => id !== event.data.otherId) };
   }
+}
+
+/** Copied messages of a merge join the conversation at its next positions, and are counted on the merge's link. */
+function copyMerged(state: LiveTicket, copy: MergedMessagesCopiedData): LiveTicket {
+  const { sourceId, sourceNumber, messages, readMarks, crossCustomer } = copy;
+  let { lastSeq, lastPublicSeq } = state;
+  let conversation = state.messages;
+  for (const { sourceSeq: _at, ...message } of messages) {
+    lastSeq += 1;
+    if (!message.isInternal && !crossCustomer) lastPublicSeq = lastSeq;
+    conversation = conversation.set(message.messageId, {
+      ...message,
+      seq: lastSeq,
+      origin: sourceNumber,
+      copy: true,
+      ...(crossCustomer ? { staffOnly: true } : {}),
+    });
+  }
+  // A message moved out of here earlier and now merged back is here again, not "moved".
+  const back = new Set(messages.map((message) => message.messageId));
+  const publicCount = crossCustomer ? 0 : messages.filter((m) => !m.isInternal).length;
+  return {
+    ...state,
+    movedOut: Object.fromEntries(Object.entries(state.movedOut).filter(([id]) => !back.has(id))),
+    messages: conversation,
+    lastSeq,
+    lastPublicSeq,
+    readMarks: { ...state.readMarks, ...readMarks },
+    mergedFrom: state.mergedFrom.map((link) =>
+      link.ticketId === sourceId
+        ? {
+            ...link,
+            messageIds: [...link.messageIds, ...messages.map((m) => m.messageId)],
+            publicCount: link.publicCount + publicCount,
+            copiedUpTo: messages.at(-1)?.sourceSeq ?? link.copiedUpTo,
+            remaining: Math.max(0, link.remaining - messages.length),
+          }
+        : link,
+    ),
+  };
 }
 
 /** Internal notes are for staff only: a customer never sees one, by any call or socket. */

@@ -31,6 +31,24 @@ describe('The EventStoreDB adapter', () => {
       await store.append('ticket-big', [fact('Fits', { text: 'x'.repeat(1000 * 1024) })], 'no_stream');
       expect((await store.readStream('ticket-big')).map((event) => event.type)).toEqual(['Fits']);
     });
+
+    it('then the limit is the whole append: two events that each fit but not together are refused, and neither is stored', async () => {
+      const half = 'x'.repeat(600 * 1024);
+      await expect(store.append('ticket-big', [fact('A', { text: half }), fact('B', { text: half })], 'no_stream')).rejects.toThrow();
+      await expect(store.readStream('ticket-big')).resolves.toEqual([]);
+      await store.append('ticket-big', [fact('A', { text: half })], 'no_stream');
+      await store.append('ticket-big', [fact('B', { text: half })], 0);
+      expect((await store.readStream('ticket-big')).map((event) => event.type)).toEqual(['A', 'B']);
+    });
+
+    it('then a server configured with MaxAppendEventSize refuses an append holding one event over it', async () => {
+      const limited = new EventStoreDbEventStore(new EventStoreDbClientDouble({ maxAppendEventSize: 64 * 1024 }).asClient());
+      await expect(limited.append('ticket-big', [fact('Small'), fact('Big', { text: 'x'.repeat(65 * 1024) })], 'no_stream')).rejects.toThrow(
+        /exceeds Maximum Append Event Size of 65536/,
+      );
+      await expect(limited.readStream('ticket-big')).resolves.toEqual([]);
+      await limited.close();
+    });
   });
 
   describe('when appends of every expectation race on one stream', () => {

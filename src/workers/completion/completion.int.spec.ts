@@ -6,6 +6,9 @@ import { checkProjections } from '../../projections/check';
 import { directoryProjection } from '../../projections/directory';
 import { ticketsProjection } from '../../projections/tickets';
 
+/** Enough messages of about 2 KB that the copy takes several events (docs/tickets.md, large merges). */
+const LARGE_SOURCE = 400;
+
 describe('Merges cut short between their two appends (docs/tickets.md, merging)', () => {
   let server: TestServer;
   let admin: string;
@@ -56,6 +59,65 @@ describe('Merges cut short between their two appends (docs/tickets.md, merging)'
     const stream = await deps.events.readStream(`ticket-${target._id}`);
     expect(stream.filter((event) => event.type === 'TicketMergedFrom')).toHaveLength(1);
     expect((await server.request('GET', `/api/tickets/${target._id}`, { token: agent.token })).body.ticket.status).toBe('open');
+  }, 60_000);
+
+  it('when a large merge stopped between the appends of its copy (docs/tickets.md, large merges), then the workers copy the rest once', async () => {
+    const customer = await addMember(server, admin, 'customer', 'Cleo');
+    const target = await openTicket(server, customer, category, { title: 'First report' });
+    expect((await server.request('PUT', `/api/tickets/${target._id}`, { token: agent.token, body: { status: 'resolved' } })).status).toBe(200);
+    const source = await openTicket(server, customer, category, { title: 'A long thread' });
+    const { deps } = server;
+    const now = new Date();
+    const sender = { userId: customer.id, role: 'customer' as const };
+    const context = { actor: { ...sender, platform: 'web' as const }, now };
+    for (let index = 1; index <= LARGE_SOURCE; index++)
+      await runTicketCommand(
+        deps,
+        source._id,
+        {
+          type: 'PostMessage',
+          ticketId: source._id,
+          messageId: `m-${index}`,
+          actor: sender,
+          content: `${index} ${'y'.repeat(1900)}`,
+          isInternal: false,
+          platform: 'web',
+          attachments: [],
+          now,
+        },
+        context,
+      );
+
+    // The merge's first appends alone, as a process that died between two parts of the copy leaves the log.
+    const actor = { userId: agent.id, role: 'agent' as const };
+    const agentContext = { actor: { ...actor, platform: 'web' as const }, now };
+    const into = await runTicketCommand(
+      deps,
+      source._id,
+      { type: 'MergeInto', ticketId: source._id, actor, target: (await loadTicket(deps, target._id)).state, now },
+      agentContext,
+    );
+    const mergeFrom = { type: 'MergeFrom' as const, ticketId: target._id, actor, source: into.state, reopen: false, now };
+    await runTicketCommand(deps, target._id, mergeFrom, agentContext);
+    await runTicketCommand(deps, target._id, { ...mergeFrom, continuing: true }, agentContext);
+    const partial = (await server.request('GET', `/api/tickets/${target._id}`, { token: agent.token })).body.ticket.messageCount;
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(LARGE_SOURCE);
+
+    await eventually(
+      async () => (await server.request('GET', `/api/tickets/${target._id}`, { token: agent.token })).body.ticket.messageCount === LARGE_SOURCE,
+      { describe: "the target holds all of the source's messages", timeoutMs: 20_000 },
+    );
+    const stream = await deps.events.readStream(`ticket-${target._id}`);
+    const copied = stream.flatMap((event) =>
+      event.type === 'TicketMergedFrom' || event.type === 'MergedMessagesCopied' ? (event.data.messages as Array<{ messageId: string }>) : [],
+    );
+    expect(copied.map((message) => message.messageId)).toEqual(Array.from({ length: LARGE_SOURCE }, (_, index) => `m-${index + 1}`));
+    expect(stream.filter((event) => event.type === 'TicketMergedFrom')).toHaveLength(1);
+    const last = stream.filter((event) => event.type === 'MergedMessagesCopied').at(-1)!;
+    expect(last.metadata.actor).toMatchObject({ userId: agent.id, role: 'agent' });
+    const page = (await server.request('GET', `/api/tickets/${target._id}/messages?limit=1`, { token: agent.token })).body.messages;
+    expect(page[0].content).toMatch(new RegExp(`^${LARGE_SOURCE} `));
   }, 60_000);
 });
 
