@@ -122,6 +122,15 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.findOne({ _id: 't2' })).not.toHaveProperty('views');
     });
 
+    it('sets fields of a document named by its id, guarded, and counts setting the same values as unmodified', async () => {
+      const sums = { byStatus: { open: 1 } };
+      expect(await tickets.updateOne({ _id: 't2' }, { $set: { rev: 3, sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 't2', rev: { $lt: 3 } }, { $set: { rev: 4 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 't2', rev: 3 }, { $set: { sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 0, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 'missing' }, { $set: { rev: 1 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.findOne({ _id: 't2' })).toEqual({ ...TICKETS[1], rev: 3, sums, tags: ['a', 'b'] });
+    });
+
     it('upserts a document built from the filter and $setOnInsert', async () => {
       const first = await tickets.updateOne(
         { _id: 'stats' },

@@ -57,6 +57,9 @@ function jsonPath(path: string): string | null {
   return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
 }
 
+/** A top-level field's JSON path literal, or null for a dotted path or one SQLite cannot say. */
+const topLevelPath = (field: string) => (field.includes('.') ? null : jsonPath(field));
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 function entryOf(value: unknown, kindOffset: number): Entry {
@@ -581,6 +584,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private updateOneSync(filter: Filter, update: Update, upsert = false): UpdateResult {
+    const inPlace = upsert ? null : this.setInPlace(filter, update);
+    if (inPlace) return inPlace;
     const [doc] = this.stored(filter, 1);
     if (doc) return { matched: 1, modified: this.modify(doc, update) ? 1 : 0, upsertedId: null };
     if (!upsert) return { matched: 0, modified: 0, upsertedId: null };
@@ -605,7 +610,61 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return { matched: docs.length, modified, upsertedId: null };
   }
 
+  /**
+   * `{ $set }` of top-level fields no index files, on a document named by its id: one UPDATE with
+   * `jsonb_set`, the document never read into JavaScript (a conditional write of a projection, like
+   * satisfaction's revision guard, costs a statement). A field already holding the value (the same
+   * JSON) leaves the document unmodified, as MongoDB counts it. Null where the update is not of that kind.
+   */
+  private setInPlace(filter: Filter, update: Update): UpdateResult | null {
+    const { $set: set, ...others } = update;
+    if (typeof filter._id !== 'string' || !isPlainObject(set) || Object.keys(others).length > 0) return null;
+    const fields = Object.entries(set);
+    const indexed = [...this.fields.keys()].map((path) => path.split('.')[0]!);
+    if (fields.length === 0 || fields.some(([field, value]) => field === '_id' || value === undefined || indexed.includes(field) || !topLevelPath(field)))
+      return null;
+    const paths = fields.map(([field]) => topLevelPath(field)!);
+    const values = fields.map(([, value]) => JSON.stringify(value));
+    const where = this.where(filter);
+    const changed = this.engine.execute(
+      `UPDATE ${this.docs} SET doc = jsonb_set(doc, ${paths.map((path) => `${path}, json(?)`).join(', ')})
+        WHERE ${where.sql} AND NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`,
+      [...values, ...where.params, ...values],
+      (statement, params) => statement.run(...params).changes,
+    );
+    if (changed > 0) return { matched: 1, modified: 1, upsertedId: null };
+    return { matched: this.rows(filter, { limit: 1 }, '1').length, modified: 0, upsertedId: null };
+  }
+
+  /**
+   * A stored document's indexed fields (and id), or null when there is none: all that writing it
+   * again needs of it (its key entries). Read whole where an indexed path is dotted (an array on
+   * the way files differently).
+   */
+  private storedKeys(id: string): AnyObject | null {
+    const paths = [...this.fields.keys()];
+    if (paths.some((path) => !topLevelPath(path))) return this.stored({ _id: id }, 1)[0] ?? null;
+    const row = this.engine
+      .statement(`SELECT ${['id', ...paths.map((path) => `doc -> ${topLevelPath(path)}`)].join(', ')} FROM ${this.docs} WHERE id = ?`)
+      .raw()
+      .get(id) as Array<string | null> | undefined;
+    if (!row) return null;
+    const doc: AnyObject = { _id: id };
+    paths.forEach((path, at) => {
+      const value = row[at + 1];
+      if (value !== null && value !== undefined) doc[path] = JSON.parse(value);
+    });
+    return doc;
+  }
+
   private replaceOneSync(filter: Filter, replacement: T, upsert = false): UpdateResult {
+    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
+      // By id alone: the document's key entries are all it needs of what is stored.
+      const before = this.storedKeys(filter._id);
+      if (!before && !upsert) return { matched: 0, modified: 0, upsertedId: null };
+      this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
+      return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+    }
     const [doc] = this.stored(filter, 1);
     if (!doc && !upsert) return { matched: 0, modified: 0, upsertedId: null };
     const id = (doc?._id as string | undefined) ?? replacement._id ?? (typeof filter._id === 'string' ? filter._id : randomUUID());
