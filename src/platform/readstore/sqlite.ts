@@ -92,6 +92,17 @@ function entriesOf(doc: AnyObject, path: string[]): Entry[] {
   return [...seen.values()];
 }
 
+const splitPaths = new Map<string, string[]>();
+/** An indexed path's segments (split once). */
+function pathParts(path: string): string[] {
+  let parts = splitPaths.get(path);
+  if (!parts) {
+    parts = path.split('.');
+    splitPaths.set(path, parts);
+  }
+  return parts;
+}
+
 function keyOfEntry([kind, value]: Entry): string {
   return `${kind}:${typeof value}:${value}`;
 }
@@ -298,6 +309,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   /** Indexed fields (the first key of each declared index) and their numbers in the key table. */
   private fields = new Map<string, number>();
   private sortIndexes = new Set<string>();
+  /** The statements of a write, made once: the SQL text of each call was built and hashed again. */
+  private readonly sql: Record<'insert' | 'update' | 'remove' | 'byId' | 'addKey' | 'removeKey', string>;
 
   constructor(
     readonly name: string,
@@ -305,6 +318,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   ) {
     this.docs = quote(`c:${name}`);
     this.keys = quote(`k:${name}`);
+    this.sql = {
+      insert: `INSERT INTO ${this.docs} (id, doc) VALUES (?, jsonb(?))`,
+      update: `UPDATE ${this.docs} SET doc = jsonb(?) WHERE id = ?`,
+      remove: `DELETE FROM ${this.docs} WHERE id = ?`,
+      byId: `SELECT json(doc) FROM ${this.docs} WHERE id = ?`,
+      addKey: `INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`,
+      removeKey: `DELETE FROM ${this.keys} WHERE f = ? AND t = ? AND v = ? AND id = ?`,
+    };
   }
 
   private get db() {
@@ -559,23 +580,31 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   // ---- Writes
 
   private stored(filter: Filter, limit?: number): AnyObject[] {
+    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
+      // By id alone (most writes): one prepared lookup, no filter to translate.
+      const doc = this.engine.statement(this.sql.byId).pluck().get(filter._id) as string | undefined;
+      return doc === undefined ? [] : [JSON.parse(doc) as AnyObject];
+    }
     return this.rows(filter, limit ? { limit } : {}).map((row) => JSON.parse(row.doc as string) as AnyObject);
   }
 
   /** Writes a document's new state (null: deleted) and moves its key entries from what it held. */
   private write(before: AnyObject | null, after: AnyObject | null): void {
     const id = (after?._id ?? before?._id) as string;
-    if (!after) this.engine.statement(`DELETE FROM ${this.docs} WHERE id = ?`).run(id);
-    else if (!before) this.engine.statement(`INSERT INTO ${this.docs} (id, doc) VALUES (?, jsonb(?))`).run(id, JSON.stringify(after));
-    else this.engine.statement(`UPDATE ${this.docs} SET doc = jsonb(?) WHERE id = ?`).run(JSON.stringify(after), id);
+    const sql = this.sql;
+    if (!after) this.engine.statement(sql.remove).run(id);
+    else if (!before) this.engine.statement(sql.insert).run(id, JSON.stringify(after));
+    else this.engine.statement(sql.update).run(JSON.stringify(after), id);
     for (const [path, field] of this.fields) {
-      const parts = path.split('.');
-      const old = new Map((before ? entriesOf(before, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
-      const now = new Map((after ? entriesOf(after, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
-      for (const [key, [kind, value]] of old)
-        if (!now.has(key)) this.engine.statement(`DELETE FROM ${this.keys} WHERE f = ? AND t = ? AND v = ? AND id = ?`).run(field, kind, value, id);
-      for (const [key, [kind, value]] of now)
-        if (!old.has(key)) this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`).run(field, kind, value, id);
+      const parts = pathParts(path);
+      const old = before ? entriesOf(before, parts) : [];
+      const now = after ? entriesOf(after, parts) : [];
+      // Mostly one value that stayed: nothing to move.
+      if (old.length === 1 && now.length === 1 && old[0]![0] === now[0]![0] && old[0]![1] === now[0]![1]) continue;
+      const oldKeys = new Set(old.map(keyOfEntry));
+      const nowKeys = new Set(now.map(keyOfEntry));
+      for (const entry of old) if (!nowKeys.has(keyOfEntry(entry))) this.engine.statement(sql.removeKey).run(field, entry[0], entry[1], id);
+      for (const entry of now) if (!oldKeys.has(keyOfEntry(entry))) this.engine.statement(sql.addKey).run(field, entry[0], entry[1], id);
     }
   }
 
@@ -764,7 +793,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const field = Number(this.db.prepare('INSERT INTO readstore_fields (collection, path) VALUES (?, ?)').run(this.name, path).lastInsertRowid);
     this.fields.set(path, field);
     const parts = path.split('.');
-    const insert = this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`);
+    const insert = this.engine.statement(this.sql.addKey);
     for (const row of this.engine.statement(`SELECT id, json(doc) AS doc FROM ${this.docs}`).all() as Row[]) {
       for (const [kind, value] of entriesOf(JSON.parse(row.doc) as AnyObject, parts)) insert.run(field, kind, value, row.id);
     }
