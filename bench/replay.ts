@@ -16,7 +16,7 @@ import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
  * Figure 4, in a process of its own: every projection rebuilt from zero over the whole log into a
  * fresh embedded read store (a SQLite file in a temporary directory), as a first start of the embedded app does.
  *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>]
- * prints { events, ms, rate, rssMb, heapMb, peakRssMb } as JSON (rss and heap a second after the replay;
+ * prints { events, ms, rate, cpuMs, rssMb, heapMb, peakRssMb } as JSON (rss and heap a second after the replay;
  * peakRssMb at its end); `--without-search` leaves the search projection out
  * (the replay rate and memory without the index); `--queries` then times the search figure on the
  * rebuilt store: GET /api/search's service for one- and two-word queries beside the substring
@@ -49,8 +49,10 @@ async function main() {
   const projections = withoutSearch ? allProjections.filter((projection) => projection !== searchProjection) : allProjections;
   const runner = new ProjectionRunner(store, readStore, projections);
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   await runner.start();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = process.cpuUsage(cpuBefore);
   const events = runner.eventsProcessed;
   const peakRssMb = Math.round(process.memoryUsage().rss / 1048576);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -59,6 +61,8 @@ async function main() {
     events,
     ms: Math.round(ms),
     rate: Math.round(events / (ms / 1000)),
+    // The process's CPU (its threads' included) during the replay: steadier than the rate on a shared machine.
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     rssMb: Math.round(rss / 1048576),
     heapMb: Math.round(heapUsed / 1048576),
     peakRssMb,

@@ -6,6 +6,34 @@ import type { Projection } from './runner';
 /** What a buffered write answers: the count is not known until the page is written, and no handler given here reads it. */
 const UNKNOWN: UpdateResult = { matched: 0, modified: 0, upsertedId: null };
 
+/** The revision of a guarded `$set` (`{ _id, _revision: { $lt: r } }`, `{ $set: { ..., _revision: r } }`: "apply event r once"), else null. */
+function guardedRevision(op: BulkOp | undefined): number | null {
+  if (!op || !('updateOne' in op) || op.updateOne.upsert) return null;
+  const { filter, update } = op.updateOne;
+  const guard = filter._revision as { $lt?: unknown } | undefined;
+  const set = update.$set as Record<string, unknown> | undefined;
+  if (typeof filter._id !== 'string' || Object.keys(filter).length !== 2 || Object.keys(update).length !== 1 || !set) return null;
+  if (typeof guard?.$lt !== 'number' || Object.keys(guard).length !== 1 || set._revision !== guard.$lt) return null;
+  return guard.$lt;
+}
+
+/**
+ * Two guarded `$set`s of one document in a row (no write of the collection between them) as one:
+ * the fields of both, guarded by the later revision. Where the first applies, so does the later and
+ * the result is the same; where only the later does (a page applied again after a crash that wrote
+ * part of it), the first's fields hold its values already, since no write between changed them.
+ * Satisfaction's ticket entries take one write a page instead of one an event.
+ */
+function merged(previous: BulkOp | undefined, next: BulkOp): BulkOp | null {
+  const before = guardedRevision(previous);
+  const after = guardedRevision(next);
+  if (before === null || after === null || after <= before) return null;
+  const first = (previous as Extract<BulkOp, { updateOne: unknown }>).updateOne;
+  const second = (next as Extract<BulkOp, { updateOne: unknown }>).updateOne;
+  if (first.filter._id !== second.filter._id) return null;
+  return { updateOne: { filter: second.filter, update: { $set: { ...first.update.$set, ...second.update.$set } } } };
+}
+
 /**
  * A read store that holds the writes of a page and sends them as one ordered `bulkWrite` per
  * collection. A read of a collection first writes what is held for it, so a handler reads what the
@@ -24,7 +52,9 @@ class PageWrites implements ReadStore {
     const target = this.store.collection<T>(name);
     const hold = (op: BulkOp) => {
       const ops = this.held.get(name) ?? [];
-      ops.push(op);
+      const both = merged(ops.at(-1), op);
+      if (both) ops[ops.length - 1] = both;
+      else ops.push(op);
       this.held.set(name, ops);
     };
     const written = () => this.flush(name);

@@ -312,6 +312,7 @@ function writeOf<T extends Doc & { _revision: number }>(loaded: T | null, now: T
 
 /** The page's changes to the FTS5 index of the SQLite store (src/projections/searchIndex.ts). */
 function indexPage(index: SearchIndex, page: Page): void {
+  for (const { loaded, now } of page.tickets.values()) if (now && !loaded) index.fileTicket(now);
   for (const { loaded, now, written, deleted } of page.tickets.values()) {
     if (now === loaded) continue;
     if (!now) {

@@ -38,12 +38,19 @@ export function clone<T>(value: T): T {
   return copy as T;
 }
 
-const FAST_OPERATORS = new Set(['$set', '$inc', '$max', '$min', '$unset']);
+const FAST_OPERATORS = new Set(['$set', '$inc', '$max', '$min', '$unset', '$push', '$addToSet']);
+
+/** The items of a `$push` or `$addToSet`: one value, or `{ $each }` alone; null for other modifiers (`$slice`, `$sort`, `$position`). */
+function itemsOf(value: unknown): unknown[] | null {
+  if (!isPlainObject(value) || !Object.keys(value).some((key) => key.startsWith('$'))) return [value];
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === '$each' && Array.isArray(value.$each) ? value.$each : null;
+}
 
 /**
- * `$set`, `$inc`, `$max`, `$min` and `$unset` on paths through plain objects, applied directly with
- * MongoDB's semantics: the projections' everyday writes, which mingo's general updater made the
- * second cost of a replay. Answers null, changing nothing, for anything else (arrays or numeric
+ * `$set`, `$inc`, `$max`, `$min`, `$unset`, `$push` and `$addToSet` (a value or `$each`) on paths
+ * through plain objects, applied directly with MongoDB's semantics: the projections' everyday
+ * writes, which mingo's general updater made the second cost of a replay. Answers null, changing nothing, for anything else (arrays or numeric
  * segments on the way, a type MongoDB would refuse, overlapping paths), which mingo then handles.
  */
 function fastModify(doc: AnyObject, modifier: Update): string[] | null {
@@ -74,6 +81,7 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
         (!['number', 'string'].includes(typeof value) || (current !== undefined && current !== null && typeof current !== typeof value))
       )
         return null;
+      if ((operator === '$push' || operator === '$addToSet') && (itemsOf(value) === null || (current !== undefined && !Array.isArray(current)))) return null;
       planned.push({ operator, path, value });
       paths.push(dotted);
     }
@@ -95,6 +103,14 @@ function fastModify(doc: AnyObject, modifier: Update): string[] | null {
     let parent = doc;
     for (const part of path.slice(0, -1)) parent = (parent[part] ??= {}) as AnyObject;
     const current = parent[last];
+    if (operator === '$push' || operator === '$addToSet') {
+      const list = (current as unknown[] | undefined) ?? [];
+      const before = list.length;
+      for (const item of itemsOf(value)!) if (operator === '$push' || !list.some((element) => isDeepStrictEqual(element, item))) list.push(clone(item));
+      if (current === undefined) parent[last] = list;
+      if (current === undefined || list.length > before) changed.push(path.join('.'));
+      continue;
+    }
     let next: unknown;
     if (operator === '$set') next = clone(value);
     else if (operator === '$inc') next = ((current as number | undefined) ?? 0) + (value as number);

@@ -122,6 +122,27 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.findOne({ _id: 't2' })).not.toHaveProperty('views');
     });
 
+    it('appends with $push and $addToSet, one value or $each, and counts adding what a set holds as unmodified', async () => {
+      const push = await tickets.updateOne({ _id: 't1' }, { $push: { tags: { $each: ['a', 'a'] } }, $addToSet: { labels: { $each: ['x', 'x', 'y'] } } });
+      expect(push).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 't1' }, { $addToSet: { labels: { $each: ['y', 'x'] }, tags: 'hardware' } })).toEqual({
+        matched: 1,
+        modified: 0,
+        upsertedId: null,
+      });
+      await tickets.updateOne({ _id: 't1' }, { $addToSet: { labels: 'z' }, $push: { tags: 'b' } });
+      expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ tags: ['hardware', 'a', 'a', 'b'], labels: ['x', 'y', 'z'] });
+    });
+
+    it('sets fields of a document named by its id, guarded, and counts setting the same values as unmodified', async () => {
+      const sums = { byStatus: { open: 1 } };
+      expect(await tickets.updateOne({ _id: 't2' }, { $set: { rev: 3, sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 't2', rev: { $lt: 3 } }, { $set: { rev: 4 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 't2', rev: 3 }, { $set: { sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 0, upsertedId: null });
+      expect(await tickets.updateOne({ _id: 'missing' }, { $set: { rev: 1 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.findOne({ _id: 't2' })).toEqual({ ...TICKETS[1], rev: 3, sums, tags: ['a', 'b'] });
+    });
+
     it('upserts a document built from the filter and $setOnInsert', async () => {
       const first = await tickets.updateOne(
         { _id: 'stats' },

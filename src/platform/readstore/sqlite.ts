@@ -57,6 +57,9 @@ function jsonPath(path: string): string | null {
   return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
 }
 
+/** A top-level field's JSON path literal, or null for a dotted path or one SQLite cannot say. */
+const topLevelPath = (field: string) => (field.includes('.') ? null : jsonPath(field));
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 function entryOf(value: unknown, kindOffset: number): Entry {
@@ -87,6 +90,17 @@ function entriesOf(doc: AnyObject, path: string[]): Entry[] {
     seen.set(`${entry[0]}:${typeof entry[1]}:${entry[1]}`, entry);
   }
   return [...seen.values()];
+}
+
+const splitPaths = new Map<string, string[]>();
+/** An indexed path's segments (split once). */
+function pathParts(path: string): string[] {
+  let parts = splitPaths.get(path);
+  if (!parts) {
+    parts = path.split('.');
+    splitPaths.set(path, parts);
+  }
+  return parts;
 }
 
 function keyOfEntry([kind, value]: Entry): string {
@@ -295,6 +309,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   /** Indexed fields (the first key of each declared index) and their numbers in the key table. */
   private fields = new Map<string, number>();
   private sortIndexes = new Set<string>();
+  /** The statements of a write, made once: the SQL text of each call was built and hashed again. */
+  private readonly sql: Record<'insert' | 'update' | 'remove' | 'byId' | 'addKey' | 'removeKey', string>;
 
   constructor(
     readonly name: string,
@@ -302,6 +318,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   ) {
     this.docs = quote(`c:${name}`);
     this.keys = quote(`k:${name}`);
+    this.sql = {
+      insert: `INSERT INTO ${this.docs} (id, doc) VALUES (?, jsonb(?))`,
+      update: `UPDATE ${this.docs} SET doc = jsonb(?) WHERE id = ?`,
+      remove: `DELETE FROM ${this.docs} WHERE id = ?`,
+      byId: `SELECT json(doc) FROM ${this.docs} WHERE id = ?`,
+      addKey: `INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`,
+      removeKey: `DELETE FROM ${this.keys} WHERE f = ? AND t = ? AND v = ? AND id = ?`,
+    };
   }
 
   private get db() {
@@ -556,23 +580,31 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   // ---- Writes
 
   private stored(filter: Filter, limit?: number): AnyObject[] {
+    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
+      // By id alone (most writes): one prepared lookup, no filter to translate.
+      const doc = this.engine.statement(this.sql.byId).pluck().get(filter._id) as string | undefined;
+      return doc === undefined ? [] : [JSON.parse(doc) as AnyObject];
+    }
     return this.rows(filter, limit ? { limit } : {}).map((row) => JSON.parse(row.doc as string) as AnyObject);
   }
 
   /** Writes a document's new state (null: deleted) and moves its key entries from what it held. */
   private write(before: AnyObject | null, after: AnyObject | null): void {
     const id = (after?._id ?? before?._id) as string;
-    if (!after) this.engine.statement(`DELETE FROM ${this.docs} WHERE id = ?`).run(id);
-    else if (!before) this.engine.statement(`INSERT INTO ${this.docs} (id, doc) VALUES (?, jsonb(?))`).run(id, JSON.stringify(after));
-    else this.engine.statement(`UPDATE ${this.docs} SET doc = jsonb(?) WHERE id = ?`).run(JSON.stringify(after), id);
+    const sql = this.sql;
+    if (!after) this.engine.statement(sql.remove).run(id);
+    else if (!before) this.engine.statement(sql.insert).run(id, JSON.stringify(after));
+    else this.engine.statement(sql.update).run(JSON.stringify(after), id);
     for (const [path, field] of this.fields) {
-      const parts = path.split('.');
-      const old = new Map((before ? entriesOf(before, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
-      const now = new Map((after ? entriesOf(after, parts) : []).map((entry) => [keyOfEntry(entry), entry]));
-      for (const [key, [kind, value]] of old)
-        if (!now.has(key)) this.engine.statement(`DELETE FROM ${this.keys} WHERE f = ? AND t = ? AND v = ? AND id = ?`).run(field, kind, value, id);
-      for (const [key, [kind, value]] of now)
-        if (!old.has(key)) this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`).run(field, kind, value, id);
+      const parts = pathParts(path);
+      const old = before ? entriesOf(before, parts) : [];
+      const now = after ? entriesOf(after, parts) : [];
+      // Mostly one value that stayed: nothing to move.
+      if (old.length === 1 && now.length === 1 && old[0]![0] === now[0]![0] && old[0]![1] === now[0]![1]) continue;
+      const oldKeys = new Set(old.map(keyOfEntry));
+      const nowKeys = new Set(now.map(keyOfEntry));
+      for (const entry of old) if (!nowKeys.has(keyOfEntry(entry))) this.engine.statement(sql.removeKey).run(field, entry[0], entry[1], id);
+      for (const entry of now) if (!oldKeys.has(keyOfEntry(entry))) this.engine.statement(sql.addKey).run(field, entry[0], entry[1], id);
     }
   }
 
@@ -581,6 +613,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private updateOneSync(filter: Filter, update: Update, upsert = false): UpdateResult {
+    const inPlace = upsert ? null : this.setInPlace(filter, update);
+    if (inPlace) return inPlace;
     const [doc] = this.stored(filter, 1);
     if (doc) return { matched: 1, modified: this.modify(doc, update) ? 1 : 0, upsertedId: null };
     if (!upsert) return { matched: 0, modified: 0, upsertedId: null };
@@ -605,7 +639,61 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return { matched: docs.length, modified, upsertedId: null };
   }
 
+  /**
+   * `{ $set }` of top-level fields no index files, on a document named by its id: one UPDATE with
+   * `jsonb_set`, the document never read into JavaScript (a conditional write of a projection, like
+   * satisfaction's revision guard, costs a statement). A field already holding the value (the same
+   * JSON) leaves the document unmodified, as MongoDB counts it. Null where the update is not of that kind.
+   */
+  private setInPlace(filter: Filter, update: Update): UpdateResult | null {
+    const { $set: set, ...others } = update;
+    if (typeof filter._id !== 'string' || !isPlainObject(set) || Object.keys(others).length > 0) return null;
+    const fields = Object.entries(set);
+    const indexed = [...this.fields.keys()].map((path) => path.split('.')[0]!);
+    if (fields.length === 0 || fields.some(([field, value]) => field === '_id' || value === undefined || indexed.includes(field) || !topLevelPath(field)))
+      return null;
+    const paths = fields.map(([field]) => topLevelPath(field)!);
+    const values = fields.map(([, value]) => JSON.stringify(value));
+    const where = this.where(filter);
+    const changed = this.engine.execute(
+      `UPDATE ${this.docs} SET doc = jsonb_set(doc, ${paths.map((path) => `${path}, json(?)`).join(', ')})
+        WHERE ${where.sql} AND NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`,
+      [...values, ...where.params, ...values],
+      (statement, params) => statement.run(...params).changes,
+    );
+    if (changed > 0) return { matched: 1, modified: 1, upsertedId: null };
+    return { matched: this.rows(filter, { limit: 1 }, '1').length, modified: 0, upsertedId: null };
+  }
+
+  /**
+   * A stored document's indexed fields (and id), or null when there is none: all that writing it
+   * again needs of it (its key entries). Read whole where an indexed path is dotted (an array on
+   * the way files differently).
+   */
+  private storedKeys(id: string): AnyObject | null {
+    const paths = [...this.fields.keys()];
+    if (paths.some((path) => !topLevelPath(path))) return this.stored({ _id: id }, 1)[0] ?? null;
+    const row = this.engine
+      .statement(`SELECT ${['id', ...paths.map((path) => `doc -> ${topLevelPath(path)}`)].join(', ')} FROM ${this.docs} WHERE id = ?`)
+      .raw()
+      .get(id) as Array<string | null> | undefined;
+    if (!row) return null;
+    const doc: AnyObject = { _id: id };
+    paths.forEach((path, at) => {
+      const value = row[at + 1];
+      if (value !== null && value !== undefined) doc[path] = JSON.parse(value);
+    });
+    return doc;
+  }
+
   private replaceOneSync(filter: Filter, replacement: T, upsert = false): UpdateResult {
+    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
+      // By id alone: the document's key entries are all it needs of what is stored.
+      const before = this.storedKeys(filter._id);
+      if (!before && !upsert) return { matched: 0, modified: 0, upsertedId: null };
+      this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
+      return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+    }
     const [doc] = this.stored(filter, 1);
     if (!doc && !upsert) return { matched: 0, modified: 0, upsertedId: null };
     const id = (doc?._id as string | undefined) ?? replacement._id ?? (typeof filter._id === 'string' ? filter._id : randomUUID());
@@ -705,7 +793,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const field = Number(this.db.prepare('INSERT INTO readstore_fields (collection, path) VALUES (?, ?)').run(this.name, path).lastInsertRowid);
     this.fields.set(path, field);
     const parts = path.split('.');
-    const insert = this.engine.statement(`INSERT OR IGNORE INTO ${this.keys} (f, t, v, id) VALUES (?, ?, ?, ?)`);
+    const insert = this.engine.statement(this.sql.addKey);
     for (const row of this.engine.statement(`SELECT id, json(doc) AS doc FROM ${this.docs}`).all() as Row[]) {
       for (const [kind, value] of entriesOf(JSON.parse(row.doc) as AnyObject, parts)) insert.run(field, kind, value, row.id);
     }
