@@ -57,6 +57,10 @@ export async function startTestServer(
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
+    // fetch (undici) drops a connection idle for 4 s of the 5 s the server announces; a test whose own work
+    // held this shared event loop (thousands of commands between two requests) let the server close one
+    // as fetch reused it (ECONNRESET). Here the server waits longer, so the client always closes first.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '30000',
     ...(mongoUrl ? { MONGO_URL: mongoUrl } : {}),
     // READSTORE=sqlite in the test process runs the suites with the read models in DATA_DIR/readstore.db (docs/readstore.md).
     ...(process.env.READSTORE ? { READSTORE: process.env.READSTORE } : {}),
