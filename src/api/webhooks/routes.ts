@@ -35,7 +35,7 @@ export const webhookRoutes = (deps: AppDeps) => (router: Router) => {
     if (input.includeNotes && !seesNotes(currentUser(req)))
       throw new ValidationError('includeNotes needs the notes:read scope', [{ path: 'includeNotes', message: 'Needs notes:read' }]);
     const { webhook, secret } = await registerWebhook(deps, input, commandContext(deps, req));
-    res.status(201).json({ webhook: webhook, secret, message: 'Copy the signing secret now: it is shown only this once' });
+    res.status(201).json({ webhook, secret, message: 'Copy the signing secret now: it is shown only this once' });
   });
 
   router.get('/webhooks/:id/deliveries', scope('admin'), admin, async (req, res) => {
