@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
-import { provideRedis, requireTools, stopRedis } from './services';
+import { requireTools, startRedis } from './services';
 
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
 const NAMES = ['REDIS_URL', 'DESK_TEST_OWN_REDIS', 'PATH', 'CHROMIUM_PATH'] as const;
@@ -20,15 +20,16 @@ describe('The test tiers’ services', () => {
     delete process.env.REDIS_URL;
     // Not the Redis on 6379 that the other suites use: this one is the run's own.
     process.env.DESK_TEST_OWN_REDIS = '1';
-    await provideRedis();
+    const started = await startRedis();
     const url = process.env.REDIS_URL!;
+    expect(started?.url).toBe(url);
     expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toBe(SHARED_REDIS);
     const client = new IORedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
     client.on('error', () => undefined);
     try {
       expect(await client.ping()).toBe('PONG');
-      await stopRedis();
+      await started!.stop();
       expect(process.env.REDIS_URL).toBeUndefined();
       await expect(client.ping()).rejects.toThrow();
     } finally {
@@ -39,9 +40,7 @@ describe('The test tiers’ services', () => {
   it('when REDIS_URL is given, then nothing is started and it is kept', async () => {
     process.env.REDIS_URL = SHARED_REDIS;
     process.env.DESK_TEST_OWN_REDIS = '1';
-    await provideRedis();
-    expect(process.env.REDIS_URL).toBe(SHARED_REDIS);
-    await stopRedis();
+    expect(await startRedis()).toBeNull();
     expect(process.env.REDIS_URL).toBe(SHARED_REDIS);
   });
 
@@ -56,7 +55,7 @@ describe('The test tiers’ services', () => {
       expect(failure.message).toMatch(/: apt-get install redis-server chromium$/);
       expect(failure.stack).toBe(failure.message);
       expect(failure.message).not.toContain('\n');
-      await expect(provideRedis()).rejects.toThrow(/apt-get install redis-server$/);
+      await expect(startRedis()).rejects.toThrow(/apt-get install redis-server$/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -131,35 +131,74 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The Redis this run started; Jest runs a tier's set-up and teardown in one process. */
-const started: { redis?: { child: ChildProcess; dir: string; named?: boolean } } = ((globalThis as { __deskTestRedis?: object }).__deskTestRedis ??= {});
+/** A Redis started for a run: stopped (and its REDIS_URL taken back) by `stop`. */
+export interface StartedRedis {
+  url: string;
+  stop(): Promise<void>;
+}
 
-/** Starts a Redis when none is given: on 6379, or on a free port named in REDIS_URL for the test workers (which inherit it). */
+/**
+ * The Redis the tier's global set-up started, for its teardown; Jest runs both in one process. Kept
+ * apart from what `startRedis` hands a suite: run in band (one worker, as on a 2-core machine), a
+ * suite shares this process, and one trying the set-up must not stop or replace the tier's own.
+ */
+const tierRedis: { started?: StartedRedis } = ((globalThis as { __deskTestRedis?: object }).__deskTestRedis ??= {});
+
+/** The tier's global set-up: starts a Redis when none is given, and keeps it for `stopRedis`. */
 export async function provideRedis(): Promise<void> {
-  if (await redisGiven()) return;
+  const started = await startRedis();
+  if (started) tierRedis.started = started;
+}
+
+/** Stops the Redis the tier's set-up started, if it started one (a given one is never touched). */
+export async function stopRedis(): Promise<void> {
+  const { started } = tierRedis;
+  delete tierRedis.started;
+  await started?.stop();
+}
+
+/**
+ * Starts a Redis when none is given: on 6379, or on a free port named in REDIS_URL for the test workers
+ * (which inherit it). Null when one is given.
+ */
+export async function startRedis(): Promise<StartedRedis | null> {
+  if (await redisGiven()) return null;
   const binary = onPath('redis-server');
-  if (!binary) return requireTools(['redis']);
+  if (!binary) {
+    await requireTools(['redis']);
+    return null;
+  }
   // On 6379 when it is free, where the suites look without REDIS_URL: a REDIS_URL set here would be
   // inherited by every app process a suite spawns and turn its embedded queue into BullMQ.
   const own = Boolean(process.env.DESK_TEST_OWN_REDIS) || !(await portFree(LOCAL_REDIS.port));
   const port = own ? await freePort() : LOCAL_REDIS.port;
+  const url = `redis://${LOCAL_REDIS.host}:${port}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'desk-redis-'));
   const child = spawn(binary, ['--port', String(port), '--bind', LOCAL_REDIS.host, '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  started.redis = { child, dir };
+  const stop = async () => {
+    if (own && process.env.REDIS_URL === url) delete process.env.REDIS_URL;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    child.stderr?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  };
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await redisAnswers(LOCAL_REDIS.host, port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
-      await stopRedis();
+      await stop();
       throw new Error(`redis-server (${binary}) did not answer on port ${port}: ${errors.trim() || `exit ${child.exitCode}`}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  started.redis.named = own;
-  if (own) process.env.REDIS_URL = `redis://${LOCAL_REDIS.host}:${port}`;
+  if (own) process.env.REDIS_URL = url;
+  return { url, stop };
 }
 
 /** Whether nothing listens on the loopback port. */
@@ -169,18 +208,4 @@ function portFree(port: number): Promise<boolean> {
     probe.once('error', () => resolve(false));
     probe.listen(port, LOCAL_REDIS.host, () => probe.close(() => resolve(true)));
   });
-}
-
-/** Stops the Redis the set-up started, if it started one (a given one is never touched). */
-export async function stopRedis(): Promise<void> {
-  const { redis } = started;
-  if (!redis) return;
-  delete started.redis;
-  if (redis.named) delete process.env.REDIS_URL;
-  if (redis.child.exitCode === null && redis.child.signalCode === null) {
-    const exited = new Promise((resolve) => redis.child.once('exit', resolve));
-    redis.child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(redis.dir, { recursive: true, force: true });
 }
