@@ -69,6 +69,8 @@ export interface MeasuredChat {
   readsPerMessage?: number;
   serverCpuMsPerMessage?: number;
   commands?: Record<string, number>;
+  /** The server's milliseconds per command and collection over the load: what its CPU goes to. */
+  serverMillis?: Record<string, number>;
 }
 
 /** The chat load against an app process, with the CPU it spent per message and, on the fast server, the commands it sent. */
@@ -79,19 +81,20 @@ export async function measuredChat(
   load: { connections: number; seconds: number },
   mongo?: FastMongo,
 ): Promise<MeasuredChat> {
-  const before = { cpu: cpuSecondsOf(appPid), counters: await mongo?.counters(), serverCpu: mongo?.cpuSeconds() };
+  const before = { cpu: cpuSecondsOf(appPid), counters: await mongo?.counters(), millis: await mongo?.millis(), serverCpu: mongo?.cpuSeconds() };
   const result = await chatLoad(base, conversations, load);
   // The checkpoints of the last pages are stored within 100 ms of them.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const messages = result['2xx'];
   const cpuMsPerMessage = ((cpuSecondsOf(appPid) - before.cpu) * 1000) / messages;
   if (!mongo || !before.counters) return { result, messages, cpuMsPerMessage };
-  const after = await mongo.counters();
-  const commands = Object.fromEntries(
-    Object.entries(after)
-      .map(([name, count]) => [name, count - (before.counters![name] ?? 0)] as const)
-      .filter(([, count]) => count > 0),
-  );
+  const since = (now: Record<string, number>, then: Record<string, number> = {}) =>
+    Object.fromEntries(
+      Object.entries(now)
+        .map(([name, count]) => [name, Math.round((count - (then[name] ?? 0)) * 10) / 10] as const)
+        .filter(([, count]) => count > 0),
+    );
+  const commands = since(await mongo.counters(), before.counters);
   const sum = (names: string[]) => names.reduce((total, name) => total + (commands[name] ?? 0), 0);
   return {
     result,
@@ -101,5 +104,6 @@ export async function measuredChat(
     readsPerMessage: sum(Object.keys(commands).filter((name) => READS.has(name.split(' ')[0]!))) / messages,
     serverCpuMsPerMessage: ((mongo.cpuSeconds() - before.serverCpu!) * 1000) / messages,
     commands,
+    serverMillis: since(await mongo.millis(), before.millis),
   };
 }

@@ -40,6 +40,10 @@ async function main() {
       mongo: { type: 'string', default: 'fast' },
       server: { type: 'string', default: 'dist' },
       out: { type: 'string', default: path.join(root, 'bench') },
+      /** `mongo` to time the MongoDB path alone (no embedded column: a quicker look while working on it). */
+      stores: { type: 'string', default: 'mongo,embedded' },
+      /** A directory for a V8 CPU profile of the app on the MongoDB path (`node --cpu-prof`; read it with bench/profile.ts). */
+      profile: { type: 'string' },
     },
   });
   const tickets = Number(values.tickets);
@@ -62,7 +66,8 @@ async function main() {
     const measure = async (name: string, extra: NodeJS.ProcessEnv, mongo?: FastMongo) => {
       log(`${name}: starting the app ...`);
       const head = await headOf(dataDir);
-      const app = await startProcess(process.execPath, serverArgs, { ...env, ...extra }, /running at (http:\/\/\S+)/);
+      const profiling = mongo && values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+      const app = await startProcess(process.execPath, [...profiling, ...serverArgs], { ...env, ...extra }, /running at (http:\/\/\S+)/);
       try {
         const admin = await login(app.url, desk.admin.email);
         await api(app.url, 'PUT', '/api/settings', admin, { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 });
@@ -94,34 +99,68 @@ async function main() {
     if (values.mongo === 'fast') fast = await startFastMongo();
     const url = fast?.url ?? values.mongo!;
     const mongo = await measure(`MongoDB (${fast ? 'fast in-memory wire server' : url})`, { MONGO_URL: url }, fast);
-    const embedded = await measure('embedded', {});
+    const embedded = values.stores!.split(',').includes('embedded') ? await measure('embedded', {}) : null;
 
     const cpus = os.cpus();
     lines.push(
-      `MongoDB path beside the embedded default, ${new Date().toISOString().slice(0, 10)}, ${thousands(tickets)} tickets, chat ${seconds} s per figure, on ${cpus.length} × ${cpus[0]?.model.trim()}, ${process.version}; MongoDB: ${fast ? 'mongo-java-server 1.46.0 (memory backend)' : url}.`,
+      `MongoDB path beside the embedded default, ${new Date().toISOString().slice(0, 10)}, ${thousands(tickets)} tickets, chat ${seconds} s per figure, on ${cpus.length} × ${cpus[0]?.model.trim()}, ${process.version}, load average ${os
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(', ')}; MongoDB: ${fast ? 'mongo-java-server 1.46.0 (memory backend)' : url}.`,
       '',
       '| figure | embedded | MongoDB path | MongoDB / embedded |',
       '|---|---|---|---|',
     );
+    // Without the embedded run (`--stores mongo`) its column and the ratios are left blank.
+    const beside = (figure: (run: typeof mongo) => string, ratio: (onMongo: typeof mongo, local: typeof mongo) => string) =>
+      embedded ? [figure(embedded), figure(mongo), ratio(mongo, embedded)] : ['–', figure(mongo), '–'];
+    const row = (name: string, cells: string[]) => lines.push(`| ${name} | ${cells.join(' | ')} |`);
     for (const [index, [count, onMongo]] of mongo.chats.entries()) {
-      const [, local] = embedded.chats[index]!;
+      const chatOf = (run: typeof mongo) => (run === mongo ? onMongo : run.chats[index]![1]);
       const rps = (chat: MeasuredChat) => chat.result.requests.average;
-      lines.push(
-        `| chat, ${count} connections: req/s, p50, p99 | ${thousands(rps(local))}, ${ms(local.result.latency.p50)}, ${ms(local.result.latency.p99)} | ${thousands(rps(onMongo))}, ${ms(onMongo.result.latency.p50)}, ${ms(onMongo.result.latency.p99)} | ${((rps(onMongo) / rps(local)) * 100).toFixed(0)} % of req/s, p99 ${(onMongo.result.latency.p99 / local.result.latency.p99).toFixed(1)}x |`,
-        `| chat, ${count} connections: app CPU per message | ${ms(local.cpuMsPerMessage)} | ${ms(onMongo.cpuMsPerMessage)} | ${(onMongo.cpuMsPerMessage / local.cpuMsPerMessage).toFixed(1)}x |`,
+      row(
+        `chat, ${count} connections: req/s, p50, p99`,
+        beside(
+          (run) => `${thousands(rps(chatOf(run)))}, ${ms(chatOf(run).result.latency.p50)}, ${ms(chatOf(run).result.latency.p99)}`,
+          (m, e) =>
+            `${((rps(chatOf(m)) / rps(chatOf(e))) * 100).toFixed(0)} % of req/s, p99 ${(chatOf(m).result.latency.p99 / chatOf(e).result.latency.p99).toFixed(1)}x`,
+        ),
+      );
+      row(
+        `chat, ${count} connections: app CPU per message`,
+        beside(
+          (run) => ms(chatOf(run).cpuMsPerMessage),
+          (m, e) => `${(chatOf(m).cpuMsPerMessage / chatOf(e).cpuMsPerMessage).toFixed(1)}x`,
+        ),
       );
       if (onMongo.commandsPerMessage !== undefined)
-        lines.push(
-          `| chat, ${count} connections: MongoDB commands per message (reads of them); server CPU per message | – | ${onMongo.commandsPerMessage.toFixed(2)} (${onMongo.readsPerMessage!.toFixed(2)}); ${ms(onMongo.serverCpuMsPerMessage!)} | ${JSON.stringify(onMongo.commands)} |`,
-        );
+        row(`chat, ${count} connections: MongoDB commands per message (reads of them); server CPU per message`, [
+          '–',
+          `${onMongo.commandsPerMessage.toFixed(2)} (${onMongo.readsPerMessage!.toFixed(2)}); ${ms(onMongo.serverCpuMsPerMessage!)}`,
+          JSON.stringify(onMongo.commands),
+        ]);
+      if (onMongo.serverMillis !== undefined)
+        row(`chat, ${count} connections: the server's milliseconds by command`, ['–', '–', JSON.stringify(onMongo.serverMillis)]);
       if (count === 1 && onMongo.commandsPerMessage !== undefined)
-        lines.push(
-          `| sequential round trips per page (1 connection: each message its own page, every command awaited in turn) | – | ${onMongo.commandsPerMessage.toFixed(1)} | – |`,
-        );
+        row('sequential round trips per page (1 connection: each message its own page, every command awaited in turn)', [
+          '–',
+          onMongo.commandsPerMessage.toFixed(1),
+          '–',
+        ]);
     }
-    lines.push(
-      `| delivery p50, p99 | ${ms(embedded.delivery.p50)}, ${ms(embedded.delivery.p99)} | ${ms(mongo.delivery.p50)}, ${ms(mongo.delivery.p99)} | p99 ${(mongo.delivery.p99 / embedded.delivery.p99).toFixed(1)}x |`,
-      `| first start: every read model rebuilt from the log | ${(embedded.startMs / 1000).toFixed(1)} s, ${thousands(embedded.head / (embedded.startMs / 1000))} events/s | ${(mongo.startMs / 1000).toFixed(1)} s, ${thousands(mongo.head / (mongo.startMs / 1000))} events/s | ${thousands(mongo.head)} events |`,
+    row(
+      'delivery p50, p99',
+      beside(
+        (run) => `${ms(run.delivery.p50)}, ${ms(run.delivery.p99)}`,
+        (m, e) => `p99 ${(m.delivery.p99 / e.delivery.p99).toFixed(1)}x`,
+      ),
+    );
+    row(
+      'first start: every read model rebuilt from the log',
+      beside(
+        (run) => `${(run.startMs / 1000).toFixed(1)} s, ${thousands(run.head / (run.startMs / 1000))} events/s`,
+        (m) => `${thousands(m.head)} events`,
+      ),
     );
   } finally {
     await fast?.stop();

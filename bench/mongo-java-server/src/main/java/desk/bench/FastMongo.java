@@ -7,9 +7,16 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
+import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import io.netty.channel.Channel;
@@ -17,7 +24,11 @@ import io.netty.channel.Channel;
 /**
  * mongo-java-server's in-memory backend as a stand-in MongoDB for timing (docs/benchmark.md): it
  * announces wire version 13 (MongoDB 5.0), since the Node driver refuses a server below 9, and answers
- * a drop of a missing collection with error 26 (NamespaceNotFound) as MongoDB does. It counts the
+ * a drop of a missing collection with error 26 (NamespaceNotFound) as MongoDB does, and finds the
+ * documents of a filter naming `_id` (a value or `$in`) beside other conditions through the `_id`
+ * index, as MongoDB does: the memory backend uses an index only for a filter of exactly its keys, so
+ * every guarded write (`{ _id, _revision: { $lt } }`, and the fence's `_epoch` on all of a leader's)
+ * read the whole collection, a cost that grew with the collection and that no MongoDB has. It counts the
  * commands it is sent, by name and collection, and the time it spent on them, and answers them to the command `deskBenchCounters` (the bench reads
  * them before and after a load). Prints `listening on mongodb://HOST:PORT` once it accepts connections.
  */
@@ -37,7 +48,52 @@ public final class FastMongo {
         }
     };
 
+    /** A filter's `_id` condition the `_id` index answers: a plain value, or `{ $in: [...] }` alone. */
+    private static boolean byId(Object condition) {
+        if (condition == null) return false;
+        if (!(condition instanceof Document)) return true;
+        Document operators = (Document) condition;
+        return operators.size() == 1 && operators.containsKey("$in");
+    }
+
+    private static final class IdFirstCollection extends MemoryCollection {
+        IdFirstCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
+            super(database, name, options, cursors);
+        }
+
+        @Override
+        protected QueryResult queryDocuments(Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+            Object id = query.get("_id");
+            if (query.size() > 1 && byId(id)) {
+                Document byIdOnly = new Document("_id", id);
+                for (Index<Integer> index : getIndexes()) {
+                    // The candidates by id, each then matched against the whole filter.
+                    if (index.getName().equals("_id_") && index.canHandle(byIdOnly)) {
+                        return matchDocuments(query, index.getPositions(byIdOnly), orderBy, skip, limit, batchSize, fieldSelector);
+                    }
+                }
+            }
+            return super.queryDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+        }
+    }
+
+    private static final class IdFirstDatabase extends MemoryDatabase {
+        IdFirstDatabase(String name, CursorRegistry cursors) {
+            super(name, cursors);
+        }
+
+        @Override
+        protected MemoryCollection openOrCreateCollection(String name, CollectionOptions options) {
+            return new IdFirstCollection(this, name, options, cursorRegistry);
+        }
+    }
+
     private static final class CountingBackend extends MemoryBackend {
+        @Override
+        public MemoryDatabase openOrCreateDatabase(String name) {
+            return new IdFirstDatabase(name, getCursorRegistry());
+        }
+
         private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
         /** Nanoseconds spent per command and collection: where the server's own time goes. */
         private final Map<String, LongAdder> nanos = new ConcurrentHashMap<>();
