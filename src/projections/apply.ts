@@ -32,6 +32,47 @@ export async function applyToProjections(
 }
 
 /**
+ * A live page applied to the projections at once, each starting as soon as those it names in `after`
+ * (whose read models it reads while applying: the directory's names for the tickets) are done, so a
+ * page costs the round trips of its longest chain rather than their sum on MongoDB, and `onProjected`
+ * tells the callers waiting on one projection as soon as it is done. A projection that fails fails the
+ * page once every other has settled (no write of this page is in flight when it is applied again);
+ * those done keep their positions, as those before the failing one do when applied in turn.
+ */
+export async function applyTogether(
+  projections: Projection[],
+  page: RecordedEvent[],
+  store: ReadStore,
+  positions: Map<string, number>,
+  stopping: () => boolean,
+  onProjected: () => void,
+  onFailure?: (failure: FailureFault) => void,
+): Promise<void> {
+  const last = page.at(-1)?.position ?? 0;
+  const applying = new Map<string, Promise<void>>();
+  for (const projection of projections) {
+    const first = (projection.after ?? []).map((name) => {
+      const before = applying.get(name);
+      if (!before) throw new Error(`projection ${projection.name} reads ${name}, which must come before it in the list`);
+      return before;
+    });
+    const apply = async () => {
+      await Promise.all(first);
+      const from = positions.get(projection.name) ?? 0;
+      if (stopping() || from >= last) return;
+      const types = projection.types;
+      const fresh = page.filter((event) => event.position > from && (!types || types.has(event.type)));
+      if (fresh.length > 0) await applyFresh(projection, fresh, store, onFailure);
+      positions.set(projection.name, last);
+      onProjected();
+    };
+    applying.set(projection.name, apply());
+  }
+  const failed = (await Promise.allSettled(applying.values())).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
  * One projection's share of a page. The log is the truth: an event a projection throws on is
  * recorded (PROJECTION_FAULTS) and skipped for that projection, never retried forever, so one event
  * cannot stop the read models and a rebuild meets and records the same. Only a store that is away

@@ -3,6 +3,17 @@ import { noWrites } from '../platform/readstore/port';
 import type { BulkOp, Collection, Doc, Filter, FindOptions, ReadStore, Update, UpdateResult } from '../platform/readstore/port';
 import type { Projection } from './runner';
 
+/**
+ * Writes sent at once that must all be done before what comes after them: waits for every one to
+ * settle (none is still in flight when the page is applied again), then fails with the first failure.
+ */
+export async function together<T extends unknown[]>(...writes: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const outcomes = await Promise.allSettled(writes);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as T;
+}
+
 /** What a buffered write answers: the count is not known until the page is written, and no handler given here reads it. */
 const UNKNOWN: UpdateResult = { matched: 0, modified: 0, upsertedId: null };
 

@@ -33,6 +33,8 @@ export const cannedProjection: Projection = {
   name: 'canned',
   version: 2,
   collections: [CANNED],
+  // The names of authors and categories.
+  after: ['directory'],
   async setup(store: ReadStore) {
     // Not unique: two messages the log gives one shortcode are both kept, and the conflict recorded (uniqueKeys.ts).
     await store.collection(CANNED).createIndex({ keys: { shortcode: 1 } });

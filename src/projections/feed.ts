@@ -2,6 +2,7 @@ import { FEED_EVENT_TYPES, type FeedEventType } from '#contract/events';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { RecordedEvent } from '../platform/eventstore/port';
 import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
+import { together } from './buffered';
 import { type TicketRecorded, isStaffOnly } from './history';
 import type { Projection } from './runner';
 
@@ -117,10 +118,14 @@ async function applyFeedPage(events: RecordedEvent[], store: ReadStore): Promise
     const { customerId, notes } = known.get(id)!;
     return { updateOne: { filter: { _id: id }, update: { $set: { customerId }, $addToSet: { notes: { $each: [...notes] } } }, upsert: true } };
   });
-  // The tickets first: a crash between the two writes replays the page with the notes known.
-  if (touched.length > 0) await store.collection<FeedTicketView>(FEED_TICKETS).bulkWrite(touched);
+  // The tickets before the customers: a crash between the two writes replays the page with the notes
+  // known. The customers' last positions are read meanwhile (the tickets' write does not change them).
   const customers = store.collection<FeedCustomerView>(FEED_CUSTOMERS);
-  const lastOf = new Map((await customers.find({ _id: { $in: [...seen.keys()] } }, { projection: { _id: 1, last: 1 } })).map((doc) => [doc._id, doc.last]));
+  const [, lasts] = await together(
+    touched.length > 0 ? store.collection<FeedTicketView>(FEED_TICKETS).bulkWrite(touched) : Promise.resolve(null),
+    customers.find({ _id: { $in: [...seen.keys()] } }, { projection: { _id: 1, last: 1 } }),
+  );
+  const lastOf = new Map(lasts.map((doc) => [doc._id, doc.last]));
   const appended: BulkOp<FeedCustomerView>[] = [];
   for (const [customerId, positions] of seen) {
     const last = lastOf.get(customerId);

@@ -1,11 +1,12 @@
 import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { Lease } from '../platform/lease';
+import { CachedReadStore, DocumentCache } from '../platform/readstore/cached';
 import { FencedOutError, FencedReadStore } from '../platform/readstore/fenced';
 import type { ReadStore } from '../platform/readstore/port';
 import { isTransient } from '../platform/readstore/transient';
 import { Waiters } from './waiters';
 import { type FailureFault, faults } from './faults';
-import { applyToProjections } from './apply';
+import { applyTogether, applyToProjections } from './apply';
 import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
@@ -28,6 +29,12 @@ export interface Projection {
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
+  /**
+   * The projections whose read models this one reads while it applies a page (earlier in the list):
+   * a live page, applied to every projection at once, applies this one after them. No other
+   * projection's collection may be read without being named here.
+   */
+  after?: readonly string[];
 }
 
 interface Checkpoint {
@@ -69,6 +76,12 @@ export interface RunnerOptions {
   onReset?: (projection: string, reason: ResetReason) => void;
   /** The first pause before a failed catch-up or start is tried again (default 1 s), doubling, at most 30 times it. */
   retryPauseMs?: number;
+  /**
+   * Live pages read the documents by id from what this writer last read or wrote of them
+   * (`DocumentCache`, src/platform/readstore/cached.ts) instead of the store. Default: on MongoDB,
+   * where each read is a round trip.
+   */
+  cacheDocuments?: boolean;
 }
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
@@ -132,6 +145,8 @@ export class ProjectionRunner {
   private writer: ReadStore;
   /** The id of the log's first event, once it has one: the identity the checkpoints record. */
   private logId: string | null = null;
+  /** What the writer's live pages last read or wrote, by id (on MongoDB; none while it does not write). */
+  private cache: DocumentCache | null = null;
   /** Callers of a start without a lease: told once the catch-up reached the head, or failed for good. */
   private catchUps: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
 
@@ -167,6 +182,15 @@ export class ProjectionRunner {
   /** Pages this process applied (each one transaction of the read store where it has them): posts per page tell how much one commit serves. */
   get pagesApplied(): number {
     return this.pages;
+  }
+
+  /**
+   * The read models for a reaction of this process: while it applies the log live, its reads by id
+   * come from what the pages last read or wrote (the documents a page just wrote cost no round trip on
+   * MongoDB); otherwise the store itself.
+   */
+  get reader(): ReadStore {
+    return this.cache && this.isWriter && this.processor?.isLive ? new CachedReadStore(this.store, this.cache) : this.store;
   }
 
   /** This process applies the events (no lease, or it holds the lease). */
@@ -450,6 +474,9 @@ export class ProjectionRunner {
   }
 
   private newProcessor(epoch: number): LogProcessor {
+    // One per processor: a new leadership, a rebuild or a retried catch-up starts with nothing cached.
+    const cache = (this.options.cacheDocuments ?? this.store.kind === 'mongodb') ? new DocumentCache() : null;
+    this.cache = cache;
     const processor: LogProcessor = new LogProcessor(this.events, {
       id: 'projections',
       pageSize: this.options.pageSize,
@@ -462,8 +489,21 @@ export class ProjectionRunner {
             throw new FencedOutError(PROJECTIONS_LEASE, epoch);
           }
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
+          // The cache holds while only this processor's live pages write; a failed page may have left any part written.
+          if (!context.live) cache?.clear();
+          const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
           // Live events are announced once committed: a push reads the models they changed.
-          const applied = await this.inTransaction(() => this.applyPage(page, context));
+          const applied = await this.inTransaction(() => this.applyPage(page, context, store)).then(
+            (done) => {
+              // A catch-up page wrote around the cache: what a reaction read meanwhile is not kept.
+              if (!context.live) cache?.clear();
+              return done;
+            },
+            (error: unknown) => {
+              cache?.clear();
+              throw error;
+            },
+          );
           this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
           return this.position;
@@ -542,7 +582,7 @@ export class ProjectionRunner {
   }
 
   /** Applies the page to every projection; answers the events all of them applied. */
-  private async applyPage(page: RecordedEvent[], context: HandleContext): Promise<RecordedEvent[]> {
+  private async applyPage(page: RecordedEvent[], context: HandleContext, store: ReadStore): Promise<RecordedEvent[]> {
     // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
     // the events every projection has applied are counted before those callers are told.
     let counted = this.position;
@@ -552,7 +592,9 @@ export class ProjectionRunner {
       counted = Math.max(counted, now);
       this.release();
     };
-    await applyToProjections(this.projections, page, this.writer, this.positions, context.stopping, projected, this.options.onFailure);
+    // Live, the projections apply the page at once (the catch-up goes through them in turn).
+    const apply = context.live ? applyTogether : applyToProjections;
+    await apply(this.projections, page, store, this.positions, context.stopping, projected, this.options.onFailure);
     const reached = this.position;
     projected();
     return page.filter((event) => event.position <= reached);

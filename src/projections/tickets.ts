@@ -638,6 +638,8 @@ export const ticketsProjection: Projection = {
   name: 'tickets',
   version: 8,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
+  // The names on tickets and messages.
+  after: ['directory'],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
     await tickets.createIndex({ keys: { ticketId: 1 }, unique: true });

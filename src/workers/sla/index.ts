@@ -74,7 +74,8 @@ async function slaReaction(event: RecordedEvent, deps: AppDeps, page: ReactionPa
     // The tickets of every event of the page that moves a clock, in one read (the model includes the whole page).
     const entries = await page.once('sla tickets', async () => {
       const ids = [...new Set(page.events.filter(movesClocks).map((moved) => String(moved.data.ticketId)))];
-      const found = await deps.readStore.collection<SlaTicketEntry>(SLA_TICKETS).find({ _id: { $in: ids } });
+      // Through what the writer's pages last wrote, where this process writes them: no round trip on MongoDB.
+      const found = await deps.projections.reader.collection<SlaTicketEntry>(SLA_TICKETS).find({ _id: { $in: ids } });
       return new Map(found.map((entry) => [entry._id, entry]));
     });
     const entry = entries.get(String(event.data.ticketId));

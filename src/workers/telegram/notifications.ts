@@ -58,9 +58,9 @@ export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Prom
     const { telegramId } = event.data as { telegramId: string };
     return [sendJob(`telegram:${event.id}`, { chatId: telegramId, text: ACCESS_APPROVED_TEXT, kind: 'accessApproved' })];
   }
-  const found = await customerNoticeOf(event, deps.readStore);
+  const found = await customerNoticeOf(event, deps.projections.reader);
   if (!found?.customer.telegramId) return [];
-  const { messages } = await loadBotSettings(deps.readStore);
+  const { messages } = await loadBotSettings(deps.projections.reader);
   const { template, text } = telegramText(messages, found);
   const chatId = found.customer.telegramId;
   const jobs = [sendJob(`telegram:${event.id}`, { chatId, text, ticketId: found.ticket._id, kind: template })];
