@@ -84,7 +84,7 @@ describe('MongoDB commands per posted message', () => {
     expect(requestReads(tally.counts.other)).toBe(0);
   }, 120_000);
 
-  it('when customers, agent replies and internal notes take turns under an SLA policy, then the SLA reaction reads its read model once a page, and for no note', async () => {
+  it('when customers, agent replies and internal notes take turns under an SLA policy, then the SLA projection and reaction read its read model at most once a page (in the leader, from what the page wrote), and for no note', async () => {
     const ROUNDS = 3;
     const admin = await server.login();
     const category = await addCategory(server, admin);
@@ -139,8 +139,8 @@ describe('MongoDB commands per posted message', () => {
         `reads of the SLA tickets (projection and reaction) ${slaReads} for ${clockMovers} events that may move a clock: ${JSON.stringify(Object.fromEntries(tally.counts.projection))})\n`,
     );
     expect(notes).toBe(CUSTOMERS * ROUNDS);
-    // Per page, not per message: 20 conversations post at once, so pages hold several events each.
-    expect(slaReads).toBeGreaterThan(0);
+    // Per page, not per message: 20 conversations post at once, so pages hold several events each; the
+    // leader's document cache answers the reaction with the entries its pages wrote (none in this run).
     expect(slaReads).toBeLessThan(clockMovers);
   }, 120_000);
 });
