@@ -1,11 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { addCategory, addMember, openTicket } from '../../test/support/desk';
 import { eventually } from '../../test/support/eventually';
-import { ADMIN, type TestServer, startTestServer, urlOfStarted } from '../../test/support/server';
+import { appProcesses, call, login } from '../../test/support/appProcesses';
+import { ADMIN, type TestServer, startTestServer } from '../../test/support/server';
 import { projectRoot } from '../platform/paths';
 
 /**
@@ -99,35 +100,11 @@ describe('Two processes on one DATA_DIR with the read models in SQLite', () => {
       ADMIN_PASSWORD: ADMIN.password,
       LOG_LEVEL: 'warn',
     };
-    const children: ChildProcess[] = [];
-    const startApp = async () => {
-      const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
-        cwd: projectRoot(),
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      children.push(child);
-      return { child, url: await urlOfStarted(child) };
-    };
-    const stopApp = async (child: ChildProcess) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    };
-    const call = async (base: string, method: string, route: string, token?: string, body?: unknown) => {
-      const response = await fetch(`${base}${route}`, {
-        method,
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: response.status, body: (await response.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON
-    };
-    const login = async (base: string, email: string, password: string) =>
-      (await call(base, 'POST', '/api/auth/login', undefined, { email, password })).body.accessToken as string;
+    const apps = appProcesses(env);
+    const { start: startApp, stop: stopApp } = apps;
 
     afterAll(() => {
-      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      apps.killAll();
       rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../../../test/support/eventually';
 import { dropDatabase } from '../../../test/support/mongo';
-import { ADMIN, urlOfStarted } from '../../../test/support/server';
+import { appProcesses, call, login } from '../../../test/support/appProcesses';
+import { ADMIN } from '../../../test/support/server';
 import { projectRoot } from '../../platform/paths';
 
 /**
@@ -21,33 +22,9 @@ describe('Two app processes on one log and one MongoDB, one killed during a burs
   url.pathname = `/desk_crash_${randomUUID().slice(0, 8)}`;
   const mongoUrl = url.toString();
   const env = { PORT: '0', DATA_DIR: dataDir, MONGO_URL: mongoUrl, REDIS_URL: '', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn' };
-  const children: ChildProcess[] = [];
 
-  const startApp = async () => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot(),
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    return { child, url: await urlOfStarted(child) };
-  };
-  const stopApp = async (child: ChildProcess) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  const call = async (base: string, method: string, route: string, token?: string, body?: unknown) => {
-    const response = await fetch(`${base}${route}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test helper reads arbitrary JSON
-  };
-  const login = async (base: string, email: string, password: string) =>
-    (await call(base, 'POST', '/api/auth/login', undefined, { email, password })).body.accessToken as string;
+  const apps = appProcesses(env);
+  const { start: startApp, stop: stopApp } = apps;
   /** The content of every message of the ticket one process lists, page by page. */
   const listed = async (base: string, token: string, ticket: string) => {
     const contents: string[] = [];
@@ -60,7 +37,7 @@ describe('Two app processes on one log and one MongoDB, one killed during a burs
   };
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    apps.killAll();
     await dropDatabase(mongoUrl);
     rmSync(dataDir, { recursive: true, force: true });
   });
