@@ -57,7 +57,8 @@ function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
 export interface Matches {
   count(): Promise<number>;
   ids(): Promise<string[]>;
-  among(ids: string[]): Promise<Set<string>>;
+  /** Which of these tickets match (their ids, and numbers for an engine that files tickets by number). */
+  among(tickets: Array<{ _id: string; ticketId: number }>): Promise<Set<string>>;
 }
 
 /**
@@ -69,8 +70,9 @@ async function newestMatching(views: Collection<TicketView>, matches: Matches, r
   const found: string[] = [];
   let seen = 0;
   for (let from = 0, batch = 4 * (skip + limit); found.length < limit; from += batch, batch *= 2) {
-    const ids = (await views.find({}, { sort: recent, skip: from, limit: batch, projection: { _id: 1 } })).map(({ _id }) => _id);
-    const matching = await matches.among(ids);
+    const tickets = await views.find({}, { sort: recent, skip: from, limit: batch, projection: { _id: 1, ticketId: 1 } });
+    const ids = tickets.map(({ _id }) => _id);
+    const matching = await matches.among(tickets);
     for (const id of ids) if (matching.has(id) && seen++ >= skip && found.length < limit) found.push(id);
     if (ids.length < batch) break;
   }
