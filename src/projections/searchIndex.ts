@@ -24,11 +24,15 @@ const FIRST_FIELD_SLOT = 3;
 const K1 = 1.2;
 const ROW_TABLES = ['search_fts', 'search_fts_notes'] as const;
 /**
- * A query's tickets are read as at most this many ranges of rows (`runsOf`): each range is one FTS5
- * cursor, which seeks the word in every segment of the index (about 0.13 ms each with the dozen
- * segments of 100,000 tickets), while a row read inside a range costs some 30 ns.
+ * A query's tickets are read as a few ranges of rows (`runsOf`): each range is one FTS5 cursor,
+ * which seeks the word in every segment of the index (about 0.13 ms with the dozen segments of
+ * 100,000 tickets), while a row read inside a range costs some 30 ns: a gap between two tickets is
+ * worth a cursor of its own when it holds more than SEEK_ROWS rows of the word.
  */
 const MAX_RUNS = 6;
+const SEEK_ROWS = 4000;
+/** Ranking splits the window's numbers at gaps worth a cursor (SEEK_ROWS), up to this many ranges. */
+const RANK_RUNS = 32;
 /** Words whose counts of rows `rowsHolding` keeps. */
 const VOCABULARY_KEPT = 2000;
 /** A row's weight by where it is in its ticket, as MiniSearch's field boosts on the Mongo path. */
@@ -43,7 +47,7 @@ const TOKENIZE = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 
  * (`runsOf`), so the merge is done once.
  */
 const LONGEST_PREFIX = 8;
-const runsFor = (terms: FtsTerm[]) => (terms.some(({ prefix }) => prefix !== null && [...prefix].length > LONGEST_PREFIX) ? 1 : MAX_RUNS);
+const longPrefix = (terms: FtsTerm[]) => terms.some(({ prefix }) => prefix !== null && [...prefix].length > LONGEST_PREFIX);
 const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes USING fts5(text, message UNINDEXED, ${TOKENIZE});
@@ -147,18 +151,20 @@ export function ftsQuery(parsed: ParsedQuery): FtsQuery {
 const OWN = `own AS (SELECT number, number * ${TICKET_SPAN} AS lo, number * ${TICKET_SPAN} + ${TICKET_SPAN - 1} AS hi FROM search_fts_tickets WHERE customer = @customer)`;
 
 /**
- * Ticket numbers as at most `most` ranges `[first, last]`, split at the widest gaps between them:
+ * Ticket numbers as at most `most` ranges `[first, last]`, split at the widest gaps between them
+ * (those wider than `widerThan`):
  * the tickets a query ranks are mostly the newest, so one or two ranges hold most of them, and a
  * scattered few cost a longer range of rows read, never one cursor per ticket. Callers keep only
  * the rows of their tickets.
  */
-function runsOf(numbers: number[], most: number): Array<[number, number]> {
+function runsOf(numbers: number[], most: number, widerThan = 0): Array<[number, number]> {
   const sorted = [...new Set(numbers)].sort((a, b) => a - b);
   if (sorted.length === 0) return [];
   const splits = new Set(
     sorted
       .slice(1)
       .map((number, at) => ({ at: at + 1, gap: number - sorted[at]! }))
+      .filter(({ gap }) => gap > widerThan)
       .sort((a, b) => b.gap - a.gap)
       .slice(0, most - 1)
       .map(({ at }) => at),
@@ -473,8 +479,10 @@ export class SearchIndex {
     const excludedBig = query.excluded.map((term, at) => ` EXCEPT ${big(term, query.wanted!.length + at)}`).join('');
     const bigMatches = new Set(this.statement(`${wantedBig}${excludedBig}`).pluck().all(params) as number[]);
     const small = `(${match}) NOT big : "1"`;
+    let counted: number | null = null;
     return {
-      count: () => (this.statement('SELECT count(*) FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().get(small) as number) + bigMatches.size,
+      count: () =>
+        (counted ??= (this.statement('SELECT count(*) FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().get(small) as number) + bigMatches.size),
       numbers: () => [...(this.statement('SELECT rowid FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().all(small) as number[]), ...bigMatches],
       among: (numbers) => {
         const found = new Set(
@@ -482,7 +490,7 @@ export class SearchIndex {
             `SELECT w.rowid FROM json_each(?) r CROSS JOIN search_fts_words w WHERE w.rowid BETWEEN r.value ->> 0 AND r.value ->> 1 AND search_fts_words MATCH ?`,
           )
             .pluck()
-            .all(JSON.stringify(runsOf(numbers, runsFor(query.wanted!))), small) as number[],
+            .all(JSON.stringify(runsOf(numbers, longPrefix(query.wanted!) ? 1 : MAX_RUNS)), small) as number[],
         );
         return new Set(numbers.filter((number) => found.has(number) || bigMatches.has(number)));
       },
@@ -522,9 +530,11 @@ export class SearchIndex {
     const tables = audience.customer === null && audience.notes ? ROW_TABLES : ROW_TABLES.slice(0, 1);
     const people = `SELECT t.number AS number FROM search_fts_people p CROSS JOIN search_fts_person_ids i ON i.id = p.rowid
       CROSS JOIN search_fts_tickets t ON t.customer = i.person WHERE search_fts_people MATCH @term AND t.number IN (SELECT value FROM json_each(@numbers))`;
+    const tickets = this.tickets();
     for (const wanted of query.wanted) {
-      const runs = JSON.stringify(runsOf(numbers, runsFor([wanted])));
       const found = this.rowsHolding(wanted, tables, total);
+      // A window spread over the desk: split where a gap holds more of the word's rows than a cursor costs.
+      const runs = JSON.stringify(runsOf(numbers, longPrefix([wanted]) ? 1 : RANK_RUNS, SEEK_ROWS / Math.max(found / tickets, 1 / tickets)));
       const idf = Math.log(1 + (total - found + 0.5) / (found + 0.5));
       const tf = new Map<number, { tf: number; newest: Source | null }>();
       for (const table of tables) {
@@ -579,6 +589,12 @@ export class SearchIndex {
       }, 0);
     if (wanted.prefix !== null) return count('SELECT sum(doc) FROM $vocabulary WHERE term >= ? AND term < ?', wanted.prefix, prefixEnd(wanted.prefix));
     return Math.min(...wanted.words.map((word) => count('SELECT doc FROM $vocabulary WHERE term = ?', word)));
+  }
+
+  /** How many ticket numbers the index spans (numbers are given in order, so about as many tickets). */
+  tickets(): number {
+    const { lo, hi } = this.statement('SELECT min(number) AS lo, max(number) AS hi FROM search_fts_tickets').get() as { lo: number | null; hi: number | null };
+    return lo === null || hi === null ? 1 : hi - lo + 1;
   }
 
   /** The ids of ticket numbers (those the index holds). */

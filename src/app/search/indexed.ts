@@ -32,6 +32,7 @@ function matchesOf(index: SearchIndex, audience: Audience, fts: FtsQuery): Match
   }
   return {
     count: async () => words.count(),
+    share: async () => words.count() / index.tickets(),
     ids: async () => index.ids(words.numbers()),
     among: async (batch) => {
       const found = words.among(batch.map(({ ticketId }) => ticketId));
