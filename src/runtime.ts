@@ -54,7 +54,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const events = countAppends(adapters.events, metrics.eventsAppended);
   // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
   // lease kept in that store) applies the log, the others follow its checkpoints.
-  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
+  const lease =
+    readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, ttlMs: config.PROJECTIONS_LEASE_TTL_MS, logger }) : undefined;
   const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
