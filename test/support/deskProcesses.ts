@@ -103,6 +103,8 @@ async function customerTicket(base: string): Promise<{ customer: string; ticket:
 export interface Post {
   content: string;
   lane: number;
+  /** The process it was sent to. */
+  url: string;
   sentAt: number;
   answeredAt: number;
   status: number | null;
@@ -123,7 +125,7 @@ function postLoad(targets: () => string[], customer: string, ticket: string, { l
     for (let n = 0; !stopping; n++) {
       const bases = targets();
       const base = bases[turn++ % bases.length]!;
-      const post: Post = { content: `lane ${index} post ${n}`, lane: index, sentAt: Date.now(), answeredAt: 0, status: null };
+      const post: Post = { content: `lane ${index} post ${n}`, lane: index, url: base, sentAt: Date.now(), answeredAt: 0, status: null };
       try {
         post.status = (await call(base, 'POST', `/api/tickets/${ticket}/messages`, customer, { content: post.content }, timeoutMs)).status;
       } catch {

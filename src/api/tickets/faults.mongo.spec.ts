@@ -56,7 +56,7 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     await expectConsistent('mongo killed', desk, run, posts);
   }, 150_000);
 
-  it('when the leader is stopped (SIGSTOP) mid-page past its lease ttl and let go on, then the other applies within ttl + 2 s, every acknowledged post is listed once by both, and the models equal a rebuild', async () => {
+  it('when the leader is stopped (SIGSTOP) mid-page past its lease ttl and let go on, then the other applies within ttl + 2 s, the stopped one follows, every acknowledged post is listed once by both, and the models equal a rebuild', async () => {
     const mongoUrl = databaseUrl(process.env.MONGO_URL!, 'desk_faults_stop');
     const desk = deployment(mongoUrl, ENV);
     cleanups.push(desk.dispose);
@@ -67,6 +67,7 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     first!.child.kill('SIGSTOP');
     await eventually(() => applyingAgainAt(load.posts, stoppedAt) < Infinity, { timeoutMs: 30_000, describe: 'a post answered 201 after the stop' });
     await sleep(Math.max(0, stoppedAt + TTL_MS + 2000 - Date.now()));
+    const resumedAt = Date.now();
     first!.child.kill('SIGCONT');
     await sleep(3000);
     const [posts, samples] = [await load.stop(), await health.stop()];
@@ -75,6 +76,13 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     process.stderr.write(`[fault tally] leader stopped: applying ${applyingAt - stoppedAt} ms after the stop\n`);
     expect(applyingAt - stoppedAt).toBeLessThanOrEqual(TTL_MS + 2000);
     expect(dishonest(samples, [run.urls[1]!], stoppedAt + HONEST_AFTER_MS, applyingAt)).toEqual([]);
+    // Let go on, the stopped one finds its lease gone and follows: a post sent to it answers 201 again.
+    const followingAt = applyingAgainAt(
+      posts.filter((post) => post.url === first!.url),
+      resumedAt,
+    );
+    process.stderr.write(`[fault tally] leader stopped: the stopped one answering 201 ${followingAt - resumedAt} ms after it was let go on\n`);
+    expect(followingAt - resumedAt).toBeLessThanOrEqual(2000);
     await expectConsistent('leader stopped', desk, run, posts);
   }, 120_000);
 
