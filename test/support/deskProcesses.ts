@@ -186,7 +186,9 @@ function countListed(posts: Post[], contents: string[]): Tally & { acknowledged:
 /** One look at a process's health: its status (null: no answer within the wait) and how far its read models are. */
 export interface HealthSample {
   url: string;
+  /** When it was asked and answered (or given up on). */
   at: number;
+  answeredAt: number;
   status: string | null;
   position: number | null;
   problems: string[];
@@ -197,7 +199,7 @@ function watchHealth(targets: () => string[], admin: string, everyMs = 250) {
   const samples: HealthSample[] = [];
   let stopping = false;
   const look = async (url: string) => {
-    const sample: HealthSample = { url, at: Date.now(), status: null, position: null, problems: [] };
+    const sample: HealthSample = { url, at: Date.now(), answeredAt: 0, status: null, position: null, problems: [] };
     try {
       const { body } = await call(url, 'GET', '/api/health', admin, undefined, 2000);
       sample.status = body.status;
@@ -206,6 +208,7 @@ function watchHealth(targets: () => string[], admin: string, everyMs = 250) {
     } catch {
       // No answer within the wait.
     }
+    sample.answeredAt = Date.now();
     samples.push(sample);
   };
   const running = (async () => {
@@ -271,9 +274,9 @@ type Run = Awaited<ReturnType<typeof underLoad>>;
 export const applyingAgainAt = (posts: Post[], from: number) =>
   Math.min(...posts.filter((post) => post.status === 201 && post.sentAt >= from).map((post) => post.answeredAt));
 
-/** The health answers of `urls` taken in [from, to) that said `ok` or nothing. */
+/** The health answers of `urls` asked from `from` and answered before `to` that said `ok` or nothing. */
 export const dishonest = (samples: HealthSample[], urls: string[], from: number, to: number) =>
-  samples.filter((sample) => urls.includes(sample.url) && sample.at >= from && sample.at < to && (sample.status === 'ok' || sample.status === null));
+  samples.filter((sample) => urls.includes(sample.url) && sample.at >= from && sample.answeredAt < to && (sample.status === 'ok' || sample.status === null));
 
 /** Posts by how they were answered (`none`: no answer). */
 export const statuses = (posts: Post[]) =>
