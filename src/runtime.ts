@@ -57,7 +57,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // in MongoDB, or a lock on a file beside the SQLite one), applies the log; the others follow its checkpoints.
   const lease =
     readStore.kind === 'mongodb'
-      ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger })
+      ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, ttlMs: config.PROJECTIONS_LEASE_TTL_MS, logger })
       : readStore.kind === 'sqlite'
         ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
         : undefined;

@@ -15,10 +15,11 @@ export interface Answer {
  */
 export function appProcesses(env: Record<string, string>) {
   const children: ChildProcess[] = [];
-  const start = async () => {
+  /** Starts one, with `own` beside the shared `env`. */
+  const start = async (own: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> => {
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot(),
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...own },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);
@@ -27,6 +28,8 @@ export function appProcesses(env: Record<string, string>) {
   const stop = async (child: ChildProcess) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
+    // A stopped (SIGSTOP) process is let go first, so it can hear the SIGTERM.
+    child.kill('SIGCONT');
     child.kill('SIGTERM');
     await exited;
   };
@@ -36,10 +39,11 @@ export function appProcesses(env: Record<string, string>) {
   return { start, stop, killAll };
 }
 
-/** One JSON call to an app at `base`. */
-export async function call(base: string, method: string, route: string, token?: string, body?: unknown): Promise<Answer> {
+/** One JSON call to an app at `base`, given up after `timeoutMs`. */
+export async function call(base: string, method: string, route: string, token?: string, body?: unknown, timeoutMs = 30_000): Promise<Answer> {
   const response = await fetch(`${base}${route}`, {
     method,
+    signal: AbortSignal.timeout(timeoutMs),
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
