@@ -126,9 +126,15 @@ export const updateTicketSchema = z
   .object({
     status: z.enum(TICKET_STATUSES, { message: 'Status must be open, in_progress, pending_customer, resolved or closed' }).optional(),
     assignedAgent: z.string().min(1, 'assignedAgent must be a user id or null').nullable().optional(),
+    /** docs/teams.md: the team the ticket is with, or null for none. */
+    team: z.string({ message: 'team must be a team id or null' }).min(1, 'team must be a team id or null').nullable().optional(),
+    priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).optional(),
+    category: z.string({ message: 'category must be a category id' }).trim().min(1, 'category must be a category id').optional(),
   })
   .strict()
-  .refine((body) => body.status !== undefined || body.assignedAgent !== undefined, { message: 'Send a status, an assignedAgent, or both' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'Send at least one of status, assignedAgent, team, priority and category',
+  });
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
@@ -194,6 +200,8 @@ export const listTicketsQuery = z.object({
     .transform((value) => value === 'true')
     .optional(),
   category: z.string().min(1).optional(),
+  /** docs/teams.md: one team's tickets, or `mine`, those of every team the caller is in (staff). */
+  team: z.string().min(1, 'team must be a team id or mine').optional(),
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),

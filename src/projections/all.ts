@@ -11,6 +11,7 @@ import { searchProjection } from './search';
 import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { teamsProjection } from './teams';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
@@ -25,6 +26,7 @@ export const allProjections: Projection[] = [
   usersProjection,
   sessionsProjection,
   categoriesProjection,
+  teamsProjection,
   settingsProjection,
   botCommandsProjection,
   whitelistProjection,

@@ -40,7 +40,9 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import {
   assignTicket,
+  changeClassification,
   changeStatus,
+  changeTeam,
   customFieldOfFile,
   deleteTicket,
   editMessage,
@@ -57,6 +59,7 @@ import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
+import { teamIdsOf } from '../../projections/teams';
 import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
@@ -187,6 +190,9 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.status) filter.status = { $in: query.status };
     if (query.priority) filter.priority = { $in: query.priority };
     if (query.category) filter['category._id'] = query.category;
+    // Teams share staff's work (docs/teams.md): a customer asking for them is told so, not shown an unfiltered list.
+    if (query.team && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team');
+    if (query.team) filter['team._id'] = query.team === 'mine' ? { $in: await teamIdsOf(deps.readStore, user.id) } : query.team;
     if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
     // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
@@ -272,13 +278,16 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.put('/tickets/:id', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
-    const { status, assignedAgent } = parse(updateTicketSchema, req.body);
+    const { status, assignedAgent, team, priority, category } = parse(updateTicketSchema, req.body);
     const ticket = await visible(req);
     const context = commandContext(deps, req);
     let position = 0;
     // The assignment first, so an explicit status in the same call has the last word.
     if (assignedAgent === null) position = await unassignTicket(deps, ticket._id, context);
     else if (assignedAgent !== undefined) position = await assignTicket(deps, ticket._id, assignedAgent, context);
+    if (team !== undefined) position = Math.max(position, await changeTeam(deps, ticket._id, team, context));
+    if (category !== undefined) position = Math.max(position, await changeClassification(deps, ticket._id, { category }, context));
+    if (priority !== undefined) position = Math.max(position, await changeClassification(deps, ticket._id, { priority }, context));
     if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, context));
     await answerTicket(req, res, ticket._id, position);
   });
