@@ -44,6 +44,7 @@ export const TICKET: Ticket = {
   mergedInto: null,
   mergedFrom: [],
   related: [],
+  team: null,
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });

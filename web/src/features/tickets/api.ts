@@ -36,7 +36,7 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, satisfaction, sla, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sla, team, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
@@ -45,6 +45,7 @@ const ticketsApi = api.injectEndpoints({
           ...(q ? { q } : {}),
           ...(satisfaction ? { satisfaction } : {}),
           ...(sla ? { sla } : {}),
+          ...(team ? { team } : {}),
           sort: sort ?? 'latest',
           limit,
         },
@@ -132,7 +133,10 @@ const ticketsApi = api.injectEndpoints({
       query: (body) => creating({ url: '/tickets', method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
-    updateTicket: build.mutation<{ ticket: Ticket }, { id: string; status?: string; assignedAgent?: string | null }>({
+    updateTicket: build.mutation<
+      { ticket: Ticket },
+      { id: string; status?: string; assignedAgent?: string | null; team?: string | null; priority?: Ticket['priority']; category?: string }
+    >({
       query: ({ id, ...body }) => ({ url: `/tickets/${id}`, method: 'PUT', body }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),

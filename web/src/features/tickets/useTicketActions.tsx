@@ -19,7 +19,7 @@ export function useTicketActions() {
   const [update] = useUpdateTicketMutation();
   const [takeOver, setTakeOver] = useState<Ticket | null>(null);
   const run = useCallback(
-    async (body: { id: string; status?: string; assignedAgent?: string | null }, fallback: string) => {
+    async (body: Parameters<typeof update>[0], fallback: string) => {
       try {
         await update(body).unwrap();
         return true;
@@ -51,5 +51,8 @@ export function useTicketActions() {
     ),
     unassign: (ticket: Ticket) => run({ id: ticket._id, assignedAgent: null }, 'Failed to unassign ticket'),
     changeStatus: (ticket: Ticket, status: string) => run({ id: ticket._id, status }, 'Failed to update ticket status'),
+    /** docs/teams.md: the team, priority or category; the server records each with its actor. */
+    reroute: (ticket: Ticket, change: { team?: string | null; priority?: Ticket['priority']; category?: string }) =>
+      run({ id: ticket._id, ...change }, 'Failed to update ticket'),
   };
 }
