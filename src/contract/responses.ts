@@ -94,6 +94,7 @@ export const Ticket = z
     mergedFrom: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'The tickets merged into this one' }),
     related: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'Related tickets, both directions (staff; empty for a customer)' }),
     team: z.strictObject({ _id: id, name: z.string() }).nullable().meta({ description: 'The team the ticket is with (staff; null for a customer)' }),
+    tags: z.array(z.string()).meta({ description: "Staff's tags, in the order added (empty for a customer)" }),
   })
   .meta({ id: 'Ticket' });
 

@@ -136,6 +136,20 @@ export const updateTicketSchema = z
     message: 'Send at least one of status, assignedAgent, team, priority and category',
   });
 
+/** docs/teams.md, tags: lowercase words staff put on tickets to find them again. */
+export const TAGS_PER_TICKET = 20;
+const TAG_RULE = 'A tag is 1 to 30 lowercase letters, digits, hyphens or underscores, starting with a letter or digit';
+export const tagSchema = z
+  .string({ message: 'tag is required' })
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,29}$/, TAG_RULE);
+export const ticketTagSchema = z.object({ tag: tagSchema }).strict();
+export const tagSuggestionsQuery = z.object({
+  q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
+  limit: queryInt('limit', { min: 1, max: 50 }).default(10),
+});
+
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
 /** The ticket a merge continues in: its record id or display number (`1043` or `#1043`). */
@@ -200,6 +214,8 @@ export const listTicketsQuery = z.object({
     .transform((value) => value === 'true')
     .optional(),
   category: z.string().min(1).optional(),
+  /** docs/teams.md: tickets with this tag (staff). */
+  tag: tagSchema.optional(),
   /** docs/teams.md: one team's tickets, or `mine`, those of every team the caller is in (staff). */
   team: z.string().min(1, 'team must be a team id or mine').optional(),
   customer: z.string().min(1).optional(),

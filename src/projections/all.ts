@@ -11,6 +11,7 @@ import { searchProjection } from './search';
 import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { tagsProjection } from './tags';
 import { teamsProjection } from './teams';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
@@ -40,5 +41,6 @@ export const allProjections: Projection[] = [
   cannedProjection,
   satisfactionProjection,
   slaProjection,
+  tagsProjection,
   searchProjection,
 ].map(applyingPages);

@@ -23,6 +23,8 @@ type NotInFeed =
   | 'TicketUnlinked'
   // Not yet in the contract's list of feed types (docs/teams.md, what is next).
   | 'TicketTeamChanged'
+  | 'TicketTagAdded'
+  | 'TicketTagRemoved'
   | 'TicketPriorityChanged'
   | 'TicketCategoryChanged'
   | 'SlaPolicyReapplied';

@@ -125,6 +125,10 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       const from = previousTeamName === null ? '' : ` (previously ${quote(previousTeamName)})`;
       return teamName === null ? `Took the ticket out of the team ${quote(previousTeamName ?? '')}` : `Put the ticket with the team ${quote(teamName)}${from}`;
     }
+    case 'TicketTagAdded':
+      return `Added the tag ${quote(event.data.tag)}`;
+    case 'TicketTagRemoved':
+      return `Removed the tag ${quote(event.data.tag)}`;
     case 'TicketPriorityChanged':
       return `Changed the priority from ${event.data.previous} to ${event.data.priority}`;
     case 'TicketCategoryChanged':
@@ -321,6 +325,8 @@ export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>
     event.type === 'SlaWarningRaised' ||
     // Teams are how the desk shares its work (docs/teams.md): staff's to see.
     event.type === 'TicketTeamChanged' ||
+    event.type === 'TicketTagAdded' ||
+    event.type === 'TicketTagRemoved' ||
     isAboutNote(event, internal)
   );
 }

@@ -82,6 +82,8 @@ export interface TicketView extends Doc {
   related: MergeRef[];
   /** The team the ticket is with (docs/teams.md), for staff. */
   team: { _id: string; name: string } | null;
+  /** Staff's tags (docs/teams.md), in the order they were added. */
+  tags: string[];
   _revision: number;
 }
 
@@ -246,6 +248,7 @@ const evolve = dispatcher<Page, void>({
       mergedFrom: [],
       related: [],
       team: null,
+      tags: [],
       _revision: event.revision,
     };
     entry.now = view;
@@ -302,6 +305,15 @@ const evolve = dispatcher<Page, void>({
     // Staff-only, as the outcome: the customer's updatedAt stays where it was.
     if (before)
       save(page, event, before, { team: teamId === null ? null : { _id: teamId, name: teamName ?? '' }, updatedAt: event.metadata.occurredAt }, false);
+  },
+  // Staff-only, as the team: the customer's updatedAt stays where it was.
+  TicketTagAdded(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: [...before.tags, event.data.tag], updatedAt: event.metadata.occurredAt }, false);
+  },
+  TicketTagRemoved(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: before.tags.filter((tag) => tag !== event.data.tag), updatedAt: event.metadata.occurredAt }, false);
   },
   TicketPriorityChanged(event, page) {
     const before = current(page, event);
@@ -683,6 +695,7 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { priority: 1, createdAt: -1 } });
     // Live Tickets by team and "My teams" (docs/teams.md), and a team's rename.
     await tickets.createIndex({ keys: { 'team._id': 1, createdAt: -1 } });
+    await tickets.createIndex({ keys: { tags: 1, createdAt: -1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { ticket: 1, seq: 1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { 'sender._id': 1 } });
     await store.collection(TICKET_READS).createIndex({ keys: { ticket: 1 } });

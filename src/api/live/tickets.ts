@@ -57,6 +57,8 @@ type TicketUpdate = Extract<
       | 'AgentUnassignedFromTicket'
       | 'TicketOutcomeRecorded'
       | 'TicketTeamChanged'
+      | 'TicketTagAdded'
+      | 'TicketTagRemoved'
       | 'TicketPriorityChanged'
       | 'TicketCategoryChanged'
       | 'TicketMergedInto'
@@ -80,6 +82,9 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
       return { kind: 'outcome' as const, by };
     case 'TicketTeamChanged':
       return { kind: 'team' as const, teamId: event.data.teamId, by };
+    case 'TicketTagAdded':
+    case 'TicketTagRemoved':
+      return { kind: 'tags' as const, by };
     case 'TicketPriorityChanged':
       return { kind: 'priority' as const, by };
     case 'TicketCategoryChanged':
@@ -125,6 +130,8 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
     case 'AgentUnassignedFromTicket':
     case 'TicketOutcomeRecorded':
     case 'TicketTeamChanged':
+    case 'TicketTagAdded':
+    case 'TicketTagRemoved':
     case 'TicketPriorityChanged':
     case 'TicketCategoryChanged':
     case 'TicketMergedInto':
@@ -139,7 +146,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       const [staff, customer] = toEveryoneConcerned(ticket, 'ticket_updated', (view) => ({ ticket: view, change }));
       // The outcome is staff-only (docs/product.md section 6): the customer hears nothing of it. Of other
       // changes they learn what changed, not which member of staff did it.
-      if (change.kind === 'outcome' || change.kind === 'team') return [staff!];
+      if (change.kind === 'outcome' || change.kind === 'team' || change.kind === 'tags') return [staff!];
       const { by: _by, ...customerChange } = change;
       const told = [staff!, { ...customer!, payload: { ...customer!.payload, change: customerChange } }];
       if (event.type !== 'TicketMergedInto') return told;

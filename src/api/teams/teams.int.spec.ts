@@ -3,6 +3,7 @@ import { type TestServer, startTestServer } from '../../../test/support/server';
 import { checkProjections } from '../../projections/check';
 import { directoryProjection } from '../../projections/directory';
 import { slaProjection } from '../../projections/sla';
+import { tagsProjection } from '../../projections/tags';
 import { teamsProjection } from '../../projections/teams';
 import { ticketsProjection } from '../../projections/tickets';
 
@@ -180,7 +181,10 @@ describe('Teams over HTTP (docs/teams.md)', () => {
       expect(await ids(agent.token, `team=${billing._id}`)).toEqual([ticket._id]);
       expect(await ids(agent.token, 'team=mine')).toEqual([ticket._id]);
       expect(await ids(secondAgent.token, 'team=mine')).toEqual([]);
-      expect((await call('GET', `/tickets?team=${billing._id}`, customer.token)).status).toBe(403);
+      expect(await call('GET', `/tickets?team=${billing._id}`, customer.token)).toMatchObject({
+        status: 403,
+        body: { error: 'Only staff can filter by team or tag' },
+      });
     });
 
     it('then staff move it to another team or none, with their name on the event; a renamed team shows its new name', async () => {
@@ -260,11 +264,68 @@ describe('Teams over HTTP (docs/teams.md)', () => {
     });
   });
 
+  describe('when staff tag tickets', () => {
+    let ticket: { _id: string };
+    let other: { _id: string };
+    beforeAll(async () => {
+      const category = await addCategory(server, admin);
+      const [first, second] = await Promise.all([addMember(server, admin, 'customer', 'Eve'), addMember(server, admin, 'customer', 'Finn')]);
+      ticket = await openTicket(server, first, category);
+      other = await openTicket(server, second, category);
+    });
+    const tags = (answer: { body: { ticket: { tags: string[] } } }) => answer.body.ticket.tags;
+
+    it('then tags are kept lowercase, once each, suggested by prefix, and filter Live Tickets', async () => {
+      expect(tags(await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: ' Refund ' }))).toEqual(['refund']);
+      expect(tags(await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: 'refund' }))).toEqual(['refund']);
+      expect(tags(await call('POST', `/tickets/${ticket._id}/tags`, secondAgent.token, { tag: 'vip' }))).toEqual(['refund', 'vip']);
+      await call('POST', `/tickets/${other._id}/tags`, agent.token, { tag: 'refund-later' });
+      await call('POST', `/tickets/${other._id}/tags`, agent.token, { tag: 'refund' });
+      expect((await call('GET', '/tags?q=REF', agent.token)).body.tags).toEqual([
+        { tag: 'refund', uses: 2 },
+        { tag: 'refund-later', uses: 1 },
+      ]);
+      const ids = async (query: string) => (await call('GET', `/tickets?${query}`, agent.token)).body.tickets.map((t: { _id: string }) => t._id).sort();
+      expect(await ids('tag=refund')).toEqual([ticket._id, other._id].sort());
+      expect(await ids('tag=vip')).toEqual([ticket._id]);
+      expect(tags(await call('DELETE', `/tickets/${other._id}/tags/refund`, agent.token))).toEqual(['refund-later']);
+      expect(await ids('tag=refund')).toEqual([ticket._id]);
+      const history = (await call('GET', `/tickets/${ticket._id}/history`, agent.token)).body.events;
+      expect(
+        history
+          .filter((e: { type: string }) => e.type === 'TicketTagAdded')
+          .map((e: { summary: string; actor: { userId: string } }) => [e.summary, e.actor.userId]),
+      ).toEqual([
+        ['Added the tag "refund"', agent.id],
+        ['Added the tag "vip"', secondAgent.id],
+      ]);
+    });
+
+    it('then a bad tag is 400, the 21st is 422, a tag the ticket lacks or an unknown ticket 404, and customers 403', async () => {
+      expect(await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: 'two words' })).toMatchObject({
+        status: 400,
+        body: { error: 'A tag is 1 to 30 lowercase letters, digits, hyphens or underscores, starting with a letter or digit' },
+      });
+      expect((await call('GET', '/tickets?tag=-x', agent.token)).status).toBe(400);
+      expect((await call('GET', '/tags?limit=0', agent.token)).status).toBe(400);
+      expect(await call('DELETE', `/tickets/${ticket._id}/tags/nope`, agent.token)).toMatchObject({ status: 404, body: { error: 'Tag not found' } });
+      expect((await call('POST', '/tickets/nope/tags', agent.token, { tag: 'x' })).status).toBe(404);
+      expect((await call('POST', `/tickets/${ticket._id}/tags`, customer.token, { tag: 'x' })).status).toBe(403);
+      expect((await call('GET', '/tags', customer.token)).status).toBe(403);
+      expect((await call('GET', '/tickets?tag=refund', customer.token)).status).toBe(403);
+      for (let index = 0; index < 18; index++) await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: `t${index}` });
+      expect(await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: 'one-too-many' })).toMatchObject({
+        status: 422,
+        body: { code: 'TOO_MANY_TAGS', error: 'A ticket can have at most 20 tags' },
+      });
+    });
+  });
+
   describe('when the read models are rebuilt from the log', () => {
-    it('then teams, tickets with their teams, priorities and categories, and the SLA clocks equal the live ones', async () => {
+    it('then teams, tags, tickets with their teams, tags, priorities and categories, and the SLA clocks equal the live ones', async () => {
       const check = await checkProjections(
         server.deps.events,
-        [directoryProjection, teamsProjection, ticketsProjection, slaProjection],
+        [directoryProjection, teamsProjection, ticketsProjection, slaProjection, tagsProjection],
         server.deps.readStore,
         {
           livePosition: () => server.deps.projections.position,

@@ -52,6 +52,7 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role' | 'token
     outcomeUpdatedBy: null,
     // Teams are how staff share the work (docs/teams.md), not the customer's business.
     team: null,
+    tags: [],
   };
 }
 

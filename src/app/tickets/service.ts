@@ -216,6 +216,11 @@ export async function changeTeam(deps: AppDeps, ticketId: string, teamId: string
   return (await runTicketCommand(deps, ticketId, { type: 'ChangeTicketTeam', ticketId, actor: actorOf(context), teamId, team }, context)).position;
 }
 
+/** Puts a tag on the ticket or takes it off (staff, docs/teams.md). */
+export async function tagTicket(deps: AppDeps, ticketId: string, tag: string, tagged: boolean, context: CommandContext): Promise<number> {
+  return (await runTicketCommand(deps, ticketId, { type: 'TagTicket', ticketId, actor: actorOf(context), tag, tagged }, context)).position;
+}
+
 /**
  * A new priority or category, with the SLA policy chosen again for the ticket as it will be (docs/sla.md).
  * The policy is chosen for the ticket as read here; if the other of the two moved before the append, the

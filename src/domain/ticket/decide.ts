@@ -1,7 +1,7 @@
 import type { CustomField } from '#contract/categories';
 import type { AppliedPolicy } from '../sla/clock';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
@@ -25,6 +25,7 @@ import {
   type Platform,
   type Priority,
   TICKET_CLOSED_MESSAGE,
+  TAGS_PER_TICKET,
   TITLE_MAX,
   type TicketStatus,
   isOpenStatus,
@@ -83,6 +84,7 @@ export type TicketCommand =
    * A new priority or category (docs/sla.md): `sla` is the policy for the ticket's category and priority after the
    * change, chosen by the handler for `slaFor`; the decider refuses it if the ticket moved meanwhile.
    */
+  | { type: 'TagTicket'; ticketId: string; actor: TicketActor; tag: string; tagged: boolean }
   | { type: 'ChangeTicketPriority'; ticketId: string; actor: TicketActor; priority: Priority; sla: PolicyChoice }
   | { type: 'ChangeTicketCategory'; ticketId: string; actor: TicketActor; category: CategoryLookup | null; sla: PolicyChoice }
   | { type: 'DeleteTicket'; ticketId: string; actor: TicketActor }
@@ -280,6 +282,19 @@ function changeTeam(command: Extract<TicketCommand, { type: 'ChangeTicketTeam' }
       },
     },
   ];
+}
+
+/** Staff put a tag on a ticket or take it off (docs/teams.md); the same tag twice records nothing. */
+function tag(command: Extract<TicketCommand, { type: 'TagTicket' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  const has = ticket.tags.includes(command.tag);
+  if (!command.tagged) {
+    if (!has) throw new NotFoundError('Tag');
+    return [{ type: 'TicketTagRemoved', data: { ticketId: ticket.ticketId, tag: command.tag } }];
+  }
+  if (has) return [];
+  if (ticket.tags.length >= TAGS_PER_TICKET) throw new UnprocessableError(`A ticket can have at most ${TAGS_PER_TICKET} tags`, 'TOO_MANY_TAGS');
+  return [{ type: 'TicketTagAdded', data: { ticketId: ticket.ticketId, tag: command.tag } }];
 }
 
 /**
@@ -754,6 +769,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return recordOutcome(command, state);
     case 'ChangeTicketTeam':
       return changeTeam(command, state);
+    case 'TagTicket':
+      return tag(command, state);
     case 'ChangeTicketPriority':
       return changePriority(command, state);
     case 'ChangeTicketCategory':

@@ -52,6 +52,9 @@ export type TicketEvent =
    * stream. `reason: 'category-routing'`: the category's "Route new tickets to team" chose it, appended with the opening.
    */
   | DomainEvent<'TicketTeamChanged', TicketTeamChangedData>
+  /** A tag staff put on the ticket or took off it (docs/teams.md): staff's, as the team. */
+  | DomainEvent<'TicketTagAdded', { ticketId: string; tag: string }>
+  | DomainEvent<'TicketTagRemoved', { ticketId: string; tag: string }>
   | DomainEvent<'TicketPriorityChanged', { ticketId: string; priority: Priority; previous: Priority }>
   | DomainEvent<'TicketCategoryChanged', { ticketId: string; categoryId: string; previous: string }>
   /**
@@ -223,6 +226,7 @@ export interface LiveTicket {
   categoryId: string;
   priority: Priority;
   team: { teamId: string; name: string } | null;
+  tags: string[];
   /**
    * The conversation by message id, in a persistent map: a post or an edit makes a new state that
    * shares all but a few nodes with the one before, so a command's cost does not grow with the
@@ -273,6 +277,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       categoryId,
       priority,
       team: null,
+      tags: [],
       messages: ImmutableMap(),
       lastSeq: 0,
       lastPublicSeq: 0,
@@ -303,6 +308,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     }
     case 'TicketPriorityChanged':
       return { ...state, priority: event.data.priority };
+    case 'TicketTagAdded':
+      return { ...state, tags: [...state.tags, event.data.tag] };
+    case 'TicketTagRemoved':
+      return { ...state, tags: state.tags.filter((tag) => tag !== event.data.tag) };
     case 'TicketCategoryChanged':
       return { ...state, categoryId: event.data.categoryId };
     case 'MessagePosted': {
