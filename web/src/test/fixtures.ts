@@ -45,6 +45,7 @@ export const TICKET: Ticket = {
   mergedFrom: [],
   related: [],
   team: null,
+  tags: [],
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });

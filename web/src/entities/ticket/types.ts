@@ -48,6 +48,8 @@ export interface TicketListArgs {
   sla?: SlaFilter;
   /** One team's tickets, or `mine`: those of every team the caller is in (docs/teams.md). */
   team?: string;
+  /** Tickets with this tag (docs/teams.md). */
+  tag?: string;
   limit: number;
 }
 

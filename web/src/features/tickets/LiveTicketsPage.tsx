@@ -310,6 +310,18 @@ export function LiveTicketCard({
             <dd>{ticket.team.name}</dd>
           </div>
         )}
+        {ticket.tags.length > 0 && (
+          <div>
+            <dt>Tags</dt>
+            <dd>
+              {ticket.tags.map((tag) => (
+                <span key={tag} className="badge">
+                  {tag}
+                </span>
+              ))}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Last customer message</dt>
           <dd>
@@ -351,6 +363,8 @@ export function LiveTicketsPage() {
   const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : DEFAULT_FILTER;
   // docs/teams.md: every ticket, "My teams" (`mine`) or one team's, with whichever view above.
   const team = params.get('team') ?? '';
+  const tag = params.get('tag') ?? '';
+  const [typedTag, setTypedTag] = useState(tag);
   const teams = useTeamsQuery().data?.teams ?? [];
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
   const [limit, setLimit] = useState(PAGE);
@@ -371,7 +385,10 @@ export function LiveTicketsPage() {
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
   // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
   const byClock = 'sla' in filter.args || sort === 'due';
-  const list = useTicketsQuery({ ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
+  const list = useTicketsQuery(
+    { ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}), sort, limit },
+    { pollingInterval: byClock ? 30_000 : 0 },
+  );
   const shown = list.data?.tickets;
   const sla = useSlaOf(view === 'cards' ? (shown ?? []) : []);
   useEffect(() => {
@@ -388,9 +405,9 @@ export function LiveTicketsPage() {
   const actions = useTicketActions();
   const navigate = useNavigate();
 
-  const choose = (key: FilterKey, teamKey = team) => {
+  const choose = (key: FilterKey, teamKey = team, tagKey = tag) => {
     setLimit(PAGE);
-    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...(teamKey ? { team: teamKey } : {}) });
+    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...(teamKey ? { team: teamKey } : {}), ...(tagKey ? { tag: tagKey } : {}) });
   };
   return (
     <div className="page">
@@ -459,6 +476,26 @@ export function LiveTicketsPage() {
               ))}
             </select>
           </label>
+          <form
+            className="sort-control"
+            onSubmit={(event) => {
+              event.preventDefault();
+              choose(filterKey, team, typedTag.trim().toLowerCase());
+            }}
+          >
+            <span>Tag</span>
+            <input
+              type="search"
+              aria-label="Filter by tag"
+              placeholder="Any tag"
+              value={typedTag}
+              maxLength={30}
+              onChange={(e) => {
+                setTypedTag(e.target.value);
+                if (e.target.value === '') choose(filterKey, team, '');
+              }}
+            />
+          </form>
           <div className="segmented" role="group" aria-label="Show tickets as">
             {(['cards', 'table'] as const).map((option) => (
               <button key={option} type="button" className={option === view ? 'active' : ''} aria-pressed={option === view} onClick={() => chooseView(option)}>

@@ -447,7 +447,13 @@ export function TicketPage() {
               <p className="preserve">{ticket.description}</p>
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
-            {staff && <TicketRouting ticket={ticket} onChange={(change) => void actions.reroute(ticket, change)} />}
+            {staff && (
+              <TicketRouting
+                ticket={ticket}
+                onChange={(change) => void actions.reroute(ticket, change)}
+                onTag={(tag, tagged) => void actions.tag(ticket, tag, tagged)}
+              />
+            )}
             <TicketInformation ticket={ticket} />
             {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />

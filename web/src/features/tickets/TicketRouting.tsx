@@ -3,14 +3,23 @@ import { Card } from '../../components/ui';
 import { useTeamsQuery } from '../../entities/team/api';
 import { useCategoriesQuery } from '../../entities/ticket/api';
 import type { Ticket } from '../../entities/ticket/types';
+import { TicketTags } from './TicketTags';
 
 type Change = { team?: string | null; priority?: Ticket['priority']; category?: string };
 
 /**
- * Where the ticket sits (staff, docs/teams.md): its team, priority and category, each changed on its own.
+ * Where the ticket sits (staff, docs/teams.md): its team, priority, category and tags, each changed on its own.
  * A new priority or category makes the server choose the SLA policy again (docs/sla.md).
  */
-export function TicketRouting({ ticket, onChange }: { ticket: Ticket; onChange: (change: Change) => void }) {
+export function TicketRouting({
+  ticket,
+  onChange,
+  onTag,
+}: {
+  ticket: Ticket;
+  onChange: (change: Change) => void;
+  onTag: (tag: string, tagged: boolean) => void;
+}) {
   const teams = useTeamsQuery().data?.teams ?? [];
   const categories = useCategoriesQuery().data?.categories ?? [];
   const teamGone = ticket.team !== null && !teams.some((team) => team._id === ticket.team!._id);
@@ -51,6 +60,7 @@ export function TicketRouting({ ticket, onChange }: { ticket: Ticket; onChange: 
             ))}
           </select>
         </div>
+        <TicketTags ticket={ticket} onTag={onTag} />
       </div>
     </Card>
   );

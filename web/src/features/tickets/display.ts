@@ -39,6 +39,7 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
   if (args.waiting !== undefined && (ticket.waitingSince !== null) !== args.waiting) return false;
   if (args.q && !searchTextOf(ticket).includes(args.q.trim().toLowerCase())) return false;
   if (args.team && args.team !== 'mine' && ticket.team?._id !== args.team) return false;
+  if (args.tag && !ticket.tags.includes(args.tag)) return false;
   if (args.assigned === 'me') return ticket.assignedAgent?._id === myId;
   if (args.assigned === 'unassigned') return ticket.assignedAgent === null;
   if (args.assigned === 'assigned') return ticket.assignedAgent !== null;
