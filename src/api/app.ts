@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppDeps } from '../app/deps';
 import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
+import { teamRoutes } from './teams/routes';
 import { eventFeedRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
@@ -44,6 +45,7 @@ const routeModules = [
   identityRoutes,
   userRoutes,
   categoryRoutes,
+  teamRoutes,
   settingsRoutes,
   botRoutes,
   whitelistRoutes,

@@ -52,6 +52,10 @@ export type TicketChange =
   | { kind: 'assigned'; agentId: string; by: string | null }
   | { kind: 'unassigned'; agentId: string; by: string | null }
   | { kind: 'outcome'; by: string | null }
+  /** docs/teams.md: staff only, as the outcome. */
+  | { kind: 'team'; teamId: string | null; by: string | null }
+  | { kind: 'tags'; by: string | null }
+  | { kind: 'priority' | 'category'; by: string | null }
   /** A merge (docs/tickets.md): this ticket went `into` the other, took `from` it, or the merge with it was undone; `other` is its number. */
   | { kind: 'merge'; action: 'into' | 'from' | 'undone'; other: number; by: string | null };
 

@@ -93,6 +93,8 @@ export const Ticket = z
     }),
     mergedFrom: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'The tickets merged into this one' }),
     related: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'Related tickets, both directions (staff; empty for a customer)' }),
+    team: z.strictObject({ _id: id, name: z.string() }).nullable().meta({ description: 'The team the ticket is with (staff; null for a customer)' }),
+    tags: z.array(z.string()).meta({ description: "Staff's tags, in the order added (empty for a customer)" }),
   })
   .meta({ id: 'Ticket' });
 
@@ -212,9 +214,21 @@ export const Category = z
     color: z.string(),
     ...ordering,
     customFields: z.array(anyObject('A custom field: fieldName, fieldType, prompt, placeholder, required...')),
+    routeTeamId: id.nullable().meta({ description: '"Route new tickets to team": the team new tickets in this category go to, or null' }),
     ...stamps,
   })
   .meta({ id: 'Category' });
+
+/** A team (docs/teams.md): its members named, an archived one kept so that tickets still name it. */
+export const Team = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    members: z.array(person),
+    archived: z.boolean(),
+    ...stamps,
+  })
+  .meta({ id: 'Team' });
 
 export const CannedMessage = z
   .strictObject({
@@ -351,6 +365,7 @@ export type TicketStats = z.infer<typeof TicketStats>;
 export type Health = z.infer<typeof Health>;
 export type PublicHealth = z.infer<typeof PublicHealth>;
 export type Category = z.infer<typeof Category>;
+export type Team = z.infer<typeof Team>;
 export type CannedMessage = z.infer<typeof CannedMessage>;
 export type Delivery = z.infer<typeof Delivery>;
 export type UserStats = z.infer<typeof UserStats>;

@@ -11,7 +11,9 @@ import { categoryStream } from '../domain/category/category';
 import type { CustomField } from '#contract/categories';
 import { ConflictError } from '#contract/errors';
 import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
-import { type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
+import { type CategoryLookup, type TeamLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
+import { teamDecider } from '../domain/team/decide';
+import { teamStream } from '../domain/team/team';
 import type { CustomFieldAnswer } from '#contract/customFields';
 import { FIRST_TICKET_NUMBER, type MessagesMovedOutData, TICKET_NUMBER_STREAM, type TicketOpenedData, ticketStream } from '../domain/ticket/ticket';
 import { type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
@@ -81,6 +83,12 @@ const CUSTOMERS = [
 ] as const;
 
 type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
+
+/** The demo's teams: the category whose new tickets each takes, its name and its agents (by place in AGENTS; Marcus is in both). */
+const TEAMS: Array<[CategoryKey, string, number[]]> = [
+  ['billing', 'Payments', [0, 1]],
+  ['technical', 'Technical Support', [1, 2, 3]],
+];
 
 const CATEGORIES: Record<CategoryKey, { name: string; description: string; color: string; customFields: CustomField[] }> = {
   billing: {
@@ -632,10 +640,25 @@ export async function seedDemoDesk(
   const agents: Person[] = [];
   for (const [first, last] of AGENTS) agents.push(await person('agent', first, last, `${first}.${last}@desk.demo`.toLowerCase(), new Date(start + MINUTE)));
 
+  // Teams (docs/teams.md): Billing routes its new tickets to Payments, Technical to Technical Support.
+  const teams: Partial<Record<CategoryKey, TeamLookup>> = {};
+  for (const [key, name, members] of TEAMS) {
+    const teamId = randomUUID();
+    await handleCommand(
+      events,
+      teamStream(teamId),
+      teamDecider,
+      { type: 'CreateTeam', teamId, name, members: members.map((index) => ({ userId: agents[index]!.userId, role: 'agent' as const, isActive: true })) },
+      contextOf(admin, new Date(start + 2 * MINUTE)),
+    );
+    teams[key] = { teamId, name, archived: false };
+  }
+
   const categories = {} as Record<CategoryKey, CategoryLookup>;
   let order = 0;
   for (const [key, category] of Object.entries(CATEGORIES) as Array<[CategoryKey, (typeof CATEGORIES)[CategoryKey]]>) {
     const categoryId = randomUUID();
+    const routeTeam = teams[key] ?? null;
     const input = {
       name: category.name,
       description: category.description,
@@ -643,6 +666,7 @@ export async function seedDemoDesk(
       order: order++,
       isActive: true,
       customFields: category.customFields,
+      ...(routeTeam ? { routeTeamId: routeTeam.teamId } : {}),
     };
     await handleCommand(
       events,
@@ -651,7 +675,7 @@ export async function seedDemoDesk(
       { type: 'CreateCategory', categoryId, input },
       contextOf(admin, new Date(start + 2 * MINUTE)),
     );
-    categories[key] = { categoryId, isActive: true, customFields: category.customFields };
+    categories[key] = { categoryId, isActive: true, customFields: category.customFields, routeTeam };
   }
 
   // Service levels (docs/sla.md): a business-hours calendar, and two policies, billing's around the clock.

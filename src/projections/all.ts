@@ -11,6 +11,8 @@ import { searchProjection } from './search';
 import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { tagsProjection } from './tags';
+import { teamsProjection } from './teams';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
@@ -25,6 +27,7 @@ export const allProjections: Projection[] = [
   usersProjection,
   sessionsProjection,
   categoriesProjection,
+  teamsProjection,
   settingsProjection,
   botCommandsProjection,
   whitelistProjection,
@@ -38,5 +41,6 @@ export const allProjections: Projection[] = [
   cannedProjection,
   satisfactionProjection,
   slaProjection,
+  tagsProjection,
   searchProjection,
 ].map(applyingPages);

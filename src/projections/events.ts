@@ -9,6 +9,7 @@ import type { SlaSettingsEvent } from '../domain/sla/settings';
 import type { SessionEvent } from '../domain/session/session';
 import type { SystemSettingsEvent } from '../domain/settings/settings';
 import type { DomainEvent } from '../domain/shared/decider';
+import type { TeamEvent } from '../domain/team/team';
 import type { TelegramChatEvent } from '../domain/telegramChat/chat';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
@@ -29,6 +30,7 @@ type DeskEvent =
   | SessionEvent
   | SlaSettingsEvent
   | SystemSettingsEvent
+  | TeamEvent
   | TelegramChatEvent
   | TicketEvent
   | UserEvent

@@ -7,6 +7,7 @@ import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeCategories } from '../categories/openapi';
+import { describeTeams } from '../teams/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
@@ -84,6 +85,7 @@ const AREAS = [
   describeIdentity,
   describeUsers,
   describeCategories,
+  describeTeams,
   describeSettings,
   describeBot,
   describeWhitelist,

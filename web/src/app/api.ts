@@ -104,6 +104,7 @@ export const api = createApi({
     'Satisfaction',
     'Integration',
     'Sla',
+    'Team',
   ],
   endpoints: () => ({}),
 });

@@ -26,6 +26,7 @@ import { MergeCard, MergedIntoBanner, MoveDialog } from './MergePanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
 import { StatusSelect } from './StatusSelect';
+import { TicketRouting } from './TicketRouting';
 import type { Message, Ticket } from '../../entities/ticket/types';
 import { useDeliverMessage } from './outbox';
 import { typingText, useTyping } from './useTyping';
@@ -215,6 +216,7 @@ export function TicketHeader({
             <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
           </span>
           <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
+          {ticket.team && <span>Team: {ticket.team.name}</span>}
           <span title={formatDateTime(ticket.createdAt)}>Created {formatDate(ticket.createdAt)}</span>
         </p>
         <div className="ticket-header-side">
@@ -445,6 +447,13 @@ export function TicketPage() {
               <p className="preserve">{ticket.description}</p>
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
+            {staff && (
+              <TicketRouting
+                ticket={ticket}
+                onChange={(change) => void actions.reroute(ticket, change)}
+                onTag={(tag, tagged) => void actions.tag(ticket, tag, tagged)}
+              />
+            )}
             <TicketInformation ticket={ticket} />
             {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />

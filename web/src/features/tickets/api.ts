@@ -36,7 +36,7 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, satisfaction, sla, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sla, team, tag, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
@@ -45,6 +45,8 @@ const ticketsApi = api.injectEndpoints({
           ...(q ? { q } : {}),
           ...(satisfaction ? { satisfaction } : {}),
           ...(sla ? { sla } : {}),
+          ...(team ? { team } : {}),
+          ...(tag ? { tag } : {}),
           sort: sort ?? 'latest',
           limit,
         },
@@ -132,7 +134,10 @@ const ticketsApi = api.injectEndpoints({
       query: (body) => creating({ url: '/tickets', method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
-    updateTicket: build.mutation<{ ticket: Ticket }, { id: string; status?: string; assignedAgent?: string | null }>({
+    updateTicket: build.mutation<
+      { ticket: Ticket },
+      { id: string; status?: string; assignedAgent?: string | null; team?: string | null; priority?: Ticket['priority']; category?: string }
+    >({
       query: ({ id, ...body }) => ({ url: `/tickets/${id}`, method: 'PUT', body }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
@@ -162,6 +167,15 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, target, related }) =>
         related ? { url: `/tickets/${id}/related`, method: 'POST', body: { target } } : { url: `/tickets/${id}/related/${target}`, method: 'DELETE' },
       invalidatesTags: ['Ticket'],
+    }),
+    /** docs/teams.md: a tag on or off the ticket (staff). */
+    tagTicket: build.mutation<{ ticket: Ticket }, { id: string; tag: string; tagged: boolean }>({
+      query: ({ id, tag, tagged }) =>
+        tagged ? { url: `/tickets/${id}/tags`, method: 'POST', body: { tag } } : { url: `/tickets/${id}/tags/${encodeURIComponent(tag)}`, method: 'DELETE' },
+      onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    tagSuggestions: build.query<{ tags: Array<{ tag: string; uses: number }> }, string>({
+      query: (q) => ({ url: '/tags', params: { q } }),
     }),
     recordOutcome: build.mutation<{ ticket: Ticket }, { id: string; outcomeMessage: string }>({
       query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
@@ -282,6 +296,8 @@ export const {
   useUpdateTicketMutation,
 
   useRecordOutcomeMutation,
+  useTagTicketMutation,
+  useTagSuggestionsQuery,
   useMergeTicketMutation,
   useCustomerTicketsQuery,
   useUnmergeTicketMutation,
