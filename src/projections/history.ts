@@ -120,6 +120,8 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     }
     case 'TicketStatusChanged':
       return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}${event.data.reason === 'customer-replied' ? ' by replying' : ''}`;
+    case 'TicketPriorityChanged':
+      return `Changed the priority from ${event.data.from} to ${event.data.to}`;
     case 'AgentAssignedToTicket':
       return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}`;
     case 'AgentUnassignedFromTicket':
@@ -205,6 +207,12 @@ function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, ca
   }
 }
 
+/** An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md). */
+function macroSummary(event: TicketRecorded, summary: string): string {
+  const { macro } = event.metadata;
+  return macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
+}
+
 /** The whole history of a ticket, oldest first, with names and readable summaries. */
 export async function ticketHistory(events: EventStore, key: string): Promise<TicketHistory> {
   const stream = await readTicketHistory(events, key);
@@ -223,7 +231,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
     ticketId: opened.data.ticketId,
     number: opened.data.number,
     events: stream.map((event) => {
-      const actor = event.metadata.actor;
+      const { actor, macro } = event.metadata;
       const person = actor ? people.get(actor.userId) : undefined;
       return {
         revision: event.revision,
@@ -241,7 +249,8 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
               ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
             }
           : null,
-        summary: summaryOf(event, nameOf, category.name),
+        summary: macroSummary(event, summaryOf(event, nameOf, category.name)),
+        ...(macro ? { macro: { id: macro.id, name: macro.name, version: macro.version } } : {}),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };

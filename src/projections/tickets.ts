@@ -270,6 +270,12 @@ const evolve = dispatcher<Page, void>({
       ...(BALL_ELSEWHERE.includes(to) ? waiting(null) : {}),
     });
   },
+  TicketPriorityChanged(event, page) {
+    const before = current(page, event);
+    const at = event.metadata.occurredAt;
+    const { to } = event.data;
+    if (before) save(page, event, before, { priority: to, priorityWeight: PRIORITY_WEIGHT[to], updatedAt: at, publicUpdatedAt: at });
+  },
   AgentAssignedToTicket(event, page) {
     const before = current(page, event);
     const at = event.metadata.occurredAt;

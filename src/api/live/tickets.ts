@@ -53,6 +53,7 @@ type TicketUpdate = Extract<
   {
     type:
       | 'TicketStatusChanged'
+      | 'TicketPriorityChanged'
       | 'AgentAssignedToTicket'
       | 'AgentUnassignedFromTicket'
       | 'TicketOutcomeRecorded'
@@ -69,6 +70,8 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   switch (event.type) {
     case 'TicketStatusChanged':
       return { kind: 'status' as const, from: event.data.from, to: event.data.to, by, ...(event.data.reason ? { reason: event.data.reason } : {}) };
+    case 'TicketPriorityChanged':
+      return { kind: 'priority' as const, from: event.data.from, to: event.data.to, by };
     case 'AgentAssignedToTicket':
       return { kind: 'assigned' as const, agentId: event.data.agentId, by };
     case 'AgentUnassignedFromTicket':
@@ -112,6 +115,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
   switch (event.type) {
     case 'TicketOpened':
     case 'TicketStatusChanged':
+    case 'TicketPriorityChanged':
     case 'AgentAssignedToTicket':
     case 'AgentUnassignedFromTicket':
     case 'TicketOutcomeRecorded':

@@ -6,6 +6,7 @@ import { describeEventFeed } from '../events/openapi';
 import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
+import { describeMacros } from '../macros/openapi';
 import { describeCategories } from '../categories/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
@@ -91,6 +92,7 @@ const AREAS = [
   describeTickets,
   describeSearch,
   describeCanned,
+  describeMacros,
   describeSatisfaction,
   describeSla,
   describeAudit,

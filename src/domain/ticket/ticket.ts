@@ -44,6 +44,7 @@ export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
   /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
   | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus; reason?: StatusChangeReason }>
+  | DomainEvent<'TicketPriorityChanged', { ticketId: string; from: Priority; to: Priority }>
   | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
   | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
@@ -195,6 +196,7 @@ export interface LiveTicket {
   number: number;
   customerId: string;
   status: TicketStatus;
+  priority: Priority;
   assignedAgentId: string | null;
   outcomeMessage: string | null;
   /**
@@ -235,13 +237,14 @@ export const initialState: TicketState = { kind: 'none' };
 
 export function evolve(state: TicketState, event: TicketEvent): TicketState {
   if (event.type === 'TicketOpened') {
-    const { ticketId, number, customerId } = event.data;
+    const { ticketId, number, customerId, priority } = event.data;
     return {
       kind: 'live',
       ticketId,
       number,
       customerId,
       status: 'open',
+      priority,
       assignedAgentId: null,
       outcomeMessage: null,
       messages: ImmutableMap(),
@@ -262,6 +265,8 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       const { to } = event.data;
       return { ...state, status: to, ...(to === 'resolved' || to === 'closed' ? { settledSeq: state.lastSeq } : {}) };
     }
+    case 'TicketPriorityChanged':
+      return { ...state, priority: event.data.to };
     case 'AgentAssignedToTicket':
       return { ...state, assignedAgentId: event.data.agentId };
     case 'AgentUnassignedFromTicket':
