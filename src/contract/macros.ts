@@ -29,10 +29,7 @@ export const MACRO_ACTIONS_MAX = 10;
 
 /** `agentId: 'me'` assigns the ticket to whoever applies the macro. */
 export type MacroAction =
-  | { type: 'status'; status: TicketStatus }
-  | { type: 'priority'; priority: Priority }
-  | { type: 'assign'; agentId: string }
-  | { type: 'note'; text: string };
+  { type: 'status'; status: TicketStatus } | { type: 'priority'; priority: Priority } | { type: 'assign'; agentId: string } | { type: 'note'; text: string };
 
 const noteText = multiLine(z.string({ message: 'Note text is required' }).trim(), 'Note text')
   .min(1, 'Note text is required')
@@ -43,7 +40,10 @@ const action = z.discriminatedUnion(
   [
     z.strictObject({ type: z.literal('status'), status: z.enum(TICKET_STATUSES, { message: `Status must be one of ${TICKET_STATUSES.join(', ')}` }) }),
     z.strictObject({ type: z.literal('priority'), priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }) }),
-    z.strictObject({ type: z.literal('assign'), agentId: z.string({ message: "Assign needs an agent id or 'me'" }).trim().min(1, "Assign needs an agent id or 'me'") }),
+    z.strictObject({
+      type: z.literal('assign'),
+      agentId: z.string({ message: "Assign needs an agent id or 'me'" }).trim().min(1, "Assign needs an agent id or 'me'"),
+    }),
     z.strictObject({ type: z.literal('note'), text: noteText }),
   ],
   { message: 'Each action must be status, priority, assign or note' },

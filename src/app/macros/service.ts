@@ -146,7 +146,15 @@ export async function applyMacro(deps: AppDeps, ticketId: string, macroId: strin
   const reopening = state.kind === 'live' && wanted !== undefined && !isOpenStatus(state.status) && isOpenStatus(wanted);
   const fences: Fence[] =
     reopening && state.kind === 'live'
-      ? [await claimOpenTicket(deps, state.customerId, ticketId, context, 'This customer already has another open ticket; resolve it before reopening this one')]
+      ? [
+          await claimOpenTicket(
+            deps,
+            state.customerId,
+            ticketId,
+            context,
+            'This customer already has another open ticket; resolve it before reopening this one',
+          ),
+        ]
       : [];
   const applying: CommandContext = { ...context, macro: { id: macro.macroId, name: macro.name, version: macro.version } };
   let result;

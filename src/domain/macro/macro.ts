@@ -38,5 +38,4 @@ export function evolve(state: MacroState, event: MacroEvent): MacroState {
 }
 
 /** A personal macro is its owner's alone: to anyone else it does not exist. */
-export const visibleMacro = (state: MacroState, userId: string): state is LiveMacro =>
-  state.status === 'active' && (state.shared || state.ownerId === userId);
+export const visibleMacro = (state: MacroState, userId: string): state is LiveMacro => state.status === 'active' && (state.shared || state.ownerId === userId);
