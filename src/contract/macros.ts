@@ -25,7 +25,7 @@ export const unknownVariables = (text: string): string[] => [
 export const renderMacroText = (text: string, values: MacroValues): string =>
   text.replace(VARIABLE, (whole, name: string) => (isKnown(name) ? values[name] : whole));
 
-export const MACRO_ACTIONS_MAX = 10;
+const MACRO_ACTIONS_MAX = 10;
 
 /** `agentId: 'me'` assigns the ticket to whoever applies the macro. */
 export type MacroAction =

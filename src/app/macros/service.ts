@@ -68,7 +68,7 @@ async function valuesFor(deps: AppDeps, ticket: TicketView, context: CommandCont
 }
 
 /** An action as the preview lists it and as a refusal names it. */
-export type PreviewAction = MacroAction & { label: string };
+type PreviewAction = MacroAction & { label: string };
 
 async function labelled(deps: AppDeps, action: MacroAction, values: MacroValues, context: CommandContext): Promise<PreviewAction> {
   switch (action.type) {

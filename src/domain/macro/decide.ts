@@ -5,7 +5,7 @@ import { MACRO_VARIABLES, unknownVariables } from '#contract/macros';
 import type { Role } from '#contract/users';
 import { type LiveMacro, type MacroDetails, type MacroEvent, type MacroState, evolve, initialState, visibleMacro } from './macro';
 
-export interface MacroActor {
+interface MacroActor {
   userId: string;
   role: Role;
 }
