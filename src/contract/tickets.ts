@@ -126,9 +126,12 @@ export const updateTicketSchema = z
   .object({
     status: z.enum(TICKET_STATUSES, { message: 'Status must be open, in_progress, pending_customer, resolved or closed' }).optional(),
     assignedAgent: z.string().min(1, 'assignedAgent must be a user id or null').nullable().optional(),
+    priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).optional(),
   })
   .strict()
-  .refine((body) => body.status !== undefined || body.assignedAgent !== undefined, { message: 'Send a status, an assignedAgent, or both' });
+  .refine((body) => body.status !== undefined || body.assignedAgent !== undefined || body.priority !== undefined, {
+    message: 'Send a status, an assignedAgent, a priority, or several',
+  });
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 

@@ -156,6 +156,16 @@ describe('Macros over HTTP', () => {
     expect((await apply(first._id, note._id)).body.ticket.status).toBe('closed');
   });
 
+  it('when staff set the priority alone, then it changes under the same rule a macro uses; a customer is refused', async () => {
+    const fay = await addMember(server, admin, 'customer', 'Fay');
+    const ticket = await openTicket(server, fay, category, { title: 'Slow refund' });
+    const set = (token: string, body: Record<string, unknown>) => server.request('PUT', `/api/tickets/${ticket._id}`, { token, body });
+    expect((await set(ana.token, { priority: 'urgent' })).body.ticket.priority).toBe('urgent');
+    expect((await set(fay.token, { priority: 'low' })).status).toBe(403);
+    expect(await set(ana.token, { priority: 'asap' })).toMatchObject({ status: 400, body: { error: 'Priority must be low, medium, high or urgent' } });
+    expect((await history(ticket._id)).at(-1)?.summary).toBe('Changed the priority from medium to urgent');
+  });
+
   it('when the macros are rebuilt from the log, then they equal the live read model, deletions included', async () => {
     const gone = (await create({ name: 'Gone', shortcode: 'gone', reply: 'Bye' })).body.macro;
     expect((await server.request('DELETE', `/api/macros/${gone._id}`, { token: ana.token })).status).toBe(204);

@@ -78,7 +78,7 @@ export function describeTickets(docs: ApiRegistry): void {
     method: 'put',
     path: '/tickets/:id',
     token: scope('tickets:write'),
-    summary: 'Change status and/or assignment',
+    summary: 'Change status, assignment and/or priority',
     access: [...staff],
     body: schema.updateTicketSchema,
     responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },

@@ -40,6 +40,7 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import {
   assignTicket,
+  changePriority,
   changeStatus,
   customFieldOfFile,
   deleteTicket,
@@ -272,7 +273,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.put('/tickets/:id', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
-    const { status, assignedAgent } = parse(updateTicketSchema, req.body);
+    const { status, assignedAgent, priority } = parse(updateTicketSchema, req.body);
     const ticket = await visible(req);
     const context = commandContext(deps, req);
     let position = 0;
@@ -280,6 +281,7 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (assignedAgent === null) position = await unassignTicket(deps, ticket._id, context);
     else if (assignedAgent !== undefined) position = await assignTicket(deps, ticket._id, assignedAgent, context);
     if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, context));
+    if (priority !== undefined) position = Math.max(position, await changePriority(deps, ticket._id, priority, context));
     await answerTicket(req, res, ticket._id, position);
   });
 

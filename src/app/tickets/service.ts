@@ -14,7 +14,7 @@ import {
 } from '../../domain/ticket/decide';
 import type { CreateTicketInput } from '#contract/tickets';
 import { type TicketOpenedData, type TicketState, ticketStream } from '../../domain/ticket/ticket';
-import { type Attachment, type Platform, type TicketStatus, isOpenStatus } from '#contract/tickets';
+import { type Attachment, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { type EventStore, recordedAs } from '../../platform/eventstore/port';
@@ -189,6 +189,10 @@ export async function changeStatus(deps: AppDeps, ticketId: string, status: Tick
     if (reopening) await releaseOpenTicket(deps, state.customerId, ticketId, context);
     throw error;
   }
+}
+
+export async function changePriority(deps: AppDeps, ticketId: string, priority: Priority, context: CommandContext): Promise<number> {
+  return (await runTicketCommand(deps, ticketId, { type: 'ChangeTicketPriority', ticketId, actor: actorOf(context), priority }, context)).position;
 }
 
 async function agentLookup(deps: AppDeps, userId: string): Promise<AgentLookup | null> {
