@@ -30,6 +30,7 @@ import { ratingLinkPages } from './satisfaction/links';
 import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
+import { macroRoutes } from './macros/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
 /**
@@ -51,6 +52,7 @@ const routeModules = [
   whitelistRoutes,
   deliveryRoutes,
   cannedRoutes,
+  macroRoutes,
   satisfactionRoutes,
   apiTokenRoutes,
   eventFeedRoutes,

@@ -244,6 +244,44 @@ export const CannedMessage = z
   })
   .meta({ id: 'CannedMessage' });
 
+const macroActions = [
+  z.strictObject({ type: z.literal('status'), status: z.enum(TICKET_STATUSES) }),
+  z.strictObject({ type: z.literal('priority'), priority: z.enum(PRIORITIES) }),
+  z.strictObject({ type: z.literal('assign'), agentId: z.string().meta({ description: "A user id, or 'me': whoever applies the macro" }) }),
+  z.strictObject({ type: z.literal('note'), text: z.string() }),
+] as const;
+const macroAction = z.discriminatedUnion('type', macroActions);
+const label = { label: z.string().meta({ description: 'The action in words, as a refusal names it' }) };
+const previewAction = z.discriminatedUnion('type', [
+  macroActions[0].extend(label),
+  macroActions[1].extend(label),
+  macroActions[2].extend(label),
+  macroActions[3].extend(label),
+]);
+
+export const Macro = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    shortcode: z.string(),
+    reply: z.string(),
+    actions: z.array(macroAction),
+    shared: z.boolean(),
+    version: z.int(),
+    owner: namedPerson,
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Macro' });
+
+export const MacroPreview = z
+  .strictObject({
+    macro: z.strictObject({ _id: id, name: z.string(), version: z.int() }),
+    reply: z.string().meta({ description: 'The reply with its variables filled in for this ticket and agent' }),
+    actions: z.array(previewAction),
+  })
+  .meta({ id: 'MacroPreview' });
+
 export const Delivery = z
   .strictObject({
     id: z.string(),
@@ -367,6 +405,8 @@ export type PublicHealth = z.infer<typeof PublicHealth>;
 export type Category = z.infer<typeof Category>;
 export type Team = z.infer<typeof Team>;
 export type CannedMessage = z.infer<typeof CannedMessage>;
+export type Macro = z.infer<typeof Macro>;
+export type MacroPreview = z.infer<typeof MacroPreview>;
 export type Delivery = z.infer<typeof Delivery>;
 export type UserStats = z.infer<typeof UserStats>;
 export type PublicSettings = z.infer<typeof PublicSettings>;
@@ -411,6 +451,10 @@ export const HistoryEntry = z
       })
       .nullable(),
     summary: z.string(),
+    macro: z
+      .strictObject({ id: z.string(), name: z.string(), version: z.int() })
+      .optional()
+      .meta({ description: 'The macro (as it stood) whose application made this event (docs/macros.md)' }),
     data: z.record(z.string(), z.unknown()),
     hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),
   })

@@ -135,6 +135,11 @@ describe('the demo desk', () => {
     const canned = (await server.request('GET', '/api/canned-messages', { token: agent })).body.cannedMessages as Array<{ shortcode: string }>;
     expect(canned.length).toBe(desk.cannedMessages);
     expect(canned.map((message) => message.shortcode)).toEqual(expect.arrayContaining(['hello', 'refund', 'reset-pw']));
+    const macros = (await server.request('GET', '/api/macros', { token: agent })).body.macros as Array<{ name: string; shared: boolean }>;
+    expect(macros.map(({ name, shared }) => [name, shared])).toEqual([
+      ['Refund issued', true],
+      ['Taking this one', false],
+    ]);
   });
 
   it('when staff look at teams, then Billing and Technical route their tickets to Payments and Technical Support (docs/teams.md)', async () => {

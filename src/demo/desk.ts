@@ -7,6 +7,8 @@ import argon2 from 'argon2';
 import { cannedDecider } from '../domain/canned/decide';
 import { cannedStream } from '../domain/canned/canned';
 import { categoryDecider } from '../domain/category/decide';
+import { macroDecider } from '../domain/macro/decide';
+import { type MacroDetails, macroStream } from '../domain/macro/macro';
 import { categoryStream } from '../domain/category/category';
 import type { CustomField } from '#contract/categories';
 import { ConflictError } from '#contract/errors';
@@ -35,6 +37,30 @@ export const DEMO_PASSWORDS = { admin: 'demo-admin', agent: 'demo-agent', custom
 
 export class DemoRefusedError extends Error {}
 
+const MACROS: MacroDetails[] = [
+  {
+    name: 'Refund issued',
+    shortcode: 'refund-done',
+    reply:
+      'Hi {{customer.firstName}}, we have issued your refund for ticket #{{ticket.number}}; it shows on your statement in 3 to 5 working days. {{agent.firstName}}',
+    actions: [
+      { type: 'status', status: 'resolved' },
+      { type: 'note', text: 'Refund issued by {{agent.name}}' },
+    ],
+    shared: true,
+  },
+  {
+    name: 'Taking this one',
+    shortcode: 'mine',
+    reply: 'Hi {{customer.firstName}}, I\'m {{agent.firstName}} and I\'ll look after "{{ticket.title}}" from here.',
+    actions: [
+      { type: 'assign', agentId: 'me' },
+      { type: 'priority', priority: 'high' },
+    ],
+    shared: false,
+  },
+];
+
 interface DemoAccount {
   role: Role;
   name: string;
@@ -49,6 +75,7 @@ export interface DemoDesk {
   customers: number;
   categories: number;
   cannedMessages: number;
+  macros: number;
   ticketsByStatus: Record<TicketStatus, number>;
   events: number;
 }
@@ -707,6 +734,22 @@ export async function seedDemoDesk(
     await handleCommand(events, cannedStream(cannedId), cannedDecider, { type: 'CreateCannedMessage', cannedId, createdBy: admin.userId, details }, context);
   }
 
+  // Macros (docs/macros.md): one shared by the admin, one personal to the first agent.
+  for (const [owner, macro] of [
+    [admin, MACROS[0]!],
+    [agents[0]!, MACROS[1]!],
+  ] as const) {
+    const macroId = randomUUID();
+    const actor = { userId: owner.userId, role: owner.role };
+    await handleCommand(
+      events,
+      macroStream(macroId),
+      macroDecider,
+      { type: 'CreateMacro', macroId, actor, details: macro },
+      contextOf(owner, new Date(start + 4 * MINUTE)),
+    );
+  }
+
   const customers: Person[] = [];
   for (const [i, [first, last]] of CUSTOMERS.entries())
     customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
@@ -892,6 +935,7 @@ export async function seedDemoDesk(
     customers: customers.length,
     categories: Object.keys(categories).length,
     cannedMessages: CANNED.length,
+    macros: MACROS.length,
     ticketsByStatus,
     events: await events.headPosition(),
   };

@@ -5,6 +5,7 @@ import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
+import { macrosProjection } from './macros';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
@@ -39,6 +40,7 @@ export const allProjections: Projection[] = [
   ticketActivityProjection,
   feedProjection,
   cannedProjection,
+  macrosProjection,
   satisfactionProjection,
   slaProjection,
   tagsProjection,

@@ -3,6 +3,7 @@ import type { BotCommandEvent } from '../domain/botCommand/botCommand';
 import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
+import type { MacroEvent } from '../domain/macro/macro';
 import type { ReservationEvent } from '../domain/reservation/reservation';
 import type { SatisfactionSettingsEvent } from '../domain/satisfaction/settings';
 import type { SlaSettingsEvent } from '../domain/sla/settings';
@@ -25,6 +26,7 @@ type DeskEvent =
   | BotSettingsEvent
   | CannedEvent
   | CategoryEvent
+  | MacroEvent
   | ReservationEvent
   | SatisfactionSettingsEvent
   | SessionEvent

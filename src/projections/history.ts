@@ -224,6 +224,12 @@ function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, ca
   }
 }
 
+/** An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md). */
+function macroSummary(event: TicketRecorded, summary: string): string {
+  const { macro } = event.metadata;
+  return macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
+}
+
 /** The whole history of a ticket, oldest first, with names and readable summaries. */
 export async function ticketHistory(events: EventStore, key: string): Promise<TicketHistory> {
   const stream = await readTicketHistory(events, key);
@@ -243,7 +249,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
     ticketId: opened.data.ticketId,
     number: opened.data.number,
     events: stream.map((event) => {
-      const actor = event.metadata.actor;
+      const { actor, macro } = event.metadata;
       const person = actor ? people.get(actor.userId) : undefined;
       return {
         revision: event.revision,
@@ -261,7 +267,11 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
               ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
             }
           : null,
-        summary: summaryOf(event, nameOf, (categoryId) => categories.get(categoryId) ?? 'Unknown category'),
+        summary: macroSummary(
+          event,
+          summaryOf(event, nameOf, (categoryId) => categories.get(categoryId) ?? 'Unknown category'),
+        ),
+        ...(macro ? { macro: { id: macro.id, name: macro.name, version: macro.version } } : {}),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };

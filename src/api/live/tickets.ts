@@ -53,13 +53,13 @@ type TicketUpdate = Extract<
   {
     type:
       | 'TicketStatusChanged'
+      | 'TicketPriorityChanged'
       | 'AgentAssignedToTicket'
       | 'AgentUnassignedFromTicket'
       | 'TicketOutcomeRecorded'
       | 'TicketTeamChanged'
       | 'TicketTagAdded'
       | 'TicketTagRemoved'
-      | 'TicketPriorityChanged'
       | 'TicketCategoryChanged'
       | 'TicketMergedInto'
       | 'TicketMergedFrom'
@@ -74,6 +74,8 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   switch (event.type) {
     case 'TicketStatusChanged':
       return { kind: 'status' as const, from: event.data.from, to: event.data.to, by, ...(event.data.reason ? { reason: event.data.reason } : {}) };
+    case 'TicketPriorityChanged':
+      return { kind: 'priority' as const, from: event.data.previous, to: event.data.priority, by };
     case 'AgentAssignedToTicket':
       return { kind: 'assigned' as const, agentId: event.data.agentId, by };
     case 'AgentUnassignedFromTicket':
@@ -85,8 +87,6 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
     case 'TicketTagAdded':
     case 'TicketTagRemoved':
       return { kind: 'tags' as const, by };
-    case 'TicketPriorityChanged':
-      return { kind: 'priority' as const, by };
     case 'TicketCategoryChanged':
       return { kind: 'category' as const, by };
     case 'TicketMergedInto':
@@ -126,13 +126,13 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
   switch (event.type) {
     case 'TicketOpened':
     case 'TicketStatusChanged':
+    case 'TicketPriorityChanged':
     case 'AgentAssignedToTicket':
     case 'AgentUnassignedFromTicket':
     case 'TicketOutcomeRecorded':
     case 'TicketTeamChanged':
     case 'TicketTagAdded':
     case 'TicketTagRemoved':
-    case 'TicketPriorityChanged':
     case 'TicketCategoryChanged':
     case 'TicketMergedInto':
     case 'TicketMergedFrom':

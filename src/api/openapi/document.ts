@@ -6,6 +6,7 @@ import { describeEventFeed } from '../events/openapi';
 import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
+import { describeMacros } from '../macros/openapi';
 import { describeCategories } from '../categories/openapi';
 import { describeTeams } from '../teams/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
@@ -93,6 +94,7 @@ const AREAS = [
   describeTickets,
   describeSearch,
   describeCanned,
+  describeMacros,
   describeSatisfaction,
   describeSla,
   describeAudit,

@@ -1,7 +1,7 @@
 import type { CustomField } from '#contract/categories';
 import type { AppliedPolicy } from '../sla/clock';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
@@ -59,6 +59,12 @@ export interface AgentLookup {
   isActive: boolean;
 }
 
+/** One step of a macro: what the agent reads when it is refused (`label`), and the command it runs. */
+export interface MacroStep {
+  label: string;
+  command: Extract<TicketCommand, { type: 'PostMessage' | 'ChangeTicketStatus' | 'ChangeTicketPriority' | 'AssignTicket' }>;
+}
+
 export type TicketCommand =
   | {
       type: 'OpenTicket';
@@ -75,6 +81,11 @@ export type TicketCommand =
       sla?: AppliedPolicy | null;
     }
   | { type: 'ChangeTicketStatus'; ticketId: string; actor: TicketActor; status: TicketStatus }
+  /**
+   * A macro's reply and actions (docs/macros.md): each step decided on the state the steps before it
+   * leave, and all appended together or none, so a refused step leaves nothing applied.
+   */
+  | { type: 'ApplyMacro'; ticketId: string; actor: TicketActor; steps: MacroStep[] }
   | { type: 'AssignTicket'; ticketId: string; actor: TicketActor; agent: AgentLookup | null }
   | { type: 'UnassignTicket'; ticketId: string; actor: TicketActor }
   | { type: 'RecordOutcome'; ticketId: string; actor: TicketActor; outcomeMessage: string }
@@ -206,6 +217,28 @@ function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatu
   refuseMerged(ticket);
   if (ticket.status === command.status) return [];
   return [{ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: command.status } }];
+}
+
+/** A refused step keeps its status and code, and says which action it was: `The macro's action "assign to me" was refused: ...`. */
+function applyMacro(command: Extract<TicketCommand, { type: 'ApplyMacro' }>, state: TicketState): TicketEvent[] {
+  staffOnly(state, command.actor);
+  const events: TicketEvent[] = [];
+  let current = state;
+  for (const [index, step] of command.steps.entries()) {
+    let decided: TicketEvent[];
+    try {
+      decided = decide(step.command, current);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        error.message = `The macro's action "${step.label}" was refused, so nothing was applied: ${error.message}`;
+        Object.assign(error.extra, { refusedAction: { index, label: step.label } });
+      }
+      throw error;
+    }
+    events.push(...decided);
+    current = decided.reduce(evolve, current);
+  }
+  return events;
 }
 
 /**
@@ -761,6 +794,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return open(command, state);
     case 'ChangeTicketStatus':
       return changeStatus(command, state);
+    case 'ApplyMacro':
+      return applyMacro(command, state);
     case 'AssignTicket':
       return assign(command, state);
     case 'UnassignTicket':

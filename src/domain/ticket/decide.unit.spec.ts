@@ -505,3 +505,58 @@ describe('Ticket teams, priority and category (docs/teams.md, docs/sla.md)', () 
       .thenThrowsCode(ConflictError, 'CONCURRENT_CHANGE');
   });
 });
+
+describe('Ticket > priority and macros', () => {
+  const reply = (actor: TicketActor = AGENT): Extract<TicketCommand, { type: 'PostMessage' }> => ({
+    type: 'PostMessage',
+    ticketId: T,
+    messageId: 'm-macro',
+    actor,
+    content: 'Your refund is on its way',
+    isInternal: false,
+    attachments: [],
+    platform: 'web',
+    now: SENT_AT,
+  });
+  const OTHER_ASSIGNED: TicketEvent = { type: 'AgentAssignedToTicket', data: { ticketId: T, agentId: OTHER_AGENT.userId, previousAgentId: null } };
+
+  it('when a macro is applied, then each step is its own event, each decided after the ones before', () => {
+    const events = given([OPENED])
+      .when({
+        type: 'ApplyMacro',
+        ticketId: T,
+        actor: AGENT,
+        steps: [
+          { label: 'post the reply', command: reply() },
+          { label: 'set status to Resolved', command: { type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'resolved' } },
+          {
+            label: 'set priority to low',
+            command: { type: 'ChangeTicketPriority', ticketId: T, actor: AGENT, priority: 'low', sla: { policy: null, categoryId: 'cat-1', priority: 'low' } },
+          },
+        ],
+      })
+      .result();
+    expect(events.map((event) => event.type)).toEqual(['MessagePosted', 'TicketStatusChanged', 'TicketPriorityChanged']);
+  });
+
+  it('when one step is refused, then nothing is decided and the error names the step, keeping its status and code', () => {
+    const run = () =>
+      decide(
+        {
+          type: 'ApplyMacro',
+          ticketId: T,
+          actor: AGENT,
+          steps: [
+            { label: 'post the reply', command: reply() },
+            {
+              label: 'assign to me',
+              command: { type: 'AssignTicket', ticketId: T, actor: AGENT, agent: { userId: AGENT.userId, role: 'agent', isActive: true } },
+            },
+          ],
+        },
+        [OPENED, OTHER_ASSIGNED].reduce(evolve, initialState),
+      );
+    expect(run).toThrow(ConflictError);
+    expect(run).toThrow(/^The macro's action "assign to me" was refused, so nothing was applied: This ticket is already assigned to another agent/);
+  });
+});

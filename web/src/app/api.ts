@@ -94,6 +94,7 @@ export const api = createApi({
     'Stats',
     'Presence',
     'Canned',
+    'Macro',
     'User',
     'BotCommand',
     'BotSettings',

@@ -3,6 +3,8 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
+import type { Macro, MacroPreview } from '#contract/responses';
+import type { MacroInput } from '#contract/macros';
 import type {
   Message,
   Ticket,
@@ -155,6 +157,19 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
+    macros: build.query<{ macros: Macro[] }, void>({ query: () => '/macros', providesTags: ['Macro'] }),
+    createMacro: build.mutation<{ macro: Macro }, MacroInput>({
+      query: (body) => ({ url: '/macros', method: 'POST', body }),
+      invalidatesTags: ['Macro'],
+    }),
+    macroPreview: build.query<MacroPreview, { ticketId: string; macroId: string }>({
+      query: ({ ticketId, macroId }) => `/tickets/${ticketId}/macros/${macroId}/preview`,
+      keepUnusedDataFor: 0,
+    }),
+    applyMacro: build.mutation<{ ticket: Ticket }, { ticketId: string; macroId: string; reply: string; version: number }>({
+      query: ({ ticketId, macroId, ...body }) => ({ url: `/tickets/${ticketId}/macros/${macroId}/apply`, method: 'POST', body }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
     splitTicket: build.mutation<{ ticket: Ticket }, { id: string; messageId: string; withFollowing: boolean; title: string }>({
       query: ({ id, ...body }) => creating({ url: `/tickets/${id}/split`, method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
@@ -302,6 +317,10 @@ export const {
   useCustomerTicketsQuery,
   useUnmergeTicketMutation,
   useSplitTicketMutation,
+  useMacrosQuery,
+  useCreateMacroMutation,
+  useMacroPreviewQuery,
+  useApplyMacroMutation,
   useRelateTicketMutation,
   usePostMessageMutation,
   useEditMessageMutation,
