@@ -26,7 +26,7 @@ const ROW_TABLES = ['search_fts', 'search_fts_notes'] as const;
 /**
  * A query's tickets are read as a few ranges of rows (`runsOf`): each range is one FTS5 cursor,
  * which seeks the word in every segment of the index (about 0.13 ms with the dozen segments of
- * 100,000 tickets), while a row read inside a range costs some 30 ns: a gap between two tickets is
+ * 100,000 tickets before `mergeSegments` kept them few), while a row read inside a range costs some 30 ns: a gap between two tickets is
  * worth a cursor of its own when it holds more than SEEK_ROWS rows of the word.
  */
 const MAX_RUNS = 6;
@@ -73,17 +73,19 @@ const TABLES = [
 /** The FTS5 tables, whose segments `mergeSegments` merges. */
 const FTS_TABLES = TABLES.filter((table) => table !== 'search_fts_tickets' && table !== 'search_fts_person_ids');
 /**
- * Pages of merged index a merge slice writes at most (FTS5's `merge` command): at 100,000 tickets a
- * slice took 0.6 ms of CPU at the median, 4 at the 99th percentile and 11 at most.
+ * Pages of merged index a merge slice writes (FTS5's `merge` command), finishing the word it is at:
+ * at 100,000 tickets a slice took 0.7 ms of CPU at the median and 4-9 at the 99th percentile.
  */
 const MERGE_PAGES = 16;
+/**
+ * A level's segments are merged once it holds this many (FTS5's `usermerge`; its own `automerge`
+ * waits for four). At two, the largest segment is rewritten now and then: 2.8 ms of CPU a commit of
+ * one post at 100,000 tickets, against 0.08 ms at three, for at most 6 segments a table against 9.
+ */
+const MERGE_AT = 3;
 /** How often the index looks for segments to merge, as the store's WAL checkpoints do. */
 const MERGE_EVERY_MS = 500;
-/**
- * How long the timer's merging may take of each MERGE_EVERY_MS (4% of a core): merging to two
- * segments a level costs 0.7 ms of CPU per commit of one post, so a busy desk merges less (up to 9
- * segments at 400 commits a second) and an idle one catches up.
- */
+/** How long the timer's merging may take of each MERGE_EVERY_MS (at most 4% of a core): a busy desk merges less, an idle one catches up. */
 const MERGE_BUDGET_MS = 20;
 /**
  * A ticket's word row holds at most this many distinct words: rewriting it when a post brings a new
@@ -263,8 +265,7 @@ export class SearchIndex {
   setup(empty: boolean): void {
     this.db.exec(SCHEMA);
     if (empty) this.transaction(() => this.db.exec(`${TABLES.map((table) => `DELETE FROM ${table};`).join('\n')} UPDATE search_fts_stats SET rows = 0;`));
-    // A level's segments are merged as soon as it has two (FTS5 waits for four, `usermerge`).
-    for (const table of FTS_TABLES) this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', 2)`).run();
+    for (const table of FTS_TABLES) this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', ${MERGE_AT})`).run();
     this.mergeInBackground();
   }
 
@@ -272,11 +273,11 @@ export class SearchIndex {
 
   /**
    * Every commit that writes FTS5 rows adds a segment (a b-tree) to each table it writes, which FTS5
-   * merges four at a time as writes go on (`automerge`): 9-13 segments after a rebuild of 100,000
-   * tickets, up to 22 under a stream of posts, and a query seeks each word in each of them
+   * merges four at a time as writes go on (`automerge`): 8-19 segments after a rebuild of 100,000
+   * tickets, up to 21 under a stream of posts, and a query seeks each word in each of them
    * (docs/search.md, "Cost"). This merges them a slice at a time (FTS5's `merge`, MERGE_PAGES pages,
    * a few milliseconds), yielding the event loop between slices, until no level of any table holds
-   * two or `budgetMs` is spent. It never runs inside the store's open transaction (a projection
+   * MERGE_AT or `budgetMs` is spent. It never runs inside the store's open transaction (a projection
    * page's): a slice finding one open stops, and the next turn goes on. For a caller that has just
    * written many rows (a catch-up's batch), with no budget; a timer runs it every MERGE_EVERY_MS
    * within MERGE_BUDGET_MS.
