@@ -57,6 +57,15 @@ function jsonPath(path: string): string | null {
   return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
 }
 
+/** The values a `$push` appends (one, or `$each`'s), or null for one it cannot say in SQL (`$slice`, `$position`, `$sort`, operators). */
+function pushed(value: unknown): unknown[] | null {
+  if (isPlainObject(value) && Object.keys(value).some((key) => key.startsWith('$'))) {
+    const { $each: each, ...rest } = value as AnyObject;
+    return Array.isArray(each) && Object.keys(rest).length === 0 && each.every((item) => item !== undefined) ? each : null;
+  }
+  return value === undefined ? null : [value];
+}
+
 /** A top-level field's JSON path literal, or null for a dotted path or one SQLite cannot say. */
 const topLevelPath = (field: string) => (field.includes('.') ? null : jsonPath(field));
 
@@ -633,6 +642,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private updateManySync(filter: Filter, update: Update): UpdateResult {
+    const inPlace = this.setInPlace(filter, update, true);
+    if (inPlace) return inPlace;
     const docs = this.stored(filter);
     let modified = 0;
     for (const doc of docs) if (this.modify(doc, update)) modified++;
@@ -640,59 +651,98 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
-   * `{ $set }` of top-level fields no index files, on a document named by its id: one UPDATE with
-   * `jsonb_set`, the document never read into JavaScript (a conditional write of a projection, like
-   * satisfaction's revision guard, costs a statement). A field already holding the value (the same
-   * JSON) leaves the document unmodified, as MongoDB counts it. Null where the update is not of that kind.
+   * `{ $set }` of top-level fields no index files, on a document named by its id (or, `many`, on every
+   * document the filter matches): one UPDATE with `jsonb_set`, the documents never read into
+   * JavaScript (a conditional write of a projection, like satisfaction's revision guard, costs a
+   * statement; the runner's checkpoints after a page, one `updateMany` of 16 documents, two instead of
+   * 16 reads and writes). A field already holding the value (the same JSON) leaves the document
+   * unmodified, as MongoDB counts it. With it, a `$push` (a value or `$each`) onto such a field that
+   * holds an array appends with `jsonb_insert` (the feed's positions of a customer, a growing list, at
+   * every message): where the field is missing or no array, the document is written the usual way.
+   * Null where the update is not of that kind (nothing done).
    */
-  private setInPlace(filter: Filter, update: Update): UpdateResult | null {
-    const { $set: set, ...others } = update;
-    if (typeof filter._id !== 'string' || !isPlainObject(set) || Object.keys(others).length > 0) return null;
+  private setInPlace(filter: Filter, update: Update, many = false): UpdateResult | null {
+    const { $set: set = {}, $push: push = {}, ...others } = update;
+    if ((!many && typeof filter._id !== 'string') || !isPlainObject(set) || !isPlainObject(push) || Object.keys(others).length > 0) return null;
     const fields = Object.entries(set);
+    const appended = Object.entries(push).map(([field, value]) => [field, pushed(value)] as const);
     const indexed = [...this.fields.keys()].map((path) => path.split('.')[0]!);
-    if (fields.length === 0 || fields.some(([field, value]) => field === '_id' || value === undefined || indexed.includes(field) || !topLevelPath(field)))
+    const plain = (field: string) => field !== '_id' && !indexed.includes(field) && topLevelPath(field) !== null;
+    if (
+      fields.length + appended.length === 0 ||
+      fields.some(([field, value]) => value === undefined || !plain(field)) ||
+      // Appends by id only: a document of many that holds no array there would leave the others appended to before the usual way.
+      (appended.length > 0 && many) ||
+      appended.some(([field, values]) => !values?.length || !plain(field) || field in set)
+    )
       return null;
     const paths = fields.map(([field]) => topLevelPath(field)!);
     const values = fields.map(([, value]) => JSON.stringify(value));
+    const appends = appended.flatMap(([field, each]) => each!.map((value) => [`'$.${'"'}${field}"[#]'`, JSON.stringify(value)] as const));
+    let doc = 'doc';
+    for (const [path] of appends) doc = `jsonb_insert(${doc}, ${path}, json(?))`;
+    if (paths.length > 0) doc = `jsonb_set(${doc}, ${paths.map((path) => `${path}, json(?)`).join(', ')})`;
     const where = this.where(filter);
+    // Counted first: the update may move the documents out of the filter (a guard on the field it sets).
+    const matched = many
+      ? this.engine.execute(
+          `SELECT count(*) FROM ${this.docs} WHERE ${where.sql}`,
+          where.params,
+          (statement, params) => statement.pluck().get(...params) as number,
+        )
+      : null;
+    if (matched === 0) return { matched: 0, modified: 0, upsertedId: null };
+    // An append always modifies, onto arrays only; a $set alone leaves alone the documents that hold its values.
+    const condition =
+      appended.length > 0
+        ? appended.map(([field]) => `json_type(doc, ${topLevelPath(field)!}) IS 'array'`).join(' AND ')
+        : `NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`;
     const changed = this.engine.execute(
-      `UPDATE ${this.docs} SET doc = jsonb_set(doc, ${paths.map((path) => `${path}, json(?)`).join(', ')})
-        WHERE ${where.sql} AND NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`,
-      [...values, ...where.params, ...values],
+      `UPDATE ${this.docs} SET doc = ${doc} WHERE ${where.sql} AND ${condition}`,
+      [...appends.map(([, value]) => value), ...values, ...where.params, ...(appended.length > 0 ? [] : values)],
       (statement, params) => statement.run(...params).changes,
     );
+    if (appended.length > 0) return changed > 0 ? { matched: 1, modified: 1, upsertedId: null } : null;
+    if (matched !== null) return { matched, modified: changed, upsertedId: null };
     if (changed > 0) return { matched: 1, modified: 1, upsertedId: null };
     return { matched: this.rows(filter, { limit: 1 }, '1').length, modified: 0, upsertedId: null };
   }
 
   /**
-   * A stored document's indexed fields (and id), or null when there is none: all that writing it
-   * again needs of it (its key entries). Read whole where an indexed path is dotted (an array on
-   * the way files differently).
+   * A stored document's indexed fields (and id), or null when there is none (or `filter`, its guard,
+   * does not match it): all that writing it again needs of it (its key entries). A dotted path reads
+   * its top-level field whole (an array on the way files differently), never the rest of the document.
    */
-  private storedKeys(id: string): AnyObject | null {
-    const paths = [...this.fields.keys()];
-    if (paths.some((path) => !topLevelPath(path))) return this.stored({ _id: id }, 1)[0] ?? null;
-    const row = this.engine
-      .statement(`SELECT ${['id', ...paths.map((path) => `doc -> ${topLevelPath(path)}`)].join(', ')} FROM ${this.docs} WHERE id = ?`)
-      .raw()
-      .get(id) as Array<string | null> | undefined;
+  private storedKeys(id: string, filter?: Filter): AnyObject | null {
+    const tops = [...new Set([...this.fields.keys()].map((path) => path.split('.')[0]!))];
+    if (tops.some((field) => !topLevelPath(field))) return this.stored(filter ?? { _id: id }, 1)[0] ?? null;
+    const columns = ['id', ...tops.map((field) => `doc -> ${topLevelPath(field)!}`)].join(', ');
+    const where = filter ? this.where(filter) : { sql: 'id = ?', params: [id] };
+    const row = this.engine.execute(
+      `SELECT ${columns} FROM ${this.docs} WHERE ${where.sql} LIMIT 1`,
+      where.params,
+      (statement, params) => statement.raw().get(...params) as Array<string | null> | undefined,
+    );
     if (!row) return null;
     const doc: AnyObject = { _id: id };
-    paths.forEach((path, at) => {
+    tops.forEach((field, at) => {
       const value = row[at + 1];
-      if (value !== null && value !== undefined) doc[path] = JSON.parse(value);
+      if (value !== null && value !== undefined) doc[field] = JSON.parse(value);
     });
     return doc;
   }
 
   private replaceOneSync(filter: Filter, replacement: T, upsert = false): UpdateResult {
-    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
-      // By id alone: the document's key entries are all it needs of what is stored.
-      const before = this.storedKeys(filter._id);
+    if (typeof filter._id === 'string') {
+      // By id (and a guard, like a projection's revision): the document's key entries are all it needs of what is stored.
+      const guarded = Object.keys(filter).length > 1;
+      const before = this.storedKeys(filter._id, guarded ? filter : undefined);
       if (!before && !upsert) return { matched: 0, modified: 0, upsertedId: null };
-      this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
-      return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+      // A guarded upsert that missed goes the general way (it may meet the id and fail on its key, as on MongoDB).
+      if (before || !guarded) {
+        this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
+        return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+      }
     }
     const [doc] = this.stored(filter, 1);
     if (!doc && !upsert) return { matched: 0, modified: 0, upsertedId: null };
