@@ -57,6 +57,19 @@ function jsonPath(path: string): string | null {
   return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
 }
 
+/**
+ * What decides a key column's value, as JSON text, for telling whether a write moves it: the value at
+ * the path through sub-documents (an array on the way holds no field there, as for `->>`).
+ */
+function keyValueOf(doc: AnyObject, path: string): string | undefined {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(value)) return undefined;
+    value = (value as AnyObject)[part];
+  }
+  return value === undefined ? undefined : JSON.stringify(value);
+}
+
 /** The values a `$push` appends (one, or `$each`'s), or null for one it cannot say in SQL (`$slice`, `$position`, `$sort`, operators). */
 function pushed(value: unknown): unknown[] | null {
   if (isPlainObject(value) && Object.keys(value).some((key) => key.startsWith('$'))) {
@@ -282,14 +295,19 @@ function shapeOf(filter: unknown): unknown {
   return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, key.startsWith('$') || isPlainObject(value) ? shapeOf(value) : '?']));
 }
 
-function mapError(name: string, error: unknown, uniqueKeys: (index: string) => string[]): unknown {
+function mapError(name: string, error: unknown): unknown {
   // By its code, not its class: under Jest each test file loads the module again, the native addon keeps its first class.
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (!code.startsWith('SQLITE_')) return error;
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(name, ['_id']);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    const index = /index '(.*)'$/.exec((error as Error).message)?.[1];
-    return new DuplicateKeyError(name, index ? uniqueKeys(index) : ['_id']);
+    // A unique index on key columns names them: "UNIQUE constraint failed: c:<name>.x:<path>, ...".
+    const table = `c:${name}.`;
+    const columns = /UNIQUE constraint failed: (.*)$/.exec((error as Error).message)?.[1]?.split(', ') ?? [];
+    const keys = columns
+      .map((column) => (column.startsWith(table) ? column.slice(table.length) : column))
+      .map((column) => (column.startsWith('x:') ? column.slice(2) : '_id'));
+    return new DuplicateKeyError(name, keys.length > 0 ? keys : ['_id']);
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return new TransientStoreError(name, error);
   return error;
@@ -317,6 +335,16 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private declared = new Map<string, Declared>();
   /** Indexed fields (the first key of each declared index) and their numbers in the key table. */
   private fields = new Map<string, number>();
+  /** The top-level fields the indexed paths run through, and their columns (null where SQL cannot name one), kept until `fields` changes. */
+  private tops: { size: number; fields: string[]; columns: string | null } | null = null;
+  /**
+   * The key columns: one per path a declared index sorts or is unique on (`x:<path>`, the value `doc ->>`
+   * reads there), which the sort and unique indexes are made on. An index on an expression of `doc`
+   * was maintained at every write of the document (SQLite cannot tell that the expression kept its
+   * value): 12 such indexes on 100,000 tickets made an update of an unindexed field 213 µs against 18.
+   * A write sets only the columns whose value moved, so only their indexes are maintained.
+   */
+  private columns = new Map<string, string>();
   private sortIndexes = new Set<string>();
   /** The statements of a write, made once: the SQL text of each call was built and hashed again. */
   private readonly sql: Record<'insert' | 'update' | 'remove' | 'byId' | 'addKey' | 'removeKey', string>;
@@ -363,7 +391,39 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         row.f,
       ]),
     );
+    this.columns = new Map(
+      (this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(`c:${this.name}`) as string[])
+        .filter((column) => column.startsWith('x:'))
+        .map((column) => [column.slice(2), quote(column)]),
+    );
+    this.tops = null;
+    const sorted = [...this.declared.values()].flatMap(({ keys }) => Object.keys(keys));
+    if (sorted.some((path) => path !== '_id' && jsonPath(path) && !this.columns.has(path))) {
+      for (const path of sorted) this.addColumn(path);
+      // A file of before the key columns: its indexes on expressions of `doc` are made again on them (sort indexes on their first use).
+      const stale = this.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%doc ->>%'")
+        .pluck()
+        .all(`c:${this.name}`) as string[];
+      for (const index of stale) this.db.exec(`DROP INDEX ${quote(index)}`);
+      for (const { keys, unique } of this.declared.values()) if (unique) this.uniqueIndex(keys);
+    }
     this.ready = true;
+  }
+
+  /** Adds the key column of a path (filled from the stored documents), once. */
+  private addColumn(path: string): void {
+    if (path === '_id' || !jsonPath(path) || this.columns.has(path)) return;
+    const column = quote(`x:${path}`);
+    this.db.exec(`ALTER TABLE ${this.docs} ADD COLUMN ${column}; UPDATE ${this.docs} SET ${column} = doc ->> ${jsonPath(path)!};`);
+    this.columns.set(path, column);
+    this.tops = null;
+  }
+
+  private uniqueIndex(keys: Record<string, 1 | -1>): void {
+    const paths = Object.keys(keys).map((key) => (key === '_id' ? 'id' : (this.columns.get(key) ?? null)));
+    if (paths.some((path) => path === null)) throw new Error(`Cannot index ${this.name} on ${Object.keys(keys).join(', ')}`);
+    this.db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quote(this.uniqueIndexName(keys))} ON ${this.docs} (${paths.join(', ')})`);
   }
 
   /**
@@ -378,10 +438,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       // A read takes no write lock: another process on the file (`npm run workers`) may be committing a page meanwhile.
       return reads ? this.db.transaction(work).deferred() : this.db.transaction(work).immediate();
     } catch (error) {
-      throw mapError(this.name, error, (index) => {
-        const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
-        return declared ? Object.keys(declared.keys) : [];
-      });
+      throw mapError(this.name, error);
     }
   }
 
@@ -535,9 +592,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       ({ keys, unique }) =>
         !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
     );
-    const expressions = fields.map((field) => (field === '_id' ? 'id' : jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null));
+    const expressions = fields.map((field) =>
+      field === '_id' ? 'id' : (this.columns.get(field) ?? (jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null)),
+    );
     if (expressions.some((expression) => expression === null)) throw new Error(`Cannot sort ${this.name} by ${fields.join(', ')}`);
-    if (spec && !fields.includes('_id')) {
+    if (spec && !fields.includes('_id') && fields.every((field) => this.columns.has(field))) {
       const name = quote(`s:${this.name}:${JSON.stringify(spec.keys)}`);
       if (!this.sortIndexes.has(name)) {
         const columns = fields.map((field, at) => `${expressions[at]} ${spec.keys[field] === 1 ? 'ASC' : 'DESC'}`);
@@ -602,8 +661,28 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const id = (after?._id ?? before?._id) as string;
     const sql = this.sql;
     if (!after) this.engine.statement(sql.remove).run(id);
-    else if (!before) this.engine.statement(sql.insert).run(id, JSON.stringify(after));
-    else this.engine.statement(sql.update).run(JSON.stringify(after), id);
+    else if (this.columns.size === 0)
+      this.engine.statement(before ? sql.update : sql.insert).run(...(before ? [JSON.stringify(after), id] : [id, JSON.stringify(after)]));
+    else if (!before) {
+      const columns = [...this.columns];
+      this.engine
+        .statement(
+          `INSERT INTO ${this.docs} (id, doc, ${columns.map(([, column]) => column).join(', ')})
+            SELECT ?, d, ${columns.map(([path]) => `d ->> ${jsonPath(path)!}`).join(', ')} FROM (SELECT jsonb(?) AS d)`,
+        )
+        .run(id, JSON.stringify(after));
+    } else {
+      // Only the key columns whose value moved: the indexes of the others are left alone.
+      const moved = [...this.columns].filter(([path]) => keyValueOf(before, path) !== keyValueOf(after, path));
+      this.engine
+        .statement(
+          moved.length === 0
+            ? sql.update
+            : `UPDATE ${this.docs} SET doc = new.d, ${moved.map(([path, column]) => `${column} = new.d ->> ${jsonPath(path)!}`).join(', ')}
+                FROM (SELECT jsonb(?) AS d) AS new WHERE id = ?`,
+        )
+        .run(JSON.stringify(after), id);
+    }
     for (const [path, field] of this.fields) {
       const parts = pathParts(path);
       const old = before ? entriesOf(before, parts) : [];
@@ -666,7 +745,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     if ((!many && typeof filter._id !== 'string') || !isPlainObject(set) || !isPlainObject(push) || Object.keys(others).length > 0) return null;
     const fields = Object.entries(set);
     const appended = Object.entries(push).map(([field, value]) => [field, pushed(value)] as const);
-    const indexed = [...this.fields.keys()].map((path) => path.split('.')[0]!);
+    const indexed = this.indexedTops().fields;
     const plain = (field: string) => field !== '_id' && !indexed.includes(field) && topLevelPath(field) !== null;
     if (
       fields.length + appended.length === 0 ||
@@ -713,10 +792,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
    * does not match it): all that writing it again needs of it (its key entries). A dotted path reads
    * its top-level field whole (an array on the way files differently), never the rest of the document.
    */
+  private indexedTops(): { fields: string[]; columns: string | null } {
+    if (this.tops?.size !== this.fields.size + this.columns.size) {
+      const fields = [...new Set([...this.fields.keys(), ...this.columns.keys()].map((path) => path.split('.')[0]!))];
+      const columns = fields.some((field) => !topLevelPath(field)) ? null : ['id', ...fields.map((field) => `doc -> ${topLevelPath(field)!}`)].join(', ');
+      this.tops = { size: this.fields.size + this.columns.size, fields, columns };
+    }
+    return this.tops;
+  }
+
   private storedKeys(id: string, filter?: Filter): AnyObject | null {
-    const tops = [...new Set([...this.fields.keys()].map((path) => path.split('.')[0]!))];
-    if (tops.some((field) => !topLevelPath(field))) return this.stored(filter ?? { _id: id }, 1)[0] ?? null;
-    const columns = ['id', ...tops.map((field) => `doc -> ${topLevelPath(field)!}`)].join(', ');
+    const { fields: tops, columns } = this.indexedTops();
+    if (columns === null) return this.stored(filter ?? { _id: id }, 1)[0] ?? null;
     const where = filter ? this.where(filter) : { sql: 'id = ?', params: [id] };
     const row = this.engine.execute(
       `SELECT ${columns} FROM ${this.docs} WHERE ${where.sql} LIMIT 1`,
@@ -828,11 +915,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       if (known?.unique) this.db.exec(`DROP INDEX IF EXISTS ${quote(this.uniqueIndexName(known.keys))}`);
       this.db.prepare('INSERT OR REPLACE INTO readstore_indexes (collection, keys, is_unique) VALUES (?, ?, ?)').run(this.name, keysJson, unique ? 1 : 0);
       this.declared.set(keysJson, { keys: { ...spec.keys }, unique });
-      const paths = Object.keys(spec.keys).map((key) => (key === '_id' ? 'id' : jsonPath(key) ? `(doc ->> ${jsonPath(key)})` : null));
-      if (unique) {
-        if (paths.some((path) => path === null)) throw new Error(`Cannot index ${this.name} on ${Object.keys(spec.keys).join(', ')}`);
-        this.db.exec(`CREATE UNIQUE INDEX ${quote(this.uniqueIndexName(spec.keys))} ON ${this.docs} (${paths.join(', ')})`);
-      }
+      for (const key of Object.keys(spec.keys)) this.addColumn(key);
+      if (unique) this.uniqueIndex(spec.keys);
       this.indexField(Object.keys(spec.keys)[0]!);
     });
   }
@@ -858,6 +942,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
     this.ready = false;
     this.sortIndexes.clear();
+    this.columns.clear();
+    this.tops = null;
   }
 }
 
