@@ -143,7 +143,6 @@ export function LiveTicketsTable({
             <th scope="col">Status</th>
             <th scope="col">Customer</th>
             <th scope="col">Assignee</th>
-            <th scope="col">Team</th>
             <th scope="col">Waiting</th>
             <th scope="col">SLA</th>
             <th scope="col">Rating</th>
@@ -171,6 +170,11 @@ export function LiveTicketsTable({
                     {ticket.title}
                   </a>
                   <UnreadBadge count={ticket.unreadCount} />
+                  {ticket.team && (
+                    <span className="live-table-team" title={`Team: ${ticket.team.name}`}>
+                      {ticket.team.name}
+                    </span>
+                  )}
                 </span>
               </td>
               <td>
@@ -183,7 +187,6 @@ export function LiveTicketsTable({
               <td className="live-table-person">
                 {ticket.assignedAgent ? ticket.assignedAgent.username : needsAssignment(ticket) ? <NeedsAssignment /> : '—'}
               </td>
-              <td className="live-table-person">{ticket.team?.name ?? '—'}</td>
               <td>
                 <WaitingSince ticket={ticket} />
               </td>
