@@ -33,6 +33,7 @@ const MONGO_SUITES = [
   // Mongo only: several processes on one MongoDB read store.
   'src/projections/fencing.mongo.spec.ts',
   'src/api/tickets/crash.mongo.spec.ts',
+  'src/api/tickets/faults.mongo.spec.ts',
   'src/projections/tickets.int.spec.ts',
   'src/projections/crashSafety.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',

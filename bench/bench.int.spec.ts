@@ -12,7 +12,7 @@ describe('npm run bench, smoke size', () => {
   const out = mkdtempSync(path.join(tmpdir(), 'bench-smoke-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('measures the nine figures beside their baselines and writes results.json and results.md', () => {
+  it('measures the ten figures beside their baselines and writes results.json and results.md', () => {
     const printed = execFileSync(
       process.execPath,
       ['--conditions=source', '--import', 'tsx', 'bench/run.ts', '--size', 'smoke', '--server', 'tsx', '--out', out],
@@ -32,6 +32,7 @@ describe('npm run bench, smoke size', () => {
       'delivery',
       'long',
       'replay',
+      'restart',
       'dashboard',
       'memory',
       'list',
@@ -51,9 +52,12 @@ describe('npm run bench, smoke size', () => {
     expect(byId.long.messages).toBe(60);
     expect(byId.memory.startRssMb).toBeGreaterThan(0);
     expect(byId.search.postings).toBeGreaterThan(0);
+    expect(byId.search.healthSlowestMs).toBeGreaterThan(0);
+    expect(byId.restart.restartMs).toBeGreaterThan(0);
+    expect(readFileSync(path.join(out, 'results-smoke.json'), 'utf8')).toBe(readFileSync(path.join(out, 'results.json'), 'utf8'));
     const table = readFileSync(path.join(out, 'results.md'), 'utf8');
     expect(table).toContain('| # | Figure | Result | Baseline (same run) | Target | Holds |');
-    expect(table.split('\n').filter((line) => /^\| \d \|/.test(line))).toHaveLength(9);
+    expect(table.split('\n').filter((line) => /^\| \d+ \|/.test(line))).toHaveLength(10);
     expect(printed).toBe(table);
   }, 180_000);
 });

@@ -31,7 +31,7 @@ import { type SeededDesk, seedDesk } from './seed';
 import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 
 /**
- * `npm run bench`: the nine figures of the benchmark, each beside its baseline from the same run,
+ * `npm run bench`: the figures of the benchmark, each beside its baseline from the same run,
  * written to bench/results.json and bench/results.md. Sizes are options; `--size smoke` is what
  * CI runs (it checks that every figure is produced, never how fast).
  */
@@ -282,6 +282,42 @@ async function mongoFigures(run: {
   }
 }
 
+interface Results {
+  date: string;
+  options: { events: number };
+  figures: Figure[];
+}
+
+/**
+ * The figures that must not grow with the log, at `small` (100k events) beside `full` (1M): resident
+ * size after a start and at rest, cold start after a clean stop and after a kill -9; each at most 1.3x.
+ */
+function growthFigure(small: Results, figures: Figure[], startedAt: Date): Figure {
+  const value = (results: Figure[], id: string, key: string) => Number(results.find((figure) => figure.id === id)?.values[key] ?? NaN);
+  const rows = [
+    { name: 'RSS after a start', id: 'memory', key: 'startRssMb', unit: 'MB' },
+    { name: 'RSS at rest', id: 'memory', key: 'restRssMb', unit: 'MB' },
+    { name: 'cold start', id: 'replay', key: 'coldStartMs', unit: 'ms' },
+    { name: 'restart after kill -9', id: 'restart', key: 'restartMs', unit: 'ms' },
+  ].map((row) => ({ ...row, small: value(small.figures, row.id, row.key), full: value(figures, row.id, row.key) }));
+  const sameDay = small.date.slice(0, 10) === startedAt.toISOString().slice(0, 10);
+  const fullEvents = Number(figures.find((figure) => figure.id === 'replay')?.values.events ?? NaN);
+  return {
+    id: 'growth',
+    figure: `Growth with the log: ${thousands(small.options.events)} events (\`small\`, run of ${small.date.slice(0, 16).replace('T', ' ')}) beside ${thousands(fullEvents)} (this run)`,
+    result: rows.map((row) => `${row.name} ${thousands(row.full)} ${row.unit} (${(row.full / row.small).toFixed(2)}x)`).join('; '),
+    baseline: rows.map((row) => `${row.name} ${thousands(row.small)} ${row.unit}`).join('; '),
+    target: 'each ≤ 1.3x the small size’s, runs of the same day',
+    holds: sameDay ? rows.every((row) => row.full <= 1.3 * row.small) : null,
+    values: Object.fromEntries(
+      rows.flatMap((row) => [
+        [`${row.key}Small`, row.small],
+        [`${row.key}Full`, row.full],
+      ]),
+    ),
+  };
+}
+
 function table(figures: Figure[]): string {
   const lines = ['| # | Figure | Result | Baseline (same run) | Target | Holds |', '|---|---|---|---|---|---|'];
   figures.forEach((figure, index) => {
@@ -374,6 +410,7 @@ async function main() {
     });
     await store.close();
     const seedMs = Date.now() - seedStarted;
+    const seedRate = desk.events / (seedMs / 1000);
     log(`  ${thousands(desk.events)} events in ${(seedMs / 1000).toFixed(1)} s`);
 
     // 4. replay, in a process of its own
@@ -414,10 +451,10 @@ async function main() {
     figures.push({
       id: 'replay',
       figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app after a clean stop (read models in readstore.db)`,
-      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(1)} s with the models stored`,
-      baseline: `seeding the same log through the port: ${thousands(desk.events / (seedMs / 1000))} events/s; first start, no models stored (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
-      target: '≥ 100,000 events/s; cold start < 5 s',
-      holds: verdict(replay.rate >= 100_000 && app.startedMs < 5_000),
+      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(2)} s with the models stored`,
+      baseline: `seeding the same log through the port: ${thousands(seedRate)} events/s (replay ${(replay.rate / seedRate).toFixed(2)}x); first start, no models stored (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
+      target: '≥ 3.5x the seeding rate; cold start < 1 s (after a kill -9: figure "restart")',
+      holds: verdict(replay.rate >= 3.5 * seedRate && app.startedMs < 1_000),
       values: {
         events: replay.events,
         rate: replay.rate,
@@ -438,6 +475,12 @@ async function main() {
     const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
     let turn = 0;
     const nextAgent = () => agentTokens[turn++ % agentTokens.length]!;
+    // The bare route of figures 5 and 8: a fixed page of 50 tickets from a bare Express process.
+    const listBare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
+    children.push(listBare.child);
+    const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', nextAgent()));
+    await stopProcess(listBare.child);
+    const bareP99 = percentile(bareListed, 99);
     const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', nextAgent()));
     const client = await timeSequential(size.baselineRequests, async () => {
       const agentToken = nextAgent();
@@ -451,27 +494,29 @@ async function main() {
       id: 'dashboard',
       figure: `Dashboard: GET /api/tickets/stats at ${thousands(size.tickets)} tickets`,
       result: `p50 ${ms(percentile(stats, 50))}, p99 ${ms(percentile(stats, 99))}`,
-      baseline: `client-side statistics (fetch 1,000 tickets, compute in browser code): p50 ${ms(percentile(client, 50))}, p99 ${ms(percentile(client, 99))}`,
-      target: 'p99 < 10 ms',
-      holds: verdict(percentile(stats, 99) < 10),
-      values: { p50: percentile(stats, 50), p99: percentile(stats, 99), baselineP50: percentile(client, 50), baselineP99: percentile(client, 99) },
+      baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(stats, 99) / bareP99).toFixed(2)}x); client-side statistics (fetch 1,000 tickets, compute in browser code): p50 ${ms(percentile(client, 50))}, p99 ${ms(percentile(client, 99))}`,
+      target: 'p99 < 1.5x the bare route',
+      holds: verdict(percentile(stats, 99) < 1.5 * bareP99),
+      values: {
+        p50: percentile(stats, 50),
+        p99: percentile(stats, 99),
+        bareP99,
+        clientP50: percentile(client, 50),
+        clientP99: percentile(client, 99),
+      },
     });
 
     // 8. the Live Tickets screen's list: a status filter, a sort, 50 rows, as an agent
     log('8/8 live tickets list ...');
     const LIST = '/api/tickets?status=open&sort=priority&limit=50';
     const listed = await timeSequential(size.statsRequests, () => api(base, 'GET', LIST, nextAgent()));
-    const listBare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
-    children.push(listBare.child);
-    const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', nextAgent()));
-    await stopProcess(listBare.child);
     figures.push({
       id: 'list',
       figure: `Live Tickets list: GET ${LIST} as an agent at ${thousands(size.tickets)} tickets`,
       result: `p50 ${ms(percentile(listed, 50))}, p99 ${ms(percentile(listed, 99))}`,
-      baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(percentile(bareListed, 99))}`,
-      target: 'p99 < 20 ms',
-      holds: verdict(percentile(listed, 99) < 20),
+      baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(listed, 99) / bareP99).toFixed(2)}x)`,
+      target: 'p99 < 1.5x the bare route',
+      holds: verdict(percentile(listed, 99) < 1.5 * bareP99),
       values: { p50: percentile(listed, 50), p99: percentile(listed, 99), baselineP50: percentile(bareListed, 50), baselineP99: percentile(bareListed, 99) },
     });
 
@@ -485,16 +530,30 @@ async function main() {
       );
     };
     const firstSearch = await timeSequential(1, () => api(base, 'GET', `/api/search?q=${ONE_WORD_QUERIES[0]}`, nextAgent()));
+    // The event loop held by a query, seen from outside: GET /api/health every 5 ms while the queries run;
+    // its slowest answer bounds the longest time the app answered nothing else.
+    let searching = true;
+    let healthSlowest = 0;
+    const healthProbe = (async () => {
+      while (searching) {
+        const sent = performance.now();
+        await fetch(`${base}/api/health`).then((answer) => answer.arrayBuffer());
+        healthSlowest = Math.max(healthSlowest, performance.now() - sent);
+        await sleep(5);
+      }
+    })();
     const httpOne = await httpSearch(ONE_WORD_QUERIES);
     const httpTwo = await httpSearch(TWO_WORD_QUERIES);
+    searching = false;
+    await healthProbe;
     const replayDrop = 1 - replay.rate / bareReplay.rate;
     figures.push({
       id: 'search',
       figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} FTS5 rows), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
-      result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)})`,
+      result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)}); meanwhile GET /api/health every 5 ms answered within ${ms(healthSlowest)}`,
       baseline: `regex substring scan of the titles and descriptions (the list's search before): one word p50 ${ms(found.regexOneWord.p50)}, p99 ${ms(found.regexOneWord.p99)}; two words p99 ${ms(found.regexTwoWords.p99)}; replay without the index ${thousands(bareReplay.rate)} events/s, RSS ${thousands(bareReplay.rssMb)} MB (index share ${thousands(replay.rssMb - bareReplay.rssMb)} MB)`,
-      target: 'p99 < 50 ms; replay at most 25% slower; RSS < 1 GB',
-      holds: verdict(percentile(httpOne, 99) < 50 && percentile(httpTwo, 99) < 50 && replayDrop <= 0.25 && replay.rssMb < 1024),
+      target: 'p99 < 25 ms, one word and two; health answered within 50 ms meanwhile',
+      holds: verdict(percentile(httpOne, 99) < 25 && percentile(httpTwo, 99) < 25 && healthSlowest < 50),
       values: {
         httpOneP50: percentile(httpOne, 50),
         httpOneP99: percentile(httpOne, 99),
@@ -511,6 +570,7 @@ async function main() {
         replayRssMbWithoutIndex: bareReplay.rssMb,
         postings: found.postings,
         firstQueryMs: firstSearch[0]!,
+        healthSlowestMs: healthSlowest,
       },
     });
 
@@ -551,9 +611,9 @@ async function main() {
       id: 'delivery',
       figure: `Delivery: customer POST → agent socket \`new_message\`, ${conversations.length} conversations at once`,
       result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
-      baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))}`,
-      target: 'p99 < 50 ms',
-      holds: verdict(percentile(delivered, 99) < 50),
+      baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))} (${(percentile(delivered, 99) / percentile(bareDelivered, 99)).toFixed(2)}x)`,
+      target: 'p99 < 2x the bare push',
+      holds: verdict(percentile(delivered, 99) < 2 * percentile(bareDelivered, 99)),
       values: {
         p50: percentile(delivered, 50),
         p99: percentile(delivered, 99),
@@ -571,9 +631,9 @@ async function main() {
       id: 'chat',
       figure: `Chat: POST /api/tickets/:id/messages, ${size.connections} connections (autocannon, ${size.seconds} s)`,
       result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}`,
-      baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)}`,
-      target: "p99 < 50 ms and ≥ 30% of the bare route's req/s",
-      holds: verdict(chat.latency.p99 < 50 && chat.requests.average >= bareChat.requests.average * 0.3 && chat.non2xx === 0),
+      baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)} (chat ${Math.round((100 * chat.requests.average) / bareChat.requests.average)}% of it, p99 ${(chat.latency.p99 / bareChat.latency.p99).toFixed(2)}x)`,
+      target: "≥ 30% of the bare route's req/s, p99 < 2x the bare route's",
+      holds: verdict(chat.requests.average >= bareChat.requests.average * 0.3 && chat.latency.p99 < 2 * bareChat.latency.p99 && chat.non2xx === 0),
       values: {
         rps: chat.requests.average,
         p50: chat.latency.p50,
@@ -598,8 +658,8 @@ async function main() {
       figure: `Memory: resident size of the app at ${thousands(size.tickets)} tickets, ${thousands(desk.events)} events, with every figure's load before it (search index included)`,
       result: `${thousands(startMemory.rssMb)} MB ${START_SETTLE_MS / 1000} s after a start with the models stored (its peak while starting: ${thousands(startMemory.peakMb)} MB); ${thousands(restMemory.rssMb)} MB after ${REST_MS / 1000} s at rest after the loads (the highest reading in that time ${thousands(restHighestMb)} MB); ${thousands(endMemory.rssMb)} MB at the loads' end (peak ${thousands(endMemory.peakMb)} MB)`,
       baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB; first start, rebuilt from the log: ${thousands(firstMemory.rssMb)} MB (peak ${thousands(firstMemory.peakMb)} MB)`,
-      target: '< 1 GB after a start and at rest',
-      holds: verdict(Math.max(startMemory.rssMb, restMemory.rssMb) < 1024),
+      target: '≤ 400 MB after a start and at rest; < 600 MB peak while starting',
+      holds: verdict(Math.max(startMemory.rssMb, restMemory.rssMb) <= 400 && startMemory.peakMb < 600),
       values: {
         startRssMb: startMemory.rssMb,
         startPeakMb: startMemory.peakMb,
@@ -613,8 +673,26 @@ async function main() {
       },
     });
 
+    // 10. a restart after a kill -9 once the loads are over: the WAL recovered, the tail after the last
+    // checkpoint applied (live pages store their checkpoints with them, so the tail is short).
+    log('restart after kill -9 ...');
+    const killed = new Promise((resolve) => app.child.once('exit', resolve));
+    app.child.kill('SIGKILL');
+    await killed;
+    const restarted = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
+    children.push(restarted.child);
+    figures.push({
+      id: 'restart',
+      figure: `Restart: the app SIGKILLed after the loads (${thousands(desk.events)} events and the loads' posts), started again on its files`,
+      result: `ready in ${(restarted.startedMs / 1000).toFixed(2)} s`,
+      baseline: `cold start after a clean stop: ${(app.startedMs / 1000).toFixed(2)} s`,
+      target: '< 3 s',
+      holds: verdict(restarted.startedMs < 3_000),
+      values: { restartMs: Math.round(restarted.startedMs), coldStartMs: Math.round(app.startedMs) },
+    });
+
     if (values.mongo) {
-      await stopProcess(app.child);
+      await stopProcess(restarted.child);
       await stopProcess(bare.child);
       const fast = values.mongo === 'fast' ? await startFastMongo() : undefined;
       try {
@@ -628,12 +706,31 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const order = ['append', 'chat', 'chat-mongo', 'delivery', 'delivery-mongo', 'long', 'replay', 'replay-mongo', 'dashboard', 'memory', 'list', 'search'];
+  // Memory and starts at 100k events beside 1M: from the `small` run of the same day, when there is one.
+  const smallFile = path.join(values.out!, 'results-small.json');
+  if (values.size === 'full' && existsSync(smallFile)) figures.push(growthFigure(JSON.parse(readFileSync(smallFile, 'utf8')) as Results, figures, startedAt));
+  const order = [
+    'append',
+    'chat',
+    'chat-mongo',
+    'delivery',
+    'delivery-mongo',
+    'long',
+    'replay',
+    'restart',
+    'replay-mongo',
+    'dashboard',
+    'memory',
+    'growth',
+    'list',
+    'search',
+  ];
   figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
   const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;
   mkdirSync(values.out!, { recursive: true });
   writeFileSync(path.join(values.out!, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(values.out!, `results-${values.size}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(values.out!, 'results.md'), markdown);
   process.stdout.write(markdown);
   // Sockets and keep-alive agents of the load generator must not hold the process open.

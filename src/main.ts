@@ -49,7 +49,7 @@ async function main() {
     const { admin, agent, customer } = demo.accounts;
     const open = demo.ticketsByStatus.open + demo.ticketsByStatus.in_progress + demo.ticketsByStatus.pending_customer;
     lines.push(
-      `  demo desk: ${demo.agents} agents, ${demo.customers} customers, ${demo.categories} categories, ${demo.cannedMessages} canned replies, ${open} open and ${demo.ticketsByStatus.resolved + demo.ticketsByStatus.closed} finished tickets`,
+      `  demo desk: ${demo.agents} agents, ${demo.customers} customers, ${demo.categories} categories, ${demo.cannedMessages} canned replies, ${demo.macros} macros, ${open} open and ${demo.ticketsByStatus.resolved + demo.ticketsByStatus.closed} finished tickets`,
     );
     lines.push('  demo accounts (fixed passwords, for trying the desk only):');
     for (const account of [admin, agent, customer])

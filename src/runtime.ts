@@ -6,7 +6,7 @@ import { createLogger } from './platform/logger';
 import { countAppends, createMetrics } from './platform/metrics';
 import type { AppDeps } from './app/deps';
 import { Startup } from './app/startup';
-import { type Adapters, createAdapters } from './platform/adapters';
+import { type Adapters, READSTORE_LOCK_FILE, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
 import { Keyring } from './platform/keyring';
@@ -14,7 +14,7 @@ import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
 import { PROJECTIONS_LEASE, ProjectionRunner, type ResetReason } from './projections/runner';
 import { Generations } from './projections/generations';
-import { StoreLease } from './platform/lease';
+import { FileLease, StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -52,9 +52,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await generations?.register();
   const metrics = createMetrics();
   const events = countAppends(adapters.events, metrics.eventsAppended);
-  // A MongoDB read store is shared by every process of the deployment: one of them (the holder of a
-  // lease kept in that store) applies the log, the others follow its checkpoints.
-  const lease = readStore.kind === 'mongodb' ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger }) : undefined;
+  // A MongoDB read store is shared by every process of the deployment, the SQLite file by every process
+  // on its DATA_DIR (the app, `npm run workers`, a second app): one of them, the holder of a lease (kept
+  // in MongoDB, or a lock on a file beside the SQLite one), applies the log; the others follow its checkpoints.
+  const lease =
+    readStore.kind === 'mongodb'
+      ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, ttlMs: config.PROJECTIONS_LEASE_TTL_MS, logger })
+      : readStore.kind === 'sqlite'
+        ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
+        : undefined;
   const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),

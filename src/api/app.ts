@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppDeps } from '../app/deps';
 import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
+import { teamRoutes } from './teams/routes';
 import { eventFeedRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
@@ -29,6 +30,7 @@ import { ratingLinkPages } from './satisfaction/links';
 import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
+import { macroRoutes } from './macros/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
 /**
@@ -44,11 +46,13 @@ const routeModules = [
   identityRoutes,
   userRoutes,
   categoryRoutes,
+  teamRoutes,
   settingsRoutes,
   botRoutes,
   whitelistRoutes,
   deliveryRoutes,
   cannedRoutes,
+  macroRoutes,
   satisfactionRoutes,
   apiTokenRoutes,
   eventFeedRoutes,

@@ -1,6 +1,6 @@
 import { type ChannelBacklog, type DeliveryChannel, channelBacklogs, failedDeliveryCount } from './deliveries/service';
 import type { AppDeps } from './deps';
-import { type ReadModelHealth, projectionStatus, readModelHealth } from './status';
+import { type ReadModelHealth, answeredWithin, projectionStatus, readModelHealth } from './status';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
@@ -44,20 +44,13 @@ export class HealthCheck {
 
   /** The queue's figures, or `down` with the last ones it gave when it does not answer in time. */
   async queueFigures(): Promise<QueueFigures> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), QUEUE_ANSWER_MS)));
-    const figures = Promise.all([failedDeliveryCount(this.deps), channelBacklogs(this.deps)]).then(
-      ([failed, channels]) => ({ failed, channels }),
-      () => null,
+    const answered = await answeredWithin(
+      Promise.all([failedDeliveryCount(this.deps), channelBacklogs(this.deps)]).then(([failed, channels]) => ({ failed, channels })),
+      QUEUE_ANSWER_MS,
     );
-    try {
-      const answered = await Promise.race([figures, timedOut]);
-      if (!answered) return { state: 'down', ...this.last };
-      this.last = answered;
-      return { state: 'up', ...answered };
-    } finally {
-      clearTimeout(timer);
-    }
+    if (!answered) return { state: 'down', ...this.last };
+    this.last = answered;
+    return { state: 'up', ...answered };
   }
 
   /** The public answer: `starting` until ready, then `ok` or `degraded`, from state at most STATUS_FRESH_MS old. */

@@ -1,4 +1,5 @@
 import { countEventsAfter } from '../platform/eventstore/paging';
+import type { ReadStore } from '../platform/readstore/port';
 import { type FaultSummary, faultSummary } from '../projections/faults';
 import type { RunnerTrouble } from '../projections/runner';
 import type { AppDeps } from './deps';
@@ -30,6 +31,23 @@ export async function projectionStatus(deps: Pick<AppDeps, 'projections' | 'even
   return { live, position, head, lag: lag.count, exact: lag.exact, applied };
 }
 
+/** How long health waits for the read store's fault records: a MongoDB that is away answers nothing for the driver's 30 s. */
+const STORE_ANSWER_MS = 700;
+
+/** What `work` answered within `ms`, or null when it failed or took longer (it goes on unawaited). */
+export async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([work.catch(() => null), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The fault records each store last answered with, shown while it does not answer. */
+const lastSummary = new WeakMap<ReadStore, FaultSummary>();
+
 export interface ReadModelHealth extends FaultSummary, RunnerTrouble {
   /** One line per fault, naming the projection and why (health's `problems`); empty when the models follow the log. */
   problems: string[];
@@ -39,12 +57,16 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 /**
  * What keeps the read models from being what the log says: conflicts and failures they recorded,
- * projections stalled behind the log, a catch-up being retried. Any of them makes health `degraded`.
+ * projections stalled behind the log, a catch-up being retried, a read store that does not answer
+ * (no process can apply the log to it, nor read it). Any of them makes health `degraded`.
  */
 export async function readModelHealth(deps: Pick<AppDeps, 'projections' | 'readStore'>): Promise<ReadModelHealth> {
-  const summary = await faultSummary(deps.readStore);
+  const answered = await answeredWithin(faultSummary(deps.readStore), STORE_ANSWER_MS);
+  if (answered) lastSummary.set(deps.readStore, answered);
+  const summary = answered ?? lastSummary.get(deps.readStore) ?? { conflicts: 0, failures: 0, byProjection: [] };
   const trouble = deps.projections.trouble();
   const problems = [
+    ...(answered ? [] : [`read store: not answering within ${STORE_ANSWER_MS / 1000} s`]),
     ...summary.byProjection.map(({ projection, kind, field, count }) =>
       kind === 'conflict'
         ? `${projection}: ${plural(count, 'value')} of ${field} held by more than one document`

@@ -1,12 +1,13 @@
 import { Presets, SingleBar } from 'cli-progress';
-import { createAdapters } from '../platform/adapters';
+import path from 'node:path';
+import { READSTORE_LOCK_FILE, createAdapters } from '../platform/adapters';
 import { type Config, loadConfig } from '../platform/config';
 import type { ReadStore } from '../platform/readstore/port';
 import { allProjections } from '../projections/all';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { type ProjectionCheck, checkProjections, describeCheck, replayInto } from '../projections/check';
 import { CHECKPOINTS, PROJECTIONS_LEASE, ProjectionRunner, type ReplayProgress } from '../projections/runner';
-import { StoreLease } from '../platform/lease';
+import { FileLease, StoreLease } from '../platform/lease';
 import { Generations } from '../projections/generations';
 import pino from 'pino';
 
@@ -15,7 +16,8 @@ import pino from 'pino';
  * progress bar, and checks that they equal the live ones.
  * - With MONGO_URL the live read models are the shared collections: they are compared at their
  *   checkpoint; `-- --write` then rebuilds them in place (stop the apps' projection runners first).
- * - With the embedded read store the live models exist only inside the running app: the rebuild
+ * - With the embedded SQLite file (DATA_DIR/readstore.db) the same, the file's lock standing for the lease.
+ * - With READSTORE=memory the live models exist only inside the running app: the rebuild
  *   runs here, and the app is asked to compare its own (GET /api/audit/projections, signing in as
  *   ADMIN_EMAIL / ADMIN_PASSWORD at APP_URL, default http://127.0.0.1:PORT).
  * Exit code 1 when they differ.
@@ -80,8 +82,8 @@ async function main(args: string[]): Promise<number> {
   try {
     const head = await events.headPosition();
     console.log(`Rebuilding ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) from ${events.kind}, ${head} positions.`);
-    // The embedded stores (heap or SQLite file) are rebuilt apart and compared with the running app's; only a shared store is written in place.
-    if (readStore.kind !== 'mongodb') {
+    // Models on the heap are rebuilt apart and compared with the running app's; a store of its own (MongoDB, the SQLite file) is compared and written in place.
+    if (readStore.kind === 'memory') {
       const bar = progressBar('rebuild');
       bar.start(head);
       const started = Date.now();
@@ -116,7 +118,11 @@ async function main(args: string[]): Promise<number> {
     }
     if (args.includes('--write') || live === null) {
       // Only the holder of the read models' lease writes them: a running app holds it while it applies the log.
-      const lease = new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger: pino({ level: 'silent' }) });
+      const logger = pino({ level: 'silent' });
+      const lease =
+        readStore.kind === 'sqlite'
+          ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
+          : new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger });
       await lease.start();
       if (!lease.held) {
         await lease.stop();

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { pageQuery, queryInt } from './paging';
 import { multiLine, singleLine } from './text';
 
-/** Canned message rules and wordings of docs/product.md section 5; shared by the API and the web form. */
-const shortcode = z
+/** Canned message rules and wordings of docs/product.md section 5; shared by the API and the web form (macros take the same shortcodes). */
+export const shortcode = z
   .string({ message: 'Shortcode is required' })
   .trim()
   .toLowerCase()

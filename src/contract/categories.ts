@@ -19,6 +19,8 @@ export interface CategoryDetails {
   order: number;
   isActive: boolean;
   customFields: CustomField[];
+  /** "Route new tickets to team" (docs/teams.md): the team this category's new tickets go to; absent or null for none. */
+  routeTeamId?: string | null;
 }
 
 /** Input rules of docs/product.md section 5 for categories; shared by the API and the web forms. */
@@ -72,6 +74,7 @@ const categoryFields = {
   order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').default(0),
   isActive: z.boolean().default(true),
   customFields: z.array(customFieldSchema).max(20, 'A category can have at most 20 custom fields').default([]),
+  routeTeamId: z.string({ message: 'routeTeamId must be a team id or null' }).min(1, 'routeTeamId must be a team id or null').nullable().optional(),
 };
 
 export const createCategorySchema = z
@@ -93,6 +96,7 @@ export const updateCategorySchema = z
     order: z.number().int('Order must be a whole number').min(0, 'Order must be at least 0').optional(),
     isActive: z.boolean().optional(),
     customFields: categoryFields.customFields.optional(),
+    routeTeamId: categoryFields.routeTeamId,
   })
   .strict();
 

@@ -5,6 +5,7 @@ import { queryInt } from './paging';
 export const FEED_EVENT_TYPES = [
   'TicketOpened',
   'TicketStatusChanged',
+  'TicketPriorityChanged',
   'AgentAssignedToTicket',
   'AgentUnassignedFromTicket',
   'TicketOutcomeRecorded',

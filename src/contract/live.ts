@@ -1,4 +1,4 @@
-import type { StatusChangeReason, TicketStatus } from './tickets';
+import type { Priority, StatusChangeReason, TicketStatus } from './tickets';
 import type { Role } from './users';
 
 /**
@@ -49,9 +49,14 @@ export type PresenceSnapshot = { ok: true; tickets: TicketPresence[] } | { ok: f
 export type TicketChange =
   /** `reason`: why, when nobody chose the status (the customer's reply reopened the ticket). */
   | { kind: 'status'; from: TicketStatus; to: TicketStatus; by: string | null; reason?: StatusChangeReason }
+  | { kind: 'priority'; from: Priority; to: Priority; by: string | null }
   | { kind: 'assigned'; agentId: string; by: string | null }
   | { kind: 'unassigned'; agentId: string; by: string | null }
   | { kind: 'outcome'; by: string | null }
+  /** docs/teams.md: staff only, as the outcome. */
+  | { kind: 'team'; teamId: string | null; by: string | null }
+  | { kind: 'tags'; by: string | null }
+  | { kind: 'category'; by: string | null }
   /** A merge (docs/tickets.md): this ticket went `into` the other, took `from` it, or the merge with it was undone; `other` is its number. */
   | { kind: 'merge'; action: 'into' | 'from' | 'undone'; other: number; by: string | null };
 

@@ -93,6 +93,8 @@ export const Ticket = z
     }),
     mergedFrom: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'The tickets merged into this one' }),
     related: z.array(z.strictObject({ _id: id, ticketId: z.int() })).meta({ description: 'Related tickets, both directions (staff; empty for a customer)' }),
+    team: z.strictObject({ _id: id, name: z.string() }).nullable().meta({ description: 'The team the ticket is with (staff; null for a customer)' }),
+    tags: z.array(z.string()).meta({ description: "Staff's tags, in the order added (empty for a customer)" }),
   })
   .meta({ id: 'Ticket' });
 
@@ -212,9 +214,21 @@ export const Category = z
     color: z.string(),
     ...ordering,
     customFields: z.array(anyObject('A custom field: fieldName, fieldType, prompt, placeholder, required...')),
+    routeTeamId: id.nullable().meta({ description: '"Route new tickets to team": the team new tickets in this category go to, or null' }),
     ...stamps,
   })
   .meta({ id: 'Category' });
+
+/** A team (docs/teams.md): its members named, an archived one kept so that tickets still name it. */
+export const Team = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    members: z.array(person),
+    archived: z.boolean(),
+    ...stamps,
+  })
+  .meta({ id: 'Team' });
 
 export const CannedMessage = z
   .strictObject({
@@ -229,6 +243,44 @@ export const CannedMessage = z
     lastUsed: time.nullable(),
   })
   .meta({ id: 'CannedMessage' });
+
+const macroActions = [
+  z.strictObject({ type: z.literal('status'), status: z.enum(TICKET_STATUSES) }),
+  z.strictObject({ type: z.literal('priority'), priority: z.enum(PRIORITIES) }),
+  z.strictObject({ type: z.literal('assign'), agentId: z.string().meta({ description: "A user id, or 'me': whoever applies the macro" }) }),
+  z.strictObject({ type: z.literal('note'), text: z.string() }),
+] as const;
+const macroAction = z.discriminatedUnion('type', macroActions);
+const label = { label: z.string().meta({ description: 'The action in words, as a refusal names it' }) };
+const previewAction = z.discriminatedUnion('type', [
+  macroActions[0].extend(label),
+  macroActions[1].extend(label),
+  macroActions[2].extend(label),
+  macroActions[3].extend(label),
+]);
+
+export const Macro = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    shortcode: z.string(),
+    reply: z.string(),
+    actions: z.array(macroAction),
+    shared: z.boolean(),
+    version: z.int(),
+    owner: namedPerson,
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Macro' });
+
+export const MacroPreview = z
+  .strictObject({
+    macro: z.strictObject({ _id: id, name: z.string(), version: z.int() }),
+    reply: z.string().meta({ description: 'The reply with its variables filled in for this ticket and agent' }),
+    actions: z.array(previewAction),
+  })
+  .meta({ id: 'MacroPreview' });
 
 export const Delivery = z
   .strictObject({
@@ -351,7 +403,10 @@ export type TicketStats = z.infer<typeof TicketStats>;
 export type Health = z.infer<typeof Health>;
 export type PublicHealth = z.infer<typeof PublicHealth>;
 export type Category = z.infer<typeof Category>;
+export type Team = z.infer<typeof Team>;
 export type CannedMessage = z.infer<typeof CannedMessage>;
+export type Macro = z.infer<typeof Macro>;
+export type MacroPreview = z.infer<typeof MacroPreview>;
 export type Delivery = z.infer<typeof Delivery>;
 export type UserStats = z.infer<typeof UserStats>;
 export type PublicSettings = z.infer<typeof PublicSettings>;
@@ -396,6 +451,10 @@ export const HistoryEntry = z
       })
       .nullable(),
     summary: z.string(),
+    macro: z
+      .strictObject({ id: z.string(), name: z.string(), version: z.int() })
+      .optional()
+      .meta({ description: 'The macro (as it stood) whose application made this event (docs/macros.md)' }),
     data: z.record(z.string(), z.unknown()),
     hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),
   })

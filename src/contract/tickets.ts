@@ -126,9 +126,29 @@ export const updateTicketSchema = z
   .object({
     status: z.enum(TICKET_STATUSES, { message: 'Status must be open, in_progress, pending_customer, resolved or closed' }).optional(),
     assignedAgent: z.string().min(1, 'assignedAgent must be a user id or null').nullable().optional(),
+    /** docs/teams.md: the team the ticket is with, or null for none. */
+    team: z.string({ message: 'team must be a team id or null' }).min(1, 'team must be a team id or null').nullable().optional(),
+    priority: z.enum(PRIORITIES, { message: 'Priority must be low, medium, high or urgent' }).optional(),
+    category: z.string({ message: 'category must be a category id' }).trim().min(1, 'category must be a category id').optional(),
   })
   .strict()
-  .refine((body) => body.status !== undefined || body.assignedAgent !== undefined, { message: 'Send a status, an assignedAgent, or both' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'Send at least one of status, assignedAgent, team, priority and category',
+  });
+
+/** docs/teams.md, tags: lowercase words staff put on tickets to find them again. */
+export const TAGS_PER_TICKET = 20;
+const TAG_RULE = 'A tag is 1 to 30 lowercase letters, digits, hyphens or underscores, starting with a letter or digit';
+export const tagSchema = z
+  .string({ message: 'tag is required' })
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,29}$/, TAG_RULE);
+export const ticketTagSchema = z.object({ tag: tagSchema }).strict();
+export const tagSuggestionsQuery = z.object({
+  q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
+  limit: queryInt('limit', { min: 1, max: 50 }).default(10),
+});
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
@@ -194,6 +214,10 @@ export const listTicketsQuery = z.object({
     .transform((value) => value === 'true')
     .optional(),
   category: z.string().min(1).optional(),
+  /** docs/teams.md: tickets with this tag (staff). */
+  tag: tagSchema.optional(),
+  /** docs/teams.md: one team's tickets, or `mine`, those of every team the caller is in (staff). */
+  team: z.string().min(1, 'team must be a team id or mine').optional(),
   customer: z.string().min(1).optional(),
   q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
   satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),

@@ -135,6 +135,25 @@ describe('the demo desk', () => {
     const canned = (await server.request('GET', '/api/canned-messages', { token: agent })).body.cannedMessages as Array<{ shortcode: string }>;
     expect(canned.length).toBe(desk.cannedMessages);
     expect(canned.map((message) => message.shortcode)).toEqual(expect.arrayContaining(['hello', 'refund', 'reset-pw']));
+    const macros = (await server.request('GET', '/api/macros', { token: agent })).body.macros as Array<{ name: string; shared: boolean }>;
+    expect(macros.map(({ name, shared }) => [name, shared])).toEqual([
+      ['Refund issued', true],
+      ['Taking this one', false],
+    ]);
+  });
+
+  it('when staff look at teams, then Billing and Technical route their tickets to Payments and Technical Support (docs/teams.md)', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const teams = (await server.request('GET', '/api/teams', { token: agent })).body.teams as Array<{ _id: string; name: string; members: unknown[] }>;
+    expect(teams.map((team) => [team.name, team.members.length])).toEqual([
+      ['Payments', 2],
+      ['Technical Support', 3],
+    ]);
+    const billing = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body.tickets.filter(
+      (ticket: { category: { name: string } }) => ticket.category.name === 'Billing',
+    );
+    expect(billing.length).toBeGreaterThan(0);
+    expect(billing.every((ticket: { team: { name: string } | null }) => ticket.team?.name === 'Payments')).toBe(true);
   });
 
   it('when demo customers open a ticket, then the category asks its custom fields and the one-open-ticket rule holds for seeded tickets', async () => {

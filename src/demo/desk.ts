@@ -7,11 +7,15 @@ import argon2 from 'argon2';
 import { cannedDecider } from '../domain/canned/decide';
 import { cannedStream } from '../domain/canned/canned';
 import { categoryDecider } from '../domain/category/decide';
+import { macroDecider } from '../domain/macro/decide';
+import { type MacroDetails, macroStream } from '../domain/macro/macro';
 import { categoryStream } from '../domain/category/category';
 import type { CustomField } from '#contract/categories';
 import { ConflictError } from '#contract/errors';
 import { reservationDecider, reservationStream } from '../domain/reservation/reservation';
-import { type CategoryLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
+import { type CategoryLookup, type TeamLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
+import { teamDecider } from '../domain/team/decide';
+import { teamStream } from '../domain/team/team';
 import type { CustomFieldAnswer } from '#contract/customFields';
 import { FIRST_TICKET_NUMBER, type MessagesMovedOutData, TICKET_NUMBER_STREAM, type TicketOpenedData, ticketStream } from '../domain/ticket/ticket';
 import { type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
@@ -33,6 +37,30 @@ export const DEMO_PASSWORDS = { admin: 'demo-admin', agent: 'demo-agent', custom
 
 export class DemoRefusedError extends Error {}
 
+const MACROS: MacroDetails[] = [
+  {
+    name: 'Refund issued',
+    shortcode: 'refund-done',
+    reply:
+      'Hi {{customer.firstName}}, we have issued your refund for ticket #{{ticket.number}}; it shows on your statement in 3 to 5 working days. {{agent.firstName}}',
+    actions: [
+      { type: 'status', status: 'resolved' },
+      { type: 'note', text: 'Refund issued by {{agent.name}}' },
+    ],
+    shared: true,
+  },
+  {
+    name: 'Taking this one',
+    shortcode: 'mine',
+    reply: 'Hi {{customer.firstName}}, I\'m {{agent.firstName}} and I\'ll look after "{{ticket.title}}" from here.',
+    actions: [
+      { type: 'assign', agentId: 'me' },
+      { type: 'priority', priority: 'high' },
+    ],
+    shared: false,
+  },
+];
+
 interface DemoAccount {
   role: Role;
   name: string;
@@ -47,6 +75,7 @@ export interface DemoDesk {
   customers: number;
   categories: number;
   cannedMessages: number;
+  macros: number;
   ticketsByStatus: Record<TicketStatus, number>;
   events: number;
 }
@@ -81,6 +110,12 @@ const CUSTOMERS = [
 ] as const;
 
 type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
+
+/** The demo's teams: the category whose new tickets each takes, its name and its agents (by place in AGENTS; Marcus is in both). */
+const TEAMS: Array<[CategoryKey, string, number[]]> = [
+  ['billing', 'Payments', [0, 1]],
+  ['technical', 'Technical Support', [1, 2, 3]],
+];
 
 const CATEGORIES: Record<CategoryKey, { name: string; description: string; color: string; customFields: CustomField[] }> = {
   billing: {
@@ -632,10 +667,25 @@ export async function seedDemoDesk(
   const agents: Person[] = [];
   for (const [first, last] of AGENTS) agents.push(await person('agent', first, last, `${first}.${last}@desk.demo`.toLowerCase(), new Date(start + MINUTE)));
 
+  // Teams (docs/teams.md): Billing routes its new tickets to Payments, Technical to Technical Support.
+  const teams: Partial<Record<CategoryKey, TeamLookup>> = {};
+  for (const [key, name, members] of TEAMS) {
+    const teamId = randomUUID();
+    await handleCommand(
+      events,
+      teamStream(teamId),
+      teamDecider,
+      { type: 'CreateTeam', teamId, name, members: members.map((index) => ({ userId: agents[index]!.userId, role: 'agent' as const, isActive: true })) },
+      contextOf(admin, new Date(start + 2 * MINUTE)),
+    );
+    teams[key] = { teamId, name, archived: false };
+  }
+
   const categories = {} as Record<CategoryKey, CategoryLookup>;
   let order = 0;
   for (const [key, category] of Object.entries(CATEGORIES) as Array<[CategoryKey, (typeof CATEGORIES)[CategoryKey]]>) {
     const categoryId = randomUUID();
+    const routeTeam = teams[key] ?? null;
     const input = {
       name: category.name,
       description: category.description,
@@ -643,6 +693,7 @@ export async function seedDemoDesk(
       order: order++,
       isActive: true,
       customFields: category.customFields,
+      ...(routeTeam ? { routeTeamId: routeTeam.teamId } : {}),
     };
     await handleCommand(
       events,
@@ -651,7 +702,7 @@ export async function seedDemoDesk(
       { type: 'CreateCategory', categoryId, input },
       contextOf(admin, new Date(start + 2 * MINUTE)),
     );
-    categories[key] = { categoryId, isActive: true, customFields: category.customFields };
+    categories[key] = { categoryId, isActive: true, customFields: category.customFields, routeTeam };
   }
 
   // Service levels (docs/sla.md): a business-hours calendar, and two policies, billing's around the clock.
@@ -681,6 +732,22 @@ export async function seedDemoDesk(
       categoryId: canned.category ? categories[canned.category].categoryId : null,
     };
     await handleCommand(events, cannedStream(cannedId), cannedDecider, { type: 'CreateCannedMessage', cannedId, createdBy: admin.userId, details }, context);
+  }
+
+  // Macros (docs/macros.md): one shared by the admin, one personal to the first agent.
+  for (const [owner, macro] of [
+    [admin, MACROS[0]!],
+    [agents[0]!, MACROS[1]!],
+  ] as const) {
+    const macroId = randomUUID();
+    const actor = { userId: owner.userId, role: owner.role };
+    await handleCommand(
+      events,
+      macroStream(macroId),
+      macroDecider,
+      { type: 'CreateMacro', macroId, actor, details: macro },
+      contextOf(owner, new Date(start + 4 * MINUTE)),
+    );
   }
 
   const customers: Person[] = [];
@@ -868,6 +935,7 @@ export async function seedDemoDesk(
     customers: customers.length,
     categories: Object.keys(categories).length,
     cannedMessages: CANNED.length,
+    macros: MACROS.length,
     ticketsByStatus,
     events: await events.headPosition(),
   };

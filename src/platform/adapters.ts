@@ -37,6 +37,8 @@ export function createEventStore(config: Config, logger?: QueueLogger): EventSto
 
 /** The embedded read store's file in DATA_DIR (with its `-wal` and `-shm`). */
 export const READSTORE_FILE = 'readstore.db';
+/** Beside it: the lock whose holder applies the log into it (`FileLease`); the other processes on the DATA_DIR follow. */
+export const READSTORE_LOCK_FILE = 'readstore.lock';
 
 /** The read store without MONGO_URL: in DATA_DIR/readstore.db, or (READSTORE=memory) on the heap, rebuilt at every start. */
 function embeddedReadStore(config: Config, logger: QueueLogger | undefined): ReadStore {

@@ -1,7 +1,7 @@
 import { ConflictError } from '#contract/errors';
 import { CLAIM_WITHDRAWN } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { type Actor, type EventStore, type RecordedEvent, isWrongExpectedVersion, recordedAs } from './eventstore/port';
+import { type Actor, type EventStore, type MacroRef, type RecordedEvent, isWrongExpectedVersion, recordedAs } from './eventstore/port';
 
 const SCHEMA_VERSION = 1;
 
@@ -11,6 +11,8 @@ export interface CommandContext {
   now: Date;
   correlationId?: string;
   causationId?: string;
+  /** Set while a macro is applied: recorded on each event it makes. */
+  macro?: MacroRef;
 }
 
 export interface CommandResult<State, Event extends DomainEvent> {
@@ -172,5 +174,6 @@ export const metadataOf = (context: CommandContext) => {
     schemaVersion: SCHEMA_VERSION,
     ...(correlationId ? { correlationId } : {}),
     ...(context.causationId ? { causationId: context.causationId } : {}),
+    ...(context.macro ? { macro: context.macro } : {}),
   };
 };

@@ -101,6 +101,11 @@ const schema = z.object({
    * another process takes over; only used with REDIS_URL.
    */
   WORKERS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
+  /**
+   * How long a stopped or stalled holder keeps the read models' lease (who applies the log to a shared
+   * MongoDB) before another process takes over; only used with MONGO_URL (docs/read-models.md).
+   */
+  PROJECTIONS_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000),
   /** How long after a merge staff can still undo it (docs/tickets.md, merging). */
   MERGE_UNDO_WINDOW_DAYS: z.coerce.number().min(0).max(3650).default(7),
   /** A merge or split whose second append has not come this long after its first is completed by the workers (docs/tickets.md). */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import IORedis, { type Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
@@ -21,6 +22,11 @@ export interface Lease {
    * was sent) that no other process can have taken it since: within half the ttl.
    */
   readonly surelyHeld: boolean;
+  /**
+   * No other process can hold it while this one lives (a lock of the operating system, `FileLease`):
+   * a holder that stalls keeps it, so its writes need no fence.
+   */
+  readonly exclusive?: boolean;
   /** Called (one change at a time) when this process gains or loses the lease; returns the unsubscribe function. */
   onChange(listener: (held: boolean) => Promise<void> | void): () => void;
   start(): Promise<void>;
@@ -325,5 +331,75 @@ export class StoreLease extends TimedLease {
   /** Expires the lease but keeps its document: the epoch must never start again from 1. */
   protected async release(): Promise<void> {
     await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { expiresAt: 0 } });
+  }
+}
+
+export interface FileLeaseOptions {
+  /** The lock file (a SQLite database of one row: the epoch). */
+  filename: string;
+  key: string;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+/** How often a standby tries to take a file lease: a holder that stops or dies is followed within this. */
+const FILE_LEASE_TTL_MS = 1_500;
+
+/**
+ * A lease for the processes of one machine sharing one DATA_DIR (the embedded read store's file, the
+ * in-process workers): held as SQLite's exclusive lock on a file of its own, which the operating system
+ * drops the moment the holder's process ends, SIGKILL included, so a standby takes over within
+ * half a second and nothing expires. A holder that stalls (SIGSTOP) keeps it: nobody else can write
+ * meanwhile, so nothing needs fencing. The epoch is kept in the file and grows at every take.
+ */
+export class FileLease extends TimedLease {
+  readonly exclusive = true;
+  private db: Database.Database | null = null;
+
+  constructor(private readonly options: FileLeaseOptions) {
+    super(options.key, FILE_LEASE_TTL_MS, options.logger);
+  }
+
+  override get surelyHeld(): boolean {
+    return this.held;
+  }
+
+  protected async take(): Promise<number | null> {
+    // No busy wait: a lock another process holds answers SQLITE_BUSY at once.
+    const db = new Database(this.options.filename, { timeout: 0 });
+    try {
+      // In exclusive locking mode a connection keeps the lock of its first write until it closes.
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (error) {
+      db.close();
+      if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) return null;
+      throw error;
+    }
+    try {
+      db.exec('CREATE TABLE IF NOT EXISTS lease (key TEXT PRIMARY KEY, epoch INTEGER NOT NULL)');
+      const { epoch } = db
+        .prepare('INSERT INTO lease (key, epoch) VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET epoch = epoch + 1 RETURNING epoch')
+        .get(this.key) as { epoch: number };
+      db.exec('COMMIT');
+      this.db = db;
+      return epoch;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** The lock cannot be taken from a living holder. */
+  protected async renew(): Promise<boolean> {
+    return this.db !== null;
+  }
+
+  protected async release(): Promise<void> {
+    this.db?.close();
+    this.db = null;
+  }
+
+  protected override close(): void {
+    void this.release();
   }
 }

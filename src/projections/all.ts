@@ -5,12 +5,15 @@ import { cannedProjection } from './canned';
 import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
+import { macrosProjection } from './macros';
 import type { Projection } from './runner';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
 import { slaProjection } from './sla';
 import { sessionsProjection } from './sessions';
 import { settingsProjection } from './settings';
+import { tagsProjection } from './tags';
+import { teamsProjection } from './teams';
 import { ticketActivityProjection } from './ticketActivity';
 import { ticketsProjection } from './tickets';
 import { usersProjection } from './users';
@@ -25,6 +28,7 @@ export const allProjections: Projection[] = [
   usersProjection,
   sessionsProjection,
   categoriesProjection,
+  teamsProjection,
   settingsProjection,
   botCommandsProjection,
   whitelistProjection,
@@ -36,7 +40,9 @@ export const allProjections: Projection[] = [
   ticketActivityProjection,
   feedProjection,
   cannedProjection,
+  macrosProjection,
   satisfactionProjection,
   slaProjection,
+  tagsProjection,
   searchProjection,
 ].map(applyingPages);

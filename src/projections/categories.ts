@@ -12,6 +12,7 @@ export interface CategoryView extends Doc {
   order: number;
   isActive: boolean;
   customFields: CustomField[];
+  routeTeamId?: string | null;
   createdAt: string;
   updatedAt: string;
   _revision: number;

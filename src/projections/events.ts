@@ -3,12 +3,14 @@ import type { BotCommandEvent } from '../domain/botCommand/botCommand';
 import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
+import type { MacroEvent } from '../domain/macro/macro';
 import type { ReservationEvent } from '../domain/reservation/reservation';
 import type { SatisfactionSettingsEvent } from '../domain/satisfaction/settings';
 import type { SlaSettingsEvent } from '../domain/sla/settings';
 import type { SessionEvent } from '../domain/session/session';
 import type { SystemSettingsEvent } from '../domain/settings/settings';
 import type { DomainEvent } from '../domain/shared/decider';
+import type { TeamEvent } from '../domain/team/team';
 import type { TelegramChatEvent } from '../domain/telegramChat/chat';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
@@ -24,11 +26,13 @@ type DeskEvent =
   | BotSettingsEvent
   | CannedEvent
   | CategoryEvent
+  | MacroEvent
   | ReservationEvent
   | SatisfactionSettingsEvent
   | SessionEvent
   | SlaSettingsEvent
   | SystemSettingsEvent
+  | TeamEvent
   | TelegramChatEvent
   | TicketEvent
   | UserEvent

@@ -86,6 +86,7 @@ function mentioned(events: TicketRecorded[]) {
       if (typeof data[key] === 'string') users.add(data[key]);
     }
     if (event.type === 'TicketOpened') categories.add(event.data.categoryId);
+    if (event.type === 'TicketCategoryChanged') [event.data.categoryId, event.data.previous].forEach((id) => categories.add(id));
     if (event.type === 'TicketMergedFrom' || event.type === 'MergedMessagesCopied' || event.type === 'MessagesMovedIn')
       for (const message of event.data.messages) users.add(message.senderId);
   }
@@ -111,12 +112,30 @@ const quote = (text: string, max = 80) => {
 };
 const files = (names: string[]) => `${names.length} ${names.length === 1 ? 'file' : 'files'} (${names.join(', ')})`;
 
-function summarise(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: string): string {
+function summarise(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: (categoryId: string) => string): string {
   switch (event.type) {
     case 'TicketOpened': {
       const { number, title, priority, platform, customFieldValues } = event.data;
       const answers = customFieldValues.length > 0 ? `, ${customFieldValues.length} custom field ${customFieldValues.length === 1 ? 'answer' : 'answers'}` : '';
-      return `Opened ticket #${number} ${quote(title)} for ${nameOf(event.data.customerId)} (${categoryName}, priority ${priority}${answers}) via ${platform === 'telegram' ? 'Telegram' : 'the web'}`;
+      return `Opened ticket #${number} ${quote(title)} for ${nameOf(event.data.customerId)} (${categoryName(event.data.categoryId)}, priority ${priority}${answers}) via ${platform === 'telegram' ? 'Telegram' : 'the web'}`;
+    }
+    case 'TicketTeamChanged': {
+      const { teamName, previousTeamName, reason, categoryId } = event.data;
+      if (reason === 'category-routing') return `Routed to the team ${quote(teamName ?? '')} by the category ${quote(categoryName(categoryId ?? ''))}`;
+      const from = previousTeamName === null ? '' : ` (previously ${quote(previousTeamName)})`;
+      return teamName === null ? `Took the ticket out of the team ${quote(previousTeamName ?? '')}` : `Put the ticket with the team ${quote(teamName)}${from}`;
+    }
+    case 'TicketTagAdded':
+      return `Added the tag ${quote(event.data.tag)}`;
+    case 'TicketTagRemoved':
+      return `Removed the tag ${quote(event.data.tag)}`;
+    case 'TicketPriorityChanged':
+      return `Changed the priority from ${event.data.previous} to ${event.data.priority}`;
+    case 'TicketCategoryChanged':
+      return `Moved the ticket from the category ${quote(categoryName(event.data.previous))} to ${quote(categoryName(event.data.categoryId))}`;
+    case 'SlaPolicyReapplied': {
+      const { policyName, version } = event.data.policy;
+      return `Follows the SLA policy ${quote(policyName)} (settings version ${version}) since its ${event.data.reason} changed; running clocks keep their time and take its targets`;
     }
     case 'TicketStatusChanged':
       return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}${event.data.reason === 'customer-replied' ? ' by replying' : ''}`;
@@ -197,12 +216,18 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
 }
 
 /** The event's line in the history; an event whose stored data lacks what its type has (altered by hand) says so instead. */
-function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: string): string {
+function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, categoryName: (categoryId: string) => string): string {
   try {
     return summarise(event, nameOf, categoryName);
   } catch {
     return `Unreadable: its stored data does not have the fields of a ${event.type} event`;
   }
+}
+
+/** An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md). */
+function macroSummary(event: TicketRecorded, summary: string): string {
+  const { macro } = event.metadata;
+  return macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
 }
 
 /** The whole history of a ticket, oldest first, with names and readable summaries. */
@@ -217,13 +242,14 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
   }
   const nameOf = (userId: string) => people.get(userId)?.name ?? 'Unknown user';
   const opened = stream[0] as TicketRecorded & { type: 'TicketOpened' };
-  const category = await findCategory(directory, opened.data.categoryId);
+  const categories = new Map<string, string>();
+  for (const categoryId of mentioned(stream).categories) categories.set(categoryId, (await findCategory(directory, categoryId)).name);
   const verification = verifyStreamEvents(stream);
   return {
     ticketId: opened.data.ticketId,
     number: opened.data.number,
     events: stream.map((event) => {
-      const actor = event.metadata.actor;
+      const { actor, macro } = event.metadata;
       const person = actor ? people.get(actor.userId) : undefined;
       return {
         revision: event.revision,
@@ -241,7 +267,11 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
               ...(actor.token ? { token: { id: actor.token.id, label: actor.token.label } } : {}),
             }
           : null,
-        summary: summaryOf(event, nameOf, category.name),
+        summary: macroSummary(
+          event,
+          summaryOf(event, nameOf, (categoryId) => categories.get(categoryId) ?? 'Unknown category'),
+        ),
+        ...(macro ? { macro: { id: macro.id, name: macro.name, version: macro.version } } : {}),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };
@@ -301,7 +331,12 @@ export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>
     event.type === 'ClaimWithdrawn' ||
     event.type === 'MessagesRead' ||
     event.type === 'SlaPolicyApplied' ||
+    event.type === 'SlaPolicyReapplied' ||
     event.type === 'SlaWarningRaised' ||
+    // Teams are how the desk shares its work (docs/teams.md): staff's to see.
+    event.type === 'TicketTeamChanged' ||
+    event.type === 'TicketTagAdded' ||
+    event.type === 'TicketTagRemoved' ||
     isAboutNote(event, internal)
   );
 }

@@ -406,7 +406,8 @@ export class ProjectionRunner {
     if (this.leadership.kind !== 'leading' || this.leadership.epoch !== epoch || this.stopped) return;
     const lease = this.options.lease;
     try {
-      if (lease) {
+      // A lease no other process can hold while this one lives (a file lock) needs no fence.
+      if (lease && !lease.exclusive) {
         const fenced = new FencedReadStore(this.store, epoch, PROJECTIONS_LEASE, () => this.standing(epoch));
         await fenced.fence();
         this.writer = fenced;

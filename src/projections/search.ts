@@ -381,8 +381,8 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  // 5: on SQLite the word lists stay empty.
-  version: 5,
+  // 5: on SQLite the word lists stay empty; 6: on SQLite a word row per ticket (searchIndex.ts).
+  version: 6,
   collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();

@@ -23,18 +23,37 @@ const FIRST_FIELD_SLOT = 3;
 /** BM25's term-frequency saturation. */
 const K1 = 1.2;
 const ROW_TABLES = ['search_fts', 'search_fts_notes'] as const;
-/** Tickets of a query this close in number are ranked from one range of rows (`runsOf`). */
-const RUN_GAP = 8;
+/**
+ * A query's tickets are read as a few ranges of rows (`runsOf`): each range is one FTS5 cursor,
+ * which seeks the word in every segment of the index (about 0.13 ms with the dozen segments of
+ * 100,000 tickets before `mergeSegments` kept them few), while a row read inside a range costs some 30 ns: a gap between two tickets is
+ * worth a cursor of its own when it holds more than SEEK_ROWS rows of the word.
+ */
+const MAX_RUNS = 6;
+const SEEK_ROWS = 4000;
+/** Ranking splits the window's numbers at gaps worth a cursor (SEEK_ROWS), up to this many ranges. */
+const RANK_RUNS = 32;
+/** Words whose counts of rows `rowsHolding` keeps. */
+const VOCABULARY_KEPT = 2000;
 /** A row's weight by where it is in its ticket, as MiniSearch's field boosts on the Mongo path. */
 const weight = (rowid: string) =>
   `CASE WHEN (${rowid} % ${TICKET_SPAN}) >= ${MESSAGE_SLOT} THEN 1 WHEN (${rowid} % ${TICKET_SPAN}) = 0 THEN 6 WHEN (${rowid} % ${TICKET_SPAN}) = ${TITLE_SLOT} THEN 3 ELSE 1.5 END`;
 const PERSON_WEIGHT = 2;
 
 const TOKENIZE = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'";
+/**
+ * A prefix longer than the longest prefix index (`headphon…`) is answered by merging the rows of
+ * every word it begins over the whole index, at each cursor: its query reads one range of rows
+ * (`runsOf`), so the merge is done once.
+ */
+const LONGEST_PREFIX = 8;
+const longPrefix = (terms: FtsTerm[]) => terms.some(({ prefix }) => prefix !== null && [...prefix].length > LONGEST_PREFIX);
 const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes USING fts5(text, message UNINDEXED, ${TOKENIZE});
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_people USING fts5(text, ${TOKENIZE});
+  CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words USING fts5(public, notes, big, detail = column, ${TOKENIZE});
+  CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words_more USING fts5(public, notes, detail = column, ${TOKENIZE});
   CREATE TABLE IF NOT EXISTS search_fts_tickets (number INTEGER PRIMARY KEY, ticket TEXT NOT NULL UNIQUE, customer TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS search_fts_tickets_customer ON search_fts_tickets (customer);
   CREATE TABLE IF NOT EXISTS search_fts_person_ids (id INTEGER PRIMARY KEY, person TEXT NOT NULL UNIQUE);
@@ -42,7 +61,51 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes_vocab USING fts5vocab(search_fts_notes, 'row');
   CREATE TABLE IF NOT EXISTS search_fts_stats (rows INTEGER NOT NULL);
   INSERT INTO search_fts_stats (rows) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM search_fts_stats);`;
-const TABLES = ['search_fts', 'search_fts_notes', 'search_fts_people', 'search_fts_tickets', 'search_fts_person_ids'];
+const TABLES = [
+  'search_fts',
+  'search_fts_notes',
+  'search_fts_people',
+  'search_fts_tickets',
+  'search_fts_person_ids',
+  'search_fts_words',
+  'search_fts_words_more',
+];
+/** The FTS5 tables, whose segments `mergeSegments` merges. */
+const FTS_TABLES = TABLES.filter((table) => table !== 'search_fts_tickets' && table !== 'search_fts_person_ids');
+/**
+ * Pages of merged index a merge slice writes (FTS5's `merge` command), finishing the word it is at:
+ * at 100,000 tickets a slice took 0.7 ms of CPU at the median and 4-9 at the 99th percentile.
+ */
+const MERGE_PAGES = 16;
+/**
+ * A level's segments are merged once it holds this many (FTS5's `usermerge`; its own `automerge`
+ * waits for four). At two, the largest segment is rewritten now and then: 2.8 ms of CPU a commit of
+ * one post at 100,000 tickets, against 0.08 ms at three, for at most 6 segments a table against 9.
+ */
+const MERGE_AT = 3;
+/** How often the index looks for segments to merge, as the store's WAL checkpoints do. */
+const MERGE_EVERY_MS = 500;
+/** How long the timer's merging may take of each MERGE_EVERY_MS (at most 4% of a core): a busy desk merges less, an idle one catches up. */
+const MERGE_BUDGET_MS = 20;
+/**
+ * A ticket's word row holds at most this many distinct words: rewriting it when a post brings a new
+ * word costs what its words do, so past this (a long conversation) new words go to rows of their
+ * own in `search_fts_words_more` and a post costs the same however long the ticket.
+ */
+const WORDS_PER_ROW = 500;
+/** A word's key for telling a ticket's words apart: ASCII folds as FTS5 folds it; other words stay as written (FTS5 folds them). */
+const wordKey = (word: string) => (/^[\x21-\x7e]*$/.test(word) ? word.toLowerCase() : word);
+const wordsOf = (texts: Iterable<string>, into = new Map<string, string>()) => {
+  for (const text of texts) for (const word of text.split(NOT_INDEXED)) if (word && !into.has(wordKey(word))) into.set(wordKey(word), word);
+  return into;
+};
+
+/** The texts a page added to a ticket, or `recompute` when it changed or removed one (its words are read again from its rows). */
+interface Touched {
+  recompute: boolean;
+  public: string[];
+  notes: string[];
+}
 
 interface TicketFields {
   _id: string;
@@ -105,17 +168,37 @@ export function ftsQuery(parsed: ParsedQuery): FtsQuery {
 const OWN = `own AS (SELECT number, number * ${TICKET_SPAN} AS lo, number * ${TICKET_SPAN} + ${TICKET_SPAN - 1} AS hi FROM search_fts_tickets WHERE customer = @customer)`;
 
 /**
- * Ticket numbers as runs `[first, last]` of numbers at most RUN_GAP apart: the tickets a query ranks
- * are mostly the newest, so a few rowid ranges (one FTS5 cursor each) cover them, not one per ticket.
+ * Ticket numbers as at most `most` ranges `[first, last]`, split at the widest gaps between them
+ * (those wider than `widerThan`):
+ * the tickets a query ranks are mostly the newest, so one or two ranges hold most of them, and a
+ * scattered few cost a longer range of rows read, never one cursor per ticket. Callers keep only
+ * the rows of their tickets.
  */
-function runsOf(numbers: number[]): Array<[number, number]> {
-  const runs: Array<[number, number]> = [];
-  for (const number of [...numbers].sort((a, b) => a - b)) {
-    const last = runs.at(-1);
-    if (last && number - last[1] <= RUN_GAP) last[1] = number;
-    else runs.push([number, number]);
-  }
+function runsOf(numbers: number[], most: number, widerThan = 0): Array<[number, number]> {
+  const sorted = [...new Set(numbers)].sort((a, b) => a - b);
+  if (sorted.length === 0) return [];
+  const splits = new Set(
+    sorted
+      .slice(1)
+      .map((number, at) => ({ at: at + 1, gap: number - sorted[at]! }))
+      .filter(({ gap }) => gap > widerThan)
+      .sort((a, b) => b.gap - a.gap)
+      .slice(0, most - 1)
+      .map(({ at }) => at),
+  );
+  const runs: Array<[number, number]> = [[sorted[0]!, sorted[0]!]];
+  sorted.slice(1).forEach((number, at) => {
+    if (splits.has(at + 1)) runs.push([number, number]);
+    else runs.at(-1)![1] = number;
+  });
   return runs;
+}
+
+/** Staff's matches of a query by ticket number: how many, which, and which of some tickets. */
+export interface WordMatches {
+  count(): number;
+  numbers(): number[];
+  among(numbers: number[]): Set<number>;
 }
 
 /** A row of a ticket, in the public or the notes' table. */
@@ -140,6 +223,13 @@ export class SearchIndex {
   private readonly statements = new Map<string, Database.Statement>();
   /** Rows added (less those removed) by the writes of the transaction running now: `transaction` files them in `search_fts_stats` once. */
   private rowsAdded = 0;
+  /** The tickets whose texts the transaction running now changed: `transaction` writes their word rows once, at its end. */
+  private readonly touched = new Map<number, Touched | 'removed'>();
+  /** Rows holding a word, by vocabulary and word, with the index's row count when they were counted (`rowsHolding`). */
+  private readonly vocabulary = new Map<string, { rows: number; total: number }>();
+  /** The merging running now (`mergeSegments`), and the timer that starts it. */
+  private merging: Promise<void> | null = null;
+  private mergeTimer: NodeJS.Timeout | null = null;
 
   private constructor(private readonly db: Database.Database) {}
 
@@ -168,10 +258,67 @@ export class SearchIndex {
     return statement;
   }
 
-  /** Creates the tables; `empty` (the search read model holds nothing: a first start or a reset) empties them too. */
+  /**
+   * Creates the tables; `empty` (the search read model holds nothing: a first start or a reset) empties
+   * them too. Then merges their segments in the background (`mergeSegments`).
+   */
   setup(empty: boolean): void {
     this.db.exec(SCHEMA);
     if (empty) this.transaction(() => this.db.exec(`${TABLES.map((table) => `DELETE FROM ${table};`).join('\n')} UPDATE search_fts_stats SET rows = 0;`));
+    for (const table of FTS_TABLES) this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', ${MERGE_AT})`).run();
+    this.mergeInBackground();
+  }
+
+  // ---- Segments
+
+  /**
+   * Every commit that writes FTS5 rows adds a segment (a b-tree) to each table it writes, which FTS5
+   * merges four at a time as writes go on (`automerge`): 8-19 segments after a rebuild of 100,000
+   * tickets, up to 21 under a stream of posts, and a query seeks each word in each of them
+   * (docs/search.md, "Cost"). This merges them a slice at a time (FTS5's `merge`, MERGE_PAGES pages,
+   * a few milliseconds), yielding the event loop between slices, until no level of any table holds
+   * MERGE_AT or `budgetMs` is spent. It never runs inside the store's open transaction (a projection
+   * page's): a slice finding one open stops, and the next turn goes on. For a caller that has just
+   * written many rows (a catch-up's batch), with no budget; a timer runs it every MERGE_EVERY_MS
+   * within MERGE_BUDGET_MS.
+   */
+  async mergeSegments(budgetMs = Infinity): Promise<void> {
+    if (this.merging) return this.merging;
+    const started = performance.now();
+    this.merging = (async () => {
+      try {
+        while (this.db.open && performance.now() - started < budgetMs && this.mergeSlice()) await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        this.merging = null;
+      }
+    })();
+    return this.merging;
+  }
+
+  /** One `merge` of MERGE_PAGES pages on the first table with work; false when none has any, or a transaction is open. */
+  private mergeSlice(): boolean {
+    if (this.db.inTransaction) return false;
+    const changes = this.statement('SELECT total_changes()').pluck();
+    return FTS_TABLES.some((table) => {
+      const before = changes.get() as number;
+      this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${MERGE_PAGES})`).run();
+      // FTS5's documented signal: a merge that did work changed two rows or more.
+      return (changes.get() as number) - before >= 2;
+    });
+  }
+
+  private mergeInBackground(): void {
+    if (this.mergeTimer) return;
+    this.mergeTimer = setInterval(() => {
+      if (!this.db.open) {
+        clearInterval(this.mergeTimer!);
+        this.mergeTimer = null;
+      } else
+        // A slice that failed (the file busy with another process's write) leaves the index as it was, only less merged: the next turn tries again.
+        this.mergeSegments(MERGE_BUDGET_MS).catch(() => undefined);
+    }, MERGE_EVERY_MS);
+    // A process may end without closing its store: the timer does not keep it alive.
+    this.mergeTimer.unref();
   }
 
   /**
@@ -182,11 +329,14 @@ export class SearchIndex {
   transaction(work: () => void): void {
     const counted = () => {
       this.rowsAdded = 0;
+      this.touched.clear();
       try {
         work();
+        for (const [number, touched] of this.touched) if (touched !== 'removed') this.writeWords(number, touched);
         if (this.rowsAdded !== 0) this.statement('UPDATE search_fts_stats SET rows = rows + ?').run(this.rowsAdded);
       } finally {
         this.rowsAdded = 0;
+        this.touched.clear();
       }
     };
     if (this.db.inTransaction) this.db.transaction(counted)();
@@ -199,11 +349,101 @@ export class SearchIndex {
    * Row by row: FTS5 deletes a rowid range by scanning its table (a millisecond a call at 15,000 rows),
    * a rowid by one seek.
    */
-  private removeRows(rowids: Iterable<number>): void {
+  private removeRows(rowids: Iterable<number>): number {
     const deletes = ROW_TABLES.map((table) => this.statement(`DELETE FROM ${table} WHERE rowid = ?`));
     let removed = 0;
     for (const rowid of rowids) for (const statement of deletes) removed += statement.run(rowid).changes;
     this.rowsAdded -= removed;
+    return removed;
+  }
+
+  private touch(number: number): Touched {
+    let touched = this.touched.get(number);
+    if (touched === undefined || touched === 'removed') {
+      touched = { recompute: false, public: [], notes: [] };
+      this.touched.set(number, touched);
+    }
+    return touched;
+  }
+
+  /**
+   * A ticket's words as one row of `search_fts_words` (its public rows' words, its notes' words, and
+   * `big` when more rows hold the rest): what staff match against, so a word's postings are per
+   * ticket and FTS5 intersects two words' tickets itself (docs/search.md). New words are added to
+   * the row (rewritten whole, at most WORDS_PER_ROW words) or, past that, filed as a row of their own;
+   * a changed or removed text reads the ticket's words again from its rows.
+   */
+  private writeWords(number: number, touched: Touched): void {
+    const lo = number * TICKET_SPAN;
+    const row = touched.recompute
+      ? undefined
+      : (this.statement('SELECT public, notes, big FROM search_fts_words WHERE rowid = ?').get(number) as
+          { public: string; notes: string; big: string } | undefined);
+    if (touched.recompute) {
+      const texts = (table: string) =>
+        this.statement(`SELECT text FROM ${table} WHERE rowid BETWEEN ? AND ?`)
+          .pluck()
+          .all(lo, lo + TICKET_SPAN - 1) as string[];
+      this.removeWords(number);
+      this.fileWords(number, [...wordsOf(texts('search_fts')).values()], [...wordsOf(texts('search_fts_notes')).values()], false);
+      return;
+    }
+    const known = wordsOf([row?.public ?? '', row?.notes ?? '']);
+    const fresh = (texts: string[]) => [...wordsOf(texts).entries()].filter(([key]) => !known.has(key)).map(([, word]) => word);
+    const [publicWords, noteWords] = [fresh(touched.public), fresh(touched.notes)];
+    if (publicWords.length + noteWords.length === 0) return;
+    if (!row) return this.fileWords(number, publicWords, noteWords, false);
+    if (!row.big && known.size + publicWords.length + noteWords.length <= WORDS_PER_ROW) {
+      this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
+      this.statement('INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, ?)').run(
+        number,
+        `${row.public} ${publicWords.join(' ')}`,
+        `${row.notes} ${noteWords.join(' ')}`,
+        '',
+      );
+      return;
+    }
+    if (!row.big) {
+      this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
+      this.statement("INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, '1')").run(number, row.public, row.notes);
+    }
+    this.fileWords(number, publicWords, noteWords, true);
+  }
+
+  /** A ticket's words as its word row (`more` false) or as rows of `search_fts_words_more`, WORDS_PER_ROW words a row. */
+  private fileWords(number: number, publicWords: string[], noteWords: string[], more: boolean): void {
+    const lo = number * TICKET_SPAN;
+    const words = [...publicWords.map((word) => [word, false] as const), ...noteWords.map((word) => [word, true] as const)];
+    const rows: Array<[string, string]> = [];
+    for (let at = 0; at < words.length; at += WORDS_PER_ROW) {
+      const part = words.slice(at, at + WORDS_PER_ROW);
+      const column = (notes: boolean) => part.flatMap(([word, note]) => (note === notes ? [word] : [])).join(' ');
+      rows.push([column(false), column(true)]);
+    }
+    let next = more
+      ? ((this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1')
+          .pluck()
+          .get(lo, lo + TICKET_SPAN - 1) as number | undefined) ?? lo) + 1
+      : lo + 1;
+    rows.forEach(([publicText, notesText], at) => {
+      if (!more && at === 0)
+        this.statement('INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, ?)').run(
+          number,
+          publicText,
+          notesText,
+          rows.length > 1 ? '1' : '',
+        );
+      else this.statement('INSERT INTO search_fts_words_more (rowid, public, notes) VALUES (?, ?, ?)').run(next++, publicText, notesText);
+    });
+  }
+
+  /** A ticket's word rows, each by its rowid (see `removeRows`). */
+  private removeWords(number: number): void {
+    this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
+    const more = this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ?')
+      .pluck()
+      .all(number * TICKET_SPAN, number * TICKET_SPAN + TICKET_SPAN - 1) as number[];
+    for (const rowid of more) this.statement('DELETE FROM search_fts_words_more WHERE rowid = ?').run(rowid);
   }
 
   private insertRow(table: Source['table'], rowid: number, text: string, message: string | null): void {
@@ -225,10 +465,12 @@ export class SearchIndex {
   putTicket(ticket: TicketFields): void {
     const base = ticket.number * TICKET_SPAN;
     const texts = fieldTexts(ticket);
-    this.removeRows(texts.map((_, slot) => base + slot));
+    const touched = this.touch(ticket.number);
+    if (this.removeRows(texts.map((_, slot) => base + slot)) > 0) touched.recompute = true;
     texts.forEach((text, slot) => {
       if (text) this.insertRow('search_fts', base + slot, text, null);
     });
+    touched.public.push(...texts);
   }
 
   /** Every row of a ticket: its fields' and those of each position its messages were given. */
@@ -237,17 +479,24 @@ export class SearchIndex {
     this.removeRows(fieldTexts(ticket).map((_, slot) => base + slot));
     this.removeRows(Array.from({ length: ticket.lastSeq }, (_, at) => base + MESSAGE_SLOT + at + 1));
     this.statement('DELETE FROM search_fts_tickets WHERE number = ?').run(ticket.number);
+    this.removeWords(ticket.number);
+    this.touched.set(ticket.number, 'removed');
   }
 
   /** A message's row (written again as it is now: a replayed page writes the same row). */
   putMessage(number: number, message: { messageId: string; seq: number; text: string; files: string[]; internal: boolean }): void {
     const rowid = number * TICKET_SPAN + MESSAGE_SLOT + message.seq;
-    this.removeRows([rowid]);
-    this.insertRow(message.internal ? 'search_fts_notes' : 'search_fts', rowid, [message.text, ...message.files].join('\n'), message.messageId);
+    const text = [message.text, ...message.files].join('\n');
+    const touched = this.touch(number);
+    // A text written again (an edit, a replayed page) may have dropped words: the ticket's are read again.
+    if (this.removeRows([rowid]) > 0) touched.recompute = true;
+    this.insertRow(message.internal ? 'search_fts_notes' : 'search_fts', rowid, text, message.messageId);
+    (message.internal ? touched.notes : touched.public).push(text);
   }
 
   removeMessage(number: number, seq: number): void {
     this.removeRows([number * TICKET_SPAN + MESSAGE_SLOT + seq]);
+    this.touch(number).recompute = true;
   }
 
   /** A person's name, username, e-mail and Telegram username, which find their tickets. */
@@ -278,9 +527,58 @@ export class SearchIndex {
     ].join(' UNION ');
   }
 
+  /**
+   * Staff's matches from the word rows (`search_fts_words`, one per ticket): one FTS5 query that
+   * intersects the words' tickets and counts them in C, never a set of every match built in SQL or
+   * JavaScript. Null where the word rows cannot say: a customer (their own tickets' ranges answer,
+   * `matching`), a phrase (word rows keep no positions), or a word that names a person (found by
+   * their tickets, not by words).
+   */
+  wordMatches(audience: Audience, query: FtsQuery): WordMatches | null {
+    if (audience.customer !== null || !query.wanted) return null;
+    if (query.wanted.some(({ words }) => words.length > 1) || query.excluded.some((term) => term.includes(' '))) return null;
+    const terms = [...query.wanted.map(({ match }) => match), ...query.excluded];
+    const person = this.statement('SELECT 1 FROM search_fts_people WHERE search_fts_people MATCH ? LIMIT 1').pluck();
+    if (terms.some((term) => person.get(term) !== undefined)) return null;
+    const columns = audience.notes ? '{public notes}' : 'public';
+    const wanted = query.wanted.map(({ match }) => `${columns} : ${match}`).join(' AND ');
+    const excluded = query.excluded.length > 0 ? ` NOT ${columns} : (${query.excluded.join(' OR ')})` : '';
+    const match = `(${wanted})${excluded}`;
+    // Tickets with more word rows (long conversations, few) are matched apart, as sets of their rows.
+    const params: Record<string, string> = {};
+    const big = (term: string, at: number) => {
+      params[`w${at}`] = `(${columns} : ${term}) AND big : "1"`;
+      params[`m${at}`] = `${columns} : ${term}`;
+      return `SELECT n FROM (SELECT rowid AS n FROM search_fts_words WHERE search_fts_words MATCH @w${at}
+        UNION SELECT rowid / ${TICKET_SPAN} FROM search_fts_words_more WHERE search_fts_words_more MATCH @m${at})`;
+    };
+    const wantedBig = query.wanted.map(({ match }, at) => big(match, at)).join(' INTERSECT ');
+    const excludedBig = query.excluded.map((term, at) => ` EXCEPT ${big(term, query.wanted!.length + at)}`).join('');
+    const bigMatches = new Set(this.statement(`${wantedBig}${excludedBig}`).pluck().all(params) as number[]);
+    const small = `(${match}) NOT big : "1"`;
+    let counted: number | null = null;
+    return {
+      count: () =>
+        (counted ??= (this.statement('SELECT count(*) FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().get(small) as number) + bigMatches.size),
+      numbers: () => [...(this.statement('SELECT rowid FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().all(small) as number[]), ...bigMatches],
+      among: (numbers) => {
+        const found = new Set(
+          this.statement(
+            `SELECT w.rowid FROM json_each(?) r CROSS JOIN search_fts_words w WHERE w.rowid BETWEEN r.value ->> 0 AND r.value ->> 1 AND search_fts_words MATCH ?`,
+          )
+            .pluck()
+            .all(JSON.stringify(runsOf(numbers, longPrefix(query.wanted!) ? 1 : MAX_RUNS)), small) as number[],
+        );
+        return new Set(numbers.filter((number) => found.has(number) || bigMatches.has(number)));
+      },
+    };
+  }
+
   /** The ids of the tickets matching every wanted condition and no excluded word, as the audience may read them. */
   matching(audience: Audience, query: FtsQuery): string[] {
     if (!query.wanted) return [];
+    const words = this.wordMatches(audience, query);
+    if (words) return this.ids(words.numbers());
     const params: Record<string, string> = audience.customer !== null ? { customer: audience.customer } : {};
     const parts = query.wanted.map(({ match }, at) => {
       params[`w${at}`] = match;
@@ -309,9 +607,17 @@ export class SearchIndex {
     const tables = audience.customer === null && audience.notes ? ROW_TABLES : ROW_TABLES.slice(0, 1);
     const people = `SELECT t.number AS number FROM search_fts_people p CROSS JOIN search_fts_person_ids i ON i.id = p.rowid
       CROSS JOIN search_fts_tickets t ON t.customer = i.person WHERE search_fts_people MATCH @term AND t.number IN (SELECT value FROM json_each(@numbers))`;
-    const runs = JSON.stringify(runsOf(numbers));
+    const tickets = this.tickets();
     for (const wanted of query.wanted) {
-      const found = this.rowsHolding(wanted, tables);
+      const found = this.rowsHolding(wanted, tables, total);
+      // Staff: a window spread over the desk is split where a gap holds more of the word's rows than a
+      // cursor costs. A customer's ranges hold their own tickets only, so no other ticket's rows are
+      // read and the time a query takes never depends on them.
+      const runs = JSON.stringify(
+        audience.customer !== null
+          ? runsOf(numbers, numbers.length, 1)
+          : runsOf(numbers, longPrefix([wanted]) ? 1 : RANK_RUNS, SEEK_ROWS / Math.max(found / tickets, 1 / tickets)),
+      );
       const idf = Math.log(1 + (total - found + 0.5) / (found + 0.5));
       const tf = new Map<number, { tf: number; newest: Source | null }>();
       for (const table of tables) {
@@ -347,19 +653,44 @@ export class SearchIndex {
    * In how many rows a wanted term is, from FTS5's vocabulary tables (`fts5vocab`), never by reading
    * its rows: a prefix as often as the words it begins together, a phrase as its rarest word.
    */
-  private rowsHolding(wanted: FtsTerm, tables: readonly string[]): number {
+  private rowsHolding(wanted: FtsTerm, tables: readonly string[], total: number): number {
     const vocabularies = tables.map((table) => `${table}_vocab`);
     const count = (sql: string, ...params: string[]) =>
-      vocabularies.reduce(
-        (sum, vocabulary) =>
-          sum +
-          ((this.statement(sql.replace('$vocabulary', vocabulary))
+      vocabularies.reduce((sum, vocabulary) => {
+        // fts5vocab counts a word's rows by reading them all (2-4 ms for a word in 100,000-175,000
+        // rows): a count is kept while the index has grown or shrunk by under 1%, which moves an idf by less.
+        const key = `${vocabulary} ${sql} ${params.join(' ')}`;
+        const known = this.vocabulary.get(key);
+        if (known && Math.abs(known.total - total) <= total / 100) return sum + known.rows;
+        const rows =
+          (this.statement(sql.replace('$vocabulary', vocabulary))
             .pluck()
-            .get(...params) as number | null) ?? 0),
-        0,
-      );
+            .get(...params) as number | null) ?? 0;
+        if (this.vocabulary.size >= VOCABULARY_KEPT) this.vocabulary.clear();
+        this.vocabulary.set(key, { rows, total });
+        return sum + rows;
+      }, 0);
     if (wanted.prefix !== null) return count('SELECT sum(doc) FROM $vocabulary WHERE term >= ? AND term < ?', wanted.prefix, prefixEnd(wanted.prefix));
     return Math.min(...wanted.words.map((word) => count('SELECT doc FROM $vocabulary WHERE term = ?', word)));
+  }
+
+  /** How many ticket numbers the index spans (numbers are given in order, so about as many tickets). */
+  tickets(): number {
+    // Two subqueries: SQLite reads one end of the key for a lone min() or max(), every row for both in one SELECT.
+    const { lo, hi } = this.statement(
+      'SELECT (SELECT min(number) FROM search_fts_tickets) AS lo, (SELECT max(number) FROM search_fts_tickets) AS hi',
+    ).get() as {
+      lo: number | null;
+      hi: number | null;
+    };
+    return lo === null || hi === null ? 1 : hi - lo + 1;
+  }
+
+  /** The ids of ticket numbers (those the index holds). */
+  ids(numbers: number[]): string[] {
+    return this.statement('SELECT ticket FROM search_fts_tickets WHERE number IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .all(JSON.stringify(numbers)) as string[];
   }
 
   /** The ticket numbers of ticket ids (those the index holds). */

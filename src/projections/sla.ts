@@ -2,6 +2,7 @@ import { DEFAULT_SLA_SETTINGS, type SlaFilter, type SlaSettings, type SlaTarget,
 import type { TicketStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import {
+  type AppliedPolicy,
   type ClockEvent,
   type SlaClockState,
   type TargetClock,
@@ -66,6 +67,7 @@ export function clockEvent(event: RecordedEvent): ClockEvent | null {
   if (event.type === 'TicketStatusChanged') return { type: 'TicketStatusChanged', at, to: event.data.to as TicketStatus };
   if (event.type === 'MessagePosted')
     return { type: 'MessagePosted', at, senderRole: event.data.senderRole as Role, isInternal: Boolean(event.data.isInternal) };
+  if (event.type === 'SlaPolicyReapplied') return { type: 'PolicyChanged', at, policy: event.data.policy as AppliedPolicy };
   return null;
 }
 
@@ -149,6 +151,9 @@ const evolve = dispatcher<Page, void>({
   // Appended with the opening, at the same moment: the clocks start at the opening, or where a split ticket's customer began waiting.
   SlaPolicyApplied: (event, page) => advance(page, event, () => ({ clock: appliedClock(event.data, Date.parse(event.metadata.occurredAt)) })),
   MessagePosted: (event, page) => advance(page, event, fold(event)),
+  SlaPolicyReapplied: (event, page) => advance(page, event, fold(event)),
+  // Reports count a ticket's episodes under the category it has now.
+  TicketCategoryChanged: (event, page) => advance(page, event, () => ({ categoryId: event.data.categoryId })),
   TicketStatusChanged: (event, page) => advance(page, event, (entry) => ({ ...fold(event)(entry), status: event.data.to })),
   AgentAssignedToTicket: (event, page) => advance(page, event, () => ({ agentId: event.data.agentId })),
   AgentUnassignedFromTicket: (event, page) => advance(page, event, () => ({ agentId: null })),

@@ -80,6 +80,10 @@ export interface TicketView extends Doc {
   mergedFrom: MergeRef[];
   /** Related tickets (both directions), for staff. */
   related: MergeRef[];
+  /** The team the ticket is with (docs/teams.md), for staff. */
+  team: { _id: string; name: string } | null;
+  /** Staff's tags (docs/teams.md), in the order they were added. */
+  tags: string[];
   _revision: number;
 }
 
@@ -243,6 +247,8 @@ const evolve = dispatcher<Page, void>({
       mergedInto: null,
       mergedFrom: [],
       related: [],
+      team: null,
+      tags: [],
       _revision: event.revision,
     };
     entry.now = view;
@@ -292,6 +298,35 @@ const evolve = dispatcher<Page, void>({
       // Staff-only (docs/product.md section 6): the customer's updatedAt stays where it was.
       updatedAt: at,
     });
+  },
+  TicketTeamChanged(event, page) {
+    const before = current(page, event);
+    const { teamId, teamName } = event.data;
+    // Staff-only, as the outcome: the customer's updatedAt stays where it was.
+    if (before)
+      save(page, event, before, { team: teamId === null ? null : { _id: teamId, name: teamName ?? '' }, updatedAt: event.metadata.occurredAt }, false);
+  },
+  // Staff-only, as the team: the customer's updatedAt stays where it was.
+  TicketTagAdded(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: [...before.tags, event.data.tag], updatedAt: event.metadata.occurredAt }, false);
+  },
+  TicketTagRemoved(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: before.tags.filter((tag) => tag !== event.data.tag), updatedAt: event.metadata.occurredAt }, false);
+  },
+  TicketPriorityChanged(event, page) {
+    const before = current(page, event);
+    const at = event.metadata.occurredAt;
+    const { priority } = event.data;
+    if (before) save(page, event, before, { priority, priorityWeight: PRIORITY_WEIGHT[priority], updatedAt: at, publicUpdatedAt: at });
+  },
+  TicketCategoryChanged(event, page) {
+    const before = current(page, event);
+    const at = event.metadata.occurredAt;
+    const { categoryId } = event.data;
+    const category = page.directory.category(categoryId);
+    if (before) save(page, event, before, { category: { _id: categoryId, name: category.name, color: category.color }, updatedAt: at, publicUpdatedAt: at });
   },
   TicketDeleted(event, page) {
     const before = current(page, event);
@@ -499,7 +534,8 @@ function mentioned(events: RecordedEvent[]) {
     if (type === 'TicketOpened') {
       people.add(String(data.customerId));
       categories.add(String(data.categoryId));
-    } else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
+    } else if (type === 'TicketCategoryChanged') categories.add(String(data.categoryId));
+    else if (type === 'AgentAssignedToTicket') people.add(String(data.agentId));
     else if (type === 'MessagePosted') people.add(String(data.senderId));
     else if (type === 'TicketOutcomeRecorded') people.add(metadata.actor?.userId ?? '');
     else if (type === 'TicketMergedFrom' || type === 'MergedMessagesCopied' || type === 'MessagesMovedIn')
@@ -613,6 +649,9 @@ const rename = dispatcher<ReadStore, Promise<void>>({
     const set = Object.fromEntries(Object.entries({ 'category.name': changes.name, 'category.color': changes.color }).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) await store.collection<TicketView>(TICKETS).updateMany({ 'category._id': categoryId }, { $set: set });
   },
+  async TeamRenamed(event, store) {
+    await store.collection<TicketView>(TICKETS).updateMany({ 'team._id': event.data.teamId }, { $set: { 'team.name': event.data.name } });
+  },
 });
 
 /**
@@ -636,7 +675,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 8,
+  version: 9,
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
   // The names on tickets and messages.
   after: ['directory'],
@@ -656,6 +695,9 @@ export const ticketsProjection: Projection = {
     // The list filtered (and its total counted) by category or priority, and a category's rename: without them SQLite reads every ticket.
     await tickets.createIndex({ keys: { 'category._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { priority: 1, createdAt: -1 } });
+    // Live Tickets by team and "My teams" (docs/teams.md), and a team's rename.
+    await tickets.createIndex({ keys: { 'team._id': 1, createdAt: -1 } });
+    await tickets.createIndex({ keys: { tags: 1, createdAt: -1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { ticket: 1, seq: 1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { 'sender._id': 1 } });
     await store.collection(TICKET_READS).createIndex({ keys: { ticket: 1 } });

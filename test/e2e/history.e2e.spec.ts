@@ -72,7 +72,7 @@ describe('Web app in Chromium: the History panel of a ticket', () => {
       .click();
     const opened = asOf(0);
     await opened.getByText('No messages yet at this moment.').waitFor();
-    expect(await opened.locator('dd').allTextContents()).toEqual(['Printer jams', 'open', 'high', 'Unassigned', 'None yet']);
+    expect(await opened.locator('dd').allTextContents()).toEqual(['Printer jams', 'open', 'high', 'Printers', 'Unassigned', 'No team', 'None yet']);
     const slider = panel().getByRole('slider', { name: "Moment in the ticket's history" });
     await slider.focus();
     await agentPage.keyboard.press('ArrowRight');

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -28,6 +28,8 @@ const SUMS: Record<string, string> = {
   'v0.0.1-go1.24.3.linux-amd64': 'h1:Q/mjT/SnwTC6ul3pBoqVQHTfd50K5MlPITmS5PmsXxw=',
 };
 
+const START_TIMEOUT_MS = 30_000;
+
 const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
 
 /** The path of a FerretDB binary: cached, else built, with a Go fetched first when the machine has none. */
@@ -41,6 +43,55 @@ export async function ferretDbBinary(say: (line: string) => void): Promise<strin
   }
   if (built.status !== 0) throw new Error(`test/support/ferretdb.sh failed (${built.error?.message ?? `exit ${built.status ?? built.signal}`})`);
   return built.stdout.trim();
+}
+
+/**
+ * Starts FerretDB over the files in `dir` on `address` (a free loopback port when not given) and
+ * answers the address it printed once listening: the mongo tier's server, or one a fault test kills
+ * and starts again on the same files and port.
+ */
+export function startFerretDb(binary: string, dir: string, address = '127.0.0.1:0'): Promise<{ child: ChildProcess; address: string }> {
+  const child = spawn(
+    binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--listen-addr=${address}`,
+      '--telemetry=disable',
+      `--state-dir=${dir}`,
+      // Its debug HTTP server would take 127.0.0.1:8088, which a second run on the machine also wants.
+      '--debug-addr=-',
+      '--log-format=text',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`FerretDB did not listen within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const listening = /Listening on TCP (127\.0\.0\.1:\d+)/.exec(output);
+      if (!listening) return;
+      clearTimeout(timer);
+      // Keep draining its logs so a full pipe never blocks it.
+      child.stdout!.off('data', read).resume();
+      child.stderr!.off('data', read).resume();
+      resolve({ child, address: listening[1]! });
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`FerretDB exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
 }
 
 /** The bin directory of the toolchain FerretDB asks for, fetched once into the cache. */

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { ferretDbBinary } from './ferretdb';
+import { ferretDbBinary, startFerretDb } from './ferretdb';
 import teardown, { ferretDbState } from './mongo-teardown';
 import { traceHandles } from './openHandles';
 import { provideRedis, requireTools } from './services';
@@ -22,8 +21,6 @@ const HOW_TO = [
   'or point MONGO_URL at a MongoDB: docker compose up -d mongo && MONGO_URL=mongodb://localhost:27017/test npm run test:mongo',
 ].join('\n');
 
-const START_TIMEOUT_MS = 30_000;
-
 async function answers(url: string): Promise<void> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
   try {
@@ -40,51 +37,6 @@ async function ferretDb(): Promise<string> {
   } catch (error) {
     throw new Error(`FerretDB could not be built: ${(error as Error).message}\n${HOW_TO}`, { cause: error });
   }
-}
-
-/** Starts FerretDB on port 0 and answers the address it printed once listening. */
-function startFerretDb(binary: string, dir: string): Promise<{ child: ChildProcess; address: string }> {
-  const child = spawn(
-    binary,
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
-      '--listen-addr=127.0.0.1:0',
-      '--telemetry=disable',
-      `--state-dir=${dir}`,
-      // Its debug HTTP server would take 127.0.0.1:8088, which a second run on the machine also wants.
-      '--debug-addr=-',
-      '--log-format=text',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`FerretDB did not listen within ${START_TIMEOUT_MS} ms:\n${output}`));
-    }, START_TIMEOUT_MS);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const listening = /Listening on TCP (127\.0\.0\.1:\d+)/.exec(output);
-      if (!listening) return;
-      clearTimeout(timer);
-      // Keep draining its logs so a full pipe never blocks it.
-      child.stdout!.off('data', read).resume();
-      child.stderr!.off('data', read).resume();
-      resolve({ child, address: listening[1]! });
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`FerretDB exited (${code ?? signal}) before listening:\n${output}`));
-    });
-  });
 }
 
 export default async function setup(): Promise<void> {

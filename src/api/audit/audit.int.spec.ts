@@ -63,11 +63,19 @@ describe('Audit: the hash chains and the read models, proven', () => {
       expect(tickets).toMatchObject({ rebuilt: 1, live: 1, missing: { count: 0 }, extra: { count: 0 }, different: { count: 0 } });
     });
 
-    it('then `npm run projections:rebuild` rebuilds with progress and has the running app compare', async () => {
+    it('then `npm run projections:rebuild` rebuilds with progress and compares the read models in the SQLite file the running app writes', async () => {
       const run = await cli('src/cli/rebuild.ts', [], env);
       expect(run.stdout).toContain('Rebuilding');
-      expect(run.stdout).toMatch(/Rebuilt \d+ documents from \d+ events/);
+      expect(run.stdout).toMatch(/Compared with the live sqlite read models at position \d+ \(\d+ events\)/);
       expect(run.stdout).toContain('equal   tickets_v1: 1 rebuilt, 1 live');
+      expect(run.stdout).toContain('The rebuilt read models equal the live ones.');
+      expect(run.code).toBe(0);
+    }, 60_000);
+
+    it('then with READSTORE=memory `npm run projections:rebuild` rebuilds on its heap and has the running app compare its own', async () => {
+      const run = await cli('src/cli/rebuild.ts', [], { ...env, READSTORE: 'memory' });
+      expect(run.stdout).toMatch(/Rebuilt \d+ documents from \d+ events/);
+      expect(run.stdout).toContain("Compared with the running app's read models");
       expect(run.stdout).toContain('The rebuilt read models equal the live ones.');
       expect(run.code).toBe(0);
     }, 60_000);

@@ -17,7 +17,7 @@ export const listCategoriesQuery = z.object({
   ...pageQuery(20),
 });
 
-const toCategory = ({ _revision: _r, ...category }: CategoryView) => category;
+const toCategory = ({ _revision: _r, ...category }: CategoryView) => ({ ...category, routeTeamId: category.routeTeamId ?? null });
 
 export const categoryRoutes = (deps: AppDeps) => (router: Router) => {
   const categories = () => deps.readStore.collection<CategoryView>(CATEGORIES);

@@ -53,9 +53,14 @@ type TicketUpdate = Extract<
   {
     type:
       | 'TicketStatusChanged'
+      | 'TicketPriorityChanged'
       | 'AgentAssignedToTicket'
       | 'AgentUnassignedFromTicket'
       | 'TicketOutcomeRecorded'
+      | 'TicketTeamChanged'
+      | 'TicketTagAdded'
+      | 'TicketTagRemoved'
+      | 'TicketCategoryChanged'
       | 'TicketMergedInto'
       | 'TicketMergedFrom'
       | 'MergedMessagesCopied'
@@ -69,12 +74,21 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
   switch (event.type) {
     case 'TicketStatusChanged':
       return { kind: 'status' as const, from: event.data.from, to: event.data.to, by, ...(event.data.reason ? { reason: event.data.reason } : {}) };
+    case 'TicketPriorityChanged':
+      return { kind: 'priority' as const, from: event.data.previous, to: event.data.priority, by };
     case 'AgentAssignedToTicket':
       return { kind: 'assigned' as const, agentId: event.data.agentId, by };
     case 'AgentUnassignedFromTicket':
       return { kind: 'unassigned' as const, agentId: event.data.agentId, by };
     case 'TicketOutcomeRecorded':
       return { kind: 'outcome' as const, by };
+    case 'TicketTeamChanged':
+      return { kind: 'team' as const, teamId: event.data.teamId, by };
+    case 'TicketTagAdded':
+    case 'TicketTagRemoved':
+      return { kind: 'tags' as const, by };
+    case 'TicketCategoryChanged':
+      return { kind: 'category' as const, by };
     case 'TicketMergedInto':
       return { kind: 'merge' as const, action: 'into' as const, other: event.data.targetNumber, by };
     case 'TicketMergedFrom':
@@ -112,9 +126,14 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
   switch (event.type) {
     case 'TicketOpened':
     case 'TicketStatusChanged':
+    case 'TicketPriorityChanged':
     case 'AgentAssignedToTicket':
     case 'AgentUnassignedFromTicket':
     case 'TicketOutcomeRecorded':
+    case 'TicketTeamChanged':
+    case 'TicketTagAdded':
+    case 'TicketTagRemoved':
+    case 'TicketCategoryChanged':
     case 'TicketMergedInto':
     case 'TicketMergedFrom':
     case 'MergedMessagesCopied':
@@ -127,7 +146,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
       const [staff, customer] = toEveryoneConcerned(ticket, 'ticket_updated', (view) => ({ ticket: view, change }));
       // The outcome is staff-only (docs/product.md section 6): the customer hears nothing of it. Of other
       // changes they learn what changed, not which member of staff did it.
-      if (change.kind === 'outcome') return [staff!];
+      if (change.kind === 'outcome' || change.kind === 'team' || change.kind === 'tags') return [staff!];
       const { by: _by, ...customerChange } = change;
       const told = [staff!, { ...customer!, payload: { ...customer!.payload, change: customerChange } }];
       if (event.type !== 'TicketMergedInto') return told;

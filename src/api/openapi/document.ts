@@ -6,7 +6,9 @@ import { describeEventFeed } from '../events/openapi';
 import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
+import { describeMacros } from '../macros/openapi';
 import { describeCategories } from '../categories/openapi';
+import { describeTeams } from '../teams/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
@@ -84,6 +86,7 @@ const AREAS = [
   describeIdentity,
   describeUsers,
   describeCategories,
+  describeTeams,
   describeSettings,
   describeBot,
   describeWhitelist,
@@ -91,6 +94,7 @@ const AREAS = [
   describeTickets,
   describeSearch,
   describeCanned,
+  describeMacros,
   describeSatisfaction,
   describeSla,
   describeAudit,

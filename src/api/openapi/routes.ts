@@ -32,6 +32,9 @@ const INIT = `window.ui = SwaggerUIBundle({
   url: '/api/openapi.json',
   dom_id: '#api-reference',
   deepLinking: true,
+  // The sections start folded: with every one of some 130 operations drawn at once the page stopped
+  // drawing after its third section (Chromium, swagger-ui-dist 5), and folded it opens at once.
+  docExpansion: 'none',
   validatorUrl: null,
   persistAuthorization: false,
 });

@@ -78,7 +78,7 @@ export function describeTickets(docs: ApiRegistry): void {
     method: 'put',
     path: '/tickets/:id',
     token: scope('tickets:write'),
-    summary: 'Change status and/or assignment',
+    summary: 'Change status, assignment, team, priority or category (a new priority or category chooses the SLA policy again)',
     access: [...staff],
     body: schema.updateTicketSchema,
     responses: { 200: { description: 'The ticket after the change', schema: ticketAnswer } },
@@ -146,6 +146,35 @@ export function describeTickets(docs: ApiRegistry): void {
     summary: 'Remove a relation',
     access: [...staff],
     responses: { 200: { description: 'This ticket with its relations', schema: ticketAnswer } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/:id/tags',
+    token: scope('tickets:write'),
+    summary: 'Put a tag on the ticket (staff; the same tag again changes nothing)',
+    access: [...staff],
+    body: schema.ticketTagSchema,
+    responses: { 200: { description: 'The ticket with its tags', schema: ticketAnswer } },
+    // 422 TOO_MANY_TAGS: a ticket has at most 20 tags.
+    errors: [409, 422],
+  });
+  docs.route({
+    method: 'delete',
+    path: '/tickets/:id/tags/:tag',
+    token: scope('tickets:write'),
+    summary: 'Take a tag off the ticket (staff; a tag it does not have is 404)',
+    access: [...staff],
+    responses: { 200: { description: 'The ticket with its tags', schema: ticketAnswer } },
+    errors: [400, 409],
+  });
+  docs.route({
+    method: 'get',
+    path: '/tags',
+    token: scope('tickets:read'),
+    summary: 'Tags in use that start with q, most used first (the tag field suggestions)',
+    access: [...staff],
+    query: schema.tagSuggestionsQuery,
+    responses: { 200: { description: 'The suggestions', schema: z.strictObject({ tags: z.array(z.strictObject({ tag: z.string(), uses: z.int() })) }) } },
   });
   docs.route({
     method: 'put',

@@ -17,6 +17,8 @@ import {
   outcomeSchema,
   postMessageSchema,
   statsQuery,
+  tagSuggestionsQuery,
+  ticketTagSchema,
   updateTicketSchema,
 } from '#contract/tickets';
 import { type Filter, type Sort } from '../../platform/readstore/port';
@@ -40,7 +42,9 @@ import { findPage } from '../http/paging';
 import { parse } from '../http/validate';
 import {
   assignTicket,
+  changeClassification,
   changeStatus,
+  changeTeam,
   customFieldOfFile,
   deleteTicket,
   editMessage,
@@ -50,6 +54,7 @@ import {
   projectedTicket,
   recordOutcome,
   storedMessage,
+  tagTicket,
   unassignTicket,
 } from '../../app/tickets/service';
 import { createdIn, idOfKey, once } from '../../app/idempotency';
@@ -57,6 +62,8 @@ import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
+import { teamIdsOf } from '../../projections/teams';
+import { tagSuggestions } from '../../projections/tags';
 import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
@@ -187,6 +194,10 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     if (query.status) filter.status = { $in: query.status };
     if (query.priority) filter.priority = { $in: query.priority };
     if (query.category) filter['category._id'] = query.category;
+    // Teams share staff's work (docs/teams.md): a customer asking for them is told so, not shown an unfiltered list.
+    if ((query.team || query.tag) && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team or tag');
+    if (query.tag) filter.tags = query.tag;
+    if (query.team) filter['team._id'] = query.team === 'mine' ? { $in: await teamIdsOf(deps.readStore, user.id) } : query.team;
     if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
     // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
     if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
@@ -272,13 +283,16 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   });
 
   router.put('/tickets/:id', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
-    const { status, assignedAgent } = parse(updateTicketSchema, req.body);
+    const { status, assignedAgent, team, priority, category } = parse(updateTicketSchema, req.body);
     const ticket = await visible(req);
     const context = commandContext(deps, req);
     let position = 0;
     // The assignment first, so an explicit status in the same call has the last word.
     if (assignedAgent === null) position = await unassignTicket(deps, ticket._id, context);
     else if (assignedAgent !== undefined) position = await assignTicket(deps, ticket._id, assignedAgent, context);
+    if (team !== undefined) position = Math.max(position, await changeTeam(deps, ticket._id, team, context));
+    if (category !== undefined) position = Math.max(position, await changeClassification(deps, ticket._id, { category }, context));
+    if (priority !== undefined) position = Math.max(position, await changeClassification(deps, ticket._id, { priority }, context));
     if (status !== undefined) position = Math.max(position, await changeStatus(deps, ticket._id, status, context));
     await answerTicket(req, res, ticket._id, position);
   });
@@ -319,6 +333,24 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.delete('/tickets/:id/related/:other', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const [ticket, other] = await Promise.all([visible(req), findVisibleTicket(deps.readStore, req.params.other as string, currentUser(req))]);
     await answerTicket(req, res, ticket._id, await relateTickets(deps, ticket._id, other._id, false, commandContext(deps, req)));
+  });
+
+  router.post('/tickets/:id/tags', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, req.body);
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await tagTicket(deps, ticket._id, tag, true, commandContext(deps, req)));
+  });
+
+  router.delete('/tickets/:id/tags/:tag', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
+    const ticket = await visible(req);
+    await answerTicket(req, res, ticket._id, await tagTicket(deps, ticket._id, tag, false, commandContext(deps, req)));
+  });
+
+  /** Suggestions for the tag field: tags in use that start with `q`, most used first. */
+  router.get('/tags', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
+    const { q, limit } = parse(tagSuggestionsQuery, req.query);
+    res.json({ tags: await tagSuggestions(deps.readStore, q, limit) });
   });
 
   router.put('/tickets/:id/outcome', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {

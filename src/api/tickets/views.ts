@@ -50,6 +50,9 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role' | 'token
     outcomeMessage: null,
     outcomeUpdatedAt: null,
     outcomeUpdatedBy: null,
+    // Teams are how staff share the work (docs/teams.md), not the customer's business.
+    team: null,
+    tags: [],
   };
 }
 

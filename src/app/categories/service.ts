@@ -1,21 +1,33 @@
 import { categoryStream } from '../../domain/category/category';
 import { categoryDecider } from '../../domain/category/decide';
 import type { CategoryChanges, CategoryInput } from '#contract/categories';
-import { NotFoundError } from '#contract/errors';
+import { NotFoundError, ValidationError } from '#contract/errors';
 import { type CommandContext, handleCommand } from '../../platform/commands';
 import { CATEGORIES } from '../../projections/categories';
+import { TEAMS, type TeamView } from '../../projections/teams';
 import { runCommand, readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 
 /** Category commands (admins); each answers once the read models include it. */
 
+const NO_TEAM = 'Please choose an active team';
+
+/** A category routes its new tickets only to a team that exists and is not archived (docs/teams.md). */
+async function checkRouteTeam(deps: AppDeps, routeTeamId: string | null | undefined): Promise<void> {
+  if (!routeTeamId) return;
+  const team = await deps.readStore.collection<TeamView>(TEAMS).findOne({ _id: routeTeamId });
+  if (!team || team.archived) throw new ValidationError(NO_TEAM, [{ path: 'routeTeamId', message: NO_TEAM }]);
+}
+
 export async function createCategory(deps: AppDeps, input: CategoryInput, context: CommandContext): Promise<string> {
+  await checkRouteTeam(deps, input.routeTeamId);
   const categoryId = deps.newId();
   await runCommand(deps, categoryStream(categoryId), categoryDecider, { type: 'CreateCategory', categoryId, input }, context);
   return categoryId;
 }
 
 export async function updateCategory(deps: AppDeps, categoryId: string, changes: CategoryChanges, context: CommandContext): Promise<void> {
+  await checkRouteTeam(deps, changes.routeTeamId);
   await runCommand(deps, categoryStream(categoryId), categoryDecider, { type: 'UpdateCategory', categoryId, changes }, context);
 }
 

@@ -1,13 +1,45 @@
 import type { SearchQuery, SearchResults } from '#contract/search';
 import { isStaff } from '#contract/users';
 import type { ReadStore } from '../../platform/readstore/port';
-import { type Audience, type SearchIndex, ftsQuery } from '../../projections/searchIndex';
+import { type Audience, type FtsQuery, type SearchIndex, ftsQuery } from '../../projections/searchIndex';
 import { parseQuery } from '../../projections/searchText';
-import { type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
+import { type Matches, type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
 
 /** What the searcher may read: a customer their own tickets' public rows; staff every ticket, the notes unless their token lacks `notes:read`. */
 export const audienceOf = (searcher: Searcher): Audience =>
   isStaff(searcher.role) ? { customer: null, notes: searcher.notes !== false } : { customer: searcher.id, notes: false };
+
+/**
+ * The matches as `recentMatches` asks for them. Staff's come from the word rows, a ticket each: the
+ * count is FTS5's, and the window asks only whether the newest tickets match, so a common word costs
+ * what its hundred newest matches do, not what its every posting does. A customer's (and a phrase's)
+ * are the list of matches `matching` finds in the rows the searcher may read.
+ */
+function matchesOf(index: SearchIndex, audience: Audience, fts: FtsQuery): Matches {
+  const words = index.wordMatches(audience, fts);
+  if (!words) {
+    let ids: string[] | null = null;
+    let matched: Set<string> | null = null;
+    const all = () => (ids ??= index.matching(audience, fts));
+    return {
+      count: async () => all().length,
+      ids: async () => all(),
+      among: async (batch) => {
+        matched ??= new Set(all());
+        return new Set(batch.flatMap(({ _id }) => (matched!.has(_id) ? [_id] : [])));
+      },
+    };
+  }
+  return {
+    count: async () => words.count(),
+    share: async () => words.count() / index.tickets(),
+    ids: async () => index.ids(words.numbers()),
+    among: async (batch) => {
+      const found = words.among(batch.map(({ ticketId }) => ticketId));
+      return new Set(batch.flatMap(({ _id, ticketId }) => (found.has(ticketId) ? [_id] : [])));
+    },
+  };
+}
 
 /**
  * GET /api/search on the SQLite store, answered by FTS5 (docs/search.md): the matches as the
@@ -21,14 +53,7 @@ export async function searchIndexed(index: SearchIndex, store: ReadStore, search
   const empty = emptyResults(query, parsed);
   const audience = audienceOf(searcher);
   const fts = ftsQuery(parsed);
-  const ids = index.matching(audience, fts);
-  if (ids.length === 0) return empty;
-  const matched = new Set(ids);
-  const { window, total, after } = await recentMatches(store, searcher, query, {
-    count: async () => ids.length,
-    ids: async () => ids,
-    among: async (batch) => new Set(batch.filter((id) => matched.has(id))),
-  });
+  const { window, total, after } = await recentMatches(store, searcher, query, matchesOf(index, audience, fts));
   if (total === 0) return empty;
   const from = (query.page - 1) * query.limit;
   const numbers = index.numbers(window.map(({ _id }) => _id));

@@ -171,7 +171,7 @@ export async function searchTickets(store: ReadStore, searcher: Searcher, query:
   const { window, total, after } = await recentMatches(store, searcher, query, {
     count: () => searchDocs.count(matches),
     ids: () => idsOf(searchDocs.find(matches, { projection: { _id: 1 } })),
-    among: async (ids) => new Set(await idsOf(searchDocs.find({ _id: { $in: ids }, ...matches }, { projection: { _id: 1 } }))),
+    among: async (tickets) => new Set(await idsOf(searchDocs.find({ _id: { $in: tickets.map(({ _id }) => _id) }, ...matches }, { projection: { _id: 1 } }))),
   });
   if (total === 0) return empty;
   const docs = await readable(

@@ -7,6 +7,7 @@ import {
   type AgentLookup,
   type CategoryLookup,
   OPEN_TICKET_CLAIM_NEEDED,
+  type TeamLookup,
   type TicketActor,
   type TicketCommand,
   staffOnly,
@@ -14,7 +15,7 @@ import {
 } from '../../domain/ticket/decide';
 import type { CreateTicketInput } from '#contract/tickets';
 import { type TicketOpenedData, type TicketState, ticketStream } from '../../domain/ticket/ticket';
-import { type Attachment, type Platform, type TicketStatus, isOpenStatus } from '#contract/tickets';
+import { type Attachment, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { type EventStore, recordedAs } from '../../platform/eventstore/port';
@@ -24,6 +25,7 @@ import { searchProjection } from '../../projections/search';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
+import { TEAMS, type TeamView } from '../../projections/teams';
 import { policyForNewTicket } from '../sla/service';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, claim, release } from '../reservations';
@@ -111,9 +113,16 @@ export async function projectedTicket(deps: AppDeps, ticketId: string, position:
   return ticket;
 }
 
+async function teamLookup(deps: AppDeps, teamId: string): Promise<TeamLookup | null> {
+  const team = await deps.readStore.collection<TeamView>(TEAMS).findOne({ _id: teamId });
+  return team ? { teamId: team._id, name: team.name, archived: team.archived } : null;
+}
+
 async function categoryLookup(deps: AppDeps, categoryId: string): Promise<CategoryLookup | null> {
   const category = await deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId });
-  return category ? { categoryId: category._id, isActive: category.isActive, customFields: category.customFields } : null;
+  if (!category) return null;
+  const routeTeam = category.routeTeamId ? await teamLookup(deps, category.routeTeamId) : null;
+  return { categoryId: category._id, isActive: category.isActive, customFields: category.customFields, routeTeam };
 }
 
 /** A file sent for a custom field arrives as `customFieldValues.<fieldName>` (or `customFieldValues[<fieldName>]`). */
@@ -191,7 +200,7 @@ export async function changeStatus(deps: AppDeps, ticketId: string, status: Tick
   }
 }
 
-async function agentLookup(deps: AppDeps, userId: string): Promise<AgentLookup | null> {
+export async function agentLookup(deps: AppDeps, userId: string): Promise<AgentLookup | null> {
   const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
   return user ? { userId: user._id, role: user.role, isActive: user.isActive } : null;
 }
@@ -199,6 +208,46 @@ async function agentLookup(deps: AppDeps, userId: string): Promise<AgentLookup |
 export async function assignTicket(deps: AppDeps, ticketId: string, agentId: string, context: CommandContext): Promise<number> {
   const command: TicketCommand = { type: 'AssignTicket', ticketId, actor: actorOf(context), agent: await agentLookup(deps, agentId) };
   return (await runTicketCommand(deps, ticketId, command, context)).position;
+}
+
+/** Puts the ticket with a team, or with none (`teamId` null); staff, with the actor in the event. */
+export async function changeTeam(deps: AppDeps, ticketId: string, teamId: string | null, context: CommandContext): Promise<number> {
+  const team = teamId === null ? null : await teamLookup(deps, teamId);
+  return (await runTicketCommand(deps, ticketId, { type: 'ChangeTicketTeam', ticketId, actor: actorOf(context), teamId, team }, context)).position;
+}
+
+/** Puts a tag on the ticket or takes it off (staff, docs/teams.md). */
+export async function tagTicket(deps: AppDeps, ticketId: string, tag: string, tagged: boolean, context: CommandContext): Promise<number> {
+  return (await runTicketCommand(deps, ticketId, { type: 'TagTicket', ticketId, actor: actorOf(context), tag, tagged }, context)).position;
+}
+
+/**
+ * A new priority or category, with the SLA policy chosen again for the ticket as it will be (docs/sla.md).
+ * The policy is chosen for the ticket as read here; if the other of the two moved before the append, the
+ * decider refuses and the change is decided again on the fresh ticket.
+ */
+export async function changeClassification(
+  deps: AppDeps,
+  ticketId: string,
+  change: { priority: Priority } | { category: string },
+  context: CommandContext,
+): Promise<number> {
+  const actor = actorOf(context);
+  for (let attempt = 1; ; attempt++) {
+    const ticket = staffOnly((await loadTicket(deps, ticketId)).state, actor);
+    const categoryId = 'category' in change ? change.category : ticket.categoryId;
+    const priority = 'priority' in change ? change.priority : ticket.priority;
+    const sla = { policy: await policyForNewTicket(deps, categoryId, priority), categoryId, priority };
+    const command: TicketCommand =
+      'priority' in change
+        ? { type: 'ChangeTicketPriority', ticketId, actor, priority, sla }
+        : { type: 'ChangeTicketCategory', ticketId, actor, category: await categoryLookup(deps, categoryId), sla };
+    try {
+      return (await runTicketCommand(deps, ticketId, command, context)).position;
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'CONCURRENT_CHANGE') || attempt >= 3) throw error;
+    }
+  }
 }
 
 export async function unassignTicket(deps: AppDeps, ticketId: string, context: CommandContext): Promise<number> {

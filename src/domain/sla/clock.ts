@@ -46,7 +46,9 @@ export interface SlaClockState {
 export type ClockEvent =
   | { type: 'TicketOpened'; at: number }
   | { type: 'TicketStatusChanged'; at: number; to: TicketStatus }
-  | { type: 'MessagePosted'; at: number; senderRole: Role; isInternal: boolean };
+  | { type: 'MessagePosted'; at: number; senderRole: Role; isInternal: boolean }
+  /** The policy chosen again after a change of priority or category (docs/sla.md). */
+  | { type: 'PolicyChanged'; at: number; policy: AppliedPolicy };
 
 /** An event the fold passes over in any state, so nothing that reacts to moved clocks needs to look: an internal note. */
 export const movesNoClock = (event: ClockEvent) => event.type === 'MessagePosted' && event.isInternal;
@@ -89,8 +91,38 @@ function stop(hours: Hours, clock: TargetClock, at: number): TargetClock {
 
 const isOpen = (clock: TargetClock) => clock.completedAt === null;
 
+/**
+ * A new policy after a change of priority or category (docs/sla.md): an episode decided (met or breached at
+ * its end) stays as it was; a running or paused one keeps its start and the business time it counted
+ * under the old calendar, and takes the new policy's target for its kind (its old one when the new policy
+ * has none). One whose counted time already passes the new target is breached at the change: the breach
+ * is known from then, and no past report moves. A ticket that followed no policy starts its clocks at the change.
+ */
+function changePolicy(state: SlaClockState, next: AppliedPolicy, at: number): SlaClockState {
+  const { policy } = state;
+  if (!policy) {
+    if (isDone(state.status)) return { ...state, policy: next };
+    const started = appliedClock({ policy: next }, at);
+    const clocks = state.agentReplied ? started.clocks.filter((clock) => clock.target === 'resolution') : started.clocks;
+    const fresh = { ...state, policy: next, clocks };
+    return isPaused(fresh) ? { ...fresh, clocks: clocks.map((clock) => stop(next.hours, clock, at)) } : fresh;
+  }
+  const changed = { ...state, policy: next };
+  const paused = isPaused(changed);
+  const clocks = state.clocks.map((clock) => {
+    if (!isOpen(clock)) return clock;
+    const minutes = next.targets[clock.target];
+    const stopped = { ...stop(policy.hours, clock, at), targetMs: minutes === null ? clock.targetMs : minutes * 60_000 };
+    const passed = stopped.breachedAt ?? (stopped.consumedMs >= stopped.targetMs ? at : null);
+    const counted = { ...stopped, breachedAt: passed };
+    return paused ? counted : run(next.hours, next.warnPercent, counted, at);
+  });
+  return { ...changed, clocks };
+}
+
 /** A pure fold: the same events, policy and calendar give the same due times, live or rebuilt, now or in a year. */
 export function evolveClock(state: SlaClockState, event: ClockEvent): SlaClockState {
+  if (event.type === 'PolicyChanged') return changePolicy(state, event.policy, event.at);
   const { policy } = state;
   if (!policy) return state;
   const { hours, warnPercent } = policy;

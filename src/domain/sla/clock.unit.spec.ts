@@ -107,4 +107,34 @@ describe('SLA clock', () => {
       expect(view(reopened, '2026-01-20T09:00:00Z').resolution).toMatchObject({ state: 'running', episode: 2, dueAt: '2026-01-21T09:00:00.000Z' });
     });
   });
+
+  describe('when the priority or category changes (docs/sla.md)', () => {
+    const URGENT: AppliedPolicy = { ...POLICY, version: 2, targets: { firstResponse: 30, nextResponse: 60, resolution: 4 * 60 } };
+    const changed = (iso: string, policy = URGENT): ClockEvent => ({ type: 'PolicyChanged', at: at(iso), policy });
+
+    it('keeps each running episode’s start and counted time and gives it the new target', () => {
+      const first = view([opened, changed('2026-01-19T09:10:00Z')], '2026-01-19T09:10:00Z').firstResponse!;
+      expect(first).toMatchObject({
+        state: 'running',
+        episode: 1,
+        startedAt: '2026-01-19T09:00:00.000Z',
+        targetMinutes: 30,
+        dueAt: '2026-01-19T09:30:00.000Z',
+      });
+    });
+
+    it('breaches at the change an episode whose counted time already passes the new target, and leaves decided ones as they were', () => {
+      const late = view([opened, changed('2026-01-19T09:40:00Z')], '2026-01-19T09:40:00Z').firstResponse!;
+      expect(late).toMatchObject({ state: 'breached', breachedAt: '2026-01-19T09:40:00.000Z' });
+      const met = view([opened, agentReply('2026-01-19T09:20:00Z'), changed('2026-01-19T09:40:00Z')], '2026-01-19T09:40:00Z').firstResponse!;
+      expect(met).toMatchObject({ state: 'met', targetMinutes: 60 });
+    });
+
+    it('stays paused while paused, and starts the clocks at the change for a ticket that followed no policy', () => {
+      const paused = view([opened, status('pending_customer', '2026-01-19T09:10:00Z'), changed('2026-01-19T09:20:00Z')], '2026-01-19T12:00:00Z');
+      expect(paused.firstResponse).toMatchObject({ state: 'paused', targetMinutes: 30, remainingMs: 20 * 60_000 });
+      const fresh = view([opened, changed('2026-01-19T09:20:00Z')], '2026-01-19T09:20:00Z', null as unknown as AppliedPolicy);
+      expect(fresh.firstResponse).toMatchObject({ state: 'running', startedAt: '2026-01-19T09:20:00.000Z', dueAt: '2026-01-19T09:50:00.000Z' });
+    });
+  });
 });

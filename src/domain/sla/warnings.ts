@@ -35,6 +35,8 @@ export function evolve(state: SlaWarningState, event: Folded): SlaWarningState {
   switch (event.type) {
     case 'SlaPolicyApplied':
       return { ...state, clock: appliedClock(data as { policy: AppliedPolicy; startsAt?: string }, at) };
+    case 'SlaPolicyReapplied':
+      return { ...state, clock: evolveClock(state.clock, { type: 'PolicyChanged', at, policy: data.policy as AppliedPolicy }) };
     case 'TicketStatusChanged':
       return { ...state, clock: evolveClock(state.clock, { type: 'TicketStatusChanged', at, to: data.to as TicketStatus }) };
     case 'MessagePosted':

@@ -1,7 +1,7 @@
 import type { CustomField } from '#contract/categories';
 import type { AppliedPolicy } from '../sla/clock';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
@@ -25,6 +25,7 @@ import {
   type Platform,
   type Priority,
   TICKET_CLOSED_MESSAGE,
+  TAGS_PER_TICKET,
   TITLE_MAX,
   type TicketStatus,
   isOpenStatus,
@@ -40,6 +41,15 @@ export interface CategoryLookup {
   categoryId: string;
   isActive: boolean;
   customFields: CustomField[];
+  /** The category's "Route new tickets to team" (docs/teams.md): the active team its new tickets go to. */
+  routeTeam?: TeamLookup | null;
+}
+
+/** What the handler looked up about a team; null when no such team exists. */
+export interface TeamLookup {
+  teamId: string;
+  name: string;
+  archived: boolean;
 }
 
 /** What the handler looked up about a would-be assignee; null when no such user exists. */
@@ -47,6 +57,12 @@ export interface AgentLookup {
   userId: string;
   role: Role;
   isActive: boolean;
+}
+
+/** One step of a macro: what the agent reads when it is refused (`label`), and the command it runs. */
+export interface MacroStep {
+  label: string;
+  command: Extract<TicketCommand, { type: 'PostMessage' | 'ChangeTicketStatus' | 'ChangeTicketPriority' | 'AssignTicket' }>;
 }
 
 export type TicketCommand =
@@ -65,9 +81,23 @@ export type TicketCommand =
       sla?: AppliedPolicy | null;
     }
   | { type: 'ChangeTicketStatus'; ticketId: string; actor: TicketActor; status: TicketStatus }
+  /**
+   * A macro's reply and actions (docs/macros.md): each step decided on the state the steps before it
+   * leave, and all appended together or none, so a refused step leaves nothing applied.
+   */
+  | { type: 'ApplyMacro'; ticketId: string; actor: TicketActor; steps: MacroStep[] }
   | { type: 'AssignTicket'; ticketId: string; actor: TicketActor; agent: AgentLookup | null }
   | { type: 'UnassignTicket'; ticketId: string; actor: TicketActor }
   | { type: 'RecordOutcome'; ticketId: string; actor: TicketActor; outcomeMessage: string }
+  /** `team` null: the ticket leaves its team; `teamId` what was asked, to name it when unknown. */
+  | { type: 'ChangeTicketTeam'; ticketId: string; actor: TicketActor; teamId: string | null; team: TeamLookup | null }
+  /**
+   * A new priority or category (docs/sla.md): `sla` is the policy for the ticket's category and priority after the
+   * change, chosen by the handler for `slaFor`; the decider refuses it if the ticket moved meanwhile.
+   */
+  | { type: 'TagTicket'; ticketId: string; actor: TicketActor; tag: string; tagged: boolean }
+  | { type: 'ChangeTicketPriority'; ticketId: string; actor: TicketActor; priority: Priority; sla: PolicyChoice }
+  | { type: 'ChangeTicketCategory'; ticketId: string; actor: TicketActor; category: CategoryLookup | null; sla: PolicyChoice }
   | { type: 'DeleteTicket'; ticketId: string; actor: TicketActor }
   | {
       type: 'PostMessage';
@@ -119,6 +149,13 @@ export type TicketCommand =
   /** Relates this ticket to `other` (the other's state as the handler loaded it), or undoes that; the handler runs it on both. */
   | { type: 'LinkTicket'; ticketId: string; actor: TicketActor; other: TicketState; linked: boolean };
 
+/** The SLA policy a changed ticket follows, and the category and priority it was chosen for. */
+interface PolicyChoice {
+  policy: AppliedPolicy | null;
+  categoryId: string;
+  priority: Priority;
+}
+
 /**
  * The ticket as this actor may know it. A customer asking about someone else's ticket learns
  * nothing, not even that it exists (docs/contract.md: 404, never 403).
@@ -143,11 +180,29 @@ function open(command: Extract<TicketCommand, { type: 'OpenTicket' }>, state: Ti
     throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
   const customFieldValues = answerCustomFields(category.customFields, command.answers);
   const { ticketId, number, title, description, priority, customerId, platform } = command;
+  const route = category.routeTeam && !category.routeTeam.archived ? category.routeTeam : null;
   return [
     {
       type: 'TicketOpened',
       data: { ticketId, number, title, description, categoryId: category.categoryId, priority, customerId, customFieldValues, platform },
     },
+    // The category's rule chose the team, in the opening's append: no moment exists when the ticket is in no team.
+    ...(route
+      ? [
+          {
+            type: 'TicketTeamChanged' as const,
+            data: {
+              ticketId,
+              teamId: route.teamId,
+              teamName: route.name,
+              previousTeamId: null,
+              previousTeamName: null,
+              reason: 'category-routing' as const,
+              categoryId: category.categoryId,
+            },
+          },
+        ]
+      : []),
     ...(command.sla ? [{ type: 'SlaPolicyApplied' as const, data: { ticketId, policy: command.sla } }] : []),
   ];
 }
@@ -162,6 +217,28 @@ function changeStatus(command: Extract<TicketCommand, { type: 'ChangeTicketStatu
   refuseMerged(ticket);
   if (ticket.status === command.status) return [];
   return [{ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: command.status } }];
+}
+
+/** A refused step keeps its status and code, and says which action it was: `The macro's action "assign to me" was refused: ...`. */
+function applyMacro(command: Extract<TicketCommand, { type: 'ApplyMacro' }>, state: TicketState): TicketEvent[] {
+  staffOnly(state, command.actor);
+  const events: TicketEvent[] = [];
+  let current = state;
+  for (const [index, step] of command.steps.entries()) {
+    let decided: TicketEvent[];
+    try {
+      decided = decide(step.command, current);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        error.message = `The macro's action "${step.label}" was refused, so nothing was applied: ${error.message}`;
+        Object.assign(error.extra, { refusedAction: { index, label: step.label } });
+      }
+      throw error;
+    }
+    events.push(...decided);
+    current = decided.reduce(evolve, current);
+  }
+  return events;
 }
 
 /**
@@ -214,6 +291,77 @@ function recordOutcome(command: Extract<TicketCommand, { type: 'RecordOutcome' }
     ]);
   if (ticket.outcomeMessage === outcomeMessage) return [];
   return [{ type: 'TicketOutcomeRecorded', data: { ticketId: ticket.ticketId, outcomeMessage, previous: ticket.outcomeMessage } }];
+}
+
+const NO_TEAM = 'Please choose an active team';
+
+/** Staff put a ticket with a team or take it out of one; an archived or unknown team is refused. */
+function changeTeam(command: Extract<TicketCommand, { type: 'ChangeTicketTeam' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
+  const { team } = command;
+  if (command.teamId !== null && (!team || team.archived)) throw new ValidationError(NO_TEAM, [{ path: 'team', message: NO_TEAM }]);
+  const next = command.teamId === null ? null : team;
+  if ((ticket.team?.teamId ?? null) === (next?.teamId ?? null)) return [];
+  return [
+    {
+      type: 'TicketTeamChanged',
+      data: {
+        ticketId: ticket.ticketId,
+        teamId: next?.teamId ?? null,
+        teamName: next?.name ?? null,
+        previousTeamId: ticket.team?.teamId ?? null,
+        previousTeamName: ticket.team?.name ?? null,
+      },
+    },
+  ];
+}
+
+/** Staff put a tag on a ticket or take it off (docs/teams.md); the same tag twice records nothing. */
+function tag(command: Extract<TicketCommand, { type: 'TagTicket' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  const has = ticket.tags.includes(command.tag);
+  if (!command.tagged) {
+    if (!has) throw new NotFoundError('Tag');
+    return [{ type: 'TicketTagRemoved', data: { ticketId: ticket.ticketId, tag: command.tag } }];
+  }
+  if (has) return [];
+  if (ticket.tags.length >= TAGS_PER_TICKET) throw new UnprocessableError(`A ticket can have at most ${TAGS_PER_TICKET} tags`, 'TOO_MANY_TAGS');
+  return [{ type: 'TicketTagAdded', data: { ticketId: ticket.ticketId, tag: command.tag } }];
+}
+
+/**
+ * The policy chosen again after a change (docs/sla.md): only for the category and priority the ticket
+ * has after it, so a change of the other one in between makes the handler choose again.
+ */
+function reapplied(ticket: LiveTicket, choice: PolicyChoice, categoryId: string, priority: Priority, reason: 'priority' | 'category'): TicketEvent[] {
+  if (choice.categoryId !== categoryId || choice.priority !== priority)
+    throw new ConflictError('This ticket was changed at the same moment; please try again', 'CONCURRENT_CHANGE');
+  return choice.policy ? [{ type: 'SlaPolicyReapplied', data: { ticketId: ticket.ticketId, policy: choice.policy, reason } }] : [];
+}
+
+function changePriority(command: Extract<TicketCommand, { type: 'ChangeTicketPriority' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
+  if (ticket.priority === command.priority) return [];
+  return [
+    { type: 'TicketPriorityChanged', data: { ticketId: ticket.ticketId, priority: command.priority, previous: ticket.priority } },
+    ...reapplied(ticket, command.sla, ticket.categoryId, command.priority, 'priority'),
+  ];
+}
+
+/** A ticket moves to another active category; its custom-field answers stay as the customer gave them. */
+function changeCategory(command: Extract<TicketCommand, { type: 'ChangeTicketCategory' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  refuseMerged(ticket);
+  const { category } = command;
+  if (!category || !category.isActive)
+    throw new ValidationError('Please choose an active category', [{ path: 'category', message: 'Please choose an active category' }]);
+  if (ticket.categoryId === category.categoryId) return [];
+  return [
+    { type: 'TicketCategoryChanged', data: { ticketId: ticket.ticketId, categoryId: category.categoryId, previous: ticket.categoryId } },
+    ...reapplied(ticket, command.sla, category.categoryId, ticket.priority, 'category'),
+  ];
 }
 
 function remove(command: Extract<TicketCommand, { type: 'DeleteTicket' }>, state: TicketState): TicketEvent[] {
@@ -646,12 +794,22 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return open(command, state);
     case 'ChangeTicketStatus':
       return changeStatus(command, state);
+    case 'ApplyMacro':
+      return applyMacro(command, state);
     case 'AssignTicket':
       return assign(command, state);
     case 'UnassignTicket':
       return unassign(command, state);
     case 'RecordOutcome':
       return recordOutcome(command, state);
+    case 'ChangeTicketTeam':
+      return changeTeam(command, state);
+    case 'TagTicket':
+      return tag(command, state);
+    case 'ChangeTicketPriority':
+      return changePriority(command, state);
+    case 'ChangeTicketCategory':
+      return changeCategory(command, state);
     case 'DeleteTicket':
       return remove(command, state);
     case 'PostMessage':

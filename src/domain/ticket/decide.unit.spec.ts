@@ -4,6 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#
 import { type CategoryLookup, OPEN_TICKET_CLAIM_NEEDED, type TicketActor, type TicketCommand, decide } from './decide';
 import { createTicketSchema, editMessageSchema, outcomeSchema, postMessageSchema, updateTicketSchema } from '#contract/tickets';
 import { type TicketEvent, evolve, initialState } from './ticket';
+import type { AppliedPolicy } from '../sla/clock';
 
 const given = DeciderSpecification.for({ decide, evolve, initialState });
 
@@ -440,5 +441,122 @@ describe('Ticket', () => {
       given([...history, { type: 'MessagesRead', data: { ticketId: T, readerId: CUSTOMER.userId, upTo: 2 } }])
         .when(read(CUSTOMER))
         .then([]));
+  });
+});
+
+describe('Ticket teams, priority and category (docs/teams.md, docs/sla.md)', () => {
+  const TEAM = { teamId: 'team-1', name: 'Billing team', archived: false };
+  const POLICY: AppliedPolicy = {
+    policyId: 'p',
+    policyName: 'Standard',
+    version: 3,
+    calendarName: null,
+    hours: null,
+    targets: { firstResponse: 30, nextResponse: null, resolution: 240 },
+    pauseStatuses: [],
+    warnPercent: 80,
+  };
+  const choice = (categoryId: string, priority: 'medium' | 'urgent') => ({ policy: POLICY, categoryId, priority });
+
+  it('when a routed category opens a ticket, then the team comes with the opening, by the rule; an archived team routes nothing', () => {
+    given([])
+      .when(open({ category: { ...BILLING, routeTeam: TEAM } }))
+      .then([
+        OPENED,
+        {
+          type: 'TicketTeamChanged',
+          data: {
+            ticketId: T,
+            teamId: 'team-1',
+            teamName: 'Billing team',
+            previousTeamId: null,
+            previousTeamName: null,
+            reason: 'category-routing',
+            categoryId: 'cat-1',
+          },
+        },
+      ]);
+    given([])
+      .when(open({ category: { ...BILLING, routeTeam: { ...TEAM, archived: true } } }))
+      .then([OPENED]);
+  });
+
+  it('when staff change the team, then an archived or unknown team is refused and a customer is not told the ticket exists', () => {
+    given([OPENED])
+      .when({ type: 'ChangeTicketTeam', ticketId: T, actor: AGENT, teamId: 'team-1', team: { ...TEAM, archived: true } })
+      .thenThrows(ValidationError, 'Please choose an active team');
+    given([OPENED]).when({ type: 'ChangeTicketTeam', ticketId: T, actor: AGENT, teamId: 'nope', team: null }).thenThrows(ValidationError);
+    given([OPENED]).when({ type: 'ChangeTicketTeam', ticketId: T, actor: OTHER_CUSTOMER, teamId: null, team: null }).thenThrows(NotFoundError);
+    given([OPENED]).when({ type: 'ChangeTicketTeam', ticketId: T, actor: AGENT, teamId: null, team: null }).then([]);
+  });
+
+  it('when the priority changes, then the policy chosen for it is reapplied in the same append', () => {
+    given([OPENED])
+      .when({ type: 'ChangeTicketPriority', ticketId: T, actor: AGENT, priority: 'urgent', sla: choice('cat-1', 'urgent') })
+      .then([
+        { type: 'TicketPriorityChanged', data: { ticketId: T, priority: 'urgent', previous: 'medium' } },
+        { type: 'SlaPolicyReapplied', data: { ticketId: T, policy: POLICY, reason: 'priority' } },
+      ]);
+  });
+
+  it('when the category moved after the policy was chosen, then the priority change is refused so it is chosen again', () => {
+    given([OPENED, { type: 'TicketCategoryChanged', data: { ticketId: T, categoryId: 'cat-2', previous: 'cat-1' } }])
+      .when({ type: 'ChangeTicketPriority', ticketId: T, actor: AGENT, priority: 'urgent', sla: choice('cat-1', 'urgent') })
+      .thenThrowsCode(ConflictError, 'CONCURRENT_CHANGE');
+  });
+});
+
+describe('Ticket > priority and macros', () => {
+  const reply = (actor: TicketActor = AGENT): Extract<TicketCommand, { type: 'PostMessage' }> => ({
+    type: 'PostMessage',
+    ticketId: T,
+    messageId: 'm-macro',
+    actor,
+    content: 'Your refund is on its way',
+    isInternal: false,
+    attachments: [],
+    platform: 'web',
+    now: SENT_AT,
+  });
+  const OTHER_ASSIGNED: TicketEvent = { type: 'AgentAssignedToTicket', data: { ticketId: T, agentId: OTHER_AGENT.userId, previousAgentId: null } };
+
+  it('when a macro is applied, then each step is its own event, each decided after the ones before', () => {
+    const events = given([OPENED])
+      .when({
+        type: 'ApplyMacro',
+        ticketId: T,
+        actor: AGENT,
+        steps: [
+          { label: 'post the reply', command: reply() },
+          { label: 'set status to Resolved', command: { type: 'ChangeTicketStatus', ticketId: T, actor: AGENT, status: 'resolved' } },
+          {
+            label: 'set priority to low',
+            command: { type: 'ChangeTicketPriority', ticketId: T, actor: AGENT, priority: 'low', sla: { policy: null, categoryId: 'cat-1', priority: 'low' } },
+          },
+        ],
+      })
+      .result();
+    expect(events.map((event) => event.type)).toEqual(['MessagePosted', 'TicketStatusChanged', 'TicketPriorityChanged']);
+  });
+
+  it('when one step is refused, then nothing is decided and the error names the step, keeping its status and code', () => {
+    const run = () =>
+      decide(
+        {
+          type: 'ApplyMacro',
+          ticketId: T,
+          actor: AGENT,
+          steps: [
+            { label: 'post the reply', command: reply() },
+            {
+              label: 'assign to me',
+              command: { type: 'AssignTicket', ticketId: T, actor: AGENT, agent: { userId: AGENT.userId, role: 'agent', isActive: true } },
+            },
+          ],
+        },
+        [OPENED, OTHER_ASSIGNED].reduce(evolve, initialState),
+      );
+    expect(run).toThrow(ConflictError);
+    expect(run).toThrow(/^The macro's action "assign to me" was refused, so nothing was applied: This ticket is already assigned to another agent/);
   });
 });

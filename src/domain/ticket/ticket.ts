@@ -47,6 +47,21 @@ export type TicketEvent =
   | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
   | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
+  /**
+   * The team the ticket is with (docs/teams.md), names carried so the history reads without the team's
+   * stream. `reason: 'category-routing'`: the category's "Route new tickets to team" chose it, appended with the opening.
+   */
+  | DomainEvent<'TicketTeamChanged', TicketTeamChangedData>
+  /** A tag staff put on the ticket or took off it (docs/teams.md): staff's, as the team. */
+  | DomainEvent<'TicketTagAdded', { ticketId: string; tag: string }>
+  | DomainEvent<'TicketTagRemoved', { ticketId: string; tag: string }>
+  | DomainEvent<'TicketPriorityChanged', { ticketId: string; priority: Priority; previous: Priority }>
+  | DomainEvent<'TicketCategoryChanged', { ticketId: string; categoryId: string; previous: string }>
+  /**
+   * The SLA policy chosen again after a change of priority or category (docs/sla.md): running episodes keep
+   * the business time they counted and take the new targets; decided ones stay as they were.
+   */
+  | DomainEvent<'SlaPolicyReapplied', { ticketId: string; policy: AppliedPolicy; reason: 'priority' | 'category' }>
   | DomainEvent<'TicketDeleted', { ticketId: string; number: number; customerId: string }>
   | DomainEvent<'MessagePosted', MessagePostedData>
   /** Keeps the replaced text, so every earlier version of a message stays in the log. */
@@ -91,6 +106,17 @@ export type TicketEvent =
   | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketMergeIntoUndone', TicketMergeIntoUndoneData>;
+
+interface TicketTeamChangedData {
+  ticketId: string;
+  teamId: string | null;
+  teamName: string | null;
+  previousTeamId: string | null;
+  previousTeamName: string | null;
+  reason?: 'category-routing';
+  /** With `category-routing`: the category whose rule routed the ticket. */
+  categoryId?: string;
+}
 
 export interface MessagesMovedOutData {
   ticketId: string;
@@ -197,6 +223,10 @@ export interface LiveTicket {
   status: TicketStatus;
   assignedAgentId: string | null;
   outcomeMessage: string | null;
+  categoryId: string;
+  priority: Priority;
+  team: { teamId: string; name: string } | null;
+  tags: string[];
   /**
    * The conversation by message id, in a persistent map: a post or an edit makes a new state that
    * shares all but a few nodes with the one before, so a command's cost does not grow with the
@@ -235,7 +265,7 @@ export const initialState: TicketState = { kind: 'none' };
 
 export function evolve(state: TicketState, event: TicketEvent): TicketState {
   if (event.type === 'TicketOpened') {
-    const { ticketId, number, customerId } = event.data;
+    const { ticketId, number, customerId, categoryId, priority } = event.data;
     return {
       kind: 'live',
       ticketId,
@@ -244,6 +274,10 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       status: 'open',
       assignedAgentId: null,
       outcomeMessage: null,
+      categoryId,
+      priority,
+      team: null,
+      tags: [],
       messages: ImmutableMap(),
       lastSeq: 0,
       lastPublicSeq: 0,
@@ -268,6 +302,18 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, assignedAgentId: null };
     case 'TicketOutcomeRecorded':
       return { ...state, outcomeMessage: event.data.outcomeMessage };
+    case 'TicketTeamChanged': {
+      const { teamId, teamName } = event.data;
+      return { ...state, team: teamId === null ? null : { teamId, name: teamName ?? '' } };
+    }
+    case 'TicketPriorityChanged':
+      return { ...state, priority: event.data.priority };
+    case 'TicketTagAdded':
+      return { ...state, tags: [...state.tags, event.data.tag] };
+    case 'TicketTagRemoved':
+      return { ...state, tags: state.tags.filter((tag) => tag !== event.data.tag) };
+    case 'TicketCategoryChanged':
+      return { ...state, categoryId: event.data.categoryId };
     case 'MessagePosted': {
       const { ticketId: _ticket, ...message } = event.data;
       const seq = state.lastSeq + 1;
@@ -287,6 +333,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'SatisfactionRated':
     case 'SatisfactionCommented':
     case 'SlaPolicyApplied':
+    case 'SlaPolicyReapplied':
     case 'SlaWarningRaised':
       return state;
     case 'TicketMergedInto': {

@@ -22,6 +22,14 @@ export interface EventMetadata {
   /** When the command that produced the event was decided (ISO-8601, UTC). */
   occurredAt: string;
   schemaVersion: number;
+  /** The macro whose application made this event, as it stood then (docs/macros.md). */
+  macro?: MacroRef;
+}
+
+export interface MacroRef {
+  id: string;
+  name: string;
+  version: number;
 }
 
 export interface NewEvent<Type extends string = string, Data = Record<string, unknown>> {

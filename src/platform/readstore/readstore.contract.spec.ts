@@ -25,6 +25,7 @@ interface Ticket extends Doc {
   labels?: string[];
   owner?: { name: string };
   views?: number;
+  rev?: number;
   sums?: { byStatus: Record<string, number> };
 }
 
@@ -134,6 +135,19 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.findOne({ _id: 't1' })).toMatchObject({ tags: ['hardware', 'a', 'a', 'b'], labels: ['x', 'y', 'z'] });
     });
 
+    it('appends with $push beside a $set guarded by the field it sets, and onto a missing field', async () => {
+      const once = { matched: 1, modified: 1, upsertedId: null };
+      expect(await tickets.updateOne({ _id: 't3' }, { $push: { labels: { $each: ['a', 'b'] } }, $set: { views: 2 } })).toEqual(once);
+      expect(await tickets.updateOne({ _id: 't3', views: 2 }, { $push: { labels: { $each: ['c', 'd'] }, tags: 'usb' }, $set: { views: 4 } })).toEqual(once);
+      expect(await tickets.updateOne({ _id: 't3', views: 2 }, { $push: { labels: 'e' }, $set: { views: 5 } })).toEqual({
+        matched: 0,
+        modified: 0,
+        upsertedId: null,
+      });
+      expect(await tickets.updateOne({ _id: 'missing' }, { $push: { labels: 'e' } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.findOne({ _id: 't3' })).toEqual({ ...TICKETS[2], views: 4, labels: ['a', 'b', 'c', 'd'], tags: ['network', 'hardware', 'usb'] });
+    });
+
     it('sets fields of a document named by its id, guarded, and counts setting the same values as unmodified', async () => {
       const sums = { byStatus: { open: 1 } };
       expect(await tickets.updateOne({ _id: 't2' }, { $set: { rev: 3, sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 1, upsertedId: null });
@@ -141,6 +155,20 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.updateOne({ _id: 't2', rev: 3 }, { $set: { sums, tags: ['a', 'b'] } })).toEqual({ matched: 1, modified: 0, upsertedId: null });
       expect(await tickets.updateOne({ _id: 'missing' }, { $set: { rev: 1 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
       expect(await tickets.findOne({ _id: 't2' })).toEqual({ ...TICKETS[1], rev: 3, sums, tags: ['a', 'b'] });
+    });
+
+    it('sets fields of many documents guarded by the field it sets, counting what matched before the write and what changed', async () => {
+      await tickets.updateOne({ _id: 't1' }, { $set: { rev: 5, views: 2 } });
+      await tickets.updateOne({ _id: 't3' }, { $set: { rev: 1, views: 2 } });
+      const guard = { $or: [{ _id: 't1' }, { _id: 't3' }, { _id: 't4' }], rev: { $lt: 5 } };
+      expect(await tickets.updateMany(guard, { $set: { rev: 5, views: 2 } })).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      expect(await tickets.updateMany(guard, { $set: { rev: 5 } })).toEqual({ matched: 0, modified: 0, upsertedId: null });
+      expect(await tickets.updateMany({ rev: 5 }, { $set: { views: 2 } })).toEqual({ matched: 2, modified: 0, upsertedId: null });
+      expect(await tickets.updateMany({ rev: 5 }, { $set: { views: 3, owner: { name: 'bo' } } })).toEqual({ matched: 2, modified: 2, upsertedId: null });
+      expect(await tickets.find({ rev: 5 }, { sort: { _id: 1 } })).toEqual([
+        { ...TICKETS[0], rev: 5, views: 3, owner: { name: 'bo' } },
+        { ...TICKETS[2], rev: 5, views: 3, owner: { name: 'bo' } },
+      ]);
     });
 
     it('upserts a document built from the filter and $setOnInsert', async () => {
@@ -314,6 +342,19 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       await tickets.deleteOne({ _id: 't9' });
       expect(await ids('open')).toEqual(before);
       expect(await tickets.count({ status: 'pending' })).toBe(0);
+    });
+
+    it('moves the entries of a dotted and a top-level indexed field on a replacement guarded by a revision, and not on one guarded away', async () => {
+      await tickets.createIndex({ keys: { 'owner.name': 1 } });
+      await tickets.createIndex({ keys: { status: 1 } });
+      await tickets.updateOne({ _id: 't1' }, { $set: { rev: 1 } });
+      const owned = async (name: string) => (await tickets.find({ 'owner.name': name }, { sort: { _id: 1 } })).map((t) => t._id);
+      const moved = { _id: 't1', title: 'Printer on fire', priority: 4, status: 'closed', owner: { name: 'bo' }, rev: 2 };
+      expect(await tickets.replaceOne({ _id: 't1', rev: 1 }, moved)).toEqual({ matched: 1, modified: 1, upsertedId: null });
+      expect(await tickets.replaceOne({ _id: 't1', rev: 1 }, { ...moved, owner: { name: 'cy' }, rev: 3 })).toMatchObject({ matched: 0, modified: 0 });
+      expect([await owned('ann'), await owned('bo'), await owned('cy')]).toEqual([[], ['t1'], []]);
+      expect((await tickets.find({ status: 'closed' }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t1', 't4']);
+      expect(await tickets.findOne({ _id: 't1' })).toEqual(moved);
     });
   });
 

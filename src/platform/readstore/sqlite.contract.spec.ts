@@ -139,5 +139,45 @@ describe('SqliteReadStore', () => {
         await again.close();
       }
     });
+
+    it('when its indexes are on expressions of the documents (a file of before the key columns), then they are made again on key columns', async () => {
+      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const first = new SqliteReadStore({ filename });
+      const members = first.collection<Member>('members');
+      await members.createIndex({ keys: { handle: 1 }, unique: true });
+      await members.createIndex({ keys: { name: -1, handle: 1 } });
+      for (const member of MEMBERS) await members.insertOne(member);
+      expect((await members.find({}, { sort: { name: -1, handle: 1 } })).map((m) => m._id)).toEqual(['m3', 'm2', 'm1']);
+      // The layout before: no key columns, the unique and sort indexes on `doc ->>`.
+      const db = first.database;
+      for (const index of db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c:members' AND name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .all())
+        db.exec(`DROP INDEX "${String(index).replaceAll('"', '""')}"`);
+      for (const column of ['x:handle', 'x:name']) db.exec(`ALTER TABLE "c:members" DROP COLUMN "${column}"`);
+      db.exec(`CREATE UNIQUE INDEX "u:members:{""handle"":1}" ON "c:members" ((doc ->> '$."handle"'))`);
+      db.exec(`CREATE INDEX "s:members:{""name"":-1,""handle"":1}" ON "c:members" ((doc ->> '$."name"') DESC, (doc ->> '$."handle"') ASC)`);
+      await first.close();
+
+      const again = new SqliteReadStore({ filename });
+      try {
+        const reopened = again.collection<Member>('members');
+        await reopened.createIndex({ keys: { handle: 1 }, unique: true });
+        await reopened.createIndex({ keys: { name: -1, handle: 1 } });
+        await reopened.insertOne({ _id: 'm4', name: 'Bo', handle: '@bo' });
+        await reopened.updateOne({ _id: 'm3' }, { $set: { name: 'Al' } });
+        expect((await reopened.find({}, { sort: { name: -1, handle: 1 } })).map((m) => m._id)).toEqual(['m2', 'm4', 'm1', 'm3']);
+        await expect(reopened.updateOne({ _id: 'm4' }, { $set: { handle: '@ann' } })).rejects.toEqual(new DuplicateKeyError('members', ['handle']));
+        const indexes = again.database
+          .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c:members' AND sql IS NOT NULL")
+          .pluck()
+          .all();
+        expect(indexes.join('\n')).not.toContain('doc ->>');
+        expect(indexes.join('\n')).toContain('"x:name" DESC');
+      } finally {
+        await again.close();
+      }
+    });
   });
 });

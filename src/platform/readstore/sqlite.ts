@@ -57,6 +57,28 @@ function jsonPath(path: string): string | null {
   return `'$.${parts.map((part) => `"${part}"`).join('.')}'`;
 }
 
+/**
+ * What decides a key column's value, as JSON text, for telling whether a write moves it: the value at
+ * the path through sub-documents (an array on the way holds no field there, as for `->>`).
+ */
+function keyValueOf(doc: AnyObject, path: string): string | undefined {
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(value)) return undefined;
+    value = (value as AnyObject)[part];
+  }
+  return value === undefined ? undefined : JSON.stringify(value);
+}
+
+/** The values a `$push` appends (one, or `$each`'s), or null for one it cannot say in SQL (`$slice`, `$position`, `$sort`, operators). */
+function pushed(value: unknown): unknown[] | null {
+  if (isPlainObject(value) && Object.keys(value).some((key) => key.startsWith('$'))) {
+    const { $each: each, ...rest } = value as AnyObject;
+    return Array.isArray(each) && Object.keys(rest).length === 0 && each.every((item) => item !== undefined) ? each : null;
+  }
+  return value === undefined ? null : [value];
+}
+
 /** A top-level field's JSON path literal, or null for a dotted path or one SQLite cannot say. */
 const topLevelPath = (field: string) => (field.includes('.') ? null : jsonPath(field));
 
@@ -273,14 +295,19 @@ function shapeOf(filter: unknown): unknown {
   return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, key.startsWith('$') || isPlainObject(value) ? shapeOf(value) : '?']));
 }
 
-function mapError(name: string, error: unknown, uniqueKeys: (index: string) => string[]): unknown {
+function mapError(name: string, error: unknown): unknown {
   // By its code, not its class: under Jest each test file loads the module again, the native addon keeps its first class.
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (!code.startsWith('SQLITE_')) return error;
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new DuplicateKeyError(name, ['_id']);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    const index = /index '(.*)'$/.exec((error as Error).message)?.[1];
-    return new DuplicateKeyError(name, index ? uniqueKeys(index) : ['_id']);
+    // A unique index on key columns names them: "UNIQUE constraint failed: c:<name>.x:<path>, ...".
+    const table = `c:${name}.`;
+    const columns = /UNIQUE constraint failed: (.*)$/.exec((error as Error).message)?.[1]?.split(', ') ?? [];
+    const keys = columns
+      .map((column) => (column.startsWith(table) ? column.slice(table.length) : column))
+      .map((column) => (column.startsWith('x:') ? column.slice(2) : '_id'));
+    return new DuplicateKeyError(name, keys.length > 0 ? keys : ['_id']);
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return new TransientStoreError(name, error);
   return error;
@@ -308,6 +335,16 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private declared = new Map<string, Declared>();
   /** Indexed fields (the first key of each declared index) and their numbers in the key table. */
   private fields = new Map<string, number>();
+  /** The top-level fields the indexed paths run through, and their columns (null where SQL cannot name one), kept until `fields` changes. */
+  private tops: { size: number; fields: string[]; columns: string | null } | null = null;
+  /**
+   * The key columns: one per path a declared index sorts or is unique on (`x:<path>`, the value `doc ->>`
+   * reads there), which the sort and unique indexes are made on. An index on an expression of `doc`
+   * was maintained at every write of the document (SQLite cannot tell that the expression kept its
+   * value): 12 such indexes on 100,000 tickets made an update of an unindexed field 213 µs against 18.
+   * A write sets only the columns whose value moved, so only their indexes are maintained.
+   */
+  private columns = new Map<string, string>();
   private sortIndexes = new Set<string>();
   /** The statements of a write, made once: the SQL text of each call was built and hashed again. */
   private readonly sql: Record<'insert' | 'update' | 'remove' | 'byId' | 'addKey' | 'removeKey', string>;
@@ -354,7 +391,39 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         row.f,
       ]),
     );
+    this.columns = new Map(
+      (this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(`c:${this.name}`) as string[])
+        .filter((column) => column.startsWith('x:'))
+        .map((column) => [column.slice(2), quote(column)]),
+    );
+    this.tops = null;
+    const sorted = [...this.declared.values()].flatMap(({ keys }) => Object.keys(keys));
+    if (sorted.some((path) => path !== '_id' && jsonPath(path) && !this.columns.has(path))) {
+      for (const path of sorted) this.addColumn(path);
+      // A file of before the key columns: its indexes on expressions of `doc` are made again on them (sort indexes on their first use).
+      const stale = this.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE '%doc ->>%'")
+        .pluck()
+        .all(`c:${this.name}`) as string[];
+      for (const index of stale) this.db.exec(`DROP INDEX ${quote(index)}`);
+      for (const { keys, unique } of this.declared.values()) if (unique) this.uniqueIndex(keys);
+    }
     this.ready = true;
+  }
+
+  /** Adds the key column of a path (filled from the stored documents), once. */
+  private addColumn(path: string): void {
+    if (path === '_id' || !jsonPath(path) || this.columns.has(path)) return;
+    const column = quote(`x:${path}`);
+    this.db.exec(`ALTER TABLE ${this.docs} ADD COLUMN ${column}; UPDATE ${this.docs} SET ${column} = doc ->> ${jsonPath(path)!};`);
+    this.columns.set(path, column);
+    this.tops = null;
+  }
+
+  private uniqueIndex(keys: Record<string, 1 | -1>): void {
+    const paths = Object.keys(keys).map((key) => (key === '_id' ? 'id' : (this.columns.get(key) ?? null)));
+    if (paths.some((path) => path === null)) throw new Error(`Cannot index ${this.name} on ${Object.keys(keys).join(', ')}`);
+    this.db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${quote(this.uniqueIndexName(keys))} ON ${this.docs} (${paths.join(', ')})`);
   }
 
   /**
@@ -369,10 +438,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       // A read takes no write lock: another process on the file (`npm run workers`) may be committing a page meanwhile.
       return reads ? this.db.transaction(work).deferred() : this.db.transaction(work).immediate();
     } catch (error) {
-      throw mapError(this.name, error, (index) => {
-        const declared = [...this.declared.values()].find((spec) => this.uniqueIndexName(spec.keys) === index);
-        return declared ? Object.keys(declared.keys) : [];
-      });
+      throw mapError(this.name, error);
     }
   }
 
@@ -526,9 +592,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       ({ keys, unique }) =>
         !unique && Object.keys(keys).join() === fields.join() && (fields.every((f) => keys[f] === sort[f]) || fields.every((f) => keys[f] === -sort[f]!)),
     );
-    const expressions = fields.map((field) => (field === '_id' ? 'id' : jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null));
+    const expressions = fields.map((field) =>
+      field === '_id' ? 'id' : (this.columns.get(field) ?? (jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null)),
+    );
     if (expressions.some((expression) => expression === null)) throw new Error(`Cannot sort ${this.name} by ${fields.join(', ')}`);
-    if (spec && !fields.includes('_id')) {
+    if (spec && !fields.includes('_id') && fields.every((field) => this.columns.has(field))) {
       const name = quote(`s:${this.name}:${JSON.stringify(spec.keys)}`);
       if (!this.sortIndexes.has(name)) {
         const columns = fields.map((field, at) => `${expressions[at]} ${spec.keys[field] === 1 ? 'ASC' : 'DESC'}`);
@@ -593,8 +661,28 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const id = (after?._id ?? before?._id) as string;
     const sql = this.sql;
     if (!after) this.engine.statement(sql.remove).run(id);
-    else if (!before) this.engine.statement(sql.insert).run(id, JSON.stringify(after));
-    else this.engine.statement(sql.update).run(JSON.stringify(after), id);
+    else if (this.columns.size === 0)
+      this.engine.statement(before ? sql.update : sql.insert).run(...(before ? [JSON.stringify(after), id] : [id, JSON.stringify(after)]));
+    else if (!before) {
+      const columns = [...this.columns];
+      this.engine
+        .statement(
+          `INSERT INTO ${this.docs} (id, doc, ${columns.map(([, column]) => column).join(', ')})
+            SELECT ?, d, ${columns.map(([path]) => `d ->> ${jsonPath(path)!}`).join(', ')} FROM (SELECT jsonb(?) AS d)`,
+        )
+        .run(id, JSON.stringify(after));
+    } else {
+      // Only the key columns whose value moved: the indexes of the others are left alone.
+      const moved = [...this.columns].filter(([path]) => keyValueOf(before, path) !== keyValueOf(after, path));
+      this.engine
+        .statement(
+          moved.length === 0
+            ? sql.update
+            : `UPDATE ${this.docs} SET doc = new.d, ${moved.map(([path, column]) => `${column} = new.d ->> ${jsonPath(path)!}`).join(', ')}
+                FROM (SELECT jsonb(?) AS d) AS new WHERE id = ?`,
+        )
+        .run(JSON.stringify(after), id);
+    }
     for (const [path, field] of this.fields) {
       const parts = pathParts(path);
       const old = before ? entriesOf(before, parts) : [];
@@ -633,6 +721,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private updateManySync(filter: Filter, update: Update): UpdateResult {
+    const inPlace = this.setInPlace(filter, update, true);
+    if (inPlace) return inPlace;
     const docs = this.stored(filter);
     let modified = 0;
     for (const doc of docs) if (this.modify(doc, update)) modified++;
@@ -640,59 +730,106 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
-   * `{ $set }` of top-level fields no index files, on a document named by its id: one UPDATE with
-   * `jsonb_set`, the document never read into JavaScript (a conditional write of a projection, like
-   * satisfaction's revision guard, costs a statement). A field already holding the value (the same
-   * JSON) leaves the document unmodified, as MongoDB counts it. Null where the update is not of that kind.
+   * `{ $set }` of top-level fields no index files, on a document named by its id (or, `many`, on every
+   * document the filter matches): one UPDATE with `jsonb_set`, the documents never read into
+   * JavaScript (a conditional write of a projection, like satisfaction's revision guard, costs a
+   * statement; the runner's checkpoints after a page, one `updateMany` of 16 documents, two instead of
+   * 16 reads and writes). A field already holding the value (the same JSON) leaves the document
+   * unmodified, as MongoDB counts it. With it, a `$push` (a value or `$each`) onto such a field that
+   * holds an array appends with `jsonb_insert` (the feed's positions of a customer, a growing list, at
+   * every message): where the field is missing or no array, the document is written the usual way.
+   * Null where the update is not of that kind (nothing done).
    */
-  private setInPlace(filter: Filter, update: Update): UpdateResult | null {
-    const { $set: set, ...others } = update;
-    if (typeof filter._id !== 'string' || !isPlainObject(set) || Object.keys(others).length > 0) return null;
+  private setInPlace(filter: Filter, update: Update, many = false): UpdateResult | null {
+    const { $set: set = {}, $push: push = {}, ...others } = update;
+    if ((!many && typeof filter._id !== 'string') || !isPlainObject(set) || !isPlainObject(push) || Object.keys(others).length > 0) return null;
     const fields = Object.entries(set);
-    const indexed = [...this.fields.keys()].map((path) => path.split('.')[0]!);
-    if (fields.length === 0 || fields.some(([field, value]) => field === '_id' || value === undefined || indexed.includes(field) || !topLevelPath(field)))
+    const appended = Object.entries(push).map(([field, value]) => [field, pushed(value)] as const);
+    const indexed = this.indexedTops().fields;
+    const plain = (field: string) => field !== '_id' && !indexed.includes(field) && topLevelPath(field) !== null;
+    if (
+      fields.length + appended.length === 0 ||
+      fields.some(([field, value]) => value === undefined || !plain(field)) ||
+      // Appends by id only: a document of many that holds no array there would leave the others appended to before the usual way.
+      (appended.length > 0 && many) ||
+      appended.some(([field, values]) => !values?.length || !plain(field) || field in set)
+    )
       return null;
     const paths = fields.map(([field]) => topLevelPath(field)!);
     const values = fields.map(([, value]) => JSON.stringify(value));
+    const appends = appended.flatMap(([field, each]) => each!.map((value) => [`'$.${'"'}${field}"[#]'`, JSON.stringify(value)] as const));
+    let doc = 'doc';
+    for (const [path] of appends) doc = `jsonb_insert(${doc}, ${path}, json(?))`;
+    if (paths.length > 0) doc = `jsonb_set(${doc}, ${paths.map((path) => `${path}, json(?)`).join(', ')})`;
     const where = this.where(filter);
+    // Counted first: the update may move the documents out of the filter (a guard on the field it sets).
+    const matched = many
+      ? this.engine.execute(
+          `SELECT count(*) FROM ${this.docs} WHERE ${where.sql}`,
+          where.params,
+          (statement, params) => statement.pluck().get(...params) as number,
+        )
+      : null;
+    if (matched === 0) return { matched: 0, modified: 0, upsertedId: null };
+    // An append always modifies, onto arrays only; a $set alone leaves alone the documents that hold its values.
+    const condition =
+      appended.length > 0
+        ? appended.map(([field]) => `json_type(doc, ${topLevelPath(field)!}) IS 'array'`).join(' AND ')
+        : `NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`;
     const changed = this.engine.execute(
-      `UPDATE ${this.docs} SET doc = jsonb_set(doc, ${paths.map((path) => `${path}, json(?)`).join(', ')})
-        WHERE ${where.sql} AND NOT (${paths.map((path) => `doc -> ${path} IS json(?)`).join(' AND ')})`,
-      [...values, ...where.params, ...values],
+      `UPDATE ${this.docs} SET doc = ${doc} WHERE ${where.sql} AND ${condition}`,
+      [...appends.map(([, value]) => value), ...values, ...where.params, ...(appended.length > 0 ? [] : values)],
       (statement, params) => statement.run(...params).changes,
     );
+    if (appended.length > 0) return changed > 0 ? { matched: 1, modified: 1, upsertedId: null } : null;
+    if (matched !== null) return { matched, modified: changed, upsertedId: null };
     if (changed > 0) return { matched: 1, modified: 1, upsertedId: null };
     return { matched: this.rows(filter, { limit: 1 }, '1').length, modified: 0, upsertedId: null };
   }
 
   /**
-   * A stored document's indexed fields (and id), or null when there is none: all that writing it
-   * again needs of it (its key entries). Read whole where an indexed path is dotted (an array on
-   * the way files differently).
+   * A stored document's indexed fields (and id), or null when there is none (or `filter`, its guard,
+   * does not match it): all that writing it again needs of it (its key entries). A dotted path reads
+   * its top-level field whole (an array on the way files differently), never the rest of the document.
    */
-  private storedKeys(id: string): AnyObject | null {
-    const paths = [...this.fields.keys()];
-    if (paths.some((path) => !topLevelPath(path))) return this.stored({ _id: id }, 1)[0] ?? null;
-    const row = this.engine
-      .statement(`SELECT ${['id', ...paths.map((path) => `doc -> ${topLevelPath(path)}`)].join(', ')} FROM ${this.docs} WHERE id = ?`)
-      .raw()
-      .get(id) as Array<string | null> | undefined;
+  private indexedTops(): { fields: string[]; columns: string | null } {
+    if (this.tops?.size !== this.fields.size + this.columns.size) {
+      const fields = [...new Set([...this.fields.keys(), ...this.columns.keys()].map((path) => path.split('.')[0]!))];
+      const columns = fields.some((field) => !topLevelPath(field)) ? null : ['id', ...fields.map((field) => `doc -> ${topLevelPath(field)!}`)].join(', ');
+      this.tops = { size: this.fields.size + this.columns.size, fields, columns };
+    }
+    return this.tops;
+  }
+
+  private storedKeys(id: string, filter?: Filter): AnyObject | null {
+    const { fields: tops, columns } = this.indexedTops();
+    if (columns === null) return this.stored(filter ?? { _id: id }, 1)[0] ?? null;
+    const where = filter ? this.where(filter) : { sql: 'id = ?', params: [id] };
+    const row = this.engine.execute(
+      `SELECT ${columns} FROM ${this.docs} WHERE ${where.sql} LIMIT 1`,
+      where.params,
+      (statement, params) => statement.raw().get(...params) as Array<string | null> | undefined,
+    );
     if (!row) return null;
     const doc: AnyObject = { _id: id };
-    paths.forEach((path, at) => {
+    tops.forEach((field, at) => {
       const value = row[at + 1];
-      if (value !== null && value !== undefined) doc[path] = JSON.parse(value);
+      if (value !== null && value !== undefined) doc[field] = JSON.parse(value);
     });
     return doc;
   }
 
   private replaceOneSync(filter: Filter, replacement: T, upsert = false): UpdateResult {
-    if (typeof filter._id === 'string' && Object.keys(filter).length === 1) {
-      // By id alone: the document's key entries are all it needs of what is stored.
-      const before = this.storedKeys(filter._id);
+    if (typeof filter._id === 'string') {
+      // By id (and a guard, like a projection's revision): the document's key entries are all it needs of what is stored.
+      const guarded = Object.keys(filter).length > 1;
+      const before = this.storedKeys(filter._id, guarded ? filter : undefined);
       if (!before && !upsert) return { matched: 0, modified: 0, upsertedId: null };
-      this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
-      return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+      // A guarded upsert that missed goes the general way (it may meet the id and fail on its key, as on MongoDB).
+      if (before || !guarded) {
+        this.write(before, { ...(replacement as unknown as AnyObject), _id: filter._id });
+        return before ? { matched: 1, modified: 1, upsertedId: null } : { matched: 0, modified: 0, upsertedId: filter._id };
+      }
     }
     const [doc] = this.stored(filter, 1);
     if (!doc && !upsert) return { matched: 0, modified: 0, upsertedId: null };
@@ -778,11 +915,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       if (known?.unique) this.db.exec(`DROP INDEX IF EXISTS ${quote(this.uniqueIndexName(known.keys))}`);
       this.db.prepare('INSERT OR REPLACE INTO readstore_indexes (collection, keys, is_unique) VALUES (?, ?, ?)').run(this.name, keysJson, unique ? 1 : 0);
       this.declared.set(keysJson, { keys: { ...spec.keys }, unique });
-      const paths = Object.keys(spec.keys).map((key) => (key === '_id' ? 'id' : jsonPath(key) ? `(doc ->> ${jsonPath(key)})` : null));
-      if (unique) {
-        if (paths.some((path) => path === null)) throw new Error(`Cannot index ${this.name} on ${Object.keys(spec.keys).join(', ')}`);
-        this.db.exec(`CREATE UNIQUE INDEX ${quote(this.uniqueIndexName(spec.keys))} ON ${this.docs} (${paths.join(', ')})`);
-      }
+      for (const key of Object.keys(spec.keys)) this.addColumn(key);
+      if (unique) this.uniqueIndex(spec.keys);
       this.indexField(Object.keys(spec.keys)[0]!);
     });
   }
@@ -808,6 +942,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
     this.ready = false;
     this.sortIndexes.clear();
+    this.columns.clear();
+    this.tops = null;
   }
 }
 

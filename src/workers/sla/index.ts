@@ -17,7 +17,7 @@ import type { WorkerChannel } from '../channels';
 import type { ReactionPage } from '../reactor';
 
 /** The events that start, stop or move a ticket's clocks, and the warnings that mail the agents. */
-const CLOCK_EVENTS = ['SlaPolicyApplied', 'MessagePosted', 'TicketStatusChanged'];
+const CLOCK_EVENTS = ['SlaPolicyApplied', 'SlaPolicyReapplied', 'MessagePosted', 'TicketStatusChanged'];
 
 /** An internal note leaves every clock as it was, so its timers are planned already: no read (docs/sla.md). */
 function movesClocks(event: RecordedEvent): boolean {

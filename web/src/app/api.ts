@@ -94,6 +94,7 @@ export const api = createApi({
     'Stats',
     'Presence',
     'Canned',
+    'Macro',
     'User',
     'BotCommand',
     'BotSettings',
@@ -104,6 +105,7 @@ export const api = createApi({
     'Satisfaction',
     'Integration',
     'Sla',
+    'Team',
   ],
   endpoints: () => ({}),
 });

@@ -44,6 +44,8 @@ export const TICKET: Ticket = {
   mergedInto: null,
   mergedFrom: [],
   related: [],
+  team: null,
+  tags: [],
 };
 
 export const ticket = (overrides: Partial<Ticket>): Ticket => ({ ...TICKET, ...overrides });

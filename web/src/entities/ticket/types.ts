@@ -46,6 +46,10 @@ export interface TicketListArgs {
   satisfaction?: 'awaiting' | 'rated' | 'low';
   /** Tickets by their service levels (docs/sla.md). */
   sla?: SlaFilter;
+  /** One team's tickets, or `mine`: those of every team the caller is in (docs/teams.md). */
+  team?: string;
+  /** Tickets with this tag (docs/teams.md). */
+  tag?: string;
   limit: number;
 }
 

@@ -9,13 +9,14 @@ import { useStatsQuery } from '../../entities/ticket/api';
 import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
+import { TeamsTab } from './TeamsTab';
 import { DeliveriesTab } from './DeliveriesTab';
 import { IntegrationsTab } from './IntegrationsTab';
 import { ReadModelsTab } from './ReadModelsTab';
 import { useWebhooksQuery } from './integrationsApi';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Teams', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -75,6 +76,7 @@ export function AdminPage() {
       <div className="card" role="tabpanel" aria-label={tab}>
         {tab === 'Users' && <UsersTab />}
         {tab === 'Categories' && <CategoriesTab />}
+        {tab === 'Teams' && <TeamsTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}
         {tab === 'Integrations' && <IntegrationsTab />}

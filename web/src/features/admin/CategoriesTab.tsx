@@ -7,6 +7,7 @@ import { Badge, Banner, EmptyState } from '../../components/ui';
 import type { Category } from '../../entities/ticket/types';
 import { type CategoryInput, useAllCategoriesQuery, useCreateCategoryMutation, useDeleteCategoryMutation, useUpdateCategoryMutation } from './api';
 import { CategoryForm } from './CategoryForm';
+import { useTeamsQuery } from '../../entities/team/api';
 
 const TYPE_WORDS = { text: 'text', textarea: 'text area', number: 'number' } as const;
 
@@ -57,6 +58,7 @@ export function CategoryCard({ category, onEdit, onDelete }: { category: Categor
 export function CategoriesTab() {
   const dispatch = useAppDispatch();
   const { data, error, isLoading } = useAllCategoriesQuery();
+  const teams = useTeamsQuery().data?.teams ?? [];
   const [createCategory, creating] = useCreateCategoryMutation();
   const [updateCategory, updating] = useUpdateCategoryMutation();
   const [deleteCategory, removing] = useDeleteCategoryMutation();
@@ -102,7 +104,7 @@ export function CategoriesTab() {
         saving={creating.isLoading || updating.isLoading}
         removing={removing.isLoading}
         wide
-        form={({ record, ...dialog }) => <CategoryForm category={record} {...dialog} />}
+        form={({ record, ...dialog }) => <CategoryForm category={record} teams={teams} {...dialog} />}
       />
     </div>
   );

@@ -4,6 +4,7 @@ import { Icon } from '../../components/icons';
 import { Banner, FormActions, OrderAndActiveFields, TextField } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
 import type { Category } from '../../entities/ticket/types';
+import type { Team } from '../../entities/team/api';
 import type { CategoryInput, CustomField } from './api';
 
 const FIELD_TYPES: Array<{ value: CustomField['fieldType']; label: string }> = [
@@ -32,6 +33,8 @@ interface Draft {
   color: string;
   order: string;
   isActive: boolean;
+  /** "Route new tickets to team" (docs/teams.md): a team id, or '' for none. */
+  routeTeamId: string;
   customFields: FieldDraft[];
 }
 
@@ -48,6 +51,7 @@ const toDraft = (category: Category | null): Draft =>
         color: category.color,
         order: String(category.order),
         isActive: category.isActive,
+        routeTeamId: category.routeTeamId ?? '',
         customFields: [...category.customFields]
           .sort((a, b) => a.order - b.order)
           .map((field) => ({
@@ -64,7 +68,7 @@ const toDraft = (category: Category | null): Draft =>
             pattern: field.validation.pattern,
           })),
       }
-    : { name: '', description: '', color: '#007bff', order: '0', isActive: true, customFields: [] };
+    : { name: '', description: '', color: '#007bff', order: '0', isActive: true, routeTeamId: '', customFields: [] };
 
 /** The form's values as the API takes them; a field keeps only the limits of its type. */
 function toCategoryInput(draft: Draft): CategoryInput {
@@ -74,6 +78,7 @@ function toCategoryInput(draft: Draft): CategoryInput {
     color: draft.color,
     order: asNumber(draft.order) ?? 0,
     isActive: draft.isActive,
+    routeTeamId: draft.routeTeamId || null,
     customFields: draft.customFields.map((field, index) => {
       const limits =
         field.fieldType === 'number'
@@ -99,12 +104,15 @@ function toCategoryInput(draft: Draft): CategoryInput {
  */
 export function CategoryForm({
   category,
+  teams = [],
   saving,
   error,
   onSubmit,
   onCancel,
 }: {
   category: Category | null;
+  /** The teams its new tickets may be routed to (docs/teams.md). */
+  teams?: Team[];
   saving: boolean;
   error: string | null;
   onSubmit: (input: CategoryInput) => void;
@@ -156,6 +164,18 @@ export function CategoryForm({
           onOrder={(order) => set({ order })}
           onActive={(isActive) => set({ isActive })}
         />
+      </div>
+      <div className="field">
+        <label htmlFor="category-route-team">Route new tickets to team</label>
+        <select id="category-route-team" value={draft.routeTeamId} onChange={(e) => set({ routeTeamId: e.target.value })}>
+          <option value="">No team</option>
+          {teams.map((team) => (
+            <option key={team._id} value={team._id}>
+              {team.name}
+            </option>
+          ))}
+        </select>
+        {problem('routeTeamId')}
       </div>
 
       <fieldset className="custom-fields">

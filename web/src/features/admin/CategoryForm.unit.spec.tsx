@@ -21,6 +21,15 @@ describe('Category form', () => {
     expect(screen.getByRole('checkbox', { name: 'Active' })).toBeChecked();
   });
 
+  it('when a team is chosen to route new tickets to, then its id is sent (docs/teams.md)', async () => {
+    const team = { _id: 'team-1', name: 'Billing team', members: [], archived: false, createdAt: '', updatedAt: '' };
+    const { user, onSubmit } = renderForm({ teams: [team] });
+    await user.type(screen.getByLabelText('Name'), 'Billing');
+    await user.selectOptions(screen.getByLabelText('Route new tickets to team'), 'Billing team');
+    await user.click(screen.getByRole('button', { name: 'Create Category' }));
+    expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ name: 'Billing', routeTeamId: 'team-1' }));
+  });
+
   it('when the name is blank or the order negative, then each says so', async () => {
     const { user, onSubmit } = renderForm();
     await user.clear(screen.getByLabelText('Order'));
@@ -89,6 +98,7 @@ describe('Category form', () => {
       color: '#007bff',
       order: 0,
       isActive: true,
+      routeTeamId: null,
       customFields: [
         { fieldName: 'orderNumber', fieldType: 'text', prompt: 'Order number', placeholder: '', required: true, validation: { minLength: 4 }, order: 0 },
         { fieldName: 'quantity', fieldType: 'number', prompt: 'How many?', placeholder: '', required: false, validation: { max: 99 }, order: 1 },

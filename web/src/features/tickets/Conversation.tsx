@@ -9,11 +9,12 @@ import { editMessageSchema } from '#contract/tickets';
 import { MESSAGE_MAX } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
 import type { CannedMessage, Message, MessageVersion } from '../../entities/ticket/types';
+import type { Macro } from '#contract/responses';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
 
-/** Canned messages whose shortcode starts with the `#code` being typed at the end of the text. */
-function shortcodeSuggestions(text: string, canned: CannedMessage[]): CannedMessage[] {
+/** Canned messages (or macros) whose shortcode starts with the `#code` being typed at the end of the text. */
+function shortcodeSuggestions<Item extends { shortcode: string }>(text: string, canned: Item[]): Item[] {
   const typed = SHORTCODE_AT_END.exec(text);
   if (!typed) return [];
   return canned.filter((candidate) => candidate.shortcode.startsWith(typed[2]!)).slice(0, 5);
@@ -384,6 +385,8 @@ export function ChatInput({
   onTyping,
   canned = [],
   onCanned,
+  macros = [],
+  onMacro,
   internal: controlledInternal,
   onInternal,
 }: {
@@ -392,6 +395,9 @@ export function ChatInput({
   onInternal?: (internal: boolean) => void;
   canned?: CannedMessage[];
   onCanned?: (canned: CannedMessage) => void;
+  /** Macros answer `#shortcode` too: choosing one takes the `#code` out and opens its preview (docs/macros.md). */
+  macros?: Macro[];
+  onMacro?: (macro: Macro) => void;
   text: string;
   onText: (text: string) => void;
   staff: boolean;
@@ -436,6 +442,11 @@ export function ChatInput({
     setFiles((current) => [...sent.files, ...current]);
   };
   const suggestions = staff ? shortcodeSuggestions(text, canned) : [];
+  const macroSuggestions = staff ? shortcodeSuggestions(text, macros) : [];
+  const chooseMacro = (macro: Macro) => {
+    onText(text.replace(SHORTCODE_AT_END, '$1').trimEnd());
+    onMacro?.(macro);
+  };
   const choose = (chosen: CannedMessage) => {
     onText(expandShortcode(text, chosen));
     onCanned?.(chosen);
@@ -495,6 +506,17 @@ export function ChatInput({
             <li key={suggestion._id}>
               <button type="button" onClick={() => choose(suggestion)} title={suggestion.content.slice(0, 100)}>
                 <strong>#{suggestion.shortcode}</strong> {suggestion.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {macroSuggestions.length > 0 && (
+        <ul className="shortcode-suggestions" aria-label="Macros for this shortcode">
+          {macroSuggestions.map((macro) => (
+            <li key={macro._id}>
+              <button type="button" onClick={() => chooseMacro(macro)}>
+                <strong>#{macro.shortcode}</strong> Macro: {macro.name}
               </button>
             </li>
           ))}

@@ -137,6 +137,46 @@ describe('Chat input', () => {
     expect(box).toHaveValue('Good news: Your refund is on its way. Hi there!');
   });
 
+  it('when staff type the #shortcode of a macro, then it is offered beside canned replies and choosing it takes the #code out and opens it', async () => {
+    const macro = {
+      _id: 'm1',
+      name: 'Refund issued',
+      shortcode: 'refund-done',
+      reply: 'Hi',
+      actions: [],
+      shared: true,
+      version: 1,
+      owner: { _id: 'a1', firstName: 'Ana', lastName: 'Lopez' },
+      createdAt: '2026-11-21T10:00:00.000Z',
+      updatedAt: '2026-11-21T10:00:00.000Z',
+    };
+    const onMacro = jest.fn();
+    function WithMacros() {
+      const [text, setText] = useState('');
+      return (
+        <ChatInput
+          text={text}
+          onText={setText}
+          staff
+          closedForMe={false}
+          onSend={jest.fn()}
+          onTyping={jest.fn()}
+          canned={CANNED}
+          macros={[macro]}
+          onMacro={onMacro}
+        />
+      );
+    }
+    renderWeb(<WithMacros />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'Done #refund');
+    expect(screen.getAllByRole('button', { name: /^#/ }).map((b) => b.textContent)).toEqual(['#refund Refund issued', '#refund-done Macro: Refund issued']);
+    await user.click(screen.getByRole('button', { name: '#refund-done Macro: Refund issued' }));
+    expect(onMacro).toHaveBeenCalledWith(macro);
+    expect(box).toHaveValue('Done');
+  });
+
   it('when a customer types #, then nothing is offered', async () => {
     renderWeb(<Input />);
     await userEvent.setup().type(screen.getByRole('textbox', { name: 'Message' }), '#re');

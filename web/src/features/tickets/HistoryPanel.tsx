@@ -90,8 +90,12 @@ export function TicketAsOf({ moment }: { moment: TicketMoment }) {
         <dd>
           <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
         </dd>
+        <dt>Category</dt>
+        <dd>{ticket.category.name}</dd>
         <dt>Assigned to</dt>
         <dd>{ticket.assignedAgent ? fullName(ticket.assignedAgent) : 'Unassigned'}</dd>
+        <dt>Team</dt>
+        <dd>{ticket.team?.name ?? 'No team'}</dd>
         <dt>Outcome</dt>
         <dd className="preserve">{ticket.outcomeMessage ?? 'None yet'}</dd>
         {moment.sla && (

@@ -11,6 +11,7 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import { useStatsQuery } from '../../entities/ticket/api';
 import { IN_PROGRESS_HINT, OPEN_HINT, openTickets } from '../../entities/ticket/counts';
 import { useTicketsQuery } from './api';
+import { useTeamsQuery } from '../../entities/team/api';
 import { RatingCell, useRatingsOf } from '../../entities/satisfaction/RatingCell';
 import { SlaChip, useSlaOf } from '../../entities/sla/SlaChip';
 import type { TicketSla } from '#contract/sla';
@@ -169,6 +170,11 @@ export function LiveTicketsTable({
                     {ticket.title}
                   </a>
                   <UnreadBadge count={ticket.unreadCount} />
+                  {ticket.team && (
+                    <span className="live-table-team" title={`Team: ${ticket.team.name}`}>
+                      {ticket.team.name}
+                    </span>
+                  )}
                 </span>
               </td>
               <td>
@@ -301,6 +307,24 @@ export function LiveTicketCard({
           <dt>Assignee</dt>
           <dd>{ticket.assignedAgent ? ticket.assignedAgent.username : 'Unassigned'}</dd>
         </div>
+        {ticket.team && (
+          <div>
+            <dt>Team</dt>
+            <dd>{ticket.team.name}</dd>
+          </div>
+        )}
+        {ticket.tags.length > 0 && (
+          <div>
+            <dt>Tags</dt>
+            <dd>
+              {ticket.tags.map((tag) => (
+                <span key={tag} className="badge">
+                  {tag}
+                </span>
+              ))}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Last customer message</dt>
           <dd>
@@ -340,6 +364,11 @@ export function LiveTicketsPage() {
   const [params, setParams] = useSearchParams();
   // The page opens on the open work (issue 50): finished tickets are one click away under All.
   const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : DEFAULT_FILTER;
+  // docs/teams.md: every ticket, "My teams" (`mine`) or one team's, with whichever view above.
+  const team = params.get('team') ?? '';
+  const tag = params.get('tag') ?? '';
+  const [typedTag, setTypedTag] = useState(tag);
+  const teams = useTeamsQuery().data?.teams ?? [];
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
   const [limit, setLimit] = useState(PAGE);
   const [search, setSearch] = useState('');
@@ -359,7 +388,10 @@ export function LiveTicketsPage() {
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
   // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
   const byClock = 'sla' in filter.args || sort === 'due';
-  const list = useTicketsQuery({ ...filter.args, ...(q ? { q } : {}), sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
+  const list = useTicketsQuery(
+    { ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}), sort, limit },
+    { pollingInterval: byClock ? 30_000 : 0 },
+  );
   const shown = list.data?.tickets;
   const sla = useSlaOf(view === 'cards' ? (shown ?? []) : []);
   useEffect(() => {
@@ -376,9 +408,9 @@ export function LiveTicketsPage() {
   const actions = useTicketActions();
   const navigate = useNavigate();
 
-  const choose = (key: FilterKey) => {
+  const choose = (key: FilterKey, teamKey = team, tagKey = tag) => {
     setLimit(PAGE);
-    setParams(key === DEFAULT_FILTER ? {} : { filter: key });
+    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...(teamKey ? { team: teamKey } : {}), ...(tagKey ? { tag: tagKey } : {}) });
   };
   return (
     <div className="page">
@@ -435,6 +467,38 @@ export function LiveTicketsPage() {
           ))}
         </div>
         <div className="toolbar-end">
+          <label className="sort-control">
+            <span>Team</span>
+            <select value={team} onChange={(e) => choose(filterKey, e.target.value)} aria-label="Filter by team">
+              <option value="">All Teams</option>
+              <option value="mine">My Teams</option>
+              {teams.map((option) => (
+                <option key={option._id} value={option._id}>
+                  {option.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <form
+            className="sort-control"
+            onSubmit={(event) => {
+              event.preventDefault();
+              choose(filterKey, team, typedTag.trim().toLowerCase());
+            }}
+          >
+            <span>Tag</span>
+            <input
+              type="search"
+              aria-label="Filter by tag"
+              placeholder="Any tag"
+              value={typedTag}
+              maxLength={30}
+              onChange={(e) => {
+                setTypedTag(e.target.value);
+                if (e.target.value === '') choose(filterKey, team, '');
+              }}
+            />
+          </form>
           <div className="segmented" role="group" aria-label="Show tickets as">
             {(['cards', 'table'] as const).map((option) => (
               <button key={option} type="button" className={option === view ? 'active' : ''} aria-pressed={option === view} onClick={() => chooseView(option)}>

@@ -18,14 +18,17 @@ import { discardMessage, enqueueMessage, flushOutbox, retryMessage, useQueuedMes
 import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
-import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { useEditMessageMutation, useMacrosQuery, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
 import { MergeCard, MergedIntoBanner, MoveDialog } from './MergePanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
+import { MacroMenu, MacroPreviewDialog } from './Macros';
+import type { Macro } from '#contract/responses';
 import { StatusSelect } from './StatusSelect';
+import { TicketRouting } from './TicketRouting';
 import type { Message, Ticket } from '../../entities/ticket/types';
 import { useDeliverMessage } from './outbox';
 import { typingText, useTyping } from './useTyping';
@@ -215,6 +218,7 @@ export function TicketHeader({
             <span className="color-dot" style={{ background: ticket.category.color }} aria-hidden="true" /> {ticket.category.name}
           </span>
           <span className={`badge priority-badge priority-${PRIORITY_COLOR[ticket.priority]}`}>{ticket.priority}</span>
+          {ticket.team && <span>Team: {ticket.team.name}</span>}
           <span title={formatDateTime(ticket.createdAt)}>Created {formatDate(ticket.createdAt)}</span>
         </p>
         <div className="ticket-header-side">
@@ -269,6 +273,8 @@ export function TicketPage() {
   const { data, error, isLoading } = useTicketQuery(ticketId);
   const canned = useCannedMessagesQuery(undefined, { skip: !staff });
   const [recordCannedUse] = useRecordCannedUseMutation();
+  const macros = useMacrosQuery(undefined, { skip: !staff });
+  const [applying, setApplying] = useState<Macro | null>(null);
   const deliver = useDeliverMessage();
   const [editMessage] = useEditMessageMutation();
   const [recordOutcome] = useRecordOutcomeMutation();
@@ -437,7 +443,11 @@ export function TicketPage() {
             onTyping={reportTyping}
             canned={canned.data?.cannedMessages ?? []}
             onCanned={(chosen) => void recordCannedUse(chosen._id)}
+            macros={macros.data?.macros ?? []}
+            onMacro={setApplying}
           />
+          {staff && <MacroMenu macros={macros.data?.macros ?? []} onChoose={setApplying} isAdmin={me.role === 'admin'} />}
+          {applying && <MacroPreviewDialog ticketId={ticket._id} macro={applying} onClose={() => setApplying(null)} />}
         </section>
         {detailsOpen && (
           <section className="ticket-side" id="ticket-details" aria-label="Ticket details">
@@ -445,6 +455,13 @@ export function TicketPage() {
               <p className="preserve">{ticket.description}</p>
             </Card>
             {staff && <OutcomeEditor ticket={ticket} onSave={saveOutcome} />}
+            {staff && (
+              <TicketRouting
+                ticket={ticket}
+                onChange={(change) => void actions.reroute(ticket, change)}
+                onTag={(tag, tagged) => void actions.tag(ticket, tag, tagged)}
+              />
+            )}
             <TicketInformation ticket={ticket} />
             {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />

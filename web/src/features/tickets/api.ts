@@ -3,6 +3,8 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
+import type { Macro, MacroPreview } from '#contract/responses';
+import type { MacroInput } from '#contract/macros';
 import type {
   Message,
   Ticket,
@@ -36,7 +38,7 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, satisfaction, sla, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sla, team, tag, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
@@ -45,6 +47,8 @@ const ticketsApi = api.injectEndpoints({
           ...(q ? { q } : {}),
           ...(satisfaction ? { satisfaction } : {}),
           ...(sla ? { sla } : {}),
+          ...(team ? { team } : {}),
+          ...(tag ? { tag } : {}),
           sort: sort ?? 'latest',
           limit,
         },
@@ -132,7 +136,10 @@ const ticketsApi = api.injectEndpoints({
       query: (body) => creating({ url: '/tickets', method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
-    updateTicket: build.mutation<{ ticket: Ticket }, { id: string; status?: string; assignedAgent?: string | null }>({
+    updateTicket: build.mutation<
+      { ticket: Ticket },
+      { id: string; status?: string; assignedAgent?: string | null; team?: string | null; priority?: Ticket['priority']; category?: string }
+    >({
       query: ({ id, ...body }) => ({ url: `/tickets/${id}`, method: 'PUT', body }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
     }),
@@ -150,6 +157,19 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
+    macros: build.query<{ macros: Macro[] }, void>({ query: () => '/macros', providesTags: ['Macro'] }),
+    createMacro: build.mutation<{ macro: Macro }, MacroInput>({
+      query: (body) => ({ url: '/macros', method: 'POST', body }),
+      invalidatesTags: ['Macro'],
+    }),
+    macroPreview: build.query<MacroPreview, { ticketId: string; macroId: string }>({
+      query: ({ ticketId, macroId }) => `/tickets/${ticketId}/macros/${macroId}/preview`,
+      keepUnusedDataFor: 0,
+    }),
+    applyMacro: build.mutation<{ ticket: Ticket }, { ticketId: string; macroId: string; reply: string; version: number }>({
+      query: ({ ticketId, macroId, ...body }) => ({ url: `/tickets/${ticketId}/macros/${macroId}/apply`, method: 'POST', body }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
     splitTicket: build.mutation<{ ticket: Ticket }, { id: string; messageId: string; withFollowing: boolean; title: string }>({
       query: ({ id, ...body }) => creating({ url: `/tickets/${id}/split`, method: 'POST', body }),
       invalidatesTags: ['Ticket', 'Stats'],
@@ -162,6 +182,15 @@ const ticketsApi = api.injectEndpoints({
       query: ({ id, target, related }) =>
         related ? { url: `/tickets/${id}/related`, method: 'POST', body: { target } } : { url: `/tickets/${id}/related/${target}`, method: 'DELETE' },
       invalidatesTags: ['Ticket'],
+    }),
+    /** docs/teams.md: a tag on or off the ticket (staff). */
+    tagTicket: build.mutation<{ ticket: Ticket }, { id: string; tag: string; tagged: boolean }>({
+      query: ({ id, tag, tagged }) =>
+        tagged ? { url: `/tickets/${id}/tags`, method: 'POST', body: { tag } } : { url: `/tickets/${id}/tags/${encodeURIComponent(tag)}`, method: 'DELETE' },
+      onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    tagSuggestions: build.query<{ tags: Array<{ tag: string; uses: number }> }, string>({
+      query: (q) => ({ url: '/tags', params: { q } }),
     }),
     recordOutcome: build.mutation<{ ticket: Ticket }, { id: string; outcomeMessage: string }>({
       query: ({ id, outcomeMessage }) => ({ url: `/tickets/${id}/outcome`, method: 'PUT', body: { outcomeMessage } }),
@@ -282,10 +311,16 @@ export const {
   useUpdateTicketMutation,
 
   useRecordOutcomeMutation,
+  useTagTicketMutation,
+  useTagSuggestionsQuery,
   useMergeTicketMutation,
   useCustomerTicketsQuery,
   useUnmergeTicketMutation,
   useSplitTicketMutation,
+  useMacrosQuery,
+  useCreateMacroMutation,
+  useMacroPreviewQuery,
+  useApplyMacroMutation,
   useRelateTicketMutation,
   usePostMessageMutation,
   useEditMessageMutation,

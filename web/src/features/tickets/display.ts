@@ -38,6 +38,8 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
   if (args.status && !args.status.split(',').includes(ticket.status)) return false;
   if (args.waiting !== undefined && (ticket.waitingSince !== null) !== args.waiting) return false;
   if (args.q && !searchTextOf(ticket).includes(args.q.trim().toLowerCase())) return false;
+  if (args.team && args.team !== 'mine' && ticket.team?._id !== args.team) return false;
+  if (args.tag && !ticket.tags.includes(args.tag)) return false;
   if (args.assigned === 'me') return ticket.assignedAgent?._id === myId;
   if (args.assigned === 'unassigned') return ticket.assignedAgent === null;
   if (args.assigned === 'assigned') return ticket.assignedAgent !== null;
@@ -50,8 +52,8 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
  */
 export function withTicket<Item extends Ticket>(list: { tickets: Item[]; total: number }, ticket: Item, args: TicketListArgs, myId: string | undefined) {
   const present = list.tickets.some((candidate) => candidate._id === ticket._id);
-  // A rating or a due time is not part of the ticket: a list picked by one gains tickets only when fetched again.
-  if ((args.satisfaction || args.sla) && !present) return list;
+  // A rating or a due time is not part of the ticket, nor which teams are mine: a list picked by one gains tickets only when fetched again.
+  if ((args.satisfaction || args.sla || args.team === 'mine') && !present) return list;
   const others = list.tickets.filter((candidate) => candidate._id !== ticket._id);
   if (!belongsTo(ticket, args, myId)) return { tickets: others, total: present ? Math.max(0, list.total - 1) : list.total };
   const tickets = [...others, ticket].sort(TICKET_ORDER[args.sort ?? 'latest']).slice(0, args.limit);

@@ -4,7 +4,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { toastShown } from '../../components/toastsSlice';
 import { ConfirmDialog } from '../../components/ui';
 import { selectUser } from '../../entities/session/sessionSlice';
-import { useUpdateTicketMutation } from './api';
+import { useTagTicketMutation, useUpdateTicketMutation } from './api';
 import type { Ticket } from '../../entities/ticket/types';
 
 /**
@@ -17,9 +17,10 @@ export function useTicketActions() {
   const me = useAppSelector(selectUser);
   const dispatch = useAppDispatch();
   const [update] = useUpdateTicketMutation();
+  const [tagTicket] = useTagTicketMutation();
   const [takeOver, setTakeOver] = useState<Ticket | null>(null);
   const run = useCallback(
-    async (body: { id: string; status?: string; assignedAgent?: string | null }, fallback: string) => {
+    async (body: Parameters<typeof update>[0], fallback: string) => {
       try {
         await update(body).unwrap();
         return true;
@@ -51,5 +52,16 @@ export function useTicketActions() {
     ),
     unassign: (ticket: Ticket) => run({ id: ticket._id, assignedAgent: null }, 'Failed to unassign ticket'),
     changeStatus: (ticket: Ticket, status: string) => run({ id: ticket._id, status }, 'Failed to update ticket status'),
+    /** docs/teams.md: the team, priority or category; the server records each with its actor. */
+    reroute: (ticket: Ticket, change: { team?: string | null; priority?: Ticket['priority']; category?: string }) =>
+      run({ id: ticket._id, ...change }, 'Failed to update ticket'),
+    tag: async (ticket: Ticket, tag: string, tagged: boolean) => {
+      try {
+        await tagTicket({ id: ticket._id, tag, tagged }).unwrap();
+      } catch (failure) {
+        console.error('Failed to update tags', failure);
+        dispatch(toastShown('error', errorMessage(failure, 'Failed to update tags')));
+      }
+    },
   };
 }
