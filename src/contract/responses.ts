@@ -455,6 +455,10 @@ export const HistoryEntry = z
       .strictObject({ id: z.string(), name: z.string(), version: z.int() })
       .optional()
       .meta({ description: 'The macro (as it stood) whose application made this event (docs/macros.md)' }),
+    bulk: z
+      .strictObject({ id: z.string(), count: z.int() })
+      .optional()
+      .meta({ description: 'The bulk change that made this event, and how many tickets it took (docs/bulk.md)' }),
     data: z.record(z.string(), z.unknown()),
     hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),
   })
@@ -478,3 +482,26 @@ export type ChainBreak = z.infer<typeof ChainBreak>;
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 export type TicketHistory = z.infer<typeof TicketHistory>;
 export type MessageVersion = z.infer<typeof MessageVersion>;
+
+const BulkTicketResult = z
+  .strictObject({
+    _id: id,
+    ticketId: z.int().nullable().meta({ description: 'The display number; null for an id no ticket has' }),
+    outcome: z.enum(['applied', 'unchanged', 'failed']),
+    status: z.int().optional().meta({ description: 'A failed ticket: the status the single-ticket route would have answered' }),
+    code: z.string().optional().meta({ description: "A failed ticket: that route's error code" }),
+    error: z.string().optional().meta({ description: "A failed ticket: that route's error message" }),
+  })
+  .meta({ id: 'BulkTicketResult' });
+
+export const BulkChange = z
+  .strictObject({
+    _id: id,
+    action: z.record(z.string(), z.unknown()).meta({ description: 'The action as sent' }),
+    total: z.int(),
+    applied: z.int(),
+    unchanged: z.int(),
+    failed: z.int(),
+    tickets: z.array(BulkTicketResult).meta({ description: 'Each ticket in the order sent (or, for a filter, newest first)' }),
+  })
+  .meta({ id: 'BulkChange' });

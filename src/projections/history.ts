@@ -224,10 +224,14 @@ function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, ca
   }
 }
 
-/** An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md). */
+/**
+ * An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md);
+ * one a bulk change made says so last: "Changed the status from open to closed in a bulk change of 50 tickets" (docs/bulk.md).
+ */
 function macroSummary(event: TicketRecorded, summary: string): string {
-  const { macro } = event.metadata;
-  return macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
+  const { macro, bulk } = event.metadata;
+  const told = macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
+  return bulk ? `${told} in a bulk change of ${bulk.count} ${bulk.count === 1 ? 'ticket' : 'tickets'}` : told;
 }
 
 /** The whole history of a ticket, oldest first, with names and readable summaries. */
@@ -249,7 +253,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
     ticketId: opened.data.ticketId,
     number: opened.data.number,
     events: stream.map((event) => {
-      const { actor, macro } = event.metadata;
+      const { actor, macro, bulk } = event.metadata;
       const person = actor ? people.get(actor.userId) : undefined;
       return {
         revision: event.revision,
@@ -272,6 +276,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
           summaryOf(event, nameOf, (categoryId) => categories.get(categoryId) ?? 'Unknown category'),
         ),
         ...(macro ? { macro: { id: macro.id, name: macro.name, version: macro.version } } : {}),
+        ...(bulk ? { bulk: { id: bulk.id, count: bulk.count } } : {}),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };

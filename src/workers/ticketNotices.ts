@@ -1,7 +1,7 @@
 import type { MessagePostedData } from '../domain/ticket/ticket';
 import type { Attachment, TicketStatus } from '#contract/tickets';
 import { isStaff } from '#contract/users';
-import type { RecordedEvent } from '../platform/eventstore/port';
+import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { ReadStore } from '../platform/readstore/port';
 import { findPerson } from '../projections/directory';
 import { dispatcher } from '../projections/events';
@@ -44,6 +44,33 @@ const noticeOf = dispatcher<ReadStore, Promise<TicketNotice | null>>({
   },
 });
 
+/** Of several notices one bulk change would send about one ticket, the one kept: what the customer most needs to read. */
+const BULK_RANK: Record<TicketNotice['kind'], number> = { reply: 4, merged: 3, status: 2, assigned: 1, created: 0 };
+/** The most events one ticket's change in a bulk change can make (a macro's reply, ten actions and their status and SLA events). */
+const BULK_EVENTS_PER_TICKET = 40;
+
+/**
+ * A bulk change (docs/bulk.md) tells each ticket's customer at most once: when it made several events on
+ * the ticket that would each notify (an assignment and the status it starts, a macro's reply and its
+ * status), only the first of the highest rank does. The change's events of one ticket sit together in
+ * its stream, marked with the change's id.
+ */
+async function outranked(recorded: RecordedEvent, notice: TicketNotice, store: ReadStore, events: EventStore): Promise<boolean> {
+  const bulkId = recorded.metadata.bulk?.id;
+  if (!bulkId) return false;
+  const around = await events.readStream(recorded.streamId, {
+    fromRevision: Math.max(0, recorded.revision - BULK_EVENTS_PER_TICKET),
+    maxCount: 2 * BULK_EVENTS_PER_TICKET + 1,
+  });
+  for (const other of around) {
+    if (other.id === recorded.id || other.metadata.bulk?.id !== bulkId) continue;
+    const kind = (await noticeOf.handle(other, store))?.kind;
+    if (kind === undefined) continue;
+    if (BULK_RANK[kind] > BULK_RANK[notice.kind] || (BULK_RANK[kind] === BULK_RANK[notice.kind] && other.revision < recorded.revision)) return true;
+  }
+  return false;
+}
+
 /** The event types `customerNoticeOf` may turn into a notice. */
 export const NOTICE_TYPES = [...noticeOf.types];
 
@@ -52,9 +79,9 @@ export const NOTICE_TYPES = [...noticeOf.types];
  * notes, the customer's own messages (and the reopening they caused), read marks and edits stay quiet, and so does a ticket that is
  * gone or a customer who no longer exists. Channels render the notice in their own words.
  */
-export async function customerNoticeOf(recorded: RecordedEvent, store: ReadStore): Promise<CustomerNotice | null> {
+export async function customerNoticeOf(recorded: RecordedEvent, store: ReadStore, events: EventStore): Promise<CustomerNotice | null> {
   const notice = (await noticeOf.handle(recorded, store)) ?? null;
-  if (!notice) return null;
+  if (!notice || (await outranked(recorded, notice, store, events))) return null;
   const ticket = await store.collection<TicketView>(TICKETS).findOne({ _id: String(recorded.data.ticketId) });
   if (!ticket) return null;
   const customer = await store.collection<UserView>(USERS).findOne({ _id: ticket.customer._id });

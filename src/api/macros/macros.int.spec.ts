@@ -156,6 +156,25 @@ describe('Macros over HTTP', () => {
     expect((await apply(first._id, note._id)).body.ticket.status).toBe('closed');
   });
 
+  it('when an apply is retried or doubled with one Idempotency-Key, then it applies once; the key for another apply is 422', async () => {
+    const gil = await addMember(server, admin, 'customer', 'Gil');
+    const ticket = await openTicket(server, gil, category, { title: 'Applied once' });
+    const macro = (await create({ name: 'Once', shortcode: 'once', reply: 'Looking into it', actions: [{ type: 'note', text: 'Checked' }] })).body.macro;
+    const keyed = (ticketId: string) =>
+      server.request('POST', `/api/tickets/${ticketId}/macros/${macro._id}/apply`, {
+        token: ana.token,
+        body: {},
+        headers: { 'Idempotency-Key': 'apply-once-1' },
+      });
+    const answers = await Promise.all([keyed(ticket._id), keyed(ticket._id), keyed(ticket._id)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect((await keyed(ticket._id)).status).toBe(200);
+    const { messages } = (await server.request('GET', `/api/tickets/${ticket._id}`, { token: ana.token })).body;
+    expect(messages.filter((m: { content?: string }) => m.content === 'Looking into it' || m.content === 'Checked')).toHaveLength(2);
+    const other = await openTicket(server, await addMember(server, admin, 'customer', 'Hal'), category, { title: 'Another' });
+    expect(await keyed(other._id)).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+  });
+
   it('when staff set the priority alone, then it changes under the same rule a macro uses; a customer is refused', async () => {
     const fay = await addMember(server, admin, 'customer', 'Fay');
     const ticket = await openTicket(server, fay, category, { title: 'Slow refund' });

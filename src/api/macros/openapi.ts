@@ -65,6 +65,7 @@ export function describeMacros(docs: ApiRegistry): void {
     method: 'post',
     path: '/tickets/:id/macros/:macroId/apply',
     token: scope('tickets:write'),
+    idempotent: true,
     summary:
       'Apply a macro: the reply (as sent, else the rendered one) and each action as its own event carrying the macro; all or nothing: a refused action (named in the error) leaves nothing applied',
     access: staff,

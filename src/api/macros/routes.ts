@@ -10,6 +10,9 @@ import { commandContext, currentUser, requireRole } from '../http/auth';
 import { scope } from '../http/scopes';
 import { parse } from '../http/validate';
 import { ticketFor } from '../tickets/views';
+import { idOfKey, once } from '../../app/idempotency';
+import { projectedTicket } from '../../app/tickets/service';
+import { idempotencyKeyOf } from '../http/idempotency';
 
 const toMacro = ({ _revision: _r, ...macro }: MacroView): Macro => macro;
 
@@ -54,7 +57,17 @@ export const macroRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.post('/tickets/:id/macros/:macroId/apply', scope('tickets:write'), staff, async (req, res) => {
     const input = parse(applyMacroSchema, req.body ?? {});
-    const ticket = await applyMacro(deps, req.params.id as string, req.params.macroId as string, input, commandContext(deps, req));
+    const [ticketId, macroId] = [req.params.id as string, req.params.macroId as string];
+    const key = idempotencyKeyOf(req, { ticketId, macroId, ...input });
+    const context = commandContext(deps, req);
+    // The messages' ids come from the key, so a retry racing the first finds them posted, and its other steps find the ticket as they leave it.
+    const messageIdOf = key ? (index: number) => idOfKey(key, `message-${index}`) : undefined;
+    const ticket = await once(deps, key, context, {
+      create: async () => projectedTicket(deps, ticketId, await applyMacro(deps, ticketId, macroId, input, context, messageIdOf)),
+      idOf: (applied) => applied._id,
+      answer: (appliedTo) => projectedTicket(deps, appliedTo, 0),
+      earlier: async () => null,
+    });
     res.json({ ticket: ticketFor(ticket, currentUser(req)) });
   });
 };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import * as schema from '#contract/tickets';
+import { BULK_MAX, bulkChangeSchema } from '#contract/bulk';
 import type { ApiRegistry } from '../openapi/registry';
-import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
+import { BulkChange, Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
 import { scope, scopeWithNotes } from '../http/scopes';
 
 const staff = ['agent', 'admin'] as const;
@@ -26,6 +27,18 @@ export function describeTickets(docs: ApiRegistry): void {
     access: 'signed-in',
     query: schema.listTicketsQuery,
     responses: { 200: { description: 'One page of tickets', schema: TicketList } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/tickets/bulk',
+    token: scope('tickets:write'),
+    idempotent: true,
+    summary: 'One action on many tickets: assign, unassign, status, priority, team, tags or a macro',
+    description: `\`tickets\` (record ids, at most ${BULK_MAX}) or \`filter\` (the filters of GET /tickets, as its query string has them: all matching, at most ${BULK_MAX}, else 422 \`BULK_TOO_MANY\`). Each ticket is changed as its single-ticket route changes it, with its own events (their metadata names the bulk change); a ticket refused is listed with that route's status, code and message, and the others are applied. Each customer hears at most once per ticket. With an Idempotency-Key, a retried or doubled request applies once and answers the same results (docs/bulk.md).`,
+    access: [...staff],
+    body: bulkChangeSchema,
+    responses: { 200: { description: 'How each ticket fared', schema: z.strictObject({ bulk: BulkChange }) } },
+    errors: [409, 422],
   });
   docs.route({
     method: 'post',

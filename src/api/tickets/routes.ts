@@ -21,9 +21,12 @@ import {
   ticketTagSchema,
   updateTicketSchema,
 } from '#contract/tickets';
+import { BULK_MAX, type BulkFilter, bulkChangeSchema } from '#contract/bulk';
+import { UnprocessableError } from '#contract/errors';
 import { type Filter, type Sort } from '../../platform/readstore/port';
+import { bulkChange, bulkResult, bulkStarted } from '../../app/bulk/service';
 import { parseQuery } from '../../projections/searchText';
-import { matchingTickets } from '../../app/search/service';
+import { matchingTickets as ticketsMatchingText } from '../../app/search/service';
 import {
   type MessageView,
   type ReadMarkView,
@@ -164,6 +167,37 @@ async function dueFirstPage(deps: AppDeps, filter: Filter, { page, limit }: { pa
   return { items, pagination: { page, limit, total, pages: Math.ceil(total / limit) } };
 }
 
+/** The filter of the ticket list (`GET /tickets`): also what "all matching" takes in a bulk change (docs/bulk.md). */
+async function listFilter(deps: AppDeps, query: BulkFilter & { sort?: string }, user: AuthUser): Promise<Filter> {
+  const filter: Filter = {};
+  if (user.role === 'customer') filter['customer._id'] = user.id;
+  else if (query.customer) filter['customer._id'] = query.customer;
+  if (query.status) filter.status = { $in: query.status };
+  if (query.priority) filter.priority = { $in: query.priority };
+  if (query.category) filter['category._id'] = query.category;
+  // Teams share staff's work (docs/teams.md): a customer asking for them is told so, not shown an unfiltered list.
+  if ((query.team || query.tag) && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team or tag');
+  if (query.tag) filter.tags = query.tag;
+  if (query.team) filter['team._id'] = query.team === 'mine' ? { $in: await teamIdsOf(deps.readStore, user.id) } : query.team;
+  if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
+  // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
+  if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
+  if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
+  if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
+  // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
+  const among: Array<Set<string>> = [];
+  if (query.q) among.push(await ticketsMatchingText(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(query.q)));
+  if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
+  // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
+  if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
+  if (query.sla) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
+  // A breach is work only while someone can still act on it: a resolved, closed or merged ticket keeps its record in the
+  // SLA report, not a place in the Breached or Due views (docs/sla.md).
+  if (query.sla) filter.status = { $in: (query.status ?? OPEN_STATUSES).filter(isOpenStatus) };
+  if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
+  return filter;
+}
+
 export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   const tickets = () => deps.readStore.collection<TicketView>(TICKETS);
   const visible = (req: Request) => findVisibleTicket(deps.readStore, req.params.id as string, currentUser(req));
@@ -188,38 +222,43 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tickets', scope('tickets:read'), requireRole(), async (req, res) => {
     const query = parse(listTicketsQuery, req.query);
     const user = currentUser(req);
-    const filter: Filter = {};
-    if (user.role === 'customer') filter['customer._id'] = user.id;
-    else if (query.customer) filter['customer._id'] = query.customer;
-    if (query.status) filter.status = { $in: query.status };
-    if (query.priority) filter.priority = { $in: query.priority };
-    if (query.category) filter['category._id'] = query.category;
-    // Teams share staff's work (docs/teams.md): a customer asking for them is told so, not shown an unfiltered list.
-    if ((query.team || query.tag) && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team or tag');
-    if (query.tag) filter.tags = query.tag;
-    if (query.team) filter['team._id'] = query.team === 'mine' ? { $in: await teamIdsOf(deps.readStore, user.id) } : query.team;
-    if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
-    // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
-    if (query.assigned === 'unassigned') filter['assignedAgent._id'] = null;
-    if (query.assigned === 'assigned') filter['assignedAgent._id'] = { $ne: null };
-    if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
-    // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
-    const among: Array<Set<string>> = [];
-    if (query.q) among.push(await matchingTickets(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(query.q)));
-    if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
-    // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
-    if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');
-    if (query.sla) among.push(new Set(await ticketIdsBySla(deps.readStore, query.sla, deps.clock().getTime())));
-    // A breach is work only while someone can still act on it: a resolved, closed or merged ticket keeps its record in the
-    // SLA report, not a place in the Breached or Due views (docs/sla.md).
-    if (query.sla) filter.status = { $in: (query.status ?? OPEN_STATUSES).filter(isOpenStatus) };
-    if (among.length > 0) filter._id = { $in: [...among.reduce((kept, next) => new Set([...kept].filter((id) => next.has(id))))] };
+    const filter = await listFilter(deps, query, user);
     const { items, pagination } =
       query.sort === 'due'
         ? await dueFirstPage(deps, filter, query)
         : await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
     res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
+  });
+
+  /**
+   * One action on many tickets (docs/bulk.md): listed, or all that match the list's filters (at most BULK_MAX). Answers
+   * how each ticket fared; with an Idempotency-Key a retried or doubled request applies once.
+   */
+  router.post('/tickets/bulk', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
+    const input = parse(bulkChangeSchema, req.body);
+    const key = idempotencyKeyOf(req, input);
+    const context = commandContext(deps, req);
+    const bulkId = key ? idOfKey(key, 'bulk') : deps.newId();
+    const bulk = await once(deps, key, context, {
+      create: async () => bulkChange(deps, input.tickets ?? (await matchingTickets(input.filter!)), input.action, context, bulkId),
+      idOf: (changed) => changed._id,
+      answer: (changedId) => bulkResult(deps, changedId, context),
+      earlier: () => (key ? bulkStarted(deps, bulkId) : Promise.resolve(null)),
+    });
+    res.json({ bulk });
+
+    async function matchingTickets(query: BulkFilter): Promise<string[]> {
+      const filter = await listFilter(deps, query, currentUser(req));
+      const found = await tickets().find(filter, { sort: SORTS.latest!, limit: BULK_MAX + 1 });
+      if (found.length === 0) throw new UnprocessableError('No tickets match these filters', 'BULK_NO_TICKETS');
+      if (found.length > BULK_MAX)
+        throw new UnprocessableError(
+          `${await tickets().count(filter)} tickets match; a bulk change takes at most ${BULK_MAX}: narrow the filters`,
+          'BULK_TOO_MANY',
+        );
+      return found.map((ticket) => ticket._id);
+    }
   });
 
   router.post('/tickets', scope('tickets:write'), requireRole(), async (req, res) => {

@@ -12,7 +12,7 @@ import { USERS, type UserView } from '../../projections/users';
 import { policyForNewTicket } from '../sla/service';
 import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { actorOf, claimOpenTicket, loadTicket, projectedTicket, releaseOpenTicket, runTicketCommand } from '../tickets/service';
+import { actorOf, claimOpenTicket, loadTicket, releaseOpenTicket, runTicketCommand } from '../tickets/service';
 
 /** Macros (docs/macros.md): saved like canned messages, applied to a ticket as one all-or-nothing append. */
 
@@ -114,15 +114,27 @@ export async function previewMacro(deps: AppDeps, ticketId: string, macroId: str
  * the macro. A refused step refuses the whole (docs/macros.md). Reopening a resolved or closed
  * ticket takes its customer's open-ticket claim first, as a status change alone does.
  */
-export async function applyMacro(deps: AppDeps, ticketId: string, macroId: string, input: ApplyMacroInput, context: CommandContext): Promise<TicketView> {
+export async function applyMacro(
+  deps: AppDeps,
+  ticketId: string,
+  macroId: string,
+  input: ApplyMacroInput,
+  context: CommandContext,
+  /**
+   * The id of the message of step `index`. Derived from an Idempotency-Key or a bulk change, a repeat
+   * finds its messages already posted, and the decider records nothing for them (docs/macros.md).
+   */
+  messageIdOf: (index: number) => string = () => deps.newId(),
+): Promise<number> {
   const { macro, preview } = await prepare(deps, ticketId, macroId, context);
   if (input.version !== undefined && input.version !== macro.version)
     throw new ConflictError(`The macro "${macro.name}" changed since its preview (now version ${macro.version}); preview it again`, 'MACRO_CHANGED');
   const actor = actorOf(context);
+  let posts = 0;
   const post = (content: string, isInternal: boolean): MacroStep['command'] => ({
     type: 'PostMessage',
     ticketId,
-    messageId: deps.newId(),
+    messageId: messageIdOf(posts++),
     actor,
     content,
     isInternal,
@@ -173,5 +185,5 @@ export async function applyMacro(deps: AppDeps, ticketId: string, macroId: strin
   const after = result.state;
   if (state.kind === 'live' && after.kind === 'live' && isOpenStatus(state.status) && !isOpenStatus(after.status))
     await releaseOpenTicket(deps, state.customerId, ticketId, context);
-  return projectedTicket(deps, ticketId, result.position);
+  return result.position;
 }

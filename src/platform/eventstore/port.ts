@@ -24,6 +24,13 @@ export interface EventMetadata {
   schemaVersion: number;
   /** The macro whose application made this event, as it stood then (docs/macros.md). */
   macro?: MacroRef;
+  /** The bulk change that made this event: its id and how many tickets it took (docs/bulk.md). */
+  bulk?: BulkRef;
+}
+
+export interface BulkRef {
+  id: string;
+  count: number;
 }
 
 export interface MacroRef {

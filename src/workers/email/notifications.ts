@@ -67,7 +67,7 @@ export function emailFor(
  * created, a status changed and a new staff reply. Accounts made for Telegram users have no mailbox.
  */
 export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
-  const found = await customerNoticeOf(event, deps.projections.reader);
+  const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
   if (!found || !found.customer.isActive || isTelegramOnlyEmail(found.customer.email)) return [];
   const settings = await loadSystemSettings(deps.projections.reader);
   if (!settings.emailNotifications) return [];

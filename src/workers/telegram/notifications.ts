@@ -58,7 +58,7 @@ export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Prom
     const { telegramId } = event.data as { telegramId: string };
     return [sendJob(`telegram:${event.id}`, { chatId: telegramId, text: ACCESS_APPROVED_TEXT, kind: 'accessApproved' })];
   }
-  const found = await customerNoticeOf(event, deps.projections.reader);
+  const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
   if (!found?.customer.telegramId) return [];
   const { messages } = await loadBotSettings(deps.projections.reader);
   const { template, text } = telegramText(messages, found);
