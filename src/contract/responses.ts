@@ -505,3 +505,4 @@ export const BulkChange = z
     tickets: z.array(BulkTicketResult).meta({ description: 'Each ticket in the order sent (or, for a filter, newest first)' }),
   })
   .meta({ id: 'BulkChange' });
+export type BulkChange = z.infer<typeof BulkChange>;

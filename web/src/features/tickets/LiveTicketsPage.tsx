@@ -22,6 +22,8 @@ import { PresenceMarker, useOthersOn } from './Presence';
 import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs, TicketListItem } from '../../entities/ticket/types';
 import { useTicketActions } from './useTicketActions';
+import { BulkBar, BulkResult } from './BulkBar';
+import type { BulkChange } from '#contract/responses';
 
 export const FILTERS = [
   { key: 'all', label: 'All', args: {} },
@@ -113,16 +115,20 @@ export function LiveTicketsTable({
   onStatus,
   selected,
   onSelect,
+  onSelectAll,
 }: {
   tickets: TicketListItem[];
   myId: string;
   onOpen: (ticket: Ticket) => void;
   onAssign: (ticket: Ticket) => void;
   onStatus: (ticket: Ticket, status: string) => void;
-  /** The rows ticked (by ticket id), e.g. the two tickets to merge. */
+  /** The rows ticked (by ticket id): the tickets of a bulk change (docs/bulk.md), or the two to merge. */
   selected: ReadonlySet<string>;
-  onSelect: (ticket: TicketListItem, ticked: boolean) => void;
+  /** `range`: shift was held, so every row from the last one ticked takes the same choice. */
+  onSelect: (ticket: TicketListItem, ticked: boolean, range: boolean) => void;
+  onSelectAll: (ticked: boolean) => void;
 }) {
+  const allTicked = tickets.length > 0 && tickets.every((ticket) => selected.has(ticket._id));
   // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
   const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
   const sla = useSlaOf(tickets);
@@ -132,8 +138,16 @@ export function LiveTicketsTable({
         <caption className="visually-hidden">Tickets</caption>
         <thead>
           <tr>
-            <th scope="col">
-              <span className="visually-hidden">Select</span>
+            <th scope="col" className="live-table-select">
+              <input
+                type="checkbox"
+                checked={allTicked}
+                ref={(box) => {
+                  if (box) box.indeterminate = !allTicked && tickets.some((ticket) => selected.has(ticket._id));
+                }}
+                onChange={(event) => onSelectAll(event.target.checked)}
+                aria-label="Select all tickets shown"
+              />
             </th>
             <th scope="col">#</th>
             <th scope="col" className="live-table-title-head">
@@ -158,7 +172,8 @@ export function LiveTicketsTable({
                 <input
                   type="checkbox"
                   checked={selected.has(ticket._id)}
-                  onChange={(event) => onSelect(ticket, event.target.checked)}
+                  // A checkbox's change comes from its click, which says whether shift was held.
+                  onChange={(event) => onSelect(ticket, event.target.checked, (event.nativeEvent as globalThis.MouseEvent).shiftKey === true)}
                   aria-label={`Select ticket #${ticket.ticketId}`}
                 />
               </td>
@@ -247,6 +262,41 @@ export function MergeSelected({
         </Modal>
       )}
     </div>
+  );
+}
+
+/** The view's filters as `GET /tickets` takes them in its query string: what "all matching" sends (docs/bulk.md). */
+const bulkFilterOf = (args: Omit<TicketListArgs, 'limit' | 'sort'>): Record<string, string> =>
+  Object.fromEntries(Object.entries(args).flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, String(value)]])));
+
+/** How many are ticked, and the step from "this page" to "every ticket the view matches". */
+function SelectionLine({
+  ticked,
+  shown,
+  total,
+  allMatching,
+  onAllMatching,
+  onClear,
+}: {
+  ticked: number;
+  shown: number;
+  total: number;
+  allMatching: boolean;
+  onAllMatching: (all: boolean) => void;
+  onClear: () => void;
+}) {
+  return (
+    <p className="bulk-count">
+      <strong>{allMatching ? `All ${total} matching tickets are selected.` : `${ticked} ${ticked === 1 ? 'ticket' : 'tickets'} selected.`}</strong>{' '}
+      {!allMatching && ticked === shown && total > shown && (
+        <button type="button" className="button button-link" onClick={() => onAllMatching(true)}>
+          Select all {total} matching
+        </button>
+      )}{' '}
+      <button type="button" className="button button-link" onClick={onClear}>
+        Clear selection
+      </button>
+    </p>
   );
 }
 
@@ -376,6 +426,10 @@ export function LiveTicketsPage() {
   const [notices, setNotices] = useState(replyNoticesPending);
   const [view, setView] = useState<View>(storedView);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  /** "Select all N matching": the bulk change takes the view's filters rather than the ticked rows. */
+  const [allMatching, setAllMatching] = useState(false);
+  const [anchor, setAnchor] = useState<string | null>(null);
+  const [bulkDone, setBulkDone] = useState<BulkChange | null>(null);
   const [merging, setMerging] = useState(false);
   const chooseView = (next: View) => {
     setView(next);
@@ -388,11 +442,15 @@ export function LiveTicketsPage() {
   const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
   // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
   const byClock = 'sla' in filter.args || sort === 'due';
-  const list = useTicketsQuery(
-    { ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}), sort, limit },
-    { pollingInterval: byClock ? 30_000 : 0 },
-  );
+  const listArgs = { ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}) };
+  const list = useTicketsQuery({ ...listArgs, sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
   const shown = list.data?.tickets;
+  // Another view is other tickets: what was ticked in the last one is let go.
+  const viewKey = JSON.stringify(listArgs);
+  useEffect(() => {
+    setSelected(new Set());
+    setAllMatching(false);
+  }, [viewKey]);
   const sla = useSlaOf(view === 'cards' ? (shown ?? []) : []);
   useEffect(() => {
     if (shown) rememberTicketOrder(shown.map((ticket) => ticket._id));
@@ -528,6 +586,31 @@ export function LiveTicketsPage() {
           onMerged={() => setSelected(new Set())}
         />
       )}
+      {view === 'table' && list.data && selected.size > 0 && (
+        <div className="bulk-selection">
+          <SelectionLine
+            ticked={selected.size}
+            shown={list.data.tickets.length}
+            total={list.data.pagination.total}
+            allMatching={allMatching}
+            onAllMatching={setAllMatching}
+            onClear={() => {
+              setSelected(new Set());
+              setAllMatching(false);
+            }}
+          />
+          <BulkBar
+            target={allMatching ? { filter: bulkFilterOf(listArgs), total: list.data.pagination.total } : { tickets: [...selected] }}
+            count={allMatching ? list.data.pagination.total : selected.size}
+            onDone={(bulk) => {
+              setBulkDone(bulk);
+              setSelected(new Set(bulk.tickets.filter((ticket) => ticket.outcome === 'failed').map((ticket) => ticket._id)));
+              setAllMatching(false);
+            }}
+          />
+        </div>
+      )}
+      {bulkDone && <BulkResult bulk={bulkDone} onClose={() => setBulkDone(null)} />}
       {list.error && <Banner kind="error">{errorMessage(list.error, 'Failed to load tickets')}</Banner>}
       {list.isLoading ? (
         <LoadingScreen text="Loading tickets..." />
@@ -541,14 +624,25 @@ export function LiveTicketsPage() {
               onAssign={(ticket) => void actions.assignToMe(ticket)}
               onStatus={(ticket, status) => void actions.changeStatus(ticket, status)}
               selected={selected}
-              onSelect={(ticket, ticked) =>
+              onSelect={(ticket, ticked, range) => {
+                const ids = list.data!.tickets.map((row) => row._id);
+                const [from, to] = [ids.indexOf(anchor ?? ''), ids.indexOf(ticket._id)];
+                const chosen = range && from !== -1 ? ids.slice(Math.min(from, to), Math.max(from, to) + 1) : [ticket._id];
+                setAnchor(ticket._id);
+                setAllMatching(false);
                 setSelected((before) => {
                   const after = new Set(before);
-                  if (ticked) after.add(ticket._id);
-                  else after.delete(ticket._id);
+                  for (const id of chosen) {
+                    if (ticked) after.add(id);
+                    else after.delete(id);
+                  }
                   return after;
-                })
-              }
+                });
+              }}
+              onSelectAll={(ticked) => {
+                setAllMatching(false);
+                setSelected(new Set(ticked ? list.data!.tickets.map((ticket) => ticket._id) : []));
+              }}
             />
           ) : (
             <div className="live-grid">

@@ -58,7 +58,7 @@ describe('Live ticket card', () => {
 
 describe('Live tickets table (issue 25)', () => {
   it('when shown as a table, then each ticket is a row with its priority, marker and actions', async () => {
-    const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn(), onSelect: jest.fn(), selected: new Set<string>() };
+    const handlers = { onOpen: jest.fn(), onAssign: jest.fn(), onStatus: jest.fn(), onSelect: jest.fn(), onSelectAll: jest.fn(), selected: new Set<string>() };
     renderWeb(
       <LiveTicketsTable
         tickets={[listItem({ unreadCount: 3 }), listItem({ _id: 't2', ticketId: 1002, title: 'Second', assignedAgent: ASSIGNED, waitingSince: null })]}
@@ -81,7 +81,13 @@ describe('Live tickets table (issue 25)', () => {
     expect(handlers.onAssign).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1001 }));
     expect(screen.queryByRole('button', { name: 'Assign to Me (ticket #1002)' })).not.toBeInTheDocument();
     await user.click(screen.getByRole('checkbox', { name: 'Select ticket #1002' }));
-    expect(handlers.onSelect).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1002 }), true);
+    expect(handlers.onSelect).toHaveBeenCalledWith(expect.objectContaining({ ticketId: 1002 }), true, false);
+    await user.keyboard('{Shift>}');
+    await user.click(screen.getByRole('checkbox', { name: 'Select ticket #1001' }));
+    await user.keyboard('{/Shift}');
+    expect(handlers.onSelect).toHaveBeenLastCalledWith(expect.objectContaining({ ticketId: 1001 }), true, true);
+    await user.click(screen.getByRole('checkbox', { name: 'Select all tickets shown' }));
+    expect(handlers.onSelectAll).toHaveBeenCalledWith(true);
   });
 
   it('when the Open filter is chosen, then it asks for what the sidebar calls open', () => {

@@ -3,7 +3,8 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { Macro, MacroPreview } from '#contract/responses';
+import type { BulkChange, Macro, MacroPreview } from '#contract/responses';
+import type { BulkAction } from '#contract/bulk';
 import type { MacroInput } from '#contract/macros';
 import type {
   Message,
@@ -155,6 +156,14 @@ const ticketsApi = api.injectEndpoints({
     /** Merges, unmerges and relations change two tickets (and their conversations): every ticket view is fetched again. */
     mergeTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string }>({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
+      invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    /**
+     * docs/bulk.md: one action on the ticked tickets or on all matching the view. Keyed, so the retry after a
+     * lost answer gets the first one's results; the server may take a while for 500 tickets.
+     */
+    bulkChange: build.mutation<{ bulk: BulkChange }, ({ tickets: string[] } | { filter: Record<string, string> }) & { action: BulkAction }>({
+      query: (body) => creating({ url: '/tickets/bulk', method: 'POST', body, timeout: 120_000 }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
     macros: build.query<{ macros: Macro[] }, void>({ query: () => '/macros', providesTags: ['Macro'] }),
@@ -317,6 +326,7 @@ export const {
   useCustomerTicketsQuery,
   useUnmergeTicketMutation,
   useSplitTicketMutation,
+  useBulkChangeMutation,
   useMacrosQuery,
   useCreateMacroMutation,
   useMacroPreviewQuery,
