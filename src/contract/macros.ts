@@ -69,7 +69,11 @@ export const createMacroSchema = z
   .object({ ...fields, reply: reply.default(''), actions: actions.default([]), shared: shared.default(false) })
   .strict()
   .refine(somethingToDo, { message: NOTHING_TO_DO, path: ['reply'] });
-export const updateMacroSchema = z.object(fields).partial().strict();
+/** `version`: the version the editor showed (409 `MACRO_CHANGED` when the macro changed since); absent, the change applies to whatever is there. */
+export const updateMacroSchema = z
+  .object({ ...fields, version: z.int({ message: 'Version must be a whole number' }).min(1, 'Version must be a whole number') })
+  .partial()
+  .strict();
 
 export const listMacrosQuery = z.object({ q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional() });
 

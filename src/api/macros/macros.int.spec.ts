@@ -89,8 +89,13 @@ describe('Macros over HTTP', () => {
   it('when applied after a preview, then the reply, each action and the history carry the macro and its version', async () => {
     const ticket = await openTicket(server, carla, category, { title: 'Double charge' });
     const macro = (await create({ ...REFUND, shortcode: 'refund2' })).body.macro;
-    const changed = await server.request('PUT', `/api/macros/${macro._id}`, { token: ana.token, body: { name: 'Refund sent' } });
+    const changed = await server.request('PUT', `/api/macros/${macro._id}`, { token: ana.token, body: { name: 'Refund sent', version: 1 } });
     expect(changed.body.macro.version).toBe(2);
+    // An editor opened on version 1 cannot overwrite version 2 (the Macros page sends the version it showed).
+    expect(await server.request('PUT', `/api/macros/${macro._id}`, { token: ana.token, body: { name: 'Stale', version: 1 } })).toMatchObject({
+      status: 409,
+      body: { code: 'MACRO_CHANGED' },
+    });
     const preview = await server.request('GET', `/api/tickets/${ticket._id}/macros/${macro._id}/preview`, { token: ana.token });
     expect(preview.body).toEqual({
       macro: { _id: macro._id, name: 'Refund sent', version: 2 },

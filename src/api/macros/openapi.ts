@@ -38,11 +38,11 @@ export function describeMacros(docs: ApiRegistry): void {
     method: 'put',
     path: '/macros/:id',
     token: scope('admin'),
-    summary: 'Change a macro (a shared one: admins only); each change is a new version',
+    summary: 'Change a macro (a shared one: admins only); each change is a new version; with `version`, a macro changed since is 409 MACRO_CHANGED',
     access: staff,
     body: updateMacroSchema,
     responses: { 200: { description: 'The macro after the change', schema: macro } },
-    errors: [403, 422],
+    errors: [403, 409, 422],
   });
   docs.route({
     method: 'delete',

@@ -33,8 +33,8 @@ export async function createMacro(deps: AppDeps, details: MacroInput, context: C
   return settled(deps, macroId, result.position);
 }
 
-export async function updateMacro(deps: AppDeps, macroId: string, changes: MacroChanges, context: CommandContext): Promise<MacroView> {
-  const result = await run(deps, macroId, { type: 'UpdateMacro', macroId, actor: macroActor(context), changes }, context);
+export async function updateMacro(deps: AppDeps, macroId: string, { version, ...changes }: MacroChanges, context: CommandContext): Promise<MacroView> {
+  const result = await run(deps, macroId, { type: 'UpdateMacro', macroId, actor: macroActor(context), changes, expectedVersion: version }, context);
   return settled(deps, macroId, result.position);
 }
 

@@ -12,7 +12,8 @@ interface MacroActor {
 
 export type MacroCommand =
   | { type: 'CreateMacro'; macroId: string; actor: MacroActor; details: MacroDetails }
-  | { type: 'UpdateMacro'; macroId: string; actor: MacroActor; changes: Partial<MacroDetails> }
+  /** `expectedVersion`: the version the editor showed; a macro changed since is refused rather than overwritten. */
+  | { type: 'UpdateMacro'; macroId: string; actor: MacroActor; changes: Partial<MacroDetails>; expectedVersion?: number }
   | { type: 'DeleteMacro'; macroId: string; actor: MacroActor };
 
 /**
@@ -58,6 +59,8 @@ export function decide(command: MacroCommand, state: MacroState): MacroEvent[] {
     }
     case 'UpdateMacro': {
       const { status: _status, macroId, ownerId: _owner, version, ...current } = editable(state, command.actor);
+      if (command.expectedVersion !== undefined && command.expectedVersion !== version)
+        throw new ConflictError(`The macro "${current.name}" was changed by someone else (now version ${version}); open it again`, 'MACRO_CHANGED');
       refuseSharing(command.changes.shared, command.actor);
       const changed = changedFields<MacroDetails>(current, command.changes);
       if (!changed) return [];

@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../../../test/support/decider';
-import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { renderMacroText, unknownVariables } from '#contract/macros';
 import { type MacroDetails, type MacroEvent, evolve, initialState } from './macro';
 import { decide } from './decide';
@@ -69,6 +69,15 @@ describe('Macro', () => {
       given([CREATED])
         .when({ type: 'UpdateMacro', macroId: 'm1', actor: AGENT, changes: { name: 'Refund sent' } })
         .then([{ type: 'MacroUpdated', data: { macroId: 'm1', version: 2, changes: { name: 'Refund sent' }, previous: { name: 'Refund issued' } } }]));
+
+    it('with the version the editor showed, then it applies; with an older one, then 409 MACRO_CHANGED and nothing is overwritten', () => {
+      given([CREATED])
+        .when({ type: 'UpdateMacro', macroId: 'm1', actor: AGENT, changes: { name: 'Refund sent' }, expectedVersion: 1 })
+        .then([{ type: 'MacroUpdated', data: { macroId: 'm1', version: 2, changes: { name: 'Refund sent' }, previous: { name: 'Refund issued' } } }]);
+      given([CREATED, { type: 'MacroUpdated', data: { macroId: 'm1', version: 2, changes: { name: 'x' }, previous: { name: 'Refund issued' } } }])
+        .when({ type: 'UpdateMacro', macroId: 'm1', actor: AGENT, changes: { name: 'y' }, expectedVersion: 1 })
+        .thenThrowsCode(ConflictError, 'MACRO_CHANGED');
+    });
 
     it('counts versions across updates', () =>
       given([CREATED, { type: 'MacroUpdated', data: { macroId: 'm1', version: 2, changes: { name: 'x' }, previous: { name: 'Refund issued' } } }])

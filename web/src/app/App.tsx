@@ -34,6 +34,10 @@ const ProfilePage = lazyPage(
   () => import('../features/profile/ProfilePage'),
   (m) => m.ProfilePage,
 );
+const MacrosPage = lazyPage(
+  () => import('../features/macros/MacrosPage'),
+  (m) => m.MacrosPage,
+);
 const CannedMessagesPage = lazyPage(
   () => import('../features/canned/CannedMessagesPage'),
   (m) => m.CannedMessagesPage,
@@ -130,6 +134,14 @@ export function App() {
               element={
                 <RequireRole roles={[...STAFF]}>
                   <CannedMessagesPage />
+                </RequireRole>
+              }
+            />
+            <Route
+              path="/macros"
+              element={
+                <RequireRole roles={[...STAFF]}>
+                  <MacrosPage />
                 </RequireRole>
               }
             />

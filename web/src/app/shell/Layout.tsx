@@ -17,6 +17,7 @@ const SCREEN_TITLES: Array<[RegExp, string]> = [
   [/^\/live-tickets/, 'Live Tickets'],
   [/^\/tickets\//, 'Ticket'],
   [/^\/canned-messages/, 'Canned Messages'],
+  [/^\/macros/, 'Macros'],
   [/^\/profile/, 'Profile'],
   [/^\/admin/, 'Admin Panel'],
   [/^\/settings/, 'System Settings'],

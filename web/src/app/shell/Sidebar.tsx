@@ -27,6 +27,8 @@ const NAV_ENTRIES: Entry[] = [
   { to: '/dashboard', label: 'Dashboard', icon: 'dashboard', roles: ['customer', 'agent', 'admin'] },
   { to: '/live-tickets', label: 'Live Tickets', icon: 'live', roles: ['agent', 'admin'] },
   { to: '/canned-messages', label: 'Canned Messages', icon: 'canned', roles: ['agent', 'admin'] },
+  // docs/macros.md: the staff member's own macros and the shared ones, beside the canned messages they extend.
+  { to: '/macros', label: 'Macros', icon: 'bolt', roles: ['agent', 'admin'] },
   { to: '/profile', label: 'Profile', icon: 'profile', roles: ['customer', 'agent', 'admin'] },
   { to: '/admin', label: 'Admin Panel', icon: 'admin', roles: ['admin'] },
   { to: '/settings', label: 'Settings', icon: 'settings', roles: ['admin'] },

@@ -10,8 +10,8 @@ describe('Sidebar', () => {
   it('when filtered by role, then each role sees the entries docs/product.md section 2 lists', () => {
     const labels = (role: 'customer' | 'agent' | 'admin') => entriesFor(role).map((entry) => entry.label);
     expect(labels('customer')).toEqual(['Dashboard', 'Profile']);
-    expect(labels('agent')).toEqual(['Dashboard', 'Live Tickets', 'Canned Messages', 'Profile']);
-    expect(labels('admin')).toEqual(['Dashboard', 'Live Tickets', 'Canned Messages', 'Profile', 'Admin Panel', 'Settings', 'Telegram Whitelist']);
+    expect(labels('agent')).toEqual(['Dashboard', 'Live Tickets', 'Canned Messages', 'Macros', 'Profile']);
+    expect(labels('admin')).toEqual(['Dashboard', 'Live Tickets', 'Canned Messages', 'Macros', 'Profile', 'Admin Panel', 'Settings', 'Telegram Whitelist']);
   });
 
   it('when expanded, then the active entry is highlighted and the footer shows initials, name, role, version and Logout', () => {

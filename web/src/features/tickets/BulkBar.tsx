@@ -6,7 +6,8 @@ import type { BulkChange } from '#contract/responses';
 import { PRIORITIES, type Priority, TICKET_STATUSES, type TicketStatus, tagSchema } from '#contract/tickets';
 import { useTeamsQuery } from '../../entities/team/api';
 import { statusLabel } from './display';
-import { useBulkChangeMutation, useMacrosQuery } from './api';
+import { useBulkChangeMutation } from './api';
+import { useMacrosQuery } from '../../entities/macro/api';
 
 /** The actions of a bulk change (docs/bulk.md), as the bar offers them. */
 const ACTIONS = [

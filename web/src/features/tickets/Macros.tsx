@@ -5,9 +5,10 @@ import { toastShown } from '../../components/toastsSlice';
 import { Modal } from '../../components/ui';
 import { MESSAGE_MAX } from '#contract/tickets';
 import type { Macro } from '#contract/responses';
-import { type MacroAction, createMacroSchema } from '#contract/macros';
-import { PRIORITIES, type Priority, TICKET_STATUSES, type TicketStatus } from '#contract/tickets';
-import { useApplyMacroMutation, useCreateMacroMutation, useMacroPreviewQuery } from './api';
+import type { MacroInput } from '#contract/macros';
+import { useCreateMacroMutation } from '../../entities/macro/api';
+import { DialogFooter, MacroForm } from '../../entities/macro/MacroForm';
+import { useApplyMacroMutation, useMacroPreviewQuery } from './api';
 
 /** The composer's Macros menu (docs/macros.md): the macros the agent may apply, by name; choosing one opens its preview. */
 export function MacroMenu({ macros, onChoose, isAdmin }: { macros: Macro[]; onChoose: (macro: Macro) => void; isAdmin: boolean }) {
@@ -41,86 +42,18 @@ export function MacroMenu({ macros, onChoose, isAdmin }: { macros: Macro[]; onCh
           ))}
         </ul>
       )}
-      {creating && <MacroForm isAdmin={isAdmin} onClose={() => setCreating(false)} />}
+      {creating && <NewMacroDialog isAdmin={isAdmin} onClose={() => setCreating(false)} />}
     </div>
   );
 }
 
-/** The refusal in words, if any, then Cancel and the dialog's action. */
-function DialogFooter(props: {
-  failure: string | null;
-  onCancel: () => void;
-  busy: boolean;
-  disabled?: boolean;
-  busyLabel: string;
-  label: string;
-  onConfirm: () => void;
-}) {
-  return (
-    <>
-      {props.failure && (
-        <p className="field-error" role="alert">
-          {props.failure}
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="button" className="button button-secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="button button-primary" disabled={props.busy || props.disabled} onClick={props.onConfirm}>
-          {props.busy ? props.busyLabel : props.label}
-        </button>
-      </div>
-    </>
-  );
-}
-
-/** A select of an action's value, or nothing ("Leave as it is": the macro does not touch it). */
-function SetOrLeave({
-  id,
-  label,
-  choices,
-  value,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  choices: readonly string[];
-  value: string;
-  onChange: (value: string) => void;
-}) {
-  return (
-    <>
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Leave as it is</option>
-        {choices.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice}
-          </option>
-        ))}
-      </select>
-    </>
-  );
-}
-
-/** A new macro: its reply may use {{customer.name}}, {{customer.firstName}}, {{ticket.number}}, {{ticket.title}}, {{agent.name}}, {{agent.firstName}}. */
-function MacroForm({ isAdmin, onClose }: { isAdmin: boolean; onClose: () => void }) {
-  const [form, setForm] = useState({ name: '', shortcode: '', reply: '', status: '', priority: '', assignToMe: false, note: '', shared: false });
-  const [failure, setFailure] = useState<string | null>(null);
+/** "New macro..." from the composer: the Macros page's form (docs/macros.md) in a dialog. */
+function NewMacroDialog({ isAdmin, onClose }: { isAdmin: boolean; onClose: () => void }) {
   const [create, { isLoading }] = useCreateMacroMutation();
-  const set = (changes: Partial<typeof form>) => setForm((current) => ({ ...current, ...changes }));
-  const save = async () => {
-    const actions: MacroAction[] = [
-      ...(form.status ? [{ type: 'status' as const, status: form.status as TicketStatus }] : []),
-      ...(form.priority ? [{ type: 'priority' as const, priority: form.priority as Priority }] : []),
-      ...(form.assignToMe ? [{ type: 'assign' as const, agentId: 'me' }] : []),
-      ...(form.note.trim() ? [{ type: 'note' as const, text: form.note }] : []),
-    ];
-    const checked = createMacroSchema.safeParse({ name: form.name, shortcode: form.shortcode, reply: form.reply, actions, shared: form.shared });
-    if (!checked.success) return setFailure(checked.error.issues[0]?.message ?? 'Check the form');
+  const [failure, setFailure] = useState<string | null>(null);
+  const save = async (input: MacroInput) => {
     try {
-      await create(checked.data).unwrap();
+      await create(input).unwrap();
       onClose();
     } catch (error) {
       setFailure(errorMessage(error, 'Failed to save the macro'));
@@ -128,30 +61,7 @@ function MacroForm({ isAdmin, onClose }: { isAdmin: boolean; onClose: () => void
   };
   return (
     <Modal title="New macro" onClose={onClose}>
-      <div className="form">
-        <label htmlFor="macro-name">Name</label>
-        <input id="macro-name" value={form.name} onChange={(e) => set({ name: e.target.value })} maxLength={99} />
-        <label htmlFor="macro-shortcode">Shortcode</label>
-        <input id="macro-shortcode" value={form.shortcode} onChange={(e) => set({ shortcode: e.target.value })} maxLength={50} />
-        <label htmlFor="macro-text">Reply text</label>
-        <textarea id="macro-text" value={form.reply} rows={4} maxLength={MESSAGE_MAX} onChange={(e) => set({ reply: e.target.value })} />
-        <p className="muted small">
-          Variables: {'{{customer.name}} {{customer.firstName}} {{ticket.number}} {{ticket.title}} {{agent.name}} {{agent.firstName}}'}
-        </p>
-        <SetOrLeave id="macro-status" label="Set status" choices={TICKET_STATUSES} value={form.status} onChange={(status) => set({ status })} />
-        <SetOrLeave id="macro-priority" label="Set priority" choices={PRIORITIES} value={form.priority} onChange={(priority) => set({ priority })} />
-        <label className="checkbox">
-          <input type="checkbox" checked={form.assignToMe} onChange={(e) => set({ assignToMe: e.target.checked })} /> Assign to whoever applies it
-        </label>
-        <label htmlFor="macro-note">Internal note</label>
-        <textarea id="macro-note" value={form.note} rows={2} maxLength={MESSAGE_MAX} onChange={(e) => set({ note: e.target.value })} />
-        {isAdmin && (
-          <label className="checkbox">
-            <input type="checkbox" checked={form.shared} onChange={(e) => set({ shared: e.target.checked })} /> Share with everyone
-          </label>
-        )}
-        <DialogFooter failure={failure} onCancel={onClose} busy={isLoading} busyLabel="Saving..." label="Save macro" onConfirm={() => void save()} />
-      </div>
+      <MacroForm record={null} isAdmin={isAdmin} saving={isLoading} error={failure} onSubmit={(input) => void save(input)} onCancel={onClose} />
     </Modal>
   );
 }

@@ -18,7 +18,8 @@ import { discardMessage, enqueueMessage, flushOutbox, retryMessage, useQueuedMes
 import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
-import { useEditMessageMutation, useMacrosQuery, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { useMacrosQuery } from '../../entities/macro/api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';

@@ -3,9 +3,8 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { BulkChange, Macro, MacroPreview } from '#contract/responses';
+import type { BulkChange, MacroPreview } from '#contract/responses';
 import type { BulkAction } from '#contract/bulk';
-import type { MacroInput } from '#contract/macros';
 import type {
   Message,
   Ticket,
@@ -166,11 +165,6 @@ const ticketsApi = api.injectEndpoints({
       query: (body) => creating({ url: '/tickets/bulk', method: 'POST', body, timeout: 120_000 }),
       invalidatesTags: ['Ticket', 'Stats'],
     }),
-    macros: build.query<{ macros: Macro[] }, void>({ query: () => '/macros', providesTags: ['Macro'] }),
-    createMacro: build.mutation<{ macro: Macro }, MacroInput>({
-      query: (body) => ({ url: '/macros', method: 'POST', body }),
-      invalidatesTags: ['Macro'],
-    }),
     macroPreview: build.query<MacroPreview, { ticketId: string; macroId: string }>({
       query: ({ ticketId, macroId }) => `/tickets/${ticketId}/macros/${macroId}/preview`,
       keepUnusedDataFor: 0,
@@ -327,8 +321,6 @@ export const {
   useUnmergeTicketMutation,
   useSplitTicketMutation,
   useBulkChangeMutation,
-  useMacrosQuery,
-  useCreateMacroMutation,
   useMacroPreviewQuery,
   useApplyMacroMutation,
   useRelateTicketMutation,
