@@ -1,7 +1,7 @@
 import { ConflictError } from '#contract/errors';
 import { CLAIM_WITHDRAWN } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { type Actor, type EventStore, type MacroRef, type RecordedEvent, isWrongExpectedVersion, recordedAs } from './eventstore/port';
+import { type Actor, type EventStore, type MacroRef, type RecordedEvent, type RuleRunRef, isWrongExpectedVersion, recordedAs } from './eventstore/port';
 
 const SCHEMA_VERSION = 1;
 
@@ -13,6 +13,8 @@ export interface CommandContext {
   causationId?: string;
   /** Set while a macro is applied: recorded on each event it makes. */
   macro?: MacroRef;
+  /** Set while a rule runs: recorded on each event it makes. */
+  rule?: RuleRunRef;
 }
 
 export interface CommandResult<State, Event extends DomainEvent> {
@@ -175,5 +177,6 @@ export const metadataOf = (context: CommandContext) => {
     ...(correlationId ? { correlationId } : {}),
     ...(context.causationId ? { causationId: context.causationId } : {}),
     ...(context.macro ? { macro: context.macro } : {}),
+    ...(context.rule ? { rule: context.rule } : {}),
   };
 };

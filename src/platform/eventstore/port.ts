@@ -24,6 +24,16 @@ export interface EventMetadata {
   schemaVersion: number;
   /** The macro whose application made this event, as it stood then (docs/macros.md). */
   macro?: MacroRef;
+  /** The rule whose run made this event, as it stood then, what held and how deep in a chain of rules (docs/automation.md). */
+  rule?: RuleRunRef;
+}
+
+export interface RuleRunRef {
+  id: string;
+  name: string;
+  version: number;
+  matched: string[];
+  depth: number;
 }
 
 export interface MacroRef {
