@@ -8,7 +8,7 @@ import { multiLine, singleLine } from './text';
  */
 
 /** The ticket events a trigger listens to. */
-const RULE_EVENTS = [
+export const RULE_EVENTS = [
   'ticket_created',
   'customer_replied',
   'status_changed',
@@ -39,7 +39,7 @@ export const RULE_VARIABLES = ['customer.name', 'customer.firstName', 'ticket.nu
 
 const RULE_FIELDS = ['status', 'priority', 'team', 'category', 'channel', 'customer'] as const;
 type RuleField = (typeof RULE_FIELDS)[number];
-const CHANNELS = ['web', 'telegram'] as const;
+export const CHANNELS = ['web', 'telegram'] as const;
 
 /**
  * One condition: every condition of a rule must hold. `team` takes team ids or `none`; `hours`
