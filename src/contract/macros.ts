@@ -13,9 +13,9 @@ export type MacroValues = Record<MacroVariable, string>;
 const VARIABLE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const isKnown = (name: string): name is MacroVariable => (MACRO_VARIABLES as readonly string[]).includes(name);
 
-/** The distinct variables of a text that are not of `MACRO_VARIABLES`, in order of appearance. */
-export const unknownVariables = (text: string): string[] => [
-  ...new Set([...text.matchAll(VARIABLE)].map(([, name]) => name!).filter((name) => !isKnown(name))),
+/** The distinct variables of a text that are not of `known` (a macro's by default; a rule's are fewer), in order of appearance. */
+export const unknownVariables = (text: string, known: readonly string[] = MACRO_VARIABLES): string[] => [
+  ...new Set([...text.matchAll(VARIABLE)].map(([, name]) => name!).filter((name) => !known.includes(name))),
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HANDLERS } from './botCommands';
 import { BOT_MESSAGE_KEYS } from './botSettings';
+import { ruleActionSchema, ruleConditionSchema, ruleTriggerSchema } from './rules';
 import { PRIORITIES, TICKET_STATUSES } from './tickets';
 import { ROLES } from './users';
 
@@ -282,6 +283,48 @@ export const MacroPreview = z
   })
   .meta({ id: 'MacroPreview' });
 
+/** A rule as the Rules page lists it (docs/automation.md), with how often it fired. */
+export const Rule = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    enabled: z.boolean(),
+    trigger: ruleTriggerSchema,
+    conditions: z.array(ruleConditionSchema),
+    actions: z.array(ruleActionSchema),
+    order: z.int().meta({ description: 'Rules run in ascending order' }),
+    version: z.int(),
+    fired: z.int().meta({ description: 'How many times it ran on a ticket' }),
+    lastFiredAt: time.nullable(),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'Rule' });
+
+export const RuleFirings = z
+  .strictObject({
+    fired: z.int(),
+    firings: z.array(
+      z.strictObject({
+        eventId: z.string(),
+        ruleId: id,
+        version: z.int(),
+        ticketId: id,
+        number: z.int(),
+        at: time,
+        matched: z.array(z.string()),
+      }),
+    ),
+  })
+  .meta({ id: 'RuleFirings' });
+
+export const RuleDryRun = z
+  .strictObject({
+    checked: z.int().meta({ description: 'How many open tickets were looked at (the latest 1000)' }),
+    tickets: z.array(z.strictObject({ _id: id, ticketId: z.int(), title: z.string(), status: z.enum(TICKET_STATUSES), priority: z.enum(PRIORITIES) })),
+  })
+  .meta({ id: 'RuleDryRun' });
+
 export const Delivery = z
   .strictObject({
     id: z.string(),
@@ -406,6 +449,9 @@ export type Category = z.infer<typeof Category>;
 export type Team = z.infer<typeof Team>;
 export type CannedMessage = z.infer<typeof CannedMessage>;
 export type Macro = z.infer<typeof Macro>;
+export type Rule = z.infer<typeof Rule>;
+export type RuleFirings = z.infer<typeof RuleFirings>;
+export type RuleDryRun = z.infer<typeof RuleDryRun>;
 export type MacroPreview = z.infer<typeof MacroPreview>;
 export type Delivery = z.infer<typeof Delivery>;
 export type UserStats = z.infer<typeof UserStats>;
@@ -459,6 +505,10 @@ export const HistoryEntry = z
       .strictObject({ id: z.string(), count: z.int() })
       .optional()
       .meta({ description: 'The bulk change that made this event, and how many tickets it took (docs/bulk.md)' }),
+    rule: z
+      .strictObject({ id: z.string(), name: z.string(), version: z.int(), matched: z.array(z.string()), depth: z.int() })
+      .optional()
+      .meta({ description: 'The rule (as it stood) whose run made this event, what held and its depth in a chain of rules (docs/automation.md)' }),
     data: z.record(z.string(), z.unknown()),
     hash: z.string().nullable().meta({ description: "The event's stream-chain link" }),
   })

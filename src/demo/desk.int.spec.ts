@@ -140,6 +140,13 @@ describe('the demo desk', () => {
       ['Refund issued', true],
       ['Taking this one', false],
     ]);
+    const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
+    const rules = (await server.request('GET', '/api/rules', { token: admin })).body.rules as Array<{ name: string; order: number; enabled: boolean }>;
+    expect(rules.map(({ name, order, enabled }) => [order, name, enabled])).toEqual([
+      [1, 'Urgent billing: tag and tell Payments', true],
+      [2, 'Breached: raise to urgent', true],
+    ]);
+    expect(rules).toHaveLength(desk.rules);
   });
 
   it('when staff look at teams, then Billing and Technical route their tickets to Payments and Technical Support (docs/teams.md)', async () => {

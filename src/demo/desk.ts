@@ -8,6 +8,8 @@ import { cannedDecider } from '../domain/canned/decide';
 import { cannedStream } from '../domain/canned/canned';
 import { categoryDecider } from '../domain/category/decide';
 import { macroDecider } from '../domain/macro/decide';
+import { ruleDecider } from '../domain/rule/decide';
+import { type RuleDetails, ruleStream } from '../domain/rule/rule';
 import { type MacroDetails, macroStream } from '../domain/macro/macro';
 import { categoryStream } from '../domain/category/category';
 import type { CustomField } from '#contract/categories';
@@ -76,6 +78,7 @@ export interface DemoDesk {
   categories: number;
   cannedMessages: number;
   macros: number;
+  rules: number;
   ticketsByStatus: Record<TicketStatus, number>;
   events: number;
 }
@@ -110,6 +113,36 @@ const CUSTOMERS = [
 ] as const;
 
 type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
+
+/** The demo's rules: an urgent Billing ticket is tagged and Payments told; a breached target raises the priority. */
+function demoRules(teams: Partial<Record<CategoryKey, TeamLookup>>, categories: Record<CategoryKey, CategoryLookup>): Array<Omit<RuleDetails, 'order'>> {
+  const payments = teams.billing!;
+  return [
+    {
+      name: 'Urgent billing: tag and tell Payments',
+      enabled: true,
+      trigger: { kind: 'event', events: ['ticket_created'] },
+      conditions: [
+        { field: 'priority', op: 'is', values: ['urgent'] },
+        { field: 'category', op: 'is', values: [categories.billing.categoryId] },
+      ],
+      actions: [
+        { type: 'tag', tag: 'urgent-billing' },
+        { type: 'notify_team', teamId: payments.teamId, text: 'Urgent billing ticket #{{ticket.number}} from {{customer.name}}: {{ticket.title}}' },
+      ],
+    },
+    {
+      name: 'Breached: raise to urgent',
+      enabled: true,
+      trigger: { kind: 'event', events: ['sla_breach'] },
+      conditions: [{ field: 'status', op: 'is_not', values: ['resolved', 'closed'] }],
+      actions: [
+        { type: 'priority', priority: 'urgent' },
+        { type: 'note', text: 'An SLA target of #{{ticket.number}} was breached: the priority was raised to urgent.' },
+      ],
+    },
+  ];
+}
 
 /** The demo's teams: the category whose new tickets each takes, its name and its agents (by place in AGENTS; Marcus is in both). */
 const TEAMS: Array<[CategoryKey, string, number[]]> = [
@@ -750,6 +783,19 @@ export async function seedDemoDesk(
     );
   }
 
+  // Rules (docs/automation.md): they run on what happens from now on, not on the seeded history.
+  const rules = demoRules(teams, categories);
+  for (const [index, details] of rules.entries()) {
+    const ruleId = randomUUID();
+    await handleCommand(
+      events,
+      ruleStream(ruleId),
+      ruleDecider,
+      { type: 'CreateRule', ruleId, actor: { userId: admin.userId, role: 'admin' }, details: { ...details, order: index + 1 } },
+      contextOf(admin, new Date(start + 5 * MINUTE)),
+    );
+  }
+
   const customers: Person[] = [];
   for (const [i, [first, last]] of CUSTOMERS.entries())
     customers.push(await person('customer', first, last, `${first}.${last}@example.com`.toLowerCase(), new Date(start + DAY * (i / 2))));
@@ -936,6 +982,7 @@ export async function seedDemoDesk(
     categories: Object.keys(categories).length,
     cannedMessages: CANNED.length,
     macros: MACROS.length,
+    rules: rules.length,
     ticketsByStatus,
     events: await events.headPosition(),
   };

@@ -1,7 +1,16 @@
 import { ConflictError } from '#contract/errors';
 import { CLAIM_WITHDRAWN } from '../domain/reservation/reservation';
 import type { Decider, DomainEvent } from '../domain/shared/decider';
-import { type Actor, type EventStore, type BulkRef, type MacroRef, type RecordedEvent, isWrongExpectedVersion, recordedAs } from './eventstore/port';
+import {
+  type Actor,
+  type BulkRef,
+  type EventStore,
+  type MacroRef,
+  type RecordedEvent,
+  type RuleRunRef,
+  isWrongExpectedVersion,
+  recordedAs,
+} from './eventstore/port';
 
 const SCHEMA_VERSION = 1;
 
@@ -15,6 +24,8 @@ export interface CommandContext {
   macro?: MacroRef;
   /** Set while a bulk change runs: recorded on each event it makes. */
   bulk?: BulkRef;
+  /** Set while a rule runs: recorded on each event it makes. */
+  rule?: RuleRunRef;
 }
 
 export interface CommandResult<State, Event extends DomainEvent> {
@@ -178,5 +189,6 @@ export const metadataOf = (context: CommandContext) => {
     ...(context.causationId ? { causationId: context.causationId } : {}),
     ...(context.macro ? { macro: context.macro } : {}),
     ...(context.bulk ? { bulk: context.bulk } : {}),
+    ...(context.rule ? { rule: context.rule } : {}),
   };
 };

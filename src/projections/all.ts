@@ -7,6 +7,7 @@ import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
 import { macrosProjection } from './macros';
 import type { Projection } from './runner';
+import { rulesProjection } from './rules';
 import { satisfactionProjection } from './satisfaction';
 import { searchProjection } from './search';
 import { slaProjection } from './sla';
@@ -41,6 +42,7 @@ export const allProjections: Projection[] = [
   feedProjection,
   cannedProjection,
   macrosProjection,
+  rulesProjection,
   satisfactionProjection,
   slaProjection,
   tagsProjection,

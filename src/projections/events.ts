@@ -4,6 +4,7 @@ import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
 import type { MacroEvent } from '../domain/macro/macro';
+import type { RuleEvent } from '../domain/rule/rule';
 import type { ReservationEvent } from '../domain/reservation/reservation';
 import type { SatisfactionSettingsEvent } from '../domain/satisfaction/settings';
 import type { SlaSettingsEvent } from '../domain/sla/settings';
@@ -28,6 +29,7 @@ type DeskEvent =
   | CategoryEvent
   | MacroEvent
   | ReservationEvent
+  | RuleEvent
   | SatisfactionSettingsEvent
   | SessionEvent
   | SlaSettingsEvent

@@ -28,7 +28,10 @@ type NotInFeed =
   | 'TicketTagRemoved'
   | 'TicketPriorityChanged'
   | 'TicketCategoryChanged'
-  | 'SlaPolicyReapplied';
+  | 'SlaPolicyReapplied'
+  // A rule's run is staff's explanation of the changes that follow it (docs/automation.md); the changes themselves are in the feed.
+  | 'RuleFired'
+  | 'RuleChainStopped';
 const FEED_TYPES: Record<Exclude<TicketEvent['type'], NotInFeed>, true> = Object.fromEntries(FEED_EVENT_TYPES.map((type) => [type, true])) as Record<
   FeedEventType,
   true

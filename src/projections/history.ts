@@ -210,6 +210,15 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       const what = `${SLA_TARGET_WORDS[target]}${episode > 1 ? ` (${episode})` : ''}`;
       return kind === 'breach' ? `${what} breached its target (due ${dueAt})` : `${what} reached the warning share of its target (due ${dueAt})`;
     }
+    case 'RuleFired': {
+      const { rule, matched, skipped } = event.data;
+      const refused = skipped.map((step) => `; did not ${step.label}: ${step.reason}`).join('');
+      return `Rule ${quote(rule.name)} (v${rule.version}) ran because ${matched.join(' and ')}${refused}`;
+    }
+    case 'RuleChainStopped': {
+      const names = event.data.rules.map((rule) => `${quote(rule.name)} (v${rule.version})`).join(', ');
+      return `Stopped a chain of rules at its bound of ${event.data.depth - 1} rules in a row: ${names} did not run again, so rules cannot loop`;
+    }
     case 'ClaimWithdrawn':
       return `Withdrew the customer's open-ticket claim this ticket had made and not used for over five minutes`;
   }
@@ -224,13 +233,21 @@ function summaryOf(event: TicketRecorded, nameOf: (userId: string) => string, ca
   }
 }
 
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+
 /**
  * An event a macro made says so first: "Applied macro "Refund issued" (v2): Changed the status..." (docs/macros.md);
+ * one a rule made names the rule and its version: "Rule "Route urgent billing" (v3): put the ticket with the team..." (docs/automation.md);
  * one a bulk change made says so last: "Changed the status from open to closed in a bulk change of 50 tickets" (docs/bulk.md).
  */
 function macroSummary(event: TicketRecorded, summary: string): string {
-  const { macro, bulk } = event.metadata;
-  const told = macro ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${summary.charAt(0).toLowerCase()}${summary.slice(1)}` : summary;
+  const { macro, rule, bulk } = event.metadata;
+  const told =
+    rule && event.type !== 'RuleFired'
+      ? `Rule ${quote(rule.name)} (v${rule.version}): ${lowerFirst(summary)}`
+      : macro
+        ? `Applied macro ${quote(macro.name)} (v${macro.version}): ${lowerFirst(summary)}`
+        : summary;
   return bulk ? `${told} in a bulk change of ${bulk.count} ${bulk.count === 1 ? 'ticket' : 'tickets'}` : told;
 }
 
@@ -253,8 +270,8 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
     ticketId: opened.data.ticketId,
     number: opened.data.number,
     events: stream.map((event) => {
-      const { actor, macro, bulk } = event.metadata;
-      const person = actor ? people.get(actor.userId) : undefined;
+      const { actor, macro, bulk, rule } = event.metadata;
+      const person = rule ? { username: 'rule', name: `Rule ${quote(rule.name)} (v${rule.version})` } : actor ? people.get(actor.userId) : undefined;
       return {
         revision: event.revision,
         position: event.position,
@@ -277,6 +294,7 @@ export async function ticketHistory(events: EventStore, key: string): Promise<Ti
         ),
         ...(macro ? { macro: { id: macro.id, name: macro.name, version: macro.version } } : {}),
         ...(bulk ? { bulk: { id: bulk.id, count: bulk.count } } : {}),
+        ...(rule ? { rule: { id: rule.id, name: rule.name, version: rule.version, matched: rule.matched, depth: rule.depth } } : {}),
         data: { ...event.data },
         hash: event.chain?.hash ?? null,
       };
@@ -342,6 +360,8 @@ export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>
     event.type === 'TicketTeamChanged' ||
     event.type === 'TicketTagAdded' ||
     event.type === 'TicketTagRemoved' ||
+    event.type === 'RuleFired' ||
+    event.type === 'RuleChainStopped' ||
     isAboutNote(event, internal)
   );
 }

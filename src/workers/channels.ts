@@ -2,6 +2,7 @@ import type { AppDeps } from '../app/deps';
 import { type Lease, LocalLease, RedisLease } from '../platform/lease';
 import { completionChannel } from './completion';
 import { emailChannel } from './email';
+import { rulesChannel } from './rules';
 import { satisfactionChannel } from './satisfaction';
 import { slaChannel } from './sla';
 import { type Reaction, Reactor } from './reactor';
@@ -24,7 +25,7 @@ export interface WorkerChannel {
   start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
-const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel, completionChannel];
+const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel, completionChannel, rulesChannel];
 
 /** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
 function workersLease(deps: AppDeps): Lease {

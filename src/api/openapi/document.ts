@@ -7,6 +7,7 @@ import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeMacros } from '../macros/openapi';
+import { describeRules } from '../rules/openapi';
 import { describeCategories } from '../categories/openapi';
 import { describeTeams } from '../teams/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
@@ -95,6 +96,7 @@ const AREAS = [
   describeSearch,
   describeCanned,
   describeMacros,
+  describeRules,
   describeSatisfaction,
   describeSla,
   describeAudit,

@@ -22,7 +22,7 @@ export type MacroCommand =
  */
 function checkVariables(details: MacroDetails): void {
   const texts = [details.reply, ...details.actions.flatMap((action) => (action.type === 'note' ? [action.text] : []))];
-  const unknown = [...new Set(texts.flatMap(unknownVariables))];
+  const unknown = [...new Set(texts.flatMap((text) => unknownVariables(text)))];
   if (unknown.length === 0) return;
   const error = new UnprocessableError(
     `Unknown ${unknown.length === 1 ? 'variable' : 'variables'} ${unknown.map((name) => `{{${name}}}`).join(', ')}; a macro may use ${MACRO_VARIABLES.map((name) => `{{${name}}}`).join(', ')}`,

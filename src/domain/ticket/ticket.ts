@@ -4,6 +4,7 @@ import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { AppliedPolicy } from '../sla/clock';
 import type { SlaWarningEvent } from '../sla/warnings';
 import type { Attachment, CustomFieldValue, Platform, Priority, StatusChangeReason, TicketStatus } from '#contract/tickets';
+import type { RuleEvent as RuleEventKind } from '#contract/rules';
 import { type Role, isStaff } from '#contract/users';
 
 /** One stream per ticket holds its whole life, conversation included: what an auditor replays. */
@@ -105,7 +106,45 @@ export type TicketEvent =
   /** "Related tickets" without merging: recorded on both tickets, each naming the other. */
   | DomainEvent<'TicketLinked', { ticketId: string; otherId: string; otherNumber: number }>
   | DomainEvent<'TicketUnlinked', { ticketId: string; otherId: string; otherNumber: number }>
-  | DomainEvent<'TicketMergeIntoUndone', TicketMergeIntoUndoneData>;
+  | DomainEvent<'TicketMergeIntoUndone', TicketMergeIntoUndoneData>
+  /**
+   * A rule's conditions held on this ticket for a triggering event (docs/automation.md): appended with the
+   * changes the rule made, which follow it in the same append. Its `(rule.id, trigger.position)` is the
+   * claim that makes a rule run once per triggering event, whichever process and however often it is tried.
+   */
+  | DomainEvent<'RuleFired', RuleFiredData>
+  /** A chain of rules reached its bound: the rules that would have run next did not (docs/automation.md, no loops). */
+  | DomainEvent<'RuleChainStopped', { ticketId: string; trigger: RuleTriggerRef; depth: number; rules: RuleRef[] }>;
+
+export interface RuleRef {
+  id: string;
+  name: string;
+  version: number;
+}
+
+/** The event a rule ran for: its id, its place in the log and what kind of event it was. */
+export interface RuleTriggerRef {
+  eventId: string;
+  position: number;
+  event: RuleEventKind;
+}
+
+/** A notice a rule sent to staff, with the names as they were. */
+export type RuleNotice = { to: 'team'; teamId: string; teamName: string; text: string } | { to: 'agent'; agentId: string; text: string };
+
+export interface RuleFiredData {
+  ticketId: string;
+  number: number;
+  rule: RuleRef;
+  trigger: RuleTriggerRef;
+  /** 1 for an event people made; one more for each rule in the chain before. */
+  depth: number;
+  /** The event and conditions that held, in words. */
+  matched: string[];
+  /** Actions refused on this ticket (a rule runs what it can): each with the reason. */
+  skipped: Array<{ label: string; reason: string }>;
+  notify: RuleNotice[];
+}
 
 interface TicketTeamChangedData {
   ticketId: string;
@@ -335,6 +374,8 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
     case 'SlaPolicyApplied':
     case 'SlaPolicyReapplied':
     case 'SlaWarningRaised':
+    case 'RuleFired':
+    case 'RuleChainStopped':
       return state;
     case 'TicketMergedInto': {
       const { targetId, targetNumber, previousStatus, mergedAt } = event.data;

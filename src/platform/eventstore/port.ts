@@ -26,11 +26,21 @@ export interface EventMetadata {
   macro?: MacroRef;
   /** The bulk change that made this event: its id and how many tickets it took (docs/bulk.md). */
   bulk?: BulkRef;
+  /** The rule whose run made this event, as it stood then, what held and how deep in a chain of rules (docs/automation.md). */
+  rule?: RuleRunRef;
 }
 
 export interface BulkRef {
   id: string;
   count: number;
+}
+
+export interface RuleRunRef {
+  id: string;
+  name: string;
+  version: number;
+  matched: string[];
+  depth: number;
 }
 
 export interface MacroRef {

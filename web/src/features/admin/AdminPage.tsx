@@ -10,13 +10,14 @@ import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
 import { TeamsTab } from './TeamsTab';
+import { RulesTab } from './RulesTab';
 import { DeliveriesTab } from './DeliveriesTab';
 import { IntegrationsTab } from './IntegrationsTab';
 import { ReadModelsTab } from './ReadModelsTab';
 import { useWebhooksQuery } from './integrationsApi';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Teams', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Teams', 'Rules', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -77,6 +78,7 @@ export function AdminPage() {
         {tab === 'Users' && <UsersTab />}
         {tab === 'Categories' && <CategoriesTab />}
         {tab === 'Teams' && <TeamsTab />}
+        {tab === 'Rules' && <RulesTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}
         {tab === 'Integrations' && <IntegrationsTab />}
