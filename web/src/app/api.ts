@@ -106,6 +106,7 @@ export const api = createApi({
     'Integration',
     'Sla',
     'Team',
+    'Availability',
   ],
   endpoints: () => ({}),
 });
