@@ -69,15 +69,18 @@ describe('Automatic assignment with two app processes on one DATA_DIR', () => {
         ),
       ),
     );
-    expect(opened.filter((answer) => answer.status !== 201).map((answer) => [answer.status, answer.body])).toEqual([]);
+    // 202: opened, the answer not waiting longer for the read models (a loaded machine); the log below counts either way.
+    expect(opened.filter((answer) => answer.status !== 201 && answer.status !== 202).map((answer) => [answer.status, answer.body])).toEqual([]);
     await Promise.all([apps.stop(first.child), apps.stop(second.child)]);
 
     // The log is the judge: every assignment the two processes appended, ticket by ticket.
     const check = await startTestServer({ dataDir });
     try {
       const assignments = new Map<string, string[]>();
+      const ticketIds: string[] = [];
       for await (const page of pagesOfAll(check.deps.events, { pageSize: 1000 })) {
         for (const event of page) {
+          if (event.type === 'TicketOpened' && event.data.categoryId === category) ticketIds.push(event.data.ticketId as string);
           if (event.type !== 'AgentAssignedToTicket') continue;
           const { ticketId, agentId, rule } = event.data as { ticketId: string; agentId: string; rule?: { teamId: string } };
           expect(rule?.teamId).toBe(team._id);
@@ -85,7 +88,7 @@ describe('Automatic assignment with two app processes on one DATA_DIR', () => {
           assignments.set(ticketId, [...(assignments.get(ticketId) ?? []), agentId]);
         }
       }
-      const ticketIds = opened.map((answer) => answer.body.ticket._id as string);
+      expect(ticketIds).toHaveLength(TICKETS);
       expect(ticketIds.filter((ticketId) => assignments.get(ticketId)?.length !== 1)).toEqual([]);
       const perAgent = agents.map((agent) => ticketIds.filter((ticketId) => assignments.get(ticketId)![0] === agent.id).length);
       expect(perAgent.reduce((sum, count) => sum + count, 0)).toBe(TICKETS);
