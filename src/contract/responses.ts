@@ -4,6 +4,7 @@ import { BOT_MESSAGE_KEYS } from './botSettings';
 import { ruleActionSchema, ruleConditionSchema, ruleTriggerSchema } from './rules';
 import { PRIORITIES, TICKET_STATUSES } from './tickets';
 import { ROLES } from './users';
+import { ASSIGNMENT_MODES, AVAILABILITIES } from './teams';
 
 /**
  * Response bodies of the API: the OpenAPI document is generated from these schemas
@@ -225,8 +226,11 @@ export const Team = z
   .strictObject({
     _id: id,
     name: z.string(),
-    members: z.array(person),
+    members: z.array(person.extend({ availability: z.enum(AVAILABILITIES).meta({ description: 'Whether the member takes automatic assignments' }) })),
     archived: z.boolean(),
+    assignment: z
+      .strictObject({ mode: z.enum(ASSIGNMENT_MODES), cap: z.int().nullable().meta({ description: 'Open tickets per agent at most; null for no cap' }) })
+      .meta({ description: 'How new tickets routed to the team find an agent (docs/teams.md)' }),
     ...stamps,
   })
   .meta({ id: 'Team' });

@@ -20,3 +20,30 @@ export const renameTeamSchema = z.object({ name: teamName }).strict();
 export const teamMemberSchema = z.object({ userId: z.string({ message: 'userId is required' }).min(1, 'userId is required') }).strict();
 
 export type CreateTeamInput = z.output<typeof createTeamSchema>;
+
+/** Whether a staff member takes automatic assignments (docs/teams.md, "Availability"). */
+export const AVAILABILITIES = ['available', 'away'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
+
+export const availabilitySchema = z
+  .object({ availability: z.enum(AVAILABILITIES, { message: `availability must be one of: ${AVAILABILITIES.join(', ')}` }) })
+  .strict();
+
+/** How a team's new tickets find an agent (docs/teams.md, "Automatic assignment"). */
+export const ASSIGNMENT_MODES = ['manual', 'round-robin', 'least-loaded'] as const;
+export type AssignmentMode = (typeof ASSIGNMENT_MODES)[number];
+const ASSIGNMENT_CAP_MAX = 500;
+
+export const teamAssignmentSchema = z
+  .object({
+    mode: z.enum(ASSIGNMENT_MODES, { message: `mode must be one of: ${ASSIGNMENT_MODES.join(', ')}` }),
+    cap: z
+      .int('cap must be a whole number')
+      .min(1, 'cap must be at least 1')
+      .max(ASSIGNMENT_CAP_MAX, `cap must be at most ${ASSIGNMENT_CAP_MAX}`)
+      .nullable()
+      .default(null),
+  })
+  .strict();
+
+export type TeamAssignment = z.output<typeof teamAssignmentSchema>;

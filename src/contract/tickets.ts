@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { multiLine, singleLine } from './text';
 import { pageQuery, queryInt } from './paging';
+import { ValidationError } from './errors';
 
 export const TICKET_STATUSES = ['open', 'in_progress', 'pending_customer', 'resolved', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -145,6 +146,27 @@ export const tagSchema = z
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9_-]{0,29}$/, TAG_RULE);
 export const ticketTagSchema = z.object({ tag: tagSchema }).strict();
+
+/**
+ * `tag:refund` in a Live Tickets search (docs/teams.md): the tags it names, each read as a tag is
+ * (trimmed, lowercased, 400 with the tag rule otherwise), and the words left for the text search.
+ */
+export function tagTermsOf(q: string): { tags: string[]; words: string } {
+  const named: string[] = [];
+  const words = q
+    .replace(/(^|\s)tag:(\S*)/gi, (_term, lead: string, tag: string) => {
+      named.push(tag);
+      return lead;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  const tags = named.map((tag) => {
+    const parsed = tagSchema.safeParse(tag);
+    if (!parsed.success) throw new ValidationError(TAG_RULE, [{ path: 'q', message: TAG_RULE }]);
+    return parsed.data;
+  });
+  return { tags, words };
+}
 export const tagSuggestionsQuery = z.object({
   q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
   limit: queryInt('limit', { min: 1, max: 50 }).default(10),

@@ -139,8 +139,11 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
     }
     case 'TicketStatusChanged':
       return `Changed the status from ${STATUS_WORDS[event.data.from]} to ${STATUS_WORDS[event.data.to]}${event.data.reason === 'customer-replied' ? ' by replying' : ''}`;
-    case 'AgentAssignedToTicket':
-      return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}`;
+    case 'AgentAssignedToTicket': {
+      const { rule } = event.data;
+      const by = rule ? ` by the team ${quote(rule.teamName)}'s ${rule.mode} rule` : '';
+      return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}${by}`;
+    }
     case 'AgentUnassignedFromTicket':
       return `Unassigned ${nameOf(event.data.agentId)}`;
     case 'TicketOutcomeRecorded':

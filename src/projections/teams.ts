@@ -1,3 +1,5 @@
+import type { TeamAssignment } from '#contract/teams';
+import { MANUAL_ASSIGNMENT } from '../domain/team/team';
 import type { Doc, ReadStore, Update } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
@@ -9,6 +11,7 @@ export interface TeamView extends Doc {
   name: string;
   members: string[];
   archived: boolean;
+  assignment: TeamAssignment;
   createdAt: string;
   updatedAt: string;
   _revision: number;
@@ -25,18 +28,26 @@ const change = (store: ReadStore, event: { data: { teamId: string }; revision: n
 /** Serves GET /api/teams and "My teams": one document per team, archived ones kept (tickets still name them). */
 export const teamsProjection: Projection = {
   name: 'teams',
-  version: 1,
+  version: 2,
   collections: [TEAMS],
   ...handledBy({
     async TeamCreated(event, store) {
       const at = event.metadata.occurredAt;
-      await store
-        .collection<TeamView>(TEAMS)
-        .updateOne(
-          { _id: event.data.teamId },
-          { $setOnInsert: { name: event.data.name, members: [], archived: false, createdAt: at, updatedAt: at, _revision: event.revision } },
-          { upsert: true },
-        );
+      await store.collection<TeamView>(TEAMS).updateOne(
+        { _id: event.data.teamId },
+        {
+          $setOnInsert: {
+            name: event.data.name,
+            members: [],
+            archived: false,
+            assignment: MANUAL_ASSIGNMENT,
+            createdAt: at,
+            updatedAt: at,
+            _revision: event.revision,
+          },
+        },
+        { upsert: true },
+      );
     },
     async TeamRenamed(event, store) {
       await change(store, event, { $set: { name: event.data.name } });
@@ -46,6 +57,9 @@ export const teamsProjection: Projection = {
     },
     async TeamMemberRemoved(event, store) {
       await change(store, event, { $pull: { members: event.data.userId } });
+    },
+    async TeamAssignmentSet(event, store) {
+      await change(store, event, { $set: { assignment: { mode: event.data.mode, cap: event.data.cap } } });
     },
     async TeamArchived(event, store) {
       await change(store, event, { $set: { archived: true, members: [] } });

@@ -1,5 +1,6 @@
 import type { NotificationPreferences, UserEvent } from '../domain/user/user';
 import type { Role } from '#contract/users';
+import type { Availability } from '#contract/teams';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '../domain/user/user';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { type RecordedOf, handledBy } from './events';
@@ -25,6 +26,8 @@ export interface PublicUser {
 /** A user as every screen reads one. Never holds a password hash: sign-in reads the user's stream. */
 export interface UserView extends Doc, PublicUser, HoldsKeys {
   notificationPreferences: NotificationPreferences;
+  /** Staff's availability for automatic assignment (docs/teams.md); customers keep the default. */
+  availability: Availability;
   /** The Telegram user whose bot messages act as this account (never in responses). */
   telegramId: string | null;
   /** Sessions started at or before this global position are dead (deactivation, password reset). */
@@ -71,6 +74,7 @@ async function insertUser(
     telegramUsername: fields.telegramUsername,
     telegramId: null,
     notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+    availability: 'available',
     sessionsValidAfter: 0,
     _since: { email: event.position, username: event.position },
     createdAt: at,
@@ -95,7 +99,7 @@ async function setUser(
 
 export const usersProjection: Projection = {
   name: 'users',
-  version: 5,
+  version: 6,
   collections: [USERS],
   async setup(store: ReadStore) {
     const users = store.collection(USERS);
@@ -137,6 +141,7 @@ export const usersProjection: Projection = {
       const { newTickets, ticketUpdates, browserNotifications } = event.data;
       return setUser(store, event, { notificationPreferences: { newTickets, ticketUpdates, browserNotifications }, updatedAt: event.metadata.occurredAt });
     },
+    AvailabilitySet: (event, store) => setUser(store, event, { availability: event.data.availability, updatedAt: event.metadata.occurredAt }),
     TelegramAccountLinked(event, store) {
       const { telegramId, telegramUsername } = event.data;
       return setUser(store, event, { telegramId, ...(telegramUsername !== null ? { telegramUsername } : {}), updatedAt: event.metadata.occurredAt });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
+import { AVAILABILITIES, availabilitySchema } from '#contract/teams';
 import type { ApiRegistry } from '../openapi/registry';
 import { NotificationPreferences, SignedIn, Tokens, User } from '#contract/responses';
 import { noToken, open } from '../http/scopes';
@@ -72,5 +73,23 @@ export function describeIdentity(docs: ApiRegistry): void {
     access: ['agent', 'admin'],
     body: notificationPreferencesSchema,
     responses: { 200: { description: 'The preferences after the change', schema: preferences } },
+  });
+  const availability = z.strictObject({ availability: z.enum(AVAILABILITIES) });
+  docs.route({
+    method: 'get',
+    path: '/auth/availability',
+    token: noToken,
+    summary: 'My availability for automatic assignment',
+    access: ['agent', 'admin'],
+    responses: { 200: { description: 'available or away', schema: availability } },
+  });
+  docs.route({
+    method: 'put',
+    path: '/auth/availability',
+    token: noToken,
+    summary: 'Set my availability (Away: no automatic assignments)',
+    access: ['agent', 'admin'],
+    body: availabilitySchema,
+    responses: { 200: { description: 'The availability after the change', schema: availability } },
   });
 }

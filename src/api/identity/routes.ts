@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Router } from 'express';
 import { UnauthorizedError } from '#contract/errors';
+import { availabilitySchema } from '#contract/teams';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { registerUser, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
+import { registerUser, setAvailability, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
 import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 import { noToken, open } from '../http/scopes';
@@ -75,6 +76,16 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/auth/notifications/preferences', noToken, requireRole('agent', 'admin'), async (req, res) => {
     const user = await loadUser(currentUser(req).id);
     res.json({ notificationPreferences: user.notificationPreferences });
+  });
+
+  /** Staff's own availability for automatic assignment (docs/teams.md). */
+  router.get('/auth/availability', noToken, requireRole('agent', 'admin'), async (req, res) => {
+    res.json({ availability: (await loadUser(currentUser(req).id)).availability });
+  });
+
+  router.put('/auth/availability', noToken, requireRole('agent', 'admin'), async (req, res) => {
+    const { availability } = parse(availabilitySchema, req.body);
+    res.json({ availability: await setAvailability(deps, currentUser(req).id, availability, commandContext(deps, req)) });
   });
 
   router.put('/auth/notifications/preferences', noToken, requireRole('agent', 'admin'), async (req, res) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createTeamSchema, renameTeamSchema, teamMemberSchema } from '#contract/teams';
+import { availabilitySchema, createTeamSchema, renameTeamSchema, teamAssignmentSchema, teamMemberSchema } from '#contract/teams';
 import type { ApiRegistry } from '../openapi/registry';
 import { Team } from '#contract/responses';
 import { listTeamsQuery } from './routes';
@@ -71,6 +71,29 @@ export function describeTeams(docs: ApiRegistry): void {
     token: scope('admin'),
     summary: 'Take a member out of a team',
     access: admin,
+    responses: { 200: { description: 'The team with its members', schema: teamAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/teams/:id/assignment',
+    token: scope('admin'),
+    summary: "Choose how the team's new tickets find an agent",
+    description:
+      'manual (nobody is chosen), round-robin (the next Available member in turn) or least-loaded (the Available member with the fewest open tickets), each with an optional cap of open tickets per agent (docs/teams.md).',
+    access: admin,
+    body: teamAssignmentSchema,
+    responses: { 200: { description: 'The team with its assignment', schema: teamAnswer } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'put',
+    path: '/teams/:id/members/:userId/availability',
+    token: scope('admin'),
+    summary: "Set a team member's availability",
+    description: 'Away members get no automatic assignments. 404 when the user is not a member of the team.',
+    access: admin,
+    body: availabilitySchema,
     responses: { 200: { description: 'The team with its members', schema: teamAnswer } },
     errors: [409],
   });

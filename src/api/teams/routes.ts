@@ -1,12 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { createTeamSchema, renameTeamSchema, teamMemberSchema } from '#contract/teams';
+import { availabilitySchema, createTeamSchema, renameTeamSchema, teamAssignmentSchema, teamMemberSchema } from '#contract/teams';
 import { NotFoundError } from '#contract/errors';
 import type { Team } from '#contract/responses';
 import type { ReadStore } from '../../platform/readstore/port';
 import { TEAMS, type TeamView } from '../../projections/teams';
 import { USERS, type UserView } from '../../projections/users';
-import { addTeamMember, archiveTeam, createTeam, removeTeamMember, renameTeam } from '../../app/teams/service';
+import { addTeamMember, archiveTeam, createTeam, removeTeamMember, renameTeam, setTeamAssignment } from '../../app/teams/service';
+import { setAvailability } from '../../app/identity/service';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
@@ -20,7 +21,12 @@ export const listTeamsQuery = z.object({
 async function withMembers(store: ReadStore, teams: TeamView[]): Promise<Team[]> {
   const ids = [...new Set(teams.flatMap((team) => team.members))];
   const users = ids.length === 0 ? [] : await store.collection<UserView>(USERS).find({ _id: { $in: ids } });
-  const byId = new Map(users.map((user) => [user._id, { _id: user._id, username: user.username, firstName: user.firstName, lastName: user.lastName }]));
+  const byId = new Map(
+    users.map((user) => [
+      user._id,
+      { _id: user._id, username: user.username, firstName: user.firstName, lastName: user.lastName, availability: user.availability },
+    ]),
+  );
   return teams.map(({ _revision: _r, members, ...team }) => ({ ...team, members: members.flatMap((member) => byId.get(member) ?? []) }));
 }
 
@@ -59,6 +65,22 @@ export const teamRoutes = (deps: AppDeps) => (router: Router) => {
   router.delete('/teams/:id', scope('admin'), requireRole('admin'), async (req, res) => {
     await archiveTeam(deps, req.params.id as string, context(req));
     res.status(204).end();
+  });
+
+  /** How the team's new tickets find an agent: by hand, round-robin or least-loaded, with a cap of open tickets per agent. */
+  router.put('/teams/:id/assignment', scope('admin'), requireRole('admin'), async (req, res) => {
+    await setTeamAssignment(deps, req.params.id as string, parse(teamAssignmentSchema, req.body), context(req));
+    await answer(res, req.params.id as string);
+  });
+
+  /** An admin sets a member's availability (an agent sets their own at /auth/availability). */
+  router.put('/teams/:id/members/:userId/availability', scope('admin'), requireRole('admin'), async (req, res) => {
+    const team = await load(req.params.id as string);
+    const userId = req.params.userId as string;
+    if (!team.members.some((member) => member._id === userId)) throw new NotFoundError('Team member');
+    const { availability } = parse(availabilitySchema, req.body);
+    await setAvailability(deps, userId, availability, context(req));
+    await answer(res, team._id);
   });
 
   router.post('/teams/:id/members', scope('admin'), requireRole('admin'), async (req, res) => {

@@ -301,6 +301,22 @@ describe('Teams over HTTP (docs/teams.md)', () => {
       ]);
     });
 
+    it('then `tag:` in the Live Tickets search filters by tag beside the words, for staff only', async () => {
+      const ids = async (q: string) =>
+        (await call('GET', `/tickets?q=${encodeURIComponent(q)}`, agent.token)).body.tickets.map((t: { _id: string }) => t._id).sort();
+      expect(await ids('tag:refund')).toEqual([ticket._id]);
+      expect(await ids('tag:REFUND-later')).toEqual([other._id]);
+      expect(await ids('tag:refund tag:vip')).toEqual([ticket._id]);
+      expect(await ids('tag:refund tag:refund-later')).toEqual([]);
+      expect(await ids('sign tag:refund-later')).toEqual([other._id]);
+      expect(await ids('tag:vip elephant')).toEqual([]);
+      expect(await call('GET', '/tickets?q=tag:', agent.token)).toMatchObject({
+        status: 400,
+        body: { error: 'A tag is 1 to 30 lowercase letters, digits, hyphens or underscores, starting with a letter or digit' },
+      });
+      expect((await call('GET', '/tickets?q=tag:refund', customer.token)).status).toBe(403);
+    });
+
     it('then a bad tag is 400, the 21st is 422, a tag the ticket lacks or an unknown ticket 404, and customers 403', async () => {
       expect(await call('POST', `/tickets/${ticket._id}/tags`, agent.token, { tag: 'two words' })).toMatchObject({
         status: 400,

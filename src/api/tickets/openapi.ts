@@ -24,6 +24,8 @@ export function describeTickets(docs: ApiRegistry): void {
     path: '/tickets',
     token: scope('tickets:read'),
     summary: 'List tickets (a customer sees their own)',
+    description:
+      '`q` searches the words as GET /search does; a `tag:refund` term in it keeps the tickets with that tag (staff only, 403 for a customer; several must all be on the ticket), as `tag=refund` does (docs/teams.md).',
     access: 'signed-in',
     query: schema.listTicketsQuery,
     responses: { 200: { description: 'One page of tickets', schema: TicketList } },

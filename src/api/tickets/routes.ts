@@ -18,6 +18,7 @@ import {
   postMessageSchema,
   statsQuery,
   tagSuggestionsQuery,
+  tagTermsOf,
   ticketTagSchema,
   updateTicketSchema,
 } from '#contract/tickets';
@@ -176,8 +177,10 @@ async function listFilter(deps: AppDeps, query: BulkFilter & { sort?: string }, 
   if (query.priority) filter.priority = { $in: query.priority };
   if (query.category) filter['category._id'] = query.category;
   // Teams share staff's work (docs/teams.md): a customer asking for them is told so, not shown an unfiltered list.
-  if ((query.team || query.tag) && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team or tag');
-  if (query.tag) filter.tags = query.tag;
+  const terms = query.q ? tagTermsOf(query.q) : { tags: [], words: '' };
+  const tags = [...new Set([...(query.tag ? [query.tag] : []), ...terms.tags])];
+  if ((query.team || tags.length > 0) && !isStaff(user.role)) throw new ForbiddenError('Only staff can filter by team or tag');
+  if (tags.length > 0) filter.tags = tags.length === 1 ? tags[0] : { $all: tags };
   if (query.team) filter['team._id'] = query.team === 'mine' ? { $in: await teamIdsOf(deps.readStore, user.id) } : query.team;
   if (query.assigned === 'me') filter['assignedAgent._id'] = user.id;
   // On the agent's id, which the tickets' indexes start with: null when nobody is assigned.
@@ -186,7 +189,7 @@ async function listFilter(deps: AppDeps, query: BulkFilter & { sort?: string }, 
   if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
   // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
   const among: Array<Set<string>> = [];
-  if (query.q) among.push(await ticketsMatchingText(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(query.q)));
+  if (terms.words) among.push(await ticketsMatchingText(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(terms.words)));
   if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
   // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.
   if (!isStaff(user.role) && (query.sla || query.sort === 'due')) throw new ForbiddenError('Only staff can filter or sort by service levels');

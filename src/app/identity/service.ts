@@ -1,7 +1,8 @@
 import argon2 from 'argon2';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '#contract/errors';
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
-import type { CreateUserInput, Registration, UpdateUserInput } from '#contract/users';
+import type { CreateUserInput, Registration, Role, UpdateUserInput } from '#contract/users';
+import type { Availability } from '#contract/teams';
 import { type NotificationPreferences, type UserProfile, type UserState, userStream } from '../../domain/user/user';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
@@ -151,4 +152,11 @@ export async function setNotificationPreferences(
   const updated = await users.findOne({ _id: userId });
   if (!updated) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
   return updated.notificationPreferences;
+}
+
+/** Sets a staff member's availability for automatic assignment (themselves, or a colleague by an admin); answers it as it now stands. */
+export async function setAvailability(deps: AppDeps, userId: string, availability: Availability, context: CommandContext): Promise<Availability> {
+  const actor = { userId: context.actor.userId, role: context.actor.role as Role };
+  const result = await runCommand(deps, userStream(userId), userDecider, { type: 'SetAvailability', userId, actor, availability }, context);
+  return result.state.status === 'active' || result.state.status === 'inactive' ? result.state.availability : availability;
 }

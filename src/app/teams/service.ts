@@ -1,6 +1,6 @@
 import { teamStream } from '../../domain/team/team';
 import { teamDecider } from '../../domain/team/decide';
-import type { CreateTeamInput } from '#contract/teams';
+import type { CreateTeamInput, TeamAssignment } from '#contract/teams';
 import type { CommandContext } from '../../platform/commands';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
@@ -29,4 +29,8 @@ export async function removeTeamMember(deps: AppDeps, teamId: string, userId: st
 
 export async function archiveTeam(deps: AppDeps, teamId: string, context: CommandContext): Promise<void> {
   await runCommand(deps, teamStream(teamId), teamDecider, { type: 'ArchiveTeam', teamId }, context);
+}
+
+export async function setTeamAssignment(deps: AppDeps, teamId: string, assignment: TeamAssignment, context: CommandContext): Promise<void> {
+  await runCommand(deps, teamStream(teamId), teamDecider, { type: 'SetTeamAssignment', teamId, assignment }, context);
 }

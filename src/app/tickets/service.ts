@@ -30,6 +30,7 @@ import { policyForNewTicket } from '../sla/service';
 import type { AppDeps } from '../deps';
 import { type Claim, type Owners, claim, release } from '../reservations';
 import { TicketNumbers } from './numbers';
+import { assignByTeamRule } from './assignment';
 
 /**
  * Ticket commands as the web API and the Telegram bot both run them: each answers only once the
@@ -163,19 +164,33 @@ export async function openTicket(deps: AppDeps, request: OpenTicketRequest, cont
   }
   const fence = await claimOpenTicket(deps, customerId, ticketId, context);
   let position: number;
+  let routedTeam: { teamId: string } | null;
   try {
     const number = await ticketNumbers(deps.events).allocate(ticketId, context);
     const { title, description, priority, platform } = request;
     const sla = await policyForNewTicket(deps, category.categoryId, priority);
     const command: TicketCommand = { type: 'OpenTicket', ticketId, number, customerId, platform, title, description, priority, category, answers, sla };
-    position = (await runTicketCommand(deps, ticketId, command, context, [fence])).position;
+    const opened = await runTicketCommand(deps, ticketId, command, context, [fence]);
+    position = opened.position;
+    routedTeam = opened.state.kind === 'live' ? opened.state.team : null;
   } catch (error) {
     // A twin of this request (the same caller-chosen id) may have opened the ticket, whose claim this one only renewed.
     if (!ticketOwners.holds((await loadTicket(deps, ticketId)).state, openTicketClaim(customerId)))
       await releaseOpenTicket(deps, customerId, ticketId, context);
     throw error;
   }
+  if (routedTeam) position = Math.max(position, await assignRouted(deps, ticketId, routedTeam.teamId, context));
   return projectedTicket(deps, ticketId, position);
+}
+
+/** The opened ticket stands whatever its automatic assignment meets: a failure is logged and leaves it with the team, unassigned. */
+async function assignRouted(deps: AppDeps, ticketId: string, teamId: string, context: CommandContext): Promise<number> {
+  try {
+    return await assignByTeamRule(deps, ticketId, teamId, context.correlationId);
+  } catch (error) {
+    deps.logger.warn({ err: error, ticketId, teamId }, 'automatic assignment failed; the ticket waits in its team');
+    return 0;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import type { Decider } from '../shared/decider';
+import type { TeamAssignment } from '#contract/teams';
 import { type TeamEvent, type TeamState, evolve, initialState } from './team';
 
 /** What the handler looked up about a would-be member; null when no such user exists. */
@@ -15,7 +16,8 @@ export type TeamCommand =
   | { type: 'RenameTeam'; teamId: string; name: string }
   | { type: 'AddTeamMember'; teamId: string; member: MemberLookup | null }
   | { type: 'RemoveTeamMember'; teamId: string; userId: string }
-  | { type: 'ArchiveTeam'; teamId: string };
+  | { type: 'ArchiveTeam'; teamId: string }
+  | { type: 'SetTeamAssignment'; teamId: string; assignment: TeamAssignment };
 
 const MEMBER_RULE = 'Only active agents and admins can be team members';
 
@@ -64,6 +66,13 @@ function archive(command: Extract<TeamCommand, { type: 'ArchiveTeam' }>, state: 
   return [{ type: 'TeamArchived', data: { teamId: team.teamId, name: team.name } }];
 }
 
+function setAssignment(command: Extract<TeamCommand, { type: 'SetTeamAssignment' }>, state: TeamState): TeamEvent[] {
+  const team = active(state);
+  const { mode, cap } = command.assignment;
+  if (team.assignment.mode === mode && team.assignment.cap === cap) return [];
+  return [{ type: 'TeamAssignmentSet', data: { teamId: team.teamId, mode, cap, previous: team.assignment } }];
+}
+
 export function decide(command: TeamCommand, state: TeamState): TeamEvent[] {
   switch (command.type) {
     case 'CreateTeam':
@@ -76,6 +85,8 @@ export function decide(command: TeamCommand, state: TeamState): TeamEvent[] {
       return removeMember(command, state);
     case 'ArchiveTeam':
       return archive(command, state);
+    case 'SetTeamAssignment':
+      return setAssignment(command, state);
   }
 }
 

@@ -52,4 +52,18 @@ describe('Team', () => {
       given([CREATED, ARCHIVED]).when({ type: 'AddTeamMember', teamId: 't1', member: AGENT }).thenThrows(NotFoundError);
     });
   });
+
+  describe('when its assignment is chosen', () => {
+    it('records the setting with the one it replaced, and nothing for the same again', () => {
+      given([CREATED])
+        .when({ type: 'SetTeamAssignment', teamId: 't1', assignment: { mode: 'round-robin', cap: 5 } })
+        .then([{ type: 'TeamAssignmentSet', data: { teamId: 't1', mode: 'round-robin', cap: 5, previous: { mode: 'manual', cap: null } } }]);
+      given([CREATED])
+        .when({ type: 'SetTeamAssignment', teamId: 't1', assignment: { mode: 'manual', cap: null } })
+        .then([]);
+      given([CREATED, ARCHIVED])
+        .when({ type: 'SetTeamAssignment', teamId: 't1', assignment: { mode: 'manual', cap: null } })
+        .thenThrows(NotFoundError);
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
 import {
+  type AssignmentRule,
   type LiveTicket,
   type MergeCancelled,
   type MessagesMovedOutData,
@@ -88,6 +89,8 @@ export type TicketCommand =
   | { type: 'ApplyMacro'; ticketId: string; actor: TicketActor; steps: MacroStep[] }
   | { type: 'AssignTicket'; ticketId: string; actor: TicketActor; agent: AgentLookup | null }
   | { type: 'UnassignTicket'; ticketId: string; actor: TicketActor }
+  /** A team's rule gives the ticket the agent its turns stream chose (docs/teams.md); the handler checked the agent. */
+  | { type: 'AssignByRule'; ticketId: string; agentId: string; rule: AssignmentRule }
   | { type: 'RecordOutcome'; ticketId: string; actor: TicketActor; outcomeMessage: string }
   /** `team` null: the ticket leaves its team; `teamId` what was asked, to name it when unknown. */
   | { type: 'ChangeTicketTeam'; ticketId: string; actor: TicketActor; teamId: string | null; team: TeamLookup | null }
@@ -270,6 +273,15 @@ function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state
     events.push({ type: 'TicketStatusChanged', data: { ticketId: ticket.ticketId, from: ticket.status, to: 'in_progress' } });
   }
   return events;
+}
+
+/**
+ * The rule assigns only a ticket still open and with nobody: an agent who took it first keeps it, and
+ * the turns stream releases the claim when it next looks.
+ */
+function assignByRule(command: Extract<TicketCommand, { type: 'AssignByRule' }>, state: TicketState): TicketEvent[] {
+  if (state.kind !== 'live' || !isOpenStatus(state.status) || state.assignedAgentId !== null) return [];
+  return [{ type: 'AgentAssignedToTicket', data: { ticketId: state.ticketId, agentId: command.agentId, previousAgentId: null, rule: command.rule } }];
 }
 
 function unassign(command: Extract<TicketCommand, { type: 'UnassignTicket' }>, state: TicketState): TicketEvent[] {
@@ -798,6 +810,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return applyMacro(command, state);
     case 'AssignTicket':
       return assign(command, state);
+    case 'AssignByRule':
+      return assignByRule(command, state);
     case 'UnassignTicket':
       return unassign(command, state);
     case 'RecordOutcome':

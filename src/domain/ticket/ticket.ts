@@ -3,6 +3,7 @@ import type { DomainEvent } from '../shared/decider';
 import type { SatisfactionEvent } from '../satisfaction/satisfaction';
 import type { AppliedPolicy } from '../sla/clock';
 import type { SlaWarningEvent } from '../sla/warnings';
+import type { RuleMode } from '../teamTurns/teamTurns';
 import type { Attachment, CustomFieldValue, Platform, Priority, StatusChangeReason, TicketStatus } from '#contract/tickets';
 import type { RuleEvent as RuleEventKind } from '#contract/rules';
 import { type Role, isStaff } from '#contract/users';
@@ -45,7 +46,8 @@ export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
   /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
   | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus; reason?: StatusChangeReason }>
-  | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null }>
+  /** `rule`: a team's automatic assignment chose the agent (docs/teams.md), the actor being the system. */
+  | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null; rule?: AssignmentRule }>
   | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
   /**
@@ -254,6 +256,13 @@ interface MergeLink {
   number: number;
 }
 
+/** The team rule that chose an agent: the team as named then and its mode. */
+export interface AssignmentRule {
+  teamId: string;
+  teamName: string;
+  mode: RuleMode;
+}
+
 export interface LiveTicket {
   kind: 'live';
   ticketId: string;
@@ -261,6 +270,8 @@ export interface LiveTicket {
   customerId: string;
   status: TicketStatus;
   assignedAgentId: string | null;
+  /** Whether a team rule has assigned it once: an unassigned ticket so marked no longer waits for its rule's agent. */
+  assignedByRule: boolean;
   outcomeMessage: string | null;
   categoryId: string;
   priority: Priority;
@@ -312,6 +323,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       customerId,
       status: 'open',
       assignedAgentId: null,
+      assignedByRule: false,
       outcomeMessage: null,
       categoryId,
       priority,
@@ -336,7 +348,7 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, status: to, ...(to === 'resolved' || to === 'closed' ? { settledSeq: state.lastSeq } : {}) };
     }
     case 'AgentAssignedToTicket':
-      return { ...state, assignedAgentId: event.data.agentId };
+      return { ...state, assignedAgentId: event.data.agentId, assignedByRule: state.assignedByRule || event.data.rule !== undefined };
     case 'AgentUnassignedFromTicket':
       return { ...state, assignedAgentId: null };
     case 'TicketOutcomeRecorded':

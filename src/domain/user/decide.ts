@@ -1,8 +1,9 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import { type NotificationPreferences, type UserDetails, type UserEvent, type UserProfile, type UserState, evolve, initialState } from './user';
-import type { Role } from '#contract/users';
+import { type Role, isStaff } from '#contract/users';
+import type { Availability } from '#contract/teams';
 
 export interface UserChanges extends Partial<UserDetails> {
   role?: Role;
@@ -18,7 +19,8 @@ export type UserCommand =
   | { type: 'DeleteUser'; userId: string; actorId: string }
   | { type: 'RecordSignIn'; userId: string }
   | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences }
-  | { type: 'LinkTelegramAccount'; userId: string; telegramId: string; telegramUsername: string | null };
+  | { type: 'LinkTelegramAccount'; userId: string; telegramId: string; telegramUsername: string | null }
+  | { type: 'SetAvailability'; userId: string; actor: { userId: string; role: Role }; availability: Availability };
 
 type Existing = Extract<UserState, { status: 'active' | 'inactive' }>;
 
@@ -46,6 +48,18 @@ function updateUser(command: Extract<UserCommand, { type: 'UpdateUser' }>, state
   if (changes.isActive === false && user.status === 'active') events.push({ type: 'UserDeactivated', data: { userId } });
   return events;
 }
+
+/** Staff set their own availability; an admin may set a colleague's (a customer has none to set). */
+function setAvailability(command: Extract<UserCommand, { type: 'SetAvailability' }>, state: UserState): UserEvent[] {
+  const { actor, userId, availability } = command;
+  if (actor.userId !== userId && actor.role !== 'admin') throw new ForbiddenError("Only an admin can set another staff member's availability");
+  const user = existing(state);
+  if (!isStaff(user.role)) throw new ValidationError(AVAILABILITY_RULE, [{ path: 'userId', message: AVAILABILITY_RULE }]);
+  if (user.availability === availability) return [];
+  return [{ type: 'AvailabilitySet', data: { userId, availability, previous: user.availability } }];
+}
+
+const AVAILABILITY_RULE = 'Only agents and admins have an availability';
 
 export function decide(command: UserCommand, state: UserState): UserEvent[] {
   switch (command.type) {
@@ -79,6 +93,8 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
         return [];
       return [{ type: 'NotificationPreferencesSet', data: { userId: command.userId, ...next } }];
     }
+    case 'SetAvailability':
+      return setAvailability(command, state);
     case 'LinkTelegramAccount': {
       const user = existing(state);
       const { userId, telegramId, telegramUsername } = command;

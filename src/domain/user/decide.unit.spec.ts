@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../../../test/support/decider';
-import { ConflictError, ForbiddenError, NotFoundError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { decide } from './decide';
 import { DEFAULT_NOTIFICATION_PREFERENCES, type UserEvent, evolve, initialState } from './user';
 
@@ -127,5 +127,29 @@ describe('User', () => {
 
     it('then its id can never be registered again', () =>
       given([REGISTERED, DELETED]).when({ type: 'RegisterUser', userId: 'u1', profile: ADA, passwordHash: 'h' }).thenThrows(ConflictError));
+  });
+
+  describe('when availability is set (docs/teams.md)', () => {
+    const AGENT = { userId: 'u2', role: 'agent' as const };
+    it('then staff set their own, with the one it replaced, and the same again records nothing', () => {
+      given([AGENT_CREATED])
+        .when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'away' })
+        .then([{ type: 'AvailabilitySet', data: { userId: 'u2', availability: 'away', previous: 'available' } }]);
+      given([AGENT_CREATED]).when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'available' }).then([]);
+    });
+
+    it("then only an admin sets a colleague's, and a customer has none", () => {
+      given([AGENT_CREATED])
+        .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: 'u3', role: 'agent' }, availability: 'away' })
+        .thenThrows(ForbiddenError);
+      expect(
+        given([AGENT_CREATED])
+          .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: ADMIN_ID, role: 'admin' }, availability: 'away' })
+          .result(),
+      ).toHaveLength(1);
+      given([REGISTERED])
+        .when({ type: 'SetAvailability', userId: 'u1', actor: { userId: 'u1', role: 'customer' }, availability: 'away' })
+        .thenThrows(ValidationError, 'Only agents and admins have an availability');
+    });
   });
 });

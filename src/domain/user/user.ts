@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/decider';
 import type { Role } from '#contract/users';
+import type { Availability } from '#contract/teams';
 
 export const userStream = (userId: string) => `user-${userId}`;
 
@@ -35,7 +36,9 @@ export type UserEvent =
   | DomainEvent<'UserSignedIn', { userId: string }>
   | DomainEvent<'NotificationPreferencesSet', { userId: string } & NotificationPreferences>
   /** The customer behind a Telegram user: bot messages of that user act as this account. */
-  | DomainEvent<'TelegramAccountLinked', { userId: string; telegramId: string; telegramUsername: string | null }>;
+  | DomainEvent<'TelegramAccountLinked', { userId: string; telegramId: string; telegramUsername: string | null }>
+  /** A staff member available for automatic assignment or away from it (docs/teams.md), set by them or an admin (the actor). */
+  | DomainEvent<'AvailabilitySet', { userId: string; availability: Availability; previous: Availability }>;
 
 interface ExistingUser extends UserDetails {
   userId: string;
@@ -43,6 +46,7 @@ interface ExistingUser extends UserDetails {
   role: Role;
   passwordHash: string;
   notificationPreferences: NotificationPreferences;
+  availability: Availability;
 }
 
 export type UserState = { status: 'none' } | ({ status: 'active' | 'inactive' } & ExistingUser) | { status: 'deleted'; userId: string };
@@ -61,6 +65,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         telegramUsername: null,
         telegramId: null,
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+        availability: 'available',
         ...profile,
       };
     }
@@ -74,6 +79,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         telegramUsername: telegramUsername ?? null,
         telegramId: null,
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
+        availability: 'available',
         ...profile,
       };
     }
@@ -98,6 +104,8 @@ export function evolve(state: UserState, event: UserEvent): UserState {
       const { userId: _userId, ...preferences } = event.data;
       return { ...state, notificationPreferences: preferences };
     }
+    case 'AvailabilitySet':
+      return { ...state, availability: event.data.availability };
     case 'TelegramAccountLinked':
       return { ...state, telegramId: event.data.telegramId, telegramUsername: event.data.telegramUsername ?? state.telegramUsername };
   }

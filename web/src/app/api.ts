@@ -107,6 +107,7 @@ export const api = createApi({
     'Sla',
     'Team',
     'Rule',
+    'Availability',
   ],
   endpoints: () => ({}),
 });

@@ -4,6 +4,7 @@ import { isStaff } from '#contract/users';
 import { Icon, type IconName } from '../../components/icons';
 import { useLogout } from '../../entities/session/session';
 import { type Role, selectUser } from '../../entities/session/sessionSlice';
+import { AvailabilityToggle } from '../../entities/team/AvailabilityToggle';
 import { SearchButton } from '../../features/search/SearchDialog';
 import { useTicketsQuery } from '../../features/tickets/api';
 import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
@@ -131,6 +132,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
             </span>
           )}
         </div>
+        {isStaff(user.role) && <AvailabilityToggle compact={collapsed} />}
         {!collapsed && <p className="version">{APP_VERSION} · with global notifications</p>}
         <button type="button" className="button button-ghost logout" onClick={() => void logout()} title="Logout" aria-label="Logout">
           <Icon name="logout" />

@@ -1,7 +1,8 @@
 import type { Team } from '#contract/responses';
+import type { Availability, TeamAssignment } from '#contract/teams';
 import { api } from '../../app/api';
 
-export type { Team };
+export type { Availability, Team, TeamAssignment };
 
 /** Teams (docs/teams.md): the admin's Teams tab changes them; the ticket screens filter and move tickets by them. */
 const teamApi = api.injectEndpoints({
@@ -23,6 +24,24 @@ const teamApi = api.injectEndpoints({
       query: ({ id, userId }) => ({ url: `/teams/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}`, method: 'DELETE' }),
       invalidatesTags: ['Team'],
     }),
+    setTeamAssignment: build.mutation<{ team: Team }, { id: string } & TeamAssignment>({
+      query: ({ id, ...body }) => ({ url: `/teams/${encodeURIComponent(id)}/assignment`, method: 'PUT', body }),
+      invalidatesTags: ['Team'],
+    }),
+    /** The signed-in staff member's own availability (the sidebar's toggle). */
+    availability: build.query<{ availability: Availability }, void>({ query: () => '/auth/availability', providesTags: ['Availability'] }),
+    setAvailability: build.mutation<{ availability: Availability }, Availability>({
+      query: (availability) => ({ url: '/auth/availability', method: 'PUT', body: { availability } }),
+      invalidatesTags: ['Availability', 'Team'],
+    }),
+    setMemberAvailability: build.mutation<{ team: Team }, { id: string; userId: string; availability: Availability }>({
+      query: ({ id, userId, availability }) => ({
+        url: `/teams/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}/availability`,
+        method: 'PUT',
+        body: { availability },
+      }),
+      invalidatesTags: ['Availability', 'Team'],
+    }),
     archiveTeam: build.mutation<void, string>({
       query: (id) => ({ url: `/teams/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: ['Team'],
@@ -30,5 +49,15 @@ const teamApi = api.injectEndpoints({
   }),
 });
 
-export const { useTeamsQuery, useCreateTeamMutation, useRenameTeamMutation, useAddTeamMemberMutation, useRemoveTeamMemberMutation, useArchiveTeamMutation } =
-  teamApi;
+export const {
+  useTeamsQuery,
+  useCreateTeamMutation,
+  useRenameTeamMutation,
+  useAddTeamMemberMutation,
+  useRemoveTeamMemberMutation,
+  useArchiveTeamMutation,
+  useSetTeamAssignmentMutation,
+  useAvailabilityQuery,
+  useSetAvailabilityMutation,
+  useSetMemberAvailabilityMutation,
+} = teamApi;

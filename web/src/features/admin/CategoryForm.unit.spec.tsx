@@ -22,7 +22,15 @@ describe('Category form', () => {
   });
 
   it('when a team is chosen to route new tickets to, then its id is sent (docs/teams.md)', async () => {
-    const team = { _id: 'team-1', name: 'Billing team', members: [], archived: false, createdAt: '', updatedAt: '' };
+    const team = {
+      _id: 'team-1',
+      name: 'Billing team',
+      members: [],
+      archived: false,
+      assignment: { mode: 'manual' as const, cap: null },
+      createdAt: '',
+      updatedAt: '',
+    };
     const { user, onSubmit } = renderForm({ teams: [team] });
     await user.type(screen.getByLabelText('Name'), 'Billing');
     await user.selectOptions(screen.getByLabelText('Route new tickets to team'), 'Billing team');

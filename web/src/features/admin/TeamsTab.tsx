@@ -4,9 +4,14 @@ import { Icon } from '../../components/icons';
 import { toastShown } from '../../components/toastsSlice';
 import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
 import { Badge, Banner, EmptyState } from '../../components/ui';
+import { AVAILABILITY_LABEL } from '../../entities/team/AvailabilityToggle';
 import {
+  type Availability,
   type Team,
+  type TeamAssignment,
   useAddTeamMemberMutation,
+  useSetMemberAvailabilityMutation,
+  useSetTeamAssignmentMutation,
   useArchiveTeamMutation,
   useCreateTeamMutation,
   useRemoveTeamMemberMutation,
@@ -17,21 +22,50 @@ import { WHOLE_LIST } from '../../app/api';
 import { useUsersQuery } from './api';
 import { type TeamInput, TeamForm } from './TeamForm';
 
-/** One team as a card: its name, how many members and who they are. */
+const MODE_LABEL: Record<TeamAssignment['mode'], string> = { manual: 'Manual assignment', 'round-robin': 'Round-robin', 'least-loaded': 'Least-loaded' };
+
+/** "Round-robin, at most 5 open tickets each": the team's automatic assignment in words. */
+const assignmentText = ({ mode, cap }: TeamAssignment) =>
+  mode === 'manual' || cap === null ? MODE_LABEL[mode] : `${MODE_LABEL[mode]}, at most ${cap} open tickets each`;
+
+/** One team as a card: its name, how it assigns, its members with their availability (an admin switches it here). */
 function TeamCard({ team, onEdit, onDelete }: { team: Team; onEdit: () => void; onDelete: () => void }) {
+  const dispatch = useAppDispatch();
+  const [setMemberAvailability, setting] = useSetMemberAvailabilityMutation();
+  const switchMember = async (userId: string, availability: Availability) => {
+    try {
+      await setMemberAvailability({ id: team._id, userId, availability }).unwrap();
+    } catch (error) {
+      dispatch(toastShown('error', errorMessage(error, 'Failed to change availability')));
+    }
+  };
   return (
     <article className="admin-card" aria-label={team.name}>
       <header className="admin-card-head">
         <h3>{team.name}</h3>
         <Badge variant="outline">{team.members.length === 1 ? '1 member' : `${team.members.length} members`}</Badge>
       </header>
+      <p className="muted small">{assignmentText(team.assignment)}</p>
       {team.members.length > 0 ? (
         <ul className="field-list small">
-          {team.members.map((member) => (
-            <li key={member._id}>
-              {member.firstName} {member.lastName}
-            </li>
-          ))}
+          {team.members.map((member) => {
+            const next = member.availability === 'available' ? 'away' : 'available';
+            return (
+              <li key={member._id}>
+                {member.firstName} {member.lastName}{' '}
+                <Badge variant={member.availability === 'available' ? 'success' : 'secondary'}>{AVAILABILITY_LABEL[member.availability]}</Badge>{' '}
+                <button
+                  type="button"
+                  className="button button-ghost button-small"
+                  disabled={setting.isLoading}
+                  aria-label={`Set ${member.firstName} ${member.lastName} ${AVAILABILITY_LABEL[next]}`}
+                  onClick={() => void switchMember(member._id, next)}
+                >
+                  Set {AVAILABILITY_LABEL[next]}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       ) : (
         <p className="muted small">No members</p>
@@ -59,14 +93,19 @@ export function TeamsTab() {
   const [addMember, adding] = useAddTeamMemberMutation();
   const [removeMember, removingMember] = useRemoveTeamMemberMutation();
   const [archiveTeam, archiving] = useArchiveTeamMutation();
+  const [setAssignment, assigning] = useSetTeamAssignmentMutation();
   const editor = useListEditor<Team, TeamInput>({
-    create: (input) => createTeam(input).unwrap(),
-    // Each change is its own event on the server: the name, then each member who joins or leaves.
-    update: async (team, { name, members }) => {
+    create: async ({ name, members, assignment }) => {
+      const { team } = await createTeam({ name, members }).unwrap();
+      if (assignment.mode !== 'manual') await setAssignment({ id: team._id, ...assignment }).unwrap();
+    },
+    // Each change is its own event on the server: the name, each member who joins or leaves, then how it assigns.
+    update: async (team, { name, members, assignment }) => {
       const before = team.members.map((member) => member._id);
       if (name !== team.name) await renameTeam({ id: team._id, name }).unwrap();
       for (const userId of members.filter((id) => !before.includes(id))) await addMember({ id: team._id, userId }).unwrap();
       for (const userId of before.filter((id) => !members.includes(id))) await removeMember({ id: team._id, userId }).unwrap();
+      if (assignment.mode !== team.assignment.mode || assignment.cap !== team.assignment.cap) await setAssignment({ id: team._id, ...assignment }).unwrap();
     },
     remove: (team) => archiveTeam(team._id).unwrap(),
     notify: (kind, text) => dispatch(toastShown(kind, text)),
@@ -104,7 +143,7 @@ export function TeamsTab() {
         editor={editor}
         titles={{ add: 'Add New Team', edit: 'Edit Team' }}
         confirmMessage="Are you sure you want to delete this team? Its tickets keep its name, and categories stop routing to it."
-        saving={creating.isLoading || renaming.isLoading || adding.isLoading || removingMember.isLoading}
+        saving={creating.isLoading || renaming.isLoading || adding.isLoading || removingMember.isLoading || assigning.isLoading}
         removing={archiving.isLoading}
         form={({ record, ...dialog }) => <TeamForm team={record} staff={staff} {...dialog} />}
       />
