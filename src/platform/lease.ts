@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import IORedis, { type Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
+import { type Collection, type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
 
 /**
  * Single active consumer: of all the processes that run a piece of work which must run exactly
@@ -283,7 +283,15 @@ export interface StoreLeaseOptions {
   ttlMs?: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   clock?: () => number;
+  /**
+   * A counter shared by several leases (the versions of the desk on one MongoDB, projections/generations.ts):
+   * each take draws its epoch from it, so that an epoch is above every epoch any of them had before.
+   */
+  epochs?: Collection<Doc & { value: number }>;
 }
+
+/** The counter's one document. */
+const EPOCH_COUNTER = 'epoch';
 
 /**
  * A lease kept in the read store it guards (a document of the `leases` collection): the writers of
@@ -312,14 +320,36 @@ export class StoreLease extends TimedLease {
     if (taken.matched === 1) {
       // Read back under this holder's token: if another process took it since (this one stalled), it is not taken.
       const mine = await this.leases.findOne({ _id: this.key, holder: this.token });
-      return mine ? (mine.epoch ?? 1) : null;
+      return mine ? this.shared(mine.epoch ?? 1) : null;
     }
     try {
       await this.leases.insertOne({ _id: this.key, holder: this.token, expiresAt: now + this.ttlMs, epoch: 1 });
-      return 1;
+      return await this.shared(1);
     } catch (error) {
       if (error instanceof DuplicateKeyError) return null;
       throw error;
+    }
+  }
+
+  /**
+   * With a shared counter, an epoch above both it and `own` (the lease's own count), noted on the
+   * lease (null if another process took it meanwhile). Compare-and-set: no two takes draw one value.
+   */
+  private async shared(own: number): Promise<number | null> {
+    const epochs = this.options.epochs;
+    if (!epochs) return own;
+    for (;;) {
+      const counter = await epochs.findOne({ _id: EPOCH_COUNTER });
+      const next = Math.max(counter?.value ?? 0, own) + 1;
+      try {
+        if (!counter) await epochs.insertOne({ _id: EPOCH_COUNTER, value: next });
+        else if ((await epochs.updateOne({ _id: EPOCH_COUNTER, value: counter.value }, { $set: { value: next } })).matched !== 1) continue;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) continue;
+        throw error;
+      }
+      const noted = await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { epoch: next } });
+      return noted.matched === 1 ? next : null;
     }
   }
 

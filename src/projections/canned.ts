@@ -32,6 +32,8 @@ const guard = (event: { data: { cannedId: string }; revision: number }) => ({ _i
 export const cannedProjection: Projection = {
   name: 'canned',
   version: 2,
+  // The author's and category's names are looked up in the directory while applying.
+  reads: ['directory'],
   collections: [CANNED],
   async setup(store: ReadStore) {
     // Not unique: two messages the log gives one shortcode are both kept, and the conflict recorded (uniqueKeys.ts).

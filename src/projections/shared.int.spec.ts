@@ -14,7 +14,8 @@ import { MongoReadStore } from '../platform/readstore/mongodb';
 import type { Collection, ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
-import { GENERATIONS, Generations, LEGACY } from './generations';
+import { EPOCHS, GENERATIONS, Generations, LEGACY, SHARED_CHECKPOINTS } from './generations';
+import { type Applied, LINEAGE_COLLECTIONS, labelsOf, lineageProjections } from '../../test/support/lineageProjections';
 import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
 
 const logger = pino({ level: 'silent' });
@@ -96,6 +97,19 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
   const runner = (store: ReadStore, projections: Projection[] = [categoriesProjection], log: EventStore = events) => {
     const created = new ProjectionRunner(log, store, projections, {
       lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger }),
+      checkpointEveryMs: 10,
+      followEveryMs: 10,
+    });
+    runners.push(created);
+    return created;
+  };
+
+  /** A process of one version of the desk: its generations' view of the store, a lease drawing from the shared epochs, and the projections it writes. */
+  const versioned = (generations: Generations, projections: Projection[]) => {
+    const store = generations.store();
+    const created = new ProjectionRunner(events, store, projections, {
+      lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger, epochs: generations.epochs() }),
+      ownership: generations,
       checkpointEveryMs: 10,
       followEveryMs: 10,
     });
@@ -282,5 +296,59 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect((await shared[1].collection(GENERATIONS).find({})).map((generation) => generation._id)).toEqual([next.id]);
     for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await next.store().collection(name).drop();
     await shared[0].collection(GENERATIONS).drop();
+  });
+
+  it('when one projection version is bumped beside a running version, then only it is built, the others keep their models and checkpoints, and are taken over once the old version stops', async () => {
+    const oldApplied: Applied = new Map();
+    const newApplied: Applied = new Map();
+    const old = new Generations(shared[0], lineageProjections(oldApplied));
+    await old.register();
+    const oldRunner = versioned(old, lineageProjections(oldApplied));
+    await oldRunner.start();
+    const first = await addCategories(4);
+    expect(await oldRunner.waitFor(first)).toBe(true);
+    const checkpoints = shared[0].collection<{ _id: string; position: number; owner: string }>(SHARED_CHECKPOINTS);
+    const kept = async () => checkpoints.find({ _id: { $in: [old.checkpointId('names'), old.checkpointId('counts')] } }, { sort: { _id: 1 } });
+    await eventually(async () => (await kept()).every(({ position }) => position === first), { describe: 'the old version stored its checkpoints' });
+
+    // A rolling deploy: a process of the next version (the labels model bumped) starts while the old one runs.
+    const next = new Generations(shared[1], lineageProjections(newApplied, { labels: 2 }));
+    expect([next.checkpointId('names'), next.checkpointId('counts')]).toEqual([old.checkpointId('names'), old.checkpointId('counts')]);
+    expect(next.checkpointId('labels')).not.toBe(old.checkpointId('labels'));
+    await next.register();
+    const served: string[][] = [];
+    const sampler = setInterval(() => void labelsOf(old.store()).then((labels) => served.push(labels)), 5);
+    const nextRunner = versioned(next, lineageProjections(newApplied, { labels: 2 }));
+    await nextRunner.start();
+    expect([oldRunner.isWriter, nextRunner.isWriter]).toEqual([true, true]);
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 4 });
+
+    const last = await addCategories(3);
+    expect(await oldRunner.waitFor(last)).toBe(true);
+    expect(await nextRunner.waitFor(last)).toBe(true);
+    clearInterval(sampler);
+    // Only the bumped model was built; the names it reads are the old version's, written once, and always there before its page.
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 7 });
+    expect(await labelsOf(next.store())).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((id) => `v2:${id}`));
+    expect(served.every((labels) => labels.length >= 4 && labels.every((label) => label.startsWith('v1:c')))).toBe(true);
+    const during = await kept();
+    expect(during.map(({ owner }) => owner)).toEqual([old.id, old.id]);
+    expect(during.every(({ position }) => position >= first)).toBe(true);
+
+    // The old version stops: the next takes its shared models over from their checkpoints, never from zero.
+    await oldRunner.stop();
+    const end = await addCategories(2);
+    expect(await nextRunner.waitFor(end, 10_000)).toBe(true);
+    await eventually(async () => (await kept()).every(({ owner }) => owner === next.id), { describe: 'the next version writes the shared models' });
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 9, names: 2, counts: 2 });
+    expect(await labelsOf(next.store())).toHaveLength(9);
+    expect(await shared[1].collection(next.nameOf(LINEAGE_COLLECTIONS[0]!)).count()).toBe(9);
+
+    // Retired, the old version's own models go; the ones the next version shares stay.
+    expect(await next.dropRetired(0)).toEqual([old.id]);
+    expect(await labelsOf(old.store())).toEqual([]);
+    expect(await shared[1].collection(next.nameOf(LINEAGE_COLLECTIONS[0]!)).count()).toBe(9);
+    for (const name of [...LINEAGE_COLLECTIONS, LEASES, FENCES, 'projection_faults_v1']) await shared[0].collection(next.nameOf(name)).drop();
+    for (const name of [GENERATIONS, SHARED_CHECKPOINTS, EPOCHS]) await shared[0].collection(name).drop();
   });
 });
