@@ -84,7 +84,10 @@ export interface RunnerOptions {
    * Absent: this runner is the only writer of its read store.
    */
   lease?: Lease;
-  /** How often a runner that does not hold the lease reads the shared checkpoints (default 50 ms). */
+  /**
+   * How often a runner that does not hold the lease reads the shared checkpoints while a caller waits
+   * for them (a command's read-your-writes, a live event to announce; default 50 ms). Idle, once a second.
+   */
   followEveryMs?: number;
   /** An event a projection threw on, recorded and skipped. */
   onFailure?: (failure: FailureFault) => void;
@@ -100,6 +103,8 @@ export interface RunnerOptions {
 
 /** How often a leader that writes only some projections asks whether the writer of the others stopped. */
 const CLAIM_EVERY_MS = 1000;
+/** How often a follower nobody waits on reads the shared checkpoints (for health and the stall watch). */
+const IDLE_FOLLOW_EVERY_MS = 1000;
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
 interface StalledProjection {
@@ -138,6 +143,7 @@ export class ProjectionRunner {
   /** The projections this process writes while it leads (all but those another version of the desk writes). */
   private owned: ReadonlySet<string>;
   private claimCheckedAt = 0;
+  private sharedReadAt = 0;
   /** The positions as the checkpoints last stored them (by a page's transaction, or a save of its own). */
   private stored = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
@@ -759,7 +765,10 @@ export class ProjectionRunner {
   private scheduleFollow(): void {
     if (this.stopped) return;
     this.followTimer = setTimeout(() => {
-      const read = this.leadership.kind === 'leading' ? this.readOthers() : this.readShared();
+      // Nobody waiting: the positions are read once a second instead of 20 times (they are only for health then).
+      const idle = !this.waiters.pending && Date.now() - this.sharedReadAt < IDLE_FOLLOW_EVERY_MS;
+      if (!idle) this.sharedReadAt = Date.now();
+      const read = idle ? Promise.resolve() : this.leadership.kind === 'leading' ? this.readOthers() : this.readShared();
       void read.catch((error: unknown) => this.options.onError?.(error, null)).finally(() => this.scheduleFollow());
     }, this.options.followEveryMs ?? 50);
   }

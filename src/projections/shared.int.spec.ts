@@ -65,6 +65,25 @@ function withFailingCheckpoints(store: ReadStore, fault: Fault): ReadStore {
   };
 }
 
+/** The store, counting the reads of the checkpoints in `reads`. */
+function countingCheckpointReads(store: ReadStore, reads: { count: number }): ReadStore {
+  return {
+    kind: store.kind,
+    close: () => store.close(),
+    ...(store.transaction ? { transaction: store.transaction.bind(store) } : {}),
+    collection: <T extends { _id: string }>(name: string): Collection<T> => {
+      const inner = store.collection<T>(name);
+      if (name !== CHECKPOINTS) return inner;
+      return Object.assign(Object.create(inner) as Collection<T>, {
+        find: (...args: Parameters<Collection<T>['find']>) => {
+          reads.count += 1;
+          return inner.find(...args);
+        },
+      });
+    },
+  };
+}
+
 /** The log, with its reads (a catch-up, a follower's start) failing while `fault` says so. */
 function withFailingReads(events: EventStore, fault: Fault): EventStore {
   return Object.assign(Object.create(events) as EventStore, {
@@ -148,6 +167,22 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect(first.eventsProcessed).toBe(8);
     const check = await checkProjections(events, [categoriesProjection], shared[1], { livePosition: () => last });
     expect(check.ok).toBe(true);
+  });
+
+  it('when nobody waits on a follower, then it reads the checkpoints once a second, and at its usual pace again once a caller waits', async () => {
+    const reads = { count: 0 };
+    const [writer, follower] = [runner(shared[0]), runner(countingCheckpointReads(shared[1], reads))];
+    await writer.start();
+    await follower.start();
+    expect(await follower.waitFor(await addCategories(2))).toBe(true);
+    reads.count = 0;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // At its pace of every 10 ms it read them about 200 times in those 2 s.
+    expect(reads.count).toBeLessThanOrEqual(3);
+    const last = await addCategories(1);
+    const asked = performance.now();
+    expect(await follower.waitFor(last)).toBe(true);
+    expect(performance.now() - asked).toBeLessThan(500);
   });
 
   it('when the writer stops, then the other takes the lease over and carries on from the shared checkpoint', async () => {
