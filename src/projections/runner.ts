@@ -86,7 +86,7 @@ export interface RunnerOptions {
   lease?: Lease;
   /**
    * How often a runner that does not hold the lease reads the shared checkpoints while a caller waits
-   * for them (a command's read-your-writes, a live event to announce; default 50 ms). Idle, once a second.
+   * for them (a command's read-your-writes, a live event to announce; default 50 ms); idle, 20 times less often.
    */
   followEveryMs?: number;
   /** An event a projection threw on, recorded and skipped. */
@@ -103,8 +103,8 @@ export interface RunnerOptions {
 
 /** How often a leader that writes only some projections asks whether the writer of the others stopped. */
 const CLAIM_EVERY_MS = 1000;
-/** How often a follower nobody waits on reads the shared checkpoints (for health and the stall watch). */
-const IDLE_FOLLOW_EVERY_MS = 1000;
+/** A follower nobody waits on reads the shared checkpoints this many times less often (for health and the stall watch). */
+const IDLE_SLOWER = 20;
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
 interface StalledProjection {
@@ -766,7 +766,7 @@ export class ProjectionRunner {
     if (this.stopped) return;
     this.followTimer = setTimeout(() => {
       // Nobody waiting: the positions are read once a second instead of 20 times (they are only for health then).
-      const idle = !this.waiters.pending && Date.now() - this.sharedReadAt < IDLE_FOLLOW_EVERY_MS;
+      const idle = !this.waiters.pending && Date.now() - this.sharedReadAt < IDLE_SLOWER * (this.options.followEveryMs ?? 50);
       if (!idle) this.sharedReadAt = Date.now();
       const read = idle ? Promise.resolve() : this.leadership.kind === 'leading' ? this.readOthers() : this.readShared();
       void read.catch((error: unknown) => this.options.onError?.(error, null)).finally(() => this.scheduleFollow());

@@ -169,7 +169,7 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect(check.ok).toBe(true);
   });
 
-  it('when nobody waits on a follower, then it reads the checkpoints once a second, and at its usual pace again once a caller waits', async () => {
+  it('when nobody waits on a follower, then it reads the checkpoints 20 times less often, and at its usual pace again once a caller waits', async () => {
     const reads = { count: 0 };
     const [writer, follower] = [runner(shared[0]), runner(countingCheckpointReads(shared[1], reads))];
     await writer.start();
@@ -177,8 +177,8 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect(await follower.waitFor(await addCategories(2))).toBe(true);
     reads.count = 0;
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    // At its pace of every 10 ms it read them about 200 times in those 2 s.
-    expect(reads.count).toBeLessThanOrEqual(3);
+    // At its pace of every 10 ms it read them about 200 times in those 2 s; idle, every 200 ms.
+    expect(reads.count).toBeLessThanOrEqual(12);
     const last = await addCategories(1);
     const asked = performance.now();
     expect(await follower.waitFor(last)).toBe(true);
