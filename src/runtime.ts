@@ -57,13 +57,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // in MongoDB, or a lock on a file beside the SQLite one), applies the log; the others follow its checkpoints.
   const lease =
     readStore.kind === 'mongodb'
-      ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, ttlMs: config.PROJECTIONS_LEASE_TTL_MS, logger })
+      ? new StoreLease({
+          store: readStore,
+          key: PROJECTIONS_LEASE,
+          ttlMs: config.PROJECTIONS_LEASE_TTL_MS,
+          logger,
+          ...(generations ? { epochs: generations.epochs() } : {}),
+        })
       : readStore.kind === 'sqlite'
         ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
         : undefined;
   const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
+    ...(generations ? { ownership: generations } : {}),
     // One line per reason, not per projection: a first start on a log builds every read model.
     onReset: (projection, reason) => {
       if (resets.has(reason)) return;

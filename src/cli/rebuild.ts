@@ -7,7 +7,8 @@ import { allProjections } from '../projections/all';
 import { MemoryReadStore } from '../platform/readstore/memory';
 import { type ProjectionCheck, checkProjections, describeCheck, replayInto } from '../projections/check';
 import { CHECKPOINTS, PROJECTIONS_LEASE, ProjectionRunner, type ReplayProgress } from '../projections/runner';
-import { FileLease, StoreLease } from '../platform/lease';
+import { FileLease, LEASES, StoreLease } from '../platform/lease';
+import type { EventStore } from '../platform/eventstore/port';
 import { Generations } from '../projections/generations';
 import pino from 'pino';
 
@@ -15,7 +16,10 @@ import pino from 'pino';
  * `npm run projections:rebuild`: replays the whole log from zero into fresh read models, with a
  * progress bar, and checks that they equal the live ones.
  * - With MONGO_URL the live read models are the shared collections: they are compared at their
- *   checkpoint; `-- --write` then rebuilds them in place (stop the apps' projection runners first).
+ *   checkpoint; `-- --write` then rebuilds them in place as the leader of the read models: it takes
+ *   their lease (refusing while a running app holds it: stop the apps first) and writes under the
+ *   lease's epoch, so that a stalled old leader cannot write among its writes, nor it among a later
+ *   leader's (docs/read-models.md "Fenced writes").
  * - With the embedded SQLite file (DATA_DIR/readstore.db) the same, the file's lock standing for the lease.
  * - With READSTORE=memory the live models exist only inside the running app: the rebuild
  *   runs here, and the app is asked to compare its own (GET /api/audit/projections, signing in as
@@ -32,9 +36,10 @@ const progressBar = (label: string) => {
   };
 };
 
-async function livePosition(readStore: ReadStore): Promise<number | null> {
+async function livePosition(readStore: ReadStore, generations: Generations | null): Promise<number | null> {
   const checkpoints = await readStore.collection<{ _id: string; version: number; position: number }>(CHECKPOINTS).find({});
-  const current = allProjections.map((projection) => checkpoints.find((c) => c._id === projection.name && c.version === projection.version));
+  const idOf = (name: string) => generations?.checkpointId(name) ?? name;
+  const current = allProjections.map((projection) => checkpoints.find((c) => c._id === idOf(projection.name) && c.version === projection.version));
   if (current.some((checkpoint) => !checkpoint)) return null;
   return Math.min(...current.map((checkpoint) => checkpoint!.position));
 }
@@ -73,12 +78,44 @@ async function askRunningApp(config: Config): Promise<ProjectionCheck | string> 
   }
 }
 
+/**
+ * Rebuilds the models as their leader (a runner holding their lease: a running app holds it while it
+ * applies the log, and then nothing is written): on MongoDB under the lease's epoch, raising the
+ * fence, so every write is fenced like an app's. Answers the events applied, or null if refused.
+ */
+async function writeInPlace(events: EventStore, readStore: ReadStore, config: Config, generations: Generations | null, head: number): Promise<number | null> {
+  const logger = pino({ level: 'silent' });
+  const lease = generations
+    ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, ttlMs: config.PROJECTIONS_LEASE_TTL_MS, logger, epochs: generations.epochs() })
+    : new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger });
+  // Asked first without taking part: a process that does not win the lease would wait for the holder to catch up.
+  if (generations && (await leaseHeldByOther(readStore))) return null;
+  const runner = new ProjectionRunner(events, readStore, allProjections, { lease, ...(generations ? { ownership: generations } : {}) });
+  try {
+    await runner.start();
+    if (!runner.isWriter) return null;
+    const bar = progressBar('write  ');
+    bar.start(head);
+    await runner.rebuild(bar.update);
+    bar.stop();
+    return runner.eventsProcessed;
+  } finally {
+    await runner.stop();
+  }
+}
+
+async function leaseHeldByOther(readStore: ReadStore): Promise<boolean> {
+  const lease = await readStore.collection<{ _id: string; expiresAt: number }>(LEASES).findOne({ _id: PROJECTIONS_LEASE });
+  return lease !== null && lease.expiresAt > Date.now();
+}
+
 async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const adapters = await createAdapters(config);
   const { events } = adapters;
-  // The models of this version's generation on a shared store (the ones this code's apps serve).
-  const readStore = adapters.readStore.kind === 'mongodb' ? new Generations(adapters.readStore, allProjections).store() : adapters.readStore;
+  // The models of this version's generations on a shared store (the ones this code's apps serve).
+  const generations = adapters.readStore.kind === 'mongodb' ? new Generations(adapters.readStore, allProjections) : null;
+  const readStore = generations?.store() ?? adapters.readStore;
   try {
     const head = await events.headPosition();
     console.log(`Rebuilding ${allProjections.length} projections (${allProjections.map((p) => p.name).join(', ')}) from ${events.kind}, ${head} positions.`);
@@ -102,7 +139,7 @@ async function main(args: string[]): Promise<number> {
       return report(answer, "the running app's read models (rebuilt again inside the app)");
     }
 
-    const live = await livePosition(readStore);
+    const live = await livePosition(readStore, generations);
     let code = 0;
     if (live === null) {
       console.log('The live read models have no current checkpoints yet: nothing to compare.');
@@ -110,36 +147,20 @@ async function main(args: string[]): Promise<number> {
       const bar = progressBar('rebuild');
       bar.start(live);
       const check = await checkProjections(events, allProjections, readStore, {
-        livePosition: async () => (await livePosition(readStore)) ?? live,
+        livePosition: async () => (await livePosition(readStore, generations)) ?? live,
         onProgress: bar.update,
       });
       bar.stop();
       code = report(check, `the live ${readStore.kind} read models`);
     }
     if (args.includes('--write') || live === null) {
-      // Only the holder of the read models' lease writes them: a running app holds it while it applies the log.
-      const logger = pino({ level: 'silent' });
-      const lease =
-        readStore.kind === 'sqlite'
-          ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
-          : new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger });
-      await lease.start();
-      if (!lease.held) {
-        await lease.stop();
+      if (generations) await generations.register();
+      const written = await writeInPlace(events, readStore, config, generations, head);
+      if (written === null) {
         console.log('A running app holds the read models (their lease): stop the apps first, then run this again.');
         return 1;
       }
-      try {
-        const bar = progressBar('write  ');
-        bar.start(head);
-        const runner = new ProjectionRunner(events, readStore, allProjections);
-        await runner.rebuild(bar.update);
-        await runner.stop();
-        bar.stop();
-        console.log(`Rebuilt the ${readStore.kind} read models in place from ${runner.eventsProcessed} events.`);
-      } finally {
-        await lease.stop();
-      }
+      console.log(`Rebuilt the ${readStore.kind} read models in place from ${written} events.`);
     } else if (code !== 0) {
       console.log('Run again with `-- --write` to replace them with the rebuilt ones.');
     }

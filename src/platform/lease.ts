@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import IORedis, { type Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
+import { type Collection, type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
 
 /**
  * Single active consumer: of all the processes that run a piece of work which must run exactly
@@ -271,8 +271,13 @@ export const LEASES = 'leases';
 
 interface LeaseDoc extends Doc {
   holder: string;
-  /** Milliseconds since the epoch, by the clock of the process that last took or renewed it. */
+  /**
+   * Milliseconds since the epoch, by the clock of the process that last took or renewed it (0 once
+   * released): for people and for the retirement of old versions, never for taking the lease.
+   */
   expiresAt: number;
+  /** Grows at every take, renewal and release: a standby takes the lease once it saw one value for a whole ttl. */
+  version?: number;
   /** Grows at every takeover; a release keeps the document (expired) so that it never goes back. */
   epoch?: number;
 }
@@ -283,16 +288,30 @@ export interface StoreLeaseOptions {
   ttlMs?: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   clock?: () => number;
+  /**
+   * A counter shared by several leases (the versions of the desk on one MongoDB, projections/generations.ts):
+   * each take draws its epoch from it, so that an epoch is above every epoch any of them had before.
+   */
+  epochs?: Collection<Doc & { value: number }>;
 }
+
+/** The counter's one document. */
+const EPOCH_COUNTER = 'epoch';
 
 /**
  * A lease kept in the read store it guards (a document of the `leases` collection): the writers of
- * a shared MongoDB read store elect one without Redis. Taking it is one conditional update (free or
- * expired), or an insert the unique `_id` refuses to all but one process; expiry compares the
- * processes' wall clocks, so their skew must stay well under the ttl (NTP keeps it in milliseconds).
+ * a shared MongoDB read store elect one without Redis. Expiry compares no clocks of two machines: the
+ * holder bumps the document's `version` at every renewal, and a standby takes the lease (a conditional
+ * update on the version it saw, or an insert the unique `_id` refuses to all but one) once it has seen
+ * one version for a whole ttl by its own monotonic clock, or at once when it was released. The holder
+ * counts its ttl from when it sent the renewal, so it stops trusting the lease (`surelyHeld`, half the
+ * ttl) before any standby can take it, whatever their wall clocks say; only the rates of the clocks
+ * matter. The cost: a process that starts beside a lease nobody renews (its holder died) waits a ttl.
  */
 export class StoreLease extends TimedLease {
   private readonly clock: () => number;
+  /** The lease as this standby last saw it, and when (performance.now()) it first saw that version. */
+  private seen: { holder: string; version: number | undefined; since: number } | null = null;
 
   constructor(private readonly options: StoreLeaseOptions) {
     super(options.key, options.ttlMs ?? 10_000, options.logger);
@@ -305,32 +324,71 @@ export class StoreLease extends TimedLease {
 
   protected async take(): Promise<number | null> {
     const now = this.clock();
-    const taken = await this.leases.updateOne(
-      { _id: this.key, expiresAt: { $lt: now } },
-      { $set: { holder: this.token, expiresAt: now + this.ttlMs }, $inc: { epoch: 1 } },
-    );
+    const current = await this.leases.findOne({ _id: this.key });
+    if (current && current.expiresAt !== 0 && !this.unchangedForTtl(current)) return null;
+    // Taken only as it was seen: a renewal (or another taker) since makes this match nothing.
+    const taken = current
+      ? await this.leases.updateOne(
+          current.version === undefined ? { _id: this.key, holder: current.holder, expiresAt: current.expiresAt } : { _id: this.key, version: current.version },
+          { $set: { holder: this.token, expiresAt: now + this.ttlMs }, $inc: { epoch: 1, version: 1 } },
+        )
+      : { matched: 0 };
     if (taken.matched === 1) {
       // Read back under this holder's token: if another process took it since (this one stalled), it is not taken.
       const mine = await this.leases.findOne({ _id: this.key, holder: this.token });
-      return mine ? (mine.epoch ?? 1) : null;
+      return mine ? this.shared(mine.epoch ?? 1) : null;
     }
     try {
-      await this.leases.insertOne({ _id: this.key, holder: this.token, expiresAt: now + this.ttlMs, epoch: 1 });
-      return 1;
+      if (current) return null;
+      await this.leases.insertOne({ _id: this.key, holder: this.token, expiresAt: now + this.ttlMs, epoch: 1, version: 1 });
+      return await this.shared(1);
     } catch (error) {
       if (error instanceof DuplicateKeyError) return null;
       throw error;
     }
   }
 
+  /**
+   * With a shared counter, an epoch above both it and `own` (the lease's own count), noted on the
+   * lease (null if another process took it meanwhile). Compare-and-set: no two takes draw one value.
+   */
+  private async shared(own: number): Promise<number | null> {
+    const epochs = this.options.epochs;
+    if (!epochs) return own;
+    for (;;) {
+      const counter = await epochs.findOne({ _id: EPOCH_COUNTER });
+      const next = Math.max(counter?.value ?? 0, own) + 1;
+      try {
+        if (!counter) await epochs.insertOne({ _id: EPOCH_COUNTER, value: next });
+        else if ((await epochs.updateOne({ _id: EPOCH_COUNTER, value: counter.value }, { $set: { value: next } })).matched !== 1) continue;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) continue;
+        throw error;
+      }
+      const noted = await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { epoch: next } });
+      return noted.matched === 1 ? next : null;
+    }
+  }
+
+  /** Whether this standby has seen the lease at this version for a whole ttl (noting it when it is new). */
+  private unchangedForTtl(lease: LeaseDoc): boolean {
+    const seen = this.seen;
+    if (seen && seen.holder === lease.holder && seen.version === lease.version) return performance.now() - seen.since >= this.ttlMs;
+    this.seen = { holder: lease.holder, version: lease.version, since: performance.now() };
+    return false;
+  }
+
   protected async renew(): Promise<boolean> {
-    const renewed = await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { expiresAt: this.clock() + this.ttlMs } });
+    const renewed = await this.leases.updateOne(
+      { _id: this.key, holder: this.token },
+      { $set: { expiresAt: this.clock() + this.ttlMs }, $inc: { version: 1 } },
+    );
     return renewed.matched === 1;
   }
 
   /** Expires the lease but keeps its document: the epoch must never start again from 1. */
   protected async release(): Promise<void> {
-    await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { expiresAt: 0 } });
+    await this.leases.updateOne({ _id: this.key, holder: this.token }, { $set: { expiresAt: 0 }, $inc: { version: 1 } });
   }
 }
 

@@ -56,4 +56,24 @@ describe('The lease kept in the read store', () => {
     await eventually(() => !lease.held, { timeoutMs: 1000, describe: 'the holder stood down' });
     expect(changes).toEqual([true, false]);
   });
+
+  it('when the wall clock of a standby is 5 s ahead, then it takes no lease the holder still renews, and takes it a ttl after the renewals stop', async () => {
+    const store = new MemoryReadStore();
+    const state = { failing: false };
+    const holder = new StoreLease({ store: withFailingRenewals(store, state), key: 'work', ttlMs: 1500, logger });
+    const ahead = new StoreLease({ store, key: 'work', ttlMs: 1500, logger, clock: () => Date.now() + 5000 });
+    leases.push(holder, ahead);
+    await holder.start();
+    await ahead.start();
+    // Its clock says the holder's expiry passed long ago: before, it took the lease at its first try, while the holder skipped the fence.
+    for (const deadline = performance.now() + 2500; performance.now() < deadline;) {
+      expect([holder.held, ahead.held]).toEqual([true, false]);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    state.failing = true;
+    const stoppedAt = performance.now();
+    await eventually(() => ahead.held, { timeoutMs: 5000, describe: 'the standby took the lease nobody renews' });
+    expect(holder.held).toBe(false);
+    expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(1500 - 1500 / 3);
+  });
 });

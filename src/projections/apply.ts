@@ -51,11 +51,14 @@ export async function applyTogether(
   const last = page.at(-1)?.position ?? 0;
   const applying = new Map<string, Promise<void>>();
   for (const projection of projections) {
-    const first = (projection.after ?? []).map((name) => {
-      const before = applying.get(name);
-      if (!before) throw new Error(`projection ${projection.name} reads ${name}, which must come before it in the list`);
-      return before;
-    });
+    // A projection another version of the desk writes is not in the list: the runner waited for it before the page.
+    const first = (projection.reads ?? [])
+      .filter((name) => projections.some((other) => other.name === name))
+      .map((name) => {
+        const before = applying.get(name);
+        if (!before) throw new Error(`projection ${projection.name} reads ${name}, which must come before it in the list`);
+        return before;
+      });
     const apply = async () => {
       await Promise.all(first);
       const from = positions.get(projection.name) ?? 0;

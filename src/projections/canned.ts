@@ -32,9 +32,9 @@ const guard = (event: { data: { cannedId: string }; revision: number }) => ({ _i
 export const cannedProjection: Projection = {
   name: 'canned',
   version: 2,
+  // The author's and category's names are looked up in the directory while applying.
+  reads: ['directory'],
   collections: [CANNED],
-  // The names of authors and categories.
-  after: ['directory'],
   async setup(store: ReadStore) {
     // Not unique: two messages the log gives one shortcode are both kept, and the conflict recorded (uniqueKeys.ts).
     await store.collection(CANNED).createIndex({ keys: { shortcode: 1 } });

@@ -27,6 +27,8 @@ const guard = (event: { data: { macroId: string }; revision: number }) => ({ _id
 export const macrosProjection: Projection = {
   name: 'macros',
   version: 1,
+  // The owner's name is looked up in the directory while applying.
+  reads: ['directory'],
   collections: [MACROS],
   async setup(store: ReadStore) {
     await store.collection(MACROS).createIndex({ keys: { shortcode: 1 } });

@@ -7,6 +7,8 @@ import { MemoryReadStore } from '../platform/readstore/memory';
 import { allProjections } from './all';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { CHECKPOINTS, ProjectionRunner } from './runner';
+import { SqliteReadStore } from '../platform/readstore/sqlite';
+import { type Applied, labelsOf, lineageProjections } from '../../test/support/lineageProjections';
 
 const CONTEXT = { actor: { userId: 'admin-1', role: 'admin', platform: 'web' as const }, now: new Date('2026-03-01T10:00:00Z') };
 
@@ -122,5 +124,30 @@ describe('ProjectionRunner', () => {
     expect(await runner.waitFor(last)).toBe(true);
     expect(() => runner.waitFor(last, 50, ['nonesuch'])).toThrow('no projection named nonesuch');
     await runner.stop();
+  });
+
+  it('when one projection version is bumped on the embedded store, then only it and those that read it are rebuilt, the others keep their checkpoints', async () => {
+    const store = new SqliteReadStore({ filename: ':memory:' });
+    const checkpoints = async () =>
+      Object.fromEntries((await store.collection<{ _id: string; position: number }>(CHECKPOINTS).find({})).map(({ _id, position }) => [_id, position]));
+    const run = async (versions: Parameters<typeof lineageProjections>[1]) => {
+      const applied: Applied = new Map();
+      const runner = new ProjectionRunner(events, store, lineageProjections(applied, versions));
+      await runner.start();
+      await runner.stop();
+      return Object.fromEntries(applied);
+    };
+    const head = await seed(events, 3);
+    expect(await run({})).toEqual({ names: 3, labels: 3, counts: 3 });
+    const stored = await checkpoints();
+    expect(stored).toEqual({ names: head, labels: head, counts: head });
+
+    expect(await run({ labels: 2 })).toEqual({ labels: 3 });
+    expect(await labelsOf(store)).toEqual(['v2:Category 0', 'v2:Category 1', 'v2:Category 2']);
+    // The labels read the names: a new version of the names rebuilds both, and the counts stay.
+    expect(await run({ labels: 2, names: 2 })).toEqual({ names: 3, labels: 3 });
+    expect(await run({ labels: 2, names: 2 })).toEqual({});
+    expect(await checkpoints()).toEqual(stored);
+    await store.close();
   });
 });

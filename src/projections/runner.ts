@@ -2,13 +2,14 @@ import type { EventStore, RecordedEvent } from '../platform/eventstore/port';
 import type { Lease } from '../platform/lease';
 import { CachedReadStore, DocumentCache } from '../platform/readstore/cached';
 import { FencedOutError, FencedReadStore } from '../platform/readstore/fenced';
-import type { ReadStore } from '../platform/readstore/port';
+import { type ReadStore, TransientStoreError } from '../platform/readstore/port';
 import { isTransient } from '../platform/readstore/transient';
 import { Waiters } from './waiters';
 import { type FailureFault, faults } from './faults';
 import { applyTogether, applyToProjections } from './apply';
 import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
+import { generationsOf } from './lineage';
 
 /**
  * A read model fed by the global log. `apply` must be idempotent for a replayed event (guard each
@@ -19,6 +20,13 @@ export interface Projection {
   name: string;
   /** Bump when `apply` changes meaning: the projection's collections are then rebuilt from zero. */
   version: number;
+  /**
+   * The projections whose collections `apply` reads (the directory's names), earlier in the list: a
+   * new version of one of them rebuilds this one too (lineage.ts), a writer that does not apply them
+   * waits for them, and a live page, applied to every projection at once, applies this one after
+   * them. No other projection's collection may be read without being named here.
+   */
+  reads?: readonly string[];
   collections: string[];
   /** The event types `apply` does something with; the runner skips the others. All when absent. */
   types?: ReadonlySet<string>;
@@ -29,12 +37,6 @@ export interface Projection {
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
-  /**
-   * The projections whose read models this one reads while it applies a page (earlier in the list):
-   * a live page, applied to every projection at once, applies this one after them. No other
-   * projection's collection may be read without being named here.
-   */
-  after?: readonly string[];
 }
 
 interface Checkpoint {
@@ -46,10 +48,29 @@ interface Checkpoint {
    * checkpoints stored before it was recorded, which are trusted once and then given it).
    */
   log?: string | null;
+  /** The projection's generation (lineage.ts): another means a model it reads was rebuilt (absent in checkpoints stored before). */
+  generation?: string;
+  /** On a store shared by several versions of the desk: the one whose leader writes these models (generations.ts). */
+  owner?: string;
 }
 
 /** Why a projection's read models are dropped and built again from the log. */
-export type ResetReason = 'no checkpoint' | 'new version' | 'another log';
+export type ResetReason = 'no checkpoint' | 'new version' | 'a model it reads was rebuilt' | 'another log';
+
+/**
+ * Who writes which projection on a store shared by processes of several versions of the desk
+ * (generations.ts): a projection of the same generation in two versions is one set of models, written
+ * by one of them, and its checkpoint is keyed by its generation.
+ */
+export interface Ownership {
+  /** The version of the desk this process runs, as checkpoints name their writer. */
+  readonly owner: string;
+  checkpointId(name: string): string;
+  /** Takes over, for the writer of `epoch`, every projection no live process of another version writes: answers those it writes. */
+  claim(writer: ReadStore, epoch: number): Promise<ReadonlySet<string>>;
+  /** Whether one of these projections, written by another version, can be taken over now (no process of it leads). */
+  claimable(names: readonly string[]): Promise<boolean>;
+}
 
 export const CHECKPOINTS = 'projection_checkpoints';
 /** The lease (in the `leases` collection of a shared read store) whose holder applies the log. */
@@ -66,7 +87,10 @@ export interface RunnerOptions {
    * Absent: this runner is the only writer of its read store.
    */
   lease?: Lease;
-  /** How often a runner that does not hold the lease reads the shared checkpoints (default 50 ms). */
+  /**
+   * How often a runner that does not hold the lease reads the shared checkpoints while a caller waits
+   * for them (a command's read-your-writes, a live event to announce; default 50 ms); idle, 20 times less often.
+   */
   followEveryMs?: number;
   /** An event a projection threw on, recorded and skipped. */
   onFailure?: (failure: FailureFault) => void;
@@ -82,7 +106,14 @@ export interface RunnerOptions {
    * where each read is a round trip.
    */
   cacheDocuments?: boolean;
+  /** On a store shared by several versions of the desk: which projections this process writes when it leads. */
+  ownership?: Ownership;
 }
+
+/** How often a leader that writes only some projections asks whether the writer of the others stopped. */
+const CLAIM_EVERY_MS = 1000;
+/** A follower nobody waits on reads the shared checkpoints this many times less often (for health and the stall watch). */
+const IDLE_SLOWER = 20;
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
 interface StalledProjection {
@@ -116,6 +147,12 @@ const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, number>();
+  /** Each projection's generation (lineage.ts), stored with its checkpoint. */
+  private readonly generations: Map<string, string>;
+  /** The projections this process writes while it leads (all but those another version of the desk writes). */
+  private owned: ReadonlySet<string>;
+  private claimCheckedAt = 0;
+  private sharedReadAt = 0;
   /** The positions as the checkpoints last stored them (by a page's transaction, or a save of its own). */
   private stored = new Map<string, number>();
   private readonly listeners = new Set<(event: RecordedEvent) => void>();
@@ -157,6 +194,22 @@ export class ProjectionRunner {
     private readonly options: RunnerOptions = {},
   ) {
     this.writer = store;
+    this.generations = generationsOf(projections);
+    this.owned = new Set(projections.map(({ name }) => name));
+  }
+
+  /** The projections this process writes when it leads. */
+  private get mine(): Projection[] {
+    return this.projections.filter(({ name }) => this.owned.has(name));
+  }
+
+  /** The position every projection this process writes has applied. */
+  private get written(): number {
+    return this.positionOf([...this.owned]);
+  }
+
+  private checkpointId(name: string): string {
+    return this.options.ownership?.checkpointId(name) ?? name;
   }
 
   /** The global position every projection has applied. */
@@ -250,7 +303,7 @@ export class ProjectionRunner {
       if (this.leadership.kind !== 'leading') throw new Error('Another process holds the read-model lease: rebuild there');
       this.progress = onProgress;
       await this.processor?.stop();
-      for (const projection of this.projections) await this.reset(projection);
+      for (const projection of this.mine) await this.reset(projection);
       await this.runProcessor(this.leadership.epoch);
       return;
     }
@@ -412,6 +465,7 @@ export class ProjectionRunner {
         await fenced.fence();
         this.writer = fenced;
       }
+      if (this.options.ownership) this.owned = await this.options.ownership.claim(this.writer, epoch);
       await this.loadCheckpoints();
     } catch (error) {
       if (!lease) return this.fail(error);
@@ -507,10 +561,10 @@ export class ProjectionRunner {
           );
           this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
-          return this.position;
+          return this.written;
         }),
       checkpoint: {
-        load: async () => this.position,
+        load: async () => this.written,
         save: (): Promise<void> => this.saveCheckpoints().catch((error: unknown) => this.saveAgain(processor, error)),
       },
       // A live page or a checkpoint refused by the fence: a newer writer leads.
@@ -521,7 +575,7 @@ export class ProjectionRunner {
     });
     // Events the processor skipped (system records the adapter filters out) count as reached by all.
     processor.onProgress((position) => {
-      for (const projection of this.projections) if ((this.positions.get(projection.name) ?? 0) < position) this.positions.set(projection.name, position);
+      for (const projection of this.mine) if ((this.positions.get(projection.name) ?? 0) < position) this.positions.set(projection.name, position);
       this.release();
     });
     this.processor = processor;
@@ -584,21 +638,33 @@ export class ProjectionRunner {
 
   /** Applies the page to every projection; answers the events all of them applied. */
   private async applyPage(page: RecordedEvent[], context: HandleContext, store: ReadStore): Promise<RecordedEvent[]> {
+    await this.awaitReadModels(page.at(-1)?.position ?? 0, context);
     // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
     // the events every projection has applied are counted before those callers are told.
-    let counted = this.position;
+    let counted = this.written;
     const projected = () => {
-      const now = this.position;
+      const now = this.written;
       this.processed += page.filter((event) => event.position > counted && event.position <= now).length;
       counted = Math.max(counted, now);
       this.release();
     };
     // Live, the projections apply the page at once (the catch-up goes through them in turn).
     const apply = context.live ? applyTogether : applyToProjections;
-    await apply(this.projections, page, store, this.positions, context.stopping, projected, this.options.onFailure);
-    const reached = this.position;
+    await apply(this.mine, page, store, this.positions, context.stopping, projected, this.options.onFailure);
+    const reached = this.written;
     projected();
     return page.filter((event) => event.position <= reached);
+  }
+
+  /**
+   * A projection this process writes may read one that another version of the desk writes (the
+   * directory): a page waits until that one has applied it, so that the names it looks up are there.
+   */
+  private async awaitReadModels(last: number, context: HandleContext): Promise<void> {
+    const read = [...new Set(this.mine.flatMap((projection) => projection.reads ?? []))].filter((name) => !this.owned.has(name));
+    if (read.length === 0) return;
+    while (!(await this.waitFor(last, 1000, read)))
+      if (context.stopping()) throw new TransientStoreError(CHECKPOINTS, new Error(`stopped waiting for ${read.join(', ')} to apply position ${last}`));
   }
 
   /**
@@ -648,15 +714,20 @@ export class ProjectionRunner {
     const checkpoints = this.store.collection<Checkpoint>(CHECKPOINTS);
     const log = await this.identifyLog();
     const head = await this.events.headPosition();
-    for (const projection of this.projections) {
-      const checkpoint = await checkpoints.findOne({ _id: projection.name });
+    const rebuilt = new Set<string>();
+    for (const projection of this.mine) {
+      const checkpoint = await checkpoints.findOne({ _id: this.checkpointId(projection.name) });
+      const generation = checkpoint?.generation;
       const reason: ResetReason | null = !checkpoint
         ? 'no checkpoint'
         : checkpoint.version !== projection.version
           ? 'new version'
-          : checkpoint.position > head || (checkpoint.position > 0 && typeof checkpoint.log === 'string' && checkpoint.log !== log)
-            ? 'another log'
-            : null;
+          : (generation !== undefined && generation !== this.generations.get(projection.name)) || projection.reads?.some((name) => rebuilt.has(name))
+            ? 'a model it reads was rebuilt'
+            : checkpoint.position > head || (checkpoint.position > 0 && typeof checkpoint.log === 'string' && checkpoint.log !== log)
+              ? 'another log'
+              : null;
+      if (reason) rebuilt.add(projection.name);
       if (checkpoint && !reason) {
         // Indexes declared since the models were stored are built.
         await projection.setup?.(this.writer);
@@ -674,9 +745,12 @@ export class ProjectionRunner {
     for (const name of projection.collections) await this.writer.collection(name).drop();
     await faults(this.writer).deleteMany({ projection: projection.name });
     await projection.setup?.(this.writer);
+    const _id = this.checkpointId(projection.name);
+    const owner = this.options.ownership?.owner;
+    const generation = this.generations.get(projection.name);
     await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
-      .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
+      .replaceOne({ _id }, { _id, version: projection.version, position: 0, log: this.logId, generation, ...(owner ? { owner } : {}) }, { upsert: true });
     this.positions.set(projection.name, 0);
     this.stored.set(projection.name, 0);
   }
@@ -687,21 +761,22 @@ export class ProjectionRunner {
    * the processor's timer finds nothing new (it wrote them again after every second page under load).
    */
   private async saveCheckpoints(): Promise<void> {
-    if (this.projections.every(({ name }) => this.stored.get(name) === (this.positions.get(name) ?? 0))) return;
+    const written = this.mine;
+    if (written.every(({ name }) => this.stored.get(name) === (this.positions.get(name) ?? 0))) return;
     const saving = new Map(this.positions);
-    const log = this.position > 0 ? await this.identifyLog() : this.logId;
+    const log = this.written > 0 ? await this.identifyLog() : this.logId;
     const checkpoints = this.writer.collection<Checkpoint>(CHECKPOINTS);
-    const positions = new Set(this.projections.map(({ name }) => saving.get(name) ?? 0));
+    const positions = new Set(written.map(({ name }) => saving.get(name) ?? 0));
     if (positions.size === 1) {
       // After a page every projection is at its last event: one query finds them all (on SQLite, 15 reads of a row each cost 0.04 ms a post).
-      const position = saving.get(this.projections[0]!.name) ?? 0;
-      const mine = this.projections.map(({ name, version }) => ({ _id: name, version }));
+      const position = saving.get(written[0]!.name) ?? 0;
+      const mine = written.map(({ name, version }) => ({ _id: this.checkpointId(name), version }));
       await checkpoints.updateMany({ $or: mine, position: { $lt: position } }, { $set: { position, log } });
     } else
       await checkpoints.bulkWrite(
-        this.projections.map(({ name, version }) => {
+        written.map(({ name, version }) => {
           const position = saving.get(name) ?? 0;
-          return { updateOne: { filter: { _id: name, version, position: { $lt: position } }, update: { $set: { position, log } } } };
+          return { updateOne: { filter: { _id: this.checkpointId(name), version, position: { $lt: position } }, update: { $set: { position, log } } } };
         }),
       );
     this.stored = saving;
@@ -713,11 +788,11 @@ export class ProjectionRunner {
     return this.logId;
   }
 
-  /** A follower's positions: the shared checkpoints of the same projection versions. */
-  private async readShared(): Promise<void> {
-    const stored = await this.store.collection<Checkpoint>(CHECKPOINTS).find({ _id: { $in: this.projections.map((p) => p.name) } });
-    for (const projection of this.projections) {
-      const checkpoint = stored.find((c) => c._id === projection.name);
+  /** A follower's positions (a leader's, of the projections another version writes): the shared checkpoints of the same projection versions. */
+  private async readShared(projections = this.projections): Promise<void> {
+    const stored = await this.store.collection<Checkpoint>(CHECKPOINTS).find({ _id: { $in: projections.map((p) => this.checkpointId(p.name)) } });
+    for (const projection of projections) {
+      const checkpoint = stored.find((c) => c._id === this.checkpointId(projection.name));
       if (checkpoint?.version === projection.version && checkpoint.position > (this.positions.get(projection.name) ?? 0)) {
         this.positions.set(projection.name, checkpoint.position);
       }
@@ -728,9 +803,27 @@ export class ProjectionRunner {
   private scheduleFollow(): void {
     if (this.stopped) return;
     this.followTimer = setTimeout(() => {
-      const read = this.leadership.kind === 'leading' ? Promise.resolve() : this.readShared();
+      // Nobody waiting: the positions are read once a second instead of 20 times (they are only for health then).
+      const idle = !this.waiters.pending && Date.now() - this.sharedReadAt < IDLE_SLOWER * (this.options.followEveryMs ?? 50);
+      if (!idle) this.sharedReadAt = Date.now();
+      const read = idle ? Promise.resolve() : this.leadership.kind === 'leading' ? this.readOthers() : this.readShared();
       void read.catch((error: unknown) => this.options.onError?.(error, null)).finally(() => this.scheduleFollow());
     }, this.options.followEveryMs ?? 50);
+  }
+
+  /**
+   * A leader that writes only some projections reads the positions of the others, and now and then
+   * asks whether their writer (a process of another version of the desk) stopped: it then gives its
+   * lease back and takes it again under a new epoch, and its next start claims them (generations.ts).
+   */
+  private async readOthers(): Promise<void> {
+    const others = this.projections.filter(({ name }) => !this.owned.has(name));
+    const ownership = this.options.ownership;
+    if (others.length === 0 || !ownership) return;
+    await this.readShared(others);
+    if (Date.now() - this.claimCheckedAt < CLAIM_EVERY_MS) return;
+    this.claimCheckedAt = Date.now();
+    if (await ownership.claimable(others.map(({ name }) => name))) await this.options.lease?.giveBack(0);
   }
 
   private release(): void {

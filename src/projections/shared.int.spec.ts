@@ -14,7 +14,8 @@ import { MongoReadStore } from '../platform/readstore/mongodb';
 import type { Collection, ReadStore } from '../platform/readstore/port';
 import { CATEGORIES, categoriesProjection } from './categories';
 import { checkProjections } from './check';
-import { GENERATIONS, Generations, LEGACY } from './generations';
+import { EPOCHS, GENERATIONS, Generations, LEGACY, SHARED_CHECKPOINTS } from './generations';
+import { type Applied, LINEAGE_COLLECTIONS, labelsOf, lineageProjections } from '../../test/support/lineageProjections';
 import { CHECKPOINTS, PROJECTIONS_LEASE, type Projection, ProjectionRunner } from './runner';
 
 const logger = pino({ level: 'silent' });
@@ -64,6 +65,25 @@ function withFailingCheckpoints(store: ReadStore, fault: Fault): ReadStore {
   };
 }
 
+/** The store, counting the reads of the checkpoints in `reads`. */
+function countingCheckpointReads(store: ReadStore, reads: { count: number }): ReadStore {
+  return {
+    kind: store.kind,
+    close: () => store.close(),
+    ...(store.transaction ? { transaction: store.transaction.bind(store) } : {}),
+    collection: <T extends { _id: string }>(name: string): Collection<T> => {
+      const inner = store.collection<T>(name);
+      if (name !== CHECKPOINTS) return inner;
+      return Object.assign(Object.create(inner) as Collection<T>, {
+        find: (...args: Parameters<Collection<T>['find']>) => {
+          reads.count += 1;
+          return inner.find(...args);
+        },
+      });
+    },
+  };
+}
+
 /** The log, with its reads (a catch-up, a follower's start) failing while `fault` says so. */
 function withFailingReads(events: EventStore, fault: Fault): EventStore {
   return Object.assign(Object.create(events) as EventStore, {
@@ -103,6 +123,19 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     return created;
   };
 
+  /** A process of one version of the desk: its generations' view of the store, a lease drawing from the shared epochs, and the projections it writes. */
+  const versioned = (generations: Generations, projections: Projection[]) => {
+    const store = generations.store();
+    const created = new ProjectionRunner(events, store, projections, {
+      lease: new StoreLease({ store, key: PROJECTIONS_LEASE, ttlMs: 300, logger, epochs: generations.epochs() }),
+      ownership: generations,
+      checkpointEveryMs: 10,
+      followEveryMs: 10,
+    });
+    runners.push(created);
+    return created;
+  };
+
   beforeEach(async () => {
     events = new SqliteEventStore({ filename: ':memory:' });
     shared = await connect();
@@ -134,6 +167,22 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect(first.eventsProcessed).toBe(8);
     const check = await checkProjections(events, [categoriesProjection], shared[1], { livePosition: () => last });
     expect(check.ok).toBe(true);
+  });
+
+  it('when nobody waits on a follower, then it reads the checkpoints 20 times less often, and at its usual pace again once a caller waits', async () => {
+    const reads = { count: 0 };
+    const [writer, follower] = [runner(shared[0]), runner(countingCheckpointReads(shared[1], reads))];
+    await writer.start();
+    await follower.start();
+    expect(await follower.waitFor(await addCategories(2))).toBe(true);
+    reads.count = 0;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // At its pace of every 10 ms it read them about 200 times in those 2 s; idle, every 200 ms.
+    expect(reads.count).toBeLessThanOrEqual(12);
+    const last = await addCategories(1);
+    const asked = performance.now();
+    expect(await follower.waitFor(last)).toBe(true);
+    expect(performance.now() - asked).toBeLessThan(500);
   });
 
   it('when the writer stops, then the other takes the lease over and carries on from the shared checkpoint', async () => {
@@ -282,5 +331,59 @@ describe.each(stores)('Projection runners sharing one read store (%s)', (_name, 
     expect((await shared[1].collection(GENERATIONS).find({})).map((generation) => generation._id)).toEqual([next.id]);
     for (const name of [CATEGORIES, CHECKPOINTS, LEASES, FENCES]) await next.store().collection(name).drop();
     await shared[0].collection(GENERATIONS).drop();
+  });
+
+  it('when one projection version is bumped beside a running version, then only it is built, the others keep their models and checkpoints, and are taken over once the old version stops', async () => {
+    const oldApplied: Applied = new Map();
+    const newApplied: Applied = new Map();
+    const old = new Generations(shared[0], lineageProjections(oldApplied));
+    await old.register();
+    const oldRunner = versioned(old, lineageProjections(oldApplied));
+    await oldRunner.start();
+    const first = await addCategories(4);
+    expect(await oldRunner.waitFor(first)).toBe(true);
+    const checkpoints = shared[0].collection<{ _id: string; position: number; owner: string }>(SHARED_CHECKPOINTS);
+    const kept = async () => checkpoints.find({ _id: { $in: [old.checkpointId('names'), old.checkpointId('counts')] } }, { sort: { _id: 1 } });
+    await eventually(async () => (await kept()).every(({ position }) => position === first), { describe: 'the old version stored its checkpoints' });
+
+    // A rolling deploy: a process of the next version (the labels model bumped) starts while the old one runs.
+    const next = new Generations(shared[1], lineageProjections(newApplied, { labels: 2 }));
+    expect([next.checkpointId('names'), next.checkpointId('counts')]).toEqual([old.checkpointId('names'), old.checkpointId('counts')]);
+    expect(next.checkpointId('labels')).not.toBe(old.checkpointId('labels'));
+    await next.register();
+    const served: string[][] = [];
+    const sampler = setInterval(() => void labelsOf(old.store()).then((labels) => served.push(labels)), 5);
+    const nextRunner = versioned(next, lineageProjections(newApplied, { labels: 2 }));
+    await nextRunner.start();
+    expect([oldRunner.isWriter, nextRunner.isWriter]).toEqual([true, true]);
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 4 });
+
+    const last = await addCategories(3);
+    expect(await oldRunner.waitFor(last)).toBe(true);
+    expect(await nextRunner.waitFor(last)).toBe(true);
+    clearInterval(sampler);
+    // Only the bumped model was built; the names it reads are the old version's, written once, and always there before its page.
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 7 });
+    expect(await labelsOf(next.store())).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((id) => `v2:${id}`));
+    expect(served.every((labels) => labels.length >= 4 && labels.every((label) => label.startsWith('v1:c')))).toBe(true);
+    const during = await kept();
+    expect(during.map(({ owner }) => owner)).toEqual([old.id, old.id]);
+    expect(during.every(({ position }) => position >= first)).toBe(true);
+
+    // The old version stops: the next takes its shared models over from their checkpoints, never from zero.
+    await oldRunner.stop();
+    const end = await addCategories(2);
+    expect(await nextRunner.waitFor(end, 10_000)).toBe(true);
+    await eventually(async () => (await kept()).every(({ owner }) => owner === next.id), { describe: 'the next version writes the shared models' });
+    expect(Object.fromEntries(newApplied)).toEqual({ labels: 9, names: 2, counts: 2 });
+    expect(await labelsOf(next.store())).toHaveLength(9);
+    expect(await shared[1].collection(next.nameOf(LINEAGE_COLLECTIONS[0]!)).count()).toBe(9);
+
+    // Retired, the old version's own models go; the ones the next version shares stay.
+    expect(await next.dropRetired(0)).toEqual([old.id]);
+    expect(await labelsOf(old.store())).toEqual([]);
+    expect(await shared[1].collection(next.nameOf(LINEAGE_COLLECTIONS[0]!)).count()).toBe(9);
+    for (const name of [...LINEAGE_COLLECTIONS, LEASES, FENCES, 'projection_faults_v1']) await shared[0].collection(next.nameOf(name)).drop();
+    for (const name of [GENERATIONS, SHARED_CHECKPOINTS, EPOCHS]) await shared[0].collection(name).drop();
   });
 });

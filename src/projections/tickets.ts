@@ -676,9 +676,9 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 export const ticketsProjection: Projection = {
   name: 'tickets',
   version: 9,
+  // The names of a page's people and categories are looked up in the directory while applying.
+  reads: ['directory'],
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],
-  // The names on tickets and messages.
-  after: ['directory'],
   async setup(store: ReadStore) {
     const tickets = store.collection(TICKETS);
     await tickets.createIndex({ keys: { ticketId: 1 }, unique: true });

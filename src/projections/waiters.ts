@@ -42,6 +42,11 @@ export class Waiters {
     });
   }
 
+  /** Someone is waiting for a position not reached yet. */
+  get pending(): boolean {
+    return this.waiting.length > 0;
+  }
+
   release(): void {
     if (this.waiting.length === 0) return;
     // Callers wait on a few constant sets of names: each set's position is worked out once per release.
