@@ -15,6 +15,7 @@ import {
   api,
   appEnv,
   chatLoad,
+  cpuSecondsOf,
   deliveryRun,
   log,
   login,
@@ -341,8 +342,19 @@ async function main() {
       // The read models on MongoDB too: chat, delivery and replay again with the app on this server
       // (`fast`: the in-memory wire server of bench/mongo-java-server, for timing).
       mongo: { type: 'string', default: process.env.BENCH_MONGO_URL },
+      // Some figures only (`--only chat,delivery`): the desk is seeded and the app started as always, the
+      // other figures are skipped, and bench/results.* are left as they are (the table is printed).
+      only: { type: 'string' },
+      // The desk's directory, kept after the run and used again by the next (seeded only when it holds
+      // no `desk.json`): a full desk takes minutes to seed. Its log grows with every run's posts.
+      data: { type: 'string' },
     },
   });
+  const FIGURES = ['append', 'replay', 'dashboard', 'list', 'search', 'long', 'delivery', 'chat', 'memory', 'restart'];
+  const only = values.only?.split(',');
+  const unknown = only?.filter((id) => !FIGURES.includes(id)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only takes figures among ${FIGURES.join(', ')}, not ${unknown.join(', ')}`);
+  const wanted = (...ids: string[]) => !only || ids.some((id) => only.includes(id));
   const preset = SIZES[values.size as keyof typeof SIZES];
   if (!preset) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
   const size: Size = { ...preset };
@@ -365,34 +377,13 @@ async function main() {
   const judged = values.size === 'full';
   const verdict = (holds: boolean) => (judged ? holds : null);
   const figures: Figure[] = [];
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-desk-'));
+  const dataDir = values.data ? path.resolve(values.data) : mkdtempSync(path.join(os.tmpdir(), 'bench-desk-'));
+  mkdirSync(dataDir, { recursive: true });
+  const deskFile = path.join(dataDir, 'desk.json');
   const children: ChildProcess[] = [];
   const startedAt = new Date();
-  log(`benchmark, size ${values.size}: ${thousands(size.tickets)} tickets, ${thousands(size.events)} events, data in ${dataDir}`);
-
-  try {
-    // 1. append
-    log('1/8 append ...');
-    const append = await appendFigures(size.appendEvents, 100);
-    figures.push({
-      id: 'append',
-      figure: `Append through the EventStore port (SQLite), ${append.batched.batch} events per append`,
-      result: `${thousands(append.batched.port)} events/s (1 per append: ${thousands(append.single.port)}, group commit off ${thousands(append.single.portUngrouped)}; ${append.concurrent.writers} concurrent 1-event appends: ${thousands(append.concurrent.port)}, group commit off ${thousands(append.concurrent.portUngrouped)})`,
-      baseline: `raw better-sqlite3: ${thousands(append.batched.raw)} rows/s (1 per transaction: ${thousands(append.single.raw)})`,
-      target: '≥ 80% of raw, batched and single',
-      holds: verdict(append.batched.port >= append.batched.raw * 0.8 && append.single.port >= append.single.raw * 0.8),
-      values: {
-        portBatched: append.batched.port,
-        rawBatched: append.batched.raw,
-        portSingle: append.single.port,
-        portSingleUngrouped: append.single.portUngrouped,
-        rawSingle: append.single.raw,
-        portConcurrent: append.concurrent.port,
-        portConcurrentUngrouped: append.concurrent.portUngrouped,
-      },
-    });
-
-    // The desk every other figure works on, written through the port by the domain's deciders.
+  // The desk every other figure works on, written through the port by the domain's deciders.
+  const seed = async () => {
     log(`seeding ${thousands(size.tickets)} tickets ...`);
     const store = new SqliteEventStore({ filename: path.join(dataDir, 'events.db') });
     const seedStarted = Date.now();
@@ -410,11 +401,40 @@ async function main() {
     });
     await store.close();
     const seedMs = Date.now() - seedStarted;
-    const seedRate = desk.events / (seedMs / 1000);
     log(`  ${thousands(desk.events)} events in ${(seedMs / 1000).toFixed(1)} s`);
+    if (values.data) writeFileSync(deskFile, JSON.stringify({ desk, seedMs }));
+    return { desk, seedMs };
+  };
+  log(`benchmark, size ${values.size}: ${thousands(size.tickets)} tickets, ${thousands(size.events)} events, data in ${dataDir}`);
+
+  try {
+    // 1. append
+    const append = wanted('append') ? (log('1/8 append ...'), await appendFigures(size.appendEvents, 100)) : undefined;
+    if (append)
+      figures.push({
+        id: 'append',
+        figure: `Append through the EventStore port (SQLite), ${append.batched.batch} events per append`,
+        result: `${thousands(append.batched.port)} events/s (1 per append: ${thousands(append.single.port)}, group commit off ${thousands(append.single.portUngrouped)}; ${append.concurrent.writers} concurrent 1-event appends: ${thousands(append.concurrent.port)}, group commit off ${thousands(append.concurrent.portUngrouped)})`,
+        baseline: `raw better-sqlite3: ${thousands(append.batched.raw)} rows/s (1 per transaction: ${thousands(append.single.raw)})`,
+        target: '≥ 80% of raw, batched and single',
+        holds: verdict(append.batched.port >= append.batched.raw * 0.8 && append.single.port >= append.single.raw * 0.8),
+        values: {
+          portBatched: append.batched.port,
+          rawBatched: append.batched.raw,
+          portSingle: append.single.port,
+          portSingleUngrouped: append.single.portUngrouped,
+          rawSingle: append.single.raw,
+          portConcurrent: append.concurrent.port,
+          portConcurrentUngrouped: append.concurrent.portUngrouped,
+        },
+      });
+
+    const seeded = existsSync(deskFile) ? (JSON.parse(readFileSync(deskFile, 'utf8')) as { desk: SeededDesk; seedMs: number }) : await seed();
+    const { desk, seedMs } = seeded;
+    const seedRate = desk.events / (seedMs / 1000);
 
     // 4. replay, in a process of its own
-    log('4/8 replay ...');
+    if (wanted('replay', 'search', 'memory')) log('4/8 replay ...');
     const replayRun = (...extra: string[]) =>
       JSON.parse(
         execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/replay.ts', path.join(dataDir, 'events.db'), ...extra], {
@@ -426,12 +446,14 @@ async function main() {
     // Twice each, alternating, and the faster of each kept: on a shared machine one run's rate moves by
     // a tenth, more than the search index's share the pair is there to show.
     const faster = (a: ReplayResult, b: ReplayResult) => (a.rate >= b.rate ? a : b);
-    const replayFirst = replayRun('--queries', String(size.searchRounds));
-    log('replay without the search index ...');
-    const bareFirst = replayRun('--without-search');
-    log('both replays again ...');
-    const replay = { ...faster(replayFirst, replayRun()), search: replayFirst.search };
-    const bareReplay = faster(bareFirst, replayRun('--without-search'));
+    const replays = () => {
+      const replayFirst = replayRun('--queries', String(size.searchRounds));
+      log('replay without the search index ...');
+      const bareFirst = replayRun('--without-search');
+      log('both replays again ...');
+      return { replay: { ...faster(replayFirst, replayRun()), search: replayFirst.search }, bareReplay: faster(bareFirst, replayRun('--without-search')) };
+    };
+    const { replay, bareReplay } = wanted('replay', 'search', 'memory') ? replays() : { replay: undefined, bareReplay: undefined };
 
     // Cold starts of the real app on that log: the first has no read models stored and rebuilds them
     // from the log into DATA_DIR/readstore.db; the second, after a clean stop, opens that file.
@@ -448,131 +470,146 @@ async function main() {
     const base = app.url;
     await sleep(START_SETTLE_MS);
     const startMemory = memoryOf(app.child.pid!);
-    figures.push({
-      id: 'replay',
-      figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app after a clean stop (read models in readstore.db)`,
-      result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(2)} s with the models stored`,
-      baseline: `seeding the same log through the port: ${thousands(seedRate)} events/s (replay ${(replay.rate / seedRate).toFixed(2)}x); first start, no models stored (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
-      target: '≥ 3.5x the seeding rate; cold start < 1 s (after a kill -9: figure "restart")',
-      holds: verdict(replay.rate >= 3.5 * seedRate && app.startedMs < 1_000),
-      values: {
-        events: replay.events,
-        rate: replay.rate,
-        replayMs: replay.ms,
-        coldStartMs: Math.round(app.startedMs),
-        firstStartMs: Math.round(first.startedMs),
-        seedMs,
-      },
-    });
+    if (replay && wanted('replay'))
+      figures.push({
+        id: 'replay',
+        figure: `Replay: full projection rebuild over ${thousands(replay.events)} events; cold start of the app after a clean stop (read models in readstore.db)`,
+        result: `${thousands(replay.rate)} events/s (${(replay.ms / 1000).toFixed(1)} s); cold start ${(app.startedMs / 1000).toFixed(2)} s with the models stored`,
+        baseline: `seeding the same log through the port: ${thousands(seedRate)} events/s (replay ${(replay.rate / seedRate).toFixed(2)}x); first start, no models stored (rebuild from the log): ${(first.startedMs / 1000).toFixed(1)} s`,
+        target: '≥ 3.5x the seeding rate; cold start < 1 s (after a kill -9: figure "restart")',
+        holds: verdict(replay.rate >= 3.5 * seedRate && app.startedMs < 1_000),
+        values: {
+          events: replay.events,
+          rate: replay.rate,
+          replayMs: replay.ms,
+          coldStartMs: Math.round(app.startedMs),
+          firstStartMs: Math.round(first.startedMs),
+          seedMs,
+        },
+      });
 
     const admin = await login(base, desk.admin.email);
     await api(base, 'PUT', '/api/settings', admin, { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 });
 
-    // 5. dashboard statistics
-    log('5/8 dashboard ...');
     // The API allows a user at most 1,000 requests a minute (the settings' ceiling): sequential
     // requests that answer in milliseconds go round the seeded agents to stay under it.
     const agentTokens = await pool(desk.agents, 4, (agent) => login(base, agent.email));
     let turn = 0;
     const nextAgent = () => agentTokens[turn++ % agentTokens.length]!;
-    // The bare route of figures 5 and 8: a fixed page of 50 tickets from a bare Express process.
-    const listBare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
-    children.push(listBare.child);
-    const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', nextAgent()));
-    await stopProcess(listBare.child);
-    const bareP99 = percentile(bareListed, 99);
-    const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', nextAgent()));
-    const client = await timeSequential(size.baselineRequests, async () => {
-      const agentToken = nextAgent();
-      const [list, categories] = await Promise.all([
-        api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
-        api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories?limit=1000', agentToken),
-      ]);
-      return clientStatistics(list.tickets, categories.categories);
-    });
-    figures.push({
-      id: 'dashboard',
-      figure: `Dashboard: GET /api/tickets/stats at ${thousands(size.tickets)} tickets`,
-      result: `p50 ${ms(percentile(stats, 50))}, p99 ${ms(percentile(stats, 99))}`,
-      baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(stats, 99) / bareP99).toFixed(2)}x); client-side statistics (fetch 1,000 tickets, compute in browser code): p50 ${ms(percentile(client, 50))}, p99 ${ms(percentile(client, 99))}`,
-      target: 'p99 < 1.5x the bare route',
-      holds: verdict(percentile(stats, 99) < 1.5 * bareP99),
-      values: {
-        p50: percentile(stats, 50),
-        p99: percentile(stats, 99),
-        bareP99,
-        clientP50: percentile(client, 50),
-        clientP99: percentile(client, 99),
-      },
-    });
 
-    // 8. the Live Tickets screen's list: a status filter, a sort, 50 rows, as an agent
-    log('8/8 live tickets list ...');
-    const LIST = '/api/tickets?status=open&sort=priority&limit=50';
-    const listed = await timeSequential(size.statsRequests, () => api(base, 'GET', LIST, nextAgent()));
-    figures.push({
-      id: 'list',
-      figure: `Live Tickets list: GET ${LIST} as an agent at ${thousands(size.tickets)} tickets`,
-      result: `p50 ${ms(percentile(listed, 50))}, p99 ${ms(percentile(listed, 99))}`,
-      baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(listed, 99) / bareP99).toFixed(2)}x)`,
-      target: 'p99 < 1.5x the bare route',
-      holds: verdict(percentile(listed, 99) < 1.5 * bareP99),
-      values: { p50: percentile(listed, 50), p99: percentile(listed, 99), baselineP50: percentile(bareListed, 50), baselineP99: percentile(bareListed, 99) },
-    });
+    // 5. dashboard statistics
+    if (wanted('dashboard', 'list')) {
+      log('5/8 dashboard ...');
+      // The bare route of figures 5 and 8: a fixed page of 50 tickets from a bare Express process.
+      const listBare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
+      children.push(listBare.child);
+      const bareListed = await timeSequential(size.statsRequests, () => api(listBare.url, 'GET', '/api/tickets', nextAgent()));
+      await stopProcess(listBare.child);
+      const bareP99 = percentile(bareListed, 99);
+      if (wanted('dashboard')) {
+        const stats = await timeSequential(size.statsRequests, () => api(base, 'GET', '/api/tickets/stats', nextAgent()));
+        const client = await timeSequential(size.baselineRequests, async () => {
+          const agentToken = nextAgent();
+          const [list, categories] = await Promise.all([
+            api<{ tickets: Parameters<typeof clientStatistics>[0] }>(base, 'GET', '/api/tickets?limit=1000', agentToken),
+            api<{ categories: Parameters<typeof clientStatistics>[1] }>(base, 'GET', '/api/categories?limit=1000', agentToken),
+          ]);
+          return clientStatistics(list.tickets, categories.categories);
+        });
+        figures.push({
+          id: 'dashboard',
+          figure: `Dashboard: GET /api/tickets/stats at ${thousands(size.tickets)} tickets`,
+          result: `p50 ${ms(percentile(stats, 50))}, p99 ${ms(percentile(stats, 99))}`,
+          baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(stats, 99) / bareP99).toFixed(2)}x); client-side statistics (fetch 1,000 tickets, compute in browser code): p50 ${ms(percentile(client, 50))}, p99 ${ms(percentile(client, 99))}`,
+          target: 'p99 < 1.5x the bare route',
+          holds: verdict(percentile(stats, 99) < 1.5 * bareP99),
+          values: {
+            p50: percentile(stats, 50),
+            p99: percentile(stats, 99),
+            bareP99,
+            clientP50: percentile(client, 50),
+            clientP99: percentile(client, 99),
+          },
+        });
+      }
+
+      // 8. the Live Tickets screen's list: a status filter, a sort, 50 rows, as an agent
+      if (wanted('list')) {
+        log('8/8 live tickets list ...');
+        const LIST = '/api/tickets?status=open&sort=priority&limit=50';
+        const listed = await timeSequential(size.statsRequests, () => api(base, 'GET', LIST, nextAgent()));
+        figures.push({
+          id: 'list',
+          figure: `Live Tickets list: GET ${LIST} as an agent at ${thousands(size.tickets)} tickets`,
+          result: `p50 ${ms(percentile(listed, 50))}, p99 ${ms(percentile(listed, 99))}`,
+          baseline: `bare Express route answering a fixed page of 50 tickets: p50 ${ms(percentile(bareListed, 50))}, p99 ${ms(bareP99)} (${(percentile(listed, 99) / bareP99).toFixed(2)}x)`,
+          target: 'p99 < 1.5x the bare route',
+          holds: verdict(percentile(listed, 99) < 1.5 * bareP99),
+          values: {
+            p50: percentile(listed, 50),
+            p99: percentile(listed, 99),
+            baselineP50: percentile(bareListed, 50),
+            baselineP99: percentile(bareListed, 99),
+          },
+        });
+      }
+    }
 
     // 9. full-text search: in the replay process (the service alone) and through the app's HTTP API
-    log('9/9 search ...');
-    const found = replay.search!;
-    const httpSearch = (queries: readonly string[]) => {
-      let next = 0;
-      return timeSequential(size.searchRounds * queries.length, () =>
-        api(base, 'GET', `/api/search?q=${encodeURIComponent(queries[next++ % queries.length]!)}`, nextAgent()),
-      );
-    };
-    const firstSearch = await timeSequential(1, () => api(base, 'GET', `/api/search?q=${ONE_WORD_QUERIES[0]}`, nextAgent()));
-    // The event loop held by a query, seen from outside: GET /api/health every 5 ms while the queries run;
-    // its slowest answer bounds the longest time the app answered nothing else.
-    let searching = true;
-    let healthSlowest = 0;
-    const healthProbe = (async () => {
-      while (searching) {
-        const sent = performance.now();
-        await fetch(`${base}/api/health`).then((answer) => answer.arrayBuffer());
-        healthSlowest = Math.max(healthSlowest, performance.now() - sent);
-        await sleep(5);
-      }
-    })();
-    const httpOne = await httpSearch(ONE_WORD_QUERIES);
-    const httpTwo = await httpSearch(TWO_WORD_QUERIES);
-    searching = false;
-    await healthProbe;
-    const replayDrop = 1 - replay.rate / bareReplay.rate;
-    figures.push({
-      id: 'search',
-      figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} FTS5 rows), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
-      result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)}); meanwhile GET /api/health every 5 ms answered within ${ms(healthSlowest)}`,
-      baseline: `regex substring scan of the titles and descriptions (the list's search before): one word p50 ${ms(found.regexOneWord.p50)}, p99 ${ms(found.regexOneWord.p99)}; two words p99 ${ms(found.regexTwoWords.p99)}; replay without the index ${thousands(bareReplay.rate)} events/s, RSS ${thousands(bareReplay.rssMb)} MB (index share ${thousands(replay.rssMb - bareReplay.rssMb)} MB)`,
-      target: 'p99 < 25 ms, one word and two; health answered within 50 ms meanwhile',
-      holds: verdict(percentile(httpOne, 99) < 25 && percentile(httpTwo, 99) < 25 && healthSlowest < 50),
-      values: {
-        httpOneP50: percentile(httpOne, 50),
-        httpOneP99: percentile(httpOne, 99),
-        httpTwoP50: percentile(httpTwo, 50),
-        httpTwoP99: percentile(httpTwo, 99),
-        serviceOneP99: found.oneWord.p99,
-        serviceTwoP99: found.twoWords.p99,
-        regexOneP50: found.regexOneWord.p50,
-        regexOneP99: found.regexOneWord.p99,
-        regexTwoP99: found.regexTwoWords.p99,
-        replayRate: replay.rate,
-        replayRateWithoutIndex: bareReplay.rate,
-        replayRssMb: replay.rssMb,
-        replayRssMbWithoutIndex: bareReplay.rssMb,
-        postings: found.postings,
-        firstQueryMs: firstSearch[0]!,
-        healthSlowestMs: healthSlowest,
-      },
-    });
+    if (wanted('search') && replay && bareReplay) {
+      log('9/9 search ...');
+      const found = replay.search!;
+      const httpSearch = (queries: readonly string[]) => {
+        let next = 0;
+        return timeSequential(size.searchRounds * queries.length, () =>
+          api(base, 'GET', `/api/search?q=${encodeURIComponent(queries[next++ % queries.length]!)}`, nextAgent()),
+        );
+      };
+      const firstSearch = await timeSequential(1, () => api(base, 'GET', `/api/search?q=${ONE_WORD_QUERIES[0]}`, nextAgent()));
+      // The event loop held by a query, seen from outside: GET /api/health every 5 ms while the queries run;
+      // its slowest answer bounds the longest time the app answered nothing else.
+      let searching = true;
+      let healthSlowest = 0;
+      const healthProbe = (async () => {
+        while (searching) {
+          const sent = performance.now();
+          await fetch(`${base}/api/health`).then((answer) => answer.arrayBuffer());
+          healthSlowest = Math.max(healthSlowest, performance.now() - sent);
+          await sleep(5);
+        }
+      })();
+      const httpOne = await httpSearch(ONE_WORD_QUERIES);
+      const httpTwo = await httpSearch(TWO_WORD_QUERIES);
+      searching = false;
+      await healthProbe;
+      const replayDrop = 1 - replay.rate / bareReplay.rate;
+      figures.push({
+        id: 'search',
+        figure: `Search: GET /api/search as an agent at ${thousands(size.tickets)} tickets (${thousands(found.postings)} FTS5 rows), ${ONE_WORD_QUERIES.length} one-word and ${TWO_WORD_QUERIES.length} two-word queries; the index built inside replay; memory with it`,
+        result: `HTTP one word p50 ${ms(percentile(httpOne, 50))}, p99 ${ms(percentile(httpOne, 99))}; two words p50 ${ms(percentile(httpTwo, 50))}, p99 ${ms(percentile(httpTwo, 99))} (service alone: one word p99 ${ms(found.oneWord.p99)}, two words p99 ${ms(found.twoWords.p99)}); replay ${thousands(replay.rate)} events/s with the index (${(replayDrop * 100).toFixed(0)}% slower); replay RSS ${thousands(replay.rssMb)} MB with it; the first query after a start builds the embedded store's word index: ${ms(firstSearch[0]!)} (in the replay process ${ms(found.firstQueryMs)}); meanwhile GET /api/health every 5 ms answered within ${ms(healthSlowest)}`,
+        baseline: `regex substring scan of the titles and descriptions (the list's search before): one word p50 ${ms(found.regexOneWord.p50)}, p99 ${ms(found.regexOneWord.p99)}; two words p99 ${ms(found.regexTwoWords.p99)}; replay without the index ${thousands(bareReplay.rate)} events/s, RSS ${thousands(bareReplay.rssMb)} MB (index share ${thousands(replay.rssMb - bareReplay.rssMb)} MB)`,
+        target: 'p99 < 25 ms, one word and two; health answered within 50 ms meanwhile',
+        holds: verdict(percentile(httpOne, 99) < 25 && percentile(httpTwo, 99) < 25 && healthSlowest < 50),
+        values: {
+          httpOneP50: percentile(httpOne, 50),
+          httpOneP99: percentile(httpOne, 99),
+          httpTwoP50: percentile(httpTwo, 50),
+          httpTwoP99: percentile(httpTwo, 99),
+          serviceOneP99: found.oneWord.p99,
+          serviceTwoP99: found.twoWords.p99,
+          regexOneP50: found.regexOneWord.p50,
+          regexOneP99: found.regexOneWord.p99,
+          regexTwoP99: found.regexTwoWords.p99,
+          replayRate: replay.rate,
+          replayRateWithoutIndex: bareReplay.rate,
+          replayRssMb: replay.rssMb,
+          replayRssMbWithoutIndex: bareReplay.rssMb,
+          postings: found.postings,
+          firstQueryMs: firstSearch[0]!,
+          healthSlowestMs: healthSlowest,
+        },
+      });
+    }
 
     // The conversations of figures 2 and 3: open tickets of seeded customers, each signed in.
     log(`signing in ${size.conversations} customers and ${desk.agents.length} agents ...`);
@@ -585,114 +622,128 @@ async function main() {
     }));
 
     // 7. one long conversation, before the loads (so nothing else runs beside it)
-    log(`7/8 long conversation (${size.longMessages} messages) ...`);
-    const shortTickets = conversations.slice(0, 5).map((conversation) => conversation.ticketId);
-    const { short, long: longPosts } = await longConversation(base, long!.ticketId, shortTickets, admin, size.longMessages);
-    // Medians of every pair: the short tickets' messages 6 to 16, the long one's around `longMessages`.
-    const early = percentile(short, 50);
-    const late = percentile(longPosts, 50);
-    figures.push({
-      id: 'long',
-      figure: `Long conversation: POST /api/tickets/:id/messages as message ${thousands(size.longMessages)} of one ticket, one client`,
-      result: `median ${ms(late)} (${(late / early).toFixed(2)}x message 10)`,
-      baseline: `messages 6 to 16 of ${shortTickets.length} short conversations, posted alternately with it: median ${ms(early)}`,
-      target: '≤ 1.3x message 10',
-      holds: verdict(late <= early * 1.3),
-      values: { early, late, ratio: late / early, messages: size.longMessages },
-    });
+    if (wanted('long')) {
+      log(`7/8 long conversation (${size.longMessages} messages) ...`);
+      const shortTickets = conversations.slice(0, 5).map((conversation) => conversation.ticketId);
+      const { short, long: longPosts } = await longConversation(base, long!.ticketId, shortTickets, admin, size.longMessages);
+      // Medians of every pair: the short tickets' messages 6 to 16, the long one's around `longMessages`.
+      const early = percentile(short, 50);
+      const late = percentile(longPosts, 50);
+      figures.push({
+        id: 'long',
+        figure: `Long conversation: POST /api/tickets/:id/messages as message ${thousands(size.longMessages)} of one ticket, one client`,
+        result: `median ${ms(late)} (${(late / early).toFixed(2)}x message 10)`,
+        baseline: `messages 6 to 16 of ${shortTickets.length} short conversations, posted alternately with it: median ${ms(early)}`,
+        target: '≤ 1.3x message 10',
+        holds: verdict(late <= early * 1.3),
+        values: { early, late, ratio: late / early, messages: size.longMessages },
+      });
+    }
 
     // 3. delivery (before the chat load, which makes conversations long)
-    log('3/8 delivery ...');
     const bare = await startProcess(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/bare.ts'], {}, /running at (http:\/\/\S+)/);
     children.push(bare.child);
-    const delivered = await deliveryRun(base, conversations, agentTokens, size);
-    const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size);
-    figures.push({
-      id: 'delivery',
-      figure: `Delivery: customer POST → agent socket \`new_message\`, ${conversations.length} conversations at once`,
-      result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
-      baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))} (${(percentile(delivered, 99) / percentile(bareDelivered, 99)).toFixed(2)}x)`,
-      target: 'p99 < 2x the bare push',
-      holds: verdict(percentile(delivered, 99) < 2 * percentile(bareDelivered, 99)),
-      values: {
-        p50: percentile(delivered, 50),
-        p99: percentile(delivered, 99),
-        messages: delivered.length,
-        baselineP50: percentile(bareDelivered, 50),
-        baselineP99: percentile(bareDelivered, 99),
-      },
-    });
+    if (wanted('delivery')) {
+      log('3/8 delivery ...');
+      const delivered = await deliveryRun(base, conversations, agentTokens, size);
+      const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size);
+      figures.push({
+        id: 'delivery',
+        figure: `Delivery: customer POST → agent socket \`new_message\`, ${conversations.length} conversations at once`,
+        result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
+        baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))} (${(percentile(delivered, 99) / percentile(bareDelivered, 99)).toFixed(2)}x)`,
+        target: 'p99 < 2x the bare push',
+        holds: verdict(percentile(delivered, 99) < 2 * percentile(bareDelivered, 99)),
+        values: {
+          p50: percentile(delivered, 50),
+          p99: percentile(delivered, 99),
+          messages: delivered.length,
+          baselineP50: percentile(bareDelivered, 50),
+          baselineP99: percentile(bareDelivered, 99),
+        },
+      });
+    }
 
     // 2. chat under load
-    log('2/8 chat ...');
-    const chat = await chatLoad(base, conversations, size);
-    const bareChat = await chatLoad(bare.url, conversations, size);
-    figures.push({
-      id: 'chat',
-      figure: `Chat: POST /api/tickets/:id/messages, ${size.connections} connections (autocannon, ${size.seconds} s)`,
-      result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}`,
-      baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)} (chat ${Math.round((100 * chat.requests.average) / bareChat.requests.average)}% of it, p99 ${(chat.latency.p99 / bareChat.latency.p99).toFixed(2)}x)`,
-      target: "≥ 30% of the bare route's req/s, p99 < 2x the bare route's",
-      holds: verdict(chat.requests.average >= bareChat.requests.average * 0.3 && chat.latency.p99 < 2 * bareChat.latency.p99 && chat.non2xx === 0),
-      values: {
-        rps: chat.requests.average,
-        p50: chat.latency.p50,
-        p99: chat.latency.p99,
-        non2xx: chat.non2xx,
-        baselineRps: bareChat.requests.average,
-        baselineP50: bareChat.latency.p50,
-        baselineP99: bareChat.latency.p99,
-      },
-    });
+    if (wanted('chat')) {
+      log('2/8 chat ...');
+      // The app's CPU a message (worker threads included): steadier than the rate on a shared machine.
+      const cpuBefore = cpuSecondsOf(app.child.pid!);
+      const chat = await chatLoad(base, conversations, size);
+      const cpuMsPerMessage = ((cpuSecondsOf(app.child.pid!) - cpuBefore) * 1000) / chat.requests.total;
+      const bareChat = await chatLoad(bare.url, conversations, size);
+      figures.push({
+        id: 'chat',
+        figure: `Chat: POST /api/tickets/:id/messages, ${size.connections} connections (autocannon, ${size.seconds} s)`,
+        result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}; app CPU ${ms(cpuMsPerMessage)} per message`,
+        baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)} (chat ${Math.round((100 * chat.requests.average) / bareChat.requests.average)}% of it, p99 ${(chat.latency.p99 / bareChat.latency.p99).toFixed(2)}x)`,
+        target: "≥ 30% of the bare route's req/s, p99 < 2x the bare route's",
+        holds: verdict(chat.requests.average >= bareChat.requests.average * 0.3 && chat.latency.p99 < 2 * bareChat.latency.p99 && chat.non2xx === 0),
+        values: {
+          rps: chat.requests.average,
+          p50: chat.latency.p50,
+          p99: chat.latency.p99,
+          non2xx: chat.non2xx,
+          cpuMsPerMessage,
+          baselineRps: bareChat.requests.average,
+          baselineP50: bareChat.latency.p50,
+          baselineP99: bareChat.latency.p99,
+        },
+      });
+    }
 
     // 6. memory of the app process
-    const endMemory = memoryOf(app.child.pid!);
-    let restHighestMb = 0;
-    for (let waited = 0; waited < REST_MS; waited += 1000) {
-      await sleep(1000);
-      restHighestMb = Math.max(restHighestMb, memoryOf(app.child.pid!).rssMb);
+    if (wanted('memory') && replay) {
+      const endMemory = memoryOf(app.child.pid!);
+      let restHighestMb = 0;
+      for (let waited = 0; waited < REST_MS; waited += 1000) {
+        await sleep(1000);
+        restHighestMb = Math.max(restHighestMb, memoryOf(app.child.pid!).rssMb);
+      }
+      const restMemory = memoryOf(app.child.pid!);
+      figures.push({
+        id: 'memory',
+        figure: `Memory: resident size of the app at ${thousands(size.tickets)} tickets, ${thousands(desk.events)} events, with every figure's load before it (search index included)`,
+        result: `${thousands(startMemory.rssMb)} MB ${START_SETTLE_MS / 1000} s after a start with the models stored (its peak while starting: ${thousands(startMemory.peakMb)} MB); ${thousands(restMemory.rssMb)} MB after ${REST_MS / 1000} s at rest after the loads (the highest reading in that time ${thousands(restHighestMb)} MB); ${thousands(endMemory.rssMb)} MB at the loads' end (peak ${thousands(endMemory.peakMb)} MB)`,
+        baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB; first start, rebuilt from the log: ${thousands(firstMemory.rssMb)} MB (peak ${thousands(firstMemory.peakMb)} MB)`,
+        target: '≤ 400 MB after a start and at rest; < 600 MB peak while starting',
+        holds: verdict(Math.max(startMemory.rssMb, restMemory.rssMb) <= 400 && startMemory.peakMb < 600),
+        values: {
+          startRssMb: startMemory.rssMb,
+          startPeakMb: startMemory.peakMb,
+          restRssMb: restMemory.rssMb,
+          restHighestRssMb: restHighestMb,
+          endRssMb: endMemory.rssMb,
+          peakRssMb: endMemory.peakMb,
+          replayRssMb: replay.rssMb,
+          firstStartRssMb: firstMemory.rssMb,
+          firstStartPeakMb: firstMemory.peakMb,
+        },
+      });
     }
-    const restMemory = memoryOf(app.child.pid!);
-    figures.push({
-      id: 'memory',
-      figure: `Memory: resident size of the app at ${thousands(size.tickets)} tickets, ${thousands(desk.events)} events, with every figure's load before it (search index included)`,
-      result: `${thousands(startMemory.rssMb)} MB ${START_SETTLE_MS / 1000} s after a start with the models stored (its peak while starting: ${thousands(startMemory.peakMb)} MB); ${thousands(restMemory.rssMb)} MB after ${REST_MS / 1000} s at rest after the loads (the highest reading in that time ${thousands(restHighestMb)} MB); ${thousands(endMemory.rssMb)} MB at the loads' end (peak ${thousands(endMemory.peakMb)} MB)`,
-      baseline: `replay alone into the embedded store: ${thousands(replay.rssMb)} MB; first start, rebuilt from the log: ${thousands(firstMemory.rssMb)} MB (peak ${thousands(firstMemory.peakMb)} MB)`,
-      target: '≤ 400 MB after a start and at rest; < 600 MB peak while starting',
-      holds: verdict(Math.max(startMemory.rssMb, restMemory.rssMb) <= 400 && startMemory.peakMb < 600),
-      values: {
-        startRssMb: startMemory.rssMb,
-        startPeakMb: startMemory.peakMb,
-        restRssMb: restMemory.rssMb,
-        restHighestRssMb: restHighestMb,
-        endRssMb: endMemory.rssMb,
-        peakRssMb: endMemory.peakMb,
-        replayRssMb: replay.rssMb,
-        firstStartRssMb: firstMemory.rssMb,
-        firstStartPeakMb: firstMemory.peakMb,
-      },
-    });
 
     // 10. a restart after a kill -9 once the loads are over: the WAL recovered, the tail after the last
     // checkpoint applied (live pages store their checkpoints with them, so the tail is short).
-    log('restart after kill -9 ...');
-    const killed = new Promise((resolve) => app.child.once('exit', resolve));
-    app.child.kill('SIGKILL');
-    await killed;
-    const restarted = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
-    children.push(restarted.child);
-    figures.push({
-      id: 'restart',
-      figure: `Restart: the app SIGKILLed after the loads (${thousands(desk.events)} events and the loads' posts), started again on its files`,
-      result: `ready in ${(restarted.startedMs / 1000).toFixed(2)} s`,
-      baseline: `cold start after a clean stop: ${(app.startedMs / 1000).toFixed(2)} s`,
-      target: '< 3 s',
-      holds: verdict(restarted.startedMs < 3_000),
-      values: { restartMs: Math.round(restarted.startedMs), coldStartMs: Math.round(app.startedMs) },
-    });
+    if (wanted('restart')) {
+      log('restart after kill -9 ...');
+      const killed = new Promise((resolve) => app.child.once('exit', resolve));
+      app.child.kill('SIGKILL');
+      await killed;
+      const restarted = await startProcess(serverCommand[0] as string, serverCommand[1] as string[], env, /running at (http:\/\/\S+)/);
+      children.push(restarted.child);
+      figures.push({
+        id: 'restart',
+        figure: `Restart: the app SIGKILLed after the loads (${thousands(desk.events)} events and the loads' posts), started again on its files`,
+        result: `ready in ${(restarted.startedMs / 1000).toFixed(2)} s`,
+        baseline: `cold start after a clean stop: ${(app.startedMs / 1000).toFixed(2)} s`,
+        target: '< 3 s',
+        holds: verdict(restarted.startedMs < 3_000),
+        values: { restartMs: Math.round(restarted.startedMs), coldStartMs: Math.round(app.startedMs) },
+      });
+    }
 
     if (values.mongo) {
-      await stopProcess(restarted.child);
+      for (const child of children) await stopProcess(child);
       await stopProcess(bare.child);
       const fast = values.mongo === 'fast' ? await startFastMongo() : undefined;
       try {
@@ -703,12 +754,13 @@ async function main() {
     }
   } finally {
     for (const child of children) await stopProcess(child);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!values.data) rmSync(dataDir, { recursive: true, force: true });
   }
 
   // Memory and starts at 100k events beside 1M: from the `small` run of the same day, when there is one.
   const smallFile = path.join(values.out!, 'results-small.json');
-  if (values.size === 'full' && existsSync(smallFile)) figures.push(growthFigure(JSON.parse(readFileSync(smallFile, 'utf8')) as Results, figures, startedAt));
+  if (values.size === 'full' && !only && existsSync(smallFile))
+    figures.push(growthFigure(JSON.parse(readFileSync(smallFile, 'utf8')) as Results, figures, startedAt));
   const order = [
     'append',
     'chat',
@@ -728,6 +780,11 @@ async function main() {
   figures.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const results = { date: startedAt.toISOString(), size: values.size, options: size, machine: machine(), figures };
   const markdown = `Benchmark of ${startedAt.toISOString().slice(0, 10)}, size \`${values.size}\`, on ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GB, ${results.machine.node}.\n\n${table(figures)}\n`;
+  if (only) {
+    // A run of some figures prints them and leaves the full run's files alone.
+    process.stdout.write(markdown);
+    process.exit(0);
+  }
   mkdirSync(values.out!, { recursive: true });
   writeFileSync(path.join(values.out!, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(values.out!, `results-${values.size}.json`), `${JSON.stringify(results, null, 2)}\n`);

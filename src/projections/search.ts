@@ -381,8 +381,9 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 /** Serves GET /api/search, the Live Tickets search and the bot's /search. */
 export const searchProjection: Projection = {
   name: 'search',
-  // 5: on SQLite the word lists stay empty; 6: on SQLite a word row per ticket (searchIndex.ts).
-  version: 6,
+  // 5: on SQLite the word lists stay empty; 6: on SQLite a word row per ticket; 7: a post's new words
+  // in rows of their own until folded into it, the tickets holding some listed (searchIndex.ts).
+  version: 7,
   collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();

@@ -56,4 +56,44 @@ describe('the FTS5 index of the SQLite store', () => {
     expect(index.matching(staff, ftsQuery(parseQuery('refund parcel')))).toHaveLength(COMMITS);
     expect(index.matching(staff, ftsQuery(parseQuery('word170')))).toEqual(['t170']);
   });
+
+  it("files a post's new words apart from the ticket's word row, matches across both, and folds them in later", async () => {
+    const open = (number: number) => {
+      const ticket = { _id: `t${number}`, number, customer: 'c1', title: `Refund for order ${number}`, description: 'parcel', fields: [] };
+      index.transaction(() => {
+        index.fileTicket(ticket);
+        index.putTicket(ticket);
+      });
+    };
+    const post = (number: number, seq: number, text: string, internal = false) =>
+      index.transaction(() => index.putMessage(number, { messageId: `m${number}-${seq}`, seq, text, files: [], internal }));
+    [1, 2, 3].forEach(open);
+    post(1, 1, 'A zebra and a quartz');
+    post(2, 1, 'Only a zebra');
+    post(3, 1, 'quartz', true);
+    const wordRow = (number: number) => store.database.prepare('SELECT public FROM search_fts_words WHERE rowid = ?').pluck().get(number) as string;
+    const staff = { customer: null, notes: true };
+    const found = (text: string) => {
+      const query = ftsQuery(parseQuery(text));
+      const words = index.wordMatches(staff, query)!;
+      return { ids: index.matching(staff, query).sort(), count: words.count(), among: [...words.among([1, 2, 3])].sort() };
+    };
+    const expected = {
+      'refund zebra': { ids: ['t1', 't2'], count: 2, among: [1, 2] },
+      'zebra quartz': { ids: ['t1'], count: 1, among: [1] },
+      'zebra -quartz': { ids: ['t2'], count: 1, among: [2] },
+      'refund -zebra': { ids: ['t3'], count: 1, among: [3] },
+    };
+    const all = () => Object.fromEntries(Object.keys(expected).map((text) => [text, found(text)]));
+
+    // The posts rewrote no word row: their words wait in rows of their own.
+    expect(wordRow(1)).not.toContain('zebra');
+    expect(all()).toEqual(expected);
+
+    await index.mergeSegments();
+    expect(wordRow(1)).toContain('zebra');
+    expect(store.database.prepare('SELECT count(*) FROM search_fts_words_extra').pluck().get()).toBe(0);
+    expect(store.database.prepare('SELECT count(*) FROM search_fts_words_more').pluck().get()).toBe(0);
+    expect(all()).toEqual(expected);
+  });
 });

@@ -56,6 +56,7 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_words_more USING fts5(public, notes, detail = column, ${TOKENIZE});
   CREATE TABLE IF NOT EXISTS search_fts_tickets (number INTEGER PRIMARY KEY, ticket TEXT NOT NULL UNIQUE, customer TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS search_fts_tickets_customer ON search_fts_tickets (customer);
+  CREATE TABLE IF NOT EXISTS search_fts_words_extra (number INTEGER PRIMARY KEY, settled INTEGER NOT NULL DEFAULT 0);
   CREATE TABLE IF NOT EXISTS search_fts_person_ids (id INTEGER PRIMARY KEY, person TEXT NOT NULL UNIQUE);
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_vocab USING fts5vocab(search_fts, 'row');
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes_vocab USING fts5vocab(search_fts_notes, 'row');
@@ -69,9 +70,10 @@ const TABLES = [
   'search_fts_person_ids',
   'search_fts_words',
   'search_fts_words_more',
+  'search_fts_words_extra',
 ];
 /** The FTS5 tables, whose segments `mergeSegments` merges. */
-const FTS_TABLES = TABLES.filter((table) => table !== 'search_fts_tickets' && table !== 'search_fts_person_ids');
+const FTS_TABLES = TABLES.filter((table) => !['search_fts_tickets', 'search_fts_person_ids', 'search_fts_words_extra'].includes(table));
 /**
  * Pages of merged index a merge slice writes (FTS5's `merge` command), finishing the word it is at:
  * at 100,000 tickets a slice took 0.7 ms of CPU at the median and 4-9 at the 99th percentile.
@@ -88,11 +90,12 @@ const MERGE_EVERY_MS = 500;
 /** How long the timer's merging may take of each MERGE_EVERY_MS (at most 4% of a core): a busy desk merges less, an idle one catches up. */
 const MERGE_BUDGET_MS = 20;
 /**
- * A ticket's word row holds at most this many distinct words: rewriting it when a post brings a new
- * word costs what its words do, so past this (a long conversation) new words go to rows of their
- * own in `search_fts_words_more` and a post costs the same however long the ticket.
+ * A ticket's word row holds at most this many distinct words; past this (a long conversation) its
+ * words stay in rows of their own in `search_fts_words_more` for good (its `settled` mark).
  */
 const WORDS_PER_ROW = 500;
+/** Tickets whose word rows one slice of `mergeSegments` rewrites with the words their posts filed apart (`foldSlice`). */
+const FOLD_TICKETS = 16;
 /** A word's key for telling a ticket's words apart: ASCII folds as FTS5 folds it; other words stay as written (FTS5 folds them). */
 const wordKey = (word: string) => (/^[\x21-\x7e]*$/.test(word) ? word.toLowerCase() : word);
 const wordsOf = (texts: Iterable<string>, into = new Map<string, string>()) => {
@@ -287,7 +290,8 @@ export class SearchIndex {
     const started = performance.now();
     this.merging = (async () => {
       try {
-        while (this.db.open && performance.now() - started < budgetMs && this.mergeSlice()) await new Promise((resolve) => setImmediate(resolve));
+        while (this.db.open && performance.now() - started < budgetMs && (this.foldSlice() || this.mergeSlice()))
+          await new Promise((resolve) => setImmediate(resolve));
       } finally {
         this.merging = null;
       }
@@ -367,18 +371,17 @@ export class SearchIndex {
   }
 
   /**
-   * A ticket's words as one row of `search_fts_words` (its public rows' words, its notes' words, and
-   * `big` when more rows hold the rest): what staff match against, so a word's postings are per
-   * ticket and FTS5 intersects two words' tickets itself (docs/search.md). New words are added to
-   * the row (rewritten whole, at most WORDS_PER_ROW words) or, past that, filed as a row of their own;
-   * a changed or removed text reads the ticket's words again from its rows.
+   * A ticket's words as one row of `search_fts_words` (its public rows' words, its notes' words): what
+   * staff match against, so a word's postings are per ticket and FTS5 intersects two words' tickets
+   * itself (docs/search.md). A post's new words are filed as a row of their own in
+   * `search_fts_words_more` and the ticket listed in `search_fts_words_extra`; `foldSlice` rewrites
+   * the word row with them later, off the post's commit. Rewriting the row at every post cost what
+   * all of the ticket's words cost (FTS5 deletes and inserts every word and its prefixes), the half
+   * of a post's search work, and its writes were most of what FTS5 merges. A changed or removed text
+   * reads the ticket's words again from its rows.
    */
   private writeWords(number: number, touched: Touched): void {
     const lo = number * TICKET_SPAN;
-    const row = touched.recompute
-      ? undefined
-      : (this.statement('SELECT public, notes, big FROM search_fts_words WHERE rowid = ?').get(number) as
-          { public: string; notes: string; big: string } | undefined);
     if (touched.recompute) {
       const texts = (table: string) =>
         this.statement(`SELECT text FROM ${table} WHERE rowid BETWEEN ? AND ?`)
@@ -388,26 +391,48 @@ export class SearchIndex {
       this.fileWords(number, [...wordsOf(texts('search_fts')).values()], [...wordsOf(texts('search_fts_notes')).values()], false);
       return;
     }
-    const known = wordsOf([row?.public ?? '', row?.notes ?? '']);
+    const row = this.statement('SELECT public, notes FROM search_fts_words WHERE rowid = ?').get(number) as { public: string; notes: string } | undefined;
+    const settled = this.statement('SELECT settled FROM search_fts_words_extra WHERE number = ?').pluck().get(number) as number | undefined;
+    // Words filed apart and not yet folded in are known too (a settled ticket's are many and not read: a repeat costs a few postings).
+    const apart = settled === 0 ? this.moreRows(number) : [];
+    const known = wordsOf([row?.public ?? '', row?.notes ?? '', ...apart.flatMap((more) => [more.public, more.notes])]);
     const fresh = (texts: string[]) => [...wordsOf(texts).entries()].filter(([key]) => !known.has(key)).map(([, word]) => word);
     const [publicWords, noteWords] = [fresh(touched.public), fresh(touched.notes)];
     if (publicWords.length + noteWords.length === 0) return;
-    if (!row) return this.fileWords(number, publicWords, noteWords, false);
-    if (!row.big && known.size + publicWords.length + noteWords.length <= WORDS_PER_ROW) {
-      this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
-      this.statement('INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, ?)').run(
-        number,
-        `${row.public} ${publicWords.join(' ')}`,
-        `${row.notes} ${noteWords.join(' ')}`,
-        '',
-      );
-      return;
-    }
-    if (!row.big) {
-      this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
-      this.statement("INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, '1')").run(number, row.public, row.notes);
-    }
-    this.fileWords(number, publicWords, noteWords, true);
+    this.fileWords(number, publicWords, noteWords, row !== undefined);
+  }
+
+  private moreRows(number: number): Array<{ rowid: number; public: string; notes: string }> {
+    return this.statement('SELECT rowid, public, notes FROM search_fts_words_more WHERE rowid BETWEEN ? AND ?').all(
+      number * TICKET_SPAN,
+      number * TICKET_SPAN + TICKET_SPAN - 1,
+    ) as Array<{ rowid: number; public: string; notes: string }>;
+  }
+
+  /**
+   * Rewrites the word rows of up to FOLD_TICKETS tickets with the words their posts filed apart, in a
+   * transaction of its own; a ticket past WORDS_PER_ROW words keeps them apart for good (`settled`).
+   * False when no ticket is left to fold, or a transaction is open.
+   */
+  private foldSlice(): boolean {
+    if (this.db.inTransaction) return false;
+    const numbers = this.statement('SELECT number FROM search_fts_words_extra WHERE settled = 0 LIMIT ?').pluck().all(FOLD_TICKETS) as number[];
+    if (numbers.length === 0) return false;
+    this.transaction(() => {
+      for (const number of numbers) {
+        const row = this.statement('SELECT public, notes FROM search_fts_words WHERE rowid = ?').get(number) as { public: string; notes: string } | undefined;
+        const apart = this.moreRows(number);
+        const publicWords = [...wordsOf([row?.public ?? '', ...apart.map((more) => more.public)]).values()];
+        const noteWords = [...wordsOf([row?.notes ?? '', ...apart.map((more) => more.notes)]).values()];
+        if (publicWords.length + noteWords.length > WORDS_PER_ROW) {
+          this.statement('UPDATE search_fts_words_extra SET settled = 1 WHERE number = ?').run(number);
+          continue;
+        }
+        this.removeWords(number);
+        this.fileWords(number, publicWords, noteWords, false);
+      }
+    });
+    return true;
   }
 
   /** A ticket's words as its word row (`more` false) or as rows of `search_fts_words_more`, WORDS_PER_ROW words a row. */
@@ -435,11 +460,13 @@ export class SearchIndex {
         );
       else this.statement('INSERT INTO search_fts_words_more (rowid, public, notes) VALUES (?, ?, ?)').run(next++, publicText, notesText);
     });
+    if (more || rows.length > 1) this.statement('INSERT OR IGNORE INTO search_fts_words_extra (number, settled) VALUES (?, ?)').run(number, more ? 0 : 1);
   }
 
   /** A ticket's word rows, each by its rowid (see `removeRows`). */
   private removeWords(number: number): void {
     this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
+    this.statement('DELETE FROM search_fts_words_extra WHERE number = ?').run(number);
     const more = this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ?')
       .pluck()
       .all(number * TICKET_SPAN, number * TICKET_SPAN + TICKET_SPAN - 1) as number[];
@@ -544,32 +571,43 @@ export class SearchIndex {
     const wanted = query.wanted.map(({ match }) => `${columns} : ${match}`).join(' AND ');
     const excluded = query.excluded.length > 0 ? ` NOT ${columns} : (${query.excluded.join(' OR ')})` : '';
     const match = `(${wanted})${excluded}`;
-    // Tickets with more word rows (long conversations, few) are matched apart, as sets of their rows.
+    // Tickets with words in more rows (`search_fts_words_extra`: a post's words not yet folded into the
+    // word row, or a long conversation's) are matched apart, as sets of their rows; each one's word row
+    // is read by its rowid, and the word rows' own matches leave them out.
     const params: Record<string, string> = {};
-    const big = (term: string, at: number) => {
-      params[`w${at}`] = `(${columns} : ${term}) AND big : "1"`;
+    const apart = (term: string, at: number) => {
       params[`m${at}`] = `${columns} : ${term}`;
-      return `SELECT n FROM (SELECT rowid AS n FROM search_fts_words WHERE search_fts_words MATCH @w${at}
+      return `SELECT n FROM (SELECT w.rowid AS n FROM search_fts_words_extra e CROSS JOIN search_fts_words w ON w.rowid = e.number WHERE search_fts_words MATCH @m${at}
         UNION SELECT rowid / ${TICKET_SPAN} FROM search_fts_words_more WHERE search_fts_words_more MATCH @m${at})`;
     };
-    const wantedBig = query.wanted.map(({ match }, at) => big(match, at)).join(' INTERSECT ');
-    const excludedBig = query.excluded.map((term, at) => ` EXCEPT ${big(term, query.wanted!.length + at)}`).join('');
-    const bigMatches = new Set(this.statement(`${wantedBig}${excludedBig}`).pluck().all(params) as number[]);
-    const small = `(${match}) NOT big : "1"`;
+    const wantedApart = query.wanted.map(({ match }, at) => apart(match, at)).join(' INTERSECT ');
+    const excludedApart = query.excluded.map((term, at) => ` EXCEPT ${apart(term, query.wanted!.length + at)}`).join('');
+    const bigMatches = new Set(this.statement(`${wantedApart}${excludedApart}`).pluck().all(params) as number[]);
+    const extended = new Set(this.statement('SELECT number FROM search_fts_words_extra').pluck().all() as number[]);
     let counted: number | null = null;
     return {
       count: () =>
-        (counted ??= (this.statement('SELECT count(*) FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().get(small) as number) + bigMatches.size),
-      numbers: () => [...(this.statement('SELECT rowid FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().all(small) as number[]), ...bigMatches],
+        (counted ??=
+          (this.statement('SELECT count(*) FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().get(match) as number) -
+          (this.statement('SELECT count(*) FROM search_fts_words_extra e CROSS JOIN search_fts_words w ON w.rowid = e.number WHERE search_fts_words MATCH ?')
+            .pluck()
+            .get(match) as number) +
+          bigMatches.size),
+      numbers: () => [
+        ...(this.statement('SELECT rowid FROM search_fts_words WHERE search_fts_words MATCH ?').pluck().all(match) as number[]).filter(
+          (number) => !extended.has(number),
+        ),
+        ...bigMatches,
+      ],
       among: (numbers) => {
         const found = new Set(
           this.statement(
             `SELECT w.rowid FROM json_each(?) r CROSS JOIN search_fts_words w WHERE w.rowid BETWEEN r.value ->> 0 AND r.value ->> 1 AND search_fts_words MATCH ?`,
           )
             .pluck()
-            .all(JSON.stringify(runsOf(numbers, longPrefix(query.wanted!) ? 1 : MAX_RUNS)), small) as number[],
+            .all(JSON.stringify(runsOf(numbers, longPrefix(query.wanted!) ? 1 : MAX_RUNS)), match) as number[],
         );
-        return new Set(numbers.filter((number) => found.has(number) || bigMatches.has(number)));
+        return new Set(numbers.filter((number) => (found.has(number) && !extended.has(number)) || bigMatches.has(number)));
       },
     };
   }
