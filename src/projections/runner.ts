@@ -7,6 +7,7 @@ import { isTransient } from '../platform/readstore/transient';
 import { Waiters } from './waiters';
 import { type FailureFault, faults } from './faults';
 import { applyTogether, applyToProjections } from './apply';
+import { CatchUpBatch } from './batch';
 import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 
@@ -82,7 +83,17 @@ export interface RunnerOptions {
    * where each read is a round trip.
    */
   cacheDocuments?: boolean;
+  /**
+   * A catch-up from nothing (every projection at position 0: a first start, a rebuild, a new
+   * generation) applies the log to the read models held in memory and writes what changed every this
+   * many events (`CatchUpBatch`, src/projections/batch.ts). Default: 20,000 on MongoDB, where each
+   * page's round trips are the replay's cost; 0 (page by page) elsewhere, and always on SQLite.
+   */
+  batchEvents?: number;
 }
+
+/** A replay in batches goes on page by page once the store holds this many of its documents: the batch holds them all in memory. */
+const BATCH_DOCUMENTS = 250_000;
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
 interface StalledProjection {
@@ -147,6 +158,8 @@ export class ProjectionRunner {
   private logId: string | null = null;
   /** What the writer's live pages last read or wrote, by id (on MongoDB; none while it does not write). */
   private cache: DocumentCache | null = null;
+  /** Projections reset since their models were last written: a replay in batches needs not drop them again. */
+  private readonly emptied = new Set<string>();
   /** Callers of a start without a lease: told once the catch-up reached the head, or failed for good. */
   private catchUps: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
 
@@ -478,6 +491,9 @@ export class ProjectionRunner {
     // One per processor: a new leadership, a rebuild or a retried catch-up starts with nothing cached.
     const cache = (this.options.cacheDocuments ?? this.store.kind === 'mongodb') ? new DocumentCache() : null;
     this.cache = cache;
+    // Not on SQLite: the models held in memory are the heap store's, and the search projection writes SQLite's otherwise (FTS5).
+    const batchEvents = this.store.kind === 'sqlite' ? 0 : (this.options.batchEvents ?? (this.store.kind === 'mongodb' ? 20_000 : 0));
+    let batch = batchEvents > 0 && this.projections.every(({ name }) => (this.positions.get(name) ?? 0) === 0) ? new CatchUpBatch(this.projections) : null;
     const processor: LogProcessor = new LogProcessor(this.events, {
       id: 'projections',
       pageSize: this.options.pageSize,
@@ -490,6 +506,12 @@ export class ProjectionRunner {
             throw new FencedOutError(PROJECTIONS_LEASE, epoch);
           }
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
+          if (batch && !context.live) {
+            await this.applyToBatch(page, batch, context);
+            if (batch.events >= batchEvents) batch = await this.flushBatch(batch);
+            return this.position;
+          }
+          this.emptied.clear();
           // The cache holds while only this processor's live pages write; a failed page may have left any part written.
           if (!context.live) cache?.clear();
           const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
@@ -507,6 +529,12 @@ export class ProjectionRunner {
           );
           this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
+          return this.position;
+        }),
+      endOfCatchUp: () =>
+        this.inTurn(async () => {
+          if (batch) batch = await this.flushBatch(batch);
+          batch = null;
           return this.position;
         }),
       checkpoint: {
@@ -580,6 +608,39 @@ export class ProjectionRunner {
       reached = event.position;
     }
     return reached;
+  }
+
+  /**
+   * A catch-up page of a replay from nothing, applied to the batch's models in memory (no round trip);
+   * the store and the positions move when the batch is flushed. Its first page drops what a replay
+   * cut short (a crash in its first flush) left in the store.
+   */
+  private async applyToBatch(page: RecordedEvent[], batch: CatchUpBatch, context: HandleContext): Promise<void> {
+    if (batch.events === 0 && batch.documents === 0) {
+      for (const projection of this.projections) {
+        if (!this.emptied.has(projection.name)) await this.reset(projection);
+        await projection.setup?.(batch.models);
+      }
+    }
+    this.emptied.clear();
+    await applyToProjections(this.projections, page, batch.models, batch.positions, context.stopping, () => undefined, this.options.onFailure);
+    batch.events += page.length;
+    this.pages += 1;
+  }
+
+  /**
+   * Writes what the batch changed, then the checkpoints (after the models, as a page does); answers the
+   * batch to go on with, or null (page by page) once the store holds more of its documents than it keeps.
+   */
+  private async flushBatch(batch: CatchUpBatch): Promise<CatchUpBatch | null> {
+    if (batch.events === 0) return batch;
+    await batch.flush(this.writer);
+    for (const [name, position] of batch.positions) this.positions.set(name, position);
+    this.processed += batch.events;
+    batch.events = 0;
+    await this.saveCheckpoints();
+    this.release();
+    return batch.documents < BATCH_DOCUMENTS ? batch : null;
   }
 
   /** Applies the page to every projection; answers the events all of them applied. */
@@ -674,6 +735,7 @@ export class ProjectionRunner {
     for (const name of projection.collections) await this.writer.collection(name).drop();
     await faults(this.writer).deleteMany({ projection: projection.name });
     await projection.setup?.(this.writer);
+    this.emptied.add(projection.name);
     await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
       .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
