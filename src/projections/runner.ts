@@ -158,8 +158,6 @@ export class ProjectionRunner {
   private logId: string | null = null;
   /** What the writer's live pages last read or wrote, by id (on MongoDB; none while it does not write). */
   private cache: DocumentCache | null = null;
-  /** Projections reset since their models were last written: a replay in batches needs not drop them again. */
-  private readonly emptied = new Set<string>();
   /** Callers of a start without a lease: told once the catch-up reached the head, or failed for good. */
   private catchUps: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
 
@@ -511,7 +509,6 @@ export class ProjectionRunner {
             if (batch.events >= batchEvents) batch = await this.flushBatch(batch);
             return this.position;
           }
-          this.emptied.clear();
           // The cache holds while only this processor's live pages write; a failed page may have left any part written.
           if (!context.live) cache?.clear();
           const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
@@ -612,17 +609,12 @@ export class ProjectionRunner {
 
   /**
    * A catch-up page of a replay from nothing, applied to the batch's models in memory (no round trip);
-   * the store and the positions move when the batch is flushed. Its first page drops what a replay
-   * cut short (a crash in its first flush) left in the store.
+   * the store and the positions move when the batch is flushed. What a replay cut short in its first
+   * flush left in the store is replaced by the same documents, upserted by id.
    */
   private async applyToBatch(page: RecordedEvent[], batch: CatchUpBatch, context: HandleContext): Promise<void> {
-    if (batch.events === 0 && batch.documents === 0) {
-      for (const projection of this.projections) {
-        if (!this.emptied.has(projection.name)) await this.reset(projection);
-        await projection.setup?.(batch.models);
-      }
-    }
-    this.emptied.clear();
+    // The models' indexes, for the queries the projections make of them.
+    if (batch.events === 0 && batch.documents === 0) for (const projection of this.projections) await projection.setup?.(batch.models);
     await applyToProjections(this.projections, page, batch.models, batch.positions, context.stopping, () => undefined, this.options.onFailure);
     batch.events += page.length;
     this.pages += 1;
@@ -735,7 +727,6 @@ export class ProjectionRunner {
     for (const name of projection.collections) await this.writer.collection(name).drop();
     await faults(this.writer).deleteMany({ projection: projection.name });
     await projection.setup?.(this.writer);
-    this.emptied.add(projection.name);
     await this.writer
       .collection<Checkpoint>(CHECKPOINTS)
       .replaceOne({ _id: projection.name }, { _id: projection.name, version: projection.version, position: 0, log: this.logId }, { upsert: true });
