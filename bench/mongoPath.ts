@@ -8,6 +8,7 @@ import {
   type Conversation,
   PASSWORD,
   api,
+  cpuSecondsOf,
   appEnv,
   deliveryRun,
   log,
@@ -49,7 +50,9 @@ async function main() {
   const tickets = Number(values.tickets);
   const seconds = Number(values.seconds);
   const connections = values.connections!.split(',').map(Number);
-  const serverArgs = values.server === 'tsx' ? ['--conditions=source', '--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'];
+  // `tsx`, `dist`, or the path of another build's main.js (the code before a change, timed in the same session).
+  const serverArgs =
+    values.server === 'tsx' ? ['--conditions=source', '--import', 'tsx', 'src/main.ts'] : [values.server === 'dist' ? 'dist/src/main.js' : values.server!];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-mongo-'));
   let fast: FastMongo | undefined;
   const lines: string[] = [];
@@ -67,7 +70,12 @@ async function main() {
       log(`${name}: starting the app ...`);
       const head = await headOf(dataDir);
       const profiling = mongo && values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+      const before = mongo && { commands: await mongo.counters(), millis: await mongo.millis(), cpu: mongo.cpuSeconds() };
       const app = await startProcess(process.execPath, [...profiling, ...serverArgs], { ...env, ...extra }, /running at (http:\/\/\S+)/);
+      // What the first start (the replay) sent the server, and the server's milliseconds by command.
+      // The CPU the app and the server spent on the first start: steadier than its time on a shared machine.
+      const startCpu = { app: cpuSecondsOf(app.child.pid!), server: before ? mongo.cpuSeconds() - before.cpu : 0 };
+      const replay = before && { commands: since(before.commands, await mongo.counters()), millis: since(before.millis, await mongo.millis()) };
       try {
         const admin = await login(app.url, desk.admin.email);
         await api(app.url, 'PUT', '/api/settings', admin, { rateLimitMaxRequests: 1000, rateLimitWindowMs: 60_000 });
@@ -89,7 +97,7 @@ async function main() {
         }
         log(`${name}: delivery ...`);
         const delivered = await deliveryRun(app.url, conversations, agentTokens, { messages: 10 });
-        return { startMs: app.startedMs, head, chats, delivery: { p50: percentile(delivered, 50), p99: percentile(delivered, 99) } };
+        return { startMs: app.startedMs, startCpu, head, replay, chats, delivery: { p50: percentile(delivered, 50), p99: percentile(delivered, 99) } };
       } finally {
         await stopProcess(app.child);
       }
@@ -162,6 +170,19 @@ async function main() {
         (m) => `${thousands(m.head)} events`,
       ),
     );
+    row(
+      'first start: CPU seconds of the app (its start included) and of the MongoDB server',
+      beside(
+        (run) => `app ${run.startCpu.app.toFixed(2)} s, server ${run.startCpu.server.toFixed(2)} s`,
+        () => '–',
+      ),
+    );
+    if (mongo.replay)
+      row(`first start on MongoDB: commands (${thousands(total(mongo.replay.commands))}) and the server's milliseconds by command`, [
+        '–',
+        JSON.stringify(mongo.replay.commands),
+        JSON.stringify(mongo.replay.millis),
+      ]);
   } finally {
     await fast?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -171,6 +192,16 @@ async function main() {
   writeFileSync(path.join(values.out!, 'mongo-results.md'), markdown);
   process.stdout.write(markdown);
   process.exit(0);
+}
+
+/** The counts that grew from `before` to `after`, largest first. */
+function since(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const grown = Object.entries(after).map(([key, value]) => [key, Math.round(value - (before[key] ?? 0))] as const);
+  return Object.fromEntries(grown.filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1]));
+}
+
+function total(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((sum, value) => sum + value, 0);
 }
 
 async function headOf(dataDir: string): Promise<number> {

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SqliteEventStore } from '../src/platform/eventstore/sqlite';
+import { MongoReadStore } from '../src/platform/readstore/mongodb';
+import type { ReadStore } from '../src/platform/readstore/port';
 import { SqliteReadStore } from '../src/platform/readstore/sqlite';
 import { escapeRegex } from '../src/platform/readstore/port';
 import { searchTickets } from '../src/app/search/service';
@@ -10,17 +12,20 @@ import { allProjections } from '../src/projections/all';
 import { ProjectionRunner } from '../src/projections/runner';
 import { SEARCH_PEOPLE, SEARCH_TICKETS, searchProjection } from '../src/projections/search';
 import { TICKETS } from '../src/projections/tickets';
+import { type FastMongo, startFastMongo } from './fastMongo';
 import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 
 /**
  * Figure 4, in a process of its own: every projection rebuilt from zero over the whole log into a
  * fresh embedded read store (a SQLite file in a temporary directory), as a first start of the embedded app does.
- *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>]
+ *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>] [--mongo fast|URL]
  * prints { events, ms, rate, cpuMs, rssMb, heapMb, peakRssMb } as JSON (rss and heap a second after the replay;
  * peakRssMb at its end); `--without-search` leaves the search projection out
  * (the replay rate and memory without the index); `--queries` then times the search figure on the
  * rebuilt store: GET /api/search's service for one- and two-word queries beside the substring
  * regex scan of the tickets' titles and descriptions that the Live Tickets list used before it.
+ * `--mongo` replays into MongoDB instead (`fast`: the in-memory wire server of bench/fastMongo.ts) and
+ * adds the commands the server was sent and its milliseconds by command (docs/benchmark.md "The MongoDB path").
  */
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,9 +48,12 @@ async function main() {
   const withoutSearch = args.includes('--without-search');
   const roundsAt = args.indexOf('--queries');
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 0;
+  const mongoAt = args.indexOf('--mongo');
   const store = new SqliteEventStore({ filename: args[0]! });
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-replay-'));
-  const readStore = new SqliteReadStore({ filename: path.join(directory, 'readstore.db') });
+  const fast: FastMongo | undefined = mongoAt >= 0 && args[mongoAt + 1] === 'fast' ? await startFastMongo() : undefined;
+  const readStore: ReadStore =
+    mongoAt >= 0 ? await MongoReadStore.connect(fast?.url ?? args[mongoAt + 1]!) : new SqliteReadStore({ filename: path.join(directory, 'readstore.db') });
   const projections = withoutSearch ? allProjections.filter((projection) => projection !== searchProjection) : allProjections;
   const runner = new ProjectionRunner(store, readStore, projections);
   const started = process.hrtime.bigint();
@@ -67,7 +75,8 @@ async function main() {
     heapMb: Math.round(heapUsed / 1048576),
     peakRssMb,
   };
-  if (rounds > 0 && !withoutSearch) {
+  if (fast) result.server = { commands: await fast.counters(), millis: await fast.millis(), cpuMs: Math.round(fast.cpuSeconds() * 1000) };
+  if (rounds > 0 && !withoutSearch && readStore instanceof SqliteReadStore) {
     const staff = { id: 'bench-agent', role: 'agent' as const };
     const search = (q: string) => searchTickets(readStore, staff, searchQuery.parse({ q }));
     // The list route before: a case-insensitive substring regex over every ticket's title and description, first page of 20 and a count.
@@ -96,6 +105,7 @@ async function main() {
   process.stdout.write(`${JSON.stringify(result)}\n`);
   await runner.stop();
   await readStore.close();
+  await fast?.stop();
   rmSync(directory, { recursive: true, force: true });
   await store.close();
 }

@@ -33,6 +33,11 @@ export interface ProcessorOptions {
    */
   handle(events: RecordedEvent[], context: HandleContext): Promise<number>;
   checkpoint: ProcessorCheckpoint;
+  /**
+   * Called once the catch-up read the log's last page, before it is checkpointed: answers the
+   * position handled (a handler that batches catch-up pages answers less until it wrote them).
+   */
+  endOfCatchUp?: () => Promise<number>;
   checkpointEveryMs?: number;
   pageSize?: number;
   /** A failed live subscription is resumed after this long (default 1 s), doubled for each failure in a row. */
@@ -137,6 +142,7 @@ export class LogProcessor {
       // Events appended meanwhile come through the live subscription.
       if (this.reached >= head) break;
     }
+    if (!this.stopped && this.options.endOfCatchUp) this.advance(await this.options.endOfCatchUp());
     // Positions of system events the adapter filters out still count as reached.
     if (!this.stopped && this.reached < head) this.advance(head);
     await this.save();

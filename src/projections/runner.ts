@@ -7,6 +7,7 @@ import { isTransient } from '../platform/readstore/transient';
 import { Waiters } from './waiters';
 import { type FailureFault, faults } from './faults';
 import { applyTogether, applyToProjections } from './apply';
+import { CatchUpBatch } from './batch';
 import { type Leadership, type LeadershipEffect, type LeadershipInput, transition } from './leadership';
 import { type HandleContext, LogProcessor, type ProgressReport } from './processor';
 import { generationsOf } from './lineage';
@@ -108,12 +109,22 @@ export interface RunnerOptions {
   cacheDocuments?: boolean;
   /** On a store shared by several versions of the desk: which projections this process writes when it leads. */
   ownership?: Ownership;
+  /**
+   * A catch-up from nothing (every projection at position 0: a first start, a rebuild, a new
+   * generation) applies the log to the read models held in memory and writes what changed every this
+   * many events (`CatchUpBatch`, src/projections/batch.ts). Default: 20,000 on MongoDB, where each
+   * page's round trips are the replay's cost; 0 (page by page) elsewhere, and always on SQLite.
+   */
+  batchEvents?: number;
 }
 
 /** How often a leader that writes only some projections asks whether the writer of the others stopped. */
 const CLAIM_EVERY_MS = 1000;
 /** A follower nobody waits on reads the shared checkpoints this many times less often (for health and the stall watch). */
 const IDLE_SLOWER = 20;
+
+/** A replay in batches goes on page by page once the store holds this many of its documents: the batch holds them all in memory. */
+const BATCH_DOCUMENTS = 250_000;
 
 /** A projection behind the head of the log that has not moved for `stallAfterMs`. */
 interface StalledProjection {
@@ -532,6 +543,12 @@ export class ProjectionRunner {
     // One per processor: a new leadership, a rebuild or a retried catch-up starts with nothing cached.
     const cache = (this.options.cacheDocuments ?? this.store.kind === 'mongodb') ? new DocumentCache() : null;
     this.cache = cache;
+    // Not on SQLite: the models held in memory are the heap store's, and the search projection writes SQLite's otherwise (FTS5).
+    const batchEvents = this.store.kind === 'sqlite' ? 0 : (this.options.batchEvents ?? (this.store.kind === 'mongodb' ? 20_000 : 0));
+    // Only for a writer of every model: one that writes some reads the others' from the store as another version applies them.
+    const whole = this.mine.length === this.projections.length;
+    let batch =
+      batchEvents > 0 && whole && this.projections.every(({ name }) => (this.positions.get(name) ?? 0) === 0) ? new CatchUpBatch(this.projections) : null;
     const processor: LogProcessor = new LogProcessor(this.events, {
       id: 'projections',
       pageSize: this.options.pageSize,
@@ -544,6 +561,11 @@ export class ProjectionRunner {
             throw new FencedOutError(PROJECTIONS_LEASE, epoch);
           }
           if (this.writer instanceof FencedReadStore && !this.options.lease?.surelyHeld) await this.writer.fence();
+          if (batch && !context.live) {
+            await this.applyToBatch(page, batch, context);
+            if (batch.events >= batchEvents) batch = await this.flushBatch(batch);
+            return this.written;
+          }
           // The cache holds while only this processor's live pages write; a failed page may have left any part written.
           if (!context.live) cache?.clear();
           const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
@@ -561,6 +583,12 @@ export class ProjectionRunner {
           );
           this.pages += 1;
           if (context.live) for (const event of applied) this.announce(event);
+          return this.written;
+        }),
+      endOfCatchUp: () =>
+        this.inTurn(async () => {
+          if (batch) batch = await this.flushBatch(batch);
+          batch = null;
           return this.written;
         }),
       checkpoint: {
@@ -634,6 +662,34 @@ export class ProjectionRunner {
       reached = event.position;
     }
     return reached;
+  }
+
+  /**
+   * A catch-up page of a replay from nothing, applied to the batch's models in memory (no round trip);
+   * the store and the positions move when the batch is flushed. What a replay cut short in its first
+   * flush left in the store is replaced by the same documents, upserted by id.
+   */
+  private async applyToBatch(page: RecordedEvent[], batch: CatchUpBatch, context: HandleContext): Promise<void> {
+    // The models' indexes, for the queries the projections make of them.
+    if (batch.events === 0 && batch.documents === 0) for (const projection of this.projections) await projection.setup?.(batch.models);
+    await applyToProjections(this.projections, page, batch.models, batch.positions, context.stopping, () => undefined, this.options.onFailure);
+    batch.events += page.length;
+    this.pages += 1;
+  }
+
+  /**
+   * Writes what the batch changed, then the checkpoints (after the models, as a page does); answers the
+   * batch to go on with, or null (page by page) once the store holds more of its documents than it keeps.
+   */
+  private async flushBatch(batch: CatchUpBatch): Promise<CatchUpBatch | null> {
+    if (batch.events === 0) return batch;
+    await batch.flush(this.writer);
+    for (const [name, position] of batch.positions) this.positions.set(name, position);
+    this.processed += batch.events;
+    batch.events = 0;
+    await this.saveCheckpoints();
+    this.release();
+    return batch.documents < BATCH_DOCUMENTS ? batch : null;
   }
 
   /** Applies the page to every projection; answers the events all of them applied. */

@@ -64,7 +64,11 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   /** The indexes asked for, in order. */
   private readonly specs: IndexSpec[] = [];
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    /** Told the id of each document a write made, changed or deleted. */
+    private readonly touched?: (id: string) => void,
+  ) {}
 
   private candidates(filter: Filter): T[] {
     const id = filter._id;
@@ -472,6 +476,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     } finally {
       this.indexFields(doc, true);
     }
+    if (changed.length > 0) this.touched?.(doc._id);
     if (before) {
       try {
         this.checkUnique(doc);
@@ -504,6 +509,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   }
 
   private index(before: T | null, after: T | null): void {
+    this.touched?.((after ?? before)!._id);
     if (before && !after) for (const ordered of this.orderedIndexes.values()) ordered.remove(before._id);
     if (before && after) {
       // A replacement moves only the values that changed (a list of words mostly grows).
@@ -796,10 +802,14 @@ export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
   private readonly collections = new Map<string, MemoryCollection<Doc>>();
 
+  /** `onWrite` is told each document a write made, changed or deleted (the replay's batches, src/projections/batch.ts). */
+  constructor(private readonly onWrite?: (collection: string, id: string) => void) {}
+
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection<Doc>(name);
+      const onWrite = this.onWrite;
+      collection = new MemoryCollection<Doc>(name, onWrite && ((id) => onWrite(name, id)));
       this.collections.set(name, collection);
     }
     // One map holds every collection; the caller names its documents' type, as MongoDB's db.collection<T>() lets it.
