@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HANDLERS } from './botCommands';
 import { BOT_MESSAGE_KEYS } from './botSettings';
+import { MAILBOX_AFTER_FETCH, UNKNOWN_SENDERS } from './settings';
 import { PRIORITIES, TICKET_STATUSES } from './tickets';
 import { ROLES } from './users';
 
@@ -14,7 +15,7 @@ import { ROLES } from './users';
 
 const id = z.string().meta({ description: 'Record id' });
 const time = z.string().meta({ description: 'ISO 8601 date and time', example: '2026-01-31T09:30:00.000Z' });
-const platform = z.enum(['web', 'telegram']);
+const platform = z.enum(['web', 'telegram', 'email']);
 /** Shapes several answers share, composed below rather than written again. */
 const stamps = { createdAt: time, updatedAt: time };
 const ordering = { order: z.int(), isActive: z.boolean() };
@@ -360,6 +361,15 @@ export const SystemSettings = z
     maintenanceMode: z.boolean(),
     systemName: z.string(),
     supportEmail: z.string(),
+    mailboxHost: z.string(),
+    mailboxPort: z.int(),
+    mailboxTls: z.boolean(),
+    mailboxUser: z.string(),
+    mailboxPassword: z.string().meta({ description: 'Write-only: `********` when a password is stored, else empty' }),
+    mailboxFolder: z.string(),
+    mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH),
+    mailboxMoveTo: z.string(),
+    mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS),
     updatedAt: time.nullable(),
     updatedBy: id.nullable(),
   })
