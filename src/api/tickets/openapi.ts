@@ -52,6 +52,30 @@ export function describeTickets(docs: ApiRegistry): void {
   });
   docs.route({
     method: 'get',
+    path: '/tickets/:id/mail',
+    token: scope('tickets:read'),
+    summary: 'The mails of an e-mail ticket: sender, authenticity warning and the whole original ("show original")',
+    access: [...staff],
+    responses: {
+      200: {
+        description: '{ mails: [{ key, messageId, from, subject, warning, original }] } in the order they came',
+        schema: z.strictObject({
+          mails: z.array(
+            z.strictObject({
+              key: z.string(),
+              messageId: z.string().nullable(),
+              from: z.string(),
+              subject: z.string(),
+              warning: z.string().nullable(),
+              original: z.string().nullable(),
+            }),
+          ),
+        }),
+      },
+    },
+  });
+  docs.route({
+    method: 'get',
     path: '/tickets/:id/history',
     token: scopeWithNotes('tickets:read'),
     summary: 'Every event of the ticket (auditor view)',

@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { AppDeps } from '../deps';
+import type { Config } from '../../platform/config';
 import { isWrongExpectedVersion } from '../../platform/eventstore/port';
 import { metadataOf } from '../../platform/commands';
 import { nameBasedId } from '../../platform/ids';
@@ -65,6 +68,20 @@ export interface TicketMail {
 export async function mailsOfTicket(deps: Pick<AppDeps, 'events'>, ticketId: string): Promise<TicketMail[]> {
   const events = await deps.events.readStream(ticketMailStream(ticketId));
   return events.filter((event) => event.type === TICKET_MAIL_LINKED).map((event) => event.data as unknown as TicketMail);
+}
+
+/** Where fetched mails are kept whole: the inbound job reads them, and staff's "show original" shows them. */
+export const inboundMailDir = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(config.DATA_DIR, 'inbound-mail');
+
+/** The mails of a ticket as staff see them: sender, subject, the authenticity warning and the whole original. */
+export async function ticketMails(deps: Pick<AppDeps, 'events' | 'config'>, ticketId: string) {
+  const mails = await mailsOfTicket(deps, ticketId);
+  return Promise.all(
+    mails.map(async ({ original, ...mail }) => ({
+      ...mail,
+      original: original ? await readFile(path.join(inboundMailDir(deps.config), original), 'utf8').catch(() => null) : null,
+    })),
+  );
 }
 
 /** Records what became of a mail; a second record of the same mail (a rerun after a crash) changes nothing. */

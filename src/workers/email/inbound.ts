@@ -6,7 +6,7 @@ import { Resolver } from 'node:dns/promises';
 import { type DNSResolver, authenticate } from 'mailauth';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import type { AppDeps } from '../../app/deps';
-import { type InboundMailTaken, type MailAuthentication, loadInboundMail, recordInboundMail } from '../../app/email/records';
+import { type InboundMailTaken, type MailAuthentication, inboundMailDir, loadInboundMail, recordInboundMail } from '../../app/email/records';
 import { createUser } from '../../app/identity/service';
 import { incomingFile, storeFile } from '../../app/tickets/files';
 import { openTicket, postMessage } from '../../app/tickets/service';
@@ -21,7 +21,6 @@ import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
-import { inboundMailDir } from './store';
 import { ticketOfReplyId } from './threading';
 
 /** A sender writing more than this many mails in RATE_WINDOW_MS is held back (loops with another robot, floods). */

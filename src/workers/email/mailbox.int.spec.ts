@@ -204,5 +204,19 @@ describe('The e-mail channel: the support mailbox read over IMAP (Dovecot)', () 
     await dovecot.append(mail({ from: 'eve@example.com', id: 'spoof@example.com', subject: 'Pay me', body: 'Changed on the way.', headers: signature }));
     const record = await taken('<spoof@example.com>');
     expect(record.auth?.warning).toMatch(/^The sender could not be verified: its DKIM signature does not verify/);
+    // Staff see the sender, the warning and the whole original; the customer does not.
+    const shown = await server.request('GET', `/api/tickets/${record.ticketId}/mail`, { token: admin });
+    expect(shown.body.mails).toEqual([
+      expect.objectContaining({
+        key: '<spoof@example.com>',
+        from: 'eve@example.com',
+        warning: record.auth?.warning,
+        original: expect.stringContaining('DKIM-Signature: v=1;'),
+      }),
+    ]);
+    const eve = await server.signIn('eve@example.com', 'x').catch(() => null);
+    expect(eve).toBeNull();
+    const customer = await addMember(server, admin, 'customer', 'Fay');
+    expect((await server.request('GET', `/api/tickets/${record.ticketId}/mail`, { token: customer.token })).status).toBe(403);
   });
 });

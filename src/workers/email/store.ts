@@ -3,9 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../platform/config';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
-
-/** Where fetched mails are kept whole: the inbound job reads them, and staff's "show original" shows them. */
-export const inboundMailDir = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(config.DATA_DIR, 'inbound-mail');
+import { inboundMailDir } from '../../app/email/records';
 
 /** The file of a mail, named after its key: fetching it again overwrites the same bytes. */
 const inboundMailFile = (key: string) => `${createHash('sha256').update(key).digest('hex')}.eml`;
