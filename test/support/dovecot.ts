@@ -26,6 +26,15 @@ export interface Dovecot {
   close(): Promise<void>;
 }
 
+/** The System Settings that point the desk's e-mail channel at this Dovecot (plain IMAP on loopback). */
+export const mailboxSettings = (dovecot: Dovecot) => ({
+  mailboxHost: dovecot.host,
+  mailboxPort: dovecot.port,
+  mailboxTls: false,
+  mailboxUser: dovecot.user,
+  mailboxPassword: dovecot.password,
+});
+
 const config = (dir: string, port: number) => `protocols = imap
 listen = 127.0.0.1
 base_dir = ${dir}/run

@@ -1,4 +1,4 @@
-import { type Dovecot, startDovecot } from '../../../test/support/dovecot';
+import { type Dovecot, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 
 /** The support mailbox in System Settings (docs/email.md), against a real Dovecot. */
@@ -16,14 +16,7 @@ describe('System settings: the support mailbox', () => {
     await dovecot.close();
   });
 
-  const mailbox = () => ({
-    mailboxHost: dovecot.host,
-    mailboxPort: dovecot.port,
-    mailboxTls: false,
-    mailboxUser: dovecot.user,
-    mailboxPassword: dovecot.password,
-    mailboxFolder: 'INBOX',
-  });
+  const mailbox = () => ({ ...mailboxSettings(dovecot), mailboxFolder: 'INBOX' });
   const put = (body: unknown) => server.request('PUT', '/api/settings', { token: admin, body });
   const test = (body: unknown) => server.request('POST', '/api/settings/mailbox/test', { token: admin, body });
 

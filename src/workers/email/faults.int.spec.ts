@@ -1,5 +1,5 @@
 import { addCategory, addMember } from '../../../test/support/desk';
-import { type Dovecot, startDovecot } from '../../../test/support/dovecot';
+import { type Dovecot, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { report, tally } from '../../../test/support/tally';
@@ -39,11 +39,7 @@ describe('The e-mail channel under faults (Dovecot)', () => {
       token: admin,
       body: {
         supportEmail: SUPPORT,
-        mailboxHost: dovecot.host,
-        mailboxPort: dovecot.port,
-        mailboxTls: false,
-        mailboxUser: dovecot.user,
-        mailboxPassword: dovecot.password,
+        ...mailboxSettings(dovecot),
         mailboxAfterFetch: 'move',
         mailboxMoveTo: 'Done',
         maxFiles: 1,

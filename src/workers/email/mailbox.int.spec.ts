@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser';
 import { addCategory, addMember } from '../../../test/support/desk';
-import { type Dovecot, startDovecot } from '../../../test/support/dovecot';
+import { type Dovecot, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { startSmtpSink } from '../../../test/support/smtpSink';
@@ -60,11 +60,7 @@ describe('The e-mail channel: the support mailbox read over IMAP (Dovecot)', () 
       body: {
         systemName: 'Acme Help',
         supportEmail: SUPPORT,
-        mailboxHost: dovecot.host,
-        mailboxPort: dovecot.port,
-        mailboxTls: false,
-        mailboxUser: dovecot.user,
-        mailboxPassword: dovecot.password,
+        ...mailboxSettings(dovecot),
       },
     });
     expect(saved.status).toBe(200);
