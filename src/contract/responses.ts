@@ -396,6 +396,22 @@ export const SetupStatus = z
   })
   .meta({ id: 'SetupStatus' });
 
+/** GET /api/tickets/:id/mail (docs/email.md): the mails of an e-mail ticket, for staff. */
+export const TicketMails = z
+  .strictObject({
+    mails: z.array(
+      z.strictObject({
+        key: z.string(),
+        messageId: z.string().nullable(),
+        from: z.string(),
+        subject: z.string(),
+        warning: z.string().nullable(),
+        original: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'TicketMails' });
+
 export const BotSettings = z
   .strictObject({ messages: z.record(z.enum(BOT_MESSAGE_KEYS), z.string()), lastSyncedAt: time.nullable(), updatedAt: time.nullable() })
   .meta({ id: 'BotSettings' });
@@ -426,6 +442,7 @@ export type AccessRequest = z.infer<typeof AccessRequest>;
 export type BotCommand = z.infer<typeof BotCommand>;
 export type SystemSettings = z.infer<typeof SystemSettings>;
 export type BotSettings = z.infer<typeof BotSettings>;
+export type TicketMail = z.infer<typeof TicketMails>['mails'][number];
 
 /** A link of a hash chain that does not hold (docs/audit.md). */
 export const ChainBreak = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import * as schema from '#contract/tickets';
 import type { ApiRegistry } from '../openapi/registry';
-import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
+import { Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketMails, TicketStats, anyObject } from '#contract/responses';
 import { scope, scopeWithNotes } from '../http/scopes';
 
 const staff = ['agent', 'admin'] as const;
@@ -59,18 +59,7 @@ export function describeTickets(docs: ApiRegistry): void {
     responses: {
       200: {
         description: '{ mails: [{ key, messageId, from, subject, warning, original }] } in the order they came',
-        schema: z.strictObject({
-          mails: z.array(
-            z.strictObject({
-              key: z.string(),
-              messageId: z.string().nullable(),
-              from: z.string(),
-              subject: z.string(),
-              warning: z.string().nullable(),
-              original: z.string().nullable(),
-            }),
-          ),
-        }),
+        schema: TicketMails,
       },
     },
   });

@@ -3,7 +3,7 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { Macro, MacroPreview } from '#contract/responses';
+import type { Macro, MacroPreview, TicketMail } from '#contract/responses';
 import type { MacroInput } from '#contract/macros';
 import type {
   Message,
@@ -35,6 +35,7 @@ const withMessage = (messages: Message[], message: Message) =>
  * new_ticket and ticket_updated reach every list and the open ticket, new_message and
  * message_edited the open ticket's conversation.
  */
+
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
@@ -156,6 +157,10 @@ const ticketsApi = api.injectEndpoints({
     mergeTicket: build.mutation<{ ticket: Ticket }, { id: string; target: string }>({
       query: ({ id, target }) => ({ url: `/tickets/${id}/merge`, method: 'POST', body: { target } }),
       invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    /** The mails of an e-mail ticket (staff): fetched again when the conversation grows (`version`). */
+    ticketMail: build.query<{ mails: TicketMail[] }, { ticketId: string; version: string }>({
+      query: ({ ticketId }) => `/tickets/${ticketId}/mail`,
     }),
     macros: build.query<{ macros: Macro[] }, void>({ query: () => '/macros', providesTags: ['Macro'] }),
     createMacro: build.mutation<{ macro: Macro }, MacroInput>({
@@ -303,6 +308,7 @@ async function putTicket({
 }
 
 export const {
+  useTicketMailQuery,
   useTicketsQuery,
   useTicketQuery,
   useTicketHistoryQuery,
