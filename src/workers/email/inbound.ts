@@ -241,7 +241,7 @@ export class InboundMail {
     return category;
   }
 
-  /** A customer for a sender the desk does not know, marked (in the mail's record) as created by e-mail; they set a password with "Forgot password". */
+  /** A customer for a sender the desk does not know, marked (in the mail's record) as created by e-mail, with a random password (an admin sets one; there is no reset link yet). */
   private async createCustomer(key: string, from: string, mail: ParsedMail): Promise<UserView> {
     const userId = nameBasedId(`mail-customer:${from}`);
     const existing = await this.deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
