@@ -14,7 +14,9 @@ const transform = {
 };
 const tier = (name, suffix, extra = {}) => ({
   displayName: name,
-  transform,
+  transform: { '/node_modules/email-reply-parser/.+\\.js$': '<rootDir>/test/support/esm-transform.js', ...transform },
+  // The e-mail channel's reply parser is published as ES modules only (test/support/esm-transform.js).
+  transformIgnorePatterns: ['/node_modules/(?!email-reply-parser/)'],
   testMatch: [`<rootDir>/{src,web,test,bench}/**/*.${suffix}.spec.{ts,tsx}`],
   testEnvironment: 'node',
   // `#contract/*` is package.json's subpath import; Jest resolves it to the sources, as the `source` condition does.

@@ -1,12 +1,14 @@
 import { type ChannelBacklog, type DeliveryChannel, channelBacklogs, failedDeliveryCount } from './deliveries/service';
 import type { AppDeps } from './deps';
+import { mailboxStatus } from './email/mailbox';
 import { type ReadModelHealth, answeredWithin, projectionStatus, readModelHealth } from './status';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
  * traffic away; the container health check counts it as alive); `degraded`: serving with a fault
  * (the job queue not answering, failed notices waiting for an admin, read models with conflicts,
- * skipped events or a stall, or messages waiting for a channel that does not answer).
+ * skipped events or a stall, messages waiting for a channel that does not answer, or a support mailbox
+ * that cannot be read).
  */
 export type HealthStatus = 'ok' | 'starting' | 'degraded';
 
@@ -25,7 +27,8 @@ export interface QueueFigures {
 
 const NO_BACKLOG: ChannelBacklog = { inbound: 0, outbound: 0, waitingSince: null };
 
-const faulty = (queue: QueueFigures, readModels: ReadModelHealth) =>
+const faulty = (queue: QueueFigures, readModels: ReadModelHealth, mailboxDown: boolean) =>
+  mailboxDown ||
   queue.state === 'down' ||
   queue.failed > 0 ||
   readModels.problems.length > 0 ||
@@ -53,13 +56,18 @@ export class HealthCheck {
     return { state: 'up', ...answered };
   }
 
+  /** The support mailbox cannot be read (docs/email.md). */
+  private async mailboxDown(): Promise<boolean> {
+    return (await mailboxStatus(this.deps))?.state === 'down';
+  }
+
   /** The public answer: `starting` until ready, then `ok` or `degraded`, from state at most STATUS_FRESH_MS old. */
   async status(): Promise<HealthStatus> {
     if (!this.deps.startup.ready) return 'starting';
     const now = Date.now();
     if (!this.cached || now - this.cached.at >= STATUS_FRESH_MS) {
-      const status = Promise.all([this.queueFigures(), readModelHealth(this.deps)]).then(([queue, readModels]) =>
-        faulty(queue, readModels) ? ('degraded' as const) : ('ok' as const),
+      const status = Promise.all([this.queueFigures(), readModelHealth(this.deps), this.mailboxDown()]).then(([queue, readModels, mailboxDown]) =>
+        faulty(queue, readModels, mailboxDown) ? ('degraded' as const) : ('ok' as const),
       );
       this.cached = { at: now, status };
       status.catch(() => (this.cached = null));
@@ -70,12 +78,13 @@ export class HealthCheck {
   /** The whole picture: the status with the figures behind it, the projections' lag included (read from the log). */
   async detailed() {
     const { deps } = this;
-    const [{ live, position, head, lag, exact, applied }, queue, readModels] = await Promise.all([
+    const [{ live, position, head, lag, exact, applied }, queue, readModels, mailbox] = await Promise.all([
       projectionStatus(deps),
       this.queueFigures(),
       readModelHealth(deps),
+      mailboxStatus(deps),
     ]);
-    const status: HealthStatus = !deps.startup.ready ? 'starting' : faulty(queue, readModels) ? 'degraded' : 'ok';
+    const status: HealthStatus = !deps.startup.ready ? 'starting' : faulty(queue, readModels, mailbox?.state === 'down') ? 'degraded' : 'ok';
     return {
       status,
       eventStore: deps.events.kind,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HANDLERS } from './botCommands';
 import { BOT_MESSAGE_KEYS } from './botSettings';
 import { ruleActionSchema, ruleConditionSchema, ruleTriggerSchema } from './rules';
+import { MAILBOX_AFTER_FETCH, UNKNOWN_SENDERS } from './settings';
 import { PRIORITIES, TICKET_STATUSES } from './tickets';
 import { ROLES } from './users';
 import { ASSIGNMENT_MODES, AVAILABILITIES } from './teams';
@@ -16,7 +17,7 @@ import { ASSIGNMENT_MODES, AVAILABILITIES } from './teams';
 
 const id = z.string().meta({ description: 'Record id' });
 const time = z.string().meta({ description: 'ISO 8601 date and time', example: '2026-01-31T09:30:00.000Z' });
-const platform = z.enum(['web', 'telegram']);
+const platform = z.enum(['web', 'telegram', 'email']);
 /** Shapes several answers share, composed below rather than written again. */
 const stamps = { createdAt: time, updatedAt: time };
 const ordering = { order: z.int(), isActive: z.boolean() };
@@ -407,6 +408,15 @@ export const SystemSettings = z
     maintenanceMode: z.boolean(),
     systemName: z.string(),
     supportEmail: z.string(),
+    mailboxHost: z.string(),
+    mailboxPort: z.int(),
+    mailboxTls: z.boolean(),
+    mailboxUser: z.string(),
+    mailboxPassword: z.string().meta({ description: 'Write-only: `********` when a password is stored, else empty' }),
+    mailboxFolder: z.string(),
+    mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH),
+    mailboxMoveTo: z.string(),
+    mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS),
     updatedAt: time.nullable(),
     updatedBy: id.nullable(),
   })
@@ -432,6 +442,22 @@ export const SetupStatus = z
     }),
   })
   .meta({ id: 'SetupStatus' });
+
+/** GET /api/tickets/:id/mail (docs/email.md): the mails of an e-mail ticket, for staff. */
+export const TicketMails = z
+  .strictObject({
+    mails: z.array(
+      z.strictObject({
+        key: z.string(),
+        messageId: z.string().nullable(),
+        from: z.string(),
+        subject: z.string(),
+        warning: z.string().nullable(),
+        original: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'TicketMails' });
 
 export const BotSettings = z
   .strictObject({ messages: z.record(z.enum(BOT_MESSAGE_KEYS), z.string()), lastSyncedAt: time.nullable(), updatedAt: time.nullable() })
@@ -466,6 +492,7 @@ export type AccessRequest = z.infer<typeof AccessRequest>;
 export type BotCommand = z.infer<typeof BotCommand>;
 export type SystemSettings = z.infer<typeof SystemSettings>;
 export type BotSettings = z.infer<typeof BotSettings>;
+export type TicketMail = z.infer<typeof TicketMails>['mails'][number];
 
 /** A link of a hash chain that does not hold (docs/audit.md). */
 export const ChainBreak = z

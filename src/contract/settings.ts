@@ -13,7 +13,28 @@ export interface SystemSettings {
   maintenanceMode: boolean;
   systemName: string;
   supportEmail: string;
+  /** The support mailbox the e-mail channel reads (docs/email.md); no host means the channel is off. */
+  mailboxHost: string;
+  mailboxPort: number;
+  mailboxTls: boolean;
+  mailboxUser: string;
+  /** Write-only: responses show MASKED_PASSWORD when one is stored. */
+  mailboxPassword: string;
+  mailboxFolder: string;
+  /** What is done with a mail once taken: flagged \\Seen, or moved to `mailboxMoveTo`. */
+  mailboxAfterFetch: MailboxAfterFetch;
+  mailboxMoveTo: string;
+  /** A sender with no account: a customer is made for them, or their mail is refused (Deliveries). */
+  mailboxUnknownSenders: UnknownSenders;
 }
+
+export const MAILBOX_AFTER_FETCH = ['seen', 'move'] as const;
+export type MailboxAfterFetch = (typeof MAILBOX_AFTER_FETCH)[number];
+export const UNKNOWN_SENDERS = ['create', 'refuse'] as const;
+export type UnknownSenders = (typeof UNKNOWN_SENDERS)[number];
+
+/** What responses show for a stored mailbox password; sending it back keeps the stored one. */
+export const MASKED_PASSWORD = '********';
 
 /** docs/product.md section 9. */
 export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
@@ -28,6 +49,15 @@ export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
   maintenanceMode: false,
   systemName: 'Customer Support System',
   supportEmail: '',
+  mailboxHost: '',
+  mailboxPort: 993,
+  mailboxTls: true,
+  mailboxUser: '',
+  mailboxPassword: '',
+  mailboxFolder: 'INBOX',
+  mailboxAfterFetch: 'seen',
+  mailboxMoveTo: 'Processed',
+  mailboxUnknownSenders: 'create',
 };
 
 /** Bounds of docs/product.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
@@ -63,8 +93,28 @@ export const NO_TOKEN_MESSAGE = 'Please enter a Telegram bot token first.';
 
 export const TELEGRAM_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
+const mailboxText = (label: string, max: number) =>
+  singleLine(z.string({ message: `${label} must be text` }).trim(), label).max(max, `${label} must be at most ${max} characters`);
+
+/** The mailbox fields, as saved and as tested (docs/email.md). */
+const mailboxFields = {
+  mailboxHost: mailboxText('Mailbox host', 253).refine(
+    (value) => value === '' || /^[A-Za-z0-9.:[\]-]+$/.test(value),
+    'Mailbox host must be a host name or an IP address',
+  ),
+  mailboxPort: int('Mailbox port', { min: 1, max: 65535 }, 'Mailbox port must be between 1 and 65535'),
+  mailboxTls: z.boolean({ message: 'mailboxTls must be true or false' }),
+  mailboxUser: mailboxText('Mailbox user', 254),
+  mailboxPassword: z.string({ message: 'Mailbox password must be text' }).max(500, 'Mailbox password must be at most 500 characters'),
+  mailboxFolder: mailboxText('Mailbox folder', 200).min(1, 'Mailbox folder is required'),
+};
+
 export const updateSettingsSchema = z
   .object({
+    ...mailboxFields,
+    mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH, { message: 'After fetching must be seen or move' }),
+    mailboxMoveTo: mailboxText('Move-to folder', 200).min(1, 'Move-to folder is required'),
+    mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS, { message: 'Unknown senders must be create or refuse' }),
     telegramBotToken: singleLine(z.string({ message: 'Telegram bot token must be text' }).trim(), 'Telegram bot token').max(
       200,
       'Telegram bot token is too long',
@@ -108,5 +158,12 @@ export const updateSettingsSchema = z
 export const telegramTestSchema = z
   .object({ telegramBotToken: z.string({ message: 'Telegram bot token must be text' }).trim().max(200, 'Telegram bot token is too long').optional() })
   .strict();
+
+/** docs/email.md: the fields typed in the form are tested; the stored ones fill what is not sent. */
+export const mailboxTestSchema = z.object(mailboxFields).partial().strict();
+export type MailboxTest = z.output<typeof mailboxTestSchema>;
+
+/** docs/email.md: testing the mailbox needs a host typed first. */
+export const NO_MAILBOX_MESSAGE = 'Please enter the mailbox host first.';
 
 export type SettingsUpdate = z.output<typeof updateSettingsSchema>;

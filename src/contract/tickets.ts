@@ -19,7 +19,7 @@ export const TICKET_CLOSED_MESSAGE = 'This ticket is closed; please open a new t
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-export type Platform = 'web' | 'telegram';
+export type Platform = 'web' | 'telegram' | 'email';
 
 /** A stored upload as events record it; the file itself lives under DATA_DIR/uploads/<fileId>. */
 export interface Attachment {

@@ -19,7 +19,7 @@ type ActivityLine = {
   revision: number;
   at: string;
   actor: string | null;
-  platform: 'web' | 'telegram';
+  platform: 'web' | 'telegram' | 'email';
 } & What;
 
 /**

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fetchToolchain } from './ferretdb';
 import { executable, installTools } from './services';
 
-const NAMES = ['REDIS_URL', 'DESK_TEST_OWN_REDIS', 'PATH', 'CHROMIUM_PATH'] as const;
+const NAMES = ['REDIS_URL', 'DESK_TEST_OWN_REDIS', 'PATH', 'CHROMIUM_PATH', 'DOVECOT_PATH'] as const;
 
 /**
  * The test command's first step on a fresh machine, with a PATH of stand-ins: an `apt-get` that records
@@ -34,6 +34,7 @@ describe('The test command on a fresh machine: installing Redis and Chromium', (
     process.env.DESK_TEST_OWN_REDIS = '1';
     process.env.PATH = bin;
     process.env.CHROMIUM_PATH = path.join(bin, 'chromium');
+    process.env.DOVECOT_PATH = path.join(bin, 'dovecot');
     const installed = '#!/bin/sh\\nexit 0\\n';
     script(
       'apt-get',
@@ -42,6 +43,7 @@ describe('The test command on a fresh machine: installing Redis and Chromium', (
         `if [ "$1" = install ]; then for package in "$@"; do case "$package" in`,
         `  redis-server) printf '${installed}' > ${bin}/redis-server; /bin/chmod +x ${bin}/redis-server ;;`,
         `  chromium) printf '${installed}' > ${bin}/chromium; /bin/chmod +x ${bin}/chromium ;;`,
+        `  dovecot-imapd) printf '${installed}' > ${bin}/dovecot; /bin/chmod +x ${bin}/dovecot ;;`,
         `esac; done; fi`,
       ].join('\n'),
     );
@@ -90,6 +92,16 @@ describe('The test command on a fresh machine: installing Redis and Chromium', (
     script('redis-server', 'exit 0');
     await installTools(['redis', 'chromium'], { root: true, say });
     expect(called()).toEqual(['apt-get update -qq (DEBIAN_FRONTEND=noninteractive)', 'apt-get install -y -qq chromium (DEBIAN_FRONTEND=noninteractive)']);
+  });
+
+  it('when the e-mail suites need Dovecot and it is missing, then dovecot-imapd is installed with the others', async () => {
+    script('redis-server', 'exit 0');
+    await installTools(['redis', 'chromium', 'dovecot'], { root: true, say });
+    expect(said).toEqual(['Installing chromium dovecot-imapd with apt-get: the tests need chromium and dovecot']);
+    expect(called()).toEqual([
+      'apt-get update -qq (DEBIAN_FRONTEND=noninteractive)',
+      'apt-get install -y -qq chromium dovecot-imapd (DEBIAN_FRONTEND=noninteractive)',
+    ]);
   });
 
   it('when apt-get installs a package that still does not provide the tool, then it fails in one line saying so', async () => {

@@ -6,19 +6,21 @@ import path from 'node:path';
 
 /**
  * What the test tiers need from the machine, found or started by their global set-ups: a Redis (the
- * int, contract, mongo and e2e tiers) and Chromium (e2e). A Redis is REDIS_URL's, else the one that
+ * int, contract, mongo and e2e tiers), Chromium (e2e) and Dovecot (the e-mail channel's int and e2e suites). A Redis is REDIS_URL's, else the one that
  * answers on 127.0.0.1:6379, else one started from `redis-server` on PATH on a free port for the run
  * and stopped after. What cannot be found fails the run at once, in one line naming what to install.
  */
 
 /** The Debian packages that provide what a tier needs. */
-const PACKAGES = { redis: 'redis-server', chromium: 'chromium' } as const;
+const PACKAGES = { redis: 'redis-server', chromium: 'chromium', dovecot: 'dovecot-imapd' } as const;
 type Need = keyof typeof PACKAGES;
 
 const LOCAL_REDIS = { host: '127.0.0.1', port: 6379 };
 const START_TIMEOUT_MS = 10_000;
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The IMAP server the e-mail channel's suites run against (test/support/dovecot.ts). */
+export const dovecotPath = () => process.env.DOVECOT_PATH ?? '/usr/sbin/dovecot';
 
 /** Whether the file exists and may be run. */
 export const executable = (file: string) => {
@@ -71,13 +73,14 @@ async function missingTools(needs: readonly Need[]): Promise<Need[]> {
   const missing: Need[] = [];
   if (needs.includes('redis') && !onPath('redis-server') && !(await redisGiven())) missing.push('redis');
   if (needs.includes('chromium') && !executable(chromiumPath())) missing.push('chromium');
+  if (needs.includes('dovecot') && !executable(dovecotPath())) missing.push('dovecot');
   return missing;
 }
 
 /** One line saying what is missing and the command that installs it; the stack is the line alone, so the runner prints it instead of a trace. */
 function missingLine(missing: readonly Need[], install: string): Error {
   const packages = missing.map((need) => PACKAGES[need]).join(' ');
-  const line = `The tests need ${missing.join(' and ')}, not found (Redis on REDIS_URL or 127.0.0.1:6379, Chromium at ${chromiumPath()}): ${install} ${packages}`;
+  const line = `The tests need ${missing.join(' and ')}, not found (Redis on REDIS_URL or 127.0.0.1:6379, Chromium at ${chromiumPath()}, Dovecot at ${dovecotPath()}): ${install} ${packages}`;
   return Object.assign(new Error(line), { stack: line });
 }
 

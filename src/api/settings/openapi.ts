@@ -1,4 +1,4 @@
-import { telegramTestSchema, updateSettingsSchema } from '#contract/settings';
+import { mailboxTestSchema, telegramTestSchema, updateSettingsSchema } from '#contract/settings';
 import type { ApiRegistry } from '../openapi/registry';
 import { z } from 'zod';
 import { BotIdentity, PublicSettings, SetupStatus, SystemSettings } from '#contract/responses';
@@ -67,6 +67,23 @@ export function describeSettings(docs: ApiRegistry): void {
       200: {
         description: '{ success, bot?, error? }',
         schema: z.union([z.strictObject({ success: z.literal(true), bot: BotIdentity }), z.strictObject({ success: z.literal(false), error: z.string() })]),
+      },
+    },
+  });
+  docs.route({
+    method: 'post',
+    path: '/settings/mailbox/test',
+    token: scope('admin'),
+    summary: 'Try the support mailbox: sign in over IMAP and open its folder',
+    access: admin,
+    body: mailboxTestSchema,
+    responses: {
+      200: {
+        description: '{ success, folder?, messages?, idle?, error? } (fields not sent, and the masked password, are taken from the stored settings)',
+        schema: z.union([
+          z.strictObject({ success: z.literal(true), folder: z.string(), messages: z.int(), idle: z.boolean() }),
+          z.strictObject({ success: z.literal(false), error: z.string() }),
+        ]),
       },
     },
   });

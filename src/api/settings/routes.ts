@@ -1,11 +1,20 @@
 import type { Router } from 'express';
 import { maskToken } from '../../domain/settings/settings';
-import { NO_TOKEN_MESSAGE, TELEGRAM_TOKEN, telegramTestSchema, updateSettingsSchema } from '#contract/settings';
+import {
+  MASKED_PASSWORD,
+  NO_MAILBOX_MESSAGE,
+  NO_TOKEN_MESSAGE,
+  TELEGRAM_TOKEN,
+  mailboxTestSchema,
+  telegramTestSchema,
+  updateSettingsSchema,
+} from '#contract/settings';
 import { ValidationError } from '#contract/errors';
 import { TelegramApi, telegramErrorText } from '../../platform/telegram';
 import { type SystemSettingsView, loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
-import { invalidToken, updateSystemSettings } from '../../app/settings/service';
+import { invalidToken, resolveMailboxPassword, updateSystemSettings } from '../../app/settings/service';
+import { imapErrorText, mailboxAccessOf, testMailbox } from '../../platform/imap';
 import { commandContext, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
 import type { SetupStatus, SystemSettings } from '#contract/responses';
@@ -15,10 +24,11 @@ import { USERS } from '../../projections/users';
 import { TICKETS } from '../../projections/tickets';
 import { loadSlaSettings } from '../../projections/sla';
 
-/** Settings as the API shows them: everything, with the bot token masked. */
+/** Settings as the API shows them: everything, with the bot token masked and the mailbox password never shown. */
 const toSettings = ({ _id: _i, _revision: _r, ...settings }: SystemSettingsView): SystemSettings => ({
   ...settings,
   telegramBotToken: maskToken(settings.telegramBotToken),
+  mailboxPassword: settings.mailboxPassword ? MASKED_PASSWORD : '',
 });
 
 export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
@@ -82,6 +92,23 @@ export const settingsRoutes = (deps: AppDeps) => (router: Router) => {
       res.json({ success: true, bot });
     } catch (error) {
       res.json({ success: false, error: telegramErrorText(error) });
+    }
+  });
+
+  /**
+   * Signs in to the mailbox the form describes (what is not sent, or the masked password, comes from
+   * the stored settings) and opens its folder, as "Test Bot" does for Telegram (docs/email.md).
+   */
+  router.post('/settings/mailbox/test', scope('admin'), requireRole('admin'), async (req, res) => {
+    const typed = parse(mailboxTestSchema, req.body);
+    const stored = await loadSystemSettings(deps.readStore);
+    const merged = { ...stored, ...typed, mailboxPassword: resolveMailboxPassword(typed.mailboxPassword, stored.mailboxPassword) };
+    if (!merged.mailboxHost) throw new ValidationError(NO_MAILBOX_MESSAGE, [{ path: 'mailboxHost', message: NO_MAILBOX_MESSAGE }]);
+    try {
+      const found = await testMailbox(mailboxAccessOf(merged));
+      res.json({ success: true, folder: merged.mailboxFolder, ...found });
+    } catch (error) {
+      res.json({ success: false, error: imapErrorText(error) });
     }
   });
 };

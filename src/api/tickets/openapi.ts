@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as schema from '#contract/tickets';
 import { BULK_MAX, bulkChangeSchema } from '#contract/bulk';
 import type { ApiRegistry } from '../openapi/registry';
-import { BulkChange, Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketStats, anyObject } from '#contract/responses';
+import { BulkChange, Message, MessagePage, Ticket, TicketDetail, TicketList, TicketHistory, TicketMails, TicketStats, anyObject } from '#contract/responses';
 import { scope, scopeWithNotes } from '../http/scopes';
 
 const staff = ['agent', 'admin'] as const;
@@ -64,6 +64,19 @@ export function describeTickets(docs: ApiRegistry): void {
     description: '`id` is the record id or the ticket number.',
     access: 'signed-in',
     responses: { 200: { description: 'The ticket, its latest 1000 messages, unread count', schema: TicketDetail } },
+  });
+  docs.route({
+    method: 'get',
+    path: '/tickets/:id/mail',
+    token: scope('tickets:read'),
+    summary: 'The mails of an e-mail ticket: sender, authenticity warning and the whole original ("show original")',
+    access: [...staff],
+    responses: {
+      200: {
+        description: '{ mails: [{ key, messageId, from, subject, warning, original }] } in the order they came',
+        schema: TicketMails,
+      },
+    },
   });
   docs.route({
     method: 'get',

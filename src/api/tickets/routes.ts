@@ -40,6 +40,7 @@ import {
   streamMessageId,
 } from '../../projections/tickets';
 import type { AppDeps } from '../../app/deps';
+import { ticketMails } from '../../app/email/records';
 import { activityLines, withActivity } from '../../app/tickets/activity';
 import { type AuthUser, commandContext, currentUser, requireRole } from '../http/auth';
 import { findPage } from '../http/paging';
@@ -292,6 +293,12 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
     // Status and assignment changes join the conversation as system lines (issue 25), back to the oldest message shown.
     const lines = await activityLines(deps, ticket._id, pagination.pages > 1 ? (messages[0]?.createdAt ?? null) : null, user.role);
     res.json({ ticket: ticketFor(ticket, user), messages: withActivity(messages, lines), unreadCount: unread });
+  });
+
+  /** The mails of an e-mail ticket (docs/email.md): who sent each, the authenticity warning, and the whole original (staff). */
+  router.get('/tickets/:id/mail', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
+    const ticket = await visible(req);
+    res.json({ mails: await ticketMails(deps, ticket._id) });
   });
 
   /** The auditor's view: every event of the ticket's stream, also after deletion (staff). */

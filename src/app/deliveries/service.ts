@@ -2,7 +2,7 @@ import type { PendingJob } from '../../platform/queue/port';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
 import { WHITELIST, type WhitelistEntryView } from '../../projections/whitelist';
-import { EMAIL_QUEUE, type EmailJob } from '../jobs/email';
+import { EMAIL_INBOUND_QUEUE, EMAIL_QUEUE, type EmailInboundJob, type EmailJob } from '../jobs/email';
 import { TELEGRAM_SEND_QUEUE, TELEGRAM_UPDATES_QUEUE, type TelegramSendJob, type TelegramUpdateJob, chatOfUpdate } from '../jobs/telegram';
 import type { AppDeps } from '../deps';
 import { type CommandContext, metadataOf } from '../../platform/commands';
@@ -16,7 +16,7 @@ export const isDeliveryChannel = (value: string): value is DeliveryChannel => Ob
 export interface DeliveryView {
   id: string;
   channel: DeliveryChannel;
-  /** `outbound`: a notice to a person; `inbound`: a person's Telegram message not yet applied to the desk. */
+  /** `outbound`: a notice to a person; `inbound`: a person's Telegram message or mail not yet applied to the desk. */
   direction: 'inbound' | 'outbound';
   /** Telegram chat id or e-mail address. */
   recipient: string;
@@ -87,7 +87,23 @@ export async function listDeliveries(deps: Pick<AppDeps, 'queue' | 'readStore'>)
     const recipientName = await nameOf(deps, 'telegram', recipient);
     views.push({ id: job.id, channel: 'telegram', direction: 'inbound', recipient, recipientName, ticket: null, kind: 'update', ...progressOf(job) });
   }
+  for (const job of await deps.queue.pending(EMAIL_INBOUND_QUEUE)) views.push(await inboundMailView(deps, job));
   return views.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** A mail from the support mailbox not yet taken (or that could not be taken: too large, malformed). */
+async function inboundMailView(deps: Pick<AppDeps, 'readStore'>, job: PendingJob): Promise<DeliveryView> {
+  const { from } = job.data as EmailInboundJob;
+  return {
+    id: job.id,
+    channel: 'email',
+    direction: 'inbound',
+    recipient: from,
+    recipientName: await nameOf(deps, 'email', from),
+    ticket: null,
+    kind: 'mail',
+    ...progressOf(job),
+  };
 }
 
 /**
@@ -99,14 +115,20 @@ export async function failedDeliveriesPage(
   { page, limit }: { page: number; limit: number },
 ): Promise<{ deliveries: DeliveryView[]; total: number }> {
   const end = page * limit;
-  const rows: Array<{ channel: DeliveryChannel; job: PendingJob }> = [];
+  const rows: Array<{ channel: DeliveryChannel; job: PendingJob; inbound?: boolean }> = [];
   let total = 0;
   for (const [channel, queue] of Object.entries(DELIVERY_CHANNELS) as Array<[DeliveryChannel, string]>) {
     total += await deps.queue.failedCount(queue);
     for (const job of await deps.queue.failedPage(queue, 0, end)) rows.push({ channel, job });
   }
+  // Mail that could not be taken in (too large, malformed) is listed with the notices that failed.
+  total += await deps.queue.failedCount(EMAIL_INBOUND_QUEUE);
+  for (const job of await deps.queue.failedPage(EMAIL_INBOUND_QUEUE, 0, end)) rows.push({ channel: 'email', job, inbound: true });
   const onPage = rows.sort((a, b) => b.job.updatedAt.localeCompare(a.job.updatedAt)).slice(end - limit, end);
-  return { deliveries: await Promise.all(onPage.map(({ channel, job }) => outboundView(deps, channel, job))), total };
+  return {
+    deliveries: await Promise.all(onPage.map(({ channel, job, inbound }) => (inbound ? inboundMailView(deps, job) : outboundView(deps, channel, job)))),
+    total,
+  };
 }
 
 /** Messages of one channel that wait for it to answer, by direction, and since when the oldest waits. */
@@ -127,10 +149,15 @@ export async function channelBacklogs(deps: Pick<AppDeps, 'queue'>): Promise<Rec
     return open.some((job) => job.attemptsMade > 0) ? open : [];
   };
   const since = (jobs: PendingJob[]) => jobs.map((job) => job.addedAt).sort()[0] ?? null;
-  const [telegramOut, telegramIn, emailOut] = await Promise.all([waiting(TELEGRAM_SEND_QUEUE), waiting(TELEGRAM_UPDATES_QUEUE), waiting(EMAIL_QUEUE)]);
+  const [telegramOut, telegramIn, emailOut, emailIn] = await Promise.all([
+    waiting(TELEGRAM_SEND_QUEUE),
+    waiting(TELEGRAM_UPDATES_QUEUE),
+    waiting(EMAIL_QUEUE),
+    waiting(EMAIL_INBOUND_QUEUE),
+  ]);
   return {
     telegram: { inbound: telegramIn.length, outbound: telegramOut.length, waitingSince: since([...telegramIn, ...telegramOut]) },
-    email: { inbound: 0, outbound: emailOut.length, waitingSince: since(emailOut) },
+    email: { inbound: emailIn.length, outbound: emailOut.length, waitingSince: since([...emailIn, ...emailOut]) },
   };
 }
 
@@ -150,7 +177,7 @@ export async function retryDelivery(deps: Pick<AppDeps, 'queue' | 'events'>, cha
 /** Notices that failed for good and wait for an admin (GET /api/health reports `degraded` while any do). */
 export async function failedDeliveryCount(deps: Pick<AppDeps, 'queue'>): Promise<number> {
   let count = 0;
-  for (const queue of Object.values(DELIVERY_CHANNELS)) count += await deps.queue.failedCount(queue);
+  for (const queue of [...Object.values(DELIVERY_CHANNELS), EMAIL_INBOUND_QUEUE]) count += await deps.queue.failedCount(queue);
   return count;
 }
 

@@ -1,7 +1,7 @@
 import { SYSTEM_SETTINGS_STREAM, maskToken } from '../../domain/settings/settings';
 import type { SystemSettings } from '#contract/settings';
 import { systemSettingsDecider } from '../../domain/settings/decide';
-import { type SettingsUpdate, TELEGRAM_TOKEN } from '#contract/settings';
+import { MASKED_PASSWORD, type SettingsUpdate, TELEGRAM_TOKEN } from '#contract/settings';
 import { ValidationError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { loadSystemSettings } from '../../projections/settings';
@@ -24,9 +24,16 @@ function resolveToken(sent: string | undefined, stored: string): string | undefi
   return sent;
 }
 
+/** The mailbox password is write-only: the mask it is shown as, sent back, keeps the stored one. */
+export const resolveMailboxPassword = (sent: string | undefined, stored: string) => (sent === MASKED_PASSWORD ? stored : (sent ?? stored));
+
 /** Changes the system settings; they hold from the moment this answers. */
 export async function updateSystemSettings(deps: AppDeps, input: SettingsUpdate, context: CommandContext): Promise<void> {
   const current = await loadSystemSettings(deps.readStore);
-  const changes: Partial<SystemSettings> = { ...input, telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken) };
+  const changes: Partial<SystemSettings> = {
+    ...input,
+    telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken),
+    mailboxPassword: input.mailboxPassword === MASKED_PASSWORD ? undefined : input.mailboxPassword,
+  };
   await runCommand(deps, SYSTEM_SETTINGS_STREAM, systemSettingsDecider, { type: 'UpdateSystemSettings', changes }, context);
 }

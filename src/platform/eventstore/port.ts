@@ -10,7 +10,7 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 export interface Actor {
   userId: string;
   role: string;
-  platform: 'web' | 'telegram' | 'system' | 'api';
+  platform: 'web' | 'telegram' | 'email' | 'system' | 'api';
   /** When the actor called through an API token: which one (its owner is `userId`). */
   token?: { id: string; label: string };
 }

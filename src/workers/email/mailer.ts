@@ -10,6 +10,12 @@ interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** A reply in an e-mail conversation (docs/email.md): its threading headers and files. */
+  replyTo?: string;
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
+  attachments?: Array<{ filename: string; path: string; contentType: string }>;
 }
 
 export interface Mailer {

@@ -8,6 +8,8 @@ import { STATUS_WORDS, mergedText } from '#contract/tickets';
 import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
+import { mailsOfTicket } from '../../app/email/records';
+import { replyMessageId } from './threading';
 
 /** Where links in mails and messages point: PUBLIC_URL, else this server on localhost (docs/contract.md). */
 export const publicUrl = (config: Pick<Config, 'PUBLIC_URL' | 'PORT'>) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
@@ -63,6 +65,29 @@ export function emailFor(
 }
 
 /**
+ * A staff reply on a ticket that came by e-mail is the answer in the customer's thread (docs/email.md):
+ * the reply's own words and files, `Re:` the subject with the ticket's number (which also threads it
+ * back), `In-Reply-To` the customer's last mail and `References` all of them, sent whether or not
+ * e-mail notifications are on, as it is the conversation itself.
+ */
+async function threadedReply(event: RecordedEvent, deps: AppDeps, found: CustomerNotice, supportAddress: string): Promise<EmailJob | null> {
+  const { notice, ticket, customer } = found;
+  if (notice.kind !== 'reply' || ticket.platform !== 'email') return null;
+  const mails = await mailsOfTicket(deps, ticket._id);
+  const references = mails.map((mail) => mail.key).filter((key) => key.startsWith('<'));
+  const subject = mails[0]?.subject || ticket.title;
+  return {
+    to: customer.email,
+    ticketId: ticket._id,
+    kind: 'reply',
+    subject: oneLine(`${/^re:/i.test(subject) ? '' : 'Re: '}${subject} [#${ticket.ticketId}]`),
+    text: `${notice.content.replace(/\r\n?/g, '\n')}\n\n— ${notice.senderName}\n`,
+    thread: { messageId: replyMessageId(`email:${event.id}`, ticket._id, supportAddress), inReplyTo: references.at(-1) ?? null, references },
+    attachments: notice.files.map((file) => ({ fileId: file.fileId, name: file.originalName, mimeType: file.mimeType })),
+  };
+}
+
+/**
  * When e-mail notifications are on (system settings), the customer gets a mail for a ticket
  * created, a status changed and a new staff reply. Accounts made for Telegram users have no mailbox.
  */
@@ -70,16 +95,12 @@ export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise
   const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
   if (!found || !found.customer.isActive || isTelegramOnlyEmail(found.customer.email)) return [];
   const settings = await loadSystemSettings(deps.projections.reader);
+  const options = { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 };
+  const reply = await threadedReply(event, deps, found, settings.supportEmail || fallbackSender(publicUrl(deps.config)));
+  if (reply) return [{ queue: EMAIL_QUEUE, name: reply.kind, data: reply, options }];
   if (!settings.emailNotifications) return [];
   const mail = emailFor(found, settings.systemName, publicUrl(deps.config));
   if (!mail) return [];
   const data: EmailJob = { to: found.customer.email, ticketId: found.ticket._id, ...mail };
-  return [
-    {
-      queue: EMAIL_QUEUE,
-      name: mail.kind,
-      data,
-      options: { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 },
-    },
-  ];
+  return [{ queue: EMAIL_QUEUE, name: mail.kind, data, options }];
 }

@@ -1,6 +1,14 @@
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { NO_TOKEN_MESSAGE, SETTINGS_BOUNDS, updateSettingsSchema } from '#contract/settings';
+import {
+  type MailboxAfterFetch,
+  type MailboxTest,
+  NO_MAILBOX_MESSAGE,
+  NO_TOKEN_MESSAGE,
+  SETTINGS_BOUNDS,
+  type UnknownSenders,
+  updateSettingsSchema,
+} from '#contract/settings';
 import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
@@ -11,7 +19,7 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import { SatisfactionSettingsGroup } from '../../entities/satisfaction/SatisfactionSettingsForm';
 import { SlaSettingsGroup } from '../../entities/sla/SlaSettingsForm';
 import { useCategoriesQuery } from '../../entities/ticket/api';
-import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation } from './api';
+import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation, useTestMailboxMutation } from './api';
 
 const MB = 1024 * 1024;
 const MINUTE = 60 * 1000;
@@ -30,6 +38,15 @@ interface Draft {
   maxFiles: string;
   rateLimitWindowMinutes: string;
   rateLimitMaxRequests: string;
+  mailboxHost: string;
+  mailboxPort: string;
+  mailboxTls: boolean;
+  mailboxUser: string;
+  mailboxPassword: string;
+  mailboxFolder: string;
+  mailboxAfterFetch: MailboxAfterFetch;
+  mailboxMoveTo: string;
+  mailboxUnknownSenders: UnknownSenders;
 }
 
 const toDraft = (settings: SystemSettings): Draft => ({
@@ -44,6 +61,15 @@ const toDraft = (settings: SystemSettings): Draft => ({
   maxFiles: String(settings.maxFiles),
   rateLimitWindowMinutes: String(+(settings.rateLimitWindowMs / MINUTE).toFixed(2)),
   rateLimitMaxRequests: String(settings.rateLimitMaxRequests),
+  mailboxHost: settings.mailboxHost,
+  mailboxPort: String(settings.mailboxPort),
+  mailboxTls: settings.mailboxTls,
+  mailboxUser: settings.mailboxUser,
+  mailboxPassword: settings.mailboxPassword,
+  mailboxFolder: settings.mailboxFolder,
+  mailboxAfterFetch: settings.mailboxAfterFetch,
+  mailboxMoveTo: settings.mailboxMoveTo,
+  mailboxUnknownSenders: settings.mailboxUnknownSenders,
 });
 
 /** A blank box is not a number; the schema then says '... must be a number'. */
@@ -65,6 +91,20 @@ export const toSettingsInput = (draft: Draft): SettingsInput => ({
   maxFiles: numberOf(draft.maxFiles),
   rateLimitWindowMs: numberOf(draft.rateLimitWindowMinutes, MINUTE),
   rateLimitMaxRequests: numberOf(draft.rateLimitMaxRequests),
+  ...mailboxOf(draft),
+  mailboxAfterFetch: draft.mailboxAfterFetch,
+  mailboxMoveTo: draft.mailboxMoveTo,
+  mailboxUnknownSenders: draft.mailboxUnknownSenders,
+});
+
+/** The mailbox as typed: what "Test Connection" tries and what is saved. */
+const mailboxOf = (draft: Draft): Required<MailboxTest> => ({
+  mailboxHost: draft.mailboxHost.trim(),
+  mailboxPort: numberOf(draft.mailboxPort),
+  mailboxTls: draft.mailboxTls,
+  mailboxUser: draft.mailboxUser.trim(),
+  mailboxPassword: draft.mailboxPassword,
+  mailboxFolder: draft.mailboxFolder.trim(),
 });
 
 /** Where each of the API's field names is typed on this form. */
@@ -76,6 +116,7 @@ export interface SettingsActions {
   /** Resolves with the settings as stored (the token masked again), or with the error text and the fields at fault. */
   save: (input: SettingsInput) => Promise<{ saved: SystemSettings } | { error: string; fields: FieldErrors }>;
   test: (token: string) => Promise<Flash>;
+  testMailbox: (mailbox: MailboxTest) => Promise<Flash>;
 }
 
 function Group({ title, icon, children }: { title: string; icon: Parameters<typeof Icon>[0]['name']; children: ReactNode }) {
@@ -102,6 +143,7 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const [testing, setTesting] = useState(false);
+  const [testingMailbox, setTestingMailbox] = useState(false);
   const { flash, show } = useFlash(SETTINGS_MESSAGE_MS);
   const set = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }));
 
@@ -132,6 +174,14 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
     show(result.kind, result.text);
   };
 
+  const testMailbox = async () => {
+    if (!draft.mailboxHost.trim()) return show('error', NO_MAILBOX_MESSAGE);
+    setTestingMailbox(true);
+    const result = await actions.testMailbox(mailboxOf(draft));
+    setTestingMailbox(false);
+    show(result.kind, result.text);
+  };
+
   const text = (name: keyof Draft, label: string, props: Record<string, unknown> = {}, hint?: string) => (
     <div className="field">
       <label htmlFor={`settings-${name}`}>{label}</label>
@@ -145,7 +195,19 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
       {errors[name] ? <span className="field-error">{errors[name]}</span> : hint && <span className="hint">{hint}</span>}
     </div>
   );
-  const toggle = (name: 'emailNotifications' | 'maintenanceMode', label: string, hint: string) => (
+  const choice = <Name extends 'mailboxAfterFetch' | 'mailboxUnknownSenders'>(name: Name, label: string, options: Array<[Draft[Name], string]>) => (
+    <div className="field">
+      <label htmlFor={`settings-${name}`}>{label}</label>
+      <select id={`settings-${name}`} value={draft[name]} onChange={(e) => set({ [name]: e.target.value })}>
+        {options.map(([value, words]) => (
+          <option key={value} value={value}>
+            {words}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  const toggle = (name: 'emailNotifications' | 'maintenanceMode' | 'mailboxTls', label: string, hint: string) => (
     <label className="switch-row">
       <span>
         {label}
@@ -194,6 +256,45 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
         )}
         {toggle('emailNotifications', 'Email Notifications', 'Send e-mails about new replies and status changes')}
         {toggle('maintenanceMode', 'Maintenance Mode', 'Only administrators can use the desk while it is on')}
+      </Group>
+      <Group title="E-mail Channel (Support Mailbox)" icon="send">
+        <p className="hint">Customers write to the Support Email above; the desk reads this mailbox over IMAP (see docs/email.md).</p>
+        <div className="form-row">
+          {text(
+            'mailboxHost',
+            'IMAP Host',
+            { autoComplete: 'off', spellCheck: false, placeholder: 'imap.example.com' },
+            'Leave empty to turn the e-mail channel off.',
+          )}
+          {text('mailboxPort', 'Port', { type: 'number', min: 1, max: 65535, step: 1 }, '993 with TLS, 143 without')}
+        </div>
+        {toggle('mailboxTls', 'Use TLS', 'Connect over TLS (IMAPS)')}
+        <div className="form-row">
+          {text('mailboxUser', 'User', { autoComplete: 'off', spellCheck: false })}
+          {text(
+            'mailboxPassword',
+            'Password',
+            { type: 'password', autoComplete: 'new-password' },
+            'Never shown again once saved; leave the dots to keep it. For Gmail and Microsoft 365 use an app password.',
+          )}
+        </div>
+        <div className="form-row">
+          {text('mailboxFolder', 'Folder', { spellCheck: false })}
+          {choice('mailboxAfterFetch', 'After Fetching', [
+            ['seen', 'Mark as read'],
+            ['move', 'Move to a folder'],
+          ])}
+          {draft.mailboxAfterFetch === 'move' && text('mailboxMoveTo', 'Move To Folder', { spellCheck: false })}
+        </div>
+        {choice('mailboxUnknownSenders', 'Mail From Unknown Senders', [
+          ['create', 'Create a customer account'],
+          ['refuse', 'Refuse (listed in Deliveries)'],
+        ])}
+        <div className="inline-actions">
+          <button type="button" className="button button-secondary" disabled={testingMailbox} onClick={() => void testMailbox()}>
+            <Icon name="bolt" size={16} /> {testingMailbox ? 'Testing...' : 'Test Connection'}
+          </button>
+        </div>
       </Group>
       <Group title="File Upload Settings" icon="paperclip">
         <div className="form-row">
@@ -248,6 +349,7 @@ export function SettingsPage() {
   const { data, error, isLoading } = useSystemSettingsQuery(undefined, { skip: !admin });
   const [saveSettings] = useSaveSettingsMutation();
   const [testBot] = useTestBotMutation();
+  const [testMailbox] = useTestMailboxMutation();
   const categories = useCategoriesQuery(undefined, { skip: !admin });
   if (!admin) return <AccessDenied>Access Denied: You must be an administrator to access system settings.</AccessDenied>;
 
@@ -269,11 +371,21 @@ export function SettingsPage() {
         return { kind: 'error', text: `Failed to test bot: ${errorMessage(failure, 'no answer from the server')}` };
       }
     },
+    testMailbox: async (mailbox) => {
+      try {
+        const result = await testMailbox(mailbox).unwrap();
+        return result.success
+          ? { kind: 'success', text: `Mailbox connection works: ${result.folder} holds ${result.messages} message(s).` }
+          : { kind: 'error', text: `Mailbox connection failed: ${result.error}` };
+      } catch (failure) {
+        return { kind: 'error', text: `Failed to test the mailbox: ${errorMessage(failure, 'no answer from the server')}` };
+      }
+    },
   };
 
   return (
     <div className="page">
-      <PageHeader title="System Settings" subtitle="Configure the Telegram bot, the system, uploads and rate limits." />
+      <PageHeader title="System Settings" subtitle="Configure the Telegram bot, the system, the support mailbox, uploads and rate limits." />
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load settings')}</Banner> : null}
       {isLoading && <LoadingScreen text="Loading settings..." />}
       {data && <SettingsForm settings={data.settings} actions={actions} />}

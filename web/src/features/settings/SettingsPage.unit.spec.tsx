@@ -18,8 +18,12 @@ function renderForm(settings: Partial<SystemSettings> = {}, actions: Partial<Set
     kind: 'success',
     text: 'Telegram bot is working correctly!',
   }));
-  renderWeb(<SettingsForm settings={{ ...SETTINGS, ...settings }} actions={{ save, test, ...actions }} />);
-  return { save, test, user: userEvent.setup({ advanceTimers: (ms) => jest.advanceTimersByTime(ms) }) };
+  const testMailbox = jest.fn<ReturnType<SettingsActions['testMailbox']>, Parameters<SettingsActions['testMailbox']>>(async () => ({
+    kind: 'success',
+    text: 'Mailbox connection works: INBOX holds 0 message(s).',
+  }));
+  renderWeb(<SettingsForm settings={{ ...SETTINGS, ...settings }} actions={{ save, test, testMailbox, ...actions }} />);
+  return { save, test, testMailbox, user: userEvent.setup({ advanceTimers: (ms) => jest.advanceTimersByTime(ms) }) };
 }
 
 async function replace(user: ReturnType<typeof userEvent.setup>, label: RegExp | string, value: string) {

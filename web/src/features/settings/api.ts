@@ -1,4 +1,5 @@
 import type { SystemSettings } from '#contract/responses';
+import type { MailboxTest } from '#contract/settings';
 import { api } from '../../app/api';
 
 export type { SystemSettings };
@@ -9,6 +10,8 @@ interface BotTest {
   bot?: { id: number; username?: string; firstName?: string };
   error?: string;
 }
+
+type MailboxTestResult = { success: true; folder: string; messages: number; idle: boolean } | { success: false; error: string };
 
 /** System settings (docs/product.md section 7: GET and PUT /settings, the Telegram test). */
 const settingsApi = api.injectEndpoints({
@@ -21,7 +24,10 @@ const settingsApi = api.injectEndpoints({
     testBot: build.mutation<BotTest, { telegramBotToken: string }>({
       query: (body) => ({ url: '/settings/telegram/test', method: 'POST', body, timeout: 30_000 }),
     }),
+    testMailbox: build.mutation<MailboxTestResult, MailboxTest>({
+      query: (body) => ({ url: '/settings/mailbox/test', method: 'POST', body, timeout: 30_000 }),
+    }),
   }),
 });
 
-export const { useSystemSettingsQuery, useSaveSettingsMutation, useTestBotMutation } = settingsApi;
+export const { useSystemSettingsQuery, useSaveSettingsMutation, useTestBotMutation, useTestMailboxMutation } = settingsApi;

@@ -23,6 +23,7 @@ import { useMacrosQuery } from '../../entities/macro/api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
+import { MailCard } from './MailCard';
 import { MergeCard, MergedIntoBanner, MoveDialog } from './MergePanel';
 import { PresenceLine, useOthersOn } from './Presence';
 import { QuickMessages } from './QuickMessages';
@@ -152,6 +153,8 @@ function AnswerValue({ value }: { value: Ticket['customFieldValues'][number]['va
   return <span className="preserve">{text}</span>;
 }
 
+const PLATFORM_WORDS = { web: 'Web', telegram: 'Telegram', email: 'E-mail' } as const;
+
 export function TicketInformation({ ticket }: { ticket: Ticket }) {
   return (
     <Card title="Ticket Information">
@@ -164,7 +167,7 @@ export function TicketInformation({ ticket }: { ticket: Ticket }) {
         </div>
         <div>
           <dt>Created via</dt>
-          <dd>{ticket.platform === 'telegram' ? 'Telegram' : 'Web'}</dd>
+          <dd>{PLATFORM_WORDS[ticket.platform]}</dd>
         </div>
         <div>
           <dt>Last updated</dt>
@@ -464,6 +467,7 @@ export function TicketPage() {
               />
             )}
             <TicketInformation ticket={ticket} />
+            {staff && ticket.platform === 'email' && <MailCard ticketId={ticket._id} version={String(messages.length)} />}
             {staff && <MergeCard ticket={ticket} />}
             <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
             {staff && <SlaDetails ticketId={ticket._id} version={`${ticket.updatedAt}|${ticket.status}|${messages.length}`} />}

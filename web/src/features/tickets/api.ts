@@ -3,7 +3,7 @@ import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
 import { isTicketOpen, onLive, requestLive } from '../../lib/live';
 import { withTicket, withoutTicket } from './display';
-import type { BulkChange, MacroPreview } from '#contract/responses';
+import type { BulkChange, MacroPreview, TicketMail } from '#contract/responses';
 import type { BulkAction } from '#contract/bulk';
 import type {
   Message,
@@ -35,6 +35,7 @@ const withMessage = (messages: Message[], message: Message) =>
  * new_ticket and ticket_updated reach every list and the open ticket, new_message and
  * message_edited the open ticket's conversation.
  */
+
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
@@ -164,6 +165,10 @@ const ticketsApi = api.injectEndpoints({
     bulkChange: build.mutation<{ bulk: BulkChange }, ({ tickets: string[] } | { filter: Record<string, string> }) & { action: BulkAction }>({
       query: (body) => creating({ url: '/tickets/bulk', method: 'POST', body, timeout: 120_000 }),
       invalidatesTags: ['Ticket', 'Stats'],
+    }),
+    /** The mails of an e-mail ticket (staff): fetched again when the conversation grows (`version`). */
+    ticketMail: build.query<{ mails: TicketMail[] }, { ticketId: string; version: string }>({
+      query: ({ ticketId }) => `/tickets/${ticketId}/mail`,
     }),
     macroPreview: build.query<MacroPreview, { ticketId: string; macroId: string }>({
       query: ({ ticketId, macroId }) => `/tickets/${ticketId}/macros/${macroId}/preview`,
@@ -306,6 +311,7 @@ async function putTicket({
 }
 
 export const {
+  useTicketMailQuery,
   useTicketsQuery,
   useTicketQuery,
   useTicketHistoryQuery,
