@@ -19,6 +19,11 @@ import {
   normalizeJobId,
 } from './port';
 
+/** How soon a consumer looks again after another process held the file's write lock past the busy timeout. */
+const BUSY_RETRY_MS = 100;
+
+const isBusy = (error: unknown) => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
 export interface InlineQueueOptions extends QueueOptions {
   /** SQLite file holding the jobs and checkpoints (`DATA_DIR/queue.db`); in memory when absent. */
   filename?: string;
@@ -238,7 +243,16 @@ export class InlineQueue implements Queue {
     const consumer = this.consumers.get(queue);
     if (!consumer || this.stopping) return;
     while (consumer.running < consumer.concurrency) {
-      const job = this.take(queue);
+      let job: JobRow | null;
+      try {
+        job = this.take(queue);
+      } catch (error) {
+        // Another process on the same file (a second app or `npm run workers` on one DATA_DIR) held its
+        // write lock past the busy timeout: the jobs wait for the next look, the process goes on.
+        if (!isBusy(error)) throw error;
+        this.retryPump(queue, consumer);
+        return;
+      }
       if (!job) break;
       consumer.running++;
       const run = this.run(queue, consumer.processor, job).finally(() => {
@@ -251,15 +265,26 @@ export class InlineQueue implements Queue {
     this.wakeForDelayed(queue, consumer);
   }
 
+  /** Taken with the write lock from the start (BEGIN IMMEDIATE): a read that then writes could not wait for another writer. */
   private take(queue: string): JobRow | null {
-    return this.db.transaction(() => {
-      const row = this.sql(
-        `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
-      ).get(queue, Date.now()) as JobRow | undefined;
-      if (!row) return null;
-      this.sql(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
-      return row;
-    })();
+    return this.db
+      .transaction(() => {
+        const row = this.sql(
+          `SELECT seq, id, name, data, attempts_made, max_attempts, backoff_ms, added_at FROM jobs j WHERE queue = ? AND state = 'waiting' AND run_at <= ? AND ${NOT_HELD} ORDER BY seq LIMIT 1`,
+        ).get(queue, Date.now()) as JobRow | undefined;
+        if (!row) return null;
+        this.sql(`UPDATE jobs SET state = 'active', updated_at = ? WHERE seq = ?`).run(Date.now(), row.seq);
+        return row;
+      })
+      .immediate();
+  }
+
+  private retryPump(queue: string, consumer: Consumer): void {
+    if (consumer.timer) clearTimeout(consumer.timer);
+    consumer.timer = setTimeout(() => {
+      consumer.timer = null;
+      this.pump(queue);
+    }, BUSY_RETRY_MS);
   }
 
   /** Held jobs are woken by the job ahead of them finishing, not by the clock. */
