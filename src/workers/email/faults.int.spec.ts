@@ -10,15 +10,16 @@ const OUTAGE_MS = 60_000;
 const mail = (from: string, id: string, body: string, extra: string[] = []) =>
   [`From: ${from}`, `To: ${SUPPORT}`, `Subject: Load ${id}`, `Message-ID: <${id}@example.com>`, ...extra, '', body].join('\n');
 
-/** The texts of every customer message and description of the desk, as many times as each is there. */
-async function arrivedTexts(server: TestServer, admin: string): Promise<string[]> {
+/** Each ticket's customer texts (its description, then its messages in order), as many times as each is there. */
+async function arrivedByTicket(server: TestServer, admin: string): Promise<string[][]> {
   const list = (await server.request('GET', '/api/tickets?limit=100', { token: admin })).body.tickets as Array<{ _id: string }>;
-  const texts: string[] = [];
+  const tickets: string[][] = [];
   for (const { _id } of list) {
     const { ticket, messages } = (await server.request('GET', `/api/tickets/${_id}?limit=100`, { token: admin })).body;
-    texts.push(ticket.description, ...messages.map((message: { content: string }) => message.content));
+    const texts = [ticket.description, ...messages.map((message: { content: string }) => message.content)].filter((text: string) => text.startsWith('mail '));
+    if (texts.length > 0) tickets.push(texts);
   }
-  return texts.filter((text) => text.startsWith('mail '));
+  return tickets;
 }
 
 describe('The e-mail channel under faults (Dovecot)', () => {
@@ -54,15 +55,18 @@ describe('The e-mail channel under faults (Dovecot)', () => {
 
   it('when Dovecot is down for 60 s mid-load and the app restarts mid-fetch, then every mail arrives once, and health is degraded while the mailbox cannot be read', async () => {
     const expected: string[] = [];
+    const senderOf = new Map<string, string>();
     const send = async (count: number) => {
       for (let i = 0; i < count; i++) {
         const text = `mail ${expected.length + 1}`;
         expected.push(text);
-        await dovecot.append(mail(senders[expected.length % senders.length]!, `load-${expected.length}`, text));
+        const sender = senders[expected.length % senders.length]!;
+        senderOf.set(text, sender);
+        await dovecot.append(mail(sender, `load-${expected.length}`, text));
       }
     };
     await send(10);
-    await eventually(async () => (await arrivedTexts(server, admin)).length >= 3, { timeoutMs: 20_000, describe: 'the first mails taken' });
+    await eventually(async () => (await arrivedByTicket(server, admin)).flat().length >= 3, { timeoutMs: 20_000, describe: 'the first mails taken' });
     await dovecot.stop();
     const downAt = Date.now();
     await eventually(async () => (await server.health()).body.status === 'degraded', { timeoutMs: 15_000, describe: 'health degraded' });
@@ -77,16 +81,19 @@ describe('The e-mail channel under faults (Dovecot)', () => {
     server = await startTestServer({ dataDir, env: { DELIVERY_BACKOFF_CAP_MS: '1000' } });
     admin = await server.login();
     await send(5);
-    const arrived = await eventually(
+    const byTicket = await eventually(
       async () => {
-        const texts = await arrivedTexts(server, admin);
-        return texts.length >= expected.length && (await dovecot.list()).length === 0 ? texts : null;
+        const tickets = await arrivedByTicket(server, admin);
+        return tickets.flat().length >= expected.length && (await dovecot.list()).length === 0 ? tickets : null;
       },
       { timeoutMs: 60_000, describe: 'every mail taken' },
     );
-    const figures = tally(expected, arrived);
+    // Order is a sender's: each sender's mails are one ticket's conversation (one open ticket each), so
+    // each ticket is held to its sender's mails in the order they were put in the mailbox.
+    const inOrder = byTicket.flatMap((texts) => expected.filter((text) => senderOf.get(text) === senderOf.get(texts[0]!)));
+    const figures = { ...tally(expected, byTicket.flat()), reordered: tally(inOrder, byTicket.flat()).reordered };
     report(`Dovecot outage of ${OUTAGE_MS / 1000} s and a restart mid-fetch`, { ...figures });
-    expect(figures).toMatchObject({ delivered: expected.length, lost: 0, duplicated: 0 });
+    expect(figures).toMatchObject({ delivered: expected.length, lost: 0, duplicated: 0, reordered: 0 });
     expect(await dovecot.list('Done')).toHaveLength(expected.length);
     await eventually(async () => (await server.health()).body.status === 'ok', { timeoutMs: 15_000, describe: 'health ok again' });
   }, 180_000);
@@ -109,6 +116,6 @@ describe('The e-mail channel under faults (Dovecot)', () => {
       'the mail has no sender address (From) to answer',
     ]);
     expect(failed.every((delivery: { channel: string; kind: string }) => delivery.channel === 'email' && delivery.kind === 'mail')).toBe(true);
-    expect((await arrivedTexts(server, admin)).filter((text) => text.startsWith('mail big') || text.startsWith('mail without'))).toEqual([]);
+    expect((await arrivedByTicket(server, admin)).flat().filter((text) => text.startsWith('mail big') || text.startsWith('mail without'))).toEqual([]);
   });
 });
