@@ -100,6 +100,30 @@ describe('Rules over HTTP (docs/automation.md)', () => {
     await server.request('DELETE', `/api/rules/${ruleId}`, { token: admin });
   });
 
+  it('when rules are created or switched off after tickets were handled, then the next ticket follows the rules as they now are', async () => {
+    const seen = await create({
+      name: 'Tag what arrives',
+      trigger: { kind: 'event', events: ['ticket_created'] },
+      conditions: [],
+      actions: [{ type: 'tag', tag: 'seen' }],
+    });
+    const tags = async (ticketId: string) => ((await server.request('GET', `/api/tickets/${ticketId}`, { token: admin })).body.ticket.tags ?? []) as string[];
+    const handled = (ticketId: string) => eventually(async () => (await tags(ticketId)).includes('seen'), { describe: 'the ticket tagged seen' });
+    // A ticket handled before the routing rule exists: the reactor has read the rules by then.
+    await handled((await openTicket(server, await customer(), billing, { priority: 'urgent' }))._id);
+
+    const routed = await create(routing());
+    const after = await openTicket(server, await customer(), billing, { priority: 'urgent' });
+    await handled(after._id);
+    expect((await server.request('GET', `/api/tickets/${after._id}`, { token: admin })).body.ticket.team?._id).toBe(team);
+
+    await server.request('PUT', `/api/rules/${routed.body.rule._id}`, { token: admin, body: { enabled: false } });
+    const off = await openTicket(server, await customer(), billing, { priority: 'urgent' });
+    await handled(off._id);
+    expect((await server.request('GET', `/api/tickets/${off._id}`, { token: admin })).body.ticket.team ?? null).toBeNull();
+    for (const rule of [seen, routed]) await server.request('DELETE', `/api/rules/${rule.body.rule._id}`, { token: admin });
+  });
+
   it(`when two rules change the priority back and forth, then the chain stops after ${RULE_CHAIN_MAX_DEPTH} runs and the history says why`, async () => {
     const up = await create({
       name: 'Urgent is high',

@@ -33,6 +33,29 @@ const fullName = (person: { firstName: string; lastName: string }) => `${person.
 export const orderedRules = (deps: AppDeps, filter: Record<string, unknown> = {}) =>
   deps.readStore.collection<RuleView>(RULES).find(filter, { sort: { order: 1 } });
 
+/**
+ * The enabled rules in order, kept per app (one process may run several in tests) from one read of the
+ * read model until a rule event passes the reactor (`forgetEnabledRules`), so a ticket event costs no
+ * read of them (on MongoDB a round trip each). The reactor goes through the log in order, so every
+ * ticket event after a rule's change finds the cache emptied by it.
+ */
+const enabledRules = new WeakMap<AppDeps, Promise<RuleView[]>>();
+
+export function forgetEnabledRules(deps: AppDeps): void {
+  enabledRules.delete(deps);
+}
+
+function enabledRulesOf(deps: AppDeps): Promise<RuleView[]> {
+  let rules = enabledRules.get(deps);
+  if (!rules) {
+    rules = orderedRules(deps, { enabled: true });
+    enabledRules.set(deps, rules);
+    // A read that failed is tried again by the next event, not kept.
+    rules.catch(() => enabledRules.delete(deps));
+  }
+  return rules;
+}
+
 /** Whether now is within the business hours of an SLA calendar; with no calendar the desk works around the clock. */
 export async function businessHours(deps: AppDeps, now: Date): Promise<WithinHours> {
   const { state } = await foldStream(deps.events, SLA_SETTINGS_STREAM, slaSettingsDecider);
@@ -178,7 +201,7 @@ export async function runRules(deps: AppDeps, recorded: RecordedEvent): Promise<
   if (!kind || !recorded.streamId.startsWith('ticket-')) return;
   const cause = recorded.metadata.rule;
   const depth = (cause?.depth ?? 0) + 1;
-  const rules = (await orderedRules(deps, { enabled: true })).filter((rule) => rule._id !== cause?.id && rule.trigger.events.includes(kind));
+  const rules = (await enabledRulesOf(deps)).filter((rule) => rule._id !== cause?.id && rule.trigger.events.includes(kind));
   if (rules.length === 0) return;
   const ticketId = String(recorded.data.ticketId);
   const now = deps.clock();

@@ -1,4 +1,4 @@
-import { runRules } from '../../app/rules/engine';
+import { forgetEnabledRules, runRules } from '../../app/rules/engine';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
@@ -50,6 +50,9 @@ async function noticesOf(recorded: RecordedEvent, deps: AppDeps): Promise<Planne
     });
 }
 
+/** A rule created, changed (switched on or off, moved) or deleted: the next ticket event reads the rules again. */
+const RULE_CHANGES: readonly string[] = ['RuleCreated', 'RuleUpdated', 'RuleDeleted'];
+
 /**
  * Triggers (docs/automation.md): the notifications reactor, in the one process holding the workers'
  * lease, runs the rules on each ticket event a trigger listens to, in log order, then plans the
@@ -60,12 +63,15 @@ export const rulesChannel: WorkerChannel = {
   name: 'rules',
   async reaction(event, deps) {
     if (event.type === 'RuleFired') return noticesOf(event, deps);
-    await runRules(deps, event);
+    if (RULE_CHANGES.includes(event.type)) forgetEnabledRules(deps);
+    else await runRules(deps, event);
     return [];
   },
-  types: [...RULE_TRIGGER_TYPES, 'RuleFired'],
+  types: [...RULE_TRIGGER_TYPES, 'RuleFired', ...RULE_CHANGES],
   reads: ['rules', 'tickets', 'teams', 'users', 'categories', 'settings'],
-  async start() {
-    return async () => undefined;
+  // A process that gains the workers' lease missed the rule changes the reactor went through elsewhere.
+  async start(deps, lease) {
+    const off = lease.onChange(() => forgetEnabledRules(deps));
+    return async () => off();
   },
 };
