@@ -2,7 +2,8 @@ import { addCategory, addMember } from '../../../test/support/desk';
 import { type Dovecot, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
-import { report, tally } from '../../../test/support/tally';
+import { mailTally, textsByTicket } from '../../../test/support/mailTally';
+import { report } from '../../../test/support/tally';
 
 const SUPPORT = 'help@acme.test';
 const OUTAGE_MS = 60_000;
@@ -10,17 +11,9 @@ const OUTAGE_MS = 60_000;
 const mail = (from: string, id: string, body: string, extra: string[] = []) =>
   [`From: ${from}`, `To: ${SUPPORT}`, `Subject: Load ${id}`, `Message-ID: <${id}@example.com>`, ...extra, '', body].join('\n');
 
-/** Each ticket's customer texts (its description, then its messages in order), as many times as each is there. */
-async function arrivedByTicket(server: TestServer, admin: string): Promise<string[][]> {
-  const list = (await server.request('GET', '/api/tickets?limit=100', { token: admin })).body.tickets as Array<{ _id: string }>;
-  const tickets: string[][] = [];
-  for (const { _id } of list) {
-    const { ticket, messages } = (await server.request('GET', `/api/tickets/${_id}?limit=100`, { token: admin })).body;
-    const texts = [ticket.description, ...messages.map((message: { content: string }) => message.content)].filter((text: string) => text.startsWith('mail '));
-    if (texts.length > 0) tickets.push(texts);
-  }
-  return tickets;
-}
+/** Each ticket's customer texts, as many times as each is there. */
+const arrivedByTicket = (server: TestServer, admin: string) =>
+  textsByTicket(async (route) => (await server.request('GET', route, { token: admin })).body, 'mail ');
 
 describe('The e-mail channel under faults (Dovecot)', () => {
   let dovecot: Dovecot;
@@ -88,10 +81,7 @@ describe('The e-mail channel under faults (Dovecot)', () => {
       },
       { timeoutMs: 60_000, describe: 'every mail taken' },
     );
-    // Order is a sender's: each sender's mails are one ticket's conversation (one open ticket each), so
-    // each ticket is held to its sender's mails in the order they were put in the mailbox.
-    const inOrder = byTicket.flatMap((texts) => expected.filter((text) => senderOf.get(text) === senderOf.get(texts[0]!)));
-    const figures = { ...tally(expected, byTicket.flat()), reordered: tally(inOrder, byTicket.flat()).reordered };
+    const figures = mailTally(expected, senderOf, byTicket);
     report(`Dovecot outage of ${OUTAGE_MS / 1000} s and a restart mid-fetch`, { ...figures });
     expect(figures).toMatchObject({ delivered: expected.length, lost: 0, duplicated: 0, reordered: 0 });
     expect(await dovecot.list('Done')).toHaveLength(expected.length);
