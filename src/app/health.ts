@@ -1,7 +1,7 @@
 import { type ChannelBacklog, type DeliveryChannel, channelBacklogs, failedDeliveryCount } from './deliveries/service';
 import type { AppDeps } from './deps';
 import { mailboxStatus } from './email/mailbox';
-import { type ReadModelHealth, answeredWithin, projectionStatus, readModelHealth } from './status';
+import { type ReadModelHealth, STORE_ANSWER_MS, answeredWithin, projectionStatus, readModelHealth } from './status';
 
 /**
  * `ok`: serving; `starting`: listening while the read models catch up (503, so a load balancer keeps
@@ -56,9 +56,12 @@ export class HealthCheck {
     return { state: 'up', ...answered };
   }
 
-  /** The support mailbox cannot be read (docs/email.md). */
+  /**
+   * The support mailbox cannot be read (docs/email.md). Its state is kept in the read store: one that
+   * does not answer is the read models' fault (`readModelHealth`), never a health answer held up.
+   */
   private async mailboxDown(): Promise<boolean> {
-    return (await mailboxStatus(this.deps))?.state === 'down';
+    return (await answeredWithin(mailboxStatus(this.deps), STORE_ANSWER_MS))?.state === 'down';
   }
 
   /** The public answer: `starting` until ready, then `ok` or `degraded`, from state at most STATUS_FRESH_MS old. */
@@ -82,7 +85,7 @@ export class HealthCheck {
       projectionStatus(deps),
       this.queueFigures(),
       readModelHealth(deps),
-      mailboxStatus(deps),
+      answeredWithin(mailboxStatus(deps), STORE_ANSWER_MS),
     ]);
     const status: HealthStatus = !deps.startup.ready ? 'starting' : faulty(queue, readModels, mailbox?.state === 'down') ? 'degraded' : 'ok';
     return {

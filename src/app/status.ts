@@ -32,7 +32,7 @@ export async function projectionStatus(deps: Pick<AppDeps, 'projections' | 'even
 }
 
 /** How long health waits for the read store's fault records: a MongoDB that is away answers nothing for the driver's 30 s. */
-const STORE_ANSWER_MS = 700;
+export const STORE_ANSWER_MS = 700;
 
 /** What `work` answered within `ms`, or null when it failed or took longer (it goes on unawaited). */
 export async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | null> {
