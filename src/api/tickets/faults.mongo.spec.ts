@@ -122,10 +122,8 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     expect(dishonest(samples, [other!.url], cutAt + HONEST_AFTER_MS, applyingAt)).toEqual([]);
     expect(dishonest(samples, [cutOff!.url], cutAt + HONEST_AFTER_MS, restoredAt)).toEqual([]);
     process.stderr.write(`[fault tally] leader cut off: leading again ${leadingAgainAt - releasedAt} ms after the other was told to stop\n`);
-    // A released lease is taken within a second (docs/read-models.md); the first post answered 201 comes later: the
-    // lanes whose posts the stopping process held get their answers first (measured 3.9 s here, 1.0-1.3 s before the
-    // generations per projection; to be found). Held to the bound of a takeover after a crash.
-    expect(leadingAgainAt - releasedAt).toBeLessThanOrEqual(TTL_MS + 2000);
+    // A released lease is taken within a second (docs/read-models.md); a loaded machine takes longer to apply.
+    expect(leadingAgainAt - releasedAt).toBeLessThanOrEqual(3000);
     await expectConsistent('leader cut off', desk, run, posts);
   }, 120_000);
 });
