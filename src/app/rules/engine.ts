@@ -86,7 +86,7 @@ export const factsOfView = (ticket: TicketView): RuleFacts => ({
 const QUOTE = (text: string) => `"${text}"`;
 
 /** A condition in words, names joined from the read models: "priority is urgent", "team is not "Billing"". */
-export async function conditionLabel(deps: AppDeps, condition: RuleCondition): Promise<string> {
+async function conditionLabel(deps: AppDeps, condition: RuleCondition): Promise<string> {
   if (condition.field === 'hours') return `now is ${condition.op === 'within' ? 'within' : 'outside'} business hours`;
   if (condition.field === 'tags') return `the ticket ${condition.op === 'has_any' ? 'has' : 'has none of'} the tags ${condition.values.join(', ')}`;
   const names = await Promise.all(

@@ -13,6 +13,13 @@ const AUTO_CLOSE = {
   actions: [{ type: 'status', status: 'closed' }],
 };
 
+const REMIND = {
+  name: 'Remind after 2 days',
+  trigger: { kind: 'time', after: { amount: 2, unit: 'days' } },
+  conditions: [{ field: 'status', op: 'is', values: ['pending_customer'] }],
+  actions: [{ type: 'notify_customer', text: 'Hello {{customer.firstName}}, is ticket #{{ticket.number}} still a problem?' }],
+};
+
 /**
  * Time rules (docs/automation.md) against a clock the whole server reads, moved ahead as a clock that
  * jumps would be: the timers look at it every 100 ms (SLA_TIMER_MAX_DELAY_MS), so a real four-day
@@ -36,6 +43,11 @@ describe('Time rules', () => {
   const resolvedTicket = async (server: TestServer, admin: string, category: string) => {
     const ticket = await openTicket(server, await addMember(server, admin, 'customer', 'Rita'), category);
     expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token: admin, body: { status: 'resolved' } })).status).toBe(200);
+    return ticket;
+  };
+  const pendingTicket = async (server: TestServer, admin: string, category: string) => {
+    const ticket = await openTicket(server, await addMember(server, admin, 'customer', 'Rita'), category);
+    await setStatus(server, admin, ticket._id, 'pending_customer');
     return ticket;
   };
   const setStatus = async (server: TestServer, admin: string, ticketId: string, status: string) =>
@@ -91,20 +103,36 @@ describe('Time rules', () => {
     }
   }, 60_000);
 
-  it('when the wait came due while no process ran, and even the queue was lost, then the next start runs it once', async () => {
+  it('when a reminder ran, the process stopped, the queue was lost and another wait came due meanwhile, then the next start runs the new one once and the old one not again', async () => {
     const first = await start();
-    const { admin, category } = await desk(first);
-    const ticket = await resolvedTicket(first, admin, category);
+    const admin = await first.login();
+    const category = await addCategory(first, admin);
+    expect((await first.request('POST', '/api/rules', { token: admin, body: REMIND })).status).toBe(201);
+    const reminded = await pendingTicket(first, admin, category);
+    ahead = 2 * DAY + 60_000;
+    await eventually(async () => (await runsOn(first, reminded._id)).length > 0, { describe: 'the reminder ran' });
+    const waiting = await pendingTicket(first, admin, category);
     const { dataDir } = first;
     await first.stop({ keepData: true });
     ahead = 5 * DAY;
     for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dataDir, `queue.db${suffix}`), { force: true });
     const second = await start(dataDir);
     try {
-      await eventually(async () => (await runsOn(second, ticket._id)).length > 0, { describe: 'the rule ran at start' });
+      await eventually(async () => (await runsOn(second, waiting._id)).length > 0, { describe: 'the wait due while down ran at start' });
       await settle();
-      expect(await runsOn(second, ticket._id)).toHaveLength(1);
-      expect(await statusOf(second, await second.login(), ticket._id)).toBe('closed');
+      // Still waiting (pending customer): only the claim in its stream keeps the re-armed timer from reminding again.
+      expect(await runsOn(second, reminded._id)).toHaveLength(1);
+      expect(await runsOn(second, waiting._id)).toHaveLength(1);
+      const messages = (await second.request('GET', `/api/tickets/${waiting._id}/messages`, { token: await second.login() })).body.messages as Array<{
+        content: string;
+        sender: { firstName: string; lastName: string };
+      }>;
+      expect(messages.filter((message) => message.content.startsWith('Hello Rita'))).toEqual([
+        expect.objectContaining({
+          content: 'Hello Rita, is ticket #1002 still a problem?',
+          sender: expect.objectContaining({ firstName: 'Customer Support System', lastName: '' }),
+        }),
+      ]);
     } finally {
       await second.stop();
     }
