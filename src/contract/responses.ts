@@ -325,8 +325,24 @@ export const RuleFirings = z
 
 export const RuleDryRun = z
   .strictObject({
-    checked: z.int().meta({ description: 'How many open tickets were looked at (the latest 1000)' }),
-    tickets: z.array(z.strictObject({ _id: id, ticketId: z.int(), title: z.string(), status: z.enum(TICKET_STATUSES), priority: z.enum(PRIORITIES) })),
+    checked: z.int().meta({ description: 'How many open tickets were looked at (the latest 1000); for a time rule, how many are in a wait for it' }),
+    tickets: z.array(
+      z.strictObject({
+        _id: id,
+        ticketId: z.int(),
+        title: z.string(),
+        status: z.enum(TICKET_STATUSES),
+        priority: z.enum(PRIORITIES),
+        wait: z
+          .strictObject({
+            since: z.string().meta({ description: 'When the event that made the ticket match was recorded' }),
+            dueAt: z.string(),
+            state: z.enum(['due', 'waiting']).meta({ description: 'due: its time has passed, the rule runs on it now; waiting: until dueAt' }),
+          })
+          .optional()
+          .meta({ description: "A time rule's wait on this ticket" }),
+      }),
+    ),
   })
   .meta({ id: 'RuleDryRun' });
 

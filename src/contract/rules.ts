@@ -37,12 +37,12 @@ export const RULE_CHAIN_MAX_DEPTH = 5;
 /** Variables of a rule's texts (notes and notices): a rule has no agent applying it. */
 export const RULE_VARIABLES = ['customer.name', 'customer.firstName', 'ticket.number', 'ticket.title'] as const;
 
-const RULE_FIELDS = ['status', 'priority', 'team', 'category', 'channel', 'customer'] as const;
+const RULE_FIELDS = ['status', 'priority', 'team', 'assignee', 'category', 'channel', 'customer'] as const;
 type RuleField = (typeof RULE_FIELDS)[number];
 export const CHANNELS = ['web', 'telegram'] as const;
 
 /**
- * One condition: every condition of a rule must hold. `team` takes team ids or `none`; `hours`
+ * One condition: every condition of a rule must hold. `team` takes team ids or `none`, `assignee` agent ids or `none`; `hours`
  * holds within (or outside) the business hours of an SLA calendar, the default one when none is named.
  */
 export type RuleCondition =
@@ -128,13 +128,47 @@ const name = singleLine(z.string({ message: 'Name is required' }).trim(), 'Name'
   .min(1, 'Name is required')
   .max(99, 'Name must be less than 100 characters');
 
-/** `event`: run when one of `events` happens on a ticket. Time-based rules will be another kind of trigger. */
-export const ruleTriggerSchema = z.strictObject({
-  kind: z.literal('event', { message: 'Trigger kind must be event' }),
-  events: z
-    .array(z.enum(RULE_EVENTS, { message: `Each event must be one of ${RULE_EVENTS.join(', ')}` }), { message: 'Events must be a list' })
-    .min(1, 'A trigger needs at least one event'),
-});
+/** The units a time rule's wait is given in; seconds serve short waits (and tests), days the usual ones. */
+export const RULE_DURATION_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
+export type RuleDurationUnit = (typeof RULE_DURATION_UNITS)[number];
+export interface RuleDuration {
+  amount: number;
+  unit: RuleDurationUnit;
+}
+const UNIT_MS: Record<RuleDurationUnit, number> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+export const ruleDurationMs = (duration: RuleDuration) => duration.amount * UNIT_MS[duration.unit];
+/** "4 days", "1 hour". */
+export const ruleDurationWords = ({ amount, unit }: RuleDuration) => `${amount} ${amount === 1 ? unit.slice(0, -1) : unit}`;
+const RULE_WAIT_MAX_DAYS = 365;
+
+/**
+ * `event`: run when one of `events` happens on a ticket. `time`: run once a ticket has matched the
+ * conditions for `after`, counted from the event that made it match (docs/automation.md).
+ */
+export const ruleTriggerSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({
+      kind: z.literal('event'),
+      events: z
+        .array(z.enum(RULE_EVENTS, { message: `Each event must be one of ${RULE_EVENTS.join(', ')}` }), { message: 'Events must be a list' })
+        .min(1, 'A trigger needs at least one event'),
+    }),
+    z.strictObject({
+      kind: z.literal('time'),
+      after: z
+        .strictObject(
+          {
+            amount: z.number({ message: 'The wait must be a whole number' }).int('The wait must be a whole number').min(1, 'The wait must be at least 1'),
+            unit: z.enum(RULE_DURATION_UNITS, { message: `The wait's unit must be one of ${RULE_DURATION_UNITS.join(', ')}` }),
+          },
+          { message: 'A time trigger needs its wait: {amount, unit}' },
+        )
+        .refine((after) => ruleDurationMs(after) <= RULE_WAIT_MAX_DAYS * UNIT_MS.days, `The wait must be at most ${RULE_WAIT_MAX_DAYS} days`),
+    }),
+  ],
+  { message: 'Trigger kind must be event or time' },
+);
 
 const fields = {
   name,

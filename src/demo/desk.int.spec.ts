@@ -145,6 +145,7 @@ describe('the demo desk', () => {
     expect(rules.map(({ name, order, enabled }) => [order, name, enabled])).toEqual([
       [1, 'Urgent billing: tag and tell Payments', true],
       [2, 'Breached: raise to urgent', true],
+      [3, 'Auto-close after 4 days', false],
     ]);
     expect(rules).toHaveLength(desk.rules);
   });

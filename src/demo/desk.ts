@@ -114,7 +114,7 @@ const CUSTOMERS = [
 
 type CategoryKey = 'billing' | 'technical' | 'account' | 'shipping';
 
-/** The demo's rules: an urgent Billing ticket is tagged and Payments told; a breached target raises the priority. */
+/** The demo's rules: an urgent Billing ticket is tagged and Payments told; a breached target raises the priority; a ticket resolved for 4 days is closed (switched off). */
 function demoRules(teams: Partial<Record<CategoryKey, TeamLookup>>, categories: Record<CategoryKey, CategoryLookup>): Array<Omit<RuleDetails, 'order'>> {
   const payments = teams.billing!;
   return [
@@ -140,6 +140,14 @@ function demoRules(teams: Partial<Record<CategoryKey, TeamLookup>>, categories: 
         { type: 'priority', priority: 'urgent' },
         { type: 'note', text: 'An SLA target of #{{ticket.number}} was breached: the priority was raised to urgent.' },
       ],
+    },
+    // Switched off: on, it would close at once the stories' tickets resolved over 4 days ago; its dry run lists them.
+    {
+      name: 'Auto-close after 4 days',
+      enabled: false,
+      trigger: { kind: 'time', after: { amount: 4, unit: 'days' } },
+      conditions: [{ field: 'status', op: 'is', values: ['resolved'] }],
+      actions: [{ type: 'status', status: 'closed' }],
     },
   ];
 }

@@ -207,9 +207,9 @@ const schema = z.object({
   /** A webhook whose deliveries fail without a success for this long is disabled and the admins told. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(100).max(2_592_000_000).default(259_200_000),
   /**
-   * The longest a service-level timer waits in the queue before it looks at the clock again (docs/sla.md):
-   * a due time further away is reached in hops of this length, so a clock that was set or skewed cannot keep a
-   * warning waiting for days.
+   * The longest a service-level timer, or a time rule's (docs/automation.md), waits in the queue before it looks
+   * at the clock again (docs/sla.md): a due time further away is reached in hops of this length, so a clock that
+   * was set or skewed cannot keep a warning or a rule waiting for days.
    */
   SLA_TIMER_MAX_DELAY_MS: z.coerce.number().int().min(100).max(86_400_000).default(21_600_000),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */

@@ -155,7 +155,9 @@ export const postedMessageView = (
   messageType: data.messageType,
   isInternal: data.isInternal,
   platform: data.platform,
-  sender: { _id: data.senderId, firstName: sender.firstName, lastName: sender.lastName, role: data.senderRole },
+  sender: data.senderName
+    ? { _id: data.senderId, firstName: data.senderName, lastName: '', role: data.senderRole }
+    : { _id: data.senderId, firstName: sender.firstName, lastName: sender.lastName, role: data.senderRole },
   createdAt: at,
   editedAt: null,
   attachments: data.attachments.map(attachmentView),

@@ -40,7 +40,12 @@ const noticeOf = dispatcher<ReadStore, Promise<TicketNotice | null>>({
   async MessagePosted(event, store) {
     const message: MessagePostedData = event.data;
     if (message.isInternal || !isStaff(message.senderRole)) return null;
-    return { kind: 'reply', content: message.content, senderName: fullName(await findPerson(store, message.senderId)), files: message.attachments };
+    return {
+      kind: 'reply',
+      content: message.content,
+      senderName: message.senderName ?? fullName(await findPerson(store, message.senderId)),
+      files: message.attachments,
+    };
   },
 });
 

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, signIn } from '../support/browser';
-import { addCategory, addMember } from '../support/desk';
+import { addCategory, addMember, openTicket } from '../support/desk';
 import { eventually } from '../support/eventually';
 import { ADMIN, type TestServer, startTestServer } from '../support/server';
 
@@ -81,5 +81,40 @@ describe('Web app in Chromium: a trigger an admin builds routes tickets, and say
     const details = admin.getByRole('dialog', { name: 'Rule "Route urgent billing" (v3)' });
     await details.getByText('Fired 1 time').waitFor();
     await details.getByRole('list', { name: 'Firings' }).getByText(/#1001/).waitFor();
+  }, 60_000);
+
+  it('when an admin builds in the form a time rule closing tickets resolved for 2 seconds, then a resolved ticket is closed once its time passes and its history names the rule and its version', async () => {
+    const token = await server.login();
+    const category = await addCategory(server, token, { name: 'Returns' });
+
+    await admin.goto(`${server.url}/admin?tab=Rules`);
+    await admin.getByRole('button', { name: 'Add Rule' }).click();
+    const form = admin.getByRole('dialog', { name: 'Add New Rule' });
+    await form.getByLabel('Rule Name').fill('Auto-close after 2 seconds');
+    await form.getByRole('radio', { name: 'A ticket has matched the conditions for…' }).check();
+    await form.getByLabel('Wait', { exact: true }).fill('2');
+    await form.getByLabel('Wait unit').selectOption('seconds');
+    await form.getByRole('button', { name: 'Add condition' }).click();
+    await form.getByLabel('Condition 1 field').selectOption({ label: 'Status' });
+    await form.getByLabel('Condition 1 value').selectOption({ label: 'resolved' });
+    await form.getByLabel('Action 1', { exact: true }).selectOption({ label: 'Set status' });
+    await form.getByLabel('Action 1 value').selectOption({ label: 'closed' });
+    await form.getByRole('button', { name: 'Create Rule' }).click();
+    await form.waitFor({ state: 'detached' });
+    await admin.getByRole('article', { name: 'Auto-close after 2 seconds' }).getByText('When a ticket has matched for 2 seconds').waitFor();
+
+    const ticket = await openTicket(server, await addMember(server, token, 'customer', 'Ines'), category, { title: 'Parcel came back' });
+    expect((await server.request('PUT', `/api/tickets/${ticket._id}`, { token, body: { status: 'resolved' } })).status).toBe(200);
+    await eventually(async () => (await server.request('GET', `/api/tickets/${ticket._id}`, { token })).body.ticket.status === 'closed', {
+      describe: 'the resolved ticket is closed',
+    });
+
+    await admin.goto(`${server.url}/tickets/${ticket._id}`);
+    await admin.getByRole('button', { name: 'Show history' }).click();
+    const panel = admin.locator('.history-panel');
+    await panel.getByText('Rule "Auto-close after 2 seconds" (v1): changed the status from resolved to closed').waitFor();
+    await panel
+      .getByText(/^Rule "Auto-close after 2 seconds" \(v1\) ran because the ticket has matched for 2 seconds \(since .+\) and status is resolved$/)
+      .waitFor();
   }, 60_000);
 });

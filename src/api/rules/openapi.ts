@@ -92,7 +92,7 @@ export function describeRules(docs: ApiRegistry): void {
     method: 'get',
     path: '/rules/:id/dry-run',
     token,
-    summary: 'The open tickets whose fields meet the rule’s conditions now; records nothing',
+    summary: 'The open tickets whose fields meet the rule’s conditions now; for a time rule, the tickets in a wait for it, due or waiting; records nothing',
     access: admin,
     responses: { 200: { description: 'The tickets it would touch', schema: RuleDryRun } },
   });

@@ -62,6 +62,16 @@ describe('Rules over HTTP (docs/automation.md)', () => {
     expect(JSON.stringify(noTeam.body)).toContain('actions.0.teamId');
     const typo = await create({ ...routing(), actions: [{ type: 'notify_customer', text: 'Hi {{agent.name}}' }] });
     expect(typo).toMatchObject({ status: 422, body: { code: 'UNKNOWN_VARIABLES', variables: ['agent.name'] } });
+    const noWait = await create({ ...routing(), trigger: { kind: 'time', after: { amount: 0, unit: 'weeks' } } });
+    expect(noWait).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(JSON.stringify(noWait.body)).toContain('trigger.after.amount');
+    expect(JSON.stringify(noWait.body)).toContain('trigger.after.unit');
+    const hours = await create({ ...routing(), trigger: { kind: 'time', after: { amount: 4, unit: 'days' } }, conditions: [{ field: 'hours', op: 'within' }] });
+    expect(hours).toMatchObject({ status: 400, body: { error: 'A time rule cannot use the business-hours condition: its wait counts around the clock' } });
+    expect(JSON.stringify(hours.body)).toContain('conditions.0');
+    const nobody = await create({ ...routing(), conditions: [{ field: 'assignee', op: 'is', values: ['no-such-agent'] }] });
+    expect(nobody).toMatchObject({ status: 400, body: { error: 'Please choose an active agent or admin' } });
+    expect(JSON.stringify(nobody.body)).toContain('conditions.0.values.0');
   });
 
   it('when a customer opens an urgent Billing ticket, then the routing rule puts it with the team within 1 s, and the history names the rule and its version', async () => {
@@ -174,9 +184,10 @@ describe('Rules over HTTP (docs/automation.md)', () => {
     await server.request('DELETE', `/api/rules/${rule._id}`, { token: admin });
   });
 
-  it('when rules are exported, reordered and imported, then the import creates new version-1 rules after the others and a dry run lists the open tickets they would touch', async () => {
+  it('when rules are exported, reordered and imported, then the import creates new version-1 rules after the others, a time rule too, and a dry run lists the tickets they would touch', async () => {
     const first = (await create({ ...routing(), name: 'First' })).body.rule;
-    const second = (await create({ ...routing(), name: 'Second', enabled: false })).body.rule;
+    const after = { amount: 30, unit: 'minutes' };
+    const second = (await create({ ...routing(), name: 'Second', enabled: false, trigger: { kind: 'time', after } })).body.rule;
     const all = (await server.request('GET', '/api/rules', { token: admin })).body.rules.map((rule: { _id: string }) => rule._id);
     const reordered = await server.request('POST', '/api/rules/order', { token: admin, body: { ids: [...all].reverse() } });
     expect(reordered.status).toBe(200);
@@ -185,12 +196,14 @@ describe('Rules over HTTP (docs/automation.md)', () => {
 
     const exported = await server.request('GET', '/api/rules/export', { token: admin });
     expect(exported.body.rules.map((rule: { name: string }) => rule.name)).toEqual(['Second', 'First']);
+    expect(exported.body.rules[0].trigger).toEqual({ kind: 'time', after });
     const imported = await server.request('POST', '/api/rules/import', { token: admin, body: exported.body });
     expect(imported.status).toBe(201);
     expect(imported.body.rules.map((rule: { version: number; name: string }) => [rule.name, rule.version])).toEqual([
       ['Second', 1],
       ['First', 1],
     ]);
+    expect(imported.body.rules[0].trigger).toEqual({ kind: 'time', after });
     const refused = await server.request('POST', '/api/rules/import', {
       token: admin,
       body: { rules: [routing(), { ...routing(), actions: [{ type: 'assign', agentId: carla.id }] }] },
@@ -204,5 +217,7 @@ describe('Rules over HTTP (docs/automation.md)', () => {
     expect(dry.status).toBe(200);
     expect(dry.body.tickets.map((t: { _id: string }) => t._id)).toContain(open._id);
     expect(dry.body.tickets.every((t: { priority: string }) => t.priority === 'urgent')).toBe(true);
+    // A time rule's dry run: the tickets in a wait for it, urgent Billing since they opened, due in 30 minutes.
+    expect(dry.body.tickets.find((t: { _id: string }) => t._id === open._id).wait).toMatchObject({ state: 'waiting' });
   });
 });

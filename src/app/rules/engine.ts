@@ -3,8 +3,8 @@ import { RULE_CHAIN_MAX_DEPTH, RULE_EVENT_WORDS, type RuleAction, type RuleCondi
 import { STATUS_WORDS, isOpenStatus } from '#contract/tickets';
 import { elapsedBusiness } from '../../domain/sla/calendar';
 import { SLA_SETTINGS_STREAM, slaSettingsDecider } from '../../domain/sla/settings';
-import { type RuleRunState, type RuleStep, type WithinHours, factsOf, holds, ruleEventOf, ruleRunDecider } from '../../domain/rule/run';
-import { type RuleNotice, type RuleRef, type TicketEvent, ticketStream } from '../../domain/ticket/ticket';
+import { type RuleFacts, type RuleRunState, type RuleStep, type WithinHours, factsOf, holds, ruleEventOf, ruleRunDecider } from '../../domain/rule/run';
+import { type RuleNotice, type RuleRef, type TicketEvent, type TicketState, ticketStream } from '../../domain/ticket/ticket';
 import type { TicketActor } from '../../domain/ticket/decide';
 import { type CommandContext, foldStream, handleCommand } from '../../platform/commands';
 import { type RecordedEvent, recordedAs } from '../../platform/eventstore/port';
@@ -13,9 +13,11 @@ import { RULES, type RuleView } from '../../projections/rules';
 import { TEAMS, type TeamView } from '../../projections/teams';
 import { TICKETS, type TicketView } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
+import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../deps';
 import { policyForNewTicket } from '../sla/service';
 import { releaseOpenTicket } from '../tickets/service';
+import { isTimeRule } from '../../domain/rule/time';
 
 /**
  * The rules engine (docs/automation.md): on each ticket event a trigger listens to, the enabled
@@ -25,7 +27,7 @@ import { releaseOpenTicket } from '../tickets/service';
  */
 
 /** The actor of the ticket commands a rule runs: admin's powers, as the admin who built the rule meant. */
-const RULE_ACTOR: TicketActor = { userId: 'system', role: 'admin' };
+export const RULE_ACTOR: TicketActor = { userId: 'system', role: 'admin' };
 
 const fullName = (person: { firstName: string; lastName: string }) => `${person.firstName} ${person.lastName}`.trim();
 
@@ -40,6 +42,9 @@ export const orderedRules = (deps: AppDeps, filter: Record<string, unknown> = {}
  * ticket event after a rule's change finds the cache emptied by it.
  */
 const enabledRules = new WeakMap<AppDeps, Promise<RuleView[]>>();
+
+/** The enabled time rules, from the same kept list. */
+export const enabledTimeRules = async (deps: AppDeps) => (await enabledRulesOf(deps)).filter(isTimeRule);
 
 export function forgetEnabledRules(deps: AppDeps): void {
   enabledRules.delete(deps);
@@ -66,6 +71,18 @@ export async function businessHours(deps: AppDeps, now: Date): Promise<WithinHou
   };
 }
 
+/** What a rule's conditions read of a ticket, from the tickets read model (dry runs, the tickets a time rule may be waiting on). */
+export const factsOfView = (ticket: TicketView): RuleFacts => ({
+  status: ticket.status,
+  priority: ticket.priority,
+  team: ticket.team?._id ?? 'none',
+  assignee: ticket.assignedAgent?._id ?? 'none',
+  category: ticket.category._id,
+  channel: ticket.platform,
+  customer: ticket.customer._id,
+  tags: ticket.tags,
+});
+
 const QUOTE = (text: string) => `"${text}"`;
 
 /** A condition in words, names joined from the read models: "priority is urgent", "team is not "Billing"". */
@@ -84,6 +101,11 @@ async function conditionLabel(deps: AppDeps, condition: RuleCondition): Promise<
         const category = await deps.readStore.collection<{ _id: string; name: string }>(CATEGORIES).findOne({ _id: value });
         return QUOTE(category?.name ?? value);
       }
+      if (condition.field === 'assignee') {
+        if (value === 'none') return 'nobody';
+        const agent = await deps.readStore.collection<UserView>(USERS).findOne({ _id: value });
+        return agent ? fullName(agent) : value;
+      }
       if (condition.field === 'customer') {
         const customer = await deps.readStore.collection<UserView>(USERS).findOne({ _id: value });
         return customer ? fullName(customer) : value;
@@ -99,8 +121,18 @@ interface Prepared {
   notify: RuleNotice[];
 }
 
+/** Each of a rule's conditions with its words. */
+export const labelled = (deps: AppDeps, conditions: readonly RuleCondition[]) =>
+  Promise.all(conditions.map(async (condition) => ({ condition, label: await conditionLabel(deps, condition) })));
+
 /** The rule's actions as ticket commands and staff notices, texts rendered for this ticket. */
-async function prepare(deps: AppDeps, rule: RuleView, ticket: TicketView, state: RuleRunState, context: CommandContext): Promise<Prepared> {
+export async function prepare(
+  deps: AppDeps,
+  rule: Pick<RuleView, '_id' | 'actions'>,
+  ticket: TicketView,
+  state: RuleRunState,
+  context: CommandContext,
+): Promise<Prepared> {
   const ticketId = ticket._id;
   const values = {
     'customer.name': fullName(ticket.customer),
@@ -110,6 +142,8 @@ async function prepare(deps: AppDeps, rule: RuleView, ticket: TicketView, state:
     'agent.name': '',
     'agent.firstName': '',
   };
+  // The customer reads a rule's message as the desk's, not an internal rule's name nor "Unknown user".
+  const senderName = (await loadSystemSettings(deps.readStore)).systemName;
   const post = (index: number, content: string, isInternal: boolean): RuleStep['command'] => ({
     type: 'PostMessage',
     ticketId,
@@ -121,6 +155,7 @@ async function prepare(deps: AppDeps, rule: RuleView, ticket: TicketView, state:
     attachments: [],
     platform: 'web',
     now: context.now,
+    senderName,
   });
   const teamOf = (teamId: string) => deps.readStore.collection<TeamView>(TEAMS).findOne({ _id: teamId });
   const steps: RuleStep[] = [];
@@ -189,7 +224,13 @@ async function prepare(deps: AppDeps, rule: RuleView, ticket: TicketView, state:
   }
 }
 
-const ruleRef = (rule: RuleView): RuleRef => ({ id: rule._id, name: rule.name, version: rule.version });
+export const ruleRef = (rule: Pick<RuleView, '_id' | 'name' | 'version'>): RuleRef => ({ id: rule._id, name: rule.name, version: rule.version });
+
+/** A rule that resolved or closed the ticket lets its customer's open-ticket claim go, as a status change by a person does. */
+export async function releaseIfEnded(deps: AppDeps, before: TicketState, after: TicketState, context: CommandContext): Promise<void> {
+  if (before.kind === 'live' && after.kind === 'live' && isOpenStatus(before.status) && !isOpenStatus(after.status))
+    await releaseOpenTicket(deps, after.customerId, after.ticketId, context);
+}
 
 /**
  * Runs the enabled rules listening to this event on its ticket, in order, each on the ticket as the
@@ -201,7 +242,7 @@ export async function runRules(deps: AppDeps, recorded: RecordedEvent): Promise<
   if (!kind || !recorded.streamId.startsWith('ticket-')) return;
   const cause = recorded.metadata.rule;
   const depth = (cause?.depth ?? 0) + 1;
-  const rules = (await enabledRulesOf(deps)).filter((rule) => rule._id !== cause?.id && rule.trigger.events.includes(kind));
+  const rules = (await enabledRulesOf(deps)).filter((rule) => rule._id !== cause?.id && rule.trigger.kind === 'event' && rule.trigger.events.includes(kind));
   if (rules.length === 0) return;
   const ticketId = String(recorded.data.ticketId);
   const now = deps.clock();
@@ -221,11 +262,10 @@ export async function runRules(deps: AppDeps, recorded: RecordedEvent): Promise<
     const ticket = await deps.readStore.collection<TicketView>(TICKETS).findOne({ _id: ticketId });
     const { state } = await foldStream(deps.events, stream, ruleRunDecider);
     if (!ticket || state.ticket.kind !== 'live') return;
-    const conditions = await Promise.all(rule.conditions.map(async (condition) => ({ condition, label: await conditionLabel(deps, condition) })));
+    const conditions = await labelled(deps, rule.conditions);
     const eventLabel = RULE_EVENT_WORDS[kind];
     const context: CommandContext = { ...base, rule: { ...ruleRef(rule), matched: [eventLabel, ...conditions.map(({ label }) => label)], depth } };
     const { steps, notify } = await prepare(deps, rule, ticket, state, context);
-    const before = state.ticket.status;
     const result = await handleCommand(
       deps.events,
       stream,
@@ -233,9 +273,6 @@ export async function runRules(deps: AppDeps, recorded: RecordedEvent): Promise<
       { type: 'RunRule', actor: RULE_ACTOR, rule: ruleRef(rule), trigger, depth, eventLabel, conditions, withinHours, steps, notify },
       context,
     );
-    const after = result.state.ticket;
-    // A rule that resolved or closed the ticket lets its customer's open-ticket claim go, as a status change by a person does.
-    if (result.events.length > 0 && after.kind === 'live' && isOpenStatus(before) && !isOpenStatus(after.status))
-      await releaseOpenTicket(deps, after.customerId, ticketId, base);
+    await releaseIfEnded(deps, state.ticket, result.state.ticket, base);
   }
 }

@@ -13,7 +13,9 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
 import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { businessHours, orderedRules } from './engine';
+import { businessHours, factsOfView, orderedRules } from './engine';
+import { waitsOfRule } from './time';
+import { isTimeRule } from '../../domain/rule/time';
 
 /** Rules as data (docs/automation.md): admin-only, each a versioned stream, listed from the `rules` read model. */
 
@@ -59,6 +61,10 @@ async function checkReferences(deps: AppDeps, rule: { conditions?: RuleCondition
       for (const [v, value] of condition.values.entries())
         if (!(await deps.readStore.collection(CATEGORIES).findOne({ _id: value })))
           issues.push({ path: path('conditions', index, 'values', v), message: 'Please choose a category' });
+    if (condition.field === 'assignee')
+      for (const [v, value] of condition.values.entries())
+        if (value !== 'none' && !(await staff(value)))
+          issues.push({ path: path('conditions', index, 'values', v), message: 'Please choose an active agent or admin' });
     if (condition.field === 'customer')
       for (const [v, value] of condition.values.entries())
         if ((await deps.readStore.collection<UserView>(USERS).findOne({ _id: value }))?.role !== 'customer')
@@ -133,39 +139,37 @@ export async function importRules(deps: AppDeps, rules: RuleInput[], context: Co
 
 const DRY_RUN_LIMIT = 1000;
 
+const listed = (ticket: TicketView) => ({ _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status, priority: ticket.priority });
+
 /**
- * The open tickets whose fields meet a rule's conditions now: what its actions would touch if its
- * event happened to each of them. Nothing is recorded. The event itself is not checked: a dry run
- * asks "which tickets", not "when".
+ * An event rule: the open tickets whose fields meet its conditions now, what its actions would touch
+ * if its event happened to each of them. The event itself is not checked: a dry run asks "which
+ * tickets", not "when". A time rule: the tickets in a wait it has not run for, `due` (its time has
+ * passed: it runs on them now) or `waiting` until `dueAt`. Nothing is recorded.
  */
 export async function dryRunRule(deps: AppDeps, ruleId: string, context: CommandContext) {
   adminOnly(context);
   const rule = await deps.readStore.collection<RuleView>(RULES).findOne({ _id: ruleId });
   if (!rule) throw new NotFoundError('Rule');
+  if (isTimeRule(rule)) {
+    const waits = await waitsOfRule(deps, rule, DRY_RUN_LIMIT);
+    const now = deps.clock().getTime();
+    return {
+      checked: waits.length,
+      tickets: waits.map(({ ticket, wait, dueAt }) => ({
+        ...listed(ticket),
+        wait: { since: new Date(wait.since).toISOString(), dueAt: new Date(dueAt).toISOString(), state: dueAt <= now ? 'due' : 'waiting' },
+      })),
+    };
+  }
   const withinHours = await businessHours(deps, deps.clock());
   const open = await deps.readStore
     .collection<TicketView>(TICKETS)
     .find({ status: { $in: [...OPEN_STATUSES] }, mergedInto: null }, { sort: { ticketId: -1 }, limit: DRY_RUN_LIMIT });
-  const touched = open.filter((ticket) =>
-    rule.conditions.every((condition) =>
-      holds(
-        condition,
-        {
-          status: ticket.status,
-          priority: ticket.priority,
-          team: ticket.team?._id ?? 'none',
-          category: ticket.category._id,
-          channel: ticket.platform,
-          customer: ticket.customer._id,
-          tags: ticket.tags,
-        },
-        withinHours,
-      ),
-    ),
-  );
+  const touched = open.filter((ticket) => rule.conditions.every((condition) => holds(condition, factsOfView(ticket), withinHours)));
   return {
     checked: open.length,
-    tickets: touched.map((ticket) => ({ _id: ticket._id, ticketId: ticket.ticketId, title: ticket.title, status: ticket.status, priority: ticket.priority })),
+    tickets: touched.map(listed),
   };
 }
 

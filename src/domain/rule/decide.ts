@@ -1,6 +1,6 @@
 import { changedFields } from '../shared/changes';
 import type { Decider } from '../shared/decider';
-import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { unknownVariables } from '#contract/macros';
 import { RULE_VARIABLES } from '#contract/rules';
 import type { Role } from '#contract/users';
@@ -34,6 +34,18 @@ function checkVariables(details: RuleDetails): void {
   throw error;
 }
 
+/**
+ * A time rule's wait starts at the event that made its conditions hold; whether now is within
+ * business hours changes with no event, so it cannot start or end a wait (docs/automation.md).
+ */
+function checkTimeConditions(details: RuleDetails): void {
+  if (details.trigger.kind !== 'time') return;
+  const index = details.conditions.findIndex((condition) => condition.field === 'hours');
+  if (index < 0) return;
+  const message = 'A time rule cannot use the business-hours condition: its wait counts around the clock';
+  throw new ValidationError(message, [{ path: `conditions.${index}`, message }]);
+}
+
 function live(state: RuleState): LiveRule {
   if (state.status !== 'active') throw new NotFoundError('Rule');
   return state;
@@ -45,12 +57,14 @@ export function decide(command: RuleCommand, state: RuleState): RuleEvent[] {
     case 'CreateRule':
       if (state.status !== 'none') throw new ConflictError('Rule already exists', 'RULE_EXISTS');
       checkVariables(command.details);
+      checkTimeConditions(command.details);
       return [{ type: 'RuleCreated', data: { ruleId: command.ruleId, version: 1, ...command.details } }];
     case 'UpdateRule': {
       const { status: _status, ruleId, version, ...current } = live(state);
       const changed = changedFields<RuleDetails>(current, command.changes);
       if (!changed) return [];
       checkVariables({ ...current, ...changed.changes });
+      checkTimeConditions({ ...current, ...changed.changes });
       return [{ type: 'RuleUpdated', data: { ruleId, version: version + 1, ...changed } }];
     }
     case 'DeleteRule': {

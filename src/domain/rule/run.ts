@@ -81,6 +81,8 @@ export interface RuleFacts {
   priority: Priority;
   /** `none` when the ticket is with no team. */
   team: string;
+  /** `none` while nobody is assigned. */
+  assignee: string;
   category: string;
   channel: Platform;
   customer: string;
@@ -91,6 +93,7 @@ export const factsOf = (ticket: LiveTicket, platform: Platform | null): RuleFact
   status: ticket.status,
   priority: ticket.priority,
   team: ticket.team?.teamId ?? 'none',
+  assignee: ticket.assignedAgentId ?? 'none',
   category: ticket.categoryId,
   channel: platform ?? 'web',
   customer: ticket.customerId,

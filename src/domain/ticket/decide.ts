@@ -114,6 +114,8 @@ export type TicketCommand =
       now: Date;
       /** The handler holds the customer's open-ticket claim for this ticket, which a reply that reopens a resolved ticket needs. */
       openTicketClaimed?: boolean;
+      /** The name a message from no person is shown under (a rule's: the desk's name). */
+      senderName?: string;
     }
   | { type: 'EditMessage'; ticketId: string; messageId: string; actor: TicketActor; content: string; now: Date }
   | { type: 'MarkMessagesRead'; ticketId: string; actor: TicketActor }
@@ -443,6 +445,7 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
         platform: command.platform,
         attachments,
         postedAt: command.now.toISOString(),
+        ...(command.senderName ? { senderName: command.senderName } : {}),
       },
     },
   ];

@@ -40,6 +40,8 @@ export interface MessagePostedData {
   attachments: Attachment[];
   /** The decision time, kept in the data because the edit window is measured from it. */
   postedAt: string;
+  /** Shown as the sender of a message no person wrote: a rule's messages carry the desk's name (docs/automation.md). */
+  senderName?: string;
 }
 
 export type TicketEvent =
@@ -124,11 +126,14 @@ export interface RuleRef {
   version: number;
 }
 
-/** The event a rule ran for: its id, its place in the log and what kind of event it was. */
+/**
+ * The event a rule ran for: its id, its place in the log and what kind of event it was. For a time
+ * rule (`event: 'time'`) it is the event that made the ticket match, where its wait started.
+ */
 export interface RuleTriggerRef {
   eventId: string;
   position: number;
-  event: RuleEventKind;
+  event: RuleEventKind | 'time';
 }
 
 /** A notice a rule sent to staff, with the names as they were. */

@@ -1,4 +1,7 @@
-import { forgetEnabledRules, runRules } from '../../app/rules/engine';
+import { enabledTimeRules, forgetEnabledRules, runRules } from '../../app/rules/engine';
+import { RULE_TIMER_QUEUE, type RuleTimerJob, fireRuleTimer, timersOfRule, timersOfTicket } from '../../app/rules/time';
+import { isTimeRule } from '../../domain/rule/time';
+import { RULES, type RuleView } from '../../projections/rules';
 import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
@@ -53,6 +56,37 @@ async function noticesOf(recorded: RecordedEvent, deps: AppDeps): Promise<Planne
 /** A rule created, changed (switched on or off, moved) or deleted: the next ticket event reads the rules again. */
 const RULE_CHANGES: readonly string[] = ['RuleCreated', 'RuleUpdated', 'RuleDeleted'];
 
+/** The ticket events that may start or end a time rule's wait: those that change what its conditions read. */
+const WAIT_EVENTS: readonly string[] = [
+  'TicketOpened',
+  'TicketStatusChanged',
+  'TicketPriorityChanged',
+  'AgentAssignedToTicket',
+  'AgentUnassignedFromTicket',
+  'TicketTeamChanged',
+  'TicketCategoryChanged',
+  'TicketTagAdded',
+  'TicketTagRemoved',
+  'TicketMergedInto',
+  'TicketMergeIntoUndone',
+];
+
+/** The timers of a time rule just created or changed (switched on, its wait or conditions changed): every ticket's wait, at its new version. */
+async function timersOfChangedRule(deps: AppDeps, ruleId: string): Promise<PlannedJob[]> {
+  const rule = await deps.readStore.collection<RuleView>(RULES).findOne({ _id: ruleId });
+  return rule && rule.enabled && isTimeRule(rule) ? timersOfRule(deps, rule) : [];
+}
+
+/** Re-armed once the read models caught up with the log as it was at start: a queue that lost timers, or a wait due while no process ran, is planned again. */
+async function rearm(deps: AppDeps, stopped: () => boolean): Promise<void> {
+  const head = await deps.events.headPosition();
+  while (!stopped() && !(await deps.projections.waitFor(head, 5000, ['rules', 'tickets'])));
+  if (stopped()) return;
+  for (const rule of await deps.readStore.collection<RuleView>(RULES).find({ enabled: true }))
+    if (isTimeRule(rule))
+      for (const planned of await timersOfRule(deps, rule)) await deps.queue.add(planned.queue, planned.name, planned.data, planned.options);
+}
+
 /**
  * Triggers (docs/automation.md): the notifications reactor, in the one process holding the workers'
  * lease, runs the rules on each ticket event a trigger listens to, in log order, then plans the
@@ -63,15 +97,29 @@ export const rulesChannel: WorkerChannel = {
   name: 'rules',
   async reaction(event, deps) {
     if (event.type === 'RuleFired') return noticesOf(event, deps);
-    if (RULE_CHANGES.includes(event.type)) forgetEnabledRules(deps);
-    else await runRules(deps, event);
-    return [];
+    if (RULE_CHANGES.includes(event.type)) {
+      forgetEnabledRules(deps);
+      return event.type === 'RuleDeleted' ? [] : timersOfChangedRule(deps, String(event.data.ruleId));
+    }
+    if (RULE_TRIGGER_TYPES.includes(event.type as (typeof RULE_TRIGGER_TYPES)[number])) await runRules(deps, event);
+    if (!WAIT_EVENTS.includes(event.type) || !event.streamId.startsWith('ticket-')) return [];
+    return timersOfTicket(deps, String(event.data.ticketId), await enabledTimeRules(deps));
   },
-  types: [...RULE_TRIGGER_TYPES, 'RuleFired', ...RULE_CHANGES],
+  types: [...new Set([...RULE_TRIGGER_TYPES, ...WAIT_EVENTS, 'RuleFired', ...RULE_CHANGES])],
   reads: ['rules', 'tickets', 'teams', 'users', 'categories', 'settings'],
   // A process that gains the workers' lease missed the rule changes the reactor went through elsewhere.
+  // Every process takes due time rules' timers (their runs are claimed in the tickets' streams).
   async start(deps, lease) {
     const off = lease.onChange(() => forgetEnabledRules(deps));
-    return async () => off();
+    deps.queue.process<RuleTimerJob>(RULE_TIMER_QUEUE, (job) => fireRuleTimer(deps, job.data), { concurrency: 2 });
+    let stopped = false;
+    const rearming = rearm(deps, () => stopped).catch((error: unknown) =>
+      deps.logger.error({ err: error }, 'Time rules could not be re-armed; they are planned again at the next start'),
+    );
+    return async () => {
+      off();
+      stopped = true;
+      await rearming;
+    };
   },
 };

@@ -1,5 +1,15 @@
 import { type FormEvent, useState } from 'react';
-import { CHANNELS, RULE_EVENTS, RULE_EVENT_WORDS, type RuleAction, type RuleCondition, type RuleInput, createRuleSchema } from '#contract/rules';
+import {
+  CHANNELS,
+  RULE_DURATION_UNITS,
+  RULE_EVENTS,
+  RULE_EVENT_WORDS,
+  type RuleAction,
+  type RuleCondition,
+  type RuleDurationUnit,
+  type RuleInput,
+  createRuleSchema,
+} from '#contract/rules';
 import { PRIORITIES, STATUS_WORDS, TICKET_STATUSES } from '#contract/tickets';
 import { Banner, FormActions } from '../../components/ui';
 import { type FieldErrors, checkWith } from '../../lib/validation';
@@ -24,6 +34,7 @@ const FIELD_WORDS: Record<ConditionField, string> = {
   status: 'Status',
   priority: 'Priority',
   team: 'Team',
+  assignee: 'Assignee',
   category: 'Category',
   channel: 'Channel',
   customer: 'Customer',
@@ -32,7 +43,7 @@ const FIELD_WORDS: Record<ConditionField, string> = {
 };
 const OPS: Record<ConditionField, Array<[string, string]>> = {
   ...(Object.fromEntries(
-    (['status', 'priority', 'team', 'category', 'channel', 'customer'] as const).map((field) => [
+    (['status', 'priority', 'team', 'assignee', 'category', 'channel', 'customer'] as const).map((field) => [
       field,
       [
         ['is', 'is'],
@@ -145,6 +156,8 @@ function optionsFor(kind: string, choices: RuleChoices): Choice[] | null {
       return choices.categories;
     case 'customer':
       return choices.customers;
+    case 'assignee':
+      return [{ id: 'none', name: 'Nobody' }, ...choices.staff];
     case 'assign':
     case 'notify_agent':
       return choices.staff;
@@ -215,7 +228,10 @@ export function RuleForm({
 }) {
   const [name, setName] = useState(rule?.name ?? '');
   const [enabled, setEnabled] = useState(rule?.enabled ?? true);
-  const [events, setEvents] = useState<string[]>(rule?.trigger.events ?? ['ticket_created']);
+  const [kind, setKind] = useState<'event' | 'time'>(rule?.trigger.kind ?? 'event');
+  const [events, setEvents] = useState<string[]>(rule?.trigger.kind === 'event' ? rule.trigger.events : ['ticket_created']);
+  const [amount, setAmount] = useState(rule?.trigger.kind === 'time' ? String(rule.trigger.after.amount) : '4');
+  const [unit, setUnit] = useState<RuleDurationUnit>(rule?.trigger.kind === 'time' ? rule.trigger.after.unit : 'days');
   const [conditions, setConditions] = useState<ConditionRow[]>(rule?.conditions.map(conditionRow) ?? []);
   const [actions, setActions] = useState<ActionRow[]>(rule?.actions.map(actionRow) ?? [{ type: 'team', value: '', text: '' }]);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -225,7 +241,7 @@ export function RuleForm({
     const checked = checkWith(createRuleSchema, {
       name,
       enabled,
-      trigger: { kind: 'event', events },
+      trigger: kind === 'event' ? { kind, events } : { kind, after: { amount: amount.trim() === '' ? NaN : Number(amount), unit } },
       conditions: conditions.map(conditionOf),
       actions: actions.map(actionOf),
     });
@@ -259,16 +275,35 @@ export function RuleForm({
       </label>
       <fieldset className="field">
         <legend>When</legend>
-        {RULE_EVENTS.map((kind) => (
-          <label key={kind} className="toggle">
-            <input
-              type="checkbox"
-              checked={events.includes(kind)}
-              onChange={(e) => setEvents((current) => (e.target.checked ? [...current, kind] : current.filter((one) => one !== kind)))}
+        <label className="toggle">
+          <input type="radio" name="rule-kind" checked={kind === 'event'} onChange={() => setKind('event')} /> One of these events happens
+        </label>
+        {kind === 'event' &&
+          RULE_EVENTS.map((event) => (
+            <label key={event} className="toggle">
+              <input
+                type="checkbox"
+                checked={events.includes(event)}
+                onChange={(e) => setEvents((current) => (e.target.checked ? [...current, event] : current.filter((one) => one !== event)))}
+              />
+              {RULE_EVENT_WORDS[event]}
+            </label>
+          ))}
+        <label className="toggle">
+          <input type="radio" name="rule-kind" checked={kind === 'time'} onChange={() => setKind('time')} /> A ticket has matched the conditions for…
+        </label>
+        {kind === 'time' && (
+          <div className="toolbar">
+            <input aria-label="Wait" type="number" min={1} step={1} value={amount} onChange={(e) => setAmount(e.target.value)} />
+            <Choose
+              label="Wait unit"
+              value={unit}
+              words={RULE_DURATION_UNITS.map((one): [string, string] => [one, one])}
+              onChange={(one) => setUnit(one as RuleDurationUnit)}
             />
-            {RULE_EVENT_WORDS[kind]}
-          </label>
-        ))}
+            <span className="muted small">counted from the change that made it match; a change that ends the match ends the wait</span>
+          </div>
+        )}
       </fieldset>
       <fieldset className="field">
         <legend>If all of these hold</legend>

@@ -49,6 +49,28 @@ describe('Rule form (docs/automation.md)', () => {
     });
   });
 
+  it('when an admin picks "a ticket has matched the conditions for" 30 minutes, then a time rule escalating unassigned tickets is sent', async () => {
+    const { user, onSubmit } = renderForm();
+    await user.type(screen.getByLabelText('Rule Name'), 'Escalate unassigned');
+    await user.click(screen.getByRole('radio', { name: 'A ticket has matched the conditions for…' }));
+    await user.clear(screen.getByLabelText('Wait'));
+    await user.type(screen.getByLabelText('Wait'), '30');
+    await user.selectOptions(screen.getByLabelText('Wait unit'), 'minutes');
+    await user.click(screen.getByRole('button', { name: 'Add condition' }));
+    await user.selectOptions(screen.getByLabelText('Condition 1 field'), 'Assignee');
+    await user.selectOptions(screen.getByLabelText('Condition 1 value'), 'Nobody');
+    await user.selectOptions(screen.getByLabelText('Action 1'), 'Set priority');
+    await user.selectOptions(screen.getByLabelText('Action 1 value'), 'urgent');
+    await user.click(screen.getByRole('button', { name: 'Create Rule' }));
+    expect(onSubmit).toHaveBeenCalledWith({
+      name: 'Escalate unassigned',
+      enabled: true,
+      trigger: { kind: 'time', after: { amount: 30, unit: 'minutes' } },
+      conditions: [{ field: 'assignee', op: 'is', values: ['none'] }],
+      actions: [{ type: 'priority', priority: 'urgent' }],
+    });
+  });
+
   it('when no event or action value is chosen, then it is not sent and the form says why', async () => {
     const { user, onSubmit } = renderForm();
     await user.type(screen.getByLabelText('Rule Name'), 'Nothing yet');

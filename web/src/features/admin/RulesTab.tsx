@@ -1,5 +1,6 @@
 import { type ChangeEvent, useState } from 'react';
-import { RULE_EVENT_WORDS, type RuleInput } from '#contract/rules';
+import { RULE_EVENT_WORDS, type RuleInput, ruleDurationWords } from '#contract/rules';
+import type { RuleDryRun } from '#contract/responses';
 import { WHOLE_LIST, errorMessage } from '../../app/api';
 import { useAppDispatch } from '../../app/hooks';
 import { Icon } from '../../components/icons';
@@ -22,19 +23,23 @@ import {
   useUpdateRuleMutation,
 } from './rulesApi';
 
+/** A ticket of a dry run; a time rule's says whether its time has passed or until when it waits. */
+const dryRunLine = (ticket: RuleDryRun['tickets'][number]) =>
+  `#${ticket.ticketId} ${ticket.title}${ticket.wait ? (ticket.wait.state === 'due' ? ' (due now)' : ` (waiting until ${new Date(ticket.wait.dueAt).toLocaleString()})`) : ''}`;
+
 /** How often a rule fired and on which tickets, and the open tickets it would touch now (a dry run). */
 function RuleDetails({ rule, onClose }: { rule: Rule; onClose: () => void }) {
   const firings = useRuleFiringsQuery(rule._id);
   const dry = useRuleDryRunQuery(rule._id);
   return (
     <Modal title={`Rule "${rule.name}" (v${rule.version})`} onClose={onClose} wide>
-      <h4>Would touch these open tickets now</h4>
+      <h4>{rule.trigger.kind === 'time' ? 'Tickets waiting for it now' : 'Would touch these open tickets now'}</h4>
       {dry.error ? <Banner kind="error">{errorMessage(dry.error, 'The dry run failed')}</Banner> : null}
       {dry.data && (
         <p className="muted small" aria-label="Dry run">
           {dry.data.tickets.length === 0
             ? `None of the ${dry.data.checked} open tickets meets its conditions.`
-            : `${dry.data.tickets.length} of ${dry.data.checked} open tickets: ${dry.data.tickets.map((ticket) => `#${ticket.ticketId} ${ticket.title}`).join(', ')}`}
+            : `${dry.data.tickets.length} of ${dry.data.checked} ${rule.trigger.kind === 'time' ? 'waiting' : 'open'} tickets: ${dry.data.tickets.map(dryRunLine).join(', ')}`}
         </p>
       )}
       <h4>Fired {firings.data ? `${firings.data.fired} ${firings.data.fired === 1 ? 'time' : 'times'}` : '…'}</h4>
@@ -70,7 +75,12 @@ function RuleCard(props: {
         </h3>
         <Badge variant={rule.enabled ? 'default' : 'outline'}>{rule.enabled ? 'On' : 'Off'}</Badge>
       </header>
-      <p className="small">When {rule.trigger.events.map((kind) => RULE_EVENT_WORDS[kind]).join(' or ')}</p>
+      <p className="small">
+        When{' '}
+        {rule.trigger.kind === 'event'
+          ? rule.trigger.events.map((kind) => RULE_EVENT_WORDS[kind]).join(' or ')
+          : `a ticket has matched for ${ruleDurationWords(rule.trigger.after)}`}
+      </p>
       <p className="muted small">
         {rule.conditions.length} {rule.conditions.length === 1 ? 'condition' : 'conditions'}, {rule.actions.length}{' '}
         {rule.actions.length === 1 ? 'action' : 'actions'} · v{rule.version} · fired {rule.fired} {rule.fired === 1 ? 'time' : 'times'}
