@@ -40,6 +40,11 @@ export interface MessagePostedData {
   attachments: Attachment[];
   /** The decision time, kept in the data because the edit window is measured from it. */
   postedAt: string;
+  /**
+   * The colleagues an internal note names with `@username` (docs/notifications.md, "Mentions"), as
+   * user ids; only internal notes carry them, so they are seen wherever the note is, and nowhere else.
+   */
+  mentions?: string[];
 }
 
 export type TicketEvent =
