@@ -50,7 +50,7 @@ describe('Mention mails', () => {
     const note = await post(alice, ticket._id, `@${usernameOf(erin)} @${usernameOf(frank)} please take over the refund`);
     const mail = await eventually(() => sink.mailsTo(erin.email)[0], { timeoutMs: 15_000 });
     expect(subjectOf(mail.raw)).toBe(`[Acme Help] Alice Tester mentioned you on ticket #${ticket.ticketId}: Mail me`);
-    expect(bodyOf(mail.raw)).toContain(`https://desk.example.com/tickets/${ticket._id}?note=${note.body.message._id}`);
+    expect(bodyOf(mail.raw)).toContain(`https://desk.example.com/tickets/${ticket._id}?message=${note.body.message._id}`);
     expect(bodyOf(mail.raw)).toContain('please take over the refund');
 
     // Planned again (a replay, a second reactor): the queue refuses the job it already holds.

@@ -33,7 +33,7 @@ export async function mentionMails(event: RecordedEvent, deps: AppDeps): Promise
   if (!ticket) return [];
   const chose = users.filter((user) => isStaff(user.role) && preferencesOf(user).mentionEmails && !isTelegramOnlyEmail(user.email));
   const by = `${sender.firstName} ${sender.lastName}`.trim();
-  const link = `${publicUrl(deps.config)}/tickets/${ticket._id}?note=${encodeURIComponent(messageId)}`;
+  const link = `${publicUrl(deps.config)}/tickets/${ticket._id}?message=${encodeURIComponent(messageId)}`;
   return chose.map((user) => {
     const data: EmailJob = {
       to: user.email,
