@@ -43,6 +43,7 @@ const MONGO_SUITES = [
   'src/api/tickets/stats.int.spec.ts',
   'src/api/live/tickets.int.spec.ts',
   'src/api/identity/auth.int.spec.ts',
+  'src/api/notifications/mentions.int.spec.ts',
   'src/api/categories/categories.int.spec.ts',
   'src/api/canned/canned.int.spec.ts',
   'src/api/search/search.int.spec.ts',

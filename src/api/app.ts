@@ -7,6 +7,7 @@ import type { AppDeps } from '../app/deps';
 import { apiTokenRoutes } from './apiTokens/routes';
 import { categoryRoutes } from './categories/routes';
 import { teamRoutes } from './teams/routes';
+import { notificationRoutes } from './notifications/routes';
 import { eventFeedRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { deliveryRoutes } from './deliveries/routes';
@@ -60,6 +61,7 @@ const routeModules = [
   eventFeedRoutes,
   webhookRoutes,
   slaRoutes,
+  notificationRoutes,
 ];
 
 /** Builds the HTTP app without listening (tests and the server both use it). */

@@ -197,7 +197,7 @@ export const PublicHealth = z.strictObject({ status: z.enum(['ok', 'starting', '
 
 /** Which notices an agent or admin receives (customers get none of these). */
 export const NotificationPreferences = z
-  .strictObject({ newTickets: z.boolean(), ticketUpdates: z.boolean(), browserNotifications: z.boolean() })
+  .strictObject({ newTickets: z.boolean(), ticketUpdates: z.boolean(), browserNotifications: z.boolean(), mentionEmails: z.boolean() })
   .meta({ id: 'NotificationPreferences' });
 
 /** What Telegram's getMe says of a bot. */

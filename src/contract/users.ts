@@ -117,6 +117,7 @@ export const notificationPreferencesSchema = z
     newTickets: z.boolean({ message: 'newTickets must be true or false' }).optional(),
     ticketUpdates: z.boolean({ message: 'ticketUpdates must be true or false' }).optional(),
     browserNotifications: z.boolean({ message: 'browserNotifications must be true or false' }).optional(),
+    mentionEmails: z.boolean({ message: 'mentionEmails must be true or false' }).optional(),
   })
   .strict();
 

@@ -6,6 +6,7 @@ import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
 import { macrosProjection } from './macros';
+import { notificationsProjection } from './notifications';
 import type { Projection } from './runner';
 import { rulesProjection } from './rules';
 import { satisfactionProjection } from './satisfaction';
@@ -47,4 +48,5 @@ export const allProjections: Projection[] = [
   slaProjection,
   tagsProjection,
   searchProjection,
+  notificationsProjection,
 ].map(applyingPages);

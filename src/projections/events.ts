@@ -3,6 +3,7 @@ import type { BotCommandEvent } from '../domain/botCommand/botCommand';
 import type { BotSettingsEvent } from '../domain/botSettings/botSettings';
 import type { CannedEvent } from '../domain/canned/canned';
 import type { CategoryEvent } from '../domain/category/category';
+import type { InboxEvent } from '../domain/inbox/inbox';
 import type { MacroEvent } from '../domain/macro/macro';
 import type { RuleEvent } from '../domain/rule/rule';
 import type { ReservationEvent } from '../domain/reservation/reservation';
@@ -27,6 +28,7 @@ type DeskEvent =
   | BotSettingsEvent
   | CannedEvent
   | CategoryEvent
+  | InboxEvent
   | MacroEvent
   | ReservationEvent
   | RuleEvent

@@ -138,8 +138,11 @@ export const usersProjection: Projection = {
     },
     UserSignedIn: (event, store) => setUser(store, event, { lastLogin: event.metadata.occurredAt }),
     NotificationPreferencesSet(event, store) {
-      const { newTickets, ticketUpdates, browserNotifications } = event.data;
-      return setUser(store, event, { notificationPreferences: { newTickets, ticketUpdates, browserNotifications }, updatedAt: event.metadata.occurredAt });
+      const { userId: _userId, ...preferences } = event.data;
+      return setUser(store, event, {
+        notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...preferences },
+        updatedAt: event.metadata.occurredAt,
+      });
     },
     AvailabilitySet: (event, store) => setUser(store, event, { availability: event.data.availability, updatedAt: event.metadata.occurredAt }),
     TelegramAccountLinked(event, store) {

@@ -297,15 +297,15 @@ describe('Identity over HTTP', () => {
       const admin = await server.login();
       expect(await server.request('GET', '/api/auth/notifications/preferences', { token: admin })).toEqual({
         status: 200,
-        body: { notificationPreferences: { newTickets: false, ticketUpdates: false, browserNotifications: false } },
+        body: { notificationPreferences: { newTickets: false, ticketUpdates: false, browserNotifications: false, mentionEmails: false } },
       });
       const put = await server.request('PUT', '/api/auth/notifications/preferences', { token: admin, body: { newTickets: true } });
-      expect(put.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: false, browserNotifications: false });
+      expect(put.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: false, browserNotifications: false, mentionEmails: false });
       const again = await server.request('PUT', '/api/auth/notifications/preferences', {
         token: admin,
         body: { ticketUpdates: true, browserNotifications: true },
       });
-      expect(again.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: true, browserNotifications: true });
+      expect(again.body.notificationPreferences).toEqual({ newTickets: true, ticketUpdates: true, browserNotifications: true, mentionEmails: false });
       expect(await server.request('PUT', '/api/auth/notifications/preferences', { token: admin, body: { newTickets: 'yes' } })).toMatchObject({
         status: 400,
         body: { error: 'newTickets must be true or false' },

@@ -7,7 +7,7 @@ import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { registerUser, setAvailability, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
+import { preferencesOf, registerUser, setAvailability, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
 import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 import { noToken, open } from '../http/scopes';
@@ -75,7 +75,7 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.get('/auth/notifications/preferences', noToken, requireRole('agent', 'admin'), async (req, res) => {
     const user = await loadUser(currentUser(req).id);
-    res.json({ notificationPreferences: user.notificationPreferences });
+    res.json({ notificationPreferences: preferencesOf(user) });
   });
 
   /** Staff's own availability for automatic assignment (docs/teams.md). */

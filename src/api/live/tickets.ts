@@ -3,6 +3,10 @@ import type { Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { MessagePostedData, TicketEvent } from '../../domain/ticket/ticket';
 import type { UserEvent } from '../../domain/user/user';
+import type { InboxEvent } from '../../domain/inbox/inbox';
+import { NOTIFICATIONS, type NotificationDoc, notificationKey } from '../../projections/notifications';
+import { notificationViews, unreadCount } from '../../app/notifications/service';
+import type { NotificationPush, NotificationsReadPush } from '#contract/notifications';
 import { isStaff } from '#contract/users';
 import { type RecordedEvent, recordedAs } from '../../platform/eventstore/port';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView } from '../../projections/tickets';
@@ -109,13 +113,26 @@ const continuesFor = (ticket: TicketView, payload: TicketContinues): Delivery =>
   except: STAFF_ROLES,
 });
 
+/** A note's mentions: each colleague it names hears of it on their own sockets, with their unread count (docs/notifications.md). */
+async function mentionPushes(deps: AppDeps, { messageId, mentions = [] }: MessagePostedData, position: number): Promise<Delivery[]> {
+  if (mentions.length === 0) return [];
+  const docs = await deps.readStore
+    .collection<NotificationDoc>(NOTIFICATIONS)
+    .find({ _id: { $in: mentions.map((userId) => notificationKey(userId, messageId)) } });
+  const [views, counts] = await Promise.all([notificationViews(deps, docs), Promise.all(docs.map((doc) => unreadCount(deps, doc.userId)))]);
+  return docs.map((doc, at) => {
+    const push: NotificationPush = { notification: views[at]!, unread: counts[at]!, position };
+    return { name: 'notification', payload: push, to: [userRoom(doc.userId)] };
+  });
+}
+
 /**
  * The pushes one log event makes, read from the read models as they are now (so a replay shows the
  * current state, never an older one). Every payload carries the event's log `position`: the client
  * keeps the last one it saw and asks for what came after it when it reconnects.
  */
 async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Delivery[]> {
-  const event = recordedAs<TicketEvent>(recorded);
+  const event = recordedAs<TicketEvent | InboxEvent>(recorded);
   const { position } = recorded;
   const tickets = deps.readStore.collection<TicketView>(TICKETS);
   /** Staff get the staff view; the customer's own sockets (if not staff themselves) get theirs. */
@@ -178,7 +195,14 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
         createdAt: message.createdAt,
       };
       const [staffNotice, customerNotice] = toEveryoneConcerned(ticket, 'ticket_message', (view) => ({ ticket: view, message: notice }));
-      return message.isInternal ? [...inRoom, staffNotice!] : [...inRoom, staffNotice!, customerNotice!];
+      if (!message.isInternal) return [...inRoom, staffNotice!, customerNotice!];
+      return [...inRoom, staffNotice!, ...(event.type === 'MessagePosted' ? await mentionPushes(deps, event.data, position) : [])];
+    }
+    case 'NotificationMarkedRead':
+    case 'AllNotificationsMarkedRead': {
+      const { userId } = event.data;
+      const read: NotificationsReadPush = { unread: await unreadCount(deps, userId), position };
+      return [{ name: 'notifications_read', payload: read, to: [userRoom(userId)] }];
     }
     case 'SlaWarningRaised': {
       // Staff only; the web shows it to the assignee, or to everyone when nobody is assigned (docs/sla.md).

@@ -10,6 +10,7 @@ import { describeMacros } from '../macros/openapi';
 import { describeRules } from '../rules/openapi';
 import { describeCategories } from '../categories/openapi';
 import { describeTeams } from '../teams/openapi';
+import { describeNotifications } from '../notifications/openapi';
 import { describeDeliveries } from '../deliveries/openapi';
 import { describeHealth } from '../health/openapi';
 import { describeIdentity } from '../identity/openapi';
@@ -88,6 +89,7 @@ const AREAS = [
   describeUsers,
   describeCategories,
   describeTeams,
+  describeNotifications,
   describeSettings,
   describeBot,
   describeWhitelist,

@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '#contract/erro
 import { type UserChanges, type UserCommand, userDecider } from '../../domain/user/decide';
 import type { CreateUserInput, Registration, Role, UpdateUserInput } from '#contract/users';
 import type { Availability } from '#contract/teams';
-import { type NotificationPreferences, type UserProfile, type UserState, userStream } from '../../domain/user/user';
+import { DEFAULT_NOTIFICATION_PREFERENCES, type NotificationPreferences, type UserProfile, type UserState, userStream } from '../../domain/user/user';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { USERS, type UserView } from '../../projections/users';
 import { runCommand, readYourWrites } from '../commands';
@@ -147,12 +147,15 @@ export async function setNotificationPreferences(
   const users = deps.readStore.collection<UserView>(USERS);
   const current = await users.findOne({ _id: userId });
   if (!current) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
-  const preferences = { ...current.notificationPreferences, ...changes };
+  const preferences = { ...preferencesOf(current), ...changes };
   await runCommand(deps, userStream(userId), userDecider, { type: 'SetNotificationPreferences', userId, preferences }, context);
   const updated = await users.findOne({ _id: userId });
   if (!updated) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
-  return updated.notificationPreferences;
+  return preferencesOf(updated);
 }
+
+/** A user's preferences with those added since their read model document was written at their defaults (no rebuild needed). */
+export const preferencesOf = (user: UserView): NotificationPreferences => ({ ...DEFAULT_NOTIFICATION_PREFERENCES, ...user.notificationPreferences });
 
 /** Sets a staff member's availability for automatic assignment (themselves, or a colleague by an admin); answers it as it now stands. */
 export async function setAvailability(deps: AppDeps, userId: string, availability: Availability, context: CommandContext): Promise<Availability> {

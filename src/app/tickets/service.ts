@@ -16,7 +16,8 @@ import {
 import type { CreateTicketInput } from '#contract/tickets';
 import { type TicketOpenedData, type TicketState, ticketStream } from '../../domain/ticket/ticket';
 import { type Attachment, type Platform, type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
-import type { Role } from '#contract/users';
+import { type Role, isStaff } from '#contract/users';
+import { resolveMentions } from '../notifications/service';
 import { type CommandContext, type Fence, handleCommand, loadState } from '../../platform/commands';
 import { type EventStore, recordedAs } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
@@ -300,7 +301,9 @@ export async function postMessage(
   { messageId = deps.newId(), ...message }: NewMessage,
   context: CommandContext,
 ): Promise<MessageView> {
-  const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, now: context.now };
+  // Only staff's notes name colleagues (the decider keeps mentions on internal notes alone).
+  const mentions = message.isInternal && isStaff(context.actor.role as Role) ? await resolveMentions(deps, message.content) : [];
+  const command: TicketCommand = { type: 'PostMessage', ticketId, messageId, actor: actorOf(context), ...message, mentions, now: context.now };
   const result = await postReopening(deps, ticketId, command, context);
   const posted = result.events.find((event) => event.type === 'MessagePosted');
   const [sender] = await Promise.all([requestCaches(deps).person(context.actor.userId), ticketViewsReach(deps, result.position)]);

@@ -5,6 +5,7 @@ import { ConflictError, DomainError, ForbiddenError, NotFoundError, Unprocessabl
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
 import { isBlankText } from '#contract/text';
+import { MENTIONS_MAX } from '#contract/notifications';
 import {
   type AssignmentRule,
   type LiveTicket,
@@ -112,6 +113,8 @@ export type TicketCommand =
       platform: Platform;
       attachments: Attachment[];
       now: Date;
+      /** Active staff the handler found for the text's `@username`s; kept on internal notes only. */
+      mentions?: string[];
       /** The handler holds the customer's open-ticket claim for this ticket, which a reply that reopens a resolved ticket needs. */
       openTicketClaimed?: boolean;
       /** The name a message from no person is shown under (a rule's: the desk's name). */
@@ -419,6 +422,8 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
   refuseClosedToCustomer(ticket, actor);
   checkText(content, attachments.length === 0);
   const hasText = !isBlankText(content);
+  // A public reply reaches the customer: a colleague is asked in a note, so only a note notifies (docs/notifications.md).
+  const mentions = isInternal ? [...new Set(command.mentions ?? [])].filter((userId) => userId !== actor.userId).slice(0, MENTIONS_MAX) : [];
   // A customer's words put the ticket back in front of the desk: in the same append, before the message, so every fold sees it land in an open ticket.
   const reopens = !isStaff(actor.role) && REOPENED_BY_REPLY.includes(ticket.status);
   if (reopens && !isOpenStatus(ticket.status) && !command.openTicketClaimed)
@@ -445,7 +450,11 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
         platform: command.platform,
         attachments,
         postedAt: command.now.toISOString(),
+<<<<<<< HEAD
         ...(command.senderName ? { senderName: command.senderName } : {}),
+=======
+        ...(mentions.length > 0 ? { mentions } : {}),
+>>>>>>> mention54
       },
     },
   ];

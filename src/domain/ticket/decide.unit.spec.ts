@@ -364,6 +364,18 @@ describe('Ticket', () => {
     it('reads multipart booleans', () => expect(postMessageSchema.parse({ content: 'x', isInternal: 'true' }).isInternal).toBe(true));
   });
 
+  describe('when a message names colleagues', () => {
+    it('keeps them on an internal note, each once, without the author', () =>
+      given([OPENED])
+        .when(post(AGENT, { isInternal: true, mentions: ['agent-2', 'admin-1', 'agent-2', 'agent-1'] }))
+        .then([posted('m-new', AGENT, { isInternal: true, mentions: ['agent-2', 'admin-1'] })]));
+
+    it('drops them from a public reply, which reaches the customer', () =>
+      given([OPENED])
+        .when(post(AGENT, { mentions: ['agent-2'] }))
+        .then([posted('m-new', AGENT)]));
+  });
+
   describe('when a message is edited', () => {
     const history = [
       OPENED,

@@ -42,6 +42,11 @@ export interface MessagePostedData {
   postedAt: string;
   /** Shown as the sender of a message no person wrote: a rule's messages carry the desk's name (docs/automation.md). */
   senderName?: string;
+  /**
+   * The colleagues an internal note names with `@username` (docs/notifications.md, "Mentions"), as
+   * user ids; only internal notes carry them, so they are seen wherever the note is, and nowhere else.
+   */
+  mentions?: string[];
 }
 
 export type TicketEvent =

@@ -89,8 +89,7 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
       const user = existing(state);
       const current = user.notificationPreferences;
       const next = command.preferences;
-      if (current.newTickets === next.newTickets && current.ticketUpdates === next.ticketUpdates && current.browserNotifications === next.browserNotifications)
-        return [];
+      if ((Object.keys(next) as Array<keyof typeof next>).every((key) => current[key] === next[key])) return [];
       return [{ type: 'NotificationPreferencesSet', data: { userId: command.userId, ...next } }];
     }
     case 'SetAvailability':

@@ -68,8 +68,17 @@ describe('User', () => {
     it('then notification preferences are recorded only when they change', () => {
       given([REGISTERED]).when({ type: 'SetNotificationPreferences', userId: 'u1', preferences: DEFAULT_NOTIFICATION_PREFERENCES }).then([]);
       given([REGISTERED])
-        .when({ type: 'SetNotificationPreferences', userId: 'u1', preferences: { newTickets: true, ticketUpdates: false, browserNotifications: true } })
-        .then([{ type: 'NotificationPreferencesSet', data: { userId: 'u1', newTickets: true, ticketUpdates: false, browserNotifications: true } }]);
+        .when({
+          type: 'SetNotificationPreferences',
+          userId: 'u1',
+          preferences: { newTickets: true, ticketUpdates: false, browserNotifications: true, mentionEmails: true },
+        })
+        .then([
+          {
+            type: 'NotificationPreferencesSet',
+            data: { userId: 'u1', newTickets: true, ticketUpdates: false, browserNotifications: true, mentionEmails: true },
+          },
+        ]);
     });
 
     it('then an admin deletes it, keeping who it was for the audit trail', () =>

@@ -15,10 +15,17 @@ export interface NotificationPreferences {
   newTickets: boolean;
   ticketUpdates: boolean;
   browserNotifications: boolean;
+  /** A mail when a colleague mentions them in an internal note (docs/notifications.md, "Mentions"). */
+  mentionEmails: boolean;
 }
 
 /** docs/product.md section 9: notification toggles start off. */
-export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = { newTickets: false, ticketUpdates: false, browserNotifications: false };
+export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = {
+  newTickets: false,
+  ticketUpdates: false,
+  browserNotifications: false,
+  mentionEmails: false,
+};
 
 export type UserDetails = UserProfile & { telegramUsername: string | null };
 
@@ -34,7 +41,8 @@ export type UserEvent =
   | DomainEvent<'UserDeactivated', { userId: string }>
   | DomainEvent<'UserDeleted', { userId: string; username: string; email: string }>
   | DomainEvent<'UserSignedIn', { userId: string }>
-  | DomainEvent<'NotificationPreferencesSet', { userId: string } & NotificationPreferences>
+  /** `mentionEmails` is absent from the events recorded before it existed. */
+  | DomainEvent<'NotificationPreferencesSet', { userId: string } & Omit<NotificationPreferences, 'mentionEmails'> & { mentionEmails?: boolean }>
   /** The customer behind a Telegram user: bot messages of that user act as this account. */
   | DomainEvent<'TelegramAccountLinked', { userId: string; telegramId: string; telegramUsername: string | null }>
   /** A staff member available for automatic assignment or away from it (docs/teams.md), set by them or an admin (the actor). */
@@ -102,7 +110,8 @@ export function evolve(state: UserState, event: UserEvent): UserState {
       return { ...state, status: 'inactive' };
     case 'NotificationPreferencesSet': {
       const { userId: _userId, ...preferences } = event.data;
-      return { ...state, notificationPreferences: preferences };
+      // Events from before a preference existed leave it at its default.
+      return { ...state, notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...preferences } };
     }
     case 'AvailabilitySet':
       return { ...state, availability: event.data.availability };

@@ -10,6 +10,7 @@ import { MailboxReader } from './mailbox';
 import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
 import { createMailer } from './mailer';
 import { emailNotices, fallbackSender, publicUrl } from './notifications';
+import { mentionMails } from './mentions';
 
 /**
  * E-mail both ways (docs/email.md): notices and replies to customers (nodemailer: SMTP_URL, or `.eml`
@@ -17,7 +18,7 @@ import { emailNotices, fallbackSender, publicUrl } from './notifications';
  */
 export const emailChannel: WorkerChannel = {
   name: 'email',
-  reaction: emailNotices,
+  reaction: async (event, deps) => [...(await emailNotices(event, deps)), ...(await mentionMails(event, deps))],
   types: NOTICE_TYPES,
   reads: NOTICE_READS,
   async start(deps, lease) {

@@ -6,6 +6,7 @@ import { useLogout } from '../../entities/session/session';
 import { type Role, selectUser } from '../../entities/session/sessionSlice';
 import { AvailabilityToggle } from '../../entities/team/AvailabilityToggle';
 import { SearchButton } from '../../features/search/SearchDialog';
+import { NotificationBell } from '../../features/notifications/NotificationBell';
 import { useTicketsQuery } from '../../features/tickets/api';
 import { OPEN_FILTER, PRIORITY_COLOR } from '../../features/tickets/display';
 import type { Ticket } from '../../entities/ticket/types';
@@ -98,6 +99,7 @@ export function Sidebar({ collapsed, onToggle }: { collapsed: boolean; onToggle:
         </button>
       </div>
       <SearchButton collapsed={collapsed} />
+      {isStaff(user.role) && <NotificationBell collapsed={collapsed} />}
       <nav>
         <ul className="sidebar-nav">
           {entriesFor(user.role).map((entry) => (

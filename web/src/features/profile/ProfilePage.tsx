@@ -22,6 +22,7 @@ const TOGGLES: Array<{ key: keyof NotificationPreferences; label: string; hint: 
   { key: 'newTickets', label: 'New tickets', hint: 'Notify me when a customer opens a ticket' },
   { key: 'ticketUpdates', label: 'Ticket updates', hint: 'Notify me when a ticket changes status' },
   { key: 'browserNotifications', label: 'Browser notifications', hint: 'Show notifications on this desktop' },
+  { key: 'mentionEmails', label: 'E-mail me when I am mentioned', hint: 'A colleague names me with @ in an internal note' },
 ];
 
 /** Asks the browser for permission when needed; true when notifications may be shown. */

@@ -7,7 +7,7 @@ import { renderWeb } from '../../test/render';
 import { continuesNotice, newTicketNotice, slaNotice, statusNotice } from './desktopNotifications';
 import { NotificationSettings } from './ProfilePage';
 
-const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: false };
+const OFF = { newTickets: false, ticketUpdates: false, browserNotifications: false, mentionEmails: false };
 
 /** jsdom has no Notification API; the browser's permission answer is what these tests choose. */
 function browserPermission(permission: NotificationPermission, answer: NotificationPermission = permission) {

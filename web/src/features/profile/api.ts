@@ -4,6 +4,7 @@ export interface NotificationPreferences {
   newTickets: boolean;
   ticketUpdates: boolean;
   browserNotifications: boolean;
+  mentionEmails: boolean;
 }
 
 const profileApi = api.injectEndpoints({

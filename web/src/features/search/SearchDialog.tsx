@@ -290,7 +290,13 @@ export function SearchDialog() {
 /** The sidebar's entry: opens the search dialog. */
 export function SearchButton({ collapsed }: { collapsed: boolean }) {
   return (
-    <button type="button" className="search-trigger" onClick={openSearch} aria-label={collapsed ? 'Search' : undefined} title="Search (/ or Ctrl+K)">
+    <button
+      type="button"
+      className="sidebar-trigger search-trigger"
+      onClick={openSearch}
+      aria-label={collapsed ? 'Search' : undefined}
+      title="Search (/ or Ctrl+K)"
+    >
       <Icon name="search" />
       {!collapsed && (
         <>

@@ -10,6 +10,7 @@ import { MESSAGE_MAX } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
 import type { CannedMessage, Message, MessageVersion } from '../../entities/ticket/types';
 import type { Macro } from '#contract/responses';
+import type { StaffMemberView } from '#contract/notifications';
 
 const SHORTCODE_AT_END = /(^|\s)#([a-z0-9_-]*)$/;
 
@@ -23,6 +24,20 @@ function shortcodeSuggestions<Item extends { shortcode: string }>(text: string, 
 /** The text with the trailing `#code` replaced by the canned message's content. */
 const expandShortcode = (text: string, canned: CannedMessage) =>
   text.replace(SHORTCODE_AT_END, (_match, space: string) => `${space}${canned.content}`).slice(0, MESSAGE_MAX);
+
+const MENTION_AT_END = /(^|\s)@([A-Za-z0-9_]{0,30})$/;
+
+/** Colleagues whose username or name starts with the `@name` being typed at the end of an internal note. */
+function mentionSuggestions(text: string, staff: StaffMemberView[]): StaffMemberView[] {
+  const typed = MENTION_AT_END.exec(text);
+  if (!typed) return [];
+  const start = typed[2]!.toLowerCase();
+  return staff.filter((member) => [member.username, member.firstName, member.lastName].some((name) => name.toLowerCase().startsWith(start))).slice(0, 5);
+}
+
+/** The note with the trailing `@name` replaced by the colleague's username: what the server reads as a mention. */
+const insertMention = (text: string, member: StaffMemberView) =>
+  text.replace(MENTION_AT_END, (_match, space: string) => `${space}@${member.username} `).slice(0, MESSAGE_MAX);
 
 /** The counter appears above 1500 characters (docs/product.md section 5). */
 const COUNTER_FROM = 1500;
@@ -389,7 +404,10 @@ export function ChatInput({
   onMacro,
   internal: controlledInternal,
   onInternal,
+  colleagues = [],
 }: {
+  /** Staff an internal note may mention: suggested after `@` while writing a note. */
+  colleagues?: StaffMemberView[];
   /** Whether a note is being written, when the page controls it (the `n` shortcut); else the box keeps it. */
   internal?: boolean;
   onInternal?: (internal: boolean) => void;
@@ -443,6 +461,8 @@ export function ChatInput({
   };
   const suggestions = staff ? shortcodeSuggestions(text, canned) : [];
   const macroSuggestions = staff ? shortcodeSuggestions(text, macros) : [];
+  const mentions = staff && internal ? mentionSuggestions(text, colleagues) : [];
+  const mention = (member: StaffMemberView) => onText(insertMention(text, member));
   const chooseMacro = (macro: Macro) => {
     onText(text.replace(SHORTCODE_AT_END, '$1').trimEnd());
     onMacro?.(macro);
@@ -455,6 +475,9 @@ export function ChatInput({
     if (event.key === 'Tab' && suggestions[0]) {
       event.preventDefault();
       choose(suggestions[0]);
+    } else if (event.key === 'Tab' && mentions[0]) {
+      event.preventDefault();
+      mention(mentions[0]);
     } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void send();
@@ -506,6 +529,17 @@ export function ChatInput({
             <li key={suggestion._id}>
               <button type="button" onClick={() => choose(suggestion)} title={suggestion.content.slice(0, 100)}>
                 <strong>#{suggestion.shortcode}</strong> {suggestion.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {mentions.length > 0 && (
+        <ul className="shortcode-suggestions" aria-label="Mention a colleague (Tab inserts the first)">
+          {mentions.map((member) => (
+            <li key={member._id}>
+              <button type="button" onClick={() => mention(member)}>
+                <strong>@{member.username}</strong> {member.firstName} {member.lastName}
               </button>
             </li>
           ))}

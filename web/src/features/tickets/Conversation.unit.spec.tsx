@@ -7,16 +7,34 @@ import { renderWeb } from '../../test/render';
 import { useState } from 'react';
 import { ChatInput, MessageItem, MessageList } from './Conversation';
 import type { Queued } from '../../lib/outbox';
+import type { StaffMemberView } from '#contract/notifications';
 
 const CANNED = [
   canned({ shortcode: 'refund', title: 'Refund issued', content: 'Your refund is on its way.' }),
   canned({ shortcode: 'hello', title: 'Greeting', content: 'Hi there!' }),
 ];
 
-function Input({ staff = false, closedForMe = false, onSend = jest.fn(async (): Promise<string | null> => null), onTyping = jest.fn(), onCanned = jest.fn() }) {
+function Input({
+  staff = false,
+  closedForMe = false,
+  onSend = jest.fn(async (): Promise<string | null> => null),
+  onTyping = jest.fn(),
+  onCanned = jest.fn(),
+  colleagues = [] as StaffMemberView[],
+}) {
   const [text, setText] = useState('');
   return (
-    <ChatInput text={text} onText={setText} staff={staff} closedForMe={closedForMe} onSend={onSend} onTyping={onTyping} canned={CANNED} onCanned={onCanned} />
+    <ChatInput
+      text={text}
+      onText={setText}
+      staff={staff}
+      closedForMe={closedForMe}
+      onSend={onSend}
+      onTyping={onTyping}
+      canned={CANNED}
+      onCanned={onCanned}
+      colleagues={colleagues}
+    />
   );
 }
 
@@ -175,6 +193,26 @@ describe('Chat input', () => {
     await user.click(screen.getByRole('button', { name: '#refund-done Macro: Refund issued' }));
     expect(onMacro).toHaveBeenCalledWith(macro);
     expect(box).toHaveValue('Done');
+  });
+
+  it('when staff type @ in an internal note, then colleagues are offered by name and Tab or a click writes their username; a reply offers none', async () => {
+    const colleagues = [
+      { _id: 'u1', username: 'bob_k', firstName: 'Bob', lastName: 'King' },
+      { _id: 'u2', username: 'ana_t', firstName: 'Ana', lastName: 'Tester' },
+    ];
+    renderWeb(<Input staff colleagues={colleagues} />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, 'Ask @bo');
+    expect(screen.queryByRole('button', { name: /^@/ })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('checkbox', { name: /Internal note/ }));
+    expect(screen.getAllByRole('button', { name: /^@/ }).map((b) => b.textContent)).toEqual(['@bob_k Bob King']);
+    await user.click(box);
+    await user.keyboard('{Tab}');
+    expect(box).toHaveValue('Ask @bob_k ');
+    await user.type(box, 'and @tes');
+    await user.click(screen.getByRole('button', { name: '@ana_t Ana Tester' }));
+    expect(box).toHaveValue('Ask @bob_k and @ana_t ');
   });
 
   it('when a customer types #, then nothing is offered', async () => {

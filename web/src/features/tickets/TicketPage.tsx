@@ -18,7 +18,7 @@ import { discardMessage, enqueueMessage, flushOutbox, retryMessage, useQueuedMes
 import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
-import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useTicketQuery } from './api';
+import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useStaffMembersQuery, useTicketQuery } from './api';
 import { useMacrosQuery } from '../../entities/macro/api';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
@@ -278,6 +278,7 @@ export function TicketPage() {
   const canned = useCannedMessagesQuery(undefined, { skip: !staff });
   const [recordCannedUse] = useRecordCannedUseMutation();
   const macros = useMacrosQuery(undefined, { skip: !staff });
+  const colleagues = useStaffMembersQuery(undefined, { skip: !staff });
   const [applying, setApplying] = useState<Macro | null>(null);
   const deliver = useDeliverMessage();
   const [editMessage] = useEditMessageMutation();
@@ -449,6 +450,7 @@ export function TicketPage() {
             onCanned={(chosen) => void recordCannedUse(chosen._id)}
             macros={macros.data?.macros ?? []}
             onMacro={setApplying}
+            colleagues={colleagues.data?.staff ?? []}
           />
           {staff && <MacroMenu macros={macros.data?.macros ?? []} onChoose={setApplying} isAdmin={me.role === 'admin'} />}
           {applying && <MacroPreviewDialog ticketId={ticket._id} macro={applying} onClose={() => setApplying(null)} />}

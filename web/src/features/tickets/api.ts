@@ -1,3 +1,4 @@
+import type { StaffMemberView } from '#contract/notifications';
 import { api, creating } from '../../app/api';
 import type { RootState } from '../../app/store';
 import type { PresenceSnapshot, TicketMessageNotice, TicketPresence, Viewer } from '#contract/live';
@@ -147,6 +148,11 @@ const ticketsApi = api.injectEndpoints({
     assignTicket: build.mutation<{ ticket: Ticket }, { id: string; agentId: string }>({
       query: ({ id, agentId }) => ({ url: `/tickets/${id}/assign`, method: 'POST', body: { agentId } }),
       onQueryStarted: (_args, lifecycle) => putTicket(lifecycle),
+    }),
+    /** Who an internal note can mention: the composer's suggestions after `@` (docs/notifications.md, "Mentions"). */
+    staffMembers: build.query<{ staff: StaffMemberView[] }, void>({
+      query: () => '/staff',
+      keepUnusedDataFor: 600,
     }),
     /** A customer's other tickets, for the merge card: fetched again when any ticket changes, not patched live. */
     customerTickets: build.query<TicketList, string>({
@@ -334,4 +340,5 @@ export const {
   useEditMessageMutation,
   useMarkReadMutation,
   usePresenceQuery,
+  useStaffMembersQuery,
 } = ticketsApi;
