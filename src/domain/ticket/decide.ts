@@ -450,11 +450,8 @@ function post(command: Extract<TicketCommand, { type: 'PostMessage' }>, state: T
         platform: command.platform,
         attachments,
         postedAt: command.now.toISOString(),
-<<<<<<< HEAD
         ...(command.senderName ? { senderName: command.senderName } : {}),
-=======
         ...(mentions.length > 0 ? { mentions } : {}),
->>>>>>> mention54
       },
     },
   ];
