@@ -38,6 +38,11 @@ export interface Projection {
    * the read model as `apply` over each event in turn does. The runner uses it when present.
    */
   applyPage?(events: RecordedEvent[], store: ReadStore): Promise<void>;
+  /**
+   * After a catch-up, before the first live page (none is applied meanwhile): work a rebuild leaves
+   * that live pages should not pay for (the search index merges a rebuilt index whole).
+   */
+  caughtUp?(store: ReadStore): Promise<void>;
 }
 
 interface Checkpoint {
@@ -293,6 +298,10 @@ export class ProjectionRunner {
       await this.effects;
       const head = await this.events.headPosition();
       await this.reach(head);
+      // The leader's catch-up ends after the positions reach the head: its projections' `caughtUp` work
+      // (merging a rebuilt search index) is done before the desk serves. Looked at every 50 ms, so a
+      // lease lost meanwhile ends the wait too.
+      while (!this.stopped && this.isWriter && this.processor && !this.processor.isLive) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (!this.stopped) this.live = true;
   }
@@ -589,6 +598,7 @@ export class ProjectionRunner {
         this.inTurn(async () => {
           if (batch) batch = await this.flushBatch(batch);
           batch = null;
+          for (const projection of this.mine) await projection.caughtUp?.(this.writer);
           return this.written;
         }),
       checkpoint: {

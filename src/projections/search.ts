@@ -401,6 +401,8 @@ export const searchProjection: Projection = {
     await tickets.createIndex({ keys: { customer: 1, publicTerms: 1 } });
     await store.collection(SEARCH_PEOPLE).createIndex({ keys: { terms: 1 } });
   },
+  // On SQLite, a rebuilt FTS5 index is merged whole before the first live page (searchIndex.ts, `settle`).
+  caughtUp: async (store: ReadStore) => SearchIndex.of(store)?.settle(),
   types: evolve.types,
   apply: (event: RecordedEvent, store: ReadStore) => applySearchPage([event], store),
   applyPage: applySearchPage,

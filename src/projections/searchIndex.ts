@@ -61,7 +61,8 @@ const SCHEMA = `
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_vocab USING fts5vocab(search_fts, 'row');
   CREATE VIRTUAL TABLE IF NOT EXISTS search_fts_notes_vocab USING fts5vocab(search_fts_notes, 'row');
   CREATE TABLE IF NOT EXISTS search_fts_stats (rows INTEGER NOT NULL);
-  INSERT INTO search_fts_stats (rows) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM search_fts_stats);`;
+  INSERT INTO search_fts_stats (rows) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM search_fts_stats);
+  CREATE TABLE IF NOT EXISTS search_fts_rebuilt (since INTEGER PRIMARY KEY);`;
 const TABLES = [
   'search_fts',
   'search_fts_notes',
@@ -74,6 +75,8 @@ const TABLES = [
 ];
 /** The FTS5 tables, whose segments `mergeSegments` merges. */
 const FTS_TABLES = TABLES.filter((table) => !['search_fts_tickets', 'search_fts_person_ids', 'search_fts_words_extra'].includes(table));
+/** Every table of the index, vocabularies first (they read the FTS5 tables): an emptied index is these dropped and created again. */
+const ALL_TABLES = ['search_fts_vocab', 'search_fts_notes_vocab', ...TABLES, 'search_fts_stats', 'search_fts_rebuilt'];
 /**
  * Pages of merged index a merge slice writes (FTS5's `merge` command), finishing the word it is at:
  * at 100,000 tickets a slice took 0.7 ms of CPU at the median and 4-9 at the 99th percentile.
@@ -85,6 +88,11 @@ const MERGE_PAGES = 16;
  * one post at 100,000 tickets, against 0.08 ms at three, for at most 6 segments a table against 9.
  */
 const MERGE_AT = 3;
+/**
+ * Pages a slice of `settle` writes: nothing live waits on it (the desk is still starting), so slices
+ * are longer than the timer's, which costs less in all (each slice seeks its place in every segment again).
+ */
+const SETTLE_PAGES = 256;
 /** How often the index looks for segments to merge, as the store's WAL checkpoints do. */
 const MERGE_EVERY_MS = 500;
 /** How long the timer's merging may take of each MERGE_EVERY_MS (at most 4% of a core): a busy desk merges less, an idle one catches up. */
@@ -96,6 +104,8 @@ const MERGE_BUDGET_MS = 20;
 const WORDS_PER_ROW = 500;
 /** Tickets whose word rows one slice of `mergeSegments` rewrites with the words their posts filed apart (`foldSlice`). */
 const FOLD_TICKETS = 16;
+/** Yields the event loop between two slices of merging. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 /** A word's key for telling a ticket's words apart: ASCII folds as FTS5 folds it; other words stay as written (FTS5 folds them). */
 const wordKey = (word: string) => (/^[\x21-\x7e]*$/.test(word) ? word.toLowerCase() : word);
 const wordsOf = (texts: Iterable<string>, into = new Map<string, string>()) => {
@@ -262,12 +272,26 @@ export class SearchIndex {
   }
 
   /**
-   * Creates the tables; `empty` (the search read model holds nothing: a first start or a reset) empties
-   * them too. Then merges their segments in the background (`mergeSegments`).
+   * Creates the tables; `empty` (the search read model holds nothing: a first start or a reset) drops
+   * them and creates them again, in one transaction, and marks the index rebuilt (`search_fts_rebuilt`)
+   * until `settle` has merged what the catch-up writes. Emptied by `DELETE`, FTS5 deleted each row
+   * of an old version's index by reading and tokenising it again (as slow as writing it). A crash
+   * before the projection's checkpoint names the new version leaves a reset that the next start
+   * does again. Then merges the segments in the background (`mergeSegments`).
    */
   setup(empty: boolean): void {
-    this.db.exec(SCHEMA);
-    if (empty) this.transaction(() => this.db.exec(`${TABLES.map((table) => `DELETE FROM ${table};`).join('\n')} UPDATE search_fts_stats SET rows = 0;`));
+    if (empty) {
+      const rebuild = () => {
+        for (const table of ALL_TABLES) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.db.exec(SCHEMA);
+        this.db.prepare('INSERT INTO search_fts_rebuilt (since) VALUES (unixepoch())').run();
+      };
+      // Cached statements name the tables dropped here.
+      this.statements.clear();
+      this.vocabulary.clear();
+      if (this.db.inTransaction) this.db.transaction(rebuild)();
+      else this.db.transaction(rebuild).immediate();
+    } else this.db.exec(SCHEMA);
     for (const table of FTS_TABLES) this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', ${MERGE_AT})`).run();
     this.mergeInBackground();
   }
@@ -288,26 +312,56 @@ export class SearchIndex {
   async mergeSegments(budgetMs = Infinity): Promise<void> {
     if (this.merging) return this.merging;
     const started = performance.now();
-    this.merging = (async () => {
-      try {
-        while (this.db.open && performance.now() - started < budgetMs && (this.foldSlice() || this.mergeSlice()))
-          await new Promise((resolve) => setImmediate(resolve));
-      } finally {
-        this.merging = null;
-      }
-    })();
-    return this.merging;
+    return this.alone(async () => {
+      while (this.db.open && performance.now() - started < budgetMs && (this.foldSlice() || this.mergeSlice())) await nextTurn();
+    });
+  }
+
+  /**
+   * Runs `work` as the one merging of the index (`mergeSegments`, `settle`). The mark is cleared once the
+   * work has ended, never before it is set: cleared in the work itself, a merging that found nothing to
+   * do (and so never yielded) ended before it was set, and every later call took it for one running.
+   */
+  private alone(work: () => Promise<void>): Promise<void> {
+    const merging: Promise<void> = work().finally(() => {
+      if (this.merging === merging) this.merging = null;
+    });
+    this.merging = merging;
+    return merging;
   }
 
   /** One `merge` of MERGE_PAGES pages on the first table with work; false when none has any, or a transaction is open. */
   private mergeSlice(): boolean {
     if (this.db.inTransaction) return false;
+    return FTS_TABLES.some((table) => this.merge(table, MERGE_PAGES));
+  }
+
+  /** FTS5's `merge` of `pages` pages on one table; true when it did some work. */
+  private merge(table: string, pages: number): boolean {
     const changes = this.statement('SELECT total_changes()').pluck();
-    return FTS_TABLES.some((table) => {
-      const before = changes.get() as number;
-      this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${MERGE_PAGES})`).run();
-      // FTS5's documented signal: a merge that did work changed two rows or more.
-      return (changes.get() as number) - before >= 2;
+    const before = changes.get() as number;
+    this.statement(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`).run(pages);
+    // FTS5's documented signal: a merge that did work changed two rows or more.
+    return (changes.get() as number) - before >= 2;
+  }
+
+  /**
+   * After the catch-up that built a rebuilt index (`search_fts_rebuilt`), before the first live page:
+   * folds every ticket's words filed apart into its word row, then merges each table into one segment
+   * (FTS5's `merge` with a negative count, which is `optimize` in slices), yielding the event loop
+   * between slices. A rebuild leaves a few large segments on several levels, and FTS5 merges a
+   * level whatever its segments' sizes: the first live commits merged them (commits and statements of
+   * 75-260 ms at 10,000 tickets under load, 400-730 ms at 100,000; docs/search.md, "Segments"). Merged whole, the
+   * rebuilt index is one segment a level above all the posts' segments, which merge among themselves.
+   * The mark goes once merged: a start cut short here merges again at its next catch-up.
+   */
+  async settle(): Promise<void> {
+    while (this.merging) await this.merging;
+    if (!this.db.open || this.db.inTransaction || !this.statement('SELECT 1 FROM search_fts_rebuilt').get()) return;
+    return this.alone(async () => {
+      while (this.db.open && this.foldSlice()) await nextTurn();
+      for (const table of FTS_TABLES) while (this.db.open && this.merge(table, -SETTLE_PAGES)) await nextTurn();
+      if (this.db.open) this.statement('DELETE FROM search_fts_rebuilt').run();
     });
   }
 
