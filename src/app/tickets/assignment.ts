@@ -136,7 +136,10 @@ export async function fillTeam(deps: AppDeps, teamId: string, causationId?: stri
 export async function returnAbsentAgentTickets(deps: AppDeps, agentId: string, graceSeconds: number, causationId?: string): Promise<number> {
   const open = await deps.readStore
     .collection<TicketView>(TICKETS)
-    .find({ 'assignedAgent._id': agentId, status: { $in: [...OPEN_STATUSES] }, team: { $ne: null } }, { projection: { _id: 1 }, sort: { createdAt: 1 } });
+    .find(
+      { 'assignedAgent._id': agentId, status: { $in: [...OPEN_STATUSES] }, team: { $ne: null } },
+      { projection: { _id: 1, team: 1 }, sort: { createdAt: 1 } },
+    );
   const context = (): CommandContext => ({ actor: SYSTEM, now: deps.clock(), ...(causationId ? { causationId } : {}) });
   const automatic = new Map<string, Promise<{ teamName: string } | null>>();
   const teamOf = (teamId: string) => {
@@ -150,12 +153,11 @@ export async function returnAbsentAgentTickets(deps: AppDeps, agentId: string, g
     return automatic.get(teamId)!;
   };
   let returned = 0;
-  for (const { _id: ticketId } of open) {
-    const ticket = (await foldStream(deps.events, ticketStream(ticketId), ticketDecider)).state;
-    if (ticket.kind !== 'live' || ticket.team === null || ticket.assignedAgentId !== agentId) continue;
-    const team = await teamOf(ticket.team.teamId);
+  // The read model chooses the candidates; the ticket's stream decides (still open, in that team, with that agent).
+  for (const { _id: ticketId, team: ticketTeam } of open) {
+    const team = await teamOf(ticketTeam!._id);
     if (!team) continue;
-    const back = { teamId: ticket.team.teamId, teamName: team.teamName, reason: 'offline' as const, graceSeconds };
+    const back = { teamId: ticketTeam!._id, teamName: team.teamName, reason: 'offline' as const, graceSeconds };
     const result = await handleCommand(
       deps.events,
       ticketStream(ticketId),

@@ -61,21 +61,31 @@ describe('Grace returns and fills with two processes reacting to one log', () =>
     expect(await assigneeOf(waiting._id)).toBeUndefined();
     expect((await first.request('PUT', `/api/tickets/${kept._id}`, { token: ben.token, body: { status: 'resolved' } })).status).toBe(200);
     await eventually(async () => (await assigneeOf(waiting._id)) === ben.id, { describe: 'the waiting ticket is with Ben', timeoutMs: 20_000 });
+    // Six more wait; raising the cap has both processes give them at once.
+    const more = await Promise.all(Array.from({ length: 6 }, () => open()));
+    expect((await first.request('PUT', `/api/teams/${team}/assignment`, { token: admin, body: { mode: 'round-robin', cap: 10 } })).status).toBe(200);
+    for (const ticket of more)
+      await eventually(async () => (await assigneeOf(ticket._id)) === ben.id, { describe: 'a waiting ticket is with Ben', timeoutMs: 20_000 });
     // Long enough for the slower of the two to have run its timer and its fills as well.
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
-    const eventsOf = async (ticketId: string, type: string) => (await first.deps.events.readStream(ticketStream(ticketId))).filter((event) => event.type === type);
+    const eventsOf = async (ticketId: string, type: string) =>
+      (await first.deps.events.readStream(ticketStream(ticketId))).filter((event) => event.type === type);
     expect((await eventsOf(returned._id, 'AgentUnassignedFromTicket')).map((event) => event.data.returned)).toEqual([
       { teamId: team, teamName: 'Refunds', reason: 'offline', graceSeconds: 5 },
     ]);
     expect((await eventsOf(returned._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ana.id, ben.id]);
     expect((await eventsOf(waiting._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ben.id]);
+    for (const ticket of more) expect((await eventsOf(ticket._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ben.id]);
     const claims = (await first.deps.events.readStream(`teamturns-${team}`)).filter((event) => event.type === 'TeamTicketClaimed');
-    expect(claims.map((event) => [event.data.ticketId, event.data.agentId])).toEqual([
+    const pairs = claims.map((event) => [event.data.ticketId, event.data.agentId]);
+    expect(pairs.slice(0, 4)).toEqual([
       [returned._id, ana.id],
       [kept._id, ben.id],
       [returned._id, ben.id],
       [waiting._id, ben.id],
     ]);
+    // The six were opened at once, so their order (oldest first) is the log's, not the array's.
+    expect(pairs.slice(4).sort()).toEqual(more.map((ticket) => [ticket._id, ben.id]).sort());
   }, 90_000);
 });
