@@ -47,23 +47,29 @@ describe('Grace returns and fills with two processes reacting to one log', () =>
     expect((await first.request('PUT', '/api/settings', { token: admin, body: { offlineGraceSeconds: 5 } })).status).toBe(200);
     const [ana, ben] = [await addMember(first, admin, 'agent', 'Ana'), await addMember(first, admin, 'agent', 'Ben')];
     const team = (await first.request('POST', '/api/teams', { token: admin, body: { name: 'Refunds', members: [ana.id, ben.id] } })).body.team._id;
-    expect((await first.request('PUT', `/api/teams/${team}/assignment`, { token: admin, body: { mode: 'round-robin', cap: 2 } })).status).toBe(200);
+    // Eight places each: Ben's four and Ana's four returned fill his.
+    expect((await first.request('PUT', `/api/teams/${team}/assignment`, { token: admin, body: { mode: 'round-robin', cap: 8 } })).status).toBe(200);
     const category = await addCategory(first, admin, { routeTeamId: team });
     const open = async () => openTicket(first, await addMember(first, admin, 'customer', 'Cleo'), category);
     const assigneeOf = async (ticketId: string) => (await first.request('GET', `/api/tickets/${ticketId}`, { token: admin })).body.ticket.assignedAgent?._id;
-    const [returned, kept] = [await open(), await open()];
-    expect([await assigneeOf(returned._id), await assigneeOf(kept._id)]).toEqual([ana.id, ben.id]);
+    const first8: Array<{ _id: string }> = [];
+    for (let index = 0; index < 8; index += 1) first8.push(await open());
+    const anas = first8.filter((_, index) => index % 2 === 0);
+    const bens = first8.filter((_, index) => index % 2 === 1);
+    expect(await Promise.all(first8.map((ticket) => assigneeOf(ticket._id)))).toEqual(first8.map((_, index) => (index % 2 === 0 ? ana.id : ben.id)));
 
+    // Both processes run the grace timer of Ana's sign-out at the same moment, over her four tickets.
     expect((await first.request('POST', '/api/auth/logout', { token: ana.token })).status).toBe(204);
-    await eventually(async () => (await assigneeOf(returned._id)) === ben.id, { describe: "Ana's ticket is with Ben", timeoutMs: 20_000 });
+    for (const ticket of anas)
+      await eventually(async () => (await assigneeOf(ticket._id)) === ben.id, { describe: "Ana's ticket is with Ben", timeoutMs: 20_000 });
     // Ben is at the cap: the next ticket waits until he resolves one.
     const waiting = await open();
     expect(await assigneeOf(waiting._id)).toBeUndefined();
-    expect((await first.request('PUT', `/api/tickets/${kept._id}`, { token: ben.token, body: { status: 'resolved' } })).status).toBe(200);
+    expect((await first.request('PUT', `/api/tickets/${bens[0]!._id}`, { token: ben.token, body: { status: 'resolved' } })).status).toBe(200);
     await eventually(async () => (await assigneeOf(waiting._id)) === ben.id, { describe: 'the waiting ticket is with Ben', timeoutMs: 20_000 });
     // Six more wait; raising the cap has both processes give them at once.
     const more = await Promise.all(Array.from({ length: 6 }, () => open()));
-    expect((await first.request('PUT', `/api/teams/${team}/assignment`, { token: admin, body: { mode: 'round-robin', cap: 10 } })).status).toBe(200);
+    expect((await first.request('PUT', `/api/teams/${team}/assignment`, { token: admin, body: { mode: 'round-robin', cap: 20 } })).status).toBe(200);
     for (const ticket of more)
       await eventually(async () => (await assigneeOf(ticket._id)) === ben.id, { describe: 'a waiting ticket is with Ben', timeoutMs: 20_000 });
     // Long enough for the slower of the two to have run its timer and its fills as well.
@@ -71,21 +77,21 @@ describe('Grace returns and fills with two processes reacting to one log', () =>
 
     const eventsOf = async (ticketId: string, type: string) =>
       (await first.deps.events.readStream(ticketStream(ticketId))).filter((event) => event.type === type);
-    expect((await eventsOf(returned._id, 'AgentUnassignedFromTicket')).map((event) => event.data.returned)).toEqual([
-      { teamId: team, teamName: 'Refunds', reason: 'offline', graceSeconds: 5 },
-    ]);
-    expect((await eventsOf(returned._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ana.id, ben.id]);
-    expect((await eventsOf(waiting._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ben.id]);
-    for (const ticket of more) expect((await eventsOf(ticket._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ben.id]);
+    for (const ticket of anas) {
+      expect((await eventsOf(ticket._id, 'AgentUnassignedFromTicket')).map((event) => event.data.returned)).toEqual([
+        { teamId: team, teamName: 'Refunds', reason: 'offline', graceSeconds: 5 },
+      ]);
+      expect((await eventsOf(ticket._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ana.id, ben.id]);
+    }
+    for (const ticket of [...bens, waiting, ...more]) {
+      expect((await eventsOf(ticket._id, 'AgentUnassignedFromTicket')).length).toBe(0);
+      expect((await eventsOf(ticket._id, 'AgentAssignedToTicket')).map((event) => event.data.agentId)).toEqual([ben.id]);
+    }
+    // The claims on the team's turns stream agree: one per assignment.
     const claims = (await first.deps.events.readStream(`teamturns-${team}`)).filter((event) => event.type === 'TeamTicketClaimed');
-    const pairs = claims.map((event) => [event.data.ticketId, event.data.agentId]);
-    expect(pairs.slice(0, 4)).toEqual([
-      [returned._id, ana.id],
-      [kept._id, ben.id],
-      [returned._id, ben.id],
-      [waiting._id, ben.id],
-    ]);
-    // The six were opened at once, so their order (oldest first) is the log's, not the array's.
-    expect(pairs.slice(4).sort()).toEqual(more.map((ticket) => [ticket._id, ben.id]).sort());
+    const claimsOf = (ticketId: string) => claims.filter((event) => event.data.ticketId === ticketId).map((event) => event.data.agentId);
+    expect(claims).toHaveLength(8 + 4 + 1 + 6);
+    for (const ticket of anas) expect(claimsOf(ticket._id)).toEqual([ana.id, ben.id]);
+    for (const ticket of [...bens, waiting, ...more]) expect(claimsOf(ticket._id)).toEqual([ben.id]);
   }, 90_000);
 });
