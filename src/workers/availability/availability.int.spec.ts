@@ -81,8 +81,13 @@ describe('Availability and the work it moves', () => {
     await eventually(async () => (await assigneeOf(server, admin, ticket._id)) === ben.id, { describe: 'the ticket is with Ben', timeoutMs: 10_000 });
     const history = JSON.stringify((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: admin })).body);
     expect(history).toContain('Returned the ticket to the team \\"Refunds\\": Ana Tester was offline for longer than the grace period of 5 minutes');
+    // Ben signs out and back in within the grace period: his Offline is over, so its timer returns nothing.
+    expect((await server.request('POST', '/api/auth/logout', { token: ben.token })).status).toBe(204);
+    await server.login(ben.email, 'password-123');
+    ahead = 700_000;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     const returned = (await server.deps.events.readStream(ticketStream(ticket._id))).filter((event) => event.type === 'AgentUnassignedFromTicket');
-    expect(returned.map((event) => event.metadata.actor?.userId)).toEqual(['system']);
+    expect(returned.map((event) => [event.data.agentId, event.metadata.actor?.userId])).toEqual([[ana.id, 'system']]);
     expect((await server.request('PUT', '/api/settings', { token: admin, body: { offlineGraceSeconds: 0 } })).status).toBe(200);
   });
 
