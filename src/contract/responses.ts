@@ -420,6 +420,8 @@ export const SystemSettings = z
     maxFiles: z.int(),
     rateLimitWindowMs: z.int(),
     rateLimitMaxRequests: z.int(),
+    idleAwayMinutes: z.int().meta({ description: 'Available staff with no activity for this long are set Away; 0 never' }),
+    offlineGraceSeconds: z.int().meta({ description: "An Offline agent's tickets of automatic teams go back to the team after this long; 0 never" }),
     corsOrigins: z.array(z.string()),
     maintenanceMode: z.boolean(),
     systemName: z.string(),

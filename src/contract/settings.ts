@@ -26,6 +26,10 @@ export interface SystemSettings {
   mailboxMoveTo: string;
   /** A sender with no account: a customer is made for them, or their mail is refused (Deliveries). */
   mailboxUnknownSenders: UnknownSenders;
+  /** Available staff with no activity for this long are set Away by the system (docs/teams.md); 0 never. */
+  idleAwayMinutes: number;
+  /** An agent Offline this long has their open tickets of automatic teams returned and assigned again (docs/teams.md); 0 never. */
+  offlineGraceSeconds: number;
 }
 
 export const MAILBOX_AFTER_FETCH = ['seen', 'move'] as const;
@@ -58,6 +62,8 @@ export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
   mailboxAfterFetch: 'seen',
   mailboxMoveTo: 'Processed',
   mailboxUnknownSenders: 'create',
+  idleAwayMinutes: 0,
+  offlineGraceSeconds: 0,
 };
 
 /** Bounds of docs/product.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
@@ -66,7 +72,12 @@ export const SETTINGS_BOUNDS = {
   maxFiles: { min: 1, max: 20 },
   rateLimitMaxRequests: { min: 1, max: 1000 },
   rateLimitWindowMs: { min: 60 * 1000, max: 60 * 60 * 1000 },
+  idleAwayMinutes: { min: 0, max: 24 * 60 },
+  /** 0 (never), else at least 5 s: a reload or a sign-in again right after a sign-out returns nothing. */
+  offlineGraceSeconds: { min: 5, max: 7 * 24 * 60 * 60 },
 } as const;
+
+const OFFLINE_GRACE_MESSAGE = 'Offline grace period must be 0 (never) or between 5 seconds and 7 days';
 
 const int = (label: string, { min, max }: { min: number; max: number }, message: string) =>
   z
@@ -129,6 +140,11 @@ export const updateSettingsSchema = z
     maxFiles: int('Max files', SETTINGS_BOUNDS.maxFiles, 'Max files must be between 1 and 20'),
     rateLimitMaxRequests: int('Rate limit requests', SETTINGS_BOUNDS.rateLimitMaxRequests, 'Rate limit requests must be between 1 and 1000'),
     rateLimitWindowMs: int('Rate limit window', SETTINGS_BOUNDS.rateLimitWindowMs, 'Rate limit window must be between 1 and 60 minutes'),
+    idleAwayMinutes: int('Away after idle minutes', SETTINGS_BOUNDS.idleAwayMinutes, 'Away after idle minutes must be between 0 (never) and 1440'),
+    offlineGraceSeconds: int('Offline grace period', { min: 0, max: SETTINGS_BOUNDS.offlineGraceSeconds.max }, OFFLINE_GRACE_MESSAGE).refine(
+      (value) => value === 0 || value >= SETTINGS_BOUNDS.offlineGraceSeconds.min,
+      OFFLINE_GRACE_MESSAGE,
+    ),
     corsOrigins: z
       .union([z.array(z.string({ message: 'Each CORS origin must be text' })).max(50, 'At most 50 CORS origins'), z.string().max(5000)], {
         message: 'CORS origins must be a list or a comma-separated text',

@@ -21,13 +21,16 @@ export const teamMemberSchema = z.object({ userId: z.string({ message: 'userId i
 
 export type CreateTeamInput = z.output<typeof createTeamSchema>;
 
-/** Whether a staff member takes automatic assignments (docs/teams.md, "Availability"). */
-export const AVAILABILITIES = ['available', 'away'] as const;
+/** Whether a staff member takes automatic assignments (docs/teams.md, "Availability"): only Available ones do; Offline is signed out. */
+export const AVAILABILITIES = ['available', 'away', 'offline'] as const;
 export type Availability = (typeof AVAILABILITIES)[number];
 
 export const availabilitySchema = z
   .object({ availability: z.enum(AVAILABILITIES, { message: `availability must be one of: ${AVAILABILITIES.join(', ')}` }) })
   .strict();
+
+/** `POST /api/auth/activity` takes no fields: the request itself is the report. */
+export const activitySchema = z.object({}).strict();
 
 /** How a team's new tickets find an agent (docs/teams.md, "Automatic assignment"). */
 export const ASSIGNMENT_MODES = ['manual', 'round-robin', 'least-loaded'] as const;

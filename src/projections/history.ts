@@ -144,8 +144,11 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       const by = rule ? ` by the team ${quote(rule.teamName)}'s ${rule.mode} rule` : '';
       return `Assigned the ticket to ${nameOf(event.data.agentId)}${event.data.previousAgentId ? ` (previously ${nameOf(event.data.previousAgentId)})` : ''}${by}`;
     }
-    case 'AgentUnassignedFromTicket':
-      return `Unassigned ${nameOf(event.data.agentId)}`;
+    case 'AgentUnassignedFromTicket': {
+      const { returned } = event.data;
+      if (!returned) return `Unassigned ${nameOf(event.data.agentId)}`;
+      return `Returned the ticket to the team ${quote(returned.teamName)}: ${nameOf(event.data.agentId)} was offline for longer than the grace period of ${graceWords(returned.graceSeconds)}`;
+    }
     case 'TicketOutcomeRecorded':
       return event.data.previous === null
         ? `Recorded the outcome ${quote(event.data.outcomeMessage)}`
@@ -470,4 +473,10 @@ export async function ticketAt(events: EventStore, key: string, moment: Moment, 
     },
     sla: slaEntry ? slaOf(slaEntry.clock, momentTime) : null,
   };
+}
+
+/** "90 seconds", "15 minutes", "2 hours": the grace period as the admin set it. */
+function graceWords(seconds: number): string {
+  const [amount, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }

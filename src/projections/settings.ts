@@ -51,7 +51,8 @@ export const settingsProjection: Projection = {
 
 export async function loadSystemSettings(store: ReadStore): Promise<SystemSettingsView> {
   const found = await store.collection<SystemSettingsView>(SETTINGS).findOne({ _id: 'system' });
-  return found ?? { _id: 'system', ...DEFAULT_SYSTEM_SETTINGS, updatedAt: null, updatedBy: null, _revision: -1 };
+  // Defaults under what is stored: a document written before a setting existed answers its default.
+  return found ? { ...DEFAULT_SYSTEM_SETTINGS, ...found } : { _id: 'system', ...DEFAULT_SYSTEM_SETTINGS, updatedAt: null, updatedBy: null, _revision: -1 };
 }
 
 export async function loadBotSettings(store: ReadStore): Promise<BotSettingsView> {

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../app/deps';
 import { type Lease, LocalLease, RedisLease } from '../platform/lease';
+import { availabilityChannel } from './availability';
 import { completionChannel } from './completion';
 import { emailChannel } from './email';
 import { rulesChannel } from './rules';
@@ -25,7 +26,7 @@ export interface WorkerChannel {
   start(deps: AppDeps, lease: Lease): Promise<() => Promise<void>>;
 }
 
-const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel, completionChannel, rulesChannel];
+const workerChannels: WorkerChannel[] = [telegramChannel, emailChannel, satisfactionChannel, slaChannel, completionChannel, rulesChannel, availabilityChannel];
 
 /** The lease for the work that runs once per deployment: in Redis when several processes may run it. */
 function workersLease(deps: AppDeps): Lease {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
-import { AVAILABILITIES, availabilitySchema } from '#contract/teams';
+import { AVAILABILITIES, activitySchema, availabilitySchema } from '#contract/teams';
 import type { ApiRegistry } from '../openapi/registry';
 import { NotificationPreferences, SignedIn, Tokens, User } from '#contract/responses';
 import { noToken, open } from '../http/scopes';
@@ -43,7 +43,7 @@ export function describeIdentity(docs: ApiRegistry): void {
     method: 'post',
     path: '/auth/logout',
     token: noToken,
-    summary: 'End the session of the refresh token sent, or else of the access token used',
+    summary: 'End the session of the refresh token sent, or else of the access token used (staff become Offline)',
     access: 'public',
     body: logoutSchema,
     responses: { 204: { description: 'Signed out' } },
@@ -81,15 +81,24 @@ export function describeIdentity(docs: ApiRegistry): void {
     token: noToken,
     summary: 'My availability for automatic assignment',
     access: ['agent', 'admin'],
-    responses: { 200: { description: 'available or away', schema: availability } },
+    responses: { 200: { description: 'available, away or offline', schema: availability } },
   });
   docs.route({
     method: 'put',
     path: '/auth/availability',
     token: noToken,
-    summary: 'Set my availability (Away: no automatic assignments)',
+    summary: 'Set my availability (Away or Offline: no automatic assignments)',
     access: ['agent', 'admin'],
     body: availabilitySchema,
     responses: { 200: { description: 'The availability after the change', schema: availability } },
+  });
+  docs.route({
+    method: 'post',
+    path: '/auth/activity',
+    token: noToken,
+    summary: 'Report activity in the web app (at most once a minute): the idle time that sets Available staff Away starts again',
+    access: ['agent', 'admin'],
+    body: activitySchema,
+    responses: { 204: { description: 'Recorded (or nothing to record: idle Away is off, or the caller is not Available)' } },
   });
 }

@@ -1,13 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Router } from 'express';
 import { UnauthorizedError } from '#contract/errors';
-import { availabilitySchema } from '#contract/teams';
+import type { Actor } from '../../platform/eventstore/port';
+import { activitySchema, availabilitySchema } from '#contract/teams';
 import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
 import { parse } from '../http/validate';
-import { preferencesOf, registerUser, setAvailability, setNotificationPreferences, signIn, verifyCredentials } from '../../app/identity/service';
+import {
+  preferencesOf,
+  recordActivity,
+  recordSignOut,
+  registerUser,
+  setAvailability,
+  setNotificationPreferences,
+  signIn,
+  verifyCredentials,
+} from '../../app/identity/service';
 import { type ClientInfo, endSession, endSessionOfRefreshToken, refreshSession, startSession } from '../../app/identity/sessions';
 import { LoginThrottle } from './throttle';
 import { noToken, open } from '../http/scopes';
@@ -60,12 +70,23 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
   /** Ends the session of the refresh token sent, or else of the access token used. */
   router.post('/auth/logout', noToken, async (req, res) => {
     const { refreshToken } = parse(logoutSchema, req.body);
+    let actor: Actor;
     if (refreshToken !== undefined) {
-      await endSessionOfRefreshToken(deps, refreshToken, req.requestId);
+      actor = await endSessionOfRefreshToken(deps, refreshToken, req.requestId);
     } else {
       const user = currentUser(req);
-      await endSession(deps, user.sessionId, 'logout', { userId: user.id, role: user.role, platform: 'web' }, req.requestId);
+      actor = { userId: user.id, role: user.role, platform: 'web' };
+      await endSession(deps, user.sessionId, 'logout', actor, req.requestId);
     }
+    // Staff who sign out are Offline (docs/teams.md): they take no automatic assignment until they sign in again.
+    await recordSignOut(deps, actor.userId, { actor, now: deps.clock(), correlationId: req.requestId });
+    res.status(204).end();
+  });
+
+  /** The web app saw its user at work (at most once a minute): the idle time that sets staff Away starts again (docs/teams.md). */
+  router.post('/auth/activity', noToken, requireRole('agent', 'admin'), async (req, res) => {
+    parse(activitySchema, req.body ?? {});
+    await recordActivity(deps, currentUser(req).id, commandContext(deps, req));
     res.status(204).end();
   });
 

@@ -52,7 +52,7 @@ describe('Availability and automatic assignment over HTTP (docs/teams.md)', () =
 
     it('then a bad value is 400, a customer 403, and a non-member of the team 404', async () => {
       const { teamId } = await routedDesk({ mode: 'manual' });
-      expect((await setOwn(alice, 'offline')).status).toBe(400);
+      expect((await setOwn(alice, 'busy')).status).toBe(400);
       const customer = await addMember(server, admin, 'customer');
       expect((await setOwn(customer, 'away')).status).toBe(403);
       expect((await call('PUT', `/teams/${teamId}/members/${customer.id}/availability`, admin, { availability: 'away' })).status).toBe(404);

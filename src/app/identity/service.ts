@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps';
 import { type Claim, type Owners, release, withClaims } from '../reservations';
 import { type ClientInfo, type Tokens, startSession } from './sessions';
 import { holderOf } from '../../projections/uniqueKeys';
+import { loadSystemSettings } from '../../projections/settings';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
 /** Verified when the e-mail is unknown, so a wrong address costs the same time as a wrong password. */
@@ -132,7 +133,7 @@ export async function signIn(deps: AppDeps, user: UserView, client: ClientInfo):
   if (!user.isActive) throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
   const actor = { userId: user._id, role: user.role, platform: 'web' as const };
   const context = { actor, now: deps.clock(), correlationId: client.requestId };
-  await runCommand(deps, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id }, context);
+  await runCommand(deps, userStream(user._id), userDecider, { type: 'RecordSignIn', userId: user._id, now: context.now.toISOString() }, context);
   const fresh = (await deps.readStore.collection<UserView>(USERS).findOne({ _id: user._id })) ?? user;
   return { user: fresh, ...(await startSession(deps, fresh, client)) };
 }
@@ -160,6 +161,27 @@ export const preferencesOf = (user: UserView): NotificationPreferences => ({ ...
 /** Sets a staff member's availability for automatic assignment (themselves, or a colleague by an admin); answers it as it now stands. */
 export async function setAvailability(deps: AppDeps, userId: string, availability: Availability, context: CommandContext): Promise<Availability> {
   const actor = { userId: context.actor.userId, role: context.actor.role as Role };
-  const result = await runCommand(deps, userStream(userId), userDecider, { type: 'SetAvailability', userId, actor, availability }, context);
+  const result = await runCommand(
+    deps,
+    userStream(userId),
+    userDecider,
+    { type: 'SetAvailability', userId, actor, availability, now: context.now.toISOString() },
+    context,
+  );
   return result.state.status === 'active' || result.state.status === 'inactive' ? result.state.availability : availability;
+}
+
+/** A staff member who signs out is Offline until they sign in again (docs/teams.md); a customer's sign-out records nothing. */
+export async function recordSignOut(deps: AppDeps, userId: string, context: CommandContext): Promise<void> {
+  await runCommand(deps, userStream(userId), userDecider, { type: 'RecordSignOut', userId, now: context.now.toISOString() }, context);
+}
+
+/** Activity is recorded at most once a minute: the idle time is counted in minutes, and the log gains at most one event a minute per person. */
+const ACTIVITY_EVERY_MS = 60_000;
+
+/** The web app saw its user at work; recorded for Available staff while the desk sets idle staff Away (docs/teams.md). */
+export async function recordActivity(deps: AppDeps, userId: string, context: CommandContext): Promise<void> {
+  if ((await loadSystemSettings(deps.readStore)).idleAwayMinutes === 0) return;
+  const now = context.now.toISOString();
+  await runCommand(deps, userStream(userId), userDecider, { type: 'RecordActivity', userId, now, everyMs: ACTIVITY_EVERY_MS }, context);
 }

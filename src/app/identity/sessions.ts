@@ -122,8 +122,8 @@ export async function endSession(deps: AppDeps, sessionId: string, reason: Sessi
   await deps.projections.waitFor(result.position);
 }
 
-/** Logout with a refresh token: ends its family, provided the token really belongs to it. */
-export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: string, correlationId?: string): Promise<void> {
+/** Logout with a refresh token: ends its family, provided the token really belongs to it; answers whose session it was. */
+export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: string, correlationId?: string): Promise<Actor> {
   const sessionId = sessionIdOf(refreshToken);
   const session = await deps.readStore.collection<SessionView>(SESSIONS).findOne({ _id: sessionId });
   if (!session) throw invalidRefreshToken();
@@ -137,4 +137,5 @@ export async function endSessionOfRefreshToken(deps: AppDeps, refreshToken: stri
     { actor, now: deps.clock(), correlationId },
   );
   await deps.projections.waitFor(result.position);
+  return actor;
 }

@@ -13,8 +13,11 @@ export interface ClaimTeamTicket {
   available: string[];
   /** Per agent, the open tickets assigned to them that this stream does not hold (taken by hand, or from another team). */
   otherOpen: Readonly<Record<string, number>>;
-  /** Held tickets found closed, deleted or with someone else when the command was built. */
-  released: string[];
+  /**
+   * Held tickets found closed, deleted, with someone else or returned to the team when the command was built, each
+   * with the agent it was held for: a claim made since (by another process) is a new holding and stays.
+   */
+  released: ReadonlyArray<{ ticketId: string; agentId: string }>;
 }
 
 export type TeamTurnsCommand = ClaimTeamTicket;
@@ -32,8 +35,9 @@ function turnOrder(members: string[], last: string | null): string[] {
  */
 function claim(command: ClaimTeamTicket, state: TeamTurnsState): TeamTurnsEvent[] {
   const { teamId, ticketId, mode, cap } = command;
-  if (state.held.has(ticketId)) return [];
-  const released = command.released.filter((id) => state.held.has(id));
+  const released = command.released.filter((held) => state.held.get(held.ticketId) === held.agentId).map((held) => held.ticketId);
+  // Held and not released: the ticket is given already (a returned one is released first, then claimed again).
+  if (state.held.has(ticketId) && !released.includes(ticketId)) return [];
   const events: TeamTurnsEvent[] = released.length > 0 ? [{ type: 'TeamTicketsReleased', data: { teamId, ticketIds: released } }] : [];
   const load = new Map<string, number>(command.members.map((agentId) => [agentId, command.otherOpen[agentId] ?? 0]));
   for (const [id, agentId] of state.held) if (!released.includes(id)) load.set(agentId, (load.get(agentId) ?? 0) + 1);

@@ -61,8 +61,27 @@ describe('Team turns', () => {
 
     it('releases the tickets found closed, so they no longer count against the cap', () => {
       given([claimed('k1', 'ann')])
-        .when(claimFor('k2', { cap: 1, available: ['ann'], released: ['k1', 'unknown'] }))
+        .when(
+          claimFor('k2', {
+            cap: 1,
+            available: ['ann'],
+            released: [
+              { ticketId: 'k1', agentId: 'ann' },
+              { ticketId: 'unknown', agentId: 'ann' },
+            ],
+          }),
+        )
         .then([{ type: 'TeamTicketsReleased', data: { teamId: 't1', ticketIds: ['k1'] } }, claimed('k2', 'ann', 0, { cap: 1 })]);
+    });
+
+    it('claims a returned ticket again for the next in turn, but not once another process claimed it anew', () => {
+      const returned = [{ ticketId: 'k1', agentId: 'ann' }];
+      given([claimed('k1', 'ann')])
+        .when(claimFor('k1', { available: ['ann', 'bob'], released: returned }))
+        .then([{ type: 'TeamTicketsReleased', data: { teamId: 't1', ticketIds: ['k1'] } }, claimed('k1', 'bob')]);
+      given([claimed('k1', 'ann'), { type: 'TeamTicketsReleased', data: { teamId: 't1', ticketIds: ['k1'] } }, claimed('k1', 'bob')])
+        .when(claimFor('k1', { available: ['ann', 'bob'], released: returned }))
+        .then([]);
     });
   });
 

@@ -8,6 +8,7 @@ import { isBlankText } from '#contract/text';
 import { MENTIONS_MAX } from '#contract/notifications';
 import {
   type AssignmentRule,
+  type ReturnedToTeam,
   type LiveTicket,
   type MergeCancelled,
   type MessagesMovedOutData,
@@ -92,6 +93,7 @@ export type TicketCommand =
   | { type: 'UnassignTicket'; ticketId: string; actor: TicketActor }
   /** A team's rule gives the ticket the agent its turns stream chose (docs/teams.md); the handler checked the agent. */
   | { type: 'AssignByRule'; ticketId: string; agentId: string; rule: AssignmentRule }
+  | { type: 'ReturnToTeam'; ticketId: string; agentId: string; returned: ReturnedToTeam }
   | { type: 'RecordOutcome'; ticketId: string; actor: TicketActor; outcomeMessage: string }
   /** `team` null: the ticket leaves its team; `teamId` what was asked, to name it when unknown. */
   | { type: 'ChangeTicketTeam'; ticketId: string; actor: TicketActor; teamId: string | null; team: TeamLookup | null }
@@ -287,6 +289,13 @@ function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state
 function assignByRule(command: Extract<TicketCommand, { type: 'AssignByRule' }>, state: TicketState): TicketEvent[] {
   if (state.kind !== 'live' || !isOpenStatus(state.status) || state.assignedAgentId !== null) return [];
   return [{ type: 'AgentAssignedToTicket', data: { ticketId: state.ticketId, agentId: command.agentId, previousAgentId: null, rule: command.rule } }];
+}
+
+/** Returns the ticket to its team only while it is still open, in that team and with that agent: done once, whoever asks again. */
+function returnToTeam(command: Extract<TicketCommand, { type: 'ReturnToTeam' }>, state: TicketState): TicketEvent[] {
+  if (state.kind !== 'live' || !isOpenStatus(state.status) || state.assignedAgentId !== command.agentId) return [];
+  if (state.team?.teamId !== command.returned.teamId) return [];
+  return [{ type: 'AgentUnassignedFromTicket', data: { ticketId: state.ticketId, agentId: command.agentId, returned: command.returned } }];
 }
 
 function unassign(command: Extract<TicketCommand, { type: 'UnassignTicket' }>, state: TicketState): TicketEvent[] {
@@ -819,6 +828,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return applyMacro(command, state);
     case 'AssignTicket':
       return assign(command, state);
+    case 'ReturnToTeam':
+      return returnToTeam(command, state);
     case 'AssignByRule':
       return assignByRule(command, state);
     case 'UnassignTicket':

@@ -49,13 +49,21 @@ export interface MessagePostedData {
   mentions?: string[];
 }
 
+export interface ReturnedToTeam {
+  teamId: string;
+  teamName: string;
+  reason: 'offline';
+  graceSeconds: number;
+}
+
 export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
   /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
   | DomainEvent<'TicketStatusChanged', { ticketId: string; from: TicketStatus; to: TicketStatus; reason?: StatusChangeReason }>
   /** `rule`: a team's automatic assignment chose the agent (docs/teams.md), the actor being the system. */
   | DomainEvent<'AgentAssignedToTicket', { ticketId: string; agentId: string; previousAgentId: string | null; rule?: AssignmentRule }>
-  | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string }>
+  /** `returned`: the system gave the ticket back to its team, its agent Offline past the grace period (docs/teams.md). */
+  | DomainEvent<'AgentUnassignedFromTicket', { ticketId: string; agentId: string; returned?: ReturnedToTeam }>
   | DomainEvent<'TicketOutcomeRecorded', { ticketId: string; outcomeMessage: string; previous: string | null }>
   /**
    * The team the ticket is with (docs/teams.md), names carried so the history reads without the team's

@@ -1,7 +1,16 @@
 import { changedFields } from '../shared/changes';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
-import { type NotificationPreferences, type UserDetails, type UserEvent, type UserProfile, type UserState, evolve, initialState } from './user';
+import {
+  type AvailabilityReason,
+  type NotificationPreferences,
+  type UserDetails,
+  type UserEvent,
+  type UserProfile,
+  type UserState,
+  evolve,
+  initialState,
+} from './user';
 import { type Role, isStaff } from '#contract/users';
 import type { Availability } from '#contract/teams';
 
@@ -17,10 +26,17 @@ export type UserCommand =
   | { type: 'CreateUser'; userId: string; profile: UserProfile; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null }
   | { type: 'UpdateUser'; userId: string; actorId: string; changes: UserChanges }
   | { type: 'DeleteUser'; userId: string; actorId: string }
-  | { type: 'RecordSignIn'; userId: string }
+  /** `now` starts the idle time of staff, who become Available by signing in. */
+  | { type: 'RecordSignIn'; userId: string; now: string }
+  /** A staff member signing out goes Offline (a customer's sign-out records nothing). */
+  | { type: 'RecordSignOut'; userId: string; now: string }
+  /** Activity in the web app: recorded for Available staff when the last is at least `everyMs` old. */
+  | { type: 'RecordActivity'; userId: string; now: string; everyMs: number }
+  /** The system's idle timer: Away, provided nothing moved the idle time past `since` meanwhile. */
+  | { type: 'SetAwayWhenIdle'; userId: string; since: string; minutes: number }
   | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences }
   | { type: 'LinkTelegramAccount'; userId: string; telegramId: string; telegramUsername: string | null }
-  | { type: 'SetAvailability'; userId: string; actor: { userId: string; role: Role }; availability: Availability };
+  | { type: 'SetAvailability'; userId: string; actor: { userId: string; role: Role }; availability: Availability; now: string };
 
 type Existing = Extract<UserState, { status: 'active' | 'inactive' }>;
 
@@ -55,8 +71,26 @@ function setAvailability(command: Extract<UserCommand, { type: 'SetAvailability'
   if (actor.userId !== userId && actor.role !== 'admin') throw new ForbiddenError("Only an admin can set another staff member's availability");
   const user = existing(state);
   if (!isStaff(user.role)) throw new ValidationError(AVAILABILITY_RULE, [{ path: 'userId', message: AVAILABILITY_RULE }]);
+  return availabilityChange(user, availability, command.now);
+}
+
+/** The change to `availability`, if it is one; becoming Available starts the idle time at `now`. */
+function availabilityChange(user: Existing, availability: Availability, now: string, reason?: AvailabilityReason): UserEvent[] {
   if (user.availability === availability) return [];
-  return [{ type: 'AvailabilitySet', data: { userId, availability, previous: user.availability } }];
+  const data = { userId: user.userId, availability, previous: user.availability, ...(reason ? { reason } : {}) };
+  return [{ type: 'AvailabilitySet', data: availability === 'available' ? { ...data, at: now } : data }];
+}
+
+function recordActivity(command: Extract<UserCommand, { type: 'RecordActivity' }>, state: UserState): UserEvent[] {
+  const user = existing(state);
+  if (!isStaff(user.role) || user.availability !== 'available') return [];
+  if (user.activeAt !== null && Date.parse(command.now) - Date.parse(user.activeAt) < command.everyMs) return [];
+  return [{ type: 'StaffActivitySeen', data: { userId: command.userId, at: command.now } }];
+}
+
+function setAwayWhenIdle(command: Extract<UserCommand, { type: 'SetAwayWhenIdle' }>, state: UserState): UserEvent[] {
+  if (state.status !== 'active' || state.availability !== 'available' || state.activeAt !== command.since) return [];
+  return availabilityChange(state, 'away', command.since, { kind: 'idle', minutes: command.minutes });
 }
 
 const AVAILABILITY_RULE = 'Only agents and admins have an availability';
@@ -83,8 +117,18 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
     case 'RecordSignIn': {
       const user = existing(state);
       if (user.status === 'inactive') throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
-      return [{ type: 'UserSignedIn', data: { userId: command.userId } }];
+      const signedIn: UserEvent = { type: 'UserSignedIn', data: { userId: command.userId } };
+      return isStaff(user.role) ? [signedIn, ...availabilityChange(user, 'available', command.now, { kind: 'signed-in' })] : [signedIn];
     }
+    case 'RecordSignOut':
+      // A sign-out always succeeds: a deleted account (its session ended) has no availability to change.
+      return (state.status === 'active' || state.status === 'inactive') && isStaff(state.role)
+        ? availabilityChange(state, 'offline', command.now, { kind: 'signed-out' })
+        : [];
+    case 'RecordActivity':
+      return recordActivity(command, state);
+    case 'SetAwayWhenIdle':
+      return setAwayWhenIdle(command, state);
     case 'SetNotificationPreferences': {
       const user = existing(state);
       const current = user.notificationPreferences;

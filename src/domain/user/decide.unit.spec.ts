@@ -12,6 +12,8 @@ const AGENT_CREATED: UserEvent = {
   data: { userId: 'u2', ...ADA, role: 'agent', isActive: true, passwordHash: 'hash-2', telegramUsername: null },
 };
 const ADMIN_ID = 'admin-1';
+const NOW = '2026-11-28T09:00:00.000Z';
+const LATER = '2026-11-28T09:00:30.000Z';
 
 describe('User', () => {
   describe('when nobody is registered yet', () => {
@@ -28,7 +30,7 @@ describe('User', () => {
         .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } })
         .thenThrows(NotFoundError);
       given([]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
-      given([]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
+      given([]).when({ type: 'RecordSignIn', userId: 'u1', now: NOW }).thenThrows(NotFoundError);
     });
   });
 
@@ -62,7 +64,7 @@ describe('User', () => {
 
     it('then sign-in is recorded (it gives lastLogin)', () =>
       given([REGISTERED])
-        .when({ type: 'RecordSignIn', userId: 'u1' })
+        .when({ type: 'RecordSignIn', userId: 'u1', now: NOW })
         .then([{ type: 'UserSignedIn', data: { userId: 'u1' } }]));
 
     it('then notification preferences are recorded only when they change', () => {
@@ -111,7 +113,7 @@ describe('User', () => {
     const DEACTIVATED: UserEvent = { type: 'UserDeactivated', data: { userId: 'u1' } };
 
     it('then sign-in is refused with 403', () =>
-      given([REGISTERED, DEACTIVATED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(ForbiddenError, 'This account has been deactivated'));
+      given([REGISTERED, DEACTIVATED]).when({ type: 'RecordSignIn', userId: 'u1', now: NOW }).thenThrows(ForbiddenError, 'This account has been deactivated'));
 
     it('then deactivating again records nothing and activating records it', () => {
       given([REGISTERED, DEACTIVATED])
@@ -131,7 +133,7 @@ describe('User', () => {
         .when({ type: 'UpdateUser', userId: 'u1', actorId: ADMIN_ID, changes: { firstName: 'X' } })
         .thenThrows(NotFoundError);
       given([REGISTERED, DELETED]).when({ type: 'DeleteUser', userId: 'u1', actorId: ADMIN_ID }).thenThrows(NotFoundError);
-      given([REGISTERED, DELETED]).when({ type: 'RecordSignIn', userId: 'u1' }).thenThrows(NotFoundError);
+      given([REGISTERED, DELETED]).when({ type: 'RecordSignIn', userId: 'u1', now: NOW }).thenThrows(NotFoundError);
     });
 
     it('then its id can never be registered again', () =>
@@ -142,23 +144,57 @@ describe('User', () => {
     const AGENT = { userId: 'u2', role: 'agent' as const };
     it('then staff set their own, with the one it replaced, and the same again records nothing', () => {
       given([AGENT_CREATED])
-        .when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'away' })
+        .when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'away', now: NOW })
         .then([{ type: 'AvailabilitySet', data: { userId: 'u2', availability: 'away', previous: 'available' } }]);
-      given([AGENT_CREATED]).when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'available' }).then([]);
+      given([AGENT_CREATED]).when({ type: 'SetAvailability', userId: 'u2', actor: AGENT, availability: 'available', now: NOW }).then([]);
     });
 
     it("then only an admin sets a colleague's, and a customer has none", () => {
       given([AGENT_CREATED])
-        .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: 'u3', role: 'agent' }, availability: 'away' })
+        .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: 'u3', role: 'agent' }, availability: 'away', now: NOW })
         .thenThrows(ForbiddenError);
       expect(
         given([AGENT_CREATED])
-          .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: ADMIN_ID, role: 'admin' }, availability: 'away' })
+          .when({ type: 'SetAvailability', userId: 'u2', actor: { userId: ADMIN_ID, role: 'admin' }, availability: 'away', now: NOW })
           .result(),
       ).toHaveLength(1);
       given([REGISTERED])
-        .when({ type: 'SetAvailability', userId: 'u1', actor: { userId: 'u1', role: 'customer' }, availability: 'away' })
+        .when({ type: 'SetAvailability', userId: 'u1', actor: { userId: 'u1', role: 'customer' }, availability: 'away', now: NOW })
         .thenThrows(ValidationError, 'Only agents and admins have an availability');
+    });
+  });
+
+  describe('when staff sign out, sign in and idle (docs/teams.md)', () => {
+    const OFFLINE: UserEvent = {
+      type: 'AvailabilitySet',
+      data: { userId: 'u2', availability: 'offline', previous: 'available', reason: { kind: 'signed-out' } },
+    };
+    const SEEN: UserEvent = { type: 'StaffActivitySeen', data: { userId: 'u2', at: NOW } };
+
+    it('then signing out sets them Offline and signing in Available again; a customer records no availability', () => {
+      given([AGENT_CREATED]).when({ type: 'RecordSignOut', userId: 'u2', now: NOW }).then([OFFLINE]);
+      given([AGENT_CREATED, OFFLINE])
+        .when({ type: 'RecordSignIn', userId: 'u2', now: NOW })
+        .then([
+          { type: 'UserSignedIn', data: { userId: 'u2' } },
+          { type: 'AvailabilitySet', data: { userId: 'u2', availability: 'available', previous: 'offline', reason: { kind: 'signed-in' }, at: NOW } },
+        ]);
+      given([REGISTERED]).when({ type: 'RecordSignOut', userId: 'u1', now: NOW }).then([]);
+    });
+
+    it('then activity is recorded at most once per interval, and only while Available', () => {
+      given([AGENT_CREATED]).when({ type: 'RecordActivity', userId: 'u2', now: NOW, everyMs: 60_000 }).then([SEEN]);
+      given([AGENT_CREATED, SEEN]).when({ type: 'RecordActivity', userId: 'u2', now: LATER, everyMs: 60_000 }).then([]);
+      given([AGENT_CREATED, OFFLINE]).when({ type: 'RecordActivity', userId: 'u2', now: NOW, everyMs: 60_000 }).then([]);
+    });
+
+    it('then the idle timer sets Away with its reason, unless activity came after it was planned', () => {
+      given([AGENT_CREATED, SEEN])
+        .when({ type: 'SetAwayWhenIdle', userId: 'u2', since: NOW, minutes: 15 })
+        .then([{ type: 'AvailabilitySet', data: { userId: 'u2', availability: 'away', previous: 'available', reason: { kind: 'idle', minutes: 15 } } }]);
+      given([AGENT_CREATED, SEEN, { type: 'StaffActivitySeen', data: { userId: 'u2', at: LATER } }])
+        .when({ type: 'SetAwayWhenIdle', userId: 'u2', since: NOW, minutes: 15 })
+        .then([]);
     });
   });
 });

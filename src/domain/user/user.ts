@@ -45,8 +45,15 @@ export type UserEvent =
   | DomainEvent<'NotificationPreferencesSet', { userId: string } & Omit<NotificationPreferences, 'mentionEmails'> & { mentionEmails?: boolean }>
   /** The customer behind a Telegram user: bot messages of that user act as this account. */
   | DomainEvent<'TelegramAccountLinked', { userId: string; telegramId: string; telegramUsername: string | null }>
-  /** A staff member available for automatic assignment or away from it (docs/teams.md), set by them or an admin (the actor). */
-  | DomainEvent<'AvailabilitySet', { userId: string; availability: Availability; previous: Availability }>;
+  /**
+   * A staff member available for automatic assignment, away from it, or offline (docs/teams.md), set by them or an
+   * admin (the actor). `reason` when it came with something else: a sign-in or sign-out, or the system after an idle time.
+   */
+  | DomainEvent<'AvailabilitySet', { userId: string; availability: Availability; previous: Availability; reason?: AvailabilityReason; at?: string }>
+  /** Available staff were active in the web app (reported at most once a minute); the idle time is counted from the last. */
+  | DomainEvent<'StaffActivitySeen', { userId: string; at: string }>;
+
+export type AvailabilityReason = { kind: 'signed-in' } | { kind: 'signed-out' } | { kind: 'idle'; minutes: number };
 
 interface ExistingUser extends UserDetails {
   userId: string;
@@ -55,6 +62,8 @@ interface ExistingUser extends UserDetails {
   passwordHash: string;
   notificationPreferences: NotificationPreferences;
   availability: Availability;
+  /** When the idle time starts: the last activity seen, or becoming Available (null before either). */
+  activeAt: string | null;
 }
 
 export type UserState = { status: 'none' } | ({ status: 'active' | 'inactive' } & ExistingUser) | { status: 'deleted'; userId: string };
@@ -74,6 +83,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         telegramId: null,
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
         availability: 'available',
+        activeAt: null,
         ...profile,
       };
     }
@@ -88,6 +98,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         telegramId: null,
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
         availability: 'available',
+        activeAt: null,
         ...profile,
       };
     }
@@ -114,7 +125,13 @@ export function evolve(state: UserState, event: UserEvent): UserState {
       return { ...state, notificationPreferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, ...preferences } };
     }
     case 'AvailabilitySet':
-      return { ...state, availability: event.data.availability };
+      return {
+        ...state,
+        availability: event.data.availability,
+        activeAt: event.data.availability === 'available' ? (event.data.at ?? state.activeAt) : state.activeAt,
+      };
+    case 'StaffActivitySeen':
+      return { ...state, activeAt: event.data.at };
     case 'TelegramAccountLinked':
       return { ...state, telegramId: event.data.telegramId, telegramUsername: event.data.telegramUsername ?? state.telegramUsername };
   }

@@ -34,6 +34,8 @@ const teamApi = api.injectEndpoints({
       query: (availability) => ({ url: '/auth/availability', method: 'PUT', body: { availability } }),
       invalidatesTags: ['Availability', 'Team'],
     }),
+    /** The person is at work in this tab: the server counts the idle time that sets Available staff Away from the last report. */
+    reportActivity: build.mutation<void, void>({ query: () => ({ url: '/auth/activity', method: 'POST', body: {} }) }),
     setMemberAvailability: build.mutation<{ team: Team }, { id: string; userId: string; availability: Availability }>({
       query: ({ id, userId, availability }) => ({
         url: `/teams/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}/availability`,
@@ -60,4 +62,5 @@ export const {
   useAvailabilityQuery,
   useSetAvailabilityMutation,
   useSetMemberAvailabilityMutation,
+  useReportActivityMutation,
 } = teamApi;

@@ -53,7 +53,9 @@ function TeamCard({ team, onEdit, onDelete }: { team: Team; onEdit: () => void; 
             return (
               <li key={member._id}>
                 {member.firstName} {member.lastName}{' '}
-                <Badge variant={member.availability === 'available' ? 'success' : 'secondary'}>{AVAILABILITY_LABEL[member.availability]}</Badge>{' '}
+                <Badge variant={member.availability === 'available' ? 'success' : member.availability === 'away' ? 'secondary' : 'outline'}>
+                  {AVAILABILITY_LABEL[member.availability]}
+                </Badge>{' '}
                 <button
                   type="button"
                   className="button button-ghost button-small"

@@ -38,6 +38,8 @@ interface Draft {
   maxFiles: string;
   rateLimitWindowMinutes: string;
   rateLimitMaxRequests: string;
+  idleAwayMinutes: string;
+  offlineGraceSeconds: string;
   mailboxHost: string;
   mailboxPort: string;
   mailboxTls: boolean;
@@ -61,6 +63,8 @@ const toDraft = (settings: SystemSettings): Draft => ({
   maxFiles: String(settings.maxFiles),
   rateLimitWindowMinutes: String(+(settings.rateLimitWindowMs / MINUTE).toFixed(2)),
   rateLimitMaxRequests: String(settings.rateLimitMaxRequests),
+  idleAwayMinutes: String(settings.idleAwayMinutes),
+  offlineGraceSeconds: String(settings.offlineGraceSeconds),
   mailboxHost: settings.mailboxHost,
   mailboxPort: String(settings.mailboxPort),
   mailboxTls: settings.mailboxTls,
@@ -91,6 +95,8 @@ export const toSettingsInput = (draft: Draft): SettingsInput => ({
   maxFiles: numberOf(draft.maxFiles),
   rateLimitWindowMs: numberOf(draft.rateLimitWindowMinutes, MINUTE),
   rateLimitMaxRequests: numberOf(draft.rateLimitMaxRequests),
+  idleAwayMinutes: numberOf(draft.idleAwayMinutes),
+  offlineGraceSeconds: numberOf(draft.offlineGraceSeconds),
   ...mailboxOf(draft),
   mailboxAfterFetch: draft.mailboxAfterFetch,
   mailboxMoveTo: draft.mailboxMoveTo,
@@ -216,7 +222,7 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
       <input type="checkbox" role="switch" className="switch" checked={draft[name]} onChange={(e) => set({ [name]: e.target.checked })} />
     </label>
   );
-  const { maxFileSize, maxFiles, rateLimitWindowMs, rateLimitMaxRequests } = SETTINGS_BOUNDS;
+  const { maxFileSize, maxFiles, rateLimitWindowMs, rateLimitMaxRequests, idleAwayMinutes, offlineGraceSeconds } = SETTINGS_BOUNDS;
 
   return (
     <form onSubmit={(event) => void submit(event)} noValidate className="settings-form">
@@ -326,6 +332,22 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
             { type: 'number', min: rateLimitMaxRequests.min, max: rateLimitMaxRequests.max, step: 1 },
             // The count is of changes; reads may be ten times as many (docs/settings.md, "How the rate limit counts").
             `Changes per person in a window, between ${rateLimitMaxRequests.min} and ${rateLimitMaxRequests.max}; reads may be ten times as many`,
+          )}
+        </div>
+      </Group>
+      <Group title="Agent Availability" icon="clock">
+        <div className="form-row">
+          {text(
+            'idleAwayMinutes',
+            'Set agents Away after N minutes without activity',
+            { type: 'number', min: idleAwayMinutes.min, max: idleAwayMinutes.max, step: 1 },
+            `0 never; at most ${idleAwayMinutes.max} minutes`,
+          )}
+          {text(
+            'offlineGraceSeconds',
+            "Return an offline agent's tickets after N seconds",
+            { type: 'number', min: 0, max: offlineGraceSeconds.max, step: 1 },
+            `0 never, else ${offlineGraceSeconds.min} seconds to 7 days; the tickets go back to their team and are assigned again`,
           )}
         </div>
       </Group>

@@ -1,0 +1,107 @@
+import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
+import { eventually } from '../../../test/support/eventually';
+import { type TestServer, startTestServer } from '../../../test/support/server';
+import { ticketStream } from '../../domain/ticket/ticket';
+import { userStream } from '../../domain/user/user';
+
+/** The servers' clock runs this far ahead of the real one; timers look at it every 100 ms (SLA_TIMER_MAX_DELAY_MS). */
+let ahead = 0;
+const clock = () => new Date(Date.now() + ahead);
+
+/** A round-robin team of `agents` and a category routed to it. */
+async function roundRobinTeam(server: TestServer, admin: string, agents: Member[], cap: number | null = null) {
+  const team = (await server.request('POST', '/api/teams', { token: admin, body: { name: 'Refunds', members: agents.map((agent) => agent.id) } })).body.team;
+  expect((await server.request('PUT', `/api/teams/${team._id}/assignment`, { token: admin, body: { mode: 'round-robin', cap } })).status).toBe(200);
+  return { teamId: team._id as string, category: await addCategory(server, admin, { routeTeamId: team._id }) };
+}
+
+const assigneeOf = async (server: TestServer, token: string, ticketId: string) =>
+  ((await server.request('GET', `/api/tickets/${ticketId}`, { token })).body.ticket.assignedAgent?._id ?? null) as string | null;
+
+/** Availability beyond the switch (docs/teams.md): sign-out, idle time, grace period, capacity that frees. */
+describe('Availability and the work it moves', () => {
+  let server: TestServer;
+  let admin: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ clock, env: { SLA_TIMER_MAX_DELAY_MS: '100' } });
+    admin = await server.login();
+  });
+  afterAll(() => server.stop());
+  beforeEach(() => {
+    ahead = 0;
+  });
+
+  it('when staff sign out, then they are Offline by their own hand, and Available again once they sign in', async () => {
+    const agent = await addMember(server, admin, 'agent', 'Olga');
+    expect((await server.request('POST', '/api/auth/logout', { token: agent.token })).status).toBe(204);
+    const changes = (await server.deps.events.readStream(userStream(agent.id))).filter((event) => event.type === 'AvailabilitySet');
+    expect(changes.map((event) => [event.data.availability, event.data.reason, event.metadata.actor?.userId])).toEqual([
+      ['offline', { kind: 'signed-out' }, agent.id],
+    ]);
+    const token = await server.login(agent.email, 'password-123');
+    expect((await server.request('GET', '/api/auth/availability', { token })).body).toEqual({ availability: 'available' });
+  });
+
+  it('when Available staff show no activity for the idle time, then the system sets them Away saying why', async () => {
+    const bad = await server.request('PUT', '/api/settings', { token: admin, body: { idleAwayMinutes: -1 } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('Away after idle minutes must be between 0 (never) and 1440');
+    expect((await server.request('PUT', '/api/settings', { token: admin, body: { idleAwayMinutes: 15 } })).status).toBe(200);
+    const agent = await addMember(server, admin, 'agent', 'Ida');
+    expect((await server.request('POST', '/api/auth/activity', { token: agent.token })).status).toBe(204);
+    ahead = 14 * 60_000;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await server.request('GET', '/api/auth/availability', { token: agent.token })).body).toEqual({ availability: 'available' });
+    ahead = 16 * 60_000;
+    await eventually(async () => (await server.request('GET', '/api/auth/availability', { token: agent.token })).body.availability === 'away', {
+      describe: 'the agent is Away',
+      timeoutMs: 10_000,
+    });
+    const away = (await server.deps.events.readStream(userStream(agent.id))).findLast((event) => event.type === 'AvailabilitySet')!;
+    expect([away.data.reason, away.metadata.actor?.userId]).toEqual([{ kind: 'idle', minutes: 15 }, 'system']);
+    expect((await server.request('PUT', '/api/settings', { token: admin, body: { idleAwayMinutes: 0 } })).status).toBe(200);
+  });
+
+  it('when an agent stays Offline past the grace period, then their tickets go to the other available member and the history says why', async () => {
+    const bad = await server.request('PUT', '/api/settings', { token: admin, body: { offlineGraceSeconds: 3 } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('Offline grace period must be 0 (never) or between 5 seconds and 7 days');
+    expect((await server.request('PUT', '/api/settings', { token: admin, body: { offlineGraceSeconds: 300 } })).status).toBe(200);
+    const [ana, ben] = [await addMember(server, admin, 'agent', 'Ana'), await addMember(server, admin, 'agent', 'Ben')];
+    const { category } = await roundRobinTeam(server, admin, [ana, ben]);
+    const customer = await addMember(server, admin, 'customer', 'Cleo');
+    const ticket = await openTicket(server, customer, category);
+    expect(await assigneeOf(server, admin, ticket._id)).toBe(ana.id);
+    expect((await server.request('POST', '/api/auth/logout', { token: ana.token })).status).toBe(204);
+    ahead = 200_000;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await assigneeOf(server, admin, ticket._id)).toBe(ana.id);
+    ahead = 301_000;
+    await eventually(async () => (await assigneeOf(server, admin, ticket._id)) === ben.id, { describe: 'the ticket is with Ben', timeoutMs: 10_000 });
+    const history = JSON.stringify((await server.request('GET', `/api/tickets/${ticket._id}/history`, { token: admin })).body);
+    expect(history).toContain('Returned the ticket to the team \\"Refunds\\": Ana Tester was offline for longer than the grace period of 5 minutes');
+    // Ben signs out and back in within the grace period: his Offline is over, so its timer returns nothing.
+    expect((await server.request('POST', '/api/auth/logout', { token: ben.token })).status).toBe(204);
+    await server.login(ben.email, 'password-123');
+    ahead = 700_000;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const returned = (await server.deps.events.readStream(ticketStream(ticket._id))).filter((event) => event.type === 'AgentUnassignedFromTicket');
+    expect(returned.map((event) => [event.data.agentId, event.metadata.actor?.userId])).toEqual([[ana.id, 'system']]);
+    expect((await server.request('PUT', '/api/settings', { token: admin, body: { offlineGraceSeconds: 0 } })).status).toBe(200);
+  });
+
+  it('when an agent at the cap resolves a ticket, then the oldest waiting ticket of the team is theirs', async () => {
+    const agent = await addMember(server, admin, 'agent', 'Cat');
+    const { category } = await roundRobinTeam(server, admin, [agent], 1);
+    const [first, second, third] = [
+      await openTicket(server, await addMember(server, admin, 'customer'), category),
+      await openTicket(server, await addMember(server, admin, 'customer'), category),
+      await openTicket(server, await addMember(server, admin, 'customer'), category),
+    ];
+    expect([await assigneeOf(server, admin, first._id), await assigneeOf(server, admin, second._id)]).toEqual([agent.id, null]);
+    expect((await server.request('PUT', `/api/tickets/${first._id}`, { token: agent.token, body: { status: 'resolved' } })).status).toBe(200);
+    await eventually(async () => (await assigneeOf(server, admin, second._id)) === agent.id, { describe: 'the waiting ticket is assigned', timeoutMs: 10_000 });
+    expect(await assigneeOf(server, admin, third._id)).toBeNull();
+  });
+});
