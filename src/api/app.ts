@@ -31,6 +31,7 @@ import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { macroRoutes } from './macros/routes';
+import { viewRoutes } from './views/routes';
 import { ruleRoutes } from './rules/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
@@ -54,6 +55,7 @@ const routeModules = [
   deliveryRoutes,
   cannedRoutes,
   macroRoutes,
+  viewRoutes,
   ruleRoutes,
   satisfactionRoutes,
   apiTokenRoutes,

@@ -6,6 +6,7 @@ import { categoriesProjection } from './categories';
 import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
 import { macrosProjection } from './macros';
+import { viewsProjection } from './views';
 import type { Projection } from './runner';
 import { rulesProjection } from './rules';
 import { satisfactionProjection } from './satisfaction';
@@ -42,6 +43,7 @@ export const allProjections: Projection[] = [
   feedProjection,
   cannedProjection,
   macrosProjection,
+  viewsProjection,
   rulesProjection,
   satisfactionProjection,
   slaProjection,
