@@ -12,7 +12,8 @@ export const VIEW_FILTER_KEYS = ['status', 'priority', 'assigned', 'waiting', 'c
 type ViewFilterKey = (typeof VIEW_FILTER_KEYS)[number];
 export type ViewFilters = Partial<Record<ViewFilterKey, string>>;
 
-export const VIEW_SORTS = listTicketsQuery.shape.sort.unwrap().options;
+/** Live Tickets' own orders (the list takes a few more). */
+export const VIEW_SORTS = ['latest', 'priority', 'status', 'waiting', 'due'] as const;
 export type ViewSort = (typeof VIEW_SORTS)[number];
 
 /** The Live Tickets table's columns a view may show; the title is always shown. */
@@ -43,6 +44,7 @@ export const DEFAULT_VIEWS = [
   { key: 'breached', label: 'Breached', filters: { sla: 'breached' } },
   { key: 'due_soon', label: 'Due Within 1 h', filters: { sla: 'due_soon' } },
 ] as const satisfies ReadonlyArray<{ key: string; label: string; filters: ViewFilters }>;
+export type DefaultViewKey = (typeof DEFAULT_VIEWS)[number]['key'];
 
 /** The list's own filters, to check a view's against: a view takes exactly what the list takes. */
 export const viewListFilters = listTicketsQuery.omit({ sort: true, page: true, limit: true }).strict();
