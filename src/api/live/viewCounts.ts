@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import type { Server, Socket } from 'socket.io';
 import type { SavedView } from '#contract/responses';
 import { isStaff } from '#contract/users';
@@ -51,6 +52,16 @@ export function attachViewCounts(io: Server, deps: AppDeps, guard: LiveGuard): (
   let lastRun = 0;
   let running: Promise<void> = Promise.resolve();
   const userOf = (watcher: Watcher) => watcher.socket.data.user as AuthUser;
+  // What the live counts cost: the count queries they run (docs/views.md).
+  const queries = new Counter({
+    name: 'desk_view_counts_total',
+    help: "Count queries run for Live Tickets' live view counts",
+    registers: [deps.metrics.registry],
+  });
+  const count = (filters: ViewFilters, user: AuthUser) => {
+    queries.inc();
+    return countView(deps, filters, user);
+  };
 
   async function load(watcher: Watcher): Promise<void> {
     const user = userOf(watcher);
@@ -65,11 +76,11 @@ export function attachViewCounts(io: Server, deps: AppDeps, guard: LiveGuard): (
       for (const view of watcher.views) {
         if (viewIds !== 'all' && !viewIds.has(view._id)) continue;
         const key = countsPerViewer(view.filters) ? `${view._id}:${user.id}` : view._id;
-        const count = counted.get(key) ?? (await countView(deps, view.filters, user));
-        counted.set(key, count);
-        if (watcher.sent.get(view._id) === count) continue;
-        watcher.sent.set(view._id, count);
-        changed[view._id] = count;
+        const value = counted.get(key) ?? (await count(view.filters, user));
+        counted.set(key, value);
+        if (watcher.sent.get(view._id) === value) continue;
+        watcher.sent.set(view._id, value);
+        changed[view._id] = value;
       }
       if (Object.keys(changed).length > 0 && watcher.socket.connected) watcher.socket.emit('view_counts', { counts: changed } satisfies ViewCounts);
     }
