@@ -569,7 +569,8 @@ export function LiveTicketsPage() {
                       ? 'Shared with a team'
                       : 'Shared with everyone'
               }
-              onClick={() => choose(option._id, option.isDefault ? team : '', option.isDefault ? tag : '')}
+              // A default view keeps the Team and Tag picked in the toolbar, not those a saved view brought.
+              onClick={() => choose(option._id, option.isDefault ? (params.get('team') ?? '') : '', option.isDefault ? (params.get('tag') ?? '') : '')}
             >
               {option.name}
               {counts[option._id] !== undefined && <span className="view-count">{counts[option._id]}</span>}
