@@ -192,3 +192,24 @@ export function cpuSecondsOf(pid: number): number {
   // utime and stime are the 14th and 15th fields of the line, the 12th and 13th after the command's name.
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * Staff on Live Tickets (docs/views.md): each agent saves a view of their open tickets waiting on the
+ * desk (a message can change its count) and watches every view's count on a socket of their own.
+ */
+export async function watchViews(base: string, agentTokens: string[]): Promise<{ pushes: () => number; close: () => void }> {
+  const sockets: Socket[] = [];
+  let pushes = 0;
+  for (const token of agentTokens) {
+    await api(base, 'POST', '/api/views', token, { name: `Waiting ${randomUUID().slice(0, 8)}`, filters: { waiting: 'true', status: 'open,in_progress' } });
+    const socket = io(base, { path: '/socket.io', transports: ['websocket'], reconnection: false, auth: { token } });
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('connect_error', reject);
+    });
+    socket.on('view_counts', () => (pushes += 1));
+    await socket.timeout(5000).emitWithAck('watch_views', {});
+  }
+  return { pushes: () => pushes, close: () => sockets.forEach((socket) => socket.disconnect()) };
+}

@@ -27,6 +27,7 @@ import {
   startProcess,
   stopProcess,
   thousands,
+  watchViews,
 } from './harness';
 import { type SeededDesk, seedDesk } from './seed';
 import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
@@ -679,10 +680,17 @@ async function main() {
       const chat = await chatLoad(base, conversations, size);
       const cpuMsPerMessage = ((cpuSecondsOf(app.child.pid!) - cpuBefore) * 1000) / chat.requests.total;
       const bareChat = await chatLoad(bare.url, conversations, size);
+      // The same load with every agent on Live Tickets, watching the views' live counts (docs/views.md).
+      const watchers = await watchViews(base, agentTokens);
+      const watchedCpuBefore = cpuSecondsOf(app.child.pid!);
+      const watched = await chatLoad(base, conversations, size);
+      const watchedCpuMsPerMessage = ((cpuSecondsOf(app.child.pid!) - watchedCpuBefore) * 1000) / watched.requests.total;
+      const countPushes = watchers.pushes();
+      watchers.close();
       figures.push({
         id: 'chat',
         figure: `Chat: POST /api/tickets/:id/messages, ${size.connections} connections (autocannon, ${size.seconds} s)`,
-        result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}; app CPU ${ms(cpuMsPerMessage)} per message`,
+        result: `${thousands(chat.requests.average)} req/s, p50 ${ms(chat.latency.p50)}, p99 ${ms(chat.latency.p99)}; app CPU ${ms(cpuMsPerMessage)} per message; with ${agentTokens.length} agents watching the views' live counts: ${thousands(watched.requests.average)} req/s, p99 ${ms(watched.latency.p99)}, app CPU ${ms(watchedCpuMsPerMessage)} per message, ${thousands(countPushes)} count pushes`,
         baseline: `bare Express route: ${thousands(bareChat.requests.average)} req/s, p50 ${ms(bareChat.latency.p50)}, p99 ${ms(bareChat.latency.p99)} (chat ${Math.round((100 * chat.requests.average) / bareChat.requests.average)}% of it, p99 ${(chat.latency.p99 / bareChat.latency.p99).toFixed(2)}x)`,
         target: "≥ 30% of the bare route's req/s, p99 < 2x the bare route's",
         holds: verdict(chat.requests.average >= bareChat.requests.average * 0.3 && chat.latency.p99 < 2 * bareChat.latency.p99 && chat.non2xx === 0),
@@ -692,6 +700,10 @@ async function main() {
           p99: chat.latency.p99,
           non2xx: chat.non2xx,
           cpuMsPerMessage,
+          watchedRps: watched.requests.average,
+          watchedP99: watched.latency.p99,
+          watchedCpuMsPerMessage,
+          countPushes,
           baselineRps: bareChat.requests.average,
           baselineP50: bareChat.latency.p50,
           baselineP99: bareChat.latency.p99,

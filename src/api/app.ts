@@ -32,6 +32,7 @@ import { searchRoutes } from './search/routes';
 import { auditRoutes } from './audit/routes';
 import { cannedRoutes } from './canned/routes';
 import { macroRoutes } from './macros/routes';
+import { viewRoutes } from './views/routes';
 import { ruleRoutes } from './rules/routes';
 import { telegramWebhookRoutes } from './telegram/routes';
 
@@ -55,6 +56,7 @@ const routeModules = [
   deliveryRoutes,
   cannedRoutes,
   macroRoutes,
+  viewRoutes,
   ruleRoutes,
   satisfactionRoutes,
   apiTokenRoutes,

@@ -6,6 +6,7 @@ import { MAILBOX_AFTER_FETCH, UNKNOWN_SENDERS } from './settings';
 import { PRIORITIES, TICKET_STATUSES } from './tickets';
 import { ROLES } from './users';
 import { ASSIGNMENT_MODES, AVAILABILITIES } from './teams';
+import { VIEW_COLUMNS, VIEW_FILTER_KEYS, VIEW_SCOPES, VIEW_SORTS } from './views';
 
 /**
  * Response bodies of the API: the OpenAPI document is generated from these schemas
@@ -605,3 +606,21 @@ export const BulkChange = z
   })
   .meta({ id: 'BulkChange' });
 export type BulkChange = z.infer<typeof BulkChange>;
+
+/** A saved view of Live Tickets (docs/views.md); the ten default views have their key as id, `isDefault` and no owner or times. */
+export const SavedView = z
+  .strictObject({
+    _id: id,
+    name: z.string(),
+    scope: z.enum(VIEW_SCOPES),
+    teamId: z.string().nullable(),
+    filters: z.partialRecord(z.enum(VIEW_FILTER_KEYS), z.string()).meta({ description: 'The filters of GET /tickets, as its query string has them' }),
+    sort: z.enum(VIEW_SORTS),
+    columns: z.array(z.enum(VIEW_COLUMNS)),
+    isDefault: z.boolean(),
+    ownerId: z.string().nullable(),
+    createdAt: time.nullable(),
+    updatedAt: time.nullable(),
+  })
+  .meta({ id: 'SavedView' });
+export type SavedView = z.infer<typeof SavedView>;

@@ -140,6 +140,12 @@ describe('the demo desk', () => {
       ['Refund issued', true],
       ['Taking this one', false],
     ]);
+    const views = (await server.request('GET', '/api/views', { token: agent })).body.views as Array<{ name: string; scope: string; isDefault: boolean }>;
+    expect(views.filter((view) => !view.isDefault).map(({ name, scope }) => [name, scope])).toEqual([
+      ['Urgent and high', 'everyone'],
+      ['Payments queue', 'team'],
+      ['My billing', 'personal'],
+    ]);
     const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
     const rules = (await server.request('GET', '/api/rules', { token: admin })).body.rules as Array<{ name: string; order: number; enabled: boolean }>;
     expect(rules.map(({ name, order, enabled }) => [order, name, enabled])).toEqual([

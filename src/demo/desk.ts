@@ -18,6 +18,9 @@ import { reservationDecider, reservationStream } from '../domain/reservation/res
 import { type CategoryLookup, type TeamLookup, type TicketActor, type TicketCommand, ticketDecider } from '../domain/ticket/decide';
 import { teamDecider } from '../domain/team/decide';
 import { teamStream } from '../domain/team/team';
+import { viewDecider } from '../domain/view/decide';
+import { type ViewDetails, scopeKey, viewStream } from '../domain/view/view';
+import { OPEN_STATUSES } from '#contract/tickets';
 import type { CustomFieldAnswer } from '#contract/customFields';
 import { FIRST_TICKET_NUMBER, type MessagesMovedOutData, TICKET_NUMBER_STREAM, type TicketOpenedData, ticketStream } from '../domain/ticket/ticket';
 import { type Priority, type TicketStatus, isOpenStatus } from '#contract/tickets';
@@ -789,6 +792,58 @@ export async function seedDemoDesk(
       { type: 'CreateMacro', macroId, actor, details: macro },
       contextOf(owner, new Date(start + 4 * MINUTE)),
     );
+  }
+
+  // Saved views (docs/views.md): one for everyone (the admin's), one shared with Payments, one the demo agent's own.
+  const open = OPEN_STATUSES.join(',');
+  const views: Array<[Person, ViewDetails]> = [
+    [
+      admin,
+      {
+        name: 'Urgent and high',
+        scope: 'everyone',
+        teamId: null,
+        filters: { priority: 'high,urgent', status: open },
+        sort: 'priority',
+        columns: ['number', 'priority', 'status', 'customer', 'assignee', 'sla'],
+      },
+    ],
+    [
+      agents[0]!,
+      {
+        name: 'Payments queue',
+        scope: 'team',
+        teamId: teams.billing!.teamId,
+        filters: { team: teams.billing!.teamId, status: open },
+        sort: 'waiting',
+        columns: ['number', 'status', 'customer', 'assignee', 'waiting', 'sla'],
+      },
+    ],
+    [
+      agents[0]!,
+      {
+        name: 'My billing',
+        scope: 'personal',
+        teamId: null,
+        filters: { assigned: 'me', category: categories.billing.categoryId },
+        sort: 'latest',
+        columns: ['number', 'priority', 'status', 'customer', 'waiting'],
+      },
+    ],
+  ];
+  for (const [owner, details] of views) {
+    const viewId = randomUUID();
+    const context = contextOf(owner, new Date(start + 4 * MINUTE));
+    const value = `${scopeKey({ ...details, ownerId: owner.userId })}:${details.name.toLowerCase()}`;
+    await handleCommand(
+      events,
+      reservationStream('view-name', value),
+      reservationDecider,
+      { type: 'Reserve', kind: 'view-name', value, ownerId: viewId, conflictMessage: 'view name taken', conflictCode: 'VIEW_NAME_TAKEN' },
+      context,
+    );
+    const actor = { userId: owner.userId, role: owner.role, teamIds: [teams.billing!.teamId] };
+    await handleCommand(events, viewStream(viewId), viewDecider, { type: 'CreateView', viewId, actor, details, teamExists: true, scopeCount: 0 }, context);
   }
 
   // Rules (docs/automation.md): they run on what happens from now on, not on the seeded history.

@@ -7,6 +7,7 @@ import { directoryProjection } from './directory';
 import { feedProjection } from './feed';
 import { macrosProjection } from './macros';
 import { notificationsProjection } from './notifications';
+import { viewsProjection } from './views';
 import type { Projection } from './runner';
 import { rulesProjection } from './rules';
 import { satisfactionProjection } from './satisfaction';
@@ -43,6 +44,7 @@ export const allProjections: Projection[] = [
   feedProjection,
   cannedProjection,
   macrosProjection,
+  viewsProjection,
   rulesProjection,
   satisfactionProjection,
   slaProjection,

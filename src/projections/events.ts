@@ -16,6 +16,7 @@ import type { TeamEvent } from '../domain/team/team';
 import type { TelegramChatEvent } from '../domain/telegramChat/chat';
 import type { TicketEvent } from '../domain/ticket/ticket';
 import type { UserEvent } from '../domain/user/user';
+import type { ViewEvent } from '../domain/view/view';
 import type { WebhookEvent } from '../domain/webhook/webhook';
 import type { AccessRequestEvent, WhitelistEvent } from '../domain/whitelist/whitelist';
 import type { RecordedEvent } from '../platform/eventstore/port';
@@ -40,6 +41,7 @@ type DeskEvent =
   | TelegramChatEvent
   | TicketEvent
   | UserEvent
+  | ViewEvent
   | WhitelistEvent
   | AccessRequestEvent
   | WebhookEvent;

@@ -18,6 +18,7 @@ import { STARTING_RETRY_AFTER_SECONDS } from '../../app/startup';
 import { roleRoom, sessionRoom, userRoom } from './rooms';
 import { createLiveGuard, refusal } from './guard';
 import { attachTicketChannel } from './tickets';
+import { attachViewCounts } from './viewCounts';
 
 /** How long a socket whose access token ran out has to present a fresh one (`reauth`). */
 const REAUTH_GRACE_MS = 10_000;
@@ -172,9 +173,11 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
     }
   });
   const stopTicketChannel = attachTicketChannel(io, deps, guard);
+  const stopViewCounts = attachViewCounts(io, deps, guard);
   httpServer.once('close', () => {
     stopListening();
     stopTicketChannel();
+    stopViewCounts();
     redis?.pub.disconnect();
     redis?.sub.disconnect();
   });

@@ -7,6 +7,7 @@ import { describeWebhooks } from '../webhooks/openapi';
 import { describeBot } from '../bot/openapi';
 import { describeCanned } from '../canned/openapi';
 import { describeMacros } from '../macros/openapi';
+import { describeViews } from '../views/openapi';
 import { describeRules } from '../rules/openapi';
 import { describeCategories } from '../categories/openapi';
 import { describeTeams } from '../teams/openapi';
@@ -98,6 +99,7 @@ const AREAS = [
   describeSearch,
   describeCanned,
   describeMacros,
+  describeViews,
   describeRules,
   describeSatisfaction,
   describeSla,

@@ -109,6 +109,7 @@ export const api = createApi({
     'Rule',
     'Availability',
     'Notification',
+    'View',
   ],
   endpoints: () => ({}),
 });

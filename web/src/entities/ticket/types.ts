@@ -50,6 +50,10 @@ export interface TicketListArgs {
   team?: string;
   /** Tickets with this tag (docs/teams.md). */
   tag?: string;
+  /** Comma-separated priorities, a category id, a customer id: filters a saved view may hold (docs/views.md). */
+  priority?: string;
+  category?: string;
+  customer?: string;
   limit: number;
 }
 

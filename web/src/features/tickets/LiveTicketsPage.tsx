@@ -15,7 +15,7 @@ import { useTeamsQuery } from '../../entities/team/api';
 import { RatingCell, useRatingsOf } from '../../entities/satisfaction/RatingCell';
 import { SlaChip, useSlaOf } from '../../entities/sla/SlaChip';
 import type { TicketSla } from '#contract/sla';
-import { OPEN_FILTER, PRIORITY_COLOR, rememberTicketOrder } from './display';
+import { PRIORITY_COLOR, rememberTicketOrder } from './display';
 import { useShortcuts } from '../../lib/shortcuts';
 import { askForReplyNotices, replyNoticesPending } from './needsMe';
 import { PresenceMarker, useOthersOn } from './Presence';
@@ -23,24 +23,35 @@ import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs, TicketListItem } from '../../entities/ticket/types';
 import { useTicketActions } from './useTicketActions';
 import { BulkBar, BulkResult } from './BulkBar';
-import type { BulkChange } from '#contract/responses';
+import type { BulkChange, SavedView } from '#contract/responses';
+import { DEFAULT_VIEWS, type DefaultViewKey, VIEW_COLUMNS, type ViewColumn, type ViewFilters } from '#contract/views';
+import { useViewCountsQuery, useViewsQuery } from './viewsApi';
+import { SaveViewDialog } from './SaveViewDialog';
 
-export const FILTERS = [
-  { key: 'all', label: 'All', args: {} },
-  // One-click views of what needs me (issue 41): resolved and closed tickets stay out of them.
-  { key: 'waiting', label: 'Mine, waiting on us', args: { assigned: 'me', waiting: true, status: OPEN_FILTER } },
-  { key: 'unassigned', label: 'Unassigned', args: { assigned: 'unassigned', status: OPEN_FILTER } },
-  { key: 'mine', label: 'My Tickets', args: { assigned: 'me' } },
-  // The sidebar's 'View All Open' lands here: open means open, in progress or pending customer (docs/product.md section 4).
-  { key: 'open', label: 'Open', args: { status: OPEN_FILTER } },
-  { key: 'in_progress', label: 'In Progress', args: { status: 'in_progress' } },
-  { key: 'awaiting_rating', label: 'Awaiting Rating', args: { satisfaction: 'awaiting' } },
-  { key: 'low_rating', label: 'Rated 1–2', args: { satisfaction: 'low' } },
-  // docs/sla.md: a target breached now, or one due within the hour.
-  { key: 'breached', label: 'Breached', args: { sla: 'breached' } },
-  { key: 'due_soon', label: 'Due Within 1 h', args: { sla: 'due_soon' } },
-] as const satisfies ReadonlyArray<{ key: string; label: string; args: Omit<TicketListArgs, 'limit'> }>;
-type FilterKey = (typeof FILTERS)[number]['key'];
+const ALL_COLUMNS: readonly ViewColumn[] = VIEW_COLUMNS;
+const COLUMN_LABELS: Record<ViewColumn, string> = {
+  number: '#',
+  priority: 'Priority',
+  status: 'Status',
+  customer: 'Customer',
+  assignee: 'Assignee',
+  waiting: 'Waiting',
+  sla: 'SLA',
+  rating: 'Rating',
+};
+
+/** A view's filters as the list query takes them (the address and the server keep them as text). */
+const argsOf = (filters: ViewFilters): Omit<TicketListArgs, 'limit'> => {
+  const { waiting, ...rest } = filters;
+  return { ...(rest as Omit<TicketListArgs, 'limit' | 'waiting'>), ...(waiting !== undefined ? { waiting: waiting === 'true' } : {}) };
+};
+/** The list's arguments as a view keeps them. */
+const filtersOf = (args: Omit<TicketListArgs, 'limit' | 'sort'>): ViewFilters =>
+  Object.fromEntries(Object.entries(args).flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, String(value)]])));
+
+/** The ten default views (docs/views.md): shown first, in this order, addressed as `?filter=<key>`. */
+export const FILTERS = DEFAULT_VIEWS.map((view) => ({ key: view.key, label: view.label, args: argsOf(view.filters) }));
+type FilterKey = DefaultViewKey;
 const DEFAULT_FILTER: FilterKey = 'open';
 
 export const SORTS = [
@@ -109,6 +120,7 @@ const storedView = (): View => {
 
 export function LiveTicketsTable({
   tickets,
+  columns = ALL_COLUMNS,
   myId,
   onOpen,
   onAssign,
@@ -118,6 +130,8 @@ export function LiveTicketsTable({
   onSelectAll,
 }: {
   tickets: TicketListItem[];
+  /** The columns shown besides the title (a saved view keeps them). */
+  columns?: readonly ViewColumn[];
   myId: string;
   onOpen: (ticket: Ticket) => void;
   onAssign: (ticket: Ticket) => void;
@@ -128,6 +142,7 @@ export function LiveTicketsTable({
   onSelect: (ticket: TicketListItem, ticked: boolean, range: boolean) => void;
   onSelectAll: (ticked: boolean) => void;
 }) {
+  const shows = (column: ViewColumn) => columns.includes(column);
   const allTicked = tickets.length > 0 && tickets.every((ticket) => selected.has(ticket._id));
   // One line a ticket (issue 41): at 1440x900 at least 15 rows show, and the title takes the room left.
   const ratings = useRatingsOf(tickets.map((ticket) => ticket._id));
@@ -149,17 +164,17 @@ export function LiveTicketsTable({
                 aria-label="Select all tickets shown"
               />
             </th>
-            <th scope="col">#</th>
+            {shows('number') && <th scope="col">#</th>}
             <th scope="col" className="live-table-title-head">
               Title
             </th>
-            <th scope="col">Priority</th>
-            <th scope="col">Status</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Assignee</th>
-            <th scope="col">Waiting</th>
-            <th scope="col">SLA</th>
-            <th scope="col">Rating</th>
+            {shows('priority') && <th scope="col">Priority</th>}
+            {shows('status') && <th scope="col">Status</th>}
+            {shows('customer') && <th scope="col">Customer</th>}
+            {shows('assignee') && <th scope="col">Assignee</th>}
+            {shows('waiting') && <th scope="col">Waiting</th>}
+            {shows('sla') && <th scope="col">SLA</th>}
+            {shows('rating') && <th scope="col">Rating</th>}
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -177,7 +192,7 @@ export function LiveTicketsTable({
                   aria-label={`Select ticket #${ticket.ticketId}`}
                 />
               </td>
-              <td className="ticket-number">#{ticket.ticketId}</td>
+              {shows('number') && <td className="ticket-number">#{ticket.ticketId}</td>}
               <td className="live-table-title">
                 <span className="live-table-title-line">
                   <span className="color-dot" style={{ background: ticket.category.color }} title={ticket.category.name} aria-hidden="true" />
@@ -192,25 +207,37 @@ export function LiveTicketsTable({
                   )}
                 </span>
               </td>
-              <td>
-                <PriorityBadge priority={ticket.priority} />
-              </td>
-              <td>
-                <StatusSelect ticket={ticket} onChange={(status) => onStatus(ticket, status)} />
-              </td>
-              <td className="live-table-person">{fullName(ticket.customer)}</td>
-              <td className="live-table-person">
-                {ticket.assignedAgent ? ticket.assignedAgent.username : needsAssignment(ticket) ? <NeedsAssignment /> : '—'}
-              </td>
-              <td>
-                <WaitingSince ticket={ticket} />
-              </td>
-              <td>
-                <SlaChip sla={sla.byTicket.get(ticket._id)} now={sla.now} />
-              </td>
-              <td>
-                <RatingCell rating={ratings.get(ticket._id)} />
-              </td>
+              {shows('priority') && (
+                <td>
+                  <PriorityBadge priority={ticket.priority} />
+                </td>
+              )}
+              {shows('status') && (
+                <td>
+                  <StatusSelect ticket={ticket} onChange={(status) => onStatus(ticket, status)} />
+                </td>
+              )}
+              {shows('customer') && <td className="live-table-person">{fullName(ticket.customer)}</td>}
+              {shows('assignee') && (
+                <td className="live-table-person">
+                  {ticket.assignedAgent ? ticket.assignedAgent.username : needsAssignment(ticket) ? <NeedsAssignment /> : '—'}
+                </td>
+              )}
+              {shows('waiting') && (
+                <td>
+                  <WaitingSince ticket={ticket} />
+                </td>
+              )}
+              {shows('sla') && (
+                <td>
+                  <SlaChip sla={sla.byTicket.get(ticket._id)} now={sla.now} />
+                </td>
+              )}
+              {shows('rating') && (
+                <td>
+                  <RatingCell rating={ratings.get(ticket._id)} />
+                </td>
+              )}
               <td>
                 {ticket.assignedAgent?._id !== myId && (
                   <button type="button" className="button button-primary button-small" onClick={() => onAssign(ticket)}>
@@ -264,10 +291,6 @@ export function MergeSelected({
     </div>
   );
 }
-
-/** The view's filters as `GET /tickets` takes them in its query string: what "all matching" sends (docs/bulk.md). */
-const bulkFilterOf = (args: Omit<TicketListArgs, 'limit' | 'sort'>): Record<string, string> =>
-  Object.fromEntries(Object.entries(args).flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, String(value)]])));
 
 /** How many are ticked, and the step from "this page" to "every ticket the view matches". */
 function SelectionLine({
@@ -414,12 +437,26 @@ export function LiveTicketsPage() {
   const [params, setParams] = useSearchParams();
   // The page opens on the open work (issue 50): finished tickets are one click away under All.
   const filterKey: FilterKey = FILTERS.some((filter) => filter.key === params.get('filter')) ? (params.get('filter') as FilterKey) : DEFAULT_FILTER;
+  // docs/views.md: the defaults, then the saved views the server lets this user see, each with its live count.
+  const views = useViewsQuery().data?.views ?? [];
+  const counts = useViewCountsQuery().data?.counts ?? {};
+  const saved = views.find((candidate) => !candidate.isDefault && candidate._id === params.get('view')) ?? null;
+  const [editing, setEditing] = useState<SavedView | 'new' | null>(null);
   // docs/teams.md: every ticket, "My teams" (`mine`) or one team's, with whichever view above.
-  const team = params.get('team') ?? '';
-  const tag = params.get('tag') ?? '';
+  const team = params.get('team') ?? saved?.filters.team ?? '';
+  const tag = params.get('tag') ?? saved?.filters.tag ?? '';
   const [typedTag, setTypedTag] = useState(tag);
   const teams = useTeamsQuery().data?.teams ?? [];
   const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
+  const [columns, setColumns] = useState<readonly ViewColumn[]>(ALL_COLUMNS);
+  // A saved view brings its sort and columns when chosen (or changed); the toolbar may change them after.
+  const appliedView = saved ? `${saved._id}@${saved.updatedAt}` : null;
+  useEffect(() => {
+    if (!saved) return;
+    setSort(saved.sort);
+    setColumns(saved.columns);
+    setTypedTag(params.get('tag') ?? saved.filters.tag ?? '');
+  }, [appliedView]);
   const [limit, setLimit] = useState(PAGE);
   const [search, setSearch] = useState('');
   const q = useDeferredValue(search.trim());
@@ -439,10 +476,10 @@ export function LiveTicketsPage() {
       // private mode: the choice lasts this visit only
     }
   };
-  const filter = FILTERS.find((candidate) => candidate.key === filterKey)!;
+  const filterArgs = saved ? argsOf(saved.filters) : FILTERS.find((candidate) => candidate.key === filterKey)!.args;
   // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
-  const byClock = 'sla' in filter.args || sort === 'due';
-  const listArgs = { ...filter.args, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}) };
+  const byClock = 'sla' in filterArgs || sort === 'due';
+  const listArgs = { ...filterArgs, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}) };
   const list = useTicketsQuery({ ...listArgs, sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
   const shown = list.data?.tickets;
   // Another view is other tickets: what was ticked in the last one is let go.
@@ -466,10 +503,15 @@ export function LiveTicketsPage() {
   const actions = useTicketActions();
   const navigate = useNavigate();
 
-  const choose = (key: FilterKey, teamKey = team, tagKey = tag) => {
+  /** A default view by its key, a saved one by its id (`?view=`); the team and tag picked stay unless a saved view brings its own. */
+  const choose = (key: string, teamKey = team, tagKey = tag) => {
     setLimit(PAGE);
-    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...(teamKey ? { team: teamKey } : {}), ...(tagKey ? { tag: tagKey } : {}) });
+    const isSaved = !FILTERS.some((option) => option.key === key);
+    const kept = { ...(teamKey ? { team: teamKey } : {}), ...(tagKey ? { tag: tagKey } : {}) };
+    if (isSaved) return setParams({ view: key, ...(teamKey !== team || tagKey !== tag ? kept : {}) });
+    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...kept });
   };
+  const activeKey = saved ? saved._id : filterKey;
   return (
     <div className="page">
       <header className="page-header">
@@ -512,22 +554,43 @@ export function LiveTicketsPage() {
       </div>
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Filter tickets">
-          {FILTERS.map((option) => (
+          {(views.length > 0 ? views : FILTERS.map((option) => ({ _id: option.key, name: option.label, isDefault: true, scope: 'everyone' }))).map((option) => (
             <button
-              key={option.key}
+              key={option._id}
               type="button"
-              className={option.key === filterKey ? 'active' : ''}
-              aria-pressed={option.key === filterKey}
-              onClick={() => choose(option.key)}
+              className={option._id === activeKey ? 'active' : ''}
+              aria-pressed={option._id === activeKey}
+              title={
+                option.isDefault
+                  ? undefined
+                  : option.scope === 'personal'
+                    ? 'Only you see this view'
+                    : option.scope === 'team'
+                      ? 'Shared with a team'
+                      : 'Shared with everyone'
+              }
+              // A default view keeps the Team and Tag picked in the toolbar, not those a saved view brought.
+              onClick={() => choose(option._id, option.isDefault ? (params.get('team') ?? '') : '', option.isDefault ? (params.get('tag') ?? '') : '')}
             >
-              {option.label}
+              {option.name}
+              {counts[option._id] !== undefined && <span className="view-count">{counts[option._id]}</span>}
             </button>
           ))}
+        </div>
+        <div className="view-actions">
+          <button type="button" className="button button-secondary button-small" onClick={() => setEditing('new')}>
+            Save view
+          </button>
+          {saved && (
+            <button type="button" className="button button-ghost button-small" onClick={() => setEditing(saved)}>
+              Edit view<span className="visually-hidden"> {saved.name}</span>
+            </button>
+          )}
         </div>
         <div className="toolbar-end">
           <label className="sort-control">
             <span>Team</span>
-            <select value={team} onChange={(e) => choose(filterKey, e.target.value)} aria-label="Filter by team">
+            <select value={team} onChange={(e) => choose(activeKey, e.target.value)} aria-label="Filter by team">
               <option value="">All Teams</option>
               <option value="mine">My Teams</option>
               {teams.map((option) => (
@@ -541,7 +604,7 @@ export function LiveTicketsPage() {
             className="sort-control"
             onSubmit={(event) => {
               event.preventDefault();
-              choose(filterKey, team, typedTag.trim().toLowerCase());
+              choose(activeKey, team, typedTag.trim().toLowerCase());
             }}
           >
             <span>Tag</span>
@@ -553,7 +616,7 @@ export function LiveTicketsPage() {
               maxLength={30}
               onChange={(e) => {
                 setTypedTag(e.target.value);
-                if (e.target.value === '') choose(filterKey, team, '');
+                if (e.target.value === '') choose(activeKey, team, '');
               }}
             />
           </form>
@@ -564,6 +627,25 @@ export function LiveTicketsPage() {
               </button>
             ))}
           </div>
+          {view === 'table' && (
+            <details className="columns-picker">
+              <summary>Columns</summary>
+              {ALL_COLUMNS.map((column) => (
+                <label key={column}>
+                  <input
+                    type="checkbox"
+                    checked={columns.includes(column)}
+                    onChange={(event) =>
+                      setColumns((shown) =>
+                        event.target.checked ? ALL_COLUMNS.filter((c) => c === column || shown.includes(c)) : shown.filter((c) => c !== column),
+                      )
+                    }
+                  />{' '}
+                  {COLUMN_LABELS[column]}
+                </label>
+              ))}
+            </details>
+          )}
           <label className="sort-control">
             <span>Sort</span>
             <select value={sort} onChange={(e) => setSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
@@ -576,6 +658,24 @@ export function LiveTicketsPage() {
           </label>
         </div>
       </div>
+      {editing && (
+        <SaveViewDialog
+          editing={editing === 'new' ? null : editing}
+          current={{
+            filters: filtersOf({ ...filterArgs, ...(team ? { team } : {}), ...(tag ? { tag } : {}), ...(q ? { q } : {}) }),
+            sort: sort ?? 'latest',
+            columns: [...columns],
+          }}
+          teams={me.role === 'admin' ? teams : teams.filter((option) => option.members.some((member) => member._id === me._id))}
+          isAdmin={me.role === 'admin'}
+          onClose={() => setEditing(null)}
+          onSaved={(savedView) => {
+            setEditing(null);
+            if (savedView) choose(savedView._id, '', '');
+            else choose(DEFAULT_FILTER, '', '');
+          }}
+        />
+      )}
       {actions.takeOverDialog}
       {view === 'table' && list.data && (
         <MergeSelected
@@ -600,7 +700,7 @@ export function LiveTicketsPage() {
             }}
           />
           <BulkBar
-            target={allMatching ? { filter: bulkFilterOf(listArgs), total: list.data.pagination.total } : { tickets: [...selected] }}
+            target={allMatching ? { filter: filtersOf(listArgs), total: list.data.pagination.total } : { tickets: [...selected] }}
             count={allMatching ? list.data.pagination.total : selected.size}
             onDone={(bulk) => {
               setBulkDone(bulk);
@@ -619,6 +719,7 @@ export function LiveTicketsPage() {
           {view === 'table' ? (
             <LiveTicketsTable
               tickets={list.data.tickets}
+              columns={columns}
               myId={me._id}
               onOpen={(ticket) => void navigate(`/tickets/${ticket._id}`)}
               onAssign={(ticket) => void actions.assignToMe(ticket)}

@@ -40,7 +40,7 @@ const withMessage = (messages: Message[], message: Message) =>
 const ticketsApi = api.injectEndpoints({
   endpoints: (build) => ({
     tickets: build.query<TicketList, TicketListArgs>({
-      query: ({ status, assigned, waiting, q, satisfaction, sla, team, tag, sort, limit }) => ({
+      query: ({ status, assigned, waiting, q, satisfaction, sla, team, tag, priority, category, customer, sort, limit }) => ({
         url: '/tickets',
         params: {
           ...(status ? { status } : {}),
@@ -51,6 +51,9 @@ const ticketsApi = api.injectEndpoints({
           ...(sla ? { sla } : {}),
           ...(team ? { team } : {}),
           ...(tag ? { tag } : {}),
+          ...(priority ? { priority } : {}),
+          ...(category ? { category } : {}),
+          ...(customer ? { customer } : {}),
           sort: sort ?? 'latest',
           limit,
         },

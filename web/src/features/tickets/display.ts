@@ -40,6 +40,9 @@ export function belongsTo(ticket: Ticket, args: TicketListArgs, myId: string | u
   if (args.q && !searchTextOf(ticket).includes(args.q.trim().toLowerCase())) return false;
   if (args.team && args.team !== 'mine' && ticket.team?._id !== args.team) return false;
   if (args.tag && !ticket.tags.includes(args.tag)) return false;
+  if (args.priority && !args.priority.split(',').includes(ticket.priority)) return false;
+  if (args.category && ticket.category._id !== args.category) return false;
+  if (args.customer && ticket.customer._id !== args.customer) return false;
   if (args.assigned === 'me') return ticket.assignedAgent?._id === myId;
   if (args.assigned === 'unassigned') return ticket.assignedAgent === null;
   if (args.assigned === 'assigned') return ticket.assignedAgent !== null;
