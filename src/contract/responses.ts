@@ -50,6 +50,7 @@ export const User = z
     isActive: z.boolean(),
     lastLogin: time.nullable(),
     telegramUsername: z.string().nullable(),
+    createdByEmail: z.boolean().meta({ description: 'Made by the e-mail channel for a new sender of the support mailbox' }),
     createdAt: time,
   })
   .meta({ id: 'User' });
@@ -417,6 +418,7 @@ export const SystemSettings = z
     mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH),
     mailboxMoveTo: z.string(),
     mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS),
+    mailboxCategory: z.string().meta({ description: 'The category of tickets opened by mail; empty: the first active category' }),
     updatedAt: time.nullable(),
     updatedBy: id.nullable(),
   })
