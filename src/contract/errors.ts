@@ -65,6 +65,17 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** Something that existed and is no longer usable: a password link used, replaced or expired (docs/identity.md). */
+export class GoneError extends DomainError {
+  readonly status = 410;
+  constructor(
+    message: string,
+    readonly code = 'GONE',
+  ) {
+    super(message);
+  }
+}
+
 /** A request that is well-formed but cannot be taken as it is (an idempotency key reused for another request). */
 export class UnprocessableError extends DomainError {
   readonly status = 422;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { shortcode } from './canned';
-import { MESSAGE_MAX, PRIORITIES, TICKET_STATUSES, type Priority, type TicketStatus } from './tickets';
+import { MESSAGE_MAX, PRIORITIES, TAGS_PER_TICKET, TICKET_STATUSES, type Priority, type TicketStatus, tagSchema } from './tickets';
 import { multiLine, singleLine } from './text';
 
 /** Macros (docs/macros.md): a reply and ticket actions an agent applies in one step. Shared by the API and the web form. */
@@ -27,9 +27,19 @@ export const renderMacroText = (text: string, values: MacroValues): string =>
 
 const MACRO_ACTIONS_MAX = 10;
 
-/** `agentId: 'me'` assigns the ticket to whoever applies the macro. */
+/**
+ * `agentId: 'me'` assigns the ticket to whoever applies the macro; `teamId: null` takes the ticket out of
+ * its team; `tags` adds and removes tags (removing one the ticket lacks does nothing).
+ */
 export type MacroAction =
-  { type: 'status'; status: TicketStatus } | { type: 'priority'; priority: Priority } | { type: 'assign'; agentId: string } | { type: 'note'; text: string };
+  | { type: 'status'; status: TicketStatus }
+  | { type: 'priority'; priority: Priority }
+  | { type: 'assign'; agentId: string }
+  | { type: 'note'; text: string }
+  | { type: 'team'; teamId: string | null }
+  | { type: 'tags'; add: string[]; remove: string[] };
+
+const tagList = z.array(tagSchema, { message: 'Tags must be a list' }).max(TAGS_PER_TICKET, `At most ${TAGS_PER_TICKET} tags`).default([]);
 
 const noteText = multiLine(z.string({ message: 'Note text is required' }).trim(), 'Note text')
   .min(1, 'Note text is required')
@@ -45,8 +55,20 @@ const action = z.discriminatedUnion(
       agentId: z.string({ message: "Assign needs an agent id or 'me'" }).trim().min(1, "Assign needs an agent id or 'me'"),
     }),
     z.strictObject({ type: z.literal('note'), text: noteText }),
+    z.strictObject({
+      type: z.literal('team'),
+      teamId: z
+        .string({ message: 'Team needs a team id, or null to take the ticket out of its team' })
+        .trim()
+        .min(1, 'Please choose an active team')
+        .nullable(),
+    }),
+    z
+      .strictObject({ type: z.literal('tags'), add: tagList, remove: tagList })
+      .refine((tags) => tags.add.length + tags.remove.length > 0, { message: 'Tags needs a tag to add or remove', path: ['add'] })
+      .refine((tags) => !tags.add.some((tag) => tags.remove.includes(tag)), { message: 'A tag cannot be both added and removed', path: ['remove'] }),
   ],
-  { message: 'Each action must be status, priority, assign or note' },
+  { message: 'Each action must be status, priority, assign, note, team or tags' },
 );
 
 const name = singleLine(z.string({ message: 'Name is required' }).trim(), 'Name')
@@ -56,8 +78,8 @@ const reply = multiLine(z.string({ message: 'Reply must be text' }).trim(), 'Rep
 const actions = z
   .array(action, { message: 'Actions must be a list' })
   .max(MACRO_ACTIONS_MAX, `A macro has at most ${MACRO_ACTIONS_MAX} actions`)
-  .refine((list) => ['status', 'priority', 'assign'].every((type) => list.filter((a) => a.type === type).length <= 1), {
-    message: 'A macro sets the status, the priority and the assignee at most once each',
+  .refine((list) => ['status', 'priority', 'assign', 'team', 'tags'].every((type) => list.filter((a) => a.type === type).length <= 1), {
+    message: 'A macro sets the status, the priority, the assignee, the team and the tags at most once each',
   });
 const shared = z.boolean({ message: 'Shared must be true or false' });
 

@@ -51,6 +51,7 @@ export const User = z
     isActive: z.boolean(),
     lastLogin: time.nullable(),
     telegramUsername: z.string().nullable(),
+    createdByEmail: z.boolean().meta({ description: 'Made by the e-mail channel for a new sender of the support mailbox' }),
     createdAt: time,
   })
   .meta({ id: 'User' });
@@ -256,6 +257,8 @@ const macroActions = [
   z.strictObject({ type: z.literal('priority'), priority: z.enum(PRIORITIES) }),
   z.strictObject({ type: z.literal('assign'), agentId: z.string().meta({ description: "A user id, or 'me': whoever applies the macro" }) }),
   z.strictObject({ type: z.literal('note'), text: z.string() }),
+  z.strictObject({ type: z.literal('team'), teamId: z.string().nullable().meta({ description: "A team's id; null takes the ticket out of its team" }) }),
+  z.strictObject({ type: z.literal('tags'), add: z.array(z.string()), remove: z.array(z.string()) }),
 ] as const;
 const macroAction = z.discriminatedUnion('type', macroActions);
 const label = { label: z.string().meta({ description: 'The action in words, as a refusal names it' }) };
@@ -264,6 +267,8 @@ const previewAction = z.discriminatedUnion('type', [
   macroActions[1].extend(label),
   macroActions[2].extend(label),
   macroActions[3].extend(label),
+  macroActions[4].extend(label),
+  macroActions[5].extend(label),
 ]);
 
 export const Macro = z
@@ -436,6 +441,7 @@ export const SystemSettings = z
     mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH),
     mailboxMoveTo: z.string(),
     mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS),
+    mailboxCategory: z.string().meta({ description: 'The category of tickets opened by mail; empty: the first active category' }),
     updatedAt: time.nullable(),
     updatedBy: id.nullable(),
   })

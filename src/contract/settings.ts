@@ -30,6 +30,8 @@ export interface SystemSettings {
   idleAwayMinutes: number;
   /** An agent Offline this long has their open tickets of automatic teams returned and assigned again (docs/teams.md); 0 never. */
   offlineGraceSeconds: number;
+  /** The category of tickets opened by mail (docs/email.md); empty: the first active category. */
+  mailboxCategory: string;
 }
 
 export const MAILBOX_AFTER_FETCH = ['seen', 'move'] as const;
@@ -64,6 +66,7 @@ export const DEFAULT_SYSTEM_SETTINGS: SystemSettings = {
   mailboxUnknownSenders: 'create',
   idleAwayMinutes: 0,
   offlineGraceSeconds: 0,
+  mailboxCategory: '',
 };
 
 /** Bounds of docs/product.md sections 5 and 9 for the system settings; shared by the API and the settings screen. */
@@ -126,6 +129,7 @@ export const updateSettingsSchema = z
     mailboxAfterFetch: z.enum(MAILBOX_AFTER_FETCH, { message: 'After fetching must be seen or move' }),
     mailboxMoveTo: mailboxText('Move-to folder', 200).min(1, 'Move-to folder is required'),
     mailboxUnknownSenders: z.enum(UNKNOWN_SENDERS, { message: 'Unknown senders must be create or refuse' }),
+    mailboxCategory: z.string({ message: 'Category for new mail must be a category id' }).trim().max(100, 'Category for new mail must be a category id'),
     telegramBotToken: singleLine(z.string({ message: 'Telegram bot token must be text' }).trim(), 'Telegram bot token').max(
       200,
       'Telegram bot token is too long',

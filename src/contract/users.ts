@@ -121,6 +121,14 @@ export const notificationPreferencesSchema = z
   })
   .strict();
 
+/** Setting a password through an e-mailed link (docs/identity.md): the registration's password rules; the confirmation is checked by the form, not sent. */
+export const setPasswordSchema = z
+  .object({
+    token: z.string({ message: 'Password link is required' }).trim().min(1, 'Password link is required').max(300, 'Password link is not valid'),
+    password: passwordSchema,
+  })
+  .strict();
+
 export const refreshSchema = z
   .object({ refreshToken: z.string({ message: 'Refresh token is required' }).min(1, 'Refresh token is required').max(512, 'Invalid refresh token') })
   .strict();

@@ -116,6 +116,8 @@ const schema = z.object({
     .int()
     .min(1000)
     .default(24 * 3600 * 1000),
+  /** A sender of the support mailbox writing more mails than this in an hour is held back (docs/email.md). */
+  EMAIL_SENDER_HOURLY_LIMIT: z.coerce.number().int().min(1).max(10_000).default(20),
   /** The longest wait between two tries of a notice (retries double from 1 s up to this). */
   DELIVERY_BACKOFF_CAP_MS: z.coerce
     .number()

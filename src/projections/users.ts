@@ -20,6 +20,8 @@ export interface PublicUser {
   isActive: boolean;
   lastLogin: string | null;
   telegramUsername: string | null;
+  /** Made by the e-mail channel for a new sender of the support mailbox (docs/email.md). */
+  createdByEmail: boolean;
   createdAt: string;
 }
 
@@ -46,6 +48,7 @@ export const publicUser = (user: UserView): PublicUser => ({
   isActive: user.isActive,
   lastLogin: user.lastLogin,
   telegramUsername: user.telegramUsername,
+  createdByEmail: user.createdByEmail,
   createdAt: user.createdAt,
 });
 
@@ -72,6 +75,8 @@ async function insertUser(
     // Registering signs the customer in (the answer carries their tokens): it is their first login.
     lastLogin: event.type === 'UserRegistered' ? at : null,
     telegramUsername: fields.telegramUsername,
+    // Accounts the channel made before `origin` was recorded are known by their actor's platform.
+    createdByEmail: event.type === 'UserCreated' && (event.data.origin === 'email' || event.metadata.actor?.platform === 'email'),
     telegramId: null,
     notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
     availability: 'available',
@@ -99,7 +104,7 @@ async function setUser(
 
 export const usersProjection: Projection = {
   name: 'users',
-  version: 6,
+  version: 7,
   collections: [USERS],
   async setup(store: ReadStore) {
     const users = store.collection(USERS);

@@ -26,6 +26,23 @@ export interface Dovecot {
   close(): Promise<void>;
 }
 
+/** A mail to `to` as a mail server would store it; `headers` adds or replaces lines of the head. */
+export const inboundMail = (
+  to: string,
+  { from, id, subject, body, headers = [] }: { from: string; id: string; subject: string; body: string; headers?: string[] },
+) =>
+  [
+    `From: ${from}`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Message-ID: <${id}>`,
+    'Date: Sat, 28 Nov 2026 12:00:00 +0000',
+    'MIME-Version: 1.0',
+    ...headers,
+    '',
+    body,
+  ].join('\n');
+
 /** The System Settings that point the desk's e-mail channel at this Dovecot (plain IMAP on loopback). */
 export const mailboxSettings = (dovecot: Dovecot) => ({
   mailboxHost: dovecot.host,

@@ -31,6 +31,7 @@ describe('Identity over HTTP', () => {
         isActive: true,
         lastLogin: expect.any(String),
         telegramUsername: null,
+        createdByEmail: false,
         createdAt: expect.any(String),
       });
       // Registering signs in: the admin's Users tab says when, not "Never".

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
+import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema, setPasswordSchema } from '#contract/users';
 import { AVAILABILITIES, activitySchema, availabilitySchema } from '#contract/teams';
 import type { ApiRegistry } from '../openapi/registry';
 import { NotificationPreferences, SignedIn, Tokens, User } from '#contract/responses';
@@ -28,6 +28,18 @@ export function describeIdentity(docs: ApiRegistry): void {
     body: loginSchema,
     responses: { 200: { description: 'The user and their tokens', schema: SignedIn } },
     errors: [401],
+  });
+  docs.route({
+    method: 'post',
+    path: '/auth/set-password',
+    token: noToken,
+    summary: 'Set a password with an e-mailed password link',
+    description:
+      'The token is the `token` of the link the desk mailed (`/set-password#token=...`). It works once: a used link or one a newer link replaced is 410 `LINK_USED`/`LINK_REPLACED`, an expired one 410 `LINK_EXPIRED`, a token the desk never issued 404. Every session of the user ends.',
+    access: 'public',
+    body: setPasswordSchema,
+    responses: { 204: { description: 'The password is set; sign in with it' } },
+    errors: [403, 404, 410],
   });
   docs.route({
     method: 'post',

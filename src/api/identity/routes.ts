@@ -3,7 +3,8 @@ import type { Request, Router } from 'express';
 import { UnauthorizedError } from '#contract/errors';
 import type { Actor } from '../../platform/eventstore/port';
 import { activitySchema, availabilitySchema } from '#contract/teams';
-import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema } from '#contract/users';
+import { loginSchema, logoutSchema, notificationPreferencesSchema, refreshSchema, registerSchema, setPasswordSchema } from '#contract/users';
+import { setPasswordWithLink } from '../../app/identity/passwordLinks';
 import { USERS, type UserView, publicUser } from '../../projections/users';
 import type { AppDeps } from '../../app/deps';
 import { commandContext, currentUser, requireRole } from '../http/auth';
@@ -60,6 +61,13 @@ export const identityRoutes = (deps: AppDeps) => (router: Router) => {
     await throttle.settle(attempt, 'succeeded');
     const { user: signedIn, ...tokens } = await signIn(deps, user, clientOf(req));
     res.json({ user: publicUser(signedIn), ...tokens });
+  });
+
+  /** The page of an e-mailed password link (docs/identity.md): public, as the token proves who is asking. */
+  router.post('/auth/set-password', noToken, async (req, res) => {
+    const { token, password } = parse(setPasswordSchema, req.body);
+    await setPasswordWithLink(deps, token, password, req.requestId);
+    res.status(204).end();
   });
 
   router.post('/auth/refresh', noToken, async (req, res) => {

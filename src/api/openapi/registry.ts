@@ -65,6 +65,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Signed in, but the role may not do this (`FORBIDDEN`), or the API token lacks the scope (`INSUFFICIENT_SCOPE`) or may not be used here at all (`TOKEN_NOT_ALLOWED`)',
   404: 'No such record, or one this user may not see (`NOT_FOUND`)',
   409: 'In conflict with the current state (`CONFLICT`, `CONCURRENT_CHANGE`, or a route-specific code)',
+  410: 'No longer usable: a password link used (`LINK_USED`), replaced by a newer one (`LINK_REPLACED`) or expired (`LINK_EXPIRED`)',
   413: 'The body or a file is too large (`PAYLOAD_TOO_LARGE`)',
   415: 'The body is neither JSON nor, where files travel, multipart/form-data (`UNSUPPORTED_MEDIA_TYPE`)',
   422: 'Understood but cannot be done (`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used for a different request)',

@@ -55,6 +55,18 @@ export function describeUsers(docs: ApiRegistry): void {
     errors: [409],
   });
   docs.route({
+    method: 'post',
+    path: '/users/:id/password-link',
+    token: scope('admin'),
+    summary: 'Mail the user a link to set their password',
+    description: 'The link works once, for 7 days; a newer link replaces older ones. At most 3 links per user an hour (429).',
+    access: admin,
+    responses: {
+      201: { description: 'The link is on its way', schema: z.strictObject({ sentTo: z.string(), expiresAt: z.string() }) },
+    },
+    errors: [403, 404, 429],
+  });
+  docs.route({
     method: 'delete',
     path: '/users/:id',
     token: scope('admin'),

@@ -12,6 +12,7 @@ import { userStream } from '../../domain/user/user';
 import { parse } from '../http/validate';
 import { createUser, deleteUser, updateUser } from '../../app/identity/service';
 import { scope } from '../http/scopes';
+import { issuePasswordLink } from '../../app/identity/passwordLinks';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -76,6 +77,13 @@ export const userRoutes = (deps: AppDeps) => (router: Router) => {
     const input = parse(updateUserSchema, req.body);
     const user = await updateUser(deps, req.params.id as string, input, commandContext(deps, req));
     res.json({ user: publicUser(user) });
+  });
+
+  /** Mails the user a link to set their password (docs/identity.md); a few an hour per user. */
+  router.post('/users/:id/password-link', scope('admin'), admin, async (req, res) => {
+    const user = await load(req.params.id as string);
+    const { expiresAt } = await issuePasswordLink(deps, user._id, 'admin', commandContext(deps, req));
+    res.status(201).json({ sentTo: user.email, expiresAt });
   });
 
   router.delete('/users/:id', scope('admin'), admin, async (req, res) => {

@@ -114,3 +114,49 @@ export async function recordInboundMail(deps: Pick<AppDeps, 'events' | 'clock'>,
     if (!isWrongExpectedVersion(error)) throw error;
   }
 }
+
+/**
+ * Each sender's mails taken, in a stream of its own (`mail-sender-<id of the address>`), so the flood
+ * limit is decided on the log: a restart forgets nothing, and two processes taking mail count in one
+ * place, each admission appended expecting the revision its count was read at (docs/email.md).
+ */
+const senderStream = (from: string) => `mail-sender-${nameBasedId(`sender:${from}`)}`;
+
+const SENDER_MAIL_COUNTED = 'SenderMailCounted';
+
+/**
+ * Counts a mail against its sender's limit: false when `limit` mails of theirs were taken within
+ * `windowMs` (the mail waits); a mail counted before (a job run again) is admitted again.
+ */
+export async function admitSenderMail(
+  deps: Pick<AppDeps, 'events' | 'clock'>,
+  from: string,
+  key: string,
+  { limit, windowMs }: { limit: number; windowMs: number },
+): Promise<boolean> {
+  const stream = senderStream(from);
+  for (;;) {
+    const recent = await deps.events.readStream(stream, { direction: 'backwards', maxCount: limit });
+    if (recent.some((event) => event.data.key === key)) return true;
+    const now = deps.clock();
+    if (recent.filter((event) => now.getTime() - Date.parse(String(event.data.at)) < windowMs).length >= limit) return false;
+    try {
+      await deps.events.append(
+        stream,
+        [
+          {
+            id: nameBasedId(`sender-mail:${key}`),
+            type: SENDER_MAIL_COUNTED,
+            data: { from, key, at: now.toISOString() },
+            metadata: metadataOf({ actor: { userId: 'system', role: 'system', platform: 'email' }, now }),
+          },
+        ],
+        recent[0] ? recent[0].revision : 'no_stream',
+      );
+      return true;
+    } catch (error) {
+      // Another process counted a mail of this sender meanwhile: count again on what it wrote.
+      if (!isWrongExpectedVersion(error)) throw error;
+    }
+  }
+}

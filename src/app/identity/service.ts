@@ -72,14 +72,23 @@ export async function registerUser(deps: AppDeps, registration: Registration, co
   return projectedUser(deps, userId, result.position);
 }
 
-/** An admin (or the first start) creates a user with any role. */
-export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext, userId = deps.newId()): Promise<UserView> {
+/** An admin (or the first start, or the e-mail channel: `origin` `email`) creates a user with any role. */
+export async function createUser(deps: AppDeps, input: CreateUserInput, context: CommandContext, userId = deps.newId(), origin?: 'email'): Promise<UserView> {
   const { password, role, isActive, telegramUsername, ...profile } = input;
   const result = await withUserClaims(deps, userId, uniqueClaims(profile), context, async (fences) =>
     runUserCommand(
       deps,
       userId,
-      { type: 'CreateUser', userId, profile, role, isActive, telegramUsername: telegramUsername ?? null, passwordHash: await hashPassword(password) },
+      {
+        type: 'CreateUser',
+        userId,
+        profile,
+        role,
+        isActive,
+        telegramUsername: telegramUsername ?? null,
+        passwordHash: await hashPassword(password),
+        ...(origin ? { origin } : {}),
+      },
       context,
       fences,
     ),

@@ -4,9 +4,15 @@ export interface EmailJob {
   to: string;
   subject: string;
   text: string;
-  ticketId: string;
-  /** created, status or reply. */
+  /** Null for a mail about the account (a password link). */
+  ticketId: string | null;
+  /** created, status, reply or password-link. */
   kind: string;
+  /**
+   * A password link's user and link: the sender computes the link's token from them and puts it where
+   * the text says PASSWORD_LINK_SLOT, so the token is stored nowhere, not even in the queue (docs/identity.md).
+   */
+  passwordLink?: { userId: string; linkId: string };
   /** A reply in an e-mail conversation: threading headers and the files of the reply (docs/email.md). */
   thread?: { messageId: string; inReplyTo: string | null; references: string[] };
   attachments?: Array<{ fileId: string; name: string; mimeType: string }>;
@@ -27,3 +33,6 @@ export interface EmailInboundJob {
   from: string;
   size: number;
 }
+
+/** Where a password link mail's text takes the link, filled in as it is sent. */
+export const PASSWORD_LINK_SLOT = '{password-link}';

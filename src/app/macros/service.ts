@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '#contract/errors';
+import { ConflictError, NotFoundError, ValidationError } from '#contract/errors';
 import { type ApplyMacroInput, type MacroAction, type MacroChanges, type MacroInput, type MacroValues, renderMacroText } from '#contract/macros';
 import { STATUS_WORDS, isOpenStatus } from '#contract/tickets';
 import type { Role } from '#contract/users';
@@ -12,7 +12,7 @@ import { USERS, type UserView } from '../../projections/users';
 import { policyForNewTicket } from '../sla/service';
 import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
-import { actorOf, claimOpenTicket, loadTicket, releaseOpenTicket, runTicketCommand } from '../tickets/service';
+import { actorOf, claimOpenTicket, loadTicket, releaseOpenTicket, runTicketCommand, teamLookup } from '../tickets/service';
 
 /** Macros (docs/macros.md): saved like canned messages, applied to a ticket as one all-or-nothing append. */
 
@@ -28,12 +28,25 @@ async function settled(deps: AppDeps, macroId: string, position: number): Promis
   return found;
 }
 
+const NO_TEAM = 'Please choose an active team';
+
+/** A team action must name an active team when the macro is saved (400, `actions.<i>.teamId`); one archived later is refused when applied. */
+async function checkTeams(deps: AppDeps, actions: MacroAction[] | undefined): Promise<void> {
+  for (const [index, action] of (actions ?? []).entries()) {
+    if (action.type !== 'team' || action.teamId === null) continue;
+    const team = await teamLookup(deps, action.teamId);
+    if (!team || team.archived) throw new ValidationError(NO_TEAM, [{ path: `actions.${index}.teamId`, message: NO_TEAM }]);
+  }
+}
+
 export async function createMacro(deps: AppDeps, details: MacroInput, context: CommandContext, macroId = deps.newId()): Promise<MacroView> {
+  await checkTeams(deps, details.actions);
   const result = await run(deps, macroId, { type: 'CreateMacro', macroId, actor: macroActor(context), details }, context);
   return settled(deps, macroId, result.position);
 }
 
 export async function updateMacro(deps: AppDeps, macroId: string, { version, ...changes }: MacroChanges, context: CommandContext): Promise<MacroView> {
+  await checkTeams(deps, changes.actions);
   const result = await run(deps, macroId, { type: 'UpdateMacro', macroId, actor: macroActor(context), changes, expectedVersion: version }, context);
   return settled(deps, macroId, result.position);
 }
@@ -84,8 +97,24 @@ async function labelled(deps: AppDeps, action: MacroAction, values: MacroValues,
     }
     case 'note':
       return { ...action, text: renderMacroText(action.text, values), label: 'add an internal note' };
+    case 'team': {
+      if (action.teamId === null) return { ...action, label: 'take the ticket out of its team' };
+      const team = await teamLookup(deps, action.teamId);
+      return { ...action, label: `put the ticket with the team "${team?.name ?? 'an unknown team'}"` };
+    }
+    case 'tags':
+      return { ...action, label: tagsLabel(action.add, action.remove) };
   }
 }
+
+const quoted = (tags: string[]) => tags.map((tag) => `"${tag}"`).join(', ');
+const tagsLabel = (add: string[], remove: string[]) =>
+  [
+    add.length > 0 ? `add the tag${add.length > 1 ? 's' : ''} ${quoted(add)}` : '',
+    remove.length > 0 ? `remove the tag${remove.length > 1 ? 's' : ''} ${quoted(remove)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
 
 export interface MacroPreview {
   macro: { _id: string; name: string; version: number };
@@ -154,6 +183,16 @@ export async function applyMacro(
       steps.push({ label: action.label, command: { type: 'ChangeTicketPriority', ticketId, actor, priority: action.priority, sla } });
     }
     if (action.type === 'note') steps.push({ label: action.label, command: post(action.text, true) });
+    if (action.type === 'team') {
+      const team = action.teamId === null ? null : await teamLookup(deps, action.teamId);
+      steps.push({ label: action.label, command: { type: 'ChangeTicketTeam', ticketId, actor, teamId: action.teamId, team } });
+    }
+    // A tag step each, named by its own tag; taking off a tag the ticket lacks does nothing rather than refusing the macro.
+    if (action.type === 'tags') {
+      for (const tag of action.add) steps.push({ label: tagsLabel([tag], []), command: { type: 'TagTicket', ticketId, actor, tag, tagged: true } });
+      for (const tag of action.remove)
+        steps.push({ label: tagsLabel([], [tag]), command: { type: 'TagTicket', ticketId, actor, tag, tagged: false, absentIsFine: true } });
+    }
     if (action.type === 'assign') {
       const agent = await userOf(deps, action.agentId === 'me' ? actor.userId : action.agentId);
       const lookup = agent ? { userId: agent._id, role: agent.role, isActive: agent.isActive } : null;

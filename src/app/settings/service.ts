@@ -5,6 +5,7 @@ import { MASKED_PASSWORD, type SettingsUpdate, TELEGRAM_TOKEN } from '#contract/
 import { ValidationError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { loadSystemSettings } from '../../projections/settings';
+import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { runCommand } from '../commands';
 import type { AppDeps } from '../deps';
 
@@ -27,9 +28,21 @@ function resolveToken(sent: string | undefined, stored: string): string | undefi
 /** The mailbox password is write-only: the mask it is shown as, sent back, keeps the stored one. */
 export const resolveMailboxPassword = (sent: string | undefined, stored: string) => (sent === MASKED_PASSWORD ? stored : (sent ?? stored));
 
+/** "Category for new mail" must name a category that can take a mail's ticket: active, asking no required field. */
+async function checkMailCategory(deps: AppDeps, categoryId: string | undefined): Promise<void> {
+  if (!categoryId) return;
+  const refuse = (message: string) => new ValidationError(message, [{ path: 'mailboxCategory', message }]);
+  const category = await deps.readStore.collection<CategoryView>(CATEGORIES).findOne({ _id: categoryId });
+  if (!category) throw refuse('Category for new mail: no such category');
+  if (!category.isActive) throw refuse(`Category for new mail: "${category.name}" is archived; choose an active category`);
+  if (category.customFields.some((field) => field.required))
+    throw refuse(`Category for new mail: "${category.name}" asks for required fields a mail cannot fill`);
+}
+
 /** Changes the system settings; they hold from the moment this answers. */
 export async function updateSystemSettings(deps: AppDeps, input: SettingsUpdate, context: CommandContext): Promise<void> {
   const current = await loadSystemSettings(deps.readStore);
+  await checkMailCategory(deps, input.mailboxCategory);
   const changes: Partial<SystemSettings> = {
     ...input,
     telegramBotToken: resolveToken(input.telegramBotToken, current.telegramBotToken),

@@ -115,7 +115,7 @@ export async function projectedTicket(deps: AppDeps, ticketId: string, position:
   return ticket;
 }
 
-async function teamLookup(deps: AppDeps, teamId: string): Promise<TeamLookup | null> {
+export async function teamLookup(deps: AppDeps, teamId: string): Promise<TeamLookup | null> {
   const team = await deps.readStore.collection<TeamView>(TEAMS).findOne({ _id: teamId });
   return team ? { teamId: team._id, name: team.name, archived: team.archived } : null;
 }

@@ -65,7 +65,7 @@ export interface AgentLookup {
 /** One step of a macro: what the agent reads when it is refused (`label`), and the command it runs. */
 export interface MacroStep {
   label: string;
-  command: Extract<TicketCommand, { type: 'PostMessage' | 'ChangeTicketStatus' | 'ChangeTicketPriority' | 'AssignTicket' }>;
+  command: Extract<TicketCommand, { type: 'PostMessage' | 'ChangeTicketStatus' | 'ChangeTicketPriority' | 'AssignTicket' | 'ChangeTicketTeam' | 'TagTicket' }>;
 }
 
 export type TicketCommand =
@@ -101,7 +101,8 @@ export type TicketCommand =
    * A new priority or category (docs/sla.md): `sla` is the policy for the ticket's category and priority after the
    * change, chosen by the handler for `slaFor`; the decider refuses it if the ticket moved meanwhile.
    */
-  | { type: 'TagTicket'; ticketId: string; actor: TicketActor; tag: string; tagged: boolean }
+  /** `absentIsFine`: taking off a tag the ticket lacks records nothing (a macro's removal) instead of 404. */
+  | { type: 'TagTicket'; ticketId: string; actor: TicketActor; tag: string; tagged: boolean; absentIsFine?: boolean }
   | { type: 'ChangeTicketPriority'; ticketId: string; actor: TicketActor; priority: Priority; sla: PolicyChoice }
   | { type: 'ChangeTicketCategory'; ticketId: string; actor: TicketActor; category: CategoryLookup | null; sla: PolicyChoice }
   | { type: 'DeleteTicket'; ticketId: string; actor: TicketActor }
@@ -348,6 +349,7 @@ function tag(command: Extract<TicketCommand, { type: 'TagTicket' }>, state: Tick
   const ticket = staffOnly(state, command.actor);
   const has = ticket.tags.includes(command.tag);
   if (!command.tagged) {
+    if (!has && command.absentIsFine) return [];
     if (!has) throw new NotFoundError('Tag');
     return [{ type: 'TicketTagRemoved', data: { ticketId: ticket.ticketId, tag: command.tag } }];
   }

@@ -1,9 +1,10 @@
 import { changedFields } from '../shared/changes';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError, RateLimitedError, ValidationError } from '#contract/errors';
 import type { Decider } from '../shared/decider';
 import {
   type AvailabilityReason,
   type NotificationPreferences,
+  type PasswordLinkReason,
   type UserDetails,
   type UserEvent,
   type UserProfile,
@@ -23,7 +24,16 @@ export interface UserChanges extends Partial<UserDetails> {
 
 export type UserCommand =
   | { type: 'RegisterUser'; userId: string; profile: UserProfile; passwordHash: string }
-  | { type: 'CreateUser'; userId: string; profile: UserProfile; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null }
+  | {
+      type: 'CreateUser';
+      userId: string;
+      profile: UserProfile;
+      role: Role;
+      isActive: boolean;
+      passwordHash: string;
+      telegramUsername?: string | null;
+      origin?: 'email';
+    }
   | { type: 'UpdateUser'; userId: string; actorId: string; changes: UserChanges }
   | { type: 'DeleteUser'; userId: string; actorId: string }
   /** `now` starts the idle time of staff, who become Available by signing in. */
@@ -36,7 +46,13 @@ export type UserCommand =
   | { type: 'SetAwayWhenIdle'; userId: string; since: string; minutes: number }
   | { type: 'SetNotificationPreferences'; userId: string; preferences: NotificationPreferences }
   | { type: 'LinkTelegramAccount'; userId: string; telegramId: string; telegramUsername: string | null }
-  | { type: 'SetAvailability'; userId: string; actor: { userId: string; role: Role }; availability: Availability; now: string };
+  | { type: 'SetAvailability'; userId: string; actor: { userId: string; role: Role }; availability: Availability; now: string }
+  | { type: 'IssuePasswordLink'; userId: string; linkId: string; tokenHash: string; now: string; expiresAt: string; reason: PasswordLinkReason }
+  | { type: 'SetPasswordWithLink'; userId: string; tokenHash: string; passwordHash: string; now: string };
+
+/** At most this many password links per user in PASSWORD_LINK_WINDOW_MS (each is a mail to someone's inbox). */
+const PASSWORD_LINKS_PER_WINDOW = 3;
+const PASSWORD_LINK_WINDOW_MS = 60 * 60 * 1000;
 
 type Existing = Extract<UserState, { status: 'active' | 'inactive' }>;
 
@@ -93,6 +109,37 @@ function setAwayWhenIdle(command: Extract<UserCommand, { type: 'SetAwayWhenIdle'
   return availabilityChange(state, 'away', command.since, { kind: 'idle', minutes: command.minutes });
 }
 
+/** A link per mail, a few an hour: refused past that (429), whoever asks, as the count is the user's stream's. */
+function issuePasswordLink(command: Extract<UserCommand, { type: 'IssuePasswordLink' }>, state: UserState): UserEvent[] {
+  const user = existing(state);
+  if (user.status === 'inactive') throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
+  // The same link issued again (a mail's job run twice) is the one already recorded.
+  if (user.passwordLinks.some((link) => link.linkId === command.linkId)) return [];
+  const now = Date.parse(command.now);
+  const recent = user.passwordLinks.filter((link) => now - Date.parse(link.issuedAt) < PASSWORD_LINK_WINDOW_MS);
+  if (recent.length >= PASSWORD_LINKS_PER_WINDOW) {
+    const minutes = Math.max(1, Math.ceil((Date.parse(recent[0]!.issuedAt) + PASSWORD_LINK_WINDOW_MS - now) / 60_000));
+    throw new RateLimitedError(`Too many password links for this account. Please try again in ${minutes} minutes.`, minutes * 60);
+  }
+  const { userId, linkId, tokenHash, now: issuedAt, expiresAt, reason } = command;
+  return [{ type: 'PasswordLinkIssued', data: { userId, linkId, tokenHash, issuedAt, expiresAt, reason } }];
+}
+
+/** The link of that token, once, before it expires and while it is the newest; it sets the password and ends every session. */
+function setPasswordWithLink(command: Extract<UserCommand, { type: 'SetPasswordWithLink' }>, state: UserState): UserEvent[] {
+  const link = state.status === 'active' || state.status === 'inactive' ? state.passwordLinks.find((each) => each.tokenHash === command.tokenHash) : undefined;
+  if (!link) throw new NotFoundError('Password link');
+  if (link.state === 'used') throw new GoneError('This password link has already been used', 'LINK_USED');
+  if (link.state === 'replaced') throw new GoneError('A newer password link was sent: please use the latest one', 'LINK_REPLACED');
+  if (Date.parse(command.now) >= Date.parse(link.expiresAt)) throw new GoneError('This password link has expired: please ask for a new one', 'LINK_EXPIRED');
+  if (state.status === 'inactive') throw new ForbiddenError('This account has been deactivated', 'ACCOUNT_DEACTIVATED');
+  const { userId, passwordHash } = command;
+  return [
+    { type: 'PasswordLinkUsed', data: { userId, linkId: link.linkId } },
+    { type: 'UserPasswordChanged', data: { userId, passwordHash, endsSessions: true } },
+  ];
+}
+
 const AVAILABILITY_RULE = 'Only agents and admins have an availability';
 
 export function decide(command: UserCommand, state: UserState): UserEvent[] {
@@ -104,8 +151,13 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
     }
     case 'CreateUser': {
       if (state.status !== 'none') throw new ConflictError('User already exists', 'USER_EXISTS');
-      const { userId, profile, role, isActive, passwordHash, telegramUsername } = command;
-      return [{ type: 'UserCreated', data: { userId, ...profile, role, isActive, passwordHash, telegramUsername: telegramUsername ?? null } }];
+      const { userId, profile, role, isActive, passwordHash, telegramUsername, origin } = command;
+      return [
+        {
+          type: 'UserCreated',
+          data: { userId, ...profile, role, isActive, passwordHash, telegramUsername: telegramUsername ?? null, ...(origin ? { origin } : {}) },
+        },
+      ];
     }
     case 'UpdateUser':
       return updateUser(command, state);
@@ -138,6 +190,10 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
     }
     case 'SetAvailability':
       return setAvailability(command, state);
+    case 'IssuePasswordLink':
+      return issuePasswordLink(command, state);
+    case 'SetPasswordWithLink':
+      return setPasswordWithLink(command, state);
     case 'LinkTelegramAccount': {
       const user = existing(state);
       const { userId, telegramId, telegramUsername } = command;

@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../../../test/support/decider';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, GoneError, NotFoundError, RateLimitedError, ValidationError } from '#contract/errors';
 import { decide } from './decide';
 import { DEFAULT_NOTIFICATION_PREFERENCES, type UserEvent, evolve, initialState } from './user';
 
@@ -195,6 +195,56 @@ describe('User', () => {
       given([AGENT_CREATED, SEEN, { type: 'StaffActivitySeen', data: { userId: 'u2', at: LATER } }])
         .when({ type: 'SetAwayWhenIdle', userId: 'u2', since: NOW, minutes: 15 })
         .then([]);
+    });
+  });
+
+  describe('when a password link is issued and used (docs/identity.md)', () => {
+    const T0 = '2026-11-28T10:00:00.000Z';
+    const issue = (linkId: string, now = T0) =>
+      ({ type: 'IssuePasswordLink', userId: 'u1', linkId, tokenHash: `hash-${linkId}`, now, expiresAt: '2026-12-05T10:00:00.000Z', reason: 'admin' }) as const;
+    const issued = (linkId: string, issuedAt = T0): UserEvent => ({
+      type: 'PasswordLinkIssued',
+      data: { userId: 'u1', linkId, tokenHash: `hash-${linkId}`, issuedAt, expiresAt: '2026-12-05T10:00:00.000Z', reason: 'admin' },
+    });
+    const use = (tokenHash: string, now = '2026-11-29T10:00:00.000Z') =>
+      ({ type: 'SetPasswordWithLink', userId: 'u1', tokenHash, passwordHash: 'new', now }) as const;
+
+    it('then it records the digest, and the same link again records nothing', () => {
+      given([REGISTERED])
+        .when(issue('l1'))
+        .then([issued('l1')]);
+      given([REGISTERED, issued('l1')])
+        .when(issue('l1'))
+        .then([]);
+    });
+
+    it('then the fourth within an hour is refused', () =>
+      given([REGISTERED, issued('l1'), issued('l2'), issued('l3')])
+        .when(issue('l4', '2026-11-28T10:30:00.000Z'))
+        .thenThrows(RateLimitedError));
+
+    it('then the link sets the password once, and ends the sessions', () => {
+      given([REGISTERED, issued('l1')])
+        .when(use('hash-l1'))
+        .then([
+          { type: 'PasswordLinkUsed', data: { userId: 'u1', linkId: 'l1' } },
+          { type: 'UserPasswordChanged', data: { userId: 'u1', passwordHash: 'new', endsSessions: true } },
+        ]);
+      given([REGISTERED, issued('l1'), { type: 'PasswordLinkUsed', data: { userId: 'u1', linkId: 'l1' } }])
+        .when(use('hash-l1'))
+        .thenThrowsCode(GoneError, 'LINK_USED');
+    });
+
+    it('then an unknown, replaced or expired link is refused', () => {
+      given([REGISTERED, issued('l1')])
+        .when(use('hash-other'))
+        .thenThrows(NotFoundError);
+      given([REGISTERED, issued('l1'), issued('l2')])
+        .when(use('hash-l1'))
+        .thenThrowsCode(GoneError, 'LINK_REPLACED');
+      given([REGISTERED, issued('l1')])
+        .when(use('hash-l1', '2026-12-05T10:00:00.000Z'))
+        .thenThrowsCode(GoneError, 'LINK_EXPIRED');
     });
   });
 });

@@ -29,13 +29,35 @@ export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = {
 
 export type UserDetails = UserProfile & { telegramUsername: string | null };
 
+/** Why a password link was sent: the account was made for a sender of the support mailbox, or an admin asked (docs/identity.md). */
+export type PasswordLinkReason = 'created-by-email' | 'admin';
+
+/**
+ * A link that lets a user set their password once (docs/identity.md). Only the SHA-256 digest of its
+ * token is kept; `open` until used, expired, or replaced by a newer link.
+ */
+interface PasswordLink {
+  linkId: string;
+  tokenHash: string;
+  issuedAt: string;
+  expiresAt: string;
+  state: 'open' | 'used' | 'replaced';
+}
+
 export type UserEvent =
   | DomainEvent<'UserRegistered', { userId: string; passwordHash: string } & UserProfile>
-  | DomainEvent<'UserCreated', { userId: string; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null } & UserProfile>
+  /** `origin` `email`: made by the e-mail channel for a new sender of the support mailbox (docs/email.md). */
+  | DomainEvent<
+      'UserCreated',
+      { userId: string; role: Role; isActive: boolean; passwordHash: string; telegramUsername?: string | null; origin?: 'email' } & UserProfile
+    >
   /** Only the fields that changed, each with its earlier value, so an auditor sees before and after. */
   | DomainEvent<'UserDetailsUpdated', { userId: string; changes: Partial<UserDetails>; previous: Partial<UserDetails> }>
   /** `endsSessions` is false when users change their own password: the session they used survives. */
   | DomainEvent<'UserPasswordChanged', { userId: string; passwordHash: string; endsSessions: boolean }>
+  /** The token itself is never recorded: its digest only, and the mail carries it (docs/identity.md). */
+  | DomainEvent<'PasswordLinkIssued', { userId: string; linkId: string; tokenHash: string; issuedAt: string; expiresAt: string; reason: PasswordLinkReason }>
+  | DomainEvent<'PasswordLinkUsed', { userId: string; linkId: string }>
   | DomainEvent<'UserRoleChanged', { userId: string; from: Role; to: Role }>
   | DomainEvent<'UserActivated', { userId: string }>
   | DomainEvent<'UserDeactivated', { userId: string }>
@@ -64,7 +86,12 @@ interface ExistingUser extends UserDetails {
   availability: Availability;
   /** When the idle time starts: the last activity seen, or becoming Available (null before either). */
   activeAt: string | null;
+  /** The latest password links, newest last (PASSWORD_LINKS_KEPT of them). */
+  passwordLinks: PasswordLink[];
 }
+
+/** Links older than the last few are forgotten: a token of one is then unknown, as a made-up one is. */
+const PASSWORD_LINKS_KEPT = 10;
 
 export type UserState = { status: 'none' } | ({ status: 'active' | 'inactive' } & ExistingUser) | { status: 'deleted'; userId: string };
 
@@ -84,11 +111,12 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
         availability: 'available',
         activeAt: null,
+        passwordLinks: [],
         ...profile,
       };
     }
     case 'UserCreated': {
-      const { userId, passwordHash, role, isActive, telegramUsername, ...profile } = event.data;
+      const { userId, passwordHash, role, isActive, telegramUsername, origin: _origin, ...profile } = event.data;
       return {
         status: isActive ? 'active' : 'inactive',
         userId,
@@ -99,6 +127,7 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         notificationPreferences: DEFAULT_NOTIFICATION_PREFERENCES,
         availability: 'available',
         activeAt: null,
+        passwordLinks: [],
         ...profile,
       };
     }
@@ -132,6 +161,13 @@ export function evolve(state: UserState, event: UserEvent): UserState {
       };
     case 'StaffActivitySeen':
       return { ...state, activeAt: event.data.at };
+    case 'PasswordLinkIssued': {
+      const { linkId, tokenHash, issuedAt, expiresAt } = event.data;
+      const earlier = state.passwordLinks.map((link) => (link.state === 'open' ? { ...link, state: 'replaced' as const } : link));
+      return { ...state, passwordLinks: [...earlier, { linkId, tokenHash, issuedAt, expiresAt, state: 'open' as const }].slice(-PASSWORD_LINKS_KEPT) };
+    }
+    case 'PasswordLinkUsed':
+      return { ...state, passwordLinks: state.passwordLinks.map((link) => (link.linkId === event.data.linkId ? { ...link, state: 'used' as const } : link)) };
     case 'TelegramAccountLinked':
       return { ...state, telegramId: event.data.telegramId, telegramUsername: event.data.telegramUsername ?? state.telegramUsername };
   }

@@ -6,7 +6,8 @@ import { Resolver } from 'node:dns/promises';
 import { type DNSResolver, authenticate } from 'mailauth';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import type { AppDeps } from '../../app/deps';
-import { type InboundMailTaken, type MailAuthentication, inboundMailDir, loadInboundMail, recordInboundMail } from '../../app/email/records';
+import { type InboundMailTaken, type MailAuthentication, admitSenderMail, inboundMailDir, loadInboundMail, recordInboundMail } from '../../app/email/records';
+import { issuePasswordLink } from '../../app/identity/passwordLinks';
 import { createUser } from '../../app/identity/service';
 import { incomingFile, storeFile } from '../../app/tickets/files';
 import { openTicket, postMessage } from '../../app/tickets/service';
@@ -23,8 +24,7 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import { USERS, type UserView } from '../../projections/users';
 import { ticketOfReplyId } from './threading';
 
-/** A sender writing more than this many mails in RATE_WINDOW_MS is held back (loops with another robot, floods). */
-const RATE_LIMIT = 20;
+/** A sender writing more than EMAIL_SENDER_HOURLY_LIMIT mails in RATE_WINDOW_MS is held back (loops with another robot, floods). */
 const RATE_WINDOW_MS = 60 * 60 * 1000;
 const TITLE_MAX = 200;
 const DNS_TIMEOUT_MS = 1500;
@@ -107,8 +107,6 @@ const cut = (text: string, max: number) => (text.length <= max ? text : `${text.
  * the first run made instead of making it twice; the record of the mail is written last.
  */
 export class InboundMail {
-  private readonly recent = new Map<string, number[]>();
-
   private readonly dns = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 1 });
   /** DNS for mailauth, bounded: a mailbox read where DNS does not answer waits seconds per mail, not minutes. */
   private readonly resolver: DNSResolver = (name, type) => this.dns.resolve(name, type) as Promise<string[][] | string[]>;
@@ -141,7 +139,9 @@ export class InboundMail {
     const automatic = automaticMail(mail);
     if (automatic) return ignore(`automatic mail (${automatic})`);
     if (settings.supportEmail && from === settings.supportEmail.toLowerCase()) return ignore('sent from the support address');
-    if (this.flooding(from)) throw new Error(`${from} sent more than ${RATE_LIMIT} mails within an hour; taken later`);
+    const limit = this.deps.config.EMAIL_SENDER_HOURLY_LIMIT;
+    if (!(await admitSenderMail(this.deps, from, job.key, { limit, windowMs: RATE_WINDOW_MS })))
+      throw new Error(`${from} sent more than ${limit} mails within an hour; taken later`);
 
     const auth = await checkSender(raw, from, this.resolver);
     const found = await this.deps.readStore.collection<UserView>(USERS).findOne({ email: from });
@@ -174,7 +174,7 @@ export class InboundMail {
       }
     }
     const ticketId = nameBasedId(`mail-ticket:${job.key}`);
-    const category = await this.categoryForMail();
+    const category = await this.categoryForMail(settings);
     try {
       await openTicket(
         this.deps,
@@ -207,14 +207,6 @@ export class InboundMail {
     await recordInboundMail(this.deps, { ...taken, outcome: 'opened', reason: null, ticketId, messageId: files.length > 0 ? messageId : null });
   }
 
-  private flooding(from: string): boolean {
-    const now = Date.now();
-    const times = (this.recent.get(from) ?? []).filter((at) => now - at < RATE_WINDOW_MS);
-    times.push(now);
-    this.recent.set(from, times);
-    return times.length > RATE_LIMIT;
-  }
-
   /** The ticket a reply answers: the desk's own Message-ID or an earlier mail in In-Reply-To/References, or `[#number]` in the subject; the sender's own tickets only. */
   private async answeredTicket(mail: ParsedMail, customer: UserView): Promise<TicketView | null> {
     const tickets = this.deps.readStore.collection<TicketView>(TICKETS);
@@ -233,15 +225,24 @@ export class InboundMail {
     return this.deps.readStore.collection<TicketView>(TICKETS).findOne({ 'customer._id': customer._id, status: { $in: [...OPEN_STATUSES] } });
   }
 
-  /** New mail goes to the first active category (by order) that asks nothing the mail cannot answer. */
-  private async categoryForMail(): Promise<CategoryView> {
+  /**
+   * New mail goes to the category of System Settings ("Category for new mail"), else, and when that one
+   * was archived since or asks for fields since, to the first active category (by order) that asks nothing the mail cannot answer.
+   */
+  private async categoryForMail(settings: SystemSettingsView): Promise<CategoryView> {
     const categories = await this.deps.readStore.collection<CategoryView>(CATEGORIES).find({ isActive: true }, { sort: { order: 1 } });
-    const category = categories.find((candidate) => candidate.customFields.every((field) => !field.required));
+    const takesMail = (candidate: CategoryView) => candidate.customFields.every((field) => !field.required);
+    const chosen = categories.find((candidate) => candidate._id === settings.mailboxCategory && takesMail(candidate));
+    const category = chosen ?? categories.find(takesMail);
     if (!category) throw new Error('no active category without required fields takes new tickets from e-mail');
     return category;
   }
 
-  /** A customer for a sender the desk does not know, marked (in the mail's record) as created by e-mail, with a random password (an admin sets one; there is no reset link yet). */
+  /**
+   * A customer for a sender the desk does not know, marked as created by e-mail (on the account and in the
+   * mail's record), with a random password and a link to set their own, mailed to them (docs/identity.md).
+   * The link's id comes from the address: the job run again after a crash issues no second one.
+   */
   private async createCustomer(key: string, from: string, mail: ParsedMail): Promise<UserView> {
     const userId = nameBasedId(`mail-customer:${from}`);
     const existing = await this.deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
@@ -254,8 +255,9 @@ export class InboundMail {
       .split('@')[0]!
       .replace(/[^A-Za-z0-9_]/g, '_')
       .slice(0, 20);
+    let customer: UserView;
     try {
-      return await createUser(
+      customer = await createUser(
         this.deps,
         {
           username: `mail_${local}_${nameBasedId(key).slice(0, 6)}`,
@@ -268,12 +270,15 @@ export class InboundMail {
         },
         { actor: CHANNEL, now: this.deps.clock() },
         userId,
+        'email',
       );
     } catch (error) {
       const account = await this.deps.readStore.collection<UserView>(USERS).findOne({ email: from });
       if (account) return account;
       throw error;
     }
+    await issuePasswordLink(this.deps, userId, 'created-by-email', { actor: CHANNEL, now: this.deps.clock() }, nameBasedId(`mail-password-link:${from}`));
+    return customer;
   }
 
   /** The mail's files through the web's upload rules (count, size, type); those refused are named in the message. */

@@ -4,12 +4,13 @@ import { loadSystemSettings } from '../../projections/settings';
 import type { WorkerChannel } from '../channels';
 import { ChannelWatch } from '../channelWatch';
 import { deliverOnce } from '../delivery';
-import { EMAIL_INBOUND_QUEUE, EMAIL_QUEUE, type EmailInboundJob, type EmailJob } from '../../app/jobs/email';
+import { EMAIL_INBOUND_QUEUE, EMAIL_QUEUE, type EmailInboundJob, type EmailJob, PASSWORD_LINK_SLOT } from '../../app/jobs/email';
+import { passwordLinkToken } from '../../app/identity/passwordLinks';
 import { InboundMail } from './inbound';
 import { MailboxReader } from './mailbox';
 import { NOTICE_READS, NOTICE_TYPES } from '../ticketNotices';
 import { createMailer } from './mailer';
-import { emailNotices, fallbackSender, publicUrl } from './notifications';
+import { PASSWORD_LINK_ISSUED, emailNotices, fallbackSender, publicUrl } from './notifications';
 import { mentionMails } from './mentions';
 
 /**
@@ -19,7 +20,7 @@ import { mentionMails } from './mentions';
 export const emailChannel: WorkerChannel = {
   name: 'email',
   reaction: async (event, deps) => [...(await emailNotices(event, deps)), ...(await mentionMails(event, deps))],
-  types: NOTICE_TYPES,
+  types: [...NOTICE_TYPES, PASSWORD_LINK_ISSUED],
   reads: NOTICE_READS,
   async start(deps, lease) {
     // The SMTP server's return after an outage runs every mail waiting on it at once.
@@ -30,7 +31,14 @@ export const emailChannel: WorkerChannel = {
       async (job) => {
         const settings = await loadSystemSettings(deps.readStore);
         const from = { name: settings.systemName, address: settings.supportEmail || fallbackSender(publicUrl(deps.config)) };
-        const { to, subject, text, ticketId, kind, thread, attachments = [] } = job.data;
+        const { to, subject, ticketId, kind, thread, passwordLink, attachments = [] } = job.data;
+        // The link's token goes in the fragment: a browser never sends it to the server in the address, so no access log holds it.
+        const text = passwordLink
+          ? job.data.text.replace(
+              PASSWORD_LINK_SLOT,
+              `${publicUrl(deps.config)}/set-password#token=${passwordLinkToken(deps, passwordLink.userId, passwordLink.linkId)}`,
+            )
+          : job.data.text;
         // A reply in an e-mail conversation answers in the customer's thread, and their answer comes back to the support address.
         const threaded = thread
           ? {

@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser';
 import { addCategory, addMember } from '../../../test/support/desk';
-import { type Dovecot, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
+import { type Dovecot, inboundMail, mailboxSettings, startDovecot } from '../../../test/support/dovecot';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
 import { startSmtpSink } from '../../../test/support/smtpSink';
@@ -8,19 +8,7 @@ import { type InboundMailTaken, loadInboundMail } from '../../app/email/records'
 
 const SUPPORT = 'help@acme.test';
 
-/** A mail as a mail server would store it; `headers` adds or replaces lines of the head. */
-const mail = ({ from, id, subject, body, headers = [] }: { from: string; id: string; subject: string; body: string; headers?: string[] }) =>
-  [
-    `From: ${from}`,
-    `To: ${SUPPORT}`,
-    `Subject: ${subject}`,
-    `Message-ID: <${id}>`,
-    'Date: Sat, 28 Nov 2026 12:00:00 +0000',
-    'MIME-Version: 1.0',
-    ...headers,
-    '',
-    body,
-  ].join('\n');
+const mail = (parts: Parameters<typeof inboundMail>[1]) => inboundMail(SUPPORT, parts);
 
 const withAttachment = (from: string, id: string, subject: string, text: string, file: { name: string; content: string }) =>
   mail({

@@ -7,7 +7,9 @@ import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS, mergedText } from '#contract/tickets';
 import { type CustomerNotice, customerNoticeOf, oneLine } from '../ticketNotices';
 import { isTelegramOnlyEmail } from '../../app/telegram/customers';
-import { EMAIL_QUEUE, type EmailJob } from '../../app/jobs/email';
+import { EMAIL_QUEUE, type EmailJob, PASSWORD_LINK_SLOT } from '../../app/jobs/email';
+import { USERS, type UserView } from '../../projections/users';
+import type { PasswordLinkReason } from '../../domain/user/user';
 import { mailsOfTicket } from '../../app/email/records';
 import { replyMessageId } from './threading';
 
@@ -87,11 +89,42 @@ async function threadedReply(event: RecordedEvent, deps: AppDeps, found: Custome
   };
 }
 
+/** The event that asks for a password link mail (docs/identity.md). */
+export const PASSWORD_LINK_ISSUED = 'PasswordLinkIssued';
+
+const PASSWORD_LINK_INTRO: Record<PasswordLinkReason, string> = {
+  'created-by-email': 'we have received your mail and made you an account, so you can follow your tickets on the web too.',
+  admin: 'an administrator asked us to send you a link to set your password.',
+};
+
+/**
+ * A password link goes to the user whatever the notification settings: it is their way in. The job holds
+ * the user and link ids, not the token; the sender makes the link (src/workers/email/index.ts).
+ */
+async function passwordLinkMail(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+  const { userId, linkId, expiresAt, reason } = event.data as { userId: string; linkId: string; expiresAt: string; reason: PasswordLinkReason };
+  const user = await deps.projections.reader.collection<UserView>(USERS).findOne({ _id: userId });
+  if (!user || !user.isActive || isTelegramOnlyEmail(user.email)) return [];
+  const { systemName } = await loadSystemSettings(deps.projections.reader);
+  const data: EmailJob = {
+    to: user.email,
+    ticketId: null,
+    kind: 'password-link',
+    subject: oneLine(`[${systemName}] Set your password`),
+    text: `Hello ${user.firstName},\n\n${PASSWORD_LINK_INTRO[reason]} Choose your password here (the link works once, until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC):\n\n${PASSWORD_LINK_SLOT}\n\nThen sign in with ${user.email} and that password.\n\n— ${systemName}\n`,
+    passwordLink: { userId, linkId },
+  };
+  return [
+    { queue: EMAIL_QUEUE, name: data.kind, data, options: { jobId: `email:${event.id}`, group: `mailbox:${user.email.toLowerCase()}`, backoffMs: 5000 } },
+  ];
+}
+
 /**
  * When e-mail notifications are on (system settings), the customer gets a mail for a ticket
  * created, a status changed and a new staff reply. Accounts made for Telegram users have no mailbox.
  */
 export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+  if (event.type === PASSWORD_LINK_ISSUED) return passwordLinkMail(event, deps);
   const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
   if (!found || !found.customer.isActive || isTelegramOnlyEmail(found.customer.email)) return [];
   const settings = await loadSystemSettings(deps.projections.reader);

@@ -18,6 +18,10 @@ const RegisterPage = lazyPage(
   () => import('../features/auth/RegisterPage'),
   (m) => m.RegisterPage,
 );
+const SetPasswordPage = lazyPage(
+  () => import('../features/auth/SetPasswordPage'),
+  (m) => m.SetPasswordPage,
+);
 const DashboardPage = lazyPage(
   () => import('../features/tickets/DashboardPage'),
   (m) => m.DashboardPage,
@@ -111,6 +115,7 @@ export function App() {
               </PublicOnly>
             }
           />
+          <Route path="/set-password" element={<SetPasswordPage />} />
           <Route
             element={
               <RequireRole>

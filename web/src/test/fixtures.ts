@@ -11,6 +11,7 @@ const user = (role: User['role'], firstName: string, lastName: string): User => 
   isActive: true,
   lastLogin: null,
   telegramUsername: null,
+  createdByEmail: false,
   createdAt: '2026-11-01T09:00:00.000Z',
 });
 

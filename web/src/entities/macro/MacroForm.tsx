@@ -61,6 +61,25 @@ function SetOrLeave({
   );
 }
 
+/** The team select's value: '' leaves the team as it is, NO_TEAM takes the ticket out of its team. */
+const NO_TEAM = '-';
+const teamChoiceOf = (action: Extract<MacroAction, { type: 'team' }> | undefined) => (action === undefined ? '' : (action.teamId ?? NO_TEAM));
+const tagsOf = (text: string) =>
+  text
+    .split(/[\s,]+/)
+    .map((tag) => tag.trim().toLowerCase())
+    .filter(Boolean);
+
+/** The team and tags actions the form's fields make (docs/macros.md). */
+function teamAndTags(form: { team: string; addTags: string; removeTags: string }): MacroAction[] {
+  const add = tagsOf(form.addTags);
+  const remove = tagsOf(form.removeTags);
+  return [
+    ...(form.team ? [{ type: 'team' as const, teamId: form.team === NO_TEAM ? null : form.team }] : []),
+    ...(add.length + remove.length > 0 ? [{ type: 'tags' as const, add, remove }] : []),
+  ];
+}
+
 /**
  * The form's fields from a macro. Actions the form has no field for (an assignment to a named agent, a
  * second note: made through the API) are kept as they are, after the ones it shows, so an edit here
@@ -69,6 +88,7 @@ function SetOrLeave({
 function fieldsOf(macro: Macro | null) {
   const actions = macro?.actions ?? [];
   const firstNote = actions.find((action) => action.type === 'note');
+  const tagsAction = actions.find((action) => action.type === 'tags');
   return {
     form: {
       name: macro?.name ?? '',
@@ -78,6 +98,9 @@ function fieldsOf(macro: Macro | null) {
       priority: actions.find((action) => action.type === 'priority')?.priority ?? '',
       assignToMe: actions.some((action) => action.type === 'assign' && action.agentId === 'me'),
       note: firstNote?.text ?? '',
+      team: teamChoiceOf(actions.find((action) => action.type === 'team')),
+      addTags: tagsAction?.add.join(', ') ?? '',
+      removeTags: tagsAction?.remove.join(', ') ?? '',
       shared: macro?.shared ?? false,
     },
     kept: actions.filter((action) => (action.type === 'assign' && action.agentId !== 'me') || (action.type === 'note' && action !== firstNote)),
@@ -96,9 +119,12 @@ export function MacroForm({
   error,
   onSubmit,
   onCancel,
+  teams = [],
 }: {
   record: Macro | null;
   isAdmin: boolean;
+  /** The active teams, for "Put with team". */
+  teams?: Array<{ _id: string; name: string }>;
   saving: boolean;
   error: string | null;
   onSubmit: (input: MacroInput) => void;
@@ -113,6 +139,7 @@ export function MacroForm({
       ...(form.priority ? [{ type: 'priority' as const, priority: form.priority as Priority }] : []),
       ...(form.assignToMe ? [{ type: 'assign' as const, agentId: 'me' }] : []),
       ...(form.note.trim() ? [{ type: 'note' as const, text: form.note }] : []),
+      ...teamAndTags(form),
       ...kept,
     ];
     const checked = createMacroSchema.safeParse({ name: form.name, shortcode: form.shortcode, reply: form.reply, actions, shared: form.shared });
@@ -136,6 +163,20 @@ export function MacroForm({
       <label className="checkbox">
         <input type="checkbox" checked={form.assignToMe} onChange={(e) => set({ assignToMe: e.target.checked })} /> Assign to whoever applies it
       </label>
+      <label htmlFor="macro-team">Put with team</label>
+      <select id="macro-team" value={form.team} onChange={(e) => set({ team: e.target.value })}>
+        <option value="">Leave as it is</option>
+        <option value={NO_TEAM}>No team</option>
+        {teams.map((team) => (
+          <option key={team._id} value={team._id}>
+            {team.name}
+          </option>
+        ))}
+      </select>
+      <label htmlFor="macro-add-tags">Add tags</label>
+      <input id="macro-add-tags" value={form.addTags} placeholder="refund, vip" onChange={(e) => set({ addTags: e.target.value })} />
+      <label htmlFor="macro-remove-tags">Remove tags</label>
+      <input id="macro-remove-tags" value={form.removeTags} onChange={(e) => set({ removeTags: e.target.value })} />
       <label htmlFor="macro-note">Internal note</label>
       <textarea id="macro-note" value={form.note} rows={2} maxLength={MESSAGE_MAX} onChange={(e) => set({ note: e.target.value })} />
       {kept.length > 0 && (

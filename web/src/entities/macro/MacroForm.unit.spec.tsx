@@ -57,4 +57,34 @@ describe('Macro form', () => {
     expect(screen.getByRole('alert')).toHaveTextContent('Name is required');
     expect(onSubmit).not.toHaveBeenCalled();
   });
+
+  it('when a team is chosen and tags typed, then the macro carries a team action and one tags action', async () => {
+    const onSubmit = jest.fn();
+    renderWeb(
+      <MacroForm
+        record={null}
+        isAdmin={false}
+        saving={false}
+        error={null}
+        onSubmit={onSubmit}
+        onCancel={jest.fn()}
+        teams={[{ _id: 'team-1', name: 'Payments' }]}
+      />,
+    );
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Name'), 'Route to payments');
+    await user.type(screen.getByLabelText('Shortcode'), 'pay');
+    await user.selectOptions(screen.getByLabelText('Put with team'), 'Payments');
+    await user.type(screen.getByLabelText('Add tags'), 'refund, VIP');
+    await user.type(screen.getByLabelText('Remove tags'), 'new');
+    await user.click(screen.getByRole('button', { name: 'Save macro' }));
+    expect(onSubmit).toHaveBeenCalledWith(
+      expect.objectContaining({
+        actions: [
+          { type: 'team', teamId: 'team-1' },
+          { type: 'tags', add: ['refund', 'vip'], remove: ['new'] },
+        ],
+      }),
+    );
+  });
 });

@@ -64,3 +64,6 @@ export const {
   useSetMemberAvailabilityMutation,
   useReportActivityMutation,
 } = teamApi;
+
+/** The teams a choice may name: the active ones (an archived team takes no ticket, docs/teams.md). */
+export const useActiveTeams = (skip = false) => (useTeamsQuery(undefined, { skip }).data?.teams ?? []).filter((team) => !team.archived);

@@ -117,7 +117,7 @@ describe('Users table', () => {
 
   it('when the admin sees their own row, then its delete is blocked with the tooltip', async () => {
     const onDelete = jest.fn();
-    renderWeb(<UsersTable users={[ADMIN, { ...CUSTOMER, isActive: false }]} meId={ADMIN._id} onEdit={jest.fn()} onDelete={onDelete} />);
+    renderWeb(<UsersTable users={[ADMIN, { ...CUSTOMER, isActive: false }]} meId={ADMIN._id} onEdit={jest.fn()} onDelete={onDelete} onSendLink={jest.fn()} />);
     const own = screen.getByRole('button', { name: 'Delete Adam Admin' });
     expect(own).toBeDisabled();
     expect(own.parentElement).toHaveAttribute('title', 'Cannot delete your own account');
@@ -131,5 +131,17 @@ describe('Users table', () => {
     ).toEqual(['Name', 'Email', 'Role', 'Status', 'Last Login', 'Actions']);
     expect(within(rows[2]!).getByText('Inactive')).toBeInTheDocument();
     expect(within(rows[2]!).getByText('Never')).toBeInTheDocument();
+  });
+
+  it('when a customer was made by the e-mail channel, then the row says so and offers to send a password link', async () => {
+    const onSendLink = jest.fn();
+    renderWeb(
+      <UsersTable users={[ADMIN, { ...CUSTOMER, createdByEmail: true }]} meId={ADMIN._id} onEdit={jest.fn()} onDelete={jest.fn()} onSendLink={onSendLink} />,
+    );
+    const rows = screen.getAllByRole('row');
+    expect(within(rows[2]!).getByText('Created by e-mail')).toBeInTheDocument();
+    expect(within(rows[1]!).queryByText('Created by e-mail')).toBeNull();
+    await userEvent.setup().click(within(rows[2]!).getByRole('button', { name: 'Send password link' }));
+    expect(onSendLink).toHaveBeenCalledWith(expect.objectContaining({ _id: CUSTOMER._id }));
   });
 });

@@ -7,7 +7,15 @@ import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
 import { Badge, Banner, EmptyState, DataTable, RowEditDelete } from '../../components/ui';
 import { fullName, timeAgo } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
-import { type AdminUser, type UserInput, useCreateUserMutation, useDeleteUserMutation, useUpdateUserMutation, useUsersQuery } from './api';
+import {
+  type AdminUser,
+  type UserInput,
+  useCreateUserMutation,
+  useDeleteUserMutation,
+  useSendPasswordLinkMutation,
+  useUpdateUserMutation,
+  useUsersQuery,
+} from './api';
 import { UserForm, roleLabel } from './UserForm';
 
 const PAGE_SIZE = 25;
@@ -22,11 +30,14 @@ export function UsersTable({
   meId,
   onEdit,
   onDelete,
+  onSendLink,
 }: {
   users: AdminUser[];
   meId: string | undefined;
   onEdit: (user: AdminUser) => void;
   onDelete: (user: AdminUser) => void;
+  /** Mails the user a link to set their password (docs/identity.md). */
+  onSendLink: (user: AdminUser) => void;
 }) {
   if (users.length === 0) return <EmptyState title="No users found" icon="user" />;
   return (
@@ -39,7 +50,14 @@ export function UsersTable({
               <strong>{fullName(user)}</strong>
               <div className="muted small">@{user.username}</div>
             </td>
-            <td>{user.email}</td>
+            <td>
+              {user.email}
+              {user.createdByEmail && (
+                <div>
+                  <Badge variant="outline">Created by e-mail</Badge>
+                </div>
+              )}
+            </td>
             <td>
               <Badge variant={ROLE_BADGE[user.role]}>{roleLabel(user.role)}</Badge>
             </td>
@@ -48,6 +66,11 @@ export function UsersTable({
             </td>
             <td>{lastLoginText(user.lastLogin)}</td>
             <td>
+              {user.isActive && (
+                <button type="button" className="button button-ghost button-small" onClick={() => onSendLink(user)}>
+                  Send password link
+                </button>
+              )}
               <RowEditDelete
                 name={fullName(user)}
                 what="user"
@@ -72,6 +95,15 @@ export function UsersTab() {
   const [createUser, creating] = useCreateUserMutation();
   const [updateUser, updating] = useUpdateUserMutation();
   const [deleteUser, removing] = useDeleteUserMutation();
+  const [sendPasswordLink] = useSendPasswordLinkMutation();
+  const sendLink = async (user: AdminUser) => {
+    try {
+      const { sentTo } = await sendPasswordLink(user._id).unwrap();
+      dispatch(toastShown('success', `Password link sent to ${sentTo}`));
+    } catch (failure) {
+      dispatch(toastShown('error', errorMessage(failure, 'Failed to send the password link')));
+    }
+  };
 
   const editor = useListEditor<AdminUser, UserInput>({
     create: (input) => createUser(input).unwrap(),
@@ -111,7 +143,7 @@ export function UsersTab() {
       {isLoading ? (
         <p className="muted">Loading users...</p>
       ) : (
-        data && <UsersTable users={data.users} meId={me?._id} onEdit={setEditing} onDelete={setDeleting} />
+        data && <UsersTable users={data.users} meId={me?._id} onEdit={setEditing} onDelete={setDeleting} onSendLink={sendLink} />
       )}
       {data && pages > 1 && (
         <nav className="pager" aria-label="Users pages">

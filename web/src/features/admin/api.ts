@@ -67,6 +67,9 @@ const adminApi = api.injectEndpoints({
       query: ({ id, ...body }) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'PUT', body }),
       invalidatesTags: ['User'],
     }),
+    sendPasswordLink: build.mutation<{ sentTo: string; expiresAt: string }, string>({
+      query: (id) => ({ url: `/users/${encodeURIComponent(id)}/password-link`, method: 'POST' }),
+    }),
     deleteUser: build.mutation<void, string>({
       query: (id) => ({ url: `/users/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: ['User'],
@@ -140,6 +143,7 @@ export const {
   useProjectionFaultsQuery,
   useProjectionCheckMutation,
   useUsersQuery,
+  useSendPasswordLinkMutation,
   useUserStatsQuery,
   useCreateUserMutation,
   useUpdateUserMutation,

@@ -23,7 +23,10 @@ const authApi = api.injectEndpoints({
     register: build.mutation<SignedIn, Registration>({
       query: (body) => ({ url: '/auth/register', method: 'POST', body }),
     }),
+    setPassword: build.mutation<void, { token: string; password: string }>({
+      query: (body) => ({ url: '/auth/set-password', method: 'POST', body }),
+    }),
   }),
 });
 
-export const { useLoginMutation, useRegisterMutation } = authApi;
+export const { useLoginMutation, useRegisterMutation, useSetPasswordMutation } = authApi;

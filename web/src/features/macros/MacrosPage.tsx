@@ -11,9 +11,10 @@ import { fullName } from '../../lib/format';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCreateMacroMutation, useDeleteMacroMutation, useMacrosQuery, useUpdateMacroMutation } from '../../entities/macro/api';
 import { MacroForm } from '../../entities/macro/MacroForm';
+import { useActiveTeams } from '../../entities/team/api';
 
-/** A macro's actions in words, as the card lists them. */
-export function actionWords(macro: Macro): string[] {
+/** A macro's actions in words, as the card lists them; a team by its name among `teams` (the active ones). */
+export function actionWords(macro: Macro, teams: Array<{ _id: string; name: string }> = []): string[] {
   return macro.actions.map((action) => {
     switch (action.type) {
       case 'status':
@@ -24,11 +25,31 @@ export function actionWords(macro: Macro): string[] {
         return action.agentId === 'me' ? 'Assign to whoever applies it' : 'Assign to an agent';
       case 'note':
         return `Internal note: ${action.text}`;
+      case 'team':
+        return action.teamId === null
+          ? 'Take out of its team'
+          : `Put with the team ${teams.find((team) => team._id === action.teamId)?.name ?? '(archived or unknown)'}`;
+      case 'tags':
+        return [action.add.length > 0 ? `Add tags ${action.add.join(', ')}` : '', action.remove.length > 0 ? `Remove tags ${action.remove.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; ');
     }
   });
 }
 
-function MacroCard({ macro, canChange, onEdit, onDelete }: { macro: Macro; canChange: boolean; onEdit: () => void; onDelete: () => void }) {
+function MacroCard({
+  macro,
+  teams,
+  canChange,
+  onEdit,
+  onDelete,
+}: {
+  macro: Macro;
+  teams: Array<{ _id: string; name: string }>;
+  canChange: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
   return (
     <article className="canned-card" aria-label={`Macro ${macro.name}`}>
       <header className="admin-card-head">
@@ -50,7 +71,7 @@ function MacroCard({ macro, canChange, onEdit, onDelete }: { macro: Macro; canCh
       {macro.reply ? <p className="clamp-3 preserve">{macro.reply}</p> : <p className="muted">No reply: it only acts.</p>}
       {macro.actions.length > 0 && (
         <ul className="small" aria-label={`Actions of ${macro.name}`}>
-          {actionWords(macro).map((words, index) => (
+          {actionWords(macro, teams).map((words, index) => (
             <li key={index}>{words}</li>
           ))}
         </ul>
@@ -73,6 +94,7 @@ export function MacrosPage() {
   const staff = user ? isStaff(user.role) : false;
   const isAdmin = user?.role === 'admin';
   const list = useMacrosQuery(undefined, { skip: !staff });
+  const activeTeams = useActiveTeams(!staff);
   const { flash, show, clear } = useFlash();
   const [createMacro, creating] = useCreateMacroMutation();
   const [updateMacro, updating] = useUpdateMacroMutation();
@@ -122,6 +144,7 @@ export function MacrosPage() {
         <div className="canned-grid">
           {macros.map((macro) => (
             <MacroCard
+              teams={activeTeams}
               key={macro._id}
               macro={macro}
               canChange={macro.shared ? isAdmin : macro.owner._id === user?._id}
@@ -137,7 +160,7 @@ export function MacrosPage() {
         confirmMessage="Are you sure you want to delete this macro? Tickets it was applied to keep their history."
         saving={creating.isLoading || updating.isLoading}
         removing={removing.isLoading}
-        form={(dialog) => <MacroForm isAdmin={isAdmin} {...dialog} />}
+        form={(dialog) => <MacroForm isAdmin={isAdmin} teams={activeTeams} {...dialog} />}
       />
     </div>
   );

@@ -19,6 +19,7 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import { SatisfactionSettingsGroup } from '../../entities/satisfaction/SatisfactionSettingsForm';
 import { SlaSettingsGroup } from '../../entities/sla/SlaSettingsForm';
 import { useCategoriesQuery } from '../../entities/ticket/api';
+import type { Category } from '../../entities/ticket/types';
 import { type SettingsInput, type SystemSettings, useSaveSettingsMutation, useSystemSettingsQuery, useTestBotMutation, useTestMailboxMutation } from './api';
 
 const MB = 1024 * 1024;
@@ -49,6 +50,7 @@ interface Draft {
   mailboxAfterFetch: MailboxAfterFetch;
   mailboxMoveTo: string;
   mailboxUnknownSenders: UnknownSenders;
+  mailboxCategory: string;
 }
 
 const toDraft = (settings: SystemSettings): Draft => ({
@@ -74,6 +76,7 @@ const toDraft = (settings: SystemSettings): Draft => ({
   mailboxAfterFetch: settings.mailboxAfterFetch,
   mailboxMoveTo: settings.mailboxMoveTo,
   mailboxUnknownSenders: settings.mailboxUnknownSenders,
+  mailboxCategory: settings.mailboxCategory,
 });
 
 /** A blank box is not a number; the schema then says '... must be a number'. */
@@ -101,6 +104,7 @@ export const toSettingsInput = (draft: Draft): SettingsInput => ({
   mailboxAfterFetch: draft.mailboxAfterFetch,
   mailboxMoveTo: draft.mailboxMoveTo,
   mailboxUnknownSenders: draft.mailboxUnknownSenders,
+  mailboxCategory: draft.mailboxCategory,
 });
 
 /** The mailbox as typed: what "Test Connection" tries and what is saved. */
@@ -144,7 +148,16 @@ function Group({ title, icon, children }: { title: string; icon: Parameters<type
  * needs a token first), System Configuration, File Upload Settings (1 to 100 MB, 1 to 20 files) and
  * Rate Limiting (1 to 60 minutes, 1 to 1000 requests), checked with the API's own schema.
  */
-export function SettingsForm({ settings, actions }: { settings: SystemSettings; actions: SettingsActions }) {
+export function SettingsForm({
+  settings,
+  actions,
+  categories = [],
+}: {
+  settings: SystemSettings;
+  actions: SettingsActions;
+  /** The active categories, for "Category for new mail". */
+  categories?: Category[];
+}) {
   const [draft, setDraft] = useState<Draft>(() => toDraft(settings));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
@@ -201,16 +214,21 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
       {errors[name] ? <span className="field-error">{errors[name]}</span> : hint && <span className="hint">{hint}</span>}
     </div>
   );
-  const choice = <Name extends 'mailboxAfterFetch' | 'mailboxUnknownSenders'>(name: Name, label: string, options: Array<[Draft[Name], string]>) => (
+  const choice = <Name extends 'mailboxAfterFetch' | 'mailboxUnknownSenders' | 'mailboxCategory'>(
+    name: Name,
+    label: string,
+    options: Array<[Draft[Name], string]>,
+  ) => (
     <div className="field">
       <label htmlFor={`settings-${name}`}>{label}</label>
-      <select id={`settings-${name}`} value={draft[name]} onChange={(e) => set({ [name]: e.target.value })}>
+      <select id={`settings-${name}`} value={draft[name]} aria-invalid={errors[name] ? true : undefined} onChange={(e) => set({ [name]: e.target.value })}>
         {options.map(([value, words]) => (
           <option key={value} value={value}>
             {words}
           </option>
         ))}
       </select>
+      {errors[name] && <span className="field-error">{errors[name]}</span>}
     </div>
   );
   const toggle = (name: 'emailNotifications' | 'maintenanceMode' | 'mailboxTls', label: string, hint: string) => (
@@ -295,6 +313,10 @@ export function SettingsForm({ settings, actions }: { settings: SystemSettings; 
         {choice('mailboxUnknownSenders', 'Mail From Unknown Senders', [
           ['create', 'Create a customer account'],
           ['refuse', 'Refuse (listed in Deliveries)'],
+        ])}
+        {choice('mailboxCategory', 'Category for New Mail', [
+          ['', 'The first active category'],
+          ...categories.filter((category) => category.isActive !== false).map((category): [string, string] => [category._id, category.name]),
         ])}
         <div className="inline-actions">
           <button type="button" className="button button-secondary" disabled={testingMailbox} onClick={() => void testMailbox()}>
@@ -410,7 +432,7 @@ export function SettingsPage() {
       <PageHeader title="System Settings" subtitle="Configure the Telegram bot, the system, the support mailbox, uploads and rate limits." />
       {error ? <Banner kind="error">{errorMessage(error, 'Failed to load settings')}</Banner> : null}
       {isLoading && <LoadingScreen text="Loading settings..." />}
-      {data && <SettingsForm settings={data.settings} actions={actions} />}
+      {data && <SettingsForm settings={data.settings} actions={actions} categories={categories.data?.categories ?? []} />}
       {data && <SatisfactionSettingsGroup />}
       {data && <SlaSettingsGroup categories={categories.data?.categories ?? []} />}
     </div>

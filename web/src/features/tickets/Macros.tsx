@@ -8,6 +8,7 @@ import type { Macro } from '#contract/responses';
 import type { MacroInput } from '#contract/macros';
 import { useCreateMacroMutation } from '../../entities/macro/api';
 import { DialogFooter, MacroForm } from '../../entities/macro/MacroForm';
+import { useActiveTeams } from '../../entities/team/api';
 import { useApplyMacroMutation, useMacroPreviewQuery } from './api';
 
 /** The composer's Macros menu (docs/macros.md): the macros the agent may apply, by name; choosing one opens its preview. */
@@ -50,6 +51,7 @@ export function MacroMenu({ macros, onChoose, isAdmin }: { macros: Macro[]; onCh
 /** "New macro..." from the composer: the Macros page's form (docs/macros.md) in a dialog. */
 function NewMacroDialog({ isAdmin, onClose }: { isAdmin: boolean; onClose: () => void }) {
   const [create, { isLoading }] = useCreateMacroMutation();
+  const activeTeams = useActiveTeams();
   const [failure, setFailure] = useState<string | null>(null);
   const save = async (input: MacroInput) => {
     try {
@@ -61,7 +63,15 @@ function NewMacroDialog({ isAdmin, onClose }: { isAdmin: boolean; onClose: () =>
   };
   return (
     <Modal title="New macro" onClose={onClose}>
-      <MacroForm record={null} isAdmin={isAdmin} saving={isLoading} error={failure} onSubmit={(input) => void save(input)} onCancel={onClose} />
+      <MacroForm
+        record={null}
+        isAdmin={isAdmin}
+        teams={activeTeams}
+        saving={isLoading}
+        error={failure}
+        onSubmit={(input) => void save(input)}
+        onCancel={onClose}
+      />
     </Modal>
   );
 }
