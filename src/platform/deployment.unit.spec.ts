@@ -61,6 +61,7 @@ const DEFAULTED = [
   'SLA_TIMER_MAX_DELAY_MS',
   'MERGE_UNDO_WINDOW_DAYS',
   'MERGE_COMPLETION_DELAY_MS',
+  'EMAIL_SENDER_HOURLY_LIMIT',
 ];
 
 describe('docker-compose.yml against the configuration parser', () => {
