@@ -27,15 +27,23 @@ import { CHECKPOINTS, ProjectionRunner, type RunnerOptions } from './runner';
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.alloc(64, 1)]);
 
 /**
- * The store whose `failAt`-th write (counting each write of a bulk) fails as an unreachable store's does; it counts writes meanwhile.
- * `before` runs just before each write (a crash there is what another connection to the file sees then).
+ * The store whose `failAt`-th write (counting each write of a bulk, numbered when sent) fails as an unreachable store's does; it counts
+ * writes meanwhile. With `crash`, every write after it fails too, as after a crash: bulk writes sent at once each stop where the numbering
+ * reaches them (without, the others run to their end). `before` runs just before each write (a crash there is what another connection to
+ * the file sees then).
  */
-function failingAt(inner: ReadStore, failAt: number, before: (write: number) => Promise<void> = async () => undefined) {
+function failingAt(
+  inner: ReadStore,
+  failAt: number,
+  { before = async () => undefined, crash = false }: { before?: (write: number) => Promise<void>; crash?: boolean } = {},
+) {
   const state = { writes: 0 };
+  const down = (write: number) => write === failAt || (crash && failAt > 0 && write >= failAt);
   const write = async (name: string, perform: () => Promise<unknown>) => {
     state.writes += 1;
-    if (state.writes === failAt) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
-    await before(state.writes);
+    const numbered = state.writes;
+    if (down(numbered)) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
+    await before(numbered);
     await perform();
   };
   const store: ReadStore = {
@@ -81,15 +89,15 @@ function failingAt(inner: ReadStore, failAt: number, before: (write: number) => 
           return deleted;
         },
         async bulkWrite(ops: BulkOp<T>[]) {
-          // The writes of the bulk before the failing one are done, as an ordered bulk write leaves them.
-          const failing = failAt - state.writes - 1;
-          for (let at = 0; at < ops.length; at++) await before(state.writes + at + 1);
-          if (failing >= 0 && failing < ops.length) {
-            await collection.bulkWrite(ops.slice(0, failing));
-            state.writes += failing;
-            await write(name, async () => undefined);
-          }
+          // Numbered when sent, so that bulk writes sent at once take numbers of their own; the writes before the failing one are done, as an ordered bulk write leaves them.
+          const first = state.writes + 1;
           state.writes += ops.length;
+          for (let at = 0; at < ops.length; at++) await before(first + at);
+          const failing = failAt - first;
+          if (failing >= 0 ? failing < ops.length : down(first)) {
+            if (failing > 0) await collection.bulkWrite(ops.slice(0, failing));
+            throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
+          }
           return collection.bulkWrite(ops);
         },
       };
@@ -270,14 +278,16 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
       expect(writes).toBeGreaterThan(0);
 
       const broken: string[] = [];
-      for (let failAt = 1; failAt <= writes; failAt++) {
-        const store = await open();
-        expect(String(await replay(failingAt(store, failAt).store))).toContain(`write ${failAt} failed`);
-        // Started again as a process does, in batches too: a replay that failed before its first batch was written starts from nothing again.
-        const differs = await restartedDiffers(store, inBatches);
-        if (differs) broken.push(`failing at write ${failAt} of ${writes}:\n${differs}`);
-        await dispose(store);
-      }
+      // A batch's projections write at once: one failed write leaves the others' to run to their end, a crash cuts each of them.
+      for (const crash of [false, true])
+        for (let failAt = 1; failAt <= writes; failAt++) {
+          const store = await open();
+          expect(String(await replay(failingAt(store, failAt, { crash }).store))).toContain(`write ${failAt} failed`);
+          // Started again as a process does, in batches too: a replay that failed before its first batch was written starts from nothing again.
+          const differs = await restartedDiffers(store, inBatches);
+          if (differs) broken.push(`${crash ? 'crashing' : 'failing'} at write ${failAt} of ${writes}:\n${differs}`);
+          await dispose(store);
+        }
       expect(broken).toEqual([]);
     }, 600_000);
 
@@ -302,7 +312,7 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
         rmSync(copy, { recursive: true, force: true });
       }
     };
-    const observed = failingAt(store, 0, onDisk);
+    const observed = failingAt(store, 0, { before: onDisk });
     const runner = new ProjectionRunner(server.deps.events, observed.store, allProjections);
     await runner.start();
     await runner.stop();
