@@ -27,23 +27,16 @@ import { CHECKPOINTS, ProjectionRunner, type RunnerOptions } from './runner';
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.alloc(64, 1)]);
 
 /**
- * The store whose `failAt`-th write (counting each write of a bulk, numbered when sent) fails as an unreachable store's does; it counts
- * writes meanwhile. With `crash`, every write after it fails too, as after a crash: bulk writes sent at once each stop where the numbering
- * reaches them (without, the others run to their end). `before` runs just before each write (a crash there is what another connection to
- * the file sees then).
+ * The store whose `failAt`-th write (counting each write of a bulk, numbered when it is sent: bulk writes sent at once take numbers of
+ * their own) fails as an unreachable store's does, while the writes sent beside it run to their end; it counts writes meanwhile.
+ * `before` runs just before each write (a crash there is what another connection to the file sees then).
  */
-function failingAt(
-  inner: ReadStore,
-  failAt: number,
-  { before = async () => undefined, crash = false }: { before?: (write: number) => Promise<void>; crash?: boolean } = {},
-) {
+function failingAt(inner: ReadStore, failAt: number, before: (write: number) => Promise<void> = async () => undefined) {
   const state = { writes: 0 };
-  const down = (write: number) => write === failAt || (crash && failAt > 0 && write >= failAt);
   const write = async (name: string, perform: () => Promise<unknown>) => {
     state.writes += 1;
-    const numbered = state.writes;
-    if (down(numbered)) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
-    await before(numbered);
+    if (state.writes === failAt) throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
+    await before(state.writes);
     await perform();
   };
   const store: ReadStore = {
@@ -94,7 +87,7 @@ function failingAt(
           state.writes += ops.length;
           for (let at = 0; at < ops.length; at++) await before(first + at);
           const failing = failAt - first;
-          if (failing >= 0 ? failing < ops.length : down(first)) {
+          if (failing >= 0 && failing < ops.length) {
             if (failing > 0) await collection.bulkWrite(ops.slice(0, failing));
             throw new TransientStoreError(name, new Error(`write ${failAt} failed`));
           }
@@ -251,7 +244,8 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
   if (_kind !== 'sqlite')
     it('when a replay in batches fails at any of its writes and the process starts again, then the models equal a rebuild from the log', async () => {
       // Batches of a few events (pages of 3, written every 7 events or more): the log's day makes several, each written at once, and the failing write may be in any of them.
-      const inBatches = { pageSize: 3, batchEvents: 7 };
+      // No checkpoint on a timer: a batch's writes go while the next is applied, so a timer's save would land at a write number that varies from run to run; the batches' own saves are counted.
+      const inBatches = { pageSize: 3, batchEvents: 7, checkpointEveryMs: 600_000 };
       const replay = async (store: ReadStore) => {
         let failed: (error: unknown) => void = () => undefined;
         const failure = new Promise<unknown>((resolve) => (failed = resolve));
@@ -278,16 +272,14 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
       expect(writes).toBeGreaterThan(0);
 
       const broken: string[] = [];
-      // A batch's projections write at once: one failed write leaves the others' to run to their end, a crash cuts each of them.
-      for (const crash of [false, true])
-        for (let failAt = 1; failAt <= writes; failAt++) {
-          const store = await open();
-          expect(String(await replay(failingAt(store, failAt, { crash }).store))).toContain(`write ${failAt} failed`);
-          // Started again as a process does, in batches too: a replay that failed before its first batch was written starts from nothing again.
-          const differs = await restartedDiffers(store, inBatches);
-          if (differs) broken.push(`${crash ? 'crashing' : 'failing'} at write ${failAt} of ${writes}:\n${differs}`);
-          await dispose(store);
-        }
+      for (let failAt = 1; failAt <= writes; failAt++) {
+        const store = await open();
+        expect(String(await replay(failingAt(store, failAt).store))).toContain(`write ${failAt} failed`);
+        // Started again as a process does, in batches too: a replay that failed before its first batch was written starts from nothing again.
+        const differs = await restartedDiffers(store, inBatches);
+        if (differs) broken.push(`failing at write ${failAt} of ${writes}:\n${differs}`);
+        await dispose(store);
+      }
       expect(broken).toEqual([]);
     }, 600_000);
 
@@ -312,7 +304,7 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
         rmSync(copy, { recursive: true, force: true });
       }
     };
-    const observed = failingAt(store, 0, { before: onDisk });
+    const observed = failingAt(store, 0, onDisk);
     const runner = new ProjectionRunner(server.deps.events, observed.store, allProjections);
     await runner.start();
     await runner.stop();
