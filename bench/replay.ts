@@ -9,7 +9,8 @@ import { escapeRegex } from '../src/platform/readstore/port';
 import { searchTickets } from '../src/app/search/service';
 import { searchQuery } from '#contract/search';
 import { allProjections } from '../src/projections/all';
-import { ProjectionRunner } from '../src/projections/runner';
+import { StoreLease } from '../src/platform/lease';
+import { PROJECTIONS_LEASE, ProjectionRunner } from '../src/projections/runner';
 import { SEARCH_PEOPLE, SEARCH_TICKETS, searchProjection } from '../src/projections/search';
 import { TICKETS } from '../src/projections/tickets';
 import { type FastMongo, startFastMongo } from './fastMongo';
@@ -18,14 +19,16 @@ import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
 /**
  * Figure 4, in a process of its own: every projection rebuilt from zero over the whole log into a
  * fresh embedded read store (a SQLite file in a temporary directory), as a first start of the embedded app does.
- *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>] [--mongo fast|URL]
+ *   tsx --conditions=source bench/replay.ts <events.db> [--without-search] [--queries <rounds>] [--mongo fast|URL [--lease] [--batch <events>]]
  * prints { events, ms, rate, cpuMs, rssMb, heapMb, peakRssMb } as JSON (rss and heap a second after the replay;
  * peakRssMb at its end); `--without-search` leaves the search projection out
  * (the replay rate and memory without the index); `--queries` then times the search figure on the
  * rebuilt store: GET /api/search's service for one- and two-word queries beside the substring
  * regex scan of the tickets' titles and descriptions that the Live Tickets list used before it.
  * `--mongo` replays into MongoDB instead (`fast`: the in-memory wire server of bench/fastMongo.ts) and
- * adds the commands the server was sent and its milliseconds by command (docs/benchmark.md "The MongoDB path").
+ * adds the commands the server was sent and its milliseconds by command (docs/benchmark.md "The MongoDB path");
+ * `--lease` writes as the app's leader does there, through the lease's fenced store; `--batch <events>` sets the
+ * replay's batches there (docs/read-models.md "Replay in batches"; 0 applies it page by page).
  */
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -55,7 +58,14 @@ async function main() {
   const readStore: ReadStore =
     mongoAt >= 0 ? await MongoReadStore.connect(fast?.url ?? args[mongoAt + 1]!) : new SqliteReadStore({ filename: path.join(directory, 'readstore.db') });
   const projections = withoutSearch ? allProjections.filter((projection) => projection !== searchProjection) : allProjections;
-  const runner = new ProjectionRunner(store, readStore, projections);
+  // As the app does on MongoDB: the holder of the lease writes, every write fenced by its epoch.
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const lease = args.includes('--lease') ? new StoreLease({ store: readStore, key: PROJECTIONS_LEASE, logger: silent }) : undefined;
+  const batchAt = args.indexOf('--batch');
+  const runner = new ProjectionRunner(store, readStore, projections, {
+    ...(lease ? { lease } : {}),
+    ...(batchAt >= 0 ? { batchEvents: Number(args[batchAt + 1]) } : {}),
+  });
   const started = process.hrtime.bigint();
   const cpuBefore = process.cpuUsage();
   await runner.start();

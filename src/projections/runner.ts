@@ -180,6 +180,8 @@ export class ProjectionRunner {
   /** The machine's effects, carried out one at a time. */
   private effects: Promise<void> = Promise.resolve();
   private serial: Promise<unknown> = Promise.resolve();
+  /** The last batch's writes and then its checkpoints, sent while the next batch is applied (null once awaited). */
+  private batchWrites: Promise<void> | null = null;
   private followTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
@@ -540,6 +542,7 @@ export class ProjectionRunner {
     this.processor = null;
     try {
       await processor?.stop();
+      await this.batchWritten();
     } catch (error) {
       this.options.onError?.(error, null);
       this.dispatch({ type: 'checkpointSaveFailed' });
@@ -575,6 +578,8 @@ export class ProjectionRunner {
             if (batch.events >= batchEvents) batch = await this.flushBatch(batch);
             return this.written;
           }
+          // A page writes over what the batches wrote: after it.
+          await this.batchWritten();
           // The cache holds while only this processor's live pages write; a failed page may have left any part written.
           if (!context.live) cache?.clear();
           const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
@@ -596,8 +601,9 @@ export class ProjectionRunner {
         }),
       endOfCatchUp: () =>
         this.inTurn(async () => {
-          if (batch) batch = await this.flushBatch(batch);
+          if (batch) await this.flushBatch(batch);
           batch = null;
+          await this.batchWritten();
           for (const projection of this.mine) await projection.caughtUp?.(this.writer);
           return this.written;
         }),
@@ -688,18 +694,38 @@ export class ProjectionRunner {
   }
 
   /**
-   * Writes what the batch changed, then the checkpoints (after the models, as a page does); answers the
-   * batch to go on with, or null (page by page) once the store holds more of its documents than it keeps.
+   * Sends what the batch changed, then the checkpoints (after the models, as a page does), while the
+   * next batch is applied: the app folds and the store writes at once. A batch's writes start once the
+   * last batch's and its checkpoints landed (a later batch's document never goes before an earlier
+   * one's), and a failure of theirs fails this page. Answers the batch to go on with, or null (page by
+   * page) once the store holds more of its documents than it keeps.
    */
   private async flushBatch(batch: CatchUpBatch): Promise<CatchUpBatch | null> {
     if (batch.events === 0) return batch;
-    await batch.flush(this.writer);
-    for (const [name, position] of batch.positions) this.positions.set(name, position);
-    this.processed += batch.events;
+    await this.batchWritten();
+    const write = await batch.take();
+    const positions = new Map(batch.positions);
+    const events = batch.events;
     batch.events = 0;
-    await this.saveCheckpoints();
-    this.release();
+    const writer = this.writer;
+    const writes = (async () => {
+      await write(writer);
+      for (const [name, position] of positions) this.positions.set(name, position);
+      this.processed += events;
+      await this.saveCheckpoints();
+      this.release();
+    })();
+    // Awaited by the next batch, the next page, the end of the catch-up or the stop; not unhandled meanwhile.
+    writes.catch(() => undefined);
+    this.batchWrites = writes;
     return batch.documents < BATCH_DOCUMENTS ? batch : null;
+  }
+
+  /** Waits for the last batch's writes and checkpoints; throws their failure once. */
+  private async batchWritten(): Promise<void> {
+    const writes = this.batchWrites;
+    this.batchWrites = null;
+    await writes;
   }
 
   /** Applies the page to every projection; answers the events all of them applied. */
