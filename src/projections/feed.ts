@@ -26,6 +26,7 @@ type NotInFeed =
   | 'TicketTeamChanged'
   | 'TicketTagAdded'
   | 'TicketTagRemoved'
+  | 'TicketTagRenamed'
   | 'TicketPriorityChanged'
   | 'TicketCategoryChanged'
   | 'SlaPolicyReapplied'

@@ -1,4 +1,4 @@
-import type { MessagePostedData } from '../domain/ticket/ticket';
+import { type MessagePostedData, renameTag } from '../domain/ticket/ticket';
 import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
@@ -314,6 +314,10 @@ const evolve = dispatcher<Page, void>({
   TicketTagRemoved(event, page) {
     const before = current(page, event);
     if (before) save(page, event, before, { tags: before.tags.filter((tag) => tag !== event.data.tag), updatedAt: event.metadata.occurredAt }, false);
+  },
+  TicketTagRenamed(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: renameTag(before.tags, event.data), updatedAt: event.metadata.occurredAt }, false);
   },
   TicketPriorityChanged(event, page) {
     const before = current(page, event);

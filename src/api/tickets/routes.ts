@@ -18,6 +18,8 @@ import {
   postMessageSchema,
   statsQuery,
   tagSuggestionsQuery,
+  renameTagSchema,
+  mergeTagSchema,
   tagTermsOf,
   ticketTagSchema,
   updateTicketSchema,
@@ -69,6 +71,7 @@ import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
 import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
 import { teamIdsOf } from '../../projections/teams';
 import { tagSuggestions } from '../../projections/tags';
+import { renameTag } from '../../app/tags/service';
 import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
@@ -400,6 +403,18 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tags', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { q, limit } = parse(tagSuggestionsQuery, req.query);
     res.json({ tags: await tagSuggestions(deps.readStore, q, limit) });
+  });
+
+  router.post('/tags/:tag/rename', scope('admin'), requireRole('admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
+    const { to } = parse(renameTagSchema, req.body);
+    res.json({ change: await renameTag(deps, tag, to, false, commandContext(deps, req)) });
+  });
+
+  router.post('/tags/:tag/merge', scope('admin'), requireRole('admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
+    const { into } = parse(mergeTagSchema, req.body);
+    res.json({ change: await renameTag(deps, tag, into, true, commandContext(deps, req)) });
   });
 
   router.put('/tickets/:id/outcome', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
