@@ -259,6 +259,9 @@ export const listTicketsQuery = z.object({
   ...pageQuery(20),
 });
 
+/** `GET /tickets/export.csv`: the list's filters, no paging (docs/teams.md). */
+export const exportTicketsQuery = listTicketsQuery.omit({ sort: true, page: true, limit: true });
+
 /** `?tickets=a,b,c`: the tickets of one list page, for a column that comes from another read model. */
 export const ticketIdsQuery = z
   .object({

@@ -18,6 +18,7 @@ import {
   postMessageSchema,
   statsQuery,
   tagSuggestionsQuery,
+  exportTicketsQuery,
   renameTagSchema,
   mergeTagSchema,
   tagTermsOf,
@@ -72,6 +73,7 @@ import { ticketIdsByDue, ticketIdsBySla } from '../../projections/sla';
 import { teamIdsOf } from '../../projections/teams';
 import { tagSuggestions } from '../../projections/tags';
 import { renameTag } from '../../app/tags/service';
+import { ticketsCsv } from '../../app/tickets/export';
 import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
@@ -224,6 +226,13 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tickets/stats', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { tz } = parse(statsQuery, req.query);
     res.json(await ticketStatistics(deps.readStore, deps.clock(), tz));
+  });
+
+  router.get('/tickets/export.csv', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
+    const query = parse(exportTicketsQuery, req.query);
+    const csv = await ticketsCsv(deps.readStore, await listFilter(deps, query, currentUser(req)));
+    res.type('text/csv').attachment(`tickets-${deps.clock().toISOString().slice(0, 10)}.csv`);
+    res.send(csv);
   });
 
   router.get('/tickets', scope('tickets:read'), requireRole(), async (req, res) => {

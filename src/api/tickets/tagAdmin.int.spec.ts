@@ -91,6 +91,26 @@ describe('An admin renames and merges tags (docs/teams.md)', () => {
       expect(await tagsOf(tickets[0]!)).toEqual(['refunds', 'billing']);
     });
 
+    it("then the tickets CSV export has each ticket's team and tags, filters as the list does, and is staff's", async () => {
+      const team = (await call('POST', '/teams', admin, { name: 'Payments', members: [agent.id] })).body.team as { _id: string };
+      await call('PUT', `/tickets/${tickets[0]!._id}`, agent.token, { team: team._id });
+      const exported = await call('GET', '/tickets/export.csv', agent.token);
+      expect(exported.status).toBe(200);
+      const lines = (exported.body as string).trim().split('\r\n');
+      expect(lines[0]).toBe('"ticket","title","status","priority","category","customer","agent","team","tags","createdAt","updatedAt","resolvedAt"');
+      const cells = (line: string) => line.slice(1, -1).split('","');
+      expect(lines.slice(1).map((line) => [cells(line)[7], cells(line)[8]])).toEqual([
+        ['No team', 'billing'],
+        ['No team', 'refunds billing'],
+        ['Payments', 'refunds billing'],
+      ]);
+      const billing = ((await call('GET', '/tickets/export.csv?tag=refunds&team=' + team._id, agent.token)).body as string).trim().split('\r\n');
+      expect(billing).toHaveLength(2);
+      expect((await call('GET', '/tickets/export.csv?status=nope', agent.token)).status).toBe(400);
+      const customer = await addMember(server, admin, 'customer', 'Hal');
+      expect((await call('GET', '/tickets/export.csv', customer.token)).status).toBe(403);
+    });
+
     it('then a deleted ticket leaves the counts, and the rebuilt read models equal the live ones', async () => {
       expect((await call('DELETE', `/tickets/${tickets[2]!._id}`, admin)).status).toBe(204);
       expect(await uses()).toEqual([
