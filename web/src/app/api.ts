@@ -108,6 +108,7 @@ export const api = createApi({
     'Team',
     'Rule',
     'Availability',
+    'Tag',
   ],
   endpoints: () => ({}),
 });
