@@ -1,6 +1,7 @@
 import { isCleanText } from '#contract/text';
 import type { ReadStore } from '../platform/readstore/port';
 import { findCategory, findPerson } from '../projections/directory';
+import { TEAMS, type TeamView } from '../projections/teams';
 
 /** Percent with one decimal; null for nothing to count. */
 export const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
@@ -29,18 +30,30 @@ function groupBy<Row>(rows: Row[], key: (row: Row) => string | null): Map<string
   return groups;
 }
 
-/** A dashboard report's rows grouped by category and by agent (names joined at read time), each list by name. */
-export async function byCategoryAndAgent<Row extends { categoryId: string; agentId: string | null }, Group extends { name: string }>(
+/** How reports name the tickets in no team (docs/teams.md). */
+export const NO_TEAM_NAME = 'No team';
+
+/** Team names by id, archived teams too: a report names the team a ticket had. */
+export async function teamNames(store: ReadStore): Promise<Map<string, string>> {
+  return new Map((await store.collection<TeamView>(TEAMS).find({})).map((team) => [team._id, team.name]));
+}
+
+/** A dashboard report's rows grouped by category, by agent and by team (names joined at read time), each list by name. */
+export async function reportGroups<Row extends { categoryId: string; agentId: string | null; teamId: string | null }, Group extends { name: string }>(
   store: ReadStore,
   rows: Row[],
   group: (id: string | null, name: string, members: Row[]) => Group,
-): Promise<{ byCategory: Group[]; byAgent: Group[] }> {
+): Promise<{ byCategory: Group[]; byAgent: Group[]; byTeam: Group[] }> {
   const byCategory: Group[] = [];
   for (const [categoryId, members] of groupBy(rows, (row) => row.categoryId))
     byCategory.push(group(categoryId, (await findCategory(store, categoryId!)).name, members));
   const byAgent: Group[] = [];
   for (const [agentId, members] of groupBy(rows, (row) => row.agentId))
     byAgent.push(group(agentId, agentId ? fullName(await findPerson(store, agentId)) : 'Unassigned', members));
+  const teams = await teamNames(store);
+  const byTeam: Group[] = [];
+  for (const [teamId, members] of groupBy(rows, (row) => row.teamId))
+    byTeam.push(group(teamId, teamId ? (teams.get(teamId) ?? 'Unknown team') : NO_TEAM_NAME, members));
   const byName = (a: Group, b: Group) => a.name.localeCompare(b.name);
-  return { byCategory: byCategory.sort(byName), byAgent: byAgent.sort(byName) };
+  return { byCategory: byCategory.sort(byName), byAgent: byAgent.sort(byName), byTeam: byTeam.sort(byName) };
 }

@@ -17,6 +17,11 @@ export const FEED_EVENT_TYPES = [
   'SatisfactionCommented',
   'SlaPolicyApplied',
   'SlaWarningRaised',
+  // Staff's, as the outcome (docs/teams.md): never in a customer's feed.
+  'TicketTeamChanged',
+  'TicketTagAdded',
+  'TicketTagRemoved',
+  'TicketTagRenamed',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 

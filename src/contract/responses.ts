@@ -135,7 +135,16 @@ export const CategoryStat = z.strictObject({
   color: z.string(),
   count: z.int(),
   open: z.int(),
-  avgResolutionTime: z.number().meta({ description: 'Milliseconds; 0 without resolved tickets' }),
+  avgResolutionTime: z.number().meta({ description: 'Minutes; 0 without resolved tickets' }),
+});
+/** A team's figures on the dashboard (docs/teams.md); `_id` null for the tickets in no team ("No team"). */
+const TeamStat = z.strictObject({
+  _id: id.nullable(),
+  name: z.string(),
+  count: z.int(),
+  open: z.int(),
+  avgFirstResponseTime: z.number().meta({ description: "Minutes from opening to staff's first public reply; 0 without answered tickets" }),
+  avgResolutionTime: z.number().meta({ description: 'Minutes; 0 without resolved tickets' }),
 });
 export const TicketStats = z
   .strictObject({
@@ -148,9 +157,12 @@ export const TicketStats = z
     unassigned: z.int(),
     todayTickets: z.int(),
     weekTickets: z.int(),
-    avgResponseTime: z.number().meta({ description: 'Milliseconds' }),
-    avgResolutionTime: z.number().meta({ description: 'Milliseconds' }),
+    avgResponseTime: z.number().meta({ description: 'Minutes' }),
+    avgResolutionTime: z.number().meta({ description: 'Minutes' }),
     categoryStats: z.array(CategoryStat),
+    teamStats: z.array(TeamStat),
+    /** The tags most tickets carry now, most used first (at most 10). */
+    topTags: z.array(z.strictObject({ tag: z.string(), uses: z.int() })),
     recentActivity: z.array(
       z.strictObject({
         type: z.enum(['new', 'updated']),

@@ -106,6 +106,8 @@ export interface SatisfactionReport {
   total: SatisfactionGroup;
   byCategory: SatisfactionGroup[];
   byAgent: SatisfactionGroup[];
+  /** By the ticket's team when resolved ('No team' for none, docs/teams.md). */
+  byTeam: SatisfactionGroup[];
   latestComments: Array<{ ticketId: string; number: number; title: string; score: number; comment: string; at: string; agentName: string | null }>;
 }
 

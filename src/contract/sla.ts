@@ -215,6 +215,8 @@ export interface SlaReport {
   total: SlaGroup;
   byCategory: SlaGroup[];
   byAgent: SlaGroup[];
+  /** By the ticket's team when the episode was decided ('No team' for none, docs/teams.md). */
+  byTeam: SlaGroup[];
   breaches: SlaBreach[];
 }
 

@@ -169,8 +169,14 @@ export function tagTermsOf(q: string): { tags: string[]; words: string } {
 }
 export const tagSuggestionsQuery = z.object({
   q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
-  limit: queryInt('limit', { min: 1, max: 50 }).default(10),
+  /** Up to 200: the admin's Tags tab lists them all. */
+  limit: queryInt('limit', { min: 1, max: 200 }).default(10),
 });
+
+/** An admin's rename of a tag across the desk (docs/teams.md): `to` must not be in use. */
+export const renameTagSchema = z.object({ to: tagSchema }).strict();
+/** An admin's merge of a tag into another one in use. */
+export const mergeTagSchema = z.object({ into: tagSchema }).strict();
 
 export const assignTicketSchema = z.object({ agentId: z.string({ message: 'agentId is required' }).min(1, 'agentId is required') }).strict();
 
@@ -252,6 +258,9 @@ export const listTicketsQuery = z.object({
     .default('latest'),
   ...pageQuery(20),
 });
+
+/** `GET /tickets/export.csv`: the list's filters, no paging (docs/teams.md). */
+export const exportTicketsQuery = listTicketsQuery.omit({ sort: true, page: true, limit: true });
 
 /** `?tickets=a,b,c`: the tickets of one list page, for a column that comes from another read model. */
 export const ticketIdsQuery = z

@@ -22,10 +22,7 @@ type NotInFeed =
   | 'MessagesMovedIn'
   | 'TicketLinked'
   | 'TicketUnlinked'
-  // Not yet in the contract's list of feed types (docs/teams.md, what is next).
-  | 'TicketTeamChanged'
-  | 'TicketTagAdded'
-  | 'TicketTagRemoved'
+  // Not yet in the contract's list of feed types.
   | 'TicketPriorityChanged'
   | 'TicketCategoryChanged'
   | 'SlaPolicyReapplied'

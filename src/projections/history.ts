@@ -129,6 +129,11 @@ function summarise(event: TicketRecorded, nameOf: (userId: string) => string, ca
       return `Added the tag ${quote(event.data.tag)}`;
     case 'TicketTagRemoved':
       return `Removed the tag ${quote(event.data.tag)}`;
+    case 'TicketTagRenamed': {
+      const { from, to, merged, alreadyTagged } = event.data;
+      const already = alreadyTagged ? `, which the ticket already had` : '';
+      return merged ? `Merged the tag ${quote(from)} into ${quote(to)}${already}` : `Renamed the tag ${quote(from)} to ${quote(to)}${already}`;
+    }
     case 'TicketPriorityChanged':
       return `Changed the priority from ${event.data.previous} to ${event.data.priority}`;
     case 'TicketCategoryChanged':
@@ -366,6 +371,7 @@ export function isStaffOnly(event: TicketRecorded, internal: ReadonlySet<string>
     event.type === 'TicketTeamChanged' ||
     event.type === 'TicketTagAdded' ||
     event.type === 'TicketTagRemoved' ||
+    event.type === 'TicketTagRenamed' ||
     event.type === 'RuleFired' ||
     event.type === 'RuleChainStopped' ||
     isAboutNote(event, internal)

@@ -1,7 +1,6 @@
 import { DEFAULT_SATISFACTION_SETTINGS, type SatisfactionChannel, type SatisfactionSettings } from '#contract/satisfaction';
 import type { SatisfactionFilter } from '#contract/tickets';
 import { RATING_WINDOW_MS } from '../domain/satisfaction/satisfaction';
-import type { RecordedEvent } from '../platform/eventstore/port';
 import type { Doc, ReadStore } from '../platform/readstore/port';
 import { withHeldWrites } from './buffered';
 import { handledBy } from './events';
@@ -22,6 +21,8 @@ export interface EpisodeView extends Doc {
   categoryId: string;
   /** The ticket's agent when it was resolved: the one the rating judges. */
   agentId: string | null;
+  /** The ticket's team when it was resolved (docs/teams.md), null for none. */
+  teamId: string | null;
   resolvedAt: string;
   endedAt: string | null;
   ended: 'reopened' | 'closed' | null;
@@ -38,6 +39,7 @@ interface TicketEntry extends Doc {
   customerId: string;
   categoryId: string;
   agentId: string | null;
+  teamId: string | null;
   episode: number;
   /** The latest rating of the ticket (Live Tickets' column and filters), null before any. */
   score: number | null;
@@ -58,7 +60,11 @@ const episodes = (store: ReadStore) => store.collection<EpisodeView>(SATISFACTIO
  * guards it), then moves the guard: a replayed event changes nothing, and one interrupted between
  * the two writes is applied again whole (every write here sets values, none adds to them).
  */
-async function once(store: ReadStore, event: RecordedEvent, write: (entry: TicketEntry) => Promise<Partial<TicketEntry> | void>) {
+async function once(
+  store: ReadStore,
+  event: { data: { ticketId: string }; revision: number },
+  write: (entry: TicketEntry) => Promise<Partial<TicketEntry> | void>,
+) {
   const id = String(event.data.ticketId);
   const known = entriesOfPage.get(store);
   const entry = known ? (known.get(id) ?? null) : await tickets(store).findOne({ _id: id });
@@ -78,7 +84,7 @@ const entriesOfPage = new WeakMap<ReadStore, Map<string, TicketEntry | null>>();
 /** Serves the ticket's survey, the dashboard's CSAT figures and the CSV export (docs/satisfaction.md). */
 export const satisfactionProjection: Projection = {
   name: 'satisfaction',
-  version: 2,
+  version: 3,
   collections: [SATISFACTION_EPISODES, SATISFACTION_TICKETS, SATISFACTION_SETTINGS],
   async setup(store) {
     await episodes(store).createIndex({ keys: { resolvedAt: -1 } });
@@ -95,6 +101,7 @@ export const satisfactionProjection: Projection = {
         customerId,
         categoryId,
         agentId: null,
+        teamId: null,
         episode: 0,
         score: null,
         awaitingSince: null,
@@ -106,6 +113,7 @@ export const satisfactionProjection: Projection = {
     },
     AgentAssignedToTicket: (event, store) => once(store, event, async () => ({ agentId: event.data.agentId })),
     AgentUnassignedFromTicket: (event, store) => once(store, event, async () => ({ agentId: null })),
+    TicketTeamChanged: (event, store) => once(store, event, async () => ({ teamId: event.data.teamId })),
     TicketStatusChanged: (event, store) =>
       once(store, event, async (entry) => {
         const at = event.metadata.occurredAt;
@@ -120,6 +128,7 @@ export const satisfactionProjection: Projection = {
             customerId: entry.customerId,
             categoryId: entry.categoryId,
             agentId: entry.agentId,
+            teamId: entry.teamId,
             resolvedAt: at,
             endedAt: null,
             ended: null,

@@ -30,6 +30,7 @@ export interface SlaTicketEntry extends Doc {
   categoryId: string;
   customerId: string;
   agentId: string | null;
+  teamId: string | null;
   status: TicketStatus;
   clock: SlaClockState;
   /** The earliest due time of a running target (ms), for the filters and the order; null when none runs. */
@@ -46,6 +47,8 @@ export interface SlaEpisodeView extends Doc {
   categoryId: string;
   /** The ticket's agent when the episode ended, or now while it runs: the one the target judges. */
   agentId: string | null;
+  /** The ticket's team when the episode ended, or now while it runs (docs/teams.md). */
+  teamId: string | null;
   target: SlaTarget;
   episode: number;
   startedAt: number;
@@ -79,6 +82,7 @@ const episodeViews = (entry: Omit<SlaTicketEntry, '_revision'>, clocks: TargetCl
     title: entry.title,
     categoryId: entry.categoryId,
     agentId: entry.agentId,
+    teamId: entry.teamId,
     target: clock.target,
     episode: clock.episode,
     startedAt: clock.startedAt,
@@ -107,16 +111,16 @@ const withDerived = (entry: SlaTicketEntry): SlaTicketEntry => ({
 /**
  * Folds one event into its ticket's entry, guarded by the stream revision (a replayed event changes
  * nothing), and notes the episodes it touched: those whose clock changed, and every open one when the
- * agent changed (the agent an episode judges).
+ * agent or team changed (those an episode judges).
  */
 function advance(page: Page, event: { revision: number; data: { ticketId: string } }, change: (entry: SlaTicketEntry) => Partial<SlaTicketEntry>) {
   const ticketId = String(event.data.ticketId);
   const entry = page.entries.get(ticketId);
   if (!entry || entry._revision >= event.revision) return;
   const next = withDerived({ ...entry, ...change(entry), _revision: event.revision });
-  const agentMoved = next.agentId !== entry.agentId;
+  const judgeMoved = next.agentId !== entry.agentId || next.teamId !== entry.teamId;
   const touched = next.clock.clocks.filter(
-    (after, index) => JSON.stringify(after) !== JSON.stringify(entry.clock.clocks[index]) || (agentMoved && after.completedAt === null),
+    (after, index) => JSON.stringify(after) !== JSON.stringify(entry.clock.clocks[index]) || (judgeMoved && after.completedAt === null),
   );
   for (const view of episodeViews(next, touched)) page.episodes.set(view._id, view);
   page.entries.set(ticketId, next);
@@ -139,6 +143,7 @@ const evolve = dispatcher<Page, void>({
       categoryId,
       customerId,
       agentId: null,
+      teamId: null,
       status: 'open',
       clock: initialClock(null),
       nextDueAt: null,
@@ -157,6 +162,7 @@ const evolve = dispatcher<Page, void>({
   TicketStatusChanged: (event, page) => advance(page, event, (entry) => ({ ...fold(event)(entry), status: event.data.to })),
   AgentAssignedToTicket: (event, page) => advance(page, event, () => ({ agentId: event.data.agentId })),
   AgentUnassignedFromTicket: (event, page) => advance(page, event, () => ({ agentId: null })),
+  TicketTeamChanged: (event, page) => advance(page, event, () => ({ teamId: event.data.teamId })),
   TicketDeleted(event, page) {
     const { ticketId } = event.data;
     page.entries.set(ticketId, null);
@@ -194,7 +200,7 @@ async function applySlaPage(events: RecordedEvent[], store: ReadStore): Promise<
 /** Serves the tickets' due times, Live Tickets' SLA filters and order, and the attainment report (docs/sla.md). */
 export const slaProjection: Projection = {
   name: 'sla',
-  version: 1,
+  version: 2,
   collections: [SLA_TICKETS, SLA_EPISODES, SLA_SETTINGS],
   types: evolve.types,
   async setup(store) {

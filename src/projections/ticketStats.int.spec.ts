@@ -6,6 +6,8 @@ const resolvedAfter = (index: number, ms: number): StatsSource => ({
   status: 'resolved',
   assignedAgent: { _id: 'agent' },
   category: { _id: 'billing' },
+  team: null,
+  firstResponseAt: null,
   createdAt: new Date(Date.UTC(2026, 10, 20, 8, index)).toISOString(),
   updatedAt: new Date(Date.UTC(2026, 10, 20, 8, index) + ms).toISOString(),
   resolvedAt: new Date(Date.UTC(2026, 10, 20, 8, index) + ms).toISOString(),

@@ -31,9 +31,23 @@ export interface TicketStatsDoc extends Doc {
   response: Sum;
   resolution: Sum;
   categories: Record<string, { count: number; open: number; resolutionSum: number; resolutionCount: number }>;
+  /** Per team (`none` for the tickets in no team, docs/teams.md): the same sums as the desk's. */
+  teams: Record<string, TeamSums>;
   created: Record<string, number>;
   newestCreatedAt: string | null;
 }
+
+interface TeamSums {
+  count: number;
+  open: number;
+  firstResponseSum: number;
+  firstResponseCount: number;
+  resolutionSum: number;
+  resolutionCount: number;
+}
+
+/** The key of the tickets in no team among the teams' sums. */
+export const NO_TEAM_KEY = 'none';
 
 /** The stored sums: everything but the creation buckets, which live in TICKET_CREATED. */
 type StatsRow = Omit<TicketStatsDoc, 'created'> & { position?: number };
@@ -47,7 +61,9 @@ export interface StatsSource {
   status: TicketStatus;
   assignedAgent: unknown;
   category: { _id: string };
+  team: { _id: string } | null;
   createdAt: string;
+  firstResponseAt: string | null;
   updatedAt: string;
   resolvedAt: string | null;
   closedAt: string | null;
@@ -92,15 +108,23 @@ const add = (into: Map<string, number>, key: string, value: number) => into.set(
 function addContribution(into: Map<string, number>, ticket: StatsSource, sign: 1 | -1): void {
   const isOpen = OPEN_STATUSES.includes(ticket.status);
   const category = `categories.${ticket.category._id}`;
+  const team = `teams.${ticket.team?._id ?? NO_TEAM_KEY}`;
   add(into, `byStatus.${ticket.status}`, sign);
   add(into, 'unassigned', isOpen && !ticket.assignedAgent ? sign : 0);
   add(into, `${category}.count`, sign);
   add(into, `${category}.open`, isOpen ? sign : 0);
+  add(into, `${team}.count`, sign);
+  add(into, `${team}.open`, isOpen ? sign : 0);
   add(into, `${CREATED}${bucketKey(ticket.createdAt)}`, sign);
   // Average response time: tickets with an agent that are no longer open, creation to last update, capped.
   if (ticket.assignedAgent && ticket.status !== 'open') {
     add(into, 'response.sum', sign * Math.min(minutesBetween(ticket.createdAt, ticket.updatedAt), RESPONSE_CAP_MINUTES));
     add(into, 'response.count', sign);
+  }
+  // A team's first response: creation to staff's first public reply, uncapped (docs/teams.md).
+  if (ticket.firstResponseAt) {
+    add(into, `${team}.firstResponseSum`, sign * minutesBetween(ticket.createdAt, ticket.firstResponseAt));
+    add(into, `${team}.firstResponseCount`, sign);
   }
   // Average resolution time: resolved or closed tickets with such a date, creation to that date, uncapped.
   const resolvedOn = ticket.status === 'resolved' ? ticket.resolvedAt : ticket.status === 'closed' ? (ticket.closedAt ?? ticket.resolvedAt) : null;
@@ -110,6 +134,8 @@ function addContribution(into: Map<string, number>, ticket: StatsSource, sign: 1
     add(into, 'resolution.count', sign);
     add(into, `${category}.resolutionSum`, minutes);
     add(into, `${category}.resolutionCount`, sign);
+    add(into, `${team}.resolutionSum`, minutes);
+    add(into, `${team}.resolutionCount`, sign);
   }
 }
 
@@ -221,6 +247,7 @@ export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc>
     response: found?.response ?? { sum: 0, count: 0 },
     resolution: found?.resolution ?? { sum: 0, count: 0 },
     categories: found?.categories ?? {},
+    teams: found?.teams ?? {},
     created: Object.fromEntries(buckets.filter(({ count }) => count !== 0).map(({ _id, count }) => [_id, count])),
     newestCreatedAt: found?.newestCreatedAt ?? null,
   };

@@ -1,4 +1,4 @@
-import type { MessagePostedData } from '../domain/ticket/ticket';
+import { type MessagePostedData, renameTag } from '../domain/ticket/ticket';
 import { type Attachment, type CustomFieldValue, PRIORITY_WEIGHT, type Platform, type Priority, STATUS_RANK, type TicketStatus } from '#contract/tickets';
 import { type Role, isStaff } from '#contract/users';
 import type { RecordedEvent } from '../platform/eventstore/port';
@@ -64,6 +64,8 @@ export interface TicketView extends Doc {
   lastPublicMessageAt: string | null;
   /** When the customer last wrote (the ticket's opening counts as their first words). */
   lastCustomerMessageAt: string | null;
+  /** Staff's first public reply (staff-only, not in answers): the teams' first-response time. */
+  firstResponseAt: string | null;
   /**
    * Since when the customer waits for the desk: from their first unanswered words (the opening, or
    * a message after a public staff reply) until a public staff reply, or the status moves the ball
@@ -243,6 +245,7 @@ const evolve = dispatcher<Page, void>({
       publicMessageCount: 0,
       lastPublicMessageAt: null,
       lastCustomerMessageAt: at,
+      firstResponseAt: null,
       ...waiting(at),
       priorityWeight: PRIORITY_WEIGHT[priority],
       statusRank: STATUS_RANK.open,
@@ -304,9 +307,8 @@ const evolve = dispatcher<Page, void>({
   TicketTeamChanged(event, page) {
     const before = current(page, event);
     const { teamId, teamName } = event.data;
-    // Staff-only, as the outcome: the customer's updatedAt stays where it was.
-    if (before)
-      save(page, event, before, { team: teamId === null ? null : { _id: teamId, name: teamName ?? '' }, updatedAt: event.metadata.occurredAt }, false);
+    // Staff-only, as the outcome: the customer's updatedAt stays where it was. It moves the ticket between the teams' sums.
+    if (before) save(page, event, before, { team: teamId === null ? null : { _id: teamId, name: teamName ?? '' }, updatedAt: event.metadata.occurredAt });
   },
   // Staff-only, as the team: the customer's updatedAt stays where it was.
   TicketTagAdded(event, page) {
@@ -316,6 +318,10 @@ const evolve = dispatcher<Page, void>({
   TicketTagRemoved(event, page) {
     const before = current(page, event);
     if (before) save(page, event, before, { tags: before.tags.filter((tag) => tag !== event.data.tag), updatedAt: event.metadata.occurredAt }, false);
+  },
+  TicketTagRenamed(event, page) {
+    const before = current(page, event);
+    if (before) save(page, event, before, { tags: renameTag(before.tags, event.data), updatedAt: event.metadata.occurredAt }, false);
   },
   TicketPriorityChanged(event, page) {
     const before = current(page, event);
@@ -351,6 +357,8 @@ const evolve = dispatcher<Page, void>({
         : isStaff(senderRole)
           ? waiting(null)
           : {};
+    // Staff's first public reply: the teams' first-response time (docs/teams.md), the one message that moves the sums.
+    const firstResponse = !isInternal && !fromCustomer && isStaff(senderRole) && before.firstResponseAt === null;
     page.messages.set(messageId, postedMessageView(event.data, seq, page.directory.person(senderId), at, event.revision));
     recordUploads(page, id, before.customer._id, isInternal, attachments);
     // A conversation does not make a ticket "updated": updatedAt drives the response-time statistic.
@@ -364,8 +372,9 @@ const evolve = dispatcher<Page, void>({
         lastMessageAt: at,
         ...(isInternal ? {} : { publicMessageCount: before.publicMessageCount + 1, lastPublicMessageAt: at }),
         ...waitingNow,
+        ...(firstResponse ? { firstResponseAt: at } : {}),
       },
-      false,
+      firstResponse,
     );
   },
   /**
@@ -677,7 +686,7 @@ async function applyTicketsPage(events: RecordedEvent[], store: ReadStore): Prom
 /** Serves the ticket list, ticket detail, conversation, unread counts, uploads and dashboard statistics. */
 export const ticketsProjection: Projection = {
   name: 'tickets',
-  version: 9,
+  version: 10,
   // The names of a page's people and categories are looked up in the directory while applying.
   reads: ['directory'],
   collections: [TICKETS, TICKET_MESSAGES, TICKET_READS, UPLOADS, TICKET_STATS, TICKET_CREATED],

@@ -92,6 +92,27 @@ describe('The event feed over HTTP', () => {
     expect(paged).toEqual(whole);
   });
 
+  it("when a ticket changes team or tags, then staff's feed carries those events and its customer's does not", async () => {
+    const team = (await server.request('POST', '/api/teams', { token: admin, body: { name: 'Printers', members: [agent.id] } })).body.team as { _id: string };
+    const change = (method: string, url: string, body?: object) => server.request(method, `/api${url}`, { token: agent.token, ...(body ? { body } : {}) });
+    expect((await change('PUT', `/tickets/${caraTicket}`, { team: team._id })).status).toBe(200);
+    expect((await change('POST', `/tickets/${caraTicket}/tags`, { tag: 'jam' })).status).toBe(200);
+    expect((await server.request('POST', '/api/tags/jam/rename', { token: admin, body: { to: 'paper-jam' } })).status).toBe(200);
+    expect((await change('DELETE', `/tickets/${caraTicket}/tags/paper-jam`)).status).toBe(200);
+    const staffTypes = (
+      await feed(await tokenFor(agent.id, ['tickets:read']), 'types=TicketTeamChanged,TicketTagAdded,TicketTagRemoved,TicketTagRenamed&limit=500')
+    ).events;
+    expect(staffTypes.map((item) => [item.type, item.subject])).toEqual([
+      ['desk.TicketTeamChanged', caraTicket],
+      ['desk.TicketTagAdded', caraTicket],
+      ['desk.TicketTagRenamed', caraTicket],
+      ['desk.TicketTagRemoved', caraTicket],
+    ]);
+    expect(staffTypes[2]!.data).toMatchObject({ from: 'jam', to: 'paper-jam', merged: false });
+    const customerTypes = (await feed(await tokenFor(cara.id, ['tickets:read']), 'limit=500')).events.map((item) => item.type);
+    expect(customerTypes.filter((type) => /Team|Tag/.test(type))).toEqual([]);
+  });
+
   it('when types are named, then only those come', async () => {
     const page = await feed(await tokenFor(agent.id, ['tickets:read']), 'types=TicketOpened,desk.TicketStatusChanged&limit=500');
     expect(page.events.length).toBeGreaterThanOrEqual(2);

@@ -64,6 +64,7 @@ type TicketUpdate = Extract<
       | 'TicketTeamChanged'
       | 'TicketTagAdded'
       | 'TicketTagRemoved'
+      | 'TicketTagRenamed'
       | 'TicketCategoryChanged'
       | 'TicketMergedInto'
       | 'TicketMergedFrom'
@@ -90,6 +91,7 @@ function changeOf(event: RecordedEvent & TicketUpdate): TicketChange {
       return { kind: 'team' as const, teamId: event.data.teamId, by };
     case 'TicketTagAdded':
     case 'TicketTagRemoved':
+    case 'TicketTagRenamed':
       return { kind: 'tags' as const, by };
     case 'TicketCategoryChanged':
       return { kind: 'category' as const, by };
@@ -150,6 +152,7 @@ async function deliveriesOf(deps: AppDeps, recorded: RecordedEvent): Promise<Del
     case 'TicketTeamChanged':
     case 'TicketTagAdded':
     case 'TicketTagRemoved':
+    case 'TicketTagRenamed':
     case 'TicketCategoryChanged':
     case 'TicketMergedInto':
     case 'TicketMergedFrom':

@@ -58,6 +58,7 @@ const Report = z.strictObject({
     total: Group,
     byCategory: z.array(Group),
     byAgent: z.array(Group),
+    byTeam: z.array(Group),
     latestComments: z.array(
       z.strictObject({
         ticketId: z.string(),

@@ -176,6 +176,29 @@ describe('Full-text search over HTTP', () => {
     expect(refused).toEqual([]);
   }, 60_000);
 
+  it("when staff search with `tag:` terms, then only tickets carrying every tag are found, beside the words; a customer's `tag:` is 403", async () => {
+    const tag = async (ticket: { _id: string }, name: string) =>
+      expect((await server.request('POST', `/api/tickets/${ticket._id}/tags`, { token: agent.token, body: { tag: name } })).status).toBe(200);
+    await tag(carolTicket, 'refund-req');
+    await tag(carolTicket, 'vip');
+    await tag(daveTicket, 'refund-req');
+    const all = [carolTicket.ticketId, daveTicket.ticketId];
+    expect(numbers((await search(agent.token, { q: 'refun tag:refund-req' })).body).sort()).toEqual(all.sort());
+    expect(numbers((await search(agent.token, { q: 'refun tag:VIP' })).body)).toEqual([carolTicket.ticketId]);
+    expect(numbers((await search(agent.token, { q: 'parcel tag:vip' })).body)).toEqual([]);
+    const tagOnly = (await search(agent.token, { q: 'tag:refund-req tag:vip' })).body;
+    expect(tagOnly.hits).toEqual([
+      expect.objectContaining({ snippet: { source: 'title', messageId: null, seq: null, text: 'Charged twice for my order', highlights: [] } }),
+    ]);
+    expect(tagOnly.pagination).toMatchObject({ total: 1 });
+    expect(numbers((await search(agent.token, { q: 'tag:refund-req', status: 'open', limit: '1', page: '2' })).body)).toHaveLength(1);
+    expect(await search(agent.token, { q: 'refund tag:' })).toMatchObject({
+      status: 400,
+      body: { error: 'A tag is 1 to 30 lowercase letters, digits, hyphens or underscores, starting with a letter or digit' },
+    });
+    expect(await search(carol.token, { q: 'refund tag:vip' })).toMatchObject({ status: 403, body: { error: 'Only staff can filter by team or tag' } });
+  });
+
   it('when rebuilt from the log, then the search read model equals the live one', async () => {
     const check = await checkProjections(server.deps.events, [searchProjection], server.deps.readStore, {
       livePosition: () => server.deps.projections.position,

@@ -71,6 +71,7 @@ const Report = z.strictObject({
     total: Group,
     byCategory: z.array(Group),
     byAgent: z.array(Group),
+    byTeam: z.array(Group),
     breaches: z.array(
       z.strictObject({
         ticketId: z.string(),

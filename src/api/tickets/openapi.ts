@@ -197,12 +197,48 @@ export function describeTickets(docs: ApiRegistry): void {
   });
   docs.route({
     method: 'get',
+    path: '/tickets/export.csv',
+    token: scope('tickets:read'),
+    summary: 'The tickets of the list filters as CSV, newest first (staff; at most 10,000, else 422 EXPORT_TOO_LARGE)',
+    description:
+      'Columns: ticket, title, status, priority, category, customer, agent, team ("No team" for none), tags (space-separated), createdAt, updatedAt, resolvedAt. Every cell quoted, formula-looking text defused.',
+    access: [...staff],
+    query: schema.exportTicketsQuery,
+    responses: { 200: { description: 'CSV, one line per ticket', schema: z.string(), contentType: 'text/csv' } },
+    errors: [422],
+  });
+  docs.route({
+    method: 'get',
     path: '/tags',
     token: scope('tickets:read'),
     summary: 'Tags in use that start with q, most used first (the tag field suggestions)',
     access: [...staff],
     query: schema.tagSuggestionsQuery,
     responses: { 200: { description: 'The suggestions', schema: z.strictObject({ tags: z.array(z.strictObject({ tag: z.string(), uses: z.int() })) }) } },
+  });
+  const tagChange = z.strictObject({
+    change: z.strictObject({ from: z.string(), to: z.string(), merged: z.boolean(), tickets: z.int().meta({ description: 'Tickets whose tag changed' }) }),
+  });
+  docs.route({
+    method: 'post',
+    path: '/tags/:tag/rename',
+    token: scope('admin'),
+    summary:
+      'Rename a tag on every ticket carrying it (admin): a TicketTagRenamed per ticket, the admin as actor; 404 for a tag not in use, 409 TAG_EXISTS when `to` is in use (merge instead)',
+    access: ['admin'],
+    body: schema.renameTagSchema,
+    responses: { 200: { description: 'The change and how many tickets it reached', schema: tagChange } },
+    errors: [409],
+  });
+  docs.route({
+    method: 'post',
+    path: '/tags/:tag/merge',
+    token: scope('admin'),
+    summary:
+      'Merge a tag into another one in use (admin): each ticket carrying it gets `into` in its place, once (a ticket that has both keeps one); 400 when `into` is not in use',
+    access: ['admin'],
+    body: schema.mergeTagSchema,
+    responses: { 200: { description: 'The change and how many tickets it reached', schema: tagChange } },
   });
   docs.route({
     method: 'put',

@@ -16,6 +16,10 @@ import {
   postMessageSchema,
   statsQuery,
   tagSuggestionsQuery,
+  exportTicketsQuery,
+  renameTagSchema,
+  mergeTagSchema,
+  tagTermsOf,
   ticketTagSchema,
   updateTicketSchema,
 } from '#contract/tickets';
@@ -63,6 +67,9 @@ import { idempotencyKeyOf } from '../http/idempotency';
 import { ticketAt, ticketHistory } from '../../projections/history';
 import { ticketIdsByDue } from '../../projections/sla';
 import { tagSuggestions } from '../../projections/tags';
+import { renameTag } from '../../app/tags/service';
+import { ticketsCsv } from '../../app/tickets/export';
+import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
@@ -181,6 +188,13 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tickets/stats', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { tz } = parse(statsQuery, req.query);
     res.json(await ticketStatistics(deps.readStore, deps.clock(), tz));
+  });
+
+  router.get('/tickets/export.csv', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
+    const query = parse(exportTicketsQuery, req.query);
+    const csv = await ticketsCsv(deps.readStore, await listFilter(deps, query, currentUser(req)));
+    res.type('text/csv').attachment(`tickets-${deps.clock().toISOString().slice(0, 10)}.csv`);
+    res.send(csv);
   });
 
   router.get('/tickets', scope('tickets:read'), requireRole(), async (req, res) => {
@@ -360,6 +374,18 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.get('/tags', scope('tickets:read'), requireRole('agent', 'admin'), async (req, res) => {
     const { q, limit } = parse(tagSuggestionsQuery, req.query);
     res.json({ tags: await tagSuggestions(deps.readStore, q, limit) });
+  });
+
+  router.post('/tags/:tag/rename', scope('admin'), requireRole('admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
+    const { to } = parse(renameTagSchema, req.body);
+    res.json({ change: await renameTag(deps, tag, to, false, commandContext(deps, req)) });
+  });
+
+  router.post('/tags/:tag/merge', scope('admin'), requireRole('admin'), async (req, res) => {
+    const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
+    const { into } = parse(mergeTagSchema, req.body);
+    res.json({ change: await renameTag(deps, tag, into, true, commandContext(deps, req)) });
   });
 
   router.put('/tickets/:id/outcome', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {

@@ -31,6 +31,7 @@ export function ticketFor(view: TicketView, viewer: Pick<Viewer, 'role' | 'token
     statusRank: _s,
     waitingRank: _w,
     lastSeq: _l,
+    firstResponseAt: _f,
     mergedInto,
     ...ticket
   } = view;

@@ -18,7 +18,7 @@ import {
 } from '../../projections/satisfaction';
 import { USERS, type UserView } from '../../projections/users';
 import { runCommand } from '../commands';
-import { byCategoryAndAgent, csvCell, fullName, percent } from '../reports';
+import { NO_TEAM_NAME, csvCell, fullName, percent, reportGroups, teamNames } from '../reports';
 import type { AppDeps } from '../deps';
 
 /** A rating or comment through one channel; `episode` is the one a link or button was made for. */
@@ -106,10 +106,10 @@ function group(id: string | null, name: string, rows: EpisodeView[]): Satisfacti
 /** The resolutions of a period with their ratings: each one is one survey, counted once however often its rating changed. */
 const episodesOf = (store: ReadStore, from: Date, to: Date) => episodesResolvedBetween(store, from.toISOString(), to.toISOString());
 
-/** CSAT for the period: the share of ratings of 4 or 5, and of resolutions that got a rating; by category and by agent. */
+/** CSAT for the period: the share of ratings of 4 or 5, and of resolutions that got a rating; by category, by agent and by team. */
 export async function satisfactionReport(store: ReadStore, from: Date, to: Date): Promise<SatisfactionReport> {
   const rows = await episodesOf(store, from, to);
-  const { byCategory, byAgent } = await byCategoryAndAgent(store, rows, group);
+  const { byCategory, byAgent, byTeam } = await reportGroups(store, rows, group);
   const commented = rows
     .filter((row) => row.comment !== null && row.score !== null)
     .sort((a, b) => (b.commentedAt ?? '').localeCompare(a.commentedAt ?? ''))
@@ -132,6 +132,7 @@ export async function satisfactionReport(store: ReadStore, from: Date, to: Date)
     total: group(null, 'All', rows),
     byCategory,
     byAgent,
+    byTeam,
     latestComments,
   };
 }
@@ -139,11 +140,15 @@ export async function satisfactionReport(store: ReadStore, from: Date, to: Date)
 /** One CSV line per resolution of the period; every field quoted, and formula-looking text defused for spreadsheets. */
 export async function satisfactionCsv(store: ReadStore, from: Date, to: Date): Promise<string> {
   const rows = await episodesOf(store, from, to);
-  const lines = [['ticket', 'title', 'resolution', 'resolvedAt', 'category', 'agent', 'score', 'comment', 'channel', 'ratedAt'].map(csvCell).join(',')];
+  const lines = [['ticket', 'title', 'resolution', 'resolvedAt', 'category', 'agent', 'team', 'score', 'comment', 'channel', 'ratedAt'].map(csvCell).join(',')];
+  const teams = await teamNames(store);
   for (const row of rows) {
     const category = (await findCategory(store, row.categoryId)).name;
     const agent = row.agentId ? fullName(await findPerson(store, row.agentId)) : '';
-    lines.push([row.number, row.title, row.episode, row.resolvedAt, category, agent, row.score, row.comment, row.channel, row.ratedAt].map(csvCell).join(','));
+    const team = row.teamId ? (teams.get(row.teamId) ?? '') : NO_TEAM_NAME;
+    lines.push(
+      [row.number, row.title, row.episode, row.resolvedAt, category, agent, team, row.score, row.comment, row.channel, row.ratedAt].map(csvCell).join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

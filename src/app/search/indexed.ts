@@ -1,9 +1,9 @@
-import type { SearchQuery, SearchResults } from '#contract/search';
+import type { SearchResults } from '#contract/search';
 import { isStaff } from '#contract/users';
 import type { ReadStore } from '../../platform/readstore/port';
 import { type Audience, type FtsQuery, type SearchIndex, ftsQuery } from '../../projections/searchIndex';
 import { parseQuery } from '../../projections/searchText';
-import { type Matches, type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
+import { type Matches, type Searcher, type TaggedQuery, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
 
 /** What the searcher may read: a customer their own tickets' public rows; staff every ticket, the notes unless their token lacks `notes:read`. */
 export const audienceOf = (searcher: Searcher): Audience =>
@@ -48,7 +48,7 @@ function matchesOf(index: SearchIndex, audience: Audience, fts: FtsQuery): Match
  * snippet per hit cut from the newest row holding a word. No step reads a conversation: a ticket of
  * 5,000 messages costs what 5,000 messages of other tickets do, in SQLite, never in JavaScript.
  */
-export async function searchIndexed(index: SearchIndex, store: ReadStore, searcher: Searcher, query: SearchQuery): Promise<SearchResults> {
+export async function searchIndexed(index: SearchIndex, store: ReadStore, searcher: Searcher, query: TaggedQuery): Promise<SearchResults> {
   const parsed = parseQuery(query.q);
   const empty = emptyResults(query, parsed);
   const audience = audienceOf(searcher);

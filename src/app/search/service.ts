@@ -1,6 +1,8 @@
 import MiniSearch, { type Query } from 'minisearch';
 import type { SearchQuery, SearchResults, SearchSnippet } from '#contract/search';
 import { isStaff } from '#contract/users';
+import { ForbiddenError } from '#contract/errors';
+import { tagTermsOf } from '#contract/tickets';
 import { type Doc, type Filter, type ReadStore, escapeRegex } from '../../platform/readstore/port';
 import {
   SEARCH_MESSAGES,
@@ -13,9 +15,9 @@ import {
 } from '../../projections/search';
 import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, tokenize } from '../../projections/searchText';
 import { SearchIndex, ftsQuery } from '../../projections/searchIndex';
-import { type TicketView } from '../../projections/tickets';
+import { TICKETS, type TicketView } from '../../projections/tickets';
 import { searchIndexed, audienceOf } from './indexed';
-import { type Searcher, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches } from './window';
+import { type Searcher, type TaggedQuery, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches, ticketFilter } from './window';
 
 /**
  * A word's condition on a list of words: the word itself, or any word it begins (an anchored literal
@@ -158,7 +160,37 @@ function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: P
  * public words for a customer) and to the filters, and only then counted, ranked and cut into
  * snippets, so no count, score, snippet or timing reflects a note or another customer's ticket.
  */
+/**
+ * `GET /search`, the search dialog and the bot's /search. `tag:refund` terms (docs/teams.md) are read
+ * as the Live Tickets search reads them: staff's (a customer's is 403), lowercased, all on the ticket.
+ * They narrow the tickets read model beside the other filters on both engines; with no other word the
+ * tagged tickets come in recency order, their title as the snippet.
+ */
 export async function searchTickets(store: ReadStore, searcher: Searcher, query: SearchQuery): Promise<SearchResults> {
+  const { tags, words } = tagTermsOf(query.q);
+  if (tags.length === 0) return searchWords(store, searcher, query);
+  if (!isStaff(searcher.role)) throw new ForbiddenError('Only staff can filter by team or tag');
+  const tagged: TaggedQuery = { ...query, q: words, tags: [...new Set(tags)] };
+  return words ? searchWords(store, searcher, tagged) : taggedOnly(store, searcher, tagged);
+}
+
+async function taggedOnly(store: ReadStore, searcher: Searcher, query: TaggedQuery): Promise<SearchResults> {
+  const { recent, recency } = recencyOf(searcher);
+  const views = store.collection<TicketView>(TICKETS);
+  const filter = ticketFilter(query, searcher);
+  const [page, total] = await Promise.all([
+    views.find(filter, { sort: recent, skip: (query.page - 1) * query.limit, limit: query.limit }),
+    views.count(filter),
+  ]);
+  const hits = page.map((ticket) => ({
+    ticket: hitTicket(ticket, recency),
+    snippet: { source: 'title' as const, messageId: null, seq: null, text: ticket.title, highlights: [] },
+  }));
+  const { query: summary } = emptyResults(query, parseQuery(''));
+  return { hits, pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit) }, query: summary };
+}
+
+async function searchWords(store: ReadStore, searcher: Searcher, query: TaggedQuery): Promise<SearchResults> {
   const index = SearchIndex.of(store);
   if (index) return searchIndexed(index, store, searcher, query);
   const parsed = parseQuery(query.q);

@@ -39,8 +39,12 @@ export const hitTicket = (ticket: TicketView, recency: (ticket: TicketView) => s
   return { _id, ticketId, title, status, priority, customer, updatedAt: recency(ticket) };
 };
 
-function ticketFilter(query: SearchQuery, searcher: Searcher): Filter {
+/** A query with the tags its `tag:` terms named (staff's, docs/teams.md), `q` holding the other words. */
+export type TaggedQuery = SearchQuery & { tags?: string[] };
+
+export function ticketFilter(query: TaggedQuery, searcher: Searcher): Filter {
   const filter: Filter = {};
+  if (query.tags?.length) filter.tags = query.tags.length === 1 ? query.tags[0] : { $all: query.tags };
   if (!isStaff(searcher.role)) filter['customer._id'] = searcher.id;
   if (query.status) filter.status = { $in: query.status };
   if (query.priority) filter.priority = { $in: query.priority };
@@ -91,7 +95,7 @@ async function newestMatching(views: Collection<TicketView>, matches: Matches, r
 export async function recentMatches(
   store: ReadStore,
   searcher: Searcher,
-  query: SearchQuery,
+  query: TaggedQuery,
   matches: Matches,
 ): Promise<{ window: TicketView[]; total: number; after: (skip: number, limit: number) => Promise<TicketView[]> }> {
   const { recent } = recencyOf(searcher);

@@ -2,7 +2,7 @@ import { SLA_TARGETS, SLA_TARGET_WORDS, type SlaBreach, type SlaGroup, type SlaR
 import type { ReadStore } from '../../platform/readstore/port';
 import { findPerson } from '../../projections/directory';
 import { type SlaEpisodeView, slaEpisodesDecidedBetween } from '../../projections/sla';
-import { byCategoryAndAgent, csvCell, fullName, percent } from '../reports';
+import { reportGroups, csvCell, fullName, percent } from '../reports';
 
 interface Decided extends SlaEpisodeView {
   met: boolean;
@@ -42,7 +42,7 @@ function group(id: string | null, name: string, rows: Decided[]): SlaGroup {
 /** Attainment per target for the period, by category and by agent, and the episodes that breached. */
 export async function slaReport(store: ReadStore, from: Date, to: Date, now: Date): Promise<SlaReport> {
   const rows = await decidedBetween(store, from, to, now);
-  const { byCategory, byAgent } = await byCategoryAndAgent(store, rows, group);
+  const { byCategory, byAgent, byTeam } = await reportGroups(store, rows, group);
   const breaches: SlaBreach[] = [];
   for (const row of rows.filter((candidate) => !candidate.met).sort((a, b) => b.decidedAt - a.decidedAt)) {
     breaches.push({
@@ -62,6 +62,7 @@ export async function slaReport(store: ReadStore, from: Date, to: Date, now: Dat
     total: group(null, 'All', rows),
     byCategory,
     byAgent,
+    byTeam,
     breaches,
   };
 }
@@ -74,6 +75,7 @@ export async function slaCsv(store: ReadStore, from: Date, to: Date, now: Date):
     ['total', report.total],
     ...report.byCategory.map((g) => ['category', g] as [string, SlaGroup]),
     ...report.byAgent.map((g) => ['agent', g] as [string, SlaGroup]),
+    ...report.byTeam.map((g) => ['team', g] as [string, SlaGroup]),
   ];
   for (const [kind, found] of rows)
     for (const target of found.targets)

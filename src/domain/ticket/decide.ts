@@ -103,6 +103,8 @@ export type TicketCommand =
    */
   /** `absentIsFine`: taking off a tag the ticket lacks records nothing (a macro's removal) instead of 404. */
   | { type: 'TagTicket'; ticketId: string; actor: TicketActor; tag: string; tagged: boolean; absentIsFine?: boolean }
+  /** An admin's rename (or merge, `merged`) of a tag across the desk, on one ticket carrying it. */
+  | { type: 'RenameTicketTag'; ticketId: string; actor: TicketActor; from: string; to: string; merged: boolean }
   | { type: 'ChangeTicketPriority'; ticketId: string; actor: TicketActor; priority: Priority; sla: PolicyChoice }
   | { type: 'ChangeTicketCategory'; ticketId: string; actor: TicketActor; category: CategoryLookup | null; sla: PolicyChoice }
   | { type: 'DeleteTicket'; ticketId: string; actor: TicketActor }
@@ -356,6 +358,15 @@ function tag(command: Extract<TicketCommand, { type: 'TagTicket' }>, state: Tick
   if (has) return [];
   if (ticket.tags.length >= TAGS_PER_TICKET) throw new UnprocessableError(`A ticket can have at most ${TAGS_PER_TICKET} tags`, 'TOO_MANY_TAGS');
   return [{ type: 'TicketTagAdded', data: { ticketId: ticket.ticketId, tag: command.tag } }];
+}
+
+/** An admin's rename or merge reaches this ticket: nothing when it no longer carries the tag. */
+function renameTicketTag(command: Extract<TicketCommand, { type: 'RenameTicketTag' }>, state: TicketState): TicketEvent[] {
+  const ticket = staffOnly(state, command.actor);
+  if (command.actor.role !== 'admin') throw new ForbiddenError('Only admins can rename or merge tags');
+  const { from, to, merged } = command;
+  if (from === to || !ticket.tags.includes(from)) return [];
+  return [{ type: 'TicketTagRenamed', data: { ticketId: ticket.ticketId, from, to, merged, alreadyTagged: ticket.tags.includes(to) } }];
 }
 
 /**
@@ -842,6 +853,8 @@ export function decide(command: TicketCommand, state: TicketState): TicketEvent[
       return changeTeam(command, state);
     case 'TagTicket':
       return tag(command, state);
+    case 'RenameTicketTag':
+      return renameTicketTag(command, state);
     case 'ChangeTicketPriority':
       return changePriority(command, state);
     case 'ChangeTicketCategory':

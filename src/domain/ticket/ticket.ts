@@ -56,6 +56,10 @@ export interface ReturnedToTeam {
   graceSeconds: number;
 }
 
+/** A ticket's tags after a rename or merge: `to` where `from` was, never twice. */
+export const renameTag = (tags: string[], { from, to }: { from: string; to: string }) =>
+  tags.includes(to) ? tags.filter((tag) => tag !== from) : tags.map((tag) => (tag === from ? to : tag));
+
 export type TicketEvent =
   | DomainEvent<'TicketOpened', TicketOpenedData>
   /** `reason` when nobody chose the status: the customer's reply reopened the ticket (appended before that `MessagePosted`). */
@@ -73,6 +77,11 @@ export type TicketEvent =
   /** A tag staff put on the ticket or took off it (docs/teams.md): staff's, as the team. */
   | DomainEvent<'TicketTagAdded', { ticketId: string; tag: string }>
   | DomainEvent<'TicketTagRemoved', { ticketId: string; tag: string }>
+  /**
+   * An admin renamed a tag across the desk, or merged it into another (docs/teams.md): `from` leaves the
+   * ticket and `to` takes its place, unless the ticket carried `to` already (`alreadyTagged`: `from` just goes).
+   */
+  | DomainEvent<'TicketTagRenamed', { ticketId: string; from: string; to: string; merged: boolean; alreadyTagged: boolean }>
   | DomainEvent<'TicketPriorityChanged', { ticketId: string; priority: Priority; previous: Priority }>
   | DomainEvent<'TicketCategoryChanged', { ticketId: string; categoryId: string; previous: string }>
   /**
@@ -381,6 +390,8 @@ export function evolve(state: TicketState, event: TicketEvent): TicketState {
       return { ...state, tags: [...state.tags, event.data.tag] };
     case 'TicketTagRemoved':
       return { ...state, tags: state.tags.filter((tag) => tag !== event.data.tag) };
+    case 'TicketTagRenamed':
+      return { ...state, tags: renameTag(state.tags, event.data) };
     case 'TicketCategoryChanged':
       return { ...state, categoryId: event.data.categoryId };
     case 'MessagePosted': {

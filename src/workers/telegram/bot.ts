@@ -265,7 +265,13 @@ export class TelegramConversation {
   private async search(turn: Turn, customer: UserView, words: string): Promise<void> {
     if (!words.trim()) return this.reply(turn, TEXTS.searchHow);
     const query = searchQuery.parse({ q: words, limit: String(SEARCH_HITS_SHOWN) });
-    const { hits, pagination } = await searchTickets(this.deps.readStore, { id: customer._id, role: customer.role }, query);
+    // A `tag:` term is staff's (docs/teams.md): the customer is told so, as the API tells them.
+    const found = await searchTickets(this.deps.readStore, { id: customer._id, role: customer.role }, query).catch((error: unknown) => {
+      if (error instanceof DomainError) return error;
+      throw error;
+    });
+    if (found instanceof DomainError) return this.reply(turn, found.message);
+    const { hits, pagination } = found;
     if (hits.length === 0) return this.reply(turn, TEXTS.searchNone);
     const lines = hits.map(
       ({ ticket, snippet }) => `#${ticket.ticketId} ${oneLine(ticket.title)} — ${STATUS_WORDS[ticket.status]}\n  “${oneLine(snippet.text)}”`,

@@ -186,6 +186,8 @@ describe('Telegram bot on BullMQ against a fake Bot API', () => {
     expect(found).toMatch(/^Found in your tickets:\n#1001 Card payment refused — closed\n {2}“.*[Rr]efused.*”$/);
     expect(await say(alice, '/search legit')).toEqual([TEXTS.searchNone]);
     expect(await say(alice, '/search')).toEqual([TEXTS.searchHow]);
+    // A tag is staff's (docs/teams.md): the customer is told so in words, as the API answers 403.
+    expect(await say(alice, '/search refund tag:vip')).toEqual(['Only staff can filter by team or tag']);
     // The desk refuses words for a closed ticket; the bot says so and what to do.
     expect(await say(alice, 'Hello?')).toEqual([TEXTS.closed(1001)]);
     expect(fake.delivered.some((message) => message.text.includes('legit'))).toBe(false);

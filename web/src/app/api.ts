@@ -110,6 +110,7 @@ export const api = createApi({
     'Availability',
     'Notification',
     'View',
+    'Tag',
   ],
   endpoints: () => ({}),
 });

@@ -114,6 +114,14 @@ export const STATS: TicketStats = {
     open: 0,
     avgResolutionTime: 90,
   })),
+  teamStats: [
+    { _id: 'team-1', name: 'Payments', count: 5, open: 2, avgFirstResponseTime: 30, avgResolutionTime: 600 },
+    { _id: null, name: 'No team', count: 7, open: 2, avgFirstResponseTime: 0, avgResolutionTime: 0 },
+  ],
+  topTags: [
+    { tag: 'refund', uses: 4 },
+    { tag: 'vip', uses: 1 },
+  ],
   recentActivity: Array.from({ length: 7 }, (_, index) => ({
     type: 'new' as const,
     message: `New ticket #${1001 + index}: Problem ${index}`,

@@ -65,6 +65,7 @@ export function SatisfactionCard() {
       </p>
       <GroupTable caption="By category" rows={report.byCategory} />
       <GroupTable caption="By agent" rows={report.byAgent} />
+      <GroupTable caption="By team" rows={report.byTeam} />
       {report.latestComments.length > 0 && (
         <>
           <h3>Latest comments</h3>

@@ -82,6 +82,7 @@ export function SlaCard() {
       <AttainmentTable caption="Overall" rows={[report.total]} />
       <AttainmentTable caption="By category" rows={report.byCategory} />
       <AttainmentTable caption="By agent" rows={report.byAgent} />
+      <AttainmentTable caption="By team" rows={report.byTeam} />
       {report.breaches.length > 0 && (
         <>
           <h3>Breached</h3>

@@ -10,6 +10,7 @@ import { useAllCategoriesQuery, useUserStatsQuery } from './api';
 import { BotCommandsTab } from './BotCommandsTab';
 import { CategoriesTab } from './CategoriesTab';
 import { TeamsTab } from './TeamsTab';
+import { TagsTab } from './TagsTab';
 import { RulesTab } from './RulesTab';
 import { DeliveriesTab } from './DeliveriesTab';
 import { IntegrationsTab } from './IntegrationsTab';
@@ -17,7 +18,7 @@ import { ReadModelsTab } from './ReadModelsTab';
 import { useWebhooksQuery } from './integrationsApi';
 import { UsersTab } from './UsersTab';
 
-export const ADMIN_TABS = ['Users', 'Categories', 'Teams', 'Rules', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
+export const ADMIN_TABS = ['Users', 'Categories', 'Teams', 'Tags', 'Rules', 'Bot Commands', 'Deliveries', 'Integrations', 'Read Models', 'Settings'] as const;
 type Tab = (typeof ADMIN_TABS)[number];
 
 /** A figure that failed to load is logged and shown as a dash; the rest of the panel still works. */
@@ -78,6 +79,7 @@ export function AdminPage() {
         {tab === 'Users' && <UsersTab />}
         {tab === 'Categories' && <CategoriesTab />}
         {tab === 'Teams' && <TeamsTab />}
+        {tab === 'Tags' && <TagsTab />}
         {tab === 'Rules' && <RulesTab />}
         {tab === 'Bot Commands' && <BotCommandsTab />}
         {tab === 'Deliveries' && <DeliveriesTab />}

@@ -61,6 +61,61 @@ export function CategoriesCard({ stats }: { stats: TicketStats }) {
   );
 }
 
+/** Per team (docs/teams.md): tickets, still open, first-response and resolution times; the tickets in no team as "No team". */
+export function TeamsCard({ stats }: { stats: TicketStats }) {
+  if (stats.teamStats.length === 0) return null;
+  return (
+    <Card title="Teams">
+      <div className="sla-scroll" tabIndex={0} role="region" aria-label="Tickets by team">
+        <table className="table satisfaction-table">
+          <thead>
+            <tr>
+              <th scope="col">Team</th>
+              <th scope="col">Tickets</th>
+              <th scope="col">Open</th>
+              <th scope="col">First response</th>
+              <th scope="col">Resolution</th>
+            </tr>
+          </thead>
+          <tbody>
+            {stats.teamStats.map((team) => (
+              <tr key={team._id ?? 'none'}>
+                <td>{team.name}</td>
+                <td>{team.count}</td>
+                <td>{team.open}</td>
+                <td>{formatDuration(team.avgFirstResponseTime)}</td>
+                <td>{formatDuration(team.avgResolutionTime)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
+  );
+}
+
+/** The tags most tickets carry now (docs/teams.md). */
+export function TopTagsCard({ stats }: { stats: TicketStats }) {
+  return (
+    <Card title="Top Tags">
+      {stats.topTags.length === 0 ? (
+        <p className="muted">No tags yet.</p>
+      ) : (
+        <ul className="category-stats">
+          {stats.topTags.map(({ tag, uses }) => (
+            <li key={tag}>
+              <Link to={`/live-tickets?tag=${encodeURIComponent(tag)}`} className="category-name">
+                {tag}
+              </Link>
+              <span className="muted">{plural(uses, 'ticket')}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
 export function RecentActivityCard({ stats }: { stats: TicketStats }) {
   const entries = stats.recentActivity.slice(0, 5);
   return (
@@ -218,6 +273,7 @@ export function DashboardPage() {
         {staff && stats.data && (
           <div className="dashboard-side">
             <CategoriesCard stats={stats.data} />
+            <TopTagsCard stats={stats.data} />
             <RecentActivityCard stats={stats.data} />
           </div>
         )}
@@ -225,6 +281,7 @@ export function DashboardPage() {
       {/* The reports hold tables: they take the page's width, never a side column's (issue 50). */}
       {staff && stats.data && (
         <div className="dashboard-reports">
+          <TeamsCard stats={stats.data} />
           <SatisfactionCard />
           <SlaCard />
         </div>

@@ -23,6 +23,7 @@ import { StatusSelect } from './StatusSelect';
 import type { Ticket, TicketListArgs, TicketListItem } from '../../entities/ticket/types';
 import { useTicketActions } from './useTicketActions';
 import { BulkBar, BulkResult } from './BulkBar';
+import { downloadWithToken } from '../../components/AuthFile';
 import type { BulkChange, SavedView } from '#contract/responses';
 import { DEFAULT_VIEWS, type DefaultViewKey, VIEW_COLUMNS, type ViewColumn, type ViewFilters } from '#contract/views';
 import { useViewCountsQuery, useViewsQuery } from './viewsApi';
@@ -479,6 +480,7 @@ export function LiveTicketsPage() {
   const filterArgs = saved ? argsOf(saved.filters) : FILTERS.find((candidate) => candidate.key === filterKey)!.args;
   // Lists picked or ordered by due times follow the clock, not only the pushes: they are fetched again every half minute.
   const byClock = 'sla' in filterArgs || sort === 'due';
+  const [exportFailure, setExportFailure] = useState<string | null>(null);
   const listArgs = { ...filterArgs, ...(q ? { q } : {}), ...(team ? { team } : {}), ...(tag ? { tag } : {}) };
   const list = useTicketsQuery({ ...listArgs, sort, limit }, { pollingInterval: byClock ? 30_000 : 0 });
   const shown = list.data?.tickets;
@@ -545,8 +547,21 @@ export function LiveTicketsPage() {
               setSearch(event.target.value);
             }}
           />
+          <button
+            type="button"
+            className="button button-ghost button-small"
+            title="The tickets of this view as CSV, with their team and tags"
+            onClick={() =>
+              downloadWithToken(`/api/tickets/export.csv?${new URLSearchParams(filtersOf(listArgs) as Record<string, string>)}`, 'tickets.csv').catch(
+                (failure: Error) => setExportFailure(failure.message),
+              )
+            }
+          >
+            Export CSV
+          </button>
         </div>
       </header>
+      {exportFailure && <Banner kind="error">{exportFailure}</Banner>}
       <div className="stat-grid stat-grid-3">
         <StatCard label="Open" value={stats.data ? openTickets(stats.data) : '–'} hint={OPEN_HINT} icon="alert" tone="danger" />
         <StatCard label="Unassigned" value={stats.data?.unassigned ?? '–'} hint="Open tickets nobody is assigned to" icon="user" tone="warning" />
