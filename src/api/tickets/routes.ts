@@ -19,7 +19,6 @@ import {
   exportTicketsQuery,
   renameTagSchema,
   mergeTagSchema,
-  tagTermsOf,
   ticketTagSchema,
   updateTicketSchema,
 } from '#contract/tickets';
@@ -69,7 +68,6 @@ import { ticketIdsByDue } from '../../projections/sla';
 import { tagSuggestions } from '../../projections/tags';
 import { renameTag } from '../../app/tags/service';
 import { ticketsCsv } from '../../app/tickets/export';
-import { ForbiddenError } from '#contract/errors';
 import { ticketStatistics } from './stats';
 import { FILE_ID, type ReceivedFile, discardFiles, uploadsDir } from '../../app/tickets/files';
 import { receiveMultipart } from './uploads';
