@@ -170,6 +170,19 @@ describe('the demo desk', () => {
     expect(billing.every((ticket: { team: { name: string } | null }) => ticket.team?.name === 'Payments')).toBe(true);
   });
 
+  it('when staff look at tags, then tickets carry them, the suggestions count them and the tag filter finds them (docs/teams.md)', async () => {
+    const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
+    const suggested = (await server.request('GET', '/api/tags?q=', { token: agent })).body.tags as Array<{ tag: string; count: number }>;
+    expect(suggested.map(({ tag }) => tag)).toEqual(expect.arrayContaining(['bug', 'refund', 'shipping', 'invoice']));
+    const bugs = (await server.request('GET', '/api/tickets?tag=bug&limit=100', { token: agent })).body.tickets as Array<{ title: string; tags: string[] }>;
+    expect(bugs.map(({ title }) => title).sort()).toEqual([
+      'App crashes when uploading a photo',
+      'Dashboard takes a minute to load',
+      'Export to CSV fails with an error',
+    ]);
+    expect(bugs.every(({ tags }) => tags.includes('bug'))).toBe(true);
+  });
+
   it('when demo customers open a ticket, then the category asks its custom fields and the one-open-ticket rule holds for seeded tickets', async () => {
     const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
     const categories = (await server.request('GET', '/api/categories', { token: admin })).body.categories as Array<{ _id: string; name: string }>;

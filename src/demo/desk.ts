@@ -353,6 +353,8 @@ interface Story {
   lines: Line[];
   outcome?: string;
   status: TicketStatus;
+  /** Put on by the agent (or the first agent) once the ticket is theirs (docs/teams.md, "Tags"). */
+  tags?: string[];
 }
 
 /**
@@ -379,6 +381,7 @@ const STORIES: Story[] = [
     daysAgo: 20,
     status: 'closed',
     title: 'Charged twice for my March subscription',
+    tags: ['refund', 'double-charge'],
     description: 'My card statement shows two charges of 49.90 on the same day for the monthly plan.',
     answers: { invoiceNumber: 'INV-2026-0311', amount: 49.9 },
     lines: [
@@ -399,6 +402,7 @@ const STORIES: Story[] = [
     status: 'closed',
     platform: 'telegram',
     title: 'App crashes when uploading a photo',
+    tags: ['bug', 'mobile'],
     description: 'Every time I attach a photo to my profile the app closes.',
     answers: { device: 'Pixel 8, app 4.1.0', stepsToReproduce: '1. Open profile 2. Tap the photo 3. Pick one from the gallery' },
     lines: [
@@ -436,6 +440,7 @@ const STORIES: Story[] = [
     daysAgo: 14,
     status: 'closed',
     title: 'Parcel marked as delivered but not received',
+    tags: ['shipping'],
     description: 'Tracking says delivered yesterday, but nothing arrived and my neighbours have not seen it.',
     answers: { orderNumber: 'ORD-48213' },
     lines: [
@@ -455,6 +460,7 @@ const STORIES: Story[] = [
     daysAgo: 10,
     status: 'resolved',
     title: 'Need an invoice with my company details',
+    tags: ['invoice'],
     description: 'Our accounting needs the company name and VAT number on the invoice for February.',
     answers: { invoiceNumber: 'INV-2026-0207' },
     lines: [
@@ -472,6 +478,7 @@ const STORIES: Story[] = [
     daysAgo: 7,
     status: 'resolved',
     title: 'Dashboard takes a minute to load',
+    tags: ['bug', 'performance'],
     description: 'Since Monday the dashboard is very slow for our whole team.',
     answers: { device: 'Chrome 131 on Windows 11', stepsToReproduce: 'Sign in and open the dashboard.' },
     lines: [
@@ -508,6 +515,7 @@ const STORIES: Story[] = [
     daysAgo: 5,
     status: 'pending_customer',
     title: 'Return label for a damaged item',
+    tags: ['shipping', 'refund'],
     description: 'The lamp I ordered arrived with a cracked shade. I would like to return it.',
     answers: { orderNumber: 'ORD-50877' },
     lines: [
@@ -538,6 +546,7 @@ const STORIES: Story[] = [
     daysAgo: 2,
     status: 'in_progress',
     title: 'Export to CSV fails with an error',
+    tags: ['bug'],
     description: 'Exporting the monthly report shows "Something went wrong" and no file is downloaded.',
     answers: { device: 'Firefox 133 on macOS', stepsToReproduce: 'Reports > Monthly > Export > CSV' },
     lines: [
@@ -916,6 +925,8 @@ export async function seedDemoDesk(
     if (isOpenStatus(story.status)) await openTicketClaim(events, 'Reserve', customer, ticketId, opened);
     if (agent)
       await run({ type: 'AssignTicket', ticketId, actor: actor(agent), agent: { userId: agent.userId, role: agent.role, isActive: true } }, agent, step(25));
+    const tagger = agent ?? agents[0]!;
+    for (const tag of story.tags ?? []) await run({ type: 'TagTicket', ticketId, actor: actor(tagger), tag, tagged: true }, tagger, step(2));
     for (const [kind, content] of story.lines) {
       const who = kind === 'c' ? customer : agent!;
       const when = step(kind === 'c' ? 40 : 15);
