@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { projectRoot } from '../../platform/paths';
 import { ticketStream } from '../../domain/ticket/ticket';
 import { addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
-import { ADMIN, type TestServer, startTestServer, urlOfStarted } from '../../../test/support/server';
+import { appProcesses } from '../../../test/support/appProcesses';
+import { ADMIN, type TestServer, startTestServer } from '../../../test/support/server';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -16,29 +16,21 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 describe('Grace returns and fills with two processes reacting to one log', () => {
   let first: TestServer;
   let second: ChildProcess;
+  const processes = appProcesses({ REDIS_URL, LOG_LEVEL: 'warn' });
 
   beforeAll(async () => {
     first = await startTestServer({ env: { REDIS_URL, REDIS_PREFIX: `avail-a-${randomUUID().slice(0, 8)}` } });
-    second = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot(),
-      env: {
-        ...process.env,
-        REDIS_URL,
-        REDIS_PREFIX: `avail-b-${randomUUID().slice(0, 8)}`,
-        PORT: '0',
-        DATA_DIR: first.dataDir,
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await urlOfStarted(second);
+    ({ child: second } = await processes.start({
+      REDIS_PREFIX: `avail-b-${randomUUID().slice(0, 8)}`,
+      PORT: '0',
+      DATA_DIR: first.dataDir,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    }));
   }, 60_000);
 
   afterAll(async () => {
-    second?.kill('SIGTERM');
-    if (second && second.exitCode === null) await new Promise((resolve) => second.once('exit', resolve));
+    if (second) await processes.stop(second);
     await first?.stop();
   });
 
