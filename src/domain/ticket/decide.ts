@@ -261,7 +261,8 @@ function applyMacro(command: Extract<TicketCommand, { type: 'ApplyMacro' }>, sta
  *
  * The same rule as unassigning (docs/product.md section 6): only the assignee or an admin may let go of a
  * ticket, so an agent cannot take one another agent holds either. The check runs against the state
- * the events are appended to, so of two agents taking a ticket at once the second gets 409.
+ * the events are appended to, so of two agents taking a ticket at once the second gets 409. A merged
+ * ticket is worked on in its target, so nobody is assigned to it until the merge is undone.
  */
 function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state: TicketState): TicketEvent[] {
   const ticket = staffOnly(state, command.actor);
@@ -272,6 +273,7 @@ function assign(command: Extract<TicketCommand, { type: 'AssignTicket' }>, state
     ]);
   }
   if (actor.role !== 'admin' && agent.userId !== actor.userId) throw new ForbiddenError('Agents can only assign tickets to themselves');
+  refuseMerged(ticket);
   if (actor.role !== 'admin' && ticket.assignedAgentId !== null && ticket.assignedAgentId !== actor.userId) {
     throw new ConflictError('This ticket is already assigned to another agent; only that agent or an admin can unassign it', 'TICKET_ALREADY_ASSIGNED');
   }

@@ -103,6 +103,11 @@ describe('Ticket merge', () => {
         .thenThrowsCode(ConflictError, 'TICKET_MERGED');
     });
 
+    it('takes no assignee until the merge is undone: the work goes on in the target', () =>
+      given([...SOURCE_OPEN, MERGED_INTO])
+        .when({ type: 'AssignTicket', ticketId: SOURCE, actor: ADMIN, agent: { userId: AGENT.userId, role: 'agent', isActive: true } })
+        .thenThrowsCode(ConflictError, 'TICKET_MERGED'));
+
     it('only staff merge: a customer is refused, even for their own tickets', () =>
       given(SOURCE_OPEN)
         .when(mergeInto(CUSTOMER, fold(TARGET_CLOSED)))
