@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps';
 import { type Claim, type Owners, release, withClaims } from '../reservations';
 import { type ClientInfo, type Tokens, startSession } from './sessions';
 import { holderOf } from '../../projections/uniqueKeys';
+import { SESSIONS, type SessionView } from '../../projections/sessions';
 import { loadSystemSettings } from '../../projections/settings';
 
 const HASH_OPTIONS = { type: argon2.argon2id } as const;
@@ -180,8 +181,18 @@ export async function setAvailability(deps: AppDeps, userId: string, availabilit
   return result.state.status === 'active' || result.state.status === 'inactive' ? result.state.availability : availability;
 }
 
-/** A staff member who signs out is Offline until they sign in again (docs/teams.md); a customer's sign-out records nothing. */
+/**
+ * A staff member who signs out of their last session is Offline until they sign in again (docs/teams.md):
+ * one device signed out leaves them as they were while another is still signed in. The session just
+ * ended is in the sessions model already (the sign-out waits for it), and the model applies the log in
+ * order, so of two devices signing out at once the later one sees the other's end and records Offline.
+ * A customer's sign-out records nothing.
+ */
 export async function recordSignOut(deps: AppDeps, userId: string, context: CommandContext): Promise<void> {
+  const user = await deps.readStore.collection<UserView>(USERS).findOne({ _id: userId });
+  const now = context.now.toISOString();
+  const open = await deps.readStore.collection<SessionView>(SESSIONS).find({ userId, endedAt: null });
+  if (user && open.some((session) => session.expiresAt > now && session.startedPosition > user.sessionsValidAfter)) return;
   await runCommand(deps, userStream(userId), userDecider, { type: 'RecordSignOut', userId, now: context.now.toISOString() }, context);
 }
 

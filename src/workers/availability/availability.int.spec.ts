@@ -43,6 +43,16 @@ describe('Availability and the work it moves', () => {
     expect((await server.request('GET', '/api/auth/availability', { token })).body).toEqual({ availability: 'available' });
   });
 
+  it('when staff signed in on two devices sign out of one, then they stay Available; signing out of the last makes them Offline', async () => {
+    const agent = await addMember(server, admin, 'agent', 'Dora');
+    const laptop = await server.signIn(agent.email, 'password-123');
+    expect((await server.request('POST', '/api/auth/logout', { token: agent.token })).status).toBe(204);
+    expect((await server.request('GET', '/api/auth/availability', { token: laptop.accessToken })).body).toEqual({ availability: 'available' });
+    expect((await server.request('POST', '/api/auth/logout', { body: { refreshToken: laptop.refreshToken } })).status).toBe(204);
+    const changes = (await server.deps.events.readStream(userStream(agent.id))).filter((event) => event.type === 'AvailabilitySet');
+    expect(changes.map((event) => [event.data.availability, event.data.reason])).toEqual([['offline', { kind: 'signed-out' }]]);
+  });
+
   it('when Available staff show no activity for the idle time, then the system sets them Away saying why', async () => {
     const bad = await server.request('PUT', '/api/settings', { token: admin, body: { idleAwayMinutes: -1 } });
     expect(bad.status).toBe(400);
