@@ -246,7 +246,7 @@ export function TicketHeader({
             ) : (
               <span className="muted">Unassigned</span>
             )}
-            {staff && ticket.assignedAgent?._id !== myId && (
+            {staff && !ticket.mergedInto && ticket.assignedAgent?._id !== myId && (
               <button type="button" className="button button-primary button-small" onClick={onAssign}>
                 Assign to Me
               </button>
