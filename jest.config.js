@@ -55,6 +55,7 @@ const MONGO_SUITES = [
   // Suites only the Mongo path has (`*.mongo.spec.ts`, no other tier runs them).
   'src/projections/commandsPerMessage.mongo.spec.ts',
   'src/cli/rebuild.mongo.spec.ts',
+  'src/main.mongo.spec.ts',
 ];
 /** The tiers that use Redis start one when none is given (test/support/services.ts) and stop it after. */
 const withRedis = { globalSetup: '<rootDir>/test/support/redis-setup.ts', globalTeardown: '<rootDir>/test/support/redis-teardown.ts' };

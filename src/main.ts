@@ -16,6 +16,9 @@ async function seedDemo(config: Config): Promise<DemoDesk> {
   }
 }
 
+/** How long a stop (SIGTERM, SIGINT) may take before the process exits anyway: under Docker's and Kubernetes' defaults (10 s, 30 s) with room for their SIGKILL. */
+const SHUTDOWN_TIMEOUT_MS = 8_000;
+
 const whereDataLives = (config: Config) =>
   config.EVENTSTORE_URL
     ? `event log in EventStoreDB (${config.EVENTSTORE_URL}); uploads in ${path.resolve(config.DATA_DIR)}`
@@ -28,6 +31,12 @@ async function main() {
   const server = await startServer(config, { logger });
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    // A stop that hangs (a store that never answers) must not outlive the operator's patience: the
+    // log and the read models are crash-safe, so exiting leaves nothing half-written.
+    setTimeout(() => {
+      logger.error({ signal, stage: server.closingStage(), ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -30,6 +30,8 @@ export interface RunningServer {
    */
   ready: Promise<{ firstAdmin: FirstAdmin | null }>;
   close(): Promise<void>;
+  /** What a close under way waits on now (`null` before it starts and once it ended): main.ts names it when a stop overruns. */
+  closingStage(): string | null;
 }
 
 export interface ServerOptions {
@@ -135,16 +137,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   ready.catch(() => undefined);
 
   let closing: Promise<void> | null = null;
+  let stage: string | null = null;
+  const step = async (name: string, work: () => Promise<unknown>) => {
+    stage = name;
+    await work();
+  };
   const close = () =>
     (closing ??= (async () => {
       closingStarted = true;
       // Ends a catch-up still running, so the start settles before anything is released.
-      await deps.projections.stop();
-      await ready.catch(() => undefined);
-      await io.close();
-      await closeListeners();
-      await stopWorkers();
-      await runtime.close();
+      await step('stopping the projections', () => deps.projections.stop());
+      await step('settling the start', () => ready.catch(() => undefined));
+      await step('closing the live channel', () => io.close());
+      await step('closing the listeners', closeListeners);
+      await step('stopping the workers', stopWorkers);
+      await step('closing the stores', () => runtime.close());
+      stage = null;
     })());
-  return { url, metricsUrl, deps, ready, close };
+  return { url, metricsUrl, deps, ready, close, closingStage: () => stage };
 }
