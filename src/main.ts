@@ -3,6 +3,7 @@ import { type DemoDesk, DemoRefusedError, seedDemoDesk } from './demo/desk';
 import { type Config, ConfigError, loadConfig } from './platform/config';
 import { createEventStore } from './platform/adapters';
 import { createLogger } from './platform/logger';
+import { exitOnSignals } from './platform/shutdown';
 import { USERS, type UserView } from './projections/users';
 import { PortInUseError, startServer } from './server';
 
@@ -16,9 +17,6 @@ async function seedDemo(config: Config): Promise<DemoDesk> {
   }
 }
 
-/** How long a stop (SIGTERM, SIGINT) may take before the process exits anyway: under Docker's and Kubernetes' defaults (10 s, 30 s) with room for their SIGKILL. */
-const SHUTDOWN_TIMEOUT_MS = 8_000;
-
 const whereDataLives = (config: Config) =>
   config.EVENTSTORE_URL
     ? `event log in EventStoreDB (${config.EVENTSTORE_URL}); uploads in ${path.resolve(config.DATA_DIR)}`
@@ -29,24 +27,7 @@ async function main() {
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const demo = process.argv.includes('--demo') ? await seedDemo(config) : null;
   const server = await startServer(config, { logger });
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    // A stop that hangs (a store that never answers) must not outlive the operator's patience: the
-    // log and the read models are crash-safe, so exiting leaves nothing half-written.
-    setTimeout(() => {
-      logger.error({ signal, stage: server.closingStage(), ms: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time; exiting');
-      process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS).unref();
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  exitOnSignals(logger, () => server.close(), server.closingStage);
   process.stdout.write(`Support desk listening at ${server.url}; catching up with the event log (GET /api/health shows the progress)\n`);
 
   const { firstAdmin } = await server.ready;

@@ -1,6 +1,7 @@
 import { createLogger } from '../platform/logger';
 import { ConfigError, loadConfig } from '../platform/config';
 import { startRuntime } from '../runtime';
+import { exitOnSignals } from '../platform/shutdown';
 import { startWorkers } from './channels';
 
 /**
@@ -22,13 +23,17 @@ async function main() {
   const runtime = await startRuntime(config, { logger });
   const stopWorkers = await startWorkers(runtime.deps);
   logger.info('workers running');
-  const shutdown = async () => {
-    await stopWorkers();
-    await runtime.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  let stage: string | null = null;
+  exitOnSignals(
+    logger,
+    async () => {
+      stage = 'stopping the workers';
+      await stopWorkers();
+      stage = 'closing the stores';
+      await runtime.close();
+    },
+    () => stage,
+  );
 }
 
 main().catch((error: unknown) => {
