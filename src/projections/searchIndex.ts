@@ -102,8 +102,12 @@ const MERGE_BUDGET_MS = 20;
  * words stay in rows of their own in `search_fts_words_more` for good (its `settled` mark).
  */
 const WORDS_PER_ROW = 500;
-/** Tickets whose known words `writeWords` keeps between posts (`knownWords`): a few hundred bytes each. */
-const KNOWN_TICKETS = 5000;
+/**
+ * Tickets whose known words `writeWords` keeps between posts (`knownWords`), the most recently written: some 5 KB
+ * each with the full-size desk's 65 words a ticket, up to some 30 KB at a word row's 500, for more conversations
+ * than run at once.
+ */
+const KNOWN_TICKETS = 1000;
 /** Tickets whose word rows one slice of `mergeSegments` rewrites with the words their posts filed apart (`foldSlice`). */
 const FOLD_TICKETS = 16;
 /** Yields the event loop between two slices of merging. */
