@@ -102,6 +102,12 @@ const MERGE_BUDGET_MS = 20;
  * words stay in rows of their own in `search_fts_words_more` for good (its `settled` mark).
  */
 const WORDS_PER_ROW = 500;
+/**
+ * Tickets whose known words `writeWords` keeps between posts (`knownWords`), the most recently written: some 5 KB
+ * each with the full-size desk's 65 words a ticket, up to some 30 KB at a word row's 500, for more conversations
+ * than run at once.
+ */
+const KNOWN_TICKETS = 1000;
 /** Tickets whose word rows one slice of `mergeSegments` rewrites with the words their posts filed apart (`foldSlice`). */
 const FOLD_TICKETS = 16;
 /** Yields the event loop between two slices of merging. */
@@ -238,6 +244,11 @@ export class SearchIndex {
   private rowsAdded = 0;
   /** The tickets whose texts the transaction running now changed: `transaction` writes their word rows once, at its end. */
   private readonly touched = new Map<number, Touched | 'removed'>();
+  /**
+   * The words a ticket's word row and its rows filed apart hold, as `writeWords` last read or wrote them, with the
+   * last rowid of those apart (null: none), for tickets whose words are not settled (`knownWords`).
+   */
+  private readonly known = new Map<number, { words: Set<string>; last: number | null }>();
   /** Rows holding a word, by vocabulary and word, with the index's row count when they were counted (`rowsHolding`). */
   private readonly vocabulary = new Map<string, { rows: number; total: number }>();
   /** The merging running now (`mergeSegments`), and the timer that starts it. */
@@ -289,6 +300,7 @@ export class SearchIndex {
       // Cached statements name the tables dropped here.
       this.statements.clear();
       this.vocabulary.clear();
+      this.known.clear();
       if (this.db.inTransaction) this.db.transaction(rebuild)();
       else this.db.transaction(rebuild).immediate();
     } else this.db.exec(SCHEMA);
@@ -445,15 +457,52 @@ export class SearchIndex {
       this.fileWords(number, [...wordsOf(texts('search_fts')).values()], [...wordsOf(texts('search_fts_notes')).values()], false);
       return;
     }
-    const row = this.statement('SELECT public, notes FROM search_fts_words WHERE rowid = ?').get(number) as { public: string; notes: string } | undefined;
-    const settled = this.statement('SELECT settled FROM search_fts_words_extra WHERE number = ?').pluck().get(number) as number | undefined;
-    // Words filed apart and not yet folded in are known too (a settled ticket's are many and not read: a repeat costs a few postings).
-    const apart = settled === 0 ? this.moreRows(number) : [];
-    const known = wordsOf([row?.public ?? '', row?.notes ?? '', ...apart.flatMap((more) => [more.public, more.notes])]);
-    const fresh = (texts: string[]) => [...wordsOf(texts).entries()].filter(([key]) => !known.has(key)).map(([, word]) => word);
+    const last = this.lastApart(number);
+    const known = this.knownWords(number, last);
+    const fresh = (texts: string[]) => [...wordsOf(texts).entries()].filter(([key]) => !known.words.has(key)).map(([, word]) => word);
     const [publicWords, noteWords] = [fresh(touched.public), fresh(touched.notes)];
     if (publicWords.length + noteWords.length === 0) return;
-    this.fileWords(number, publicWords, noteWords, row !== undefined);
+    const written = this.fileWords(number, publicWords, noteWords, known.row, last);
+    if (!known.kept) return;
+    for (const word of [...publicWords, ...noteWords]) known.words.add(wordKey(word));
+    this.keep(number, { words: known.words, last: written });
+  }
+
+  /** The last rowid of a ticket's rows in `search_fts_words_more`, or null. */
+  private lastApart(number: number): number | null {
+    const lo = number * TICKET_SPAN;
+    return (
+      (this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1')
+        .pluck()
+        .get(lo, lo + TICKET_SPAN - 1) as number | undefined) ?? null
+    );
+  }
+
+  /**
+   * The words a ticket holds: in its word row (`row`: it has one) and in its rows filed apart not yet
+   * folded in (a settled ticket's are many and not read: a repeat costs a few postings). `kept`: they
+   * may be kept between posts (a ticket with a word row, not settled). Reading the rows apart at every
+   * post cost what they hold, and they pile up between two folds (at the full-size desk 0.24 ms of a
+   * post's 1.3 ms of CPU, docs/benchmark.md). What is kept is trusted while the ticket's last row apart
+   * is the one it names: a fold, a recompute or a removal drops it (`removeWords`), and a page undone
+   * takes back the rows it filed, so its last rowid is no longer the one kept.
+   */
+  private knownWords(number: number, last: number | null): { words: Set<string>; row: boolean; kept: boolean } {
+    const kept = this.known.get(number);
+    if (kept && kept.last === last) return { words: kept.words, row: true, kept: true };
+    this.known.delete(number);
+    const row = this.statement('SELECT public, notes FROM search_fts_words WHERE rowid = ?').get(number) as { public: string; notes: string } | undefined;
+    const settled = this.statement('SELECT settled FROM search_fts_words_extra WHERE number = ?').pluck().get(number) as number | undefined;
+    const apart = settled === 0 ? this.moreRows(number) : [];
+    const words = new Set(wordsOf([row?.public ?? '', row?.notes ?? '', ...apart.flatMap((more) => [more.public, more.notes])]).keys());
+    return { words, row: row !== undefined, kept: row !== undefined && settled !== 1 };
+  }
+
+  /** Keeps a ticket's known words, the most recently used KNOWN_TICKETS tickets' at most. */
+  private keep(number: number, known: { words: Set<string>; last: number | null }): void {
+    this.known.delete(number);
+    this.known.set(number, known);
+    if (this.known.size > KNOWN_TICKETS) this.known.delete(this.known.keys().next().value!);
   }
 
   private moreRows(number: number): Array<{ rowid: number; public: string; notes: string }> {
@@ -480,6 +529,7 @@ export class SearchIndex {
         const noteWords = [...wordsOf([row?.notes ?? '', ...apart.map((more) => more.notes)]).values()];
         if (publicWords.length + noteWords.length > WORDS_PER_ROW) {
           this.statement('UPDATE search_fts_words_extra SET settled = 1 WHERE number = ?').run(number);
+          this.known.delete(number);
           continue;
         }
         this.removeWords(number);
@@ -490,7 +540,7 @@ export class SearchIndex {
   }
 
   /** A ticket's words as its word row (`more` false) or as rows of `search_fts_words_more`, WORDS_PER_ROW words a row. */
-  private fileWords(number: number, publicWords: string[], noteWords: string[], more: boolean): void {
+  private fileWords(number: number, publicWords: string[], noteWords: string[], more: boolean, last: number | null = null): number | null {
     const lo = number * TICKET_SPAN;
     const words = [...publicWords.map((word) => [word, false] as const), ...noteWords.map((word) => [word, true] as const)];
     const rows: Array<[string, string]> = [];
@@ -499,11 +549,7 @@ export class SearchIndex {
       const column = (notes: boolean) => part.flatMap(([word, note]) => (note === notes ? [word] : [])).join(' ');
       rows.push([column(false), column(true)]);
     }
-    let next = more
-      ? ((this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1')
-          .pluck()
-          .get(lo, lo + TICKET_SPAN - 1) as number | undefined) ?? lo) + 1
-      : lo + 1;
+    let next = (more ? (last ?? lo) : lo) + 1;
     rows.forEach(([publicText, notesText], at) => {
       if (!more && at === 0)
         this.statement('INSERT INTO search_fts_words (rowid, public, notes, big) VALUES (?, ?, ?, ?)').run(
@@ -515,10 +561,12 @@ export class SearchIndex {
       else this.statement('INSERT INTO search_fts_words_more (rowid, public, notes) VALUES (?, ?, ?)').run(next++, publicText, notesText);
     });
     if (more || rows.length > 1) this.statement('INSERT OR IGNORE INTO search_fts_words_extra (number, settled) VALUES (?, ?)').run(number, more ? 0 : 1);
+    return next - 1 > lo ? next - 1 : null;
   }
 
   /** A ticket's word rows, each by its rowid (see `removeRows`). */
   private removeWords(number: number): void {
+    this.known.delete(number);
     this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
     this.statement('DELETE FROM search_fts_words_extra WHERE number = ?').run(number);
     const more = this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ?')
