@@ -57,10 +57,12 @@ export async function startTestServer(
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
-    // fetch (undici) drops a connection idle for 4 s of the 5 s the server announces; a test whose own work
-    // held this shared event loop (thousands of commands between two requests) let the server close one
-    // as fetch reused it (ECONNRESET). Here the server waits longer, so the client always closes first.
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: '30000',
+    // fetch (undici) keeps an idle connection for the time the server announces (Keep-Alive: timeout=N) less
+    // 2 s, at most 600 s, on timers that run late while this shared event loop is busy: a connection left
+    // idle about that long can be closed by the server as fetch reuses it (ECONNRESET, seen at 30 s with the
+    // test's own work holding the loop). At 600 s, the most the configuration takes, that needs a connection
+    // idle for ten minutes, which no test has.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...(mongoUrl ? { MONGO_URL: mongoUrl } : {}),
     // READSTORE=sqlite in the test process runs the suites with the read models in DATA_DIR/readstore.db (docs/readstore.md).
     ...(process.env.READSTORE ? { READSTORE: process.env.READSTORE } : {}),
