@@ -19,6 +19,8 @@ export interface HandleContext {
   live: boolean;
   /** `stop` was called: finish the event in hand and return the position reached. */
   stopping: () => boolean;
+  /** Aborted by `stop`: a wait inside `handle` ends at once instead of at its next look at `stopping`. */
+  signal: AbortSignal;
 }
 
 export interface ProcessorOptions {
@@ -57,6 +59,8 @@ export class LogProcessor {
   private handled = 0;
   private live = false;
   private stopped = true;
+  /** Aborted by `stop`, so waits inside `handle` end at once (`HandleContext.signal`). */
+  private halt = new AbortController();
   private subscription: Subscription | null = null;
   /** Live events delivered while a page is handled: the next page. */
   private waiting: RecordedEvent[] = [];
@@ -106,6 +110,7 @@ export class LogProcessor {
   /** Loads the checkpoint and catches up to the head of the log; then follows it live (not awaited). */
   async start(onProgress?: (progress: ProgressReport) => void): Promise<void> {
     this.stopped = false;
+    this.halt = new AbortController();
     this.live = false;
     this.handled = 0;
     this.reached = await this.options.checkpoint.load();
@@ -121,6 +126,7 @@ export class LogProcessor {
   /** Resolves once no event is being handled and none will be; stores the checkpoint. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
     this.live = false;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
@@ -215,7 +221,7 @@ export class LogProcessor {
       this.advance(last);
       return;
     }
-    const reached = await this.options.handle(wanted, { live, stopping: () => this.stopped });
+    const reached = await this.options.handle(wanted, { live, stopping: () => this.stopped, signal: this.halt.signal });
     this.failedInARow = 0;
     this.handled += wanted.filter((event) => event.position <= reached).length;
     // Everything up to the last event is handled: skipped events after the last wanted one count too.

@@ -187,6 +187,8 @@ export class ProjectionRunner {
   private unlisten: (() => void) | null = null;
   private progress: ((progress: ReplayProgress) => void) | undefined;
   private stopped = false;
+  /** Aborted by `stop`, so a start waiting to `reach` the head ends at once. */
+  private halt = new AbortController();
   private live = false;
   private processed = 0;
   private pages = 0;
@@ -281,6 +283,7 @@ export class ProjectionRunner {
    */
   async start(onProgress?: (progress: ReplayProgress) => void): Promise<void> {
     this.stopped = false;
+    this.halt = new AbortController();
     this.live = false;
     this.progress = onProgress;
     this.watch();
@@ -359,6 +362,7 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
     this.live = false;
     if (this.watchTimer) clearTimeout(this.watchTimer);
     this.watchTimer = null;
@@ -673,7 +677,7 @@ export class ProjectionRunner {
   private async announceWhenShared(page: RecordedEvent[], context: HandleContext): Promise<number> {
     let reached = 0;
     for (const event of page) {
-      while (!(await this.waitFor(event.position, 1000))) if (context.stopping()) return reached;
+      while (!(await this.waitFor(event.position, 1000, undefined, context.signal))) if (context.stopping()) return reached;
       this.announce(event);
       reached = event.position;
     }
@@ -755,7 +759,7 @@ export class ProjectionRunner {
   private async awaitReadModels(last: number, context: HandleContext): Promise<void> {
     const read = [...new Set(this.mine.flatMap((projection) => projection.reads ?? []))].filter((name) => !this.owned.has(name));
     if (read.length === 0) return;
-    while (!(await this.waitFor(last, 1000, read)))
+    while (!(await this.waitFor(last, 1000, read, context.signal)))
       if (context.stopping()) throw new TransientStoreError(CHECKPOINTS, new Error(`stopped waiting for ${read.join(', ')} to apply position ${last}`));
   }
 
@@ -794,7 +798,7 @@ export class ProjectionRunner {
 
   /** Resolves once every projection reached `position` (or the runner stopped). */
   private async reach(position: number): Promise<void> {
-    while (!this.stopped && !(await this.waitFor(position, 1000)));
+    while (!this.stopped && !(await this.waitFor(position, 1000, undefined, this.halt.signal)));
   }
 
   /**
