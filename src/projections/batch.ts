@@ -8,8 +8,8 @@ import type { BulkOp, Doc, ReadStore } from '../platform/readstore/port';
  * document the batch made, changed or deleted, once, one bulk write per collection: each replaced by
  * id (upserted when new), the deleted ones deleted; the runner sends them while the next batch is applied. On MongoDB a batch of tens of thousands of events costs a
  * command or two per collection instead of a few per page, and none of them a read. (Inserted rather
- * than upserted, the documents left the fast server of docs/benchmark.md 4-8 times slower on every
- * later command of the chat.)
+ * than upserted, the documents left the fast server of docs/benchmark.md slower on every later command
+ * of the chat: 4-8 times, then 2 times at 5,000 tickets, "The replay's new documents inserted".)
  */
 export class CatchUpBatch {
   /** The ids written since the last flush, per collection, in the order the collections were last written. */
@@ -18,11 +18,18 @@ export class CatchUpBatch {
   private readonly stored = new Map<string, Set<string>>();
   /** The projection that writes each collection: the writes of different projections go at once. */
   private readonly owners = new Map<string, string>();
+  /** The collection written last, with its ids: most writes follow one of the same collection. */
+  private last: { collection: string; ids: Set<string> } | null = null;
   readonly models = new MemoryReadStore((collection, id) => {
+    if (this.last?.collection === collection) {
+      this.last.ids.add(id);
+      return;
+    }
     const ids = this.changed.get(collection) ?? new Set<string>();
     // Moved to the end: the map's order is that of each collection's last write.
     this.changed.delete(collection);
     this.changed.set(collection, ids.add(id));
+    this.last = { collection, ids };
   });
   /** The log position each projection has applied to `models`. */
   readonly positions = new Map<string, number>();
@@ -73,6 +80,7 @@ export class CatchUpBatch {
       if (ops.length > 0) byProjection.set(owner, [...(byProjection.get(owner) ?? []), { name, ops }]);
     }
     this.changed.clear();
+    this.last = null;
     return async (store) => {
       const writes = [...byProjection.values()].map(async (sequence) => {
         for (const { name, ops } of sequence) await store.collection<Doc>(name).bulkWrite(ops);

@@ -31,9 +31,6 @@ export class FencedOutError extends TransientStoreError {
   }
 }
 
-/** Matches a document no newer writer has written (or none fenced ever did). */
-const notNewerThan = (epoch: number): Filter => ({ [EPOCH_FIELD]: { $not: { $gt: epoch } } });
-
 /**
  * A read store whose writes carry one writer's epoch (a lease's, docs/read-models.md "Fenced
  * writes"): every document written gets `_epoch`, and every write's filter also asks that the
@@ -100,12 +97,17 @@ export class FencedReadStore implements ReadStore {
 }
 
 class FencedCollection<T extends Doc> implements Collection<T> {
+  /** Matches a document no newer writer has written (or none fenced ever did): one object for every write's filter (none changes it). */
+  private readonly notNewer: Filter;
+
   constructor(
     private readonly inner: Collection<T>,
     private readonly epoch: number,
     private readonly fencedOut: () => Promise<boolean>,
     private readonly checked: () => Promise<void>,
-  ) {}
+  ) {
+    this.notNewer = { $not: { $gt: epoch } };
+  }
 
   get name(): string {
     return this.inner.name;
@@ -180,7 +182,7 @@ class FencedCollection<T extends Doc> implements Collection<T> {
 
   /** Read models never filter on `_epoch` themselves, so the guard is one more top-level condition. */
   private guard(filter: Filter): Filter {
-    return { ...filter, ...notNewerThan(this.epoch) };
+    return { ...filter, [EPOCH_FIELD]: this.notNewer };
   }
 
   /**
