@@ -125,6 +125,8 @@ describe('Web app in Chromium: availability and round-robin assignment (docs/tea
     const asEve = await pageOf(eve.email);
     await asEve.goto(`${server.url}/tickets/${ticket._id}`);
     await asEve.locator('.assignee-name', { hasText: usernameOf(eve) }).waitFor();
+    // Eve's session of the set-up ends first: only the sign-out of her last session sets her Offline (docs/teams.md).
+    expect((await server.request('POST', '/api/auth/logout', { token: eve.token })).status).toBe(204);
     await asEve.getByRole('button', { name: 'Logout' }).click();
     await admin.goto(`${server.url}/admin?tab=Teams`);
     const returns = admin.getByRole('article', { name: 'Returns' });
