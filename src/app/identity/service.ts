@@ -193,7 +193,7 @@ export async function recordSignOut(deps: AppDeps, userId: string, context: Comm
   const now = context.now.toISOString();
   const open = await deps.readStore.collection<SessionView>(SESSIONS).find({ userId, endedAt: null });
   if (user && open.some((session) => session.expiresAt > now && session.startedPosition > user.sessionsValidAfter)) return;
-  await runCommand(deps, userStream(userId), userDecider, { type: 'RecordSignOut', userId, now: context.now.toISOString() }, context);
+  await runCommand(deps, userStream(userId), userDecider, { type: 'RecordSignOut', userId, now }, context);
 }
 
 /** Activity is recorded at most once a minute: the idle time is counted in minutes, and the log gains at most one event a minute per person. */
