@@ -50,6 +50,29 @@ describe('the FTS5 index of the SQLite store', () => {
       index.putTicket(ticket);
     });
   };
+  /** Runs `work` with the clock `ms` ahead (only Date: the merging's turns and timers run as they do). */
+  const quietFor = async (ms: number, work: () => Promise<void>) => {
+    jest.useFakeTimers({
+      now: Date.now() + ms,
+      doNotFake: [
+        'nextTick',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+        'queueMicrotask',
+        'hrtime',
+        'performance',
+      ],
+    });
+    try {
+      await work();
+    } finally {
+      jest.useRealTimers();
+    }
+  };
   const post = (number: number, seq: number, text: string, internal = false) =>
     index.transaction(() => index.putMessage(number, { messageId: `m${number}-${seq}`, seq, text, files: [], internal }));
 
@@ -161,11 +184,30 @@ describe('the FTS5 index of the SQLite store', () => {
     expect(wordRow(1)).not.toContain('zebra');
     expect(all()).toEqual(expected);
 
+    // The conversations are going on: their rows wait (a fold rewrites the whole word row).
     await index.mergeSegments();
+    expect(wordRow(1)).not.toContain('zebra');
+    expect(all()).toEqual(expected);
+
+    // Quiet for ten seconds: folded.
+    await quietFor(10_000, () => index.mergeSegments());
     expect(wordRow(1)).toContain('zebra');
     expect(store.database.prepare('SELECT count(*) FROM search_fts_words_extra').pluck().get()).toBe(0);
     expect(store.database.prepare('SELECT count(*) FROM search_fts_words_more').pluck().get()).toBe(0);
     expect(all()).toEqual(expected);
+  });
+
+  it('folds a conversation going on once its posts have filed 32 rows apart', async () => {
+    open(4);
+    const wordRow = () => store.database.prepare('SELECT public FROM search_fts_words WHERE rowid = ?').pluck().get(4) as string;
+    for (let seq = 1; seq <= 31; seq++) post(4, seq, `parcel${seq}x`);
+    await index.mergeSegments();
+    expect(wordRow()).not.toContain('parcel31x');
+    post(4, 32, 'parcel32x');
+    await index.mergeSegments();
+    expect(wordRow()).toContain('parcel1x');
+    expect(wordRow()).toContain('parcel32x');
+    expect(index.matching({ customer: null, notes: true }, ftsQuery(parseQuery('parcel17x')))).toEqual(['t4']);
   });
 
   it("files a post's words again after a page that filed them was undone, though it keeps a ticket's words between posts", () => {

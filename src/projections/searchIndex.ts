@@ -110,6 +110,16 @@ const WORDS_PER_ROW = 500;
 const KNOWN_TICKETS = 1000;
 /** Tickets whose word rows one slice of `mergeSegments` rewrites with the words their posts filed apart (`foldSlice`). */
 const FOLD_TICKETS = 16;
+/**
+ * A conversation going on is folded once its posts have filed this many rows apart, or once it has
+ * been quiet for FOLD_QUIET_MS: a fold rewrites the whole word row (every word and its prefixes), so
+ * folding after each post, as the timer did while 200 conversations posted every second, cost
+ * 0.14 ms of a post's 2.8 ms of main thread plus merging what it wrote (docs/benchmark.md).
+ */
+const FOLD_ROWS = 32;
+const FOLD_QUIET_MS = 10_000;
+/** Listed tickets a slice looks through for those due (the conversations going on are skipped). */
+const FOLD_CANDIDATES = 5000;
 /** Yields the event loop between two slices of merging. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 /** A word's key for telling a ticket's words apart: ASCII folds as FTS5 folds it; other words stay as written (FTS5 folds them). */
@@ -249,6 +259,12 @@ export class SearchIndex {
    * last rowid of those apart (null: none), for tickets whose words are not settled (`knownWords`).
    */
   private readonly known = new Map<number, { words: Set<string>; last: number | null }>();
+  /**
+   * Tickets whose posts filed rows apart since this process last folded them: how many rows and when the
+   * last (`foldSlice` leaves a conversation going on alone). A ticket not here (rows filed before a
+   * restart, or counted in a page rolled back) is folded when the timer comes to it.
+   */
+  private readonly apart = new Map<number, { rows: number; at: number }>();
   /** Rows holding a word, by vocabulary and word, with the index's row count when they were counted (`rowsHolding`). */
   private readonly vocabulary = new Map<string, { rows: number; total: number }>();
   /** The merging running now (`mergeSegments`), and the timer that starts it. */
@@ -371,7 +387,7 @@ export class SearchIndex {
     while (this.merging) await this.merging;
     if (!this.db.open || this.db.inTransaction || !this.statement('SELECT 1 FROM search_fts_rebuilt').get()) return;
     return this.alone(async () => {
-      while (this.db.open && this.foldSlice()) await nextTurn();
+      while (this.db.open && this.foldSlice(true)) await nextTurn();
       for (const table of FTS_TABLES) while (this.db.open && this.merge(table, -SETTLE_PAGES)) await nextTurn();
       if (this.db.open) this.statement('DELETE FROM search_fts_rebuilt').run();
     });
@@ -463,6 +479,7 @@ export class SearchIndex {
     const [publicWords, noteWords] = [fresh(touched.public), fresh(touched.notes)];
     if (publicWords.length + noteWords.length === 0) return;
     const written = this.fileWords(number, publicWords, noteWords, known.row, last);
+    if (known.row) this.apart.set(number, { rows: (this.apart.get(number)?.rows ?? 0) + 1, at: Date.now() });
     if (!known.kept) return;
     for (const word of [...publicWords, ...noteWords]) known.words.add(wordKey(word));
     this.keep(number, { words: known.words, last: written });
@@ -517,9 +534,17 @@ export class SearchIndex {
    * transaction of its own; a ticket past WORDS_PER_ROW words keeps them apart for good (`settled`).
    * False when no ticket is left to fold, or a transaction is open.
    */
-  private foldSlice(): boolean {
+  private foldSlice(all = false): boolean {
     if (this.db.inTransaction) return false;
-    const numbers = this.statement('SELECT number FROM search_fts_words_extra WHERE settled = 0 LIMIT ?').pluck().all(FOLD_TICKETS) as number[];
+    const now = Date.now();
+    const due = (number: number) => {
+      const seen = this.apart.get(number);
+      return all || !seen || seen.rows >= FOLD_ROWS || now - seen.at >= FOLD_QUIET_MS;
+    };
+    const candidates = this.statement('SELECT number FROM search_fts_words_extra WHERE settled = 0 LIMIT ?')
+      .pluck()
+      .all(all ? FOLD_TICKETS : FOLD_CANDIDATES) as number[];
+    const numbers = candidates.filter(due).slice(0, FOLD_TICKETS);
     if (numbers.length === 0) return false;
     this.transaction(() => {
       for (const number of numbers) {
@@ -530,6 +555,7 @@ export class SearchIndex {
         if (publicWords.length + noteWords.length > WORDS_PER_ROW) {
           this.statement('UPDATE search_fts_words_extra SET settled = 1 WHERE number = ?').run(number);
           this.known.delete(number);
+          this.apart.delete(number);
           continue;
         }
         this.removeWords(number);
@@ -567,6 +593,7 @@ export class SearchIndex {
   /** A ticket's word rows, each by its rowid (see `removeRows`). */
   private removeWords(number: number): void {
     this.known.delete(number);
+    this.apart.delete(number);
     this.statement('DELETE FROM search_fts_words WHERE rowid = ?').run(number);
     this.statement('DELETE FROM search_fts_words_extra WHERE number = ?').run(number);
     const more = this.statement('SELECT rowid FROM search_fts_words_more WHERE rowid BETWEEN ? AND ?')
