@@ -28,6 +28,16 @@ export const nextRoundAt = (startedAt: number, tookMs: number): number => starte
  * the 14 counts of ten agents' views held every request and push for 260 ms at once.
  */
 const YIELD_AFTER_MS = 4;
+
+/** Gives the event loop back (to I/O and timers, not only to promises) when more than `ms` passed since it last did. */
+export function ioYielder(ms: number): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since <= ms) return;
+    await yieldToIo();
+    since = performance.now();
+  };
+}
 /** Service-level views change with the clock, not only with events: counted again this often while watched. */
 const SLA_RECOUNT_MS = 30_000;
 
@@ -97,7 +107,7 @@ export function attachViewCounts(io: Server, deps: AppDeps, guard: LiveGuard): (
 
   async function recount(viewIds: ReadonlySet<string> | 'all', among: Iterable<Watcher>): Promise<void> {
     const counted = new Map<string, number>();
-    let since = performance.now();
+    const breathe = ioYielder(YIELD_AFTER_MS);
     for (const watcher of among) {
       const user = userOf(watcher);
       const changed: Record<string, number> = {};
@@ -108,10 +118,7 @@ export function attachViewCounts(io: Server, deps: AppDeps, guard: LiveGuard): (
         if (value === undefined) {
           value = await count(view.filters, user);
           counted.set(key, value);
-          if (performance.now() - since > YIELD_AFTER_MS) {
-            await yieldToIo();
-            since = performance.now();
-          }
+          await breathe();
         }
         if (watcher.sent.get(view._id) === value) continue;
         watcher.sent.set(view._id, value);
