@@ -17,6 +17,7 @@ import { RESYNC_MAX_EVENTS, type ResyncAnswer, type TicketChange, type TicketCon
 import type { SlaWarningPush } from '#contract/sla';
 import { type LiveBudget, type LiveGuard, LIVE_USER_LIMITS } from './guard';
 import { type Presence, createPresence } from './presence';
+import { ioYielder } from '../../platform/yielding';
 import { STAFF_ROLES, customerRoom, staffRoom, staffRoomTicket, userRoom } from './rooms';
 
 const ticketKey = z.union([z.string().min(1).max(100), z.object({ ticketId: z.string().min(1).max(100) }).transform(({ ticketId }) => ticketId)]);
@@ -282,7 +283,7 @@ async function replay(deps: AppDeps, socket: Socket, after: number): Promise<Res
   const events = read.filter((event) => event.position <= upTo);
   if (events.length > RESYNC_MAX_EVENTS) return { ok: true, complete: false, position: upTo };
   let replayed = 0;
-  let sliceStarted = performance.now();
+  const breathe = ioYielder(SLICE_MS);
   for (const event of events) {
     if (!socket.connected) break;
     const ticketId = conversationOf(event);
@@ -292,10 +293,7 @@ async function replay(deps: AppDeps, socket: Socket, after: number): Promise<Res
       socket.emit(delivery.name, delivery.payload);
       replayed += 1;
     }
-    if (performance.now() - sliceStarted > SLICE_MS) {
-      await yieldToIo();
-      sliceStarted = performance.now();
-    }
+    await breathe();
   }
   return { ok: true, complete: true, position: upTo, replayed };
 }

@@ -1,4 +1,3 @@
-import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { Counter } from 'prom-client';
 import type { Server, Socket } from 'socket.io';
 import type { SavedView } from '#contract/responses';
@@ -6,6 +5,7 @@ import { isStaff } from '#contract/users';
 import type { ViewCounts, ViewFilters } from '#contract/views';
 import type { AppDeps } from '../../app/deps';
 import type { RecordedEvent } from '../../platform/eventstore/port';
+import { ioYielder } from '../../platform/yielding';
 import { teamIdsOf } from '../../projections/teams';
 import type { AuthUser } from '../http/auth';
 import { countView, countsPerViewer, visibleViews } from '../views/visible';
@@ -28,16 +28,6 @@ export const nextRoundAt = (startedAt: number, tookMs: number): number => starte
  * the 14 counts of ten agents' views held every request and push for 260 ms at once.
  */
 const YIELD_AFTER_MS = 4;
-
-/** Gives the event loop back (to I/O and timers, not only to promises) when more than `ms` passed since it last did. */
-export function ioYielder(ms: number): () => Promise<void> {
-  let since = performance.now();
-  return async () => {
-    if (performance.now() - since <= ms) return;
-    await yieldToIo();
-    since = performance.now();
-  };
-}
 /** Service-level views change with the clock, not only with events: counted again this often while watched. */
 const SLA_RECOUNT_MS = 30_000;
 

@@ -73,6 +73,13 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.count()).toBe(4);
     });
 
+    it('matches no document by an empty list of ids, and every one by an empty list to exclude, beside other conditions', async () => {
+      expect(await tickets.find({ _id: { $in: [] }, status: { $in: ['open', 'closed'] } })).toEqual([]);
+      expect(await tickets.count({ _id: { $in: [] }, status: 'open' })).toBe(0);
+      expect((await tickets.find({ _id: { $nin: [] }, status: 'open' })).map((t) => t._id).sort()).toEqual(['t1', 't3']);
+      expect(await tickets.count({ _id: { $in: [] } })).toBe(0);
+    });
+
     it('returns copies that callers cannot use to change stored documents', async () => {
       const found = await tickets.findOne({ _id: 't1' });
       found!.title = 'changed';
