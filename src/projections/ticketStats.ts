@@ -235,10 +235,11 @@ class MovedMeanwhileError extends Error {
   }
 }
 
-export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc> {
+/** The running sums; `created: false` leaves out the creation buckets (about 800 documents a week), which `createdSince` sums in the store. */
+export async function loadTicketStats(store: ReadStore, { created = true } = {}): Promise<TicketStatsDoc> {
   const [found, buckets] = await Promise.all([
     store.collection<StatsRow>(TICKET_STATS).findOne({ _id: STATS_ID }),
-    store.collection<BucketRow>(TICKET_CREATED).find({}),
+    created ? store.collection<BucketRow>(TICKET_CREATED).find({}) : [],
   ]);
   return {
     _id: STATS_ID,
@@ -255,16 +256,21 @@ export async function loadTicketStats(store: ReadStore): Promise<TicketStatsDoc>
 
 export const average = ({ sum, count }: Sum) => (count > 0 ? Math.round(sum / count) : 0);
 
-/** Tickets created at or after `since`, to the 15-minute bucket. */
-export const createdSince = (stats: TicketStatsDoc, since: Date) => {
+/** Tickets created at or after `since`, to the 15-minute bucket: the buckets' counts summed by the store. */
+export async function createdSince(store: ReadStore, since: Date): Promise<number> {
   const from = bucketKey(since.getTime() + BUCKET_MS - 1);
-  return Object.entries(stats.created).reduce((total, [key, count]) => (key >= from ? total + count : total), 0);
-};
+  const [sum] = await store
+    .collection<BucketRow>(TICKET_CREATED)
+    .aggregate<{ count: number }>([{ $match: { _id: { $gte: from } } }, { $group: { _id: null, count: { $sum: '$count' } } }]);
+  return sum?.count ?? 0;
+}
 
-/** Local midnight of `now` in an IANA time zone, as an instant. */
-export function localMidnight(now: Date, timeZone: string): Date {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+/** The clock's parts in a time zone: a formatter made once per zone (making one cost 0.1 ms a dashboard). */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+function clockIn(timeZone: string): Intl.DateTimeFormat {
+  let clock = clocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -273,7 +279,17 @@ export function localMidnight(now: Date, timeZone: string): Date {
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
-    })
+    });
+    // Zones are validated before they get here (a few hundred names at most).
+    clocks.set(timeZone, clock);
+  }
+  return clock;
+}
+
+/** Local midnight of `now` in an IANA time zone, as an instant. */
+export function localMidnight(now: Date, timeZone: string): Date {
+  const parts = Object.fromEntries(
+    clockIn(timeZone)
       .formatToParts(now)
       .map((part) => [part.type, part.value]),
   );

@@ -702,6 +702,8 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { 'customer._id': 1, publicUpdatedAt: -1 } });
     await tickets.createIndex({ keys: { 'customer._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { status: 1, createdAt: -1 } });
+    // Live Tickets' usual page: one status, by priority (on SQLite its rows in order, not all the status's rows sorted).
+    await tickets.createIndex({ keys: { status: 1, priorityWeight: -1, createdAt: -1 } });
     await tickets.createIndex({ keys: { 'assignedAgent._id': 1, createdAt: -1 } });
     // The list filtered (and its total counted) by category or priority, and a category's rename: without them SQLite reads every ticket.
     await tickets.createIndex({ keys: { 'category._id': 1, createdAt: -1 } });

@@ -39,6 +39,26 @@ describe('What needs me (issue 41): unread counts, waiting since, the waiting so
     expect((await listed(agent.token, 'limit=100')).find((item) => item._id === ticket._id)!.unreadCount).toBe(0);
   });
 
+  it('when the tickets of a page were read up to different messages, then each counts only what came after its own mark', async () => {
+    // One open ticket per customer.
+    const customer = await addMember(server(), admin, 'customer');
+    const tickets = [];
+    for (const title of ['Read early', 'Read late', 'Never read', 'All read'])
+      tickets.push(await openTicket(server(), title === 'Read early' ? customer : await addMember(server(), admin, 'customer'), category, { title }));
+    const [early, late, never, done] = tickets;
+    const read = (id: string) => server().request('POST', `/api/tickets/${id}/messages/read`, { token: agent.token });
+    for (const ticket of [early, late, never, done]) await post(admin, ticket!._id, 'One');
+    await read(early!._id);
+    await post(admin, late!._id, 'Two');
+    await read(late!._id);
+    await read(done!._id);
+    for (const ticket of [early, late, never]) await post(admin, ticket!._id, 'Three');
+    await post(admin, early!._id, 'Four');
+    await post(agent.token, never!._id, 'My own reply');
+    const counts = new Map((await listed(agent.token, 'limit=100')).map((item) => [item._id, item.unreadCount]));
+    expect([early, late, never, done].map((ticket) => counts.get(ticket!._id))).toEqual([2, 1, 2, 0]);
+  });
+
   it('when staff reply publicly, then the customer no longer waits; a note does not count; the customer writing again waits from then', async () => {
     const customer = await addMember(server(), admin, 'customer');
     const ticket = await openTicket(server(), customer, category, { title: 'Waiting one' });

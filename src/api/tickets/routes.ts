@@ -117,9 +117,9 @@ async function unreadCount(deps: AppDeps, ticket: TicketView, user: AuthUser): P
 }
 
 /**
- * The unread counts of a page of tickets: the reader's marks in one read, and a count only for the
- * tickets that have messages past their mark (a read or quiet ticket costs nothing), so a page of
- * 1000 mostly read tickets stays a handful of reads.
+ * The unread counts of a page of tickets: the reader's marks in one read, then one grouped count of
+ * the messages past them, asked only for the tickets that have any (a read or quiet ticket costs
+ * nothing). Tickets read up to the same mark (most often none) share one branch of the count.
  */
 async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser): Promise<number[]> {
   if (tickets.length === 0) return [];
@@ -127,15 +127,25 @@ async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser
     .collection<ReadMarkView>(TICKET_READS)
     .find({ _id: { $in: tickets.map((ticket) => `${ticket._id}:${user.id}`) } }, { limit: tickets.length });
   const upTo = new Map(marks.map((mark) => [mark.ticket, mark.upTo]));
-  return Promise.all(
-    tickets.map((ticket) => {
-      const mark = upTo.get(ticket._id) ?? 0;
-      if (ticket.lastSeq <= mark) return 0;
-      return deps.readStore
-        .collection<MessageView>(TICKET_MESSAGES)
-        .count({ ticket: ticket._id, seq: { $gt: mark }, 'sender._id': { $ne: user.id }, ...visibleMessages(user) });
-    }),
-  );
+  const byMark = new Map<number, string[]>();
+  for (const ticket of tickets) {
+    const mark = upTo.get(ticket._id) ?? 0;
+    if (ticket.lastSeq > mark) byMark.set(mark, [...(byMark.get(mark) ?? []), ticket._id]);
+  }
+  if (byMark.size === 0) return tickets.map(() => 0);
+  const counted = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).aggregate<{ _id: string; unread: number }>([
+    {
+      $match: {
+        // Messages are numbered from 1: past no mark is all of them.
+        $or: [...byMark].map(([mark, ids]) => (mark === 0 ? { ticket: { $in: ids } } : { ticket: { $in: ids }, seq: { $gt: mark } })),
+        'sender._id': { $ne: user.id },
+        ...visibleMessages(user),
+      },
+    },
+    { $group: { _id: '$ticket', unread: { $sum: 1 } } },
+  ]);
+  const unread = new Map(counted.map((row) => [row._id, row.unread]));
+  return tickets.map((ticket) => unread.get(ticket._id) ?? 0);
 }
 
 async function latestMessages(deps: AppDeps, ticket: TicketView, user: AuthUser, page: number, limit: number) {

@@ -59,12 +59,14 @@ const loadCategories = (store: ReadStore) => store.collection<CategoryView>(CATE
  * recent activity from the newest tickets by index, so no request walks every ticket.
  */
 export async function ticketStatistics(store: ReadStore, now: Date, timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone) {
-  const [stats, categories, teams, topTags, newest] = await Promise.all([
-    loadTicketStats(store),
+  const [stats, categories, teams, topTags, newest, todayTickets, weekTickets] = await Promise.all([
+    loadTicketStats(store, { created: false }),
     loadCategories(store),
     store.collection<TeamView>(TEAMS).find({}),
     tagSuggestions(store, '', TOP_TAGS),
     store.collection<TicketView>(TICKETS).find({}, { sort: { createdAt: -1, ticketId: -1 }, limit: RECENT }),
+    createdSince(store, localMidnight(now, timeZone)),
+    createdSince(store, new Date(now.getTime() - WEEK_MS)),
   ]);
   const count = (status: keyof typeof stats.byStatus) => stats.byStatus[status] ?? 0;
   const recentActivity = newest
@@ -88,8 +90,8 @@ export async function ticketStatistics(store: ReadStore, now: Date, timeZone = I
     resolved: count('resolved'),
     closed: count('closed'),
     unassigned: stats.unassigned,
-    todayTickets: createdSince(stats, localMidnight(now, timeZone)),
-    weekTickets: createdSince(stats, new Date(now.getTime() - WEEK_MS)),
+    todayTickets,
+    weekTickets,
     avgResponseTime: average(stats.response),
     avgResolutionTime: average(stats.resolution),
     categoryStats: categoryStatsOf(stats, categories),
@@ -101,6 +103,6 @@ export async function ticketStatistics(store: ReadStore, now: Date, timeZone = I
 
 /** `GET /categories/stats`. */
 export async function categoryStatistics(store: ReadStore) {
-  const [stats, categories] = await Promise.all([loadTicketStats(store), loadCategories(store)]);
+  const [stats, categories] = await Promise.all([loadTicketStats(store, { created: false }), loadCategories(store)]);
   return categoryStatsOf(stats, categories);
 }

@@ -351,6 +351,33 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.count({ status: 'pending' })).toBe(0);
     });
 
+    it('pages and counts an equality on the first key in the order of its other keys, exact once a document holds an array or object there', async () => {
+      await tickets.createIndex({ keys: { status: 1, priority: -1 } });
+      await tickets.insertOne({ _id: 't9', title: 'Looks like a list', priority: 5, status: '["open","x"]' });
+      const page = async (filter: Record<string, unknown>) => (await tickets.find(filter, { sort: { priority: -1 }, limit: 2 })).map((t) => t._id);
+      expect(await page({ status: 'open' })).toEqual(['t1', 't3']);
+      expect(await page({ status: { $eq: 'open' } })).toEqual(['t1', 't3']);
+      expect(await page({ status: { $in: ['closed', 'resolved', 'closed'] } })).toEqual(['t4', 't2']);
+      expect(await page({ status: '["open","x"]' })).toEqual(['t9']);
+      expect(await tickets.count({ status: { $in: ['open', 'resolved'] } })).toBe(3);
+      await tickets.insertOne({ _id: 't7', title: 'No status', priority: 0 } as Ticket);
+      expect((await tickets.find({ status: { $ne: 'open' } }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t2', 't4', 't7', 't9']);
+      await tickets.deleteOne({ _id: 't7' });
+      // An array holds its elements for an equality, and its JSON text is no string it equals; nor is an object's.
+      await tickets.updateOne({ _id: 't2' }, { $set: { status: ['open', 'x'] as unknown as string } });
+      await tickets.insertOne({ _id: 't8', title: 'Object', priority: 0, status: { a: 1 } as unknown as string });
+      expect(await page({ status: 'open' })).toEqual(['t1', 't3']);
+      expect((await tickets.find({ status: 'open' }, { sort: { priority: 1 } })).map((t) => t._id)).toEqual(['t2', 't3', 't1']);
+      expect(await page({ status: '["open","x"]' })).toEqual(['t9']);
+      expect(await tickets.count({ status: '{"a":1}' })).toBe(0);
+      expect(await tickets.count({ status: { $in: ['open', 'x'] } })).toBe(3);
+      expect((await tickets.find({ status: { $ne: 'open' } }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t4', 't8', 't9']);
+      await tickets.deleteOne({ _id: 't2' });
+      await tickets.deleteOne({ _id: 't8' });
+      expect(await page({ status: '["open","x"]' })).toEqual(['t9']);
+      expect(await tickets.count({ status: 'open' })).toBe(2);
+    });
+
     it('moves the entries of a dotted and a top-level indexed field on a replacement guarded by a revision, and not on one guarded away', async () => {
       await tickets.createIndex({ keys: { 'owner.name': 1 } });
       await tickets.createIndex({ keys: { status: 1 } });
@@ -576,6 +603,45 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
         { _id: 'closed', priorities: 2 },
         { _id: 'open', priorities: 7 },
         { _id: 'resolved', priorities: 1 },
+      ]);
+    });
+
+    it('counts by a field after a $match of indexed and other conditions, a null or missing value in one group', async () => {
+      await tickets.createIndex({ keys: { status: 1, priority: -1 } });
+      await tickets.insertOne({ _id: 't5', title: 'No status', priority: 2 } as Ticket);
+      await tickets.insertOne({ _id: 't6', title: 'Null status', priority: 5, status: null } as unknown as Ticket);
+      const counted = async (match: Record<string, unknown>) => {
+        const rows = await tickets.aggregate<{ _id: string | null; n: number }>([{ $match: match }, { $group: { _id: '$status', n: { $sum: 1 } } }]);
+        return rows.sort((a, b) => String(a._id).localeCompare(String(b._id)));
+      };
+      expect(await counted({ priority: { $gte: 2 } })).toEqual([
+        { _id: 'closed', n: 1 },
+        { _id: null, n: 2 },
+        { _id: 'open', n: 2 },
+      ]);
+      expect(
+        await counted({ $or: [{ status: { $in: ['open', 'resolved'] }, priority: { $gt: 1 } }, { status: 'closed' }], title: { $ne: 'VPN drops' } }),
+      ).toEqual([
+        { _id: 'closed', n: 1 },
+        { _id: 'open', n: 1 },
+      ]);
+      expect(await counted({ status: 'none' })).toEqual([]);
+      // A number stays a number; with a boolean there too, each keeps its type.
+      await tickets.insertOne({ _id: 't7', title: 'Numbered', priority: 3, status: 7 as unknown as string });
+      expect(await counted({ priority: 3 })).toEqual([
+        { _id: 7, n: 1 },
+        { _id: 'open', n: 1 },
+      ]);
+      // Into one group, a field's numbers summed (a string among them counts nothing), and no group for no match.
+      const summed = (match: Record<string, unknown>) => tickets.aggregate([{ $match: match }, { $group: { _id: null, total: { $sum: '$priority' } } }]);
+      await tickets.insertOne({ _id: 't9', title: 'Worded priority', priority: 'high' as unknown as number, status: 'open' });
+      expect(await summed({ status: 'open' })).toEqual([{ _id: null, total: 7 }]);
+      expect(await summed({ _id: { $gte: 't3' } })).toEqual([{ _id: null, total: 15 }]);
+      expect(await summed({ status: 'none' })).toEqual([]);
+      await tickets.insertOne({ _id: 't8', title: 'Flagged', priority: 3, status: true as unknown as string });
+      expect(await counted({ priority: 3, status: { $ne: 'open' } })).toEqual([
+        { _id: 7, n: 1 },
+        { _id: true, n: 1 },
       ]);
     });
   });

@@ -69,6 +69,30 @@ describe('SqliteReadStore', () => {
     });
   });
 
+  describe('when a string equality is on the first key of a declared index', () => {
+    it('makes the SQL indexes of the declared indexes it leads on first use, and reads the page in their order', async () => {
+      const members = store.collection<Member>('members');
+      await members.createIndex({ keys: { name: 1, handle: -1 } });
+      await members.createIndex({ keys: { words: 1 } });
+      for (const member of MEMBERS) await members.insertOne(member);
+      const indexes = () =>
+        store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 's:%' ORDER BY name").pluck().all() as string[];
+      expect(indexes()).toEqual([]);
+      await members.find({ words: 'vpn' });
+      expect(indexes()).toEqual([]);
+      expect((await members.find({ name: { $in: ['Cy', 'Ann'] } }, { sort: { name: 1, handle: -1 } })).map((m) => m._id)).toEqual(['m1', 'm3']);
+      expect(indexes()).toEqual(['s:members:{"name":1,"handle":-1}']);
+      // The statement the store prepares for a page of one name: its plan walks that index, no sort of its own.
+      const prepared = jest.spyOn(store.database, 'prepare');
+      expect((await members.find({ name: 'Ann' }, { sort: { name: 1, handle: -1 }, limit: 5 })).map((m) => m._id)).toEqual(['m1']);
+      const select = prepared.mock.calls.map(([sql]) => sql).find((sql) => sql.startsWith('SELECT') && sql.includes('LIMIT 5'))!;
+      prepared.mockRestore();
+      const plan = store.database.prepare(`EXPLAIN QUERY PLAN ${select}`).all('Ann') as Array<{ detail: string }>;
+      expect(plan.map((step) => step.detail)).toEqual(['SEARCH c:members USING INDEX s:members:{"name":1,"handle":-1} (x:name=?)']);
+      expect(store.fullScans).toBe(0);
+    });
+  });
+
   describe('when a dotted path runs through an array', () => {
     it('matches the fields of its elements, as MongoDB does, indexed or not', async () => {
       const members = store.collection<Member>('members');

@@ -47,6 +47,19 @@ const ELEMENT = 10;
 
 type Entry = [kind: number, value: string | number];
 
+/** The kinds of key entry whose values a key column holds as JSON text, not as the value: arrays, their elements, objects. */
+const NOT_SCALAR = [OBJECT, NESTED_ARRAY, ...[NULL, NUMBER, STRING, OBJECT, BOOLEAN, NESTED_ARRAY].map((kind) => kind + ELEMENT)].join(', ');
+
+/** The strings a condition asks a field to equal (a string, `$eq` of one, `$in` of only strings), or null. */
+function stringsOf(condition: unknown): string[] | null {
+  if (typeof condition === 'string') return [condition];
+  if (!isPlainObject(condition) || Object.keys(condition).length !== 1) return null;
+  const { $eq: equal, $in: any } = condition as AnyObject;
+  if (typeof equal === 'string') return [equal];
+  if (!Array.isArray(any) || any.length === 0 || !any.every((item) => typeof item === 'string')) return null;
+  return [...new Set(any as string[])];
+}
+
 const NUMBER_TYPES = "('integer','real')";
 const SEGMENT = /^[A-Za-z0-9_@-]+$/;
 
@@ -494,6 +507,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     if (field === '_id') return idCondition(condition);
     const number = this.fields.get(field);
     if (number !== undefined && !this.holds(number, `t = ${THROUGH_ARRAY}`)) {
+      const column = this.columnCondition(field, number, condition);
+      if (column) return column;
       const keyed = this.keyedCondition(number, condition);
       if (keyed) return keyed;
     }
@@ -511,6 +526,30 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       sql: `CASE WHEN ${prefixes.map((prefix) => `json_type(doc, ${prefix}) IS 'array'`).join(' OR ')} THEN mongo_match(json(doc), ?) ELSE coalesce(${direct.sql}, 0) END`,
       params: [{ matcher: { [field]: condition } }, ...direct.params],
     };
+  }
+
+  /**
+   * A string equality (or `$eq`, or `$in` of strings) on a field a declared index starts with, as a test of
+   * the field's key column, which the SQL indexes of those declared indexes serve (made on first use), and a
+   * `$ne` of a string as the column's `IS NOT` (no document read, no list of the entries to leave out): they
+   * give the matching rows in the index's order, where the key entries list every match for each to be
+   * looked up by id and sorted (a page of 50 of the 1,678 open tickets, by priority: 2.1 ms against 0.12;
+   * their count 0.50 against 0.04). Exact only while the field holds scalars, since the column holds the
+   * JSON text of an array or object: null (the key entries answer) once any document holds one there.
+   */
+  private columnCondition(field: string, number: number, condition: unknown): Clause | null {
+    const column = this.columns.get(field);
+    const other = isPlainObject(condition) && Object.keys(condition).length === 1 ? (condition as AnyObject).$ne : undefined;
+    const strings = typeof other === 'string' ? [other] : stringsOf(condition);
+    if (!column || !strings || this.holds(number, `t IN (${NOT_SCALAR})`)) return null;
+    // Any other value, or none: `IS NOT` holds for NULL (a missing field) too, as `$ne` does.
+    if (typeof other === 'string') return { sql: `${column} IS NOT ?`, params: strings };
+    let served = false;
+    for (const { keys, unique } of this.declared.values()) if (Object.keys(keys)[0] === field && (unique || this.sqlIndex(keys))) served = true;
+    if (!served) return null;
+    return strings.length === 1
+      ? { sql: `${column} = ?`, params: strings }
+      : { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(strings)] };
   }
 
   /** Whether the field's key entries hold any of the given kind (an index seek). */
@@ -596,15 +635,24 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       field === '_id' ? 'id' : (this.columns.get(field) ?? (jsonPath(field) ? `(doc ->> ${jsonPath(field)})` : null)),
     );
     if (expressions.some((expression) => expression === null)) throw new Error(`Cannot sort ${this.name} by ${fields.join(', ')}`);
-    if (spec && !fields.includes('_id') && fields.every((field) => this.columns.has(field))) {
-      const name = quote(`s:${this.name}:${JSON.stringify(spec.keys)}`);
-      if (!this.sortIndexes.has(name)) {
-        const columns = fields.map((field, at) => `${expressions[at]} ${spec.keys[field] === 1 ? 'ASC' : 'DESC'}`);
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.docs} (${columns.join(', ')})`);
-        this.sortIndexes.add(name);
-      }
-    }
+    if (spec) this.sqlIndex(spec.keys);
     return ` ORDER BY ${fields.map((field, at) => `${expressions[at]} ${sort[field] === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
+  }
+
+  /**
+   * The SQL index of a declared index on its key columns, made on its first use (a sort in its order, or an
+   * equality on its first key; docs/readstore.md): false where a key has no column (`_id`, or a path SQL cannot say).
+   */
+  private sqlIndex(keys: Record<string, 1 | -1>): boolean {
+    const fields = Object.keys(keys);
+    if (fields.includes('_id') || !fields.every((field) => this.columns.has(field))) return false;
+    const name = quote(`s:${this.name}:${JSON.stringify(keys)}`);
+    if (!this.sortIndexes.has(name)) {
+      const columns = fields.map((field) => `${this.columns.get(field)!} ${keys[field] === 1 ? 'ASC' : 'DESC'}`);
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.docs} (${columns.join(', ')})`);
+      this.sortIndexes.add(name);
+    }
+    return true;
   }
 
   private findSync(filter: Filter, options: FindOptions = {}): T[] {
@@ -640,9 +688,42 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const [first, ...rest] = pipeline;
     const matched = first && isPlainObject(first.$match) && Object.keys(first).length === 1;
     return this.run(() => {
+      const counted = matched ? this.countedBy(first.$match as Filter, rest) : null;
+      if (counted) return counted as R[];
       const docs = this.findSync(matched ? (first.$match as Filter) : {});
       return aggregate(docs as AnyObject[], matched ? rest : pipeline) as R[];
     }, true);
+  }
+
+  /**
+   * `$match` then a `$group` by a top-level field or into one group (`_id: null`) with one `$sum`, of 1 (a
+   * count) or of a top-level field (its numbers; others count nothing, as in MongoDB), in one SQL statement,
+   * no document read into JavaScript: a page's unread counts (50 counts were 2.8 ms, this is 0.4), the
+   * dashboard's tickets created this week (848 buckets read and parsed: 0.8 ms). Null for any other pipeline.
+   */
+  private countedBy(filter: Filter, rest: Pipeline): AnyObject[] | null {
+    const group = rest.length === 1 && Object.keys(rest[0]!).length === 1 ? rest[0]!.$group : undefined;
+    if (!isPlainObject(group) || Object.keys(group).length !== 2) return null;
+    const { _id: by, ...accumulators } = group as AnyObject;
+    const [name, accumulator] = Object.entries(accumulators)[0] ?? [];
+    const summed = isPlainObject(accumulator) && Object.keys(accumulator).length === 1 ? (accumulator as AnyObject).$sum : undefined;
+    const field = typeof by === 'string' && by.startsWith('$') ? by.slice(1) : null;
+    const path = field && field !== '_id' ? topLevelPath(field) : null;
+    const addend = typeof summed === 'string' && summed.startsWith('$') && summed.slice(1) !== '_id' ? topLevelPath(summed.slice(1)) : null;
+    if (!name || (by !== null && !path) || (summed !== 1 && !addend)) return null;
+    const where = this.where(filter);
+    // The key column where it holds the values themselves (strings, numbers, or NULL for null and missing):
+    // counted from the index, no document read. Otherwise the JSON of the value, a missing field with null as in MongoDB.
+    const number = field === null ? undefined : this.fields.get(field);
+    const column = number !== undefined && !this.holds(number, `t IN (${THROUGH_ARRAY}, ${BOOLEAN}, ${NOT_SCALAR})`) ? this.columns.get(field!) : undefined;
+    const key = path === null ? 'NULL' : (column ?? `coalesce(doc -> ${path}, 'null')`);
+    const total = addend ? `coalesce(sum(CASE WHEN json_type(doc, ${addend}) IN ${NUMBER_TYPES} THEN doc ->> ${addend} END), 0)` : 'count(*)';
+    const rows = this.engine.execute(
+      `SELECT ${key} AS k, ${total} AS n FROM ${this.docs} WHERE ${where.sql} GROUP BY k`,
+      where.params,
+      (statement, params) => statement.all(...params) as Array<{ k: string | number | null; n: number }>,
+    );
+    return rows.map(({ k, n }) => ({ _id: column || path === null ? k : (JSON.parse(k as string) as unknown), [name]: n }));
   }
 
   // ---- Writes
