@@ -712,6 +712,8 @@ export const ticketsProjection: Projection = {
     await tickets.createIndex({ keys: { 'team._id': 1, createdAt: -1 } });
     await tickets.createIndex({ keys: { tags: 1, createdAt: -1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { ticket: 1, seq: 1 } });
+    // A page's unread counts (messages of these tickets not the reader's own): on SQLite read from this index alone.
+    await store.collection(TICKET_MESSAGES).createIndex({ keys: { ticket: 1, 'sender._id': 1 } });
     await store.collection(TICKET_MESSAGES).createIndex({ keys: { 'sender._id': 1 } });
     await store.collection(TICKET_READS).createIndex({ keys: { ticket: 1 } });
     await store.collection(UPLOADS).createIndex({ keys: { ticket: 1 } });

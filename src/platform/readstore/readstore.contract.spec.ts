@@ -362,6 +362,10 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.count({ status: { $in: ['open', 'resolved'] } })).toBe(3);
       await tickets.insertOne({ _id: 't7', title: 'No status', priority: 0 } as Ticket);
       expect((await tickets.find({ status: { $ne: 'open' } }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t2', 't4', 't7', 't9']);
+      await tickets.insertOne({ _id: 't6', title: 'Null status', priority: 0, status: null } as unknown as Ticket);
+      expect((await tickets.find({ status: { $ne: null } }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t1', 't2', 't3', 't4', 't9']);
+      expect(await tickets.count({ status: { $ne: null } })).toBe(5);
+      await tickets.deleteOne({ _id: 't6' });
       await tickets.deleteOne({ _id: 't7' });
       // An array holds its elements for an equality, and its JSON text is no string it equals; nor is an object's.
       await tickets.updateOne({ _id: 't2' }, { $set: { status: ['open', 'x'] as unknown as string } });
@@ -372,6 +376,7 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.count({ status: '{"a":1}' })).toBe(0);
       expect(await tickets.count({ status: { $in: ['open', 'x'] } })).toBe(3);
       expect((await tickets.find({ status: { $ne: 'open' } }, { sort: { _id: 1 } })).map((t) => t._id)).toEqual(['t4', 't8', 't9']);
+      expect(await tickets.count({ status: { $ne: null } })).toBe(6);
       await tickets.deleteOne({ _id: 't2' });
       await tickets.deleteOne({ _id: 't8' });
       expect(await page({ status: '["open","x"]' })).toEqual(['t9']);

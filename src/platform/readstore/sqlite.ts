@@ -531,7 +531,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   /**
    * A string equality (or `$eq`, or `$in` of strings) on a field a declared index starts with, as a test of
    * the field's key column, which the SQL indexes of those declared indexes serve (made on first use), and a
-   * `$ne` of a string as the column's `IS NOT` (no document read, no list of the entries to leave out): they
+   * `$ne` of a string as the column's `IS NOT` (no document read, no list of the entries to leave out), and
+   * a `$ne: null` as its `IS NOT NULL`, served by those indexes too (the SLA timers re-armed at start: 100,000
+   * null entries listed to be left out, 84 ms of every start at full size): they
    * give the matching rows in the index's order, where the key entries list every match for each to be
    * looked up by id and sorted (a page of 50 of the 1,678 open tickets, by priority: 2.1 ms against 0.12;
    * their count 0.50 against 0.04). Exact only while the field holds scalars, since the column holds the
@@ -540,13 +542,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private columnCondition(field: string, number: number, condition: unknown): Clause | null {
     const column = this.columns.get(field);
     const other = isPlainObject(condition) && Object.keys(condition).length === 1 ? (condition as AnyObject).$ne : undefined;
-    const strings = typeof other === 'string' ? [other] : stringsOf(condition);
+    const strings = typeof other === 'string' ? [other] : other === null ? [] : stringsOf(condition);
     if (!column || !strings || this.holds(number, `t IN (${NOT_SCALAR})`)) return null;
     // Any other value, or none: `IS NOT` holds for NULL (a missing field) too, as `$ne` does.
     if (typeof other === 'string') return { sql: `${column} IS NOT ?`, params: strings };
     let served = false;
     for (const { keys, unique } of this.declared.values()) if (Object.keys(keys)[0] === field && (unique || this.sqlIndex(keys))) served = true;
     if (!served) return null;
+    // A value there: the index's non-null part (the key table listed every null entry to leave out).
+    if (other === null) return { sql: `${column} IS NOT NULL`, params: [] };
     return strings.length === 1
       ? { sql: `${column} = ?`, params: strings }
       : { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(strings)] };
