@@ -1,4 +1,3 @@
-import { ImapFlow } from 'imapflow';
 import type { SystemSettings } from '#contract/settings';
 
 /** Where the support mailbox is and how to sign in (the `mailbox*` system settings). */
@@ -23,9 +22,10 @@ export const mailboxAccessOf = (settings: SystemSettings): MailboxAccess => ({
   folder: settings.mailboxFolder,
 });
 
-/** A client for the mailbox; nothing is logged (the log would hold people's mail). */
-export const imapClient = (access: MailboxAccess) =>
-  new ImapFlow({
+/** A client for the mailbox; nothing is logged (the log would hold people's mail). imapflow is imported at first use, not at every start. */
+export async function imapClient(access: MailboxAccess) {
+  const { ImapFlow } = await import('imapflow');
+  return new ImapFlow({
     host: access.host,
     port: access.port,
     secure: access.tls,
@@ -35,6 +35,7 @@ export const imapClient = (access: MailboxAccess) =>
     greetingTimeout: IMAP_TIMEOUT_MS,
     socketTimeout: 5 * 60_000,
   });
+}
 
 /** A sentence for the admin about why the mailbox could not be read. */
 export function imapErrorText(error: unknown): string {
@@ -48,7 +49,7 @@ export function imapErrorText(error: unknown): string {
 
 /** Signs in and opens the folder: what the channel needs, tried once ("Test connection"). */
 export async function testMailbox(access: MailboxAccess): Promise<{ messages: number; idle: boolean }> {
-  const imap = imapClient(access);
+  const imap = await imapClient(access);
   imap.on('error', () => undefined);
   await imap.connect();
   try {

@@ -3,8 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import EmailReplyParser from 'email-reply-parser';
 import { Resolver } from 'node:dns/promises';
-import { type DNSResolver, authenticate } from 'mailauth';
-import { type ParsedMail, simpleParser } from 'mailparser';
+// Imported at the first mail: mailauth and mailparser took 150 ms of every start (docs/benchmark.md, "Cold start").
+import type { DNSResolver } from 'mailauth';
+import type { ParsedMail } from 'mailparser';
 import type { AppDeps } from '../../app/deps';
 import { type InboundMailTaken, type MailAuthentication, admitSenderMail, inboundMailDir, loadInboundMail, recordInboundMail } from '../../app/email/records';
 import { issuePasswordLink } from '../../app/identity/passwordLinks';
@@ -65,6 +66,7 @@ function automaticMail(mail: ParsedMail): string | null {
  * fail, is a warning staff see on the message.
  */
 async function checkSender(raw: Buffer, from: string, resolver: DNSResolver): Promise<MailAuthentication> {
+  const { authenticate } = await import('mailauth');
   const result = await authenticate(raw, { sender: from, mta: 'support-desk', trustReceived: true, resolver }).catch(() => null);
   if (!result) return { dkim: 'temperror', spf: 'temperror', dmarc: 'temperror', warning: null };
   const dkim = result.dkim.results.map((entry) => ({ result: entry.status.result, comment: entry.status.comment ?? '' }));
@@ -119,6 +121,7 @@ export class InboundMail {
     if (job.file === null) throw new PermanentJobError(`the mail from ${job.from || 'an unknown sender'} is too large to take (${job.size} bytes)`);
     const original = path.join(inboundMailDir(this.deps.config), job.file);
     const raw = await readFile(original);
+    const { simpleParser } = await import('mailparser');
     const mail = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true }).catch((error: unknown) => {
       throw new PermanentJobError(`the mail could not be read: ${(error as Error).message}`);
     });

@@ -86,7 +86,7 @@ export class MailboxReader {
     while (!signal.aborted) {
       const settings = await loadSystemSettings(this.deps.readStore);
       const access = mailboxAccessOf(settings);
-      const imap = imapClient(access);
+      const imap = await imapClient(access);
       imap.on('error', (error: unknown) => this.deps.logger.warn({ err: imapErrorText(error) }, 'mailbox connection error'));
       const closed = new Promise<void>((resolve) => imap.once('close', () => resolve()));
       const stop = () => void imap.logout().catch(() => imap.close());

@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../../platform/config';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/files';
 import { PermanentJobError } from '../../platform/queue/port';
@@ -34,13 +34,16 @@ export const outboxDir = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(conf
  * with its code) or not at all.
  */
 export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>, observe: (answered: boolean) => void = () => undefined): Mailer {
+  // Each transport is made at its first mail: nodemailer is imported then, not at every start.
   if (config.SMTP_URL) {
-    const transport: Transporter = nodemailer.createTransport(config.SMTP_URL);
+    const url = config.SMTP_URL;
+    let made: Promise<Transporter> | null = null;
+    const transport = () => (made ??= import('nodemailer').then(({ createTransport }) => createTransport(url)));
     return {
       kind: 'smtp',
       async send(mail) {
         try {
-          await transport.sendMail(mail);
+          await (await transport()).sendMail(mail);
           observe(true);
         } catch (error) {
           // 5xx: the server refuses this mail for good (no such mailbox); 4xx and network errors pass.
@@ -51,17 +54,17 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>, obse
         }
       },
       async probe() {
-        await transport.verify();
+        await (await transport()).verify();
       },
-      close: () => transport.close(),
+      close: () => void made?.then((smtp) => smtp.close()),
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  let made: ReturnType<typeof outboxTransport> | null = null;
   const dir = outboxDir(config);
   return {
     kind: 'outbox',
     async send(mail, key) {
-      const info = await transport.sendMail(mail);
+      const info = await (await (made ??= outboxTransport())).sendMail(mail);
       await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = path.join(dir, `${key.replace(/[^A-Za-z0-9_-]/g, '_')}.eml`);
       // Written whole or not at all: a reader of the outbox never sees half a mail.
@@ -69,6 +72,9 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'DATA_DIR'>, obse
       await rename(`${file}.tmp`, file);
     },
     probe: async () => undefined,
-    close: () => transport.close(),
+    close: () => void made?.then((outbox) => outbox.close()),
   };
 }
+
+/** Renders each mail to its bytes (the `.eml` the outbox keeps). */
+const outboxTransport = async () => (await import('nodemailer')).createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
