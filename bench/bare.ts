@@ -28,24 +28,41 @@ app.post('/api/tickets/:id/messages', express.json(), (req, res) => {
   res.status(201).json({ message });
 });
 
-/** Shaped like a page of `GET /api/tickets`: 50 tickets as the desk answers them, built once. */
+/**
+ * Shaped like a page of `GET /api/tickets`: 50 tickets as the desk answers them (every field of the
+ * contract's list item, values of the seeded desk's lengths: 55 KB, the list's page 56 KB), built once.
+ */
 const page = {
   tickets: Array.from({ length: 50 }, (_, i) => ({
     _id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
     ticketId: 100_000 - i,
     title: `Cannot sign in to the portal ${i}`,
-    description: 'The page keeps reloading after I enter my password, on every browser I tried.',
-    category: { _id: 'category', name: 'Account', color: '#3b82f6' },
+    description:
+      'The page keeps reloading after I enter my password, on every browser I tried. The reference is ORD-239517; please update the order to the new address in Kraków, Zoltan will sign for it. Is there any way to do it without losing the sync?',
+    category: { _id: '00000004-0000-4000-8000-000000000004', name: 'Account', color: '#3b82f6' },
     priority: 'high',
     status: 'open',
-    customer: { _id: 'customer', username: 'customer', firstName: 'Carla', lastName: 'Customer', email: 'carla@example.com' },
+    customer: { _id: `00000003-0000-4000-8000-${String(i).padStart(12, '0')}`, username: `customer${i}`, firstName: 'Carla', lastName: 'Customer' },
     assignedAgent: null,
+    outcomeMessage: null,
+    outcomeUpdatedAt: null,
+    outcomeUpdatedBy: null,
     customFieldValues: [],
     platform: 'web',
     createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
     updatedAt: new Date(Date.UTC(2026, 0, 1, 1, i)).toISOString(),
-    messageCount: 3,
-    lastMessageAt: null,
+    resolvedAt: null,
+    closedAt: null,
+    messageCount: 54,
+    lastMessageAt: new Date(Date.UTC(2026, 0, 1, 2, i)).toISOString(),
+    lastCustomerMessageAt: new Date(Date.UTC(2026, 0, 1, 2, i)).toISOString(),
+    waitingSince: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    mergedFrom: [],
+    related: [],
+    team: null,
+    tags: [],
+    mergedInto: null,
+    unreadCount: 53,
   })),
   pagination: { page: 1, limit: 50, total: 20_000, pages: 400 },
 };
