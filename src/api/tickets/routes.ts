@@ -130,7 +130,10 @@ async function unreadCounts(deps: AppDeps, tickets: TicketView[], user: AuthUser
   const byMark = new Map<number, string[]>();
   for (const ticket of tickets) {
     const mark = upTo.get(ticket._id) ?? 0;
-    if (ticket.lastSeq > mark) byMark.set(mark, [...(byMark.get(mark) ?? []), ticket._id]);
+    if (ticket.lastSeq <= mark) continue;
+    const ids = byMark.get(mark);
+    if (ids) ids.push(ticket._id);
+    else byMark.set(mark, [ticket._id]);
   }
   if (byMark.size === 0) return tickets.map(() => 0);
   const counted = await deps.readStore.collection<MessageView>(TICKET_MESSAGES).aggregate<{ _id: string; unread: number }>([
@@ -214,7 +217,8 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
         ? await dueFirstPage(deps, filter, query)
         : await findPage(tickets(), filter, (isStaff(user.role) ? SORTS : CUSTOMER_SORTS)[query.sort]!, query);
     const unread = await unreadCounts(deps, items, user);
-    res.json({ tickets: items.map((ticket, index) => ({ ...ticketFor(ticket, user), unreadCount: unread[index]! })), pagination });
+    // Each item is ticketFor's own new object: the count is set on it, not spread into another copy.
+    res.json({ tickets: items.map((ticket, index) => Object.assign(ticketFor(ticket, user), { unreadCount: unread[index]! })), pagination });
   });
 
   /**
