@@ -392,7 +392,8 @@ export const searchProjection: Projection = {
     const index = SearchIndex.of(store);
     if (index) {
       // On SQLite, FTS5 answers the queries: the word lists stay empty, and not indexed (the rebuild check rebuilds into SQLite too).
-      index.setup((await tickets.count()) + (await store.collection(SEARCH_PEOPLE).count()) === 0);
+      // Whether any document is there, not how many: a count read every ticket's entry at each start (memory growing with the desk).
+      index.setup((await tickets.findOne({})) === null && (await store.collection(SEARCH_PEOPLE).findOne({})) === null);
       return;
     }
     // Staff look a word (or prefix) up in every ticket's lists; a customer in their own tickets' public words.

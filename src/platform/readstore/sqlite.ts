@@ -532,7 +532,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
    * A string equality (or `$eq`, or `$in` of strings) on a field a declared index starts with, as a test of
    * the field's key column, which the SQL indexes of those declared indexes serve (made on first use), and a
    * `$ne` of a string as the column's `IS NOT` (no document read, no list of the entries to leave out), and
-   * a `$ne: null` as its `IS NOT NULL`, served by those indexes too (the SLA timers re-armed at start: 100,000
+   * a `$ne: null` as a range of its from -Infinity, served by those indexes too (the SLA timers re-armed at start: 100,000
    * null entries listed to be left out, 84 ms of every start at full size): they
    * give the matching rows in the index's order, where the key entries list every match for each to be
    * looked up by id and sorted (a page of 50 of the 1,678 open tickets, by priority: 2.1 ms against 0.12;
@@ -549,8 +549,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     let served = false;
     for (const { keys, unique } of this.declared.values()) if (Object.keys(keys)[0] === field && (unique || this.sqlIndex(keys))) served = true;
     if (!served) return null;
-    // A value there: the index's non-null part (the key table listed every null entry to leave out).
-    if (other === null) return { sql: `${column} IS NOT NULL`, params: [] };
+    // A value there: the index's non-null part (the key table listed every null entry to leave out). Said as a
+    // range, since SQLite's planner scans the table for an `IS NOT NULL` (37 ms at 100,000 rows, its pages
+    // left in the cache): every number, and every string after them, is at least -Infinity; NULL is not.
+    if (other === null) return { sql: `${column} >= -9e999`, params: [] };
     return strings.length === 1
       ? { sql: `${column} = ?`, params: strings }
       : { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(strings)] };
@@ -1020,6 +1022,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   /** The tables and index definitions go; a collection that is not there is dropped already. */
   async drop(): Promise<void> {
+    // A collection never made is gone already: no tables made only to be dropped (a retired model's, at every start).
+    const made = this.ready || this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)").get(`c:${this.name}`, `k:${this.name}`);
+    if (!made) return;
     this.run(() => {
       this.db.exec(`DROP TABLE IF EXISTS ${this.docs}; DROP TABLE IF EXISTS ${this.keys};`);
       this.db.prepare('DELETE FROM readstore_indexes WHERE collection = ?').run(this.name);
