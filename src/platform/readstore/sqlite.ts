@@ -529,15 +529,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
-   * A string equality (or `$eq`, or `$in` of strings) on a field a declared index starts with, as a test of
-   * the field's key column, which the SQL indexes of those declared indexes serve (made on first use), and a
-   * `$ne` of a string as the column's `IS NOT` (no document read, no list of the entries to leave out), and
-   * a `$ne: null` as a range of its from -Infinity, served by those indexes too (the SLA timers re-armed at start: 100,000
-   * null entries listed to be left out, 84 ms of every start at full size): they
-   * give the matching rows in the index's order, where the key entries list every match for each to be
-   * looked up by id and sorted (a page of 50 of the 1,678 open tickets, by priority: 2.1 ms against 0.12;
-   * their count 0.50 against 0.04). Exact only while the field holds scalars, since the column holds the
-   * JSON text of an array or object: null (the key entries answer) once any document holds one there.
+   * A condition on a field a declared index starts with, said on the field's key column: a string equality
+   * (or `$eq`, or `$in` of strings) and `$ne: null`, served by the SQL indexes of those declared indexes (made
+   * on first use), which give the matching rows in the index's order where the key entries list every match
+   * for each to be looked up by id and sorted (a page of 50 of the 1,678 open tickets, by priority: 2.1 ms
+   * against 0.12; their count 0.50 against 0.04); a `$ne` of a string as the column's `IS NOT` (no document
+   * read, no list of the entries to leave out). Exact only while the field holds scalars, since the column
+   * holds the JSON text of an array or object: null (the key entries answer) once any document holds one there.
    */
   private columnCondition(field: string, number: number, condition: unknown): Clause | null {
     const column = this.columns.get(field);
