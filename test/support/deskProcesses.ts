@@ -245,6 +245,17 @@ type Run = Awaited<ReturnType<typeof underLoad>>;
 export const applyingAgainAt = (posts: Post[], from: number) =>
   Math.min(...posts.filter((post) => post.status === 201 && post.sentAt >= from).map((post) => post.answeredAt));
 
+/**
+ * When `url`'s health first showed its read models past the furthest position it had shown by `from`
+ * (once they stood still): a process that has just caught up may say `ok` honestly before the load's
+ * next post is answered.
+ */
+export const movingAgainAt = (samples: HealthSample[], url: string, from: number) => {
+  const mine = samples.filter((sample) => sample.url === url && sample.position !== null);
+  const stood = Math.max(0, ...mine.filter((sample) => sample.answeredAt <= from).map((sample) => sample.position!));
+  return Math.min(...mine.filter((sample) => sample.at >= from && sample.position! > stood).map((sample) => sample.answeredAt));
+};
+
 /** The health answers of `urls` asked from `from` and answered before `to` that said `ok` or nothing. */
 export const dishonest = (samples: HealthSample[], urls: string[], from: number, to: number) =>
   samples.filter((sample) => urls.includes(sample.url) && sample.at >= from && sample.answeredAt < to && (sample.status === 'ok' || sample.status === null));
