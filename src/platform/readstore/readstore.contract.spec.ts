@@ -383,6 +383,22 @@ describe.each(adapters)('ReadStore contract (%s)', (name, create) => {
       expect(await tickets.count({ status: 'open' })).toBe(2);
     });
 
+    it('answers an $in of 1,500 values and an $or of 1,500 branches on indexed fields (a page of 1,000 tickets read up to as many marks)', async () => {
+      await tickets.createIndex({ keys: { status: 1, priority: -1 } });
+      await tickets.createIndex({ keys: { priority: 1 } });
+      const many = Array.from({ length: 1500 }, (_, at) => `s${at}`);
+      const ids = async (filter: Record<string, unknown>) => (await tickets.find(filter, { sort: { _id: 1 } })).map((t) => t._id);
+      expect(await ids({ status: { $in: [...many, 'closed', 'resolved'] } })).toEqual(['t2', 't4']);
+      expect(await ids({ priority: { $in: [...Array.from({ length: 1500 }, (_, at) => 1000 + at), 'open', null, 3] } })).toEqual(['t3']);
+      expect(await ids({ status: { $nin: many } })).toEqual(['t1', 't2', 't3', 't4']);
+      const branches = Array.from({ length: 1500 }, (_, at) => ({ status: `s${at}`, priority: { $gte: at } }));
+      expect(await ids({ $or: [...branches, { status: 'open', priority: { $gte: 2 } }] })).toEqual(['t1', 't3']);
+      expect(await tickets.count({ $or: [...branches, { status: 'closed' }] })).toBe(1);
+      expect(await tickets.aggregate([{ $match: { $or: [...branches, { status: 'open' }] } }, { $group: { _id: null, n: { $sum: 1 } } }])).toEqual([
+        { _id: null, n: 2 },
+      ]);
+    });
+
     it('moves the entries of a dotted and a top-level indexed field on a replacement guarded by a revision, and not on one guarded away', async () => {
       await tickets.createIndex({ keys: { 'owner.name': 1 } });
       await tickets.createIndex({ keys: { status: 1 } });

@@ -70,7 +70,7 @@ describe('SqliteReadStore', () => {
   });
 
   describe('when a string equality is on the first key of a declared index', () => {
-    it('makes the SQL indexes of the declared indexes it leads on first use, and reads the page in their order', async () => {
+    it('makes the SQL indexes of the declared indexes it leads at the turn after their first use, and then reads the page in their order', async () => {
       const members = store.collection<Member>('members');
       await members.createIndex({ keys: { name: 1, handle: -1 } });
       await members.createIndex({ keys: { words: 1 } });
@@ -81,6 +81,9 @@ describe('SqliteReadStore', () => {
       await members.find({ words: 'vpn' });
       expect(indexes()).toEqual([]);
       expect((await members.find({ name: { $in: ['Cy', 'Ann'] } }, { sort: { name: 1, handle: -1 } })).map((m) => m._id)).toEqual(['m1', 'm3']);
+      // A read does not take the write lock: the index is made at the next turn, in a transaction of its own.
+      expect(indexes()).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
       expect(indexes()).toEqual(['s:members:{"name":1,"handle":-1}']);
       // The statement the store prepares for a page of one name: its plan walks that index, no sort of its own.
       const prepared = jest.spyOn(store.database, 'prepare');
@@ -90,6 +93,33 @@ describe('SqliteReadStore', () => {
       const plan = store.database.prepare(`EXPLAIN QUERY PLAN ${select}`).all('Ann') as Array<{ detail: string }>;
       expect(plan.map((step) => step.detail)).toEqual(['SEARCH c:members USING INDEX s:members:{"name":1,"handle":-1} (x:name=?)']);
       expect(store.fullScans).toBe(0);
+    });
+  });
+
+  describe('when another connection to the file is writing as a read first needs a declared index', () => {
+    it('answers the read at once from the key entries, and makes the index once the writer committed', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'readstore-two-'));
+      const reader = new SqliteReadStore({ filename: path.join(dir, 'readstore.db'), logger });
+      const writer = new SqliteReadStore({ filename: path.join(dir, 'readstore.db'), logger, backgroundCheckpoints: false });
+      try {
+        const written = writer.collection<Member>('members');
+        await written.createIndex({ keys: { name: 1, handle: -1 } });
+        for (const member of MEMBERS) await written.insertOne(member);
+        // The writer's transaction is open (a page being applied on the projection thread): a read that took the
+        // write lock to make the index waited for it (busy_timeout, 5 s), or failed at once when its snapshot was older.
+        writer.database.exec('BEGIN IMMEDIATE');
+        const started = performance.now();
+        expect((await reader.collection<Member>('members').find({ name: 'Ann' }, { sort: { name: 1, handle: -1 } })).map((m) => m._id)).toEqual(['m1']);
+        expect(performance.now() - started).toBeLessThan(1000);
+        writer.database.exec('COMMIT');
+        await new Promise((resolve) => setImmediate(resolve));
+        const made = reader.database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 's:%'").pluck().all();
+        expect(made).toEqual(['s:members:{"name":1,"handle":-1}']);
+        expect(warnings.filter((warning) => warning.message.includes('could not be made'))).toEqual([]);
+      } finally {
+        await reader.close();
+        await writer.close();
+      }
     });
   });
 
@@ -193,6 +223,8 @@ describe('SqliteReadStore', () => {
         await reopened.updateOne({ _id: 'm3' }, { $set: { name: 'Al' } });
         expect((await reopened.find({}, { sort: { name: -1, handle: 1 } })).map((m) => m._id)).toEqual(['m2', 'm4', 'm1', 'm3']);
         await expect(reopened.updateOne({ _id: 'm4' }, { $set: { handle: '@ann' } })).rejects.toEqual(new DuplicateKeyError('members', ['handle']));
+        // The sort's index is made at the turn after the read that first needed it.
+        await new Promise((resolve) => setImmediate(resolve));
         const indexes = again.database
           .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c:members' AND sql IS NOT NULL")
           .pluck()

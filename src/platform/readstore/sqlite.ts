@@ -189,10 +189,17 @@ function compares(operator: string, operand: unknown): ValueTest | null {
   return null;
 }
 
+/** Clauses joined by AND or OR. Over JOINED_FLAT of them, nested in halves: SQLite parses a chain as a tree as deep as the chain is long and refuses one deeper than 1,000 (a page of 1,000 tickets read up to as many marks). */
 function joinClauses(parts: Clause[], glue: string): Clause {
   if (parts.length === 1) return parts[0]!;
+  if (parts.length > JOINED_FLAT) {
+    const half = Math.ceil(parts.length / 2);
+    return joinClauses([joinClauses(parts.slice(0, half), glue), joinClauses(parts.slice(half), glue)], glue);
+  }
   return { sql: `(${parts.map((part) => part.sql).join(glue)})`, params: parts.flatMap((part) => part.params) };
 }
+
+const JOINED_FLAT = 16;
 
 const not = (clause: Clause): Clause => ({ sql: `NOT coalesce(${clause.sql}, 0)`, params: clause.params });
 
@@ -225,6 +232,10 @@ class Engine {
   fullScans = 0;
   private readonly reported = new Set<string>();
   private readonly explained = new Set<string>();
+  /** In a read's transaction (`SqliteCollection.run`): schema changes wait for `later`. */
+  reading = false;
+  /** Schema changes a read asked for, by name, made at the next turn in transactions of their own. */
+  private readonly deferred = new Map<string, () => void>();
 
   constructor(
     filename: string,
@@ -241,6 +252,20 @@ class Engine {
     this.db
       .exec(`CREATE TABLE IF NOT EXISTS readstore_indexes (collection TEXT NOT NULL, keys TEXT NOT NULL, is_unique INTEGER NOT NULL, PRIMARY KEY (collection, keys));
       CREATE TABLE IF NOT EXISTS readstore_fields (f INTEGER PRIMARY KEY, collection TEXT NOT NULL, path TEXT NOT NULL, UNIQUE (collection, path));`);
+  }
+
+  /** Makes `change` (an index a read found missing) at the next turn, once however many reads ask; a failure is logged and asked again by the next read. */
+  later(name: string, change: () => void): void {
+    if (this.deferred.has(name)) return;
+    this.deferred.set(name, change);
+    setImmediate(() => {
+      this.deferred.delete(name);
+      try {
+        if (this.db.open) change();
+      } catch (error) {
+        this.logger?.warn({ err: error, index: name }, 'read store: an index a query needs could not be made; the next query asks again');
+      }
+    });
   }
 
   statement(sql: string): Database.Statement {
@@ -449,7 +474,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       this.ensure();
       if (this.db.inTransaction) return work();
       // A read takes no write lock: another process on the file (`npm run workers`) may be committing a page meanwhile.
-      return reads ? this.db.transaction(work).deferred() : this.db.transaction(work).immediate();
+      if (!reads) return this.db.transaction(work).immediate();
+      this.engine.reading = true;
+      try {
+        return this.db.transaction(work).deferred();
+      } finally {
+        this.engine.reading = false;
+      }
     } catch (error) {
       throw mapError(this.name, error);
     }
@@ -589,7 +620,19 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           parts.push({ sql: operator === '$in' ? '0' : '1', params: [] });
           continue;
         }
-        const tests = operand.map(equalsEntry);
+        // One test per kind of value, its values as one JSON array: a test per value made an OR as long as the list.
+        const byKind = new Map<number, Primitive[]>();
+        for (const value of operand) {
+          const [kind, stored] = entryOf(value, 0);
+          byKind.set(kind, [...(byKind.get(kind) ?? []), kind === NULL ? null : (stored as Primitive)]);
+        }
+        const tests = [...byKind].map(([kind, values]) =>
+          kind === NULL
+            ? equalsEntry(null)
+            : values.length === 1
+              ? { sql: `(t IN (${kind}, ${kind + ELEMENT}) AND v = ?)`, params: values }
+              : { sql: `(t IN (${kind}, ${kind + ELEMENT}) AND v IN (SELECT value FROM json_each(?)))`, params: [JSON.stringify(values)] },
+        );
         const any = ids(
           `(${tests.map((test) => test.sql).join(' OR ')})`,
           tests.flatMap((test) => test.params),
@@ -650,12 +693,20 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private sqlIndex(keys: Record<string, 1 | -1>): boolean {
     const fields = Object.keys(keys);
     if (fields.includes('_id') || !fields.every((field) => this.columns.has(field))) return false;
-    const name = quote(`s:${this.name}:${JSON.stringify(keys)}`);
-    if (!this.sortIndexes.has(name)) {
-      const columns = fields.map((field) => `${this.columns.get(field)!} ${keys[field] === 1 ? 'ASC' : 'DESC'}`);
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.docs} (${columns.join(', ')})`);
+    const name = `s:${this.name}:${JSON.stringify(keys)}`;
+    if (this.sortIndexes.has(name)) return true;
+    const columns = fields.map((field) => `${this.columns.get(field)!} ${keys[field] === 1 ? 'ASC' : 'DESC'}`);
+    const create = () => {
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${this.docs} (${columns.join(', ')})`);
       this.sortIndexes.add(name);
-    }
+    };
+    if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name)) this.sortIndexes.add(name);
+    // In a read's transaction the index waits for the next turn: a read cannot take the write lock once
+    // another connection (the projection thread, another process) committed after its snapshot began.
+    else if (this.engine.reading) {
+      this.engine.later(name, create);
+      return false;
+    } else create();
     return true;
   }
 
@@ -1122,10 +1173,11 @@ export class SqliteReadStore implements ReadStore {
   private transactions: Promise<unknown> = Promise.resolve();
   private readonly checkpointer: BackgroundCheckpointer | null = null;
 
-  constructor({ filename, logger }: { filename: string; logger?: ReadStoreLogger }) {
+  /** `backgroundCheckpoints` false: another connection to the file in this process has the checkpointer (the projection thread's, thread.ts). */
+  constructor({ filename, logger, backgroundCheckpoints = true }: { filename: string; logger?: ReadStoreLogger; backgroundCheckpoints?: boolean }) {
     this.engine = new Engine(filename, logger);
     // As the event log's: a commit that crosses 1,000 pages of WAL no longer copies them back on the event loop (checkpointer.ts).
-    if (filename !== ':memory:' && filename !== '')
+    if (filename !== ':memory:' && filename !== '' && backgroundCheckpoints)
       this.checkpointer = checkpointInBackground(this.engine.db, filename, (error) =>
         logger?.warn({ error }, 'read store: background WAL checkpoint failed; commits past the mark checkpoint themselves'),
       );
