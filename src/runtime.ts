@@ -6,15 +6,18 @@ import { createLogger } from './platform/logger';
 import { countAppends, createMetrics } from './platform/metrics';
 import type { AppDeps } from './app/deps';
 import { Startup } from './app/startup';
-import { type Adapters, READSTORE_LOCK_FILE, createAdapters } from './platform/adapters';
+import { type Adapters, EVENTS_FILE, READSTORE_FILE, READSTORE_LOCK_FILE, createAdapters } from './platform/adapters';
 import type { Config } from './platform/config';
 import type { EventStore } from './platform/eventstore/port';
 import { Keyring } from './platform/keyring';
 import { loadJwtSecret } from './platform/secrets';
 import { allProjections } from './projections/all';
-import { PROJECTIONS_LEASE, ProjectionRunner, type ResetReason } from './projections/runner';
+import { PROJECTIONS_LEASE, ProjectionRunner, type WriterWord } from './projections/runner';
+import { AfterThreadLease, ProjectionThread } from './projections/thread';
+import { SqliteEventStore } from './platform/eventstore/sqlite';
+import { runnerReports } from './projections/reports';
 import { Generations } from './projections/generations';
-import { FileLease, StoreLease } from './platform/lease';
+import { FileLease, type Lease, StoreLease } from './platform/lease';
 
 export interface RuntimeOptions {
   logger?: Logger;
@@ -52,6 +55,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await generations?.register();
   const metrics = createMetrics();
   const events = countAppends(adapters.events, metrics.eventsAppended);
+  // The writer of readstore.db on a thread of its own (thread.ts): the app's runner follows it.
+  const thread =
+    readStore.kind === 'sqlite' && config.PROJECTIONS_THREAD && adapters.events instanceof SqliteEventStore && !options.events && ProjectionThread.available
+      ? new ProjectionThread(
+          {
+            eventsFile: path.join(config.DATA_DIR, EVENTS_FILE),
+            readStoreFile: path.join(config.DATA_DIR, READSTORE_FILE),
+            lockFile: path.join(config.DATA_DIR, READSTORE_LOCK_FILE),
+            logLevel: config.LOG_LEVEL,
+            logFormat: config.LOG_FORMAT,
+            stallAfterMs: config.PROJECTION_STALL_MS,
+          },
+          adapters.events,
+          logger,
+        )
+      : null;
   // A MongoDB read store is shared by every process of the deployment, the SQLite file by every process
   // on its DATA_DIR (the app, `npm run workers`, a second app): one of them, the holder of a lease (kept
   // in MongoDB, or a lock on a file beside the SQLite one), applies the log; the others follow its checkpoints.
@@ -65,25 +84,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           ...(generations ? { epochs: generations.epochs() } : {}),
         })
       : readStore.kind === 'sqlite'
-        ? new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger })
+        ? afterThread(new FileLease({ filename: path.join(config.DATA_DIR, READSTORE_LOCK_FILE), key: PROJECTIONS_LEASE, logger }), thread)
         : undefined;
-  const resets = new Set<ResetReason>();
   const projections = new ProjectionRunner(events, readStore, allProjections, {
     ...(lease ? { lease } : {}),
+    ...(thread ? { sharedMoved: (listener: (word: WriterWord) => void) => thread.onMoved(listener) } : {}),
     ...(generations ? { ownership: generations } : {}),
-    // One line per reason, not per projection: a first start on a log builds every read model.
-    onReset: (projection, reason) => {
-      if (resets.has(reason)) return;
-      resets.add(reason);
-      if (reason === 'another log') logger.warn({ projection }, 'stored read models are of another event log: rebuilding them from this one');
-      else logger.info({ projection, reason }, 'building read models from the event log');
-    },
-    onError: (error, event) => logger.error({ err: error, position: event?.position }, 'projection failed; retrying'),
-    onFailure: (failure) =>
-      logger.error(
-        { projection: failure.projection, position: failure.position, eventType: failure.eventType, error: failure.error },
-        'projection could not apply an event: recorded and skipped (GET /api/audit/projections/faults)',
-      ),
+    ...runnerReports(logger),
     stallAfterMs: config.PROJECTION_STALL_MS,
   });
   // Before the read models moved to readstore.db, the embedded store was saved to this file: the first start on SQLite replays the log instead.
@@ -99,6 +106,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue,
     limiters,
     projections,
+    projectionThread: thread,
     startup: new Startup(),
     logger,
     metrics,
@@ -113,22 +121,29 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     adapters,
     async catchUp() {
       const started = Date.now();
+      void thread?.ready.then((applying) => logger.info({ applying }, applying ? 'projection thread applying the log' : 'projection thread following'));
       let logged = started;
       await projections.start((progress) => {
         if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return;
         logged = Date.now();
         logger.info({ events: progress.events, position: progress.position, head: progress.head }, 'read models catching up');
       });
+      // Its positions reached the head: the thread may still be doing what its catch-up leaves.
+      await thread?.live;
       logger.info({ events: projections.eventsProcessed, ms: Date.now() - started }, 'read models caught up');
       if (generations) retire = retireOldGenerations(generations, projections, logger);
     },
     async close() {
       if (retire) clearInterval(retire);
       await projections.stop();
+      await thread?.stop();
       await adapters.close();
     },
   };
 }
+
+/** With a projection thread, the app's runner tries the file lock only once the thread has ended. */
+const afterThread = (lock: Lease, thread: ProjectionThread | null): Lease => (thread ? new AfterThreadLease(lock, thread) : lock);
 
 /** Another generation's read models are dropped once its lease has been free this long (docs/read-models.md). */
 const GENERATION_RETIRED_AFTER_MS = 5 * 60_000;

@@ -7,6 +7,7 @@ import type { Queue } from '../platform/queue/port';
 import type { RateLimiterFactory } from '../platform/ratelimit';
 import type { ReadStore } from '../platform/readstore/port';
 import type { ProjectionRunner } from '../projections/runner';
+import type { ProjectionThread } from '../projections/thread';
 import type { Startup } from './startup';
 
 /**
@@ -20,6 +21,8 @@ export interface AppDeps {
   queue: Queue;
   limiters: RateLimiterFactory;
   projections: ProjectionRunner;
+  /** The thread that applies the log into readstore.db for this process (null: the runner applies it on this thread, or follows another process). */
+  projectionThread?: ProjectionThread | null;
   /** Whether the read models have caught up at start (see startup.ts). */
   startup: Startup;
   logger: Logger;

@@ -22,13 +22,16 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
+/** The embedded event log's file in DATA_DIR. */
+export const EVENTS_FILE = 'events.db';
+
 /** The event log alone (the audit commands need nothing else). */
 export function createEventStore(config: Config, logger?: QueueLogger): EventStore {
   mkdirSync(config.DATA_DIR, { recursive: true, mode: PRIVATE_DIR_MODE });
   return config.EVENTSTORE_URL
     ? new EventStoreDbEventStore(config.EVENTSTORE_URL)
     : new SqliteEventStore({
-        filename: path.join(config.DATA_DIR, 'events.db'),
+        filename: path.join(config.DATA_DIR, EVENTS_FILE),
         ...(logger
           ? { onCheckpointError: (error: string) => logger.warn({ error }, 'background WAL checkpoint failed; commits past the mark checkpoint themselves') }
           : {}),

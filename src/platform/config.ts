@@ -214,6 +214,14 @@ const schema = z.object({
    * was set or skewed cannot keep a warning or a rule waiting for days.
    */
   SLA_TIMER_MAX_DELAY_MS: z.coerce.number().int().min(100).max(86_400_000).default(21_600_000),
+  /**
+   * With the read models in DATA_DIR/readstore.db: apply the log to them on a thread of their own (the
+   * default), or on the thread that answers requests (docs/readstore.md, "The projection thread").
+   */
+  PROJECTIONS_THREAD: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   /** Run the notification workers inside the API process (the default) or only in `npm run workers`. */
   WORKERS_IN_PROCESS: z
     .enum(['true', 'false'])

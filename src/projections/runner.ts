@@ -121,6 +121,17 @@ export interface RunnerOptions {
    * page's round trips are the replay's cost; 0 (page by page) elsewhere, and always on SQLite.
    */
   batchEvents?: number;
+  /**
+   * A writer: told after each page's transaction commits (its models and checkpoints readable by other
+   * connections). The thread that applies the log for the app's thread tells it so (thread.ts).
+   */
+  onCommitted?: () => void;
+  /**
+   * A follower: hears the positions the writer just committed (the projection thread of this process,
+   * thread.ts, which also tells what it applied and whether it is retrying), rather than reading the
+   * shared checkpoints at its next look (`followEveryMs`, still done). Answers the unsubscribe function.
+   */
+  sharedMoved?: (listener: (word: WriterWord) => void) => () => void;
 }
 
 /** How often a leader that writes only some projections asks whether the writer of the others stopped. */
@@ -149,6 +160,15 @@ export interface RunnerTrouble {
 }
 
 export type ReplayProgress = ProgressReport;
+
+/** What the writer on this process's projection thread tells with each commit (thread.ts). */
+export interface WriterWord {
+  processed: number;
+  pages: number;
+  retrying: RunnerTrouble['retrying'];
+  /** Told right after a commit: the positions it stored (by projection), which a follower takes as read from the checkpoints. */
+  positions?: Record<string, number>;
+}
 
 /** What `trouble().retrying` reports, by what failed. */
 const TROUBLE = { lead: 'could not start applying the log: ', follow: 'could not start following the log: ', apply: '' } as const;
@@ -185,6 +205,9 @@ export class ProjectionRunner {
   private followTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
+  private unshare: (() => void) | null = null;
+  /** What this process's projection thread last told (none without one). */
+  private thread: WriterWord = { processed: 0, pages: 0, retrying: null };
   private progress: ((progress: ReplayProgress) => void) | undefined;
   private stopped = false;
   /** Aborted by `stop`, so a start waiting to `reach` the head ends at once. */
@@ -247,14 +270,14 @@ export class ProjectionRunner {
     return this.live;
   }
 
-  /** Events this process applied to the read models since it started (none while it does not hold the lease). */
+  /** Events this process applied to the read models since it started, here or on its projection thread (none while it does not hold the lease). */
   get eventsProcessed(): number {
-    return this.processed;
+    return this.processed + this.thread.processed;
   }
 
   /** Pages this process applied (each one transaction of the read store where it has them): posts per page tell how much one commit serves. */
   get pagesApplied(): number {
-    return this.pages;
+    return this.pages + this.thread.pages;
   }
 
   /**
@@ -297,6 +320,11 @@ export class ProjectionRunner {
       // A store away at start is read again by the follower's poll: it does not fail the start.
       await this.readShared().catch((error: unknown) => this.options.onError?.(error, null));
       this.scheduleFollow();
+      this.unshare =
+        this.options.sharedMoved?.((word) => {
+          this.thread = word;
+          if (word.positions) this.takeShared(word.positions);
+        }) ?? null;
       this.unlisten = lease.onChange((held) => this.dispatch(held ? { type: 'leaseWon', epoch: lease.epoch } : { type: 'leaseLost' }));
       this.dispatch({ type: 'start' });
       await lease.start();
@@ -368,6 +396,8 @@ export class ProjectionRunner {
     this.watchTimer = null;
     this.unlisten?.();
     this.unlisten = null;
+    this.unshare?.();
+    this.unshare = null;
     if (this.followTimer) clearTimeout(this.followTimer);
     this.followTimer = null;
     this.dispatch({ type: 'stop' });
@@ -399,7 +429,7 @@ export class ProjectionRunner {
     const stalled = [...this.behind.entries()]
       .filter(([name, seen]) => now - seen.since >= after && (this.positions.get(name) ?? 0) === seen.position)
       .map(([name, seen]) => ({ name, position: seen.position, forMs: now - seen.since }));
-    return { stalled, retrying: this.retrying };
+    return { stalled, retrying: this.retrying ?? this.thread.retrying };
   }
 
   /** Looks at the head now and then, so a stall is seen even when nobody asks for health. */
@@ -600,6 +630,7 @@ export class ProjectionRunner {
             },
           );
           this.pages += 1;
+          this.options.onCommitted?.();
           if (context.live) for (const event of applied) this.announce(event);
           return this.written;
         }),
@@ -892,6 +923,16 @@ export class ProjectionRunner {
       if (checkpoint?.version === projection.version && checkpoint.position > (this.positions.get(projection.name) ?? 0)) {
         this.positions.set(projection.name, checkpoint.position);
       }
+    }
+    this.release();
+  }
+
+  /** The positions the writer (this process's projection thread) just committed, taken as the shared checkpoints would be read. */
+  private takeShared(positions: Record<string, number>): void {
+    if (this.stopped || this.leadership.kind === 'leading') return;
+    for (const projection of this.projections) {
+      const position = positions[projection.name];
+      if (position !== undefined && position > (this.positions.get(projection.name) ?? 0)) this.positions.set(projection.name, position);
     }
     this.release();
   }

@@ -66,6 +66,9 @@ export async function startTestServer(
     ...(mongoUrl ? { MONGO_URL: mongoUrl } : {}),
     // READSTORE=sqlite in the test process runs the suites with the read models in DATA_DIR/readstore.db (docs/readstore.md).
     ...(process.env.READSTORE ? { READSTORE: process.env.READSTORE } : {}),
+    // The suites' servers apply the log on the thread that answers them (they read `projections` as the writer), unless
+    // PROJECTIONS_THREAD=true in the test process or the test's env asks for the projection thread (thread.int.spec.ts).
+    PROJECTIONS_THREAD: process.env.PROJECTIONS_THREAD ?? 'false',
     ...options.env,
   });
   const server = await startServer(config, {

@@ -407,6 +407,20 @@ export class SqliteEventStore implements EventStore {
     return this.statements.head.get()?.position ?? 0;
   }
 
+  /**
+   * Calls `listener` after each commit of this connection's appends (a thread reading the file on a
+   * connection of its own is told so: `appendedElsewhere`). Returns the unsubscribe function.
+   */
+  onAppend(listener: () => void): () => void {
+    this.appended.on('append', listener);
+    return () => this.appended.off('append', listener);
+  }
+
+  /** Another connection to the file appended: live subscriptions read on at once rather than at their next poll. */
+  appendedElsewhere(): void {
+    this.appended.emit('append');
+  }
+
   subscribeToAll(options: SubscribeOptions): Subscription {
     let stopped = false;
     let wake: (() => void) | null = null;
