@@ -17,8 +17,7 @@ export interface ThreadSettings {
 }
 
 /** What the projection thread says. */
-export type ThreadMessage =
-  { type: 'lease'; held: boolean } | { type: 'live' } | ({ type: 'moved' } & WriterWord) | { type: 'failed'; error: string } | { type: 'stopped' };
+export type ThreadMessage = { type: 'lease'; held: boolean } | { type: 'live' } | ({ type: 'moved' } & WriterWord) | { type: 'failed'; error: string };
 
 /** What the app's thread says to it. */
 export type HostMessage = { type: 'appended' } | { type: 'stop' };

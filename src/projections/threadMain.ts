@@ -62,7 +62,6 @@ async function main() {
         await runner.stop();
         await events.close();
         await store.close();
-        say({ type: 'stopped' });
         port.close();
       })().catch((error: unknown) => {
         logger.error({ err: error }, 'the projection thread could not stop cleanly');
