@@ -1,6 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
-import IORedis from 'ioredis';
 import jwt from 'jsonwebtoken';
 import { Gauge } from 'prom-client';
 import { type Socket, Server } from 'socket.io';
@@ -19,6 +18,7 @@ import { roleRoom, sessionRoom, userRoom } from './rooms';
 import { createLiveGuard, refusal } from './guard';
 import { attachTicketChannel } from './tickets';
 import { attachViewCounts } from './viewCounts';
+import { AdapterConnection } from './adapterConnection';
 
 /** How long a socket whose access token ran out has to present a fresh one (`reauth`). */
 const REAUTH_GRACE_MS = 10_000;
@@ -44,7 +44,7 @@ export function createLiveServer(httpServer: HttpServer, deps: AppDeps): Server 
   });
   // Several API processes: socket-to-socket messages (typing) cross processes through Redis.
   const { REDIS_URL, REDIS_PREFIX } = deps.config;
-  const redis = REDIS_URL ? { pub: new IORedis(REDIS_URL), sub: new IORedis(REDIS_URL) } : null;
+  const redis = REDIS_URL ? { pub: new AdapterConnection(REDIS_URL, deps.logger), sub: new AdapterConnection(REDIS_URL, deps.logger) } : null;
   if (redis) {
     for (const client of [redis.pub, redis.sub])
       client.on('error', (error: Error) => deps.logger.warn({ err: error }, 'socket.io redis adapter connection failed; retrying'));
