@@ -19,11 +19,26 @@ export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
     return fake.messagesTo(user.id).slice(before);
   };
   /** Opens a ticket through the bot's form in a category without custom fields. */
+  /**
+   * Ends once the bot confirmed this ticket (the default template): counting answers is not enough, since a
+   * notice about an earlier ticket (its status, sent through the queue) may arrive in the middle of the form.
+   */
   const openTicket = async (categoryId: string, title: string) => {
+    const before = fake.messagesTo(user.id).length;
     await say('/ticket');
     await press(`category:${categoryId}`);
     await say(title);
     await say('Described in the bot.');
+    await eventually(
+      () =>
+        fake
+          .messagesTo(user.id)
+          .slice(before)
+          .some((text) => text.includes('has been created')),
+      {
+        describe: `the bot's confirmation of "${title}"`,
+      },
+    );
   };
   return { say, press, openTicket };
 }
