@@ -82,10 +82,19 @@ const answerStarting: RequestListener = (_request, response) => {
   response.end(JSON.stringify({ error: starting.message, code: starting.code }));
 };
 
-const closeServer = (server: Server) => {
-  server.closeAllConnections();
-  return new Promise<void>((resolve) => server.close(() => resolve()));
-};
+/** How long requests still being answered at a stop (long polls woken by it among them) have to finish before their connections are cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Stops taking connections, closes the idle ones, and cuts the rest once the grace is over. */
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 
 /**
  * The composition root: picks the adapters and serves the API, the live channel and the built web
@@ -148,8 +157,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       // Ends a catch-up still running, so the start settles before anything is released.
       await step('stopping the projections', () => deps.projections.stop());
       await step('settling the start', () => ready.catch(() => undefined));
-      await step('closing the live channel', () => io.close());
-      await step('closing the listeners', closeListeners);
+      // Together: socket.io's close also closes the HTTP server, which waits for every connection to end.
+      await step('closing the live channel and the listeners', () => Promise.all([io.close(), closeListeners()]));
       await step('stopping the workers', stopWorkers);
       await step('closing the stores', () => runtime.close());
       stage = null;

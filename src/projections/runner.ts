@@ -372,7 +372,7 @@ export class ProjectionRunner {
 
   /**
    * Read-your-writes: resolves true once `position` is projected (by the named projections only,
-   * when given), false if the timeout or an abort of `signal` came first. Woken as pages are
+   * when given), false if the timeout, an abort of `signal` or the runner's stop came first. Woken as pages are
    * applied (or, on a follower, as the shared checkpoints move), never by polling the log.
    */
   waitFor(position: number, timeoutMs = 5000, names?: readonly string[], signal?: AbortSignal): Promise<boolean> {
@@ -392,6 +392,8 @@ export class ProjectionRunner {
     this.stopped = true;
     this.halt.abort();
     this.live = false;
+    // Read-your-writes and long polls answer now with what they have, instead of waiting out their timeouts.
+    this.waiters.wake();
     if (this.watchTimer) clearTimeout(this.watchTimer);
     this.watchTimer = null;
     this.unlisten?.();

@@ -42,6 +42,14 @@ export class Waiters {
     });
   }
 
+  /** Ends every wait now with false (the runner stopped: nothing will move the positions). Waits asked for later wait as usual. */
+  wake(): void {
+    for (const waiter of this.waiting.splice(0)) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+  }
+
   /** Someone is waiting for a position not reached yet. */
   get pending(): boolean {
     return this.waiting.length > 0;

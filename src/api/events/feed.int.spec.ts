@@ -211,3 +211,30 @@ describe('The event feed over HTTP', () => {
     await eventually(async () => (await longPoll(holder.token, 1)).status === 200, { describe: 'a place freed once the polls ended' });
   }, 40_000);
 });
+
+describe('The event feed when the server stops', () => {
+  it('when the server stops while long polls wait, then each is answered at once with what it has, and the stop does not wait out their wait', async () => {
+    const server = await startTestServer();
+    let stopped = false;
+    try {
+      const admin = await server.login();
+      const agent = await addMember(server, admin, 'agent', 'Alice');
+      const head = await server.deps.events.headPosition();
+      const polls = [1, 2].map(async () => {
+        const answer = await fetch(`${server.url}/api/events?after=${head}&wait=30`, { headers: { authorization: `Bearer ${agent.token}` } });
+        return { status: answer.status, body: await answer.json(), at: Date.now() };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const stopping = Date.now();
+      await server.stop();
+      stopped = true;
+      expect(Date.now() - stopping).toBeLessThan(10_000);
+      for (const poll of await Promise.all(polls)) {
+        expect(poll).toMatchObject({ status: 200, body: { events: [], next: head } });
+        expect(poll.at - stopping).toBeLessThan(10_000);
+      }
+    } finally {
+      if (!stopped) await server.stop();
+    }
+  }, 60_000);
+});

@@ -176,12 +176,13 @@ const FEED = [feedProjection.name];
 export async function readFeed(deps: FeedDeps, firstViewer: FeedViewer, request: FeedRequest): Promise<{ events: CloudEvent[]; next: number }> {
   const deadline = Date.now() + request.waitMs;
   let viewer = firstViewer;
-  for (;;) {
+  for (let last = false; ;) {
     // Read first: the read model covers every event up to it, so `next` never passes one it does not know.
     const indexed = deps.projections.appliedBy(FEED);
     const page = isStaff(viewer.role) ? await staffPage(deps, viewer, request, indexed) : await customerPage(deps, viewer, request, indexed);
-    if (page.events.length > 0 || !page.exhausted || Date.now() >= deadline || request.signal?.aborted) return { events: page.events, next: page.next };
-    await deps.projections.waitFor(page.next + 1, deadline - Date.now(), FEED, request.signal);
+    if (page.events.length > 0 || !page.exhausted || last || Date.now() >= deadline || request.signal?.aborted) return { events: page.events, next: page.next };
+    // Not reached: the wait ran out, the caller left, or the process is stopping; one more read answers.
+    last = !(await deps.projections.waitFor(page.next + 1, deadline - Date.now(), FEED, request.signal));
     if (request.viewerNow) viewer = await request.viewerNow();
   }
 }
