@@ -24,6 +24,9 @@ export function urlOfStarted(child: ChildProcess): Promise<string> {
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
+/** A test server's stop past this long says, every so long, which step of the close it is in. */
+const SLOW_STOP_MS = 5000;
+
 export interface TestServer extends RunningServer {
   dataDir: string;
   firstAdmin: FirstAdmin | null;
@@ -143,7 +146,13 @@ export async function startTestServer(
     signIn,
     login: async (email = ADMIN.email, password = ADMIN.password) => (await signIn(email, password)).accessToken,
     async stop({ keepData = false } = {}) {
-      await server.close();
+      // A stop that hangs fails its suite's hook with no word of where: this says which step it is in.
+      const slow = setInterval(() => process.stderr.write(`[slow stop] ${server.url} still ${server.closingStage() ?? 'closing'}\n`), SLOW_STOP_MS);
+      try {
+        await server.close();
+      } finally {
+        clearInterval(slow);
+      }
       if (keepData) return;
       rmSync(dataDir, { recursive: true, force: true });
       if (mongoUrl && config.MONGO_URL === mongoUrl) await dropDatabase(mongoUrl);
