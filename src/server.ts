@@ -85,7 +85,7 @@ const answerStarting: RequestListener = (_request, response) => {
 /** How long requests still being answered at a stop (long polls woken by it among them) have to finish before their connections are cut. */
 const CLOSE_GRACE_MS = 1000;
 
-/** Stops taking connections, closes the idle ones, and cuts the rest once the grace is over. */
+/** Stops taking connections and closes the idle ones (Node's `close`), and cuts the rest once the grace is over. */
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
     const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
@@ -93,7 +93,6 @@ const closeServer = (server: Server) =>
       clearTimeout(cut);
       resolve();
     });
-    server.closeIdleConnections();
   });
 
 /**

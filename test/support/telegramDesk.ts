@@ -1,8 +1,16 @@
+import { DEFAULT_BOT_MESSAGES } from '#contract/botSettings';
+import { escapeRegex } from '../../src/platform/readstore/port';
 import { TICKETS, TICKET_MESSAGES, type MessageView, type TicketView } from '../../src/projections/tickets';
 import { addCategory } from './desk';
 import { eventually } from './eventually';
 import { type FakeTelegram, type TelegramUser, startFakeTelegram } from './fakeTelegram';
 import { type TestServer, startTestServer } from './server';
+
+/** The bot's confirmation of a new ticket in its default words, whatever its number and category. */
+const CONFIRMED = new RegExp(
+  `^${escapeRegex(DEFAULT_BOT_MESSAGES.ticketCreatedMessage).replace(escapeRegex('{ticketId}'), '\\d+').replace(escapeRegex('{category}'), '.*')}$`,
+  's',
+);
 
 /** A Telegram user talking to the bot of `token` through the fake Bot API, waiting for the bot's answers. */
 export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
@@ -18,10 +26,10 @@ export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
     await eventually(() => fake.messagesTo(user.id).length > before, { describe: `answer to the button ${data}` });
     return fake.messagesTo(user.id).slice(before);
   };
-  /** Opens a ticket through the bot's form in a category without custom fields. */
   /**
-   * Ends once the bot confirmed this ticket (the default template): counting answers is not enough, since a
-   * notice about an earlier ticket (its status, sent through the queue) may arrive in the middle of the form.
+   * Opens a ticket through the bot's form in a category without custom fields, and ends once the bot confirmed it:
+   * counting answers is not enough, since a notice about an earlier ticket (its status, sent through the queue) may
+   * arrive in the middle of the form.
    */
   const openTicket = async (categoryId: string, title: string) => {
     const before = fake.messagesTo(user.id).length;
@@ -34,10 +42,8 @@ export function botChat(fake: FakeTelegram, token: string, user: TelegramUser) {
         fake
           .messagesTo(user.id)
           .slice(before)
-          .some((text) => text.includes('has been created')),
-      {
-        describe: `the bot's confirmation of "${title}"`,
-      },
+          .some((text) => CONFIRMED.test(text)),
+      { describe: `the bot's confirmation of "${title}"` },
     );
   };
   return { say, press, openTicket };

@@ -11,6 +11,7 @@ const CLOSED = 'Connection is closed.';
  * rejection would be unhandled, and Node ends the process on that.
  */
 export class AdapterConnection extends IORedis {
+  /** Set after `super()`: a command lost before it would go unlogged, still never unhandled. */
   private logger: Logger | undefined;
 
   constructor(url: string, logger: Logger) {
