@@ -26,7 +26,7 @@ describe('the demo desk', () => {
     }
     server = await startTestServer({ dataDir });
   });
-  afterAll(() => server?.close());
+  afterAll(() => server?.stop());
 
   const signIn = async (email: string, password: string) => {
     const response = await server.request('POST', '/api/auth/login', { body: { email, password } });

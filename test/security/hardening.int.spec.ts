@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -299,7 +299,8 @@ describe('Security hardening (issue 22)', () => {
 
   describe('9. data at rest', () => {
     it('when a server starts on a new DATA_DIR and takes an upload, then the directory, the log, the queue, the uploads and the outbox are private to its user', async () => {
-      const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'desk-modes-')), 'data');
+      const parent = mkdtempSync(path.join(tmpdir(), 'desk-modes-'));
+      const dataDir = path.join(parent, 'data');
       const fresh = await startTestServer({ dataDir });
       try {
         const token = await fresh.login();
@@ -330,6 +331,7 @@ describe('Security hardening (issue 22)', () => {
         expect(modeOf(path.join(outboxDir({ DATA_DIR: dataDir }), 'mode-check.eml'))).toBe(0o600);
       } finally {
         await fresh.stop();
+        rmSync(parent, { recursive: true, force: true });
       }
     });
   });
