@@ -23,6 +23,7 @@ import { type EventStore, recordedAs } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { requestCaches } from '../caches';
 import { searchProjection } from '../../projections/search';
+import { tagsProjection } from '../../projections/tags';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
 import { USERS, type UserView } from '../../projections/users';
@@ -236,6 +237,13 @@ export async function changeTeam(deps: AppDeps, ticketId: string, teamId: string
 export async function tagTicket(deps: AppDeps, ticketId: string, tag: string, tagged: boolean, context: CommandContext): Promise<number> {
   return (await runTicketCommand(deps, ticketId, { type: 'TagTicket', ticketId, actor: actorOf(context), tag, tagged }, context)).position;
 }
+
+/**
+ * A tag's change is read back from the tags model too (the suggestions, an admin's rename or merge of the
+ * tag): answered once that model holds it, as the ticket's own views do. On a read store where the models
+ * are written apart (MongoDB), it may lag the tickets model.
+ */
+export const tagsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, [tagsProjection.name]);
 
 /**
  * A new priority or category, with the SLA policy chosen again for the ticket as it will be (docs/sla.md).
