@@ -3,7 +3,7 @@ import type { Doc, ReadStore } from '../platform/readstore/port';
 import { handledBy } from './events';
 import type { Projection } from './runner';
 
-const DIRECTORY = 'directory_v1';
+export const DIRECTORY = 'directory_v1';
 
 /**
  * Names of people and categories as other read models denormalise them. Unlike `users_v1` it

@@ -19,7 +19,7 @@ import { mentionMails } from './mentions';
  */
 export const emailChannel: WorkerChannel = {
   name: 'email',
-  reaction: async (event, deps) => [...(await emailNotices(event, deps)), ...(await mentionMails(event, deps))],
+  reaction: async (event, deps, page) => [...(await emailNotices(event, deps, page)), ...(await mentionMails(event, deps))],
   types: [...NOTICE_TYPES, PASSWORD_LINK_ISSUED],
   reads: NOTICE_READS,
   async start(deps, lease) {

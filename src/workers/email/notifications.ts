@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { AppDeps } from '../../app/deps';
 import type { Config } from '../../platform/config';
 import type { RecordedEvent } from '../../platform/eventstore/port';
+import type { ReactionPage } from '../reactor';
 import { loadSystemSettings } from '../../projections/settings';
 import type { PlannedJob } from '../../app/jobs/planned';
 import { STATUS_WORDS, mergedText } from '#contract/tickets';
@@ -123,9 +124,9 @@ async function passwordLinkMail(event: RecordedEvent, deps: AppDeps): Promise<Pl
  * When e-mail notifications are on (system settings), the customer gets a mail for a ticket
  * created, a status changed and a new staff reply. Accounts made for Telegram users have no mailbox.
  */
-export async function emailNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+export async function emailNotices(event: RecordedEvent, deps: AppDeps, page?: ReactionPage): Promise<PlannedJob[]> {
   if (event.type === PASSWORD_LINK_ISSUED) return passwordLinkMail(event, deps);
-  const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
+  const found = await customerNoticeOf(event, deps.projections.reader, deps.events, page);
   if (!found || !found.customer.isActive || isTelegramOnlyEmail(found.customer.email)) return [];
   const settings = await loadSystemSettings(deps.projections.reader);
   const options = { jobId: `email:${event.id}`, group: `mailbox:${found.customer.email.toLowerCase()}`, backoffMs: 5000 };

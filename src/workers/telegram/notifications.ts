@@ -2,6 +2,7 @@ import type { AppDeps } from '../../app/deps';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import type { BotMessages } from '#contract/botSettings';
 import type { RecordedEvent } from '../../platform/eventstore/port';
+import type { ReactionPage } from '../reactor';
 import { loadBotSettings } from '../../projections/settings';
 import type { TicketView } from '../../projections/tickets';
 import type { PlannedJob } from '../../app/jobs/planned';
@@ -53,12 +54,12 @@ function telegramText(messages: BotMessages, { notice, ticket }: CustomerNotice)
  * The reaction that tells Telegram customers what happened to their tickets (staff replies, never
  * internal notes; status, assignment, closure) and tells an approved user they may start.
  */
-export async function telegramNotices(event: RecordedEvent, deps: AppDeps): Promise<PlannedJob[]> {
+export async function telegramNotices(event: RecordedEvent, deps: AppDeps, page?: ReactionPage): Promise<PlannedJob[]> {
   if (event.type === 'AccessRequestApproved') {
     const { telegramId } = event.data as { telegramId: string };
     return [sendJob(`telegram:${event.id}`, { chatId: telegramId, text: ACCESS_APPROVED_TEXT, kind: 'accessApproved' })];
   }
-  const found = await customerNoticeOf(event, deps.projections.reader, deps.events);
+  const found = await customerNoticeOf(event, deps.projections.reader, deps.events, page);
   if (!found?.customer.telegramId) return [];
   const { messages } = await loadBotSettings(deps.projections.reader);
   const { template, text } = telegramText(messages, found);
