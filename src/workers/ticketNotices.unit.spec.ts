@@ -59,9 +59,11 @@ const noLog = {} as EventStore;
 describe("A customer's notices in a reactor's page", () => {
   async function desk() {
     const counted = countingStore();
-    await counted.inner.collection(TICKETS).insertOne({ _id: 't1', ticketId: 7, title: 'Printer', customer: { _id: 'customer-1' } });
-    await counted.inner.collection(USERS).insertOne({ _id: 'customer-1', firstName: 'Cara', email: 'cara@example.com', telegramId: '42', isActive: true });
-    await counted.inner.collection(DIRECTORY).insertOne({ _id: 'user:agent-1', firstName: 'Alice', lastName: 'Agent' });
+    // Only the fields a notice reads.
+    const put = (name: string, doc: Doc & Record<string, unknown>) => counted.inner.collection<Doc & Record<string, unknown>>(name).insertOne(doc);
+    await put(TICKETS, { _id: 't1', ticketId: 7, title: 'Printer', customer: { _id: 'customer-1' } });
+    await put(USERS, { _id: 'customer-1', firstName: 'Cara', email: 'cara@example.com', telegramId: '42', isActive: true });
+    await put(DIRECTORY, { _id: 'user:agent-1', firstName: 'Alice', lastName: 'Agent' });
     return counted;
   }
 
