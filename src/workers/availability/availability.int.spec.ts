@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { type Member, addCategory, addMember, openTicket } from '../../../test/support/desk';
 import { eventually } from '../../../test/support/eventually';
 import { type TestServer, startTestServer } from '../../../test/support/server';
@@ -114,4 +116,61 @@ describe('Availability and the work it moves', () => {
     await eventually(async () => (await assigneeOf(server, admin, second._id)) === agent.id, { describe: 'the waiting ticket is assigned', timeoutMs: 10_000 });
     expect(await assigneeOf(server, admin, third._id)).toBeNull();
   });
+});
+
+/** Removes the embedded queue's file: every job, completed id and reactor checkpoint of it. */
+const loseQueue = (dataDir: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dataDir, `queue.db${suffix}`), { force: true });
+};
+
+describe('Availability timers after the queue lost them', () => {
+  it('when the queue is lost while one agent idles and another is Offline, then the next start plans both timers again and each does its work once', async () => {
+    ahead = 0;
+    const env = { SLA_TIMER_MAX_DELAY_MS: '100' };
+    const first = await startTestServer({ clock, env });
+    let firstStopped = false;
+    let second: TestServer | null = null;
+    try {
+      const admin = await first.login();
+      expect((await first.request('PUT', '/api/settings', { token: admin, body: { idleAwayMinutes: 15, offlineGraceSeconds: 300 } })).status).toBe(200);
+      const ida = await addMember(first, admin, 'agent', 'Ida');
+      expect((await first.request('POST', '/api/auth/activity', { token: ida.token })).status).toBe(204);
+      const [ana, ben] = [await addMember(first, admin, 'agent', 'Ana'), await addMember(first, admin, 'agent', 'Ben')];
+      const { category } = await roundRobinTeam(first, admin, [ana, ben]);
+      const ticket = await openTicket(first, await addMember(first, admin, 'customer', 'Cleo'), category);
+      expect(await assigneeOf(first, admin, ticket._id)).toBe(ana.id);
+      expect((await first.request('POST', '/api/auth/logout', { token: ana.token })).status).toBe(204);
+      await first.stop({ keepData: true });
+      firstStopped = true;
+      loseQueue(first.dataDir);
+
+      // Past Ana's grace period, not yet past anyone's idle time.
+      ahead = 6 * 60_000;
+      second = await startTestServer({ dataDir: first.dataDir, clock, env });
+      const server = second;
+      const adminAgain = await server.login();
+      await eventually(async () => (await assigneeOf(server, adminAgain, ticket._id)) === ben.id, { describe: 'the ticket is with Ben', timeoutMs: 15_000 });
+      // Ida is not Away yet (signing her in would count as activity and start her idle time again).
+      expect((await server.deps.events.readStream(userStream(ida.id))).filter((event) => event.type === 'AvailabilitySet')).toEqual([]);
+
+      // Past Ida's idle time (from her activity before the stop).
+      ahead = 16 * 60_000;
+      await eventually(
+        async () =>
+          (await server.deps.events.readStream(userStream(ida.id))).some((event) => event.type === 'AvailabilitySet' && event.data.availability === 'away'),
+        { describe: 'Ida is Away', timeoutMs: 15_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const idaChanges = (await server.deps.events.readStream(userStream(ida.id))).filter((event) => event.type === 'AvailabilitySet');
+      expect(idaChanges.map((event) => [event.data.availability, event.data.reason, event.metadata.actor?.userId])).toEqual([
+        ['away', { kind: 'idle', minutes: 15 }, 'system'],
+      ]);
+      const returned = (await server.deps.events.readStream(ticketStream(ticket._id))).filter((event) => event.type === 'AgentUnassignedFromTicket');
+      expect(returned.map((event) => [event.data.agentId, event.metadata.actor?.userId])).toEqual([[ana.id, 'system']]);
+    } finally {
+      if (second) await second.stop();
+      else if (!firstStopped) await first.stop();
+      else rmSync(first.dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

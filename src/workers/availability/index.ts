@@ -10,6 +10,7 @@ import type { Job } from '../../platform/queue/port';
 import { loadSystemSettings } from '../../projections/settings';
 import { teamIdsOf } from '../../projections/teams';
 import { TICKETS, type TicketView } from '../../projections/tickets';
+import { USERS, type UserView } from '../../projections/users';
 import type { WorkerChannel } from '../channels';
 import type { ReactionPage } from '../reactor';
 
@@ -136,11 +137,70 @@ async function run(deps: AppDeps, job: Job<AvailabilityJob>): Promise<void> {
   await returnAbsentAgentTickets(deps, data.userId, (await loadSystemSettings(deps.readStore)).offlineGraceSeconds, job.id);
 }
 
+/** How many of a member's events are read at a time, newest first, looking for the last that moved their availability or idle time. */
+const LOOK_BACK = 100;
+
+/** A member's last `AvailabilitySet` or `StaffActivitySeen`, read from the end of their stream. */
+async function lastMove(deps: AppDeps, userId: string): Promise<RecordedEvent | null> {
+  for (let from: number | undefined; ;) {
+    const events = await deps.events.readStream(userStream(userId), {
+      direction: 'backwards',
+      maxCount: LOOK_BACK,
+      ...(from === undefined ? {} : { fromRevision: from }),
+    });
+    const found = events.find((event) => event.type === 'AvailabilitySet' || event.type === 'StaffActivitySeen');
+    if (found) return found;
+    const oldest = events.at(-1);
+    if (events.length < LOOK_BACK || !oldest || oldest.revision === 0) return null;
+    from = oldest.revision - 1;
+  }
+}
+
+/**
+ * The timer a member's stream says should be waiting, with the id the event that started it planned (a queue
+ * that kept it adds nothing): a grace timer for an Offline that still stands, an idle timer from the last
+ * activity seen or the return to Available (activity is only seen while Available). Away starts none.
+ */
+async function standingTimers(deps: AppDeps, userId: string, settings: { idleAwayMinutes: number; offlineGraceSeconds: number }): Promise<PlannedJob[]> {
+  const last = await lastMove(deps, userId);
+  if (!last) return [];
+  const data = last.data as Record<string, unknown>;
+  if (last.type === 'AvailabilitySet' && data.availability === 'offline') {
+    if (settings.offlineGraceSeconds === 0) return [];
+    const job: Timer = { kind: 'grace', userId, offlineEventId: last.id, offlineAt: last.metadata.occurredAt, hop: 0 };
+    return [timer(deps, job, Date.parse(job.offlineAt) + settings.offlineGraceSeconds * 1000)];
+  }
+  const idle = last.type === 'StaffActivitySeen' || data.availability === 'available';
+  // A return to Available recorded before it carried its time starts no idle time, as it did not then.
+  if (!idle || typeof data.at !== 'string' || settings.idleAwayMinutes === 0) return [];
+  return [timer(deps, { kind: 'idle', userId, since: data.at, hop: 0 }, Date.parse(data.at) + settings.idleAwayMinutes * 60_000)];
+}
+
+/**
+ * Plans again the timers of every active staff member once the read models have caught up with the log
+ * as it was at start: a queue that lost its jobs (Redis flushed or replaced, the embedded queue's file
+ * gone), or timers planned while no worker ran, would otherwise leave an idle agent Available and an
+ * Offline agent's tickets with them for good.
+ */
+async function rearm(deps: AppDeps, stopped: () => boolean): Promise<void> {
+  const head = await deps.events.headPosition();
+  while (!stopped() && !(await deps.projections.waitFor(head, 5000, ['users', 'settings'])));
+  if (stopped()) return;
+  const settings = await loadSystemSettings(deps.readStore);
+  if (settings.idleAwayMinutes === 0 && settings.offlineGraceSeconds === 0) return;
+  const staff = await deps.readStore.collection<UserView>(USERS).find({ role: { $in: ['agent', 'admin'] }, isActive: true });
+  for (const member of staff) {
+    if (stopped()) return;
+    for (const planned of await standingTimers(deps, member._id, settings)) await deps.queue.add(planned.queue, planned.name, planned.data, planned.options);
+  }
+}
+
 /**
  * Availability's side of the log (docs/teams.md): the idle timers that set staff Away, the grace timers that
  * return an Offline agent's tickets to their teams, and the fills that give a team's waiting tickets when
  * capacity frees. Timers are delayed jobs of the durable queue, planned with ids derived from the events, so a
- * replay plans nothing twice and a restart keeps them; what they change is decided on the streams, so a job
+ * replay plans nothing twice and a restart keeps them; on start they are planned again from the staff's streams
+ * (the same ids), so a queue that lost them re-arms them; what they change is decided on the streams, so a job
  * run by two processes changes things once.
  */
 export const availabilityChannel: WorkerChannel = {
@@ -150,6 +210,14 @@ export const availabilityChannel: WorkerChannel = {
   reads: ['settings', 'teams', 'tickets'],
   async start(deps) {
     deps.queue.process<AvailabilityJob>(AVAILABILITY_QUEUE, (job) => run(deps, job), { concurrency: 2 });
-    return async () => undefined;
+    let stopped = false;
+    // In the background, so nothing else waits for it.
+    const rearming = rearm(deps, () => stopped).catch((error: unknown) =>
+      deps.logger.error({ err: error }, 'Availability timers could not be re-armed; they are planned again at the next start'),
+    );
+    return async () => {
+      stopped = true;
+      await rearming;
+    };
   },
 };
