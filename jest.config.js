@@ -39,6 +39,7 @@ const MONGO_SUITES = [
   'src/projections/tickets.int.spec.ts',
   'src/projections/crashSafety.int.spec.ts',
   'src/api/tickets/tickets.int.spec.ts',
+  'src/api/tickets/tagAdmin.int.spec.ts',
   'src/api/tickets/uploads.int.spec.ts',
   'src/api/tickets/stats.int.spec.ts',
   'src/api/live/tickets.int.spec.ts',

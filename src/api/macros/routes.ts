@@ -11,7 +11,7 @@ import { scope } from '../http/scopes';
 import { parse } from '../http/validate';
 import { ticketFor } from '../tickets/views';
 import { idOfKey, once } from '../../app/idempotency';
-import { projectedTicket, tagsReach } from '../../app/tickets/service';
+import { projectedTicket } from '../../app/tickets/service';
 import { idempotencyKeyOf } from '../http/idempotency';
 
 const toMacro = ({ _revision: _r, ...macro }: MacroView): Macro => macro;
@@ -63,12 +63,7 @@ export const macroRoutes = (deps: AppDeps) => (router: Router) => {
     // The messages' ids come from the key, so a retry racing the first finds them posted, and its other steps find the ticket as they leave it.
     const messageIdOf = key ? (index: number) => idOfKey(key, `message-${index}`) : undefined;
     const ticket = await once(deps, key, context, {
-      create: async () => {
-        const position = await applyMacro(deps, ticketId, macroId, input, context, messageIdOf);
-        // A macro may tag the ticket: the tags model holds that too before the answer.
-        await tagsReach(deps, position);
-        return projectedTicket(deps, ticketId, position);
-      },
+      create: async () => projectedTicket(deps, ticketId, await applyMacro(deps, ticketId, macroId, input, context, messageIdOf)),
       idOf: (applied) => applied._id,
       answer: (appliedTo) => projectedTicket(deps, appliedTo, 0),
       earlier: async () => null,

@@ -59,7 +59,6 @@ import {
   recordOutcome,
   storedMessage,
   tagTicket,
-  tagsReach,
   unassignTicket,
 } from '../../app/tickets/service';
 import { createdIn, idOfKey, once } from '../../app/idempotency';
@@ -374,17 +373,13 @@ export const ticketRoutes = (deps: AppDeps) => (router: Router) => {
   router.post('/tickets/:id/tags', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { tag } = parse(ticketTagSchema, req.body);
     const ticket = await visible(req);
-    const position = await tagTicket(deps, ticket._id, tag, true, commandContext(deps, req));
-    await tagsReach(deps, position);
-    await answerTicket(req, res, ticket._id, position);
+    await answerTicket(req, res, ticket._id, await tagTicket(deps, ticket._id, tag, true, commandContext(deps, req)));
   });
 
   router.delete('/tickets/:id/tags/:tag', scope('tickets:write'), requireRole('agent', 'admin'), async (req, res) => {
     const { tag } = parse(ticketTagSchema, { tag: req.params.tag });
     const ticket = await visible(req);
-    const position = await tagTicket(deps, ticket._id, tag, false, commandContext(deps, req));
-    await tagsReach(deps, position);
-    await answerTicket(req, res, ticket._id, position);
+    await answerTicket(req, res, ticket._id, await tagTicket(deps, ticket._id, tag, false, commandContext(deps, req)));
   });
 
   /** Suggestions for the tag field: tags in use that start with `q`, most used first. */

@@ -11,17 +11,7 @@ import { TICKETS, type TicketView } from '../../projections/tickets';
 import { readYourWrites } from '../commands';
 import type { AppDeps } from '../deps';
 import { applyMacro } from '../macros/service';
-import {
-  assignTicket,
-  changeClassification,
-  changeStatus,
-  changeTeam,
-  loadTicket,
-  tagTicket,
-  tagsReach,
-  ticketViewsReach,
-  unassignTicket,
-} from '../tickets/service';
+import { assignTicket, changeClassification, changeStatus, changeTeam, loadTicket, tagTicket, ticketViewsReach, unassignTicket } from '../tickets/service';
 
 /**
  * Bulk changes (docs/bulk.md): one action on many tickets, each ticket changed by the same handler
@@ -124,8 +114,6 @@ async function changeEach(deps: AppDeps, bulkId: string, tickets: string[], acti
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, tickets.length) }, worker));
   const completed = await runBulk(deps, bulkId, { type: 'CompleteBulkChange', bulkId, results }, context);
   await ticketViewsReach(deps, position);
-  // Macros may tag too: the tags model (suggestions, rename and merge) holds what the change did before it answers.
-  if (action.type === 'tags' || action.type === 'macro') await tagsReach(deps, position);
   // A change resumed after a crash may find the results already recorded by another request: those are the answer.
   return summary(bulkId, action, completed.state.kind === 'completed' ? completed.state.results : results);
 }

@@ -104,9 +104,11 @@ export const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: s
 /**
  * The read models a ticket command's caller reads next (the ticket, its conversation with its
  * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
+ * The search model too: a message just posted is found by its sender's next search. And the tags model: a
+ * tag just added is in the suggestions and can be renamed or merged by the next request (on MongoDB the models
+ * are written apart, and an admin's rename right after tagging found no such tag).
  */
-/** The search read model too: a message just posted is found by its sender's next search. */
-const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, searchProjection.name];
+const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, searchProjection.name, tagsProjection.name];
 export const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {
@@ -237,13 +239,6 @@ export async function changeTeam(deps: AppDeps, ticketId: string, teamId: string
 export async function tagTicket(deps: AppDeps, ticketId: string, tag: string, tagged: boolean, context: CommandContext): Promise<number> {
   return (await runTicketCommand(deps, ticketId, { type: 'TagTicket', ticketId, actor: actorOf(context), tag, tagged }, context)).position;
 }
-
-/**
- * A tag's change is read back from the tags model too (the suggestions, an admin's rename or merge of the
- * tag): answered once that model holds it, as the ticket's own views do. On a read store where the models
- * are written apart (MongoDB), it may lag the tickets model.
- */
-export const tagsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, [tagsProjection.name]);
 
 /**
  * A new priority or category, with the SLA policy chosen again for the ticket as it will be (docs/sla.md).
