@@ -18,6 +18,8 @@ export interface FastMongo {
   counters(): Promise<Record<string, number>>;
   /** Milliseconds the server spent so far, by command and collection. */
   millis(): Promise<Record<string, number>>;
+  /** Documents written so far: the statements of the insert, update and delete commands (each of a bulk write's counts). */
+  writes(): Promise<number>;
   /** CPU seconds the server has used so far. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -50,6 +52,10 @@ export async function startFastMongo(): Promise<FastMongo> {
     async millis() {
       const answer = await client.db('admin').command({ deskBenchCounters: 1 });
       return answer.millis as Record<string, number>;
+    },
+    async writes() {
+      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
+      return Number(answer.writes);
     },
     cpuSeconds: () => cpuSecondsOf(server.child.pid!),
     async stop() {

@@ -26,7 +26,8 @@ import { ONE_WORD_QUERIES, TWO_WORD_QUERIES } from './text';
  * rebuilt store: GET /api/search's service for one- and two-word queries beside the substring
  * regex scan of the tickets' titles and descriptions that the Live Tickets list used before it.
  * `--mongo` replays into MongoDB instead (`fast`: the in-memory wire server of bench/fastMongo.ts) and
- * adds the commands the server was sent and its milliseconds by command (docs/benchmark.md "The MongoDB path");
+ * adds the commands the server was sent, its milliseconds by command, the documents written (per event) and its CPU per
+ * document (its JVM's start included; docs/benchmark.md "The MongoDB path");
  * `--lease` writes as the app's leader does there, through the lease's fenced store; `--batch <events>` sets the
  * replay's batches there (docs/read-models.md "Replay in batches"; 0 applies it page by page).
  */
@@ -85,7 +86,19 @@ async function main() {
     heapMb: Math.round(heapUsed / 1048576),
     peakRssMb,
   };
-  if (fast) result.server = { commands: await fast.counters(), millis: await fast.millis(), cpuMs: Math.round(fast.cpuSeconds() * 1000) };
+  if (fast) {
+    const writes = await fast.writes();
+    const cpuMs = Math.round(fast.cpuSeconds() * 1000);
+    // The documents the replay wrote, per event, and the server's CPU per document: the server's share of the rate's budget.
+    result.server = {
+      commands: await fast.counters(),
+      millis: await fast.millis(),
+      cpuMs,
+      writes,
+      writesPerEvent: writes / events,
+      cpuUsPerWrite: (cpuMs * 1000) / writes,
+    };
+  }
   if (rounds > 0 && !withoutSearch && readStore instanceof SqliteReadStore) {
     const staff = { id: 'bench-agent', role: 'agent' as const };
     const search = (q: string) => searchTickets(readStore, staff, searchQuery.parse({ q }));

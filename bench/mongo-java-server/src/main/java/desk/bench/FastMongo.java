@@ -29,7 +29,8 @@ import io.netty.channel.Channel;
  * index, as MongoDB does: the memory backend uses an index only for a filter of exactly its keys, so
  * every guarded write (`{ _id, _revision: { $lt } }`, and the fence's `_epoch` on all of a leader's)
  * read the whole collection, a cost that grew with the collection and that no MongoDB has. It counts the
- * commands it is sent, by name and collection, and the time it spent on them, and answers them to the command `deskBenchCounters` (the bench reads
+ * commands it is sent, by name and collection, the time it spent on them and the documents they wrote (their statements),
+ * and answers them to the command `deskBenchCounters` (the bench reads
  * them before and after a load). Prints `listening on mongodb://HOST:PORT` once it accepts connections.
  */
 public final class FastMongo {
@@ -97,6 +98,8 @@ public final class FastMongo {
         private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
         /** Nanoseconds spent per command and collection: where the server's own time goes. */
         private final Map<String, LongAdder> nanos = new ConcurrentHashMap<>();
+        /** Documents written: the statements of the insert, update and delete commands (a bulk write sends many in one). */
+        private final LongAdder writes = new LongAdder();
 
         @Override
         public Document handleCommand(Channel channel, String database, String command, Document query) {
@@ -107,6 +110,9 @@ public final class FastMongo {
             if (!NOT_COUNTED.contains(name)) counts.computeIfAbsent(target, key -> new LongAdder()).increment();
             if (name.equals("drop") && resolveDatabase(database).resolveCollection(String.valueOf(query.get(command)), false) == null) {
                 throw new MongoServerError(26, "NamespaceNotFound", "ns not found");
+            }
+            for (String statements : List.of("documents", "updates", "deletes")) {
+                if (query.get(statements) instanceof List<?> list) writes.add(list.size());
             }
             long started = System.nanoTime();
             try {
@@ -121,7 +127,7 @@ public final class FastMongo {
             new TreeMap<>(counts).forEach((name, count) -> byName.put(name, count.sum()));
             Document millis = new Document();
             new TreeMap<>(nanos).forEach((name, spent) -> millis.put(name, spent.sum() / 1e6));
-            return new Document("commands", byName).append("millis", millis).append("ok", 1.0);
+            return new Document("commands", byName).append("millis", millis).append("writes", writes.sum()).append("ok", 1.0);
         }
     }
 
