@@ -305,6 +305,10 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     const { page } = await pageFor(alice);
     let signedIn = 0;
     for (let attempt = 0; attempt < 10; attempt++) {
+      // Off the app first (a page of its origin that runs none of it): an app still loading would read the
+      // run-out token, refresh before the route below holds it, and store a fresh one, so the next page would
+      // not refresh at all and the wait for it would never end.
+      await page.goto(`${server.url}/api/health`);
       // The stored access token has run out, so the next page spends the refresh token.
       await page.evaluate(
         (expired) => localStorage.setItem('accessToken', expired),
