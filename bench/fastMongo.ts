@@ -43,20 +43,13 @@ export async function startFastMongo(): Promise<FastMongo> {
   );
   const url = `${server.url}/bench`;
   const client = new MongoClient(url);
+  /** What the launcher counted so far (its command `deskBenchCounters`). */
+  const counted = () => client.db('admin').command({ deskBenchCounters: 1 });
   return {
     url,
-    async counters() {
-      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
-      return answer.commands as Record<string, number>;
-    },
-    async millis() {
-      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
-      return answer.millis as Record<string, number>;
-    },
-    async writes() {
-      const answer = await client.db('admin').command({ deskBenchCounters: 1 });
-      return Number(answer.writes);
-    },
+    counters: async () => (await counted()).commands as Record<string, number>,
+    millis: async () => (await counted()).millis as Record<string, number>,
+    writes: async () => Number((await counted()).writes),
     cpuSeconds: () => cpuSecondsOf(server.child.pid!),
     async stop() {
       await client.close();

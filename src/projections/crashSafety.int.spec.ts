@@ -150,9 +150,9 @@ async function eachWrite(count: number, at: number, task: (failAt: number) => Pr
   await Promise.all(Array.from({ length: Math.min(at, count) }, worker));
 }
 
-describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, { open, dispose }) => {
+describe.each(stores)('A page of projection writes cut anywhere (%s)', (kind, { open, dispose }) => {
   /** Tries at once: only the server store waits on anything but this process. */
-  const atOnce = _kind === 'mongodb' ? 4 : 1;
+  const atOnce = kind === 'mongodb' ? 4 : 1;
   let server: TestServer;
   let pageFrom: number;
   let page: RecordedEvent[];
@@ -255,7 +255,7 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
   }, 600_000);
 
   // On SQLite a replay goes page by page (the search projection's rows there are FTS5's, not the heap store's).
-  if (_kind !== 'sqlite')
+  if (kind !== 'sqlite')
     it('when a replay in batches fails at any of its writes and the process starts again, then the models equal a rebuild from the log', async () => {
       // Batches of a few events (pages of 3, written every 7 events or more): the log's day makes several, each written at once, and the failing write may be in any of them.
       // No checkpoint on a timer: a batch's writes go while the next is applied, so a timer's save would land at a write number that varies from run to run; the batches' own saves are counted.
@@ -297,7 +297,7 @@ describe.each(stores)('A page of projection writes cut anywhere (%s)', (_kind, {
       expect([...broken].sort(([a], [b]) => a - b).map(([, text]) => text)).toEqual([]);
     }, 600_000);
 
-  if (_kind !== 'sqlite') return;
+  if (kind !== 'sqlite') return;
   it('when a runner applies the page, then at every write what is on disk is the models of the checkpoints stored with them', async () => {
     const store = await beforeThePage();
     const file = path.join(sqliteFiles.get(store)!, 'readstore.db');
