@@ -48,5 +48,5 @@ describe('Two app processes on one log and one MongoDB, the leader killed under 
     expect(accepted.length).toBeGreaterThan(0);
     expect(accepted.length).toBeLessThanOrEqual(LANES * Math.ceil((TTL_MS + 2000) / READ_YOUR_WRITES_MS));
     await expectConsistent('leader killed', desk, run, posts);
-  }, 120_000);
+  }, 240_000);
 });

@@ -21,6 +21,8 @@ const STALL_MS = 1000;
 const HONEST_AFTER_MS = STALL_MS + 1000;
 const ENV = { PROJECTIONS_LEASE_TTL_MS: String(TTL_MS), PROJECTION_STALL_MS: String(STALL_MS) };
 
+// Each test's own limit is generous: the tier runs two suites at once on one FerretDB, whose cost per write is tens of milliseconds, so a
+// rebuild and compare can take minutes on a loaded machine. The bounds the desk must keep (ttl + 2 s, nothing lost) are asserted inside.
 describe('Two app processes on one log and one MongoDB, under real faults', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
@@ -54,7 +56,7 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     // Until the restart no process can apply (after it, the first page applied clears the stall before a post sent then is answered).
     expect(dishonest(samples, run.urls, killedAt + HONEST_AFTER_MS, restartedAt)).toEqual([]);
     await expectConsistent('mongo killed', desk, run, posts);
-  }, 150_000);
+  }, 300_000);
 
   it('when the leader is stopped (SIGSTOP) mid-page past its lease ttl and let go on, then the other applies within ttl + 2 s, the stopped one follows, every acknowledged post is listed once by both, and the models equal a rebuild', async () => {
     const mongoUrl = databaseUrl(process.env.MONGO_URL!, 'desk_faults_stop');
@@ -84,7 +86,7 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     process.stderr.write(`[fault tally] leader stopped: the stopped one answering 201 ${followingAt - resumedAt} ms after it was let go on\n`);
     expect(followingAt - resumedAt).toBeLessThanOrEqual(2000);
     await expectConsistent('leader stopped', desk, run, posts);
-  }, 120_000);
+  }, 240_000);
 
   it('when the leader is cut off the store (its lease lost, its checkpoint not stored as it steps down) and joined again, then the other applies within ttl + 2 s, the first follows and leads again once the other stops, and every acknowledged post is listed once by both', async () => {
     const mongoUrl = databaseUrl(process.env.MONGO_URL!, 'desk_faults_cut');
@@ -128,5 +130,5 @@ describe('Two app processes on one log and one MongoDB, under real faults', () =
     // A released lease is taken within a second (docs/read-models.md); a loaded machine takes longer to apply.
     expect(leadingAgainAt - releasedAt).toBeLessThanOrEqual(3000);
     await expectConsistent('leader cut off', desk, run, posts);
-  }, 120_000);
+  }, 240_000);
 });
