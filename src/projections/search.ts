@@ -9,56 +9,26 @@ import { tokenize } from './searchText';
 /**
  * The search read model (docs/search.md): per ticket its searchable fields and the lists of its
  * distinct words, which an index on each list (multikey) answers a word or a word prefix from on
- * both read stores; its messages' texts are filed in documents of up to MESSAGES_PER_CHUNK messages
- * each, by position, read for the tickets a query ranks (a post appends to its ticket's last chunk
- * and writes the ticket's lists, never its whole conversation).
+ * both read stores; its messages' texts are documents of their own, read for the tickets a query
+ * ranks (so a post writes one small document and a ticket's list, never its whole conversation).
  * People's names, e-mails and Telegram usernames have their own word lists, joined to their
  * tickets at read time. On SQLite the lists stay empty: FTS5 answers from rows of its own
  * (searchIndex.ts), written in the same page.
  */
 export const SEARCH_TICKETS = 'search_tickets_v3';
-export const SEARCH_MESSAGES = 'search_messages_v4';
+export const SEARCH_MESSAGES = 'search_messages_v3';
 export const SEARCH_PEOPLE = 'search_people_v2';
-/** Version 1 kept one posting document per (word, ticket), version 2 the messages inside the ticket's document, version 3 a document per message. */
-const RETIRED = ['search_tickets_v1', 'search_terms_v1', 'search_people_v1', 'search_person_terms_v1', 'search_tickets_v2', 'search_messages_v3'];
+/** Version 1 kept one posting document per (word, ticket), version 2 the messages inside the ticket's document. */
+const RETIRED = ['search_tickets_v1', 'search_terms_v1', 'search_people_v1', 'search_person_terms_v1', 'search_tickets_v2'];
 
-/** A message as search reads it, in the ticket it is in now (a merge copies messages), at its position there. */
-export interface SearchMessage {
+/** A message as search reads it, in the ticket it is in now (`_id` is `<ticket>:<message>`: a merge copies messages). */
+export interface SearchMessageDoc extends Doc {
+  ticket: string;
   messageId: string;
   seq: number;
   text: string;
   files: string[];
   internal: boolean;
-}
-
-/**
- * A ticket's messages of positions `chunk * MESSAGES_PER_CHUNK + 1` to `(chunk + 1) * MESSAGES_PER_CHUNK`
- * (`_id` is `<ticket>:<chunk>`), in order; those that left the ticket are gone from it. `lastSeq` is the
- * last position filed here, which guards an append: a page applied again appends nothing twice. A
- * replay writes a ticket's few chunks, not a document per message of its conversation.
- */
-export interface SearchChunkDoc extends Doc {
-  ticket: string;
-  lastSeq: number;
-  messages: SearchMessage[];
-}
-
-export const MESSAGES_PER_CHUNK = 50;
-const chunkOf = (seq: number) => Math.floor((seq - 1) / MESSAGES_PER_CHUNK);
-const chunkId = (ticket: string, chunk: number) => `${ticket}:${chunk}`;
-/** The last position a chunk holds once its ticket's last is `lastSeq`: the chunk's end, or `lastSeq` in the ticket's last chunk. */
-const chunkLastSeq = (chunk: number, lastSeq: number) => Math.min(lastSeq, (chunk + 1) * MESSAGES_PER_CHUNK);
-
-/** A ticket's messages from its chunks, in order. */
-export function messagesOf(chunks: SearchChunkDoc[]): Map<string, SearchMessage[]> {
-  const byTicket = new Map<string, SearchMessage[]>();
-  for (const chunk of chunks) {
-    const messages = byTicket.get(chunk.ticket);
-    if (messages) messages.push(...chunk.messages);
-    else byTicket.set(chunk.ticket, [...chunk.messages]);
-  }
-  for (const messages of byTicket.values()) messages.sort((a, b) => a.seq - b.seq);
-  return byTicket;
 }
 
 export interface SearchTicketDoc extends Doc {
@@ -87,7 +57,7 @@ export interface SearchPersonDoc extends Doc {
 }
 
 /** The texts of a ticket each audience may find it by. */
-function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields'>, messages: SearchMessage[], withInternal: boolean): string[] {
+function ticketTexts(doc: Pick<SearchTicketDoc, 'number' | 'title' | 'description' | 'fields'>, messages: SearchMessageDoc[], withInternal: boolean): string[] {
   const texts = [String(doc.number), doc.title, doc.description, ...doc.fields];
   for (const message of messages) if (withInternal || !message.internal) texts.push(message.text, ...message.files);
   return texts;
@@ -102,7 +72,7 @@ export const personTexts = (person: Pick<SearchPersonDoc, 'username' | 'email' |
 ];
 
 /** The ticket with its word lists; empty where FTS5 answers the queries (`terms` false: the SQLite store). */
-function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessage[], terms: boolean): SearchTicketDoc {
+function withTerms(doc: Omit<SearchTicketDoc, 'publicTerms' | 'internalTerms'>, messages: SearchMessageDoc[], terms: boolean): SearchTicketDoc {
   if (!terms) return { ...doc, publicTerms: [], internalTerms: [] };
   const publicTerms = pooledTerms(ticketTexts(doc, messages, false));
   // Without a note (every ticket as it opens) nothing is for staff only: the texts are read once.
@@ -143,14 +113,14 @@ function pooledTerms(texts: Iterable<string>): string[] {
 /**
  * A ticket of the page: its document as loaded and as the events leave it; its whole conversation
  * when an event of the page needs it (an edit, messages leaving), else only the messages added; and
- * the messages to file or remove, by message id.
+ * the message documents to write or delete.
  */
 interface TicketEntry {
   loaded: SearchTicketDoc | null;
   now: SearchTicketDoc | null;
-  conversation: SearchMessage[] | null;
-  written: Map<string, SearchMessage>;
-  /** Messages leaving the ticket, with their positions. */
+  conversation: SearchMessageDoc[] | null;
+  written: Map<string, SearchMessageDoc>;
+  /** Message documents leaving the ticket, with their positions. */
   deleted: Map<string, number>;
   /** `now`'s word lists as sets, while a page folds several posts into it (`of` is the document they describe). */
   sets: { of: SearchTicketDoc; open: Set<string>; hidden: Set<string> } | null;
@@ -183,7 +153,9 @@ function putPerson(
   if (next) entry.now = { ...next, terms: page.terms ? pooledTerms(personTexts(next)) : [], _revision: revision };
 }
 
-const messageDoc = (seq: number, message: MergedMessage, staffOnly: boolean): SearchMessage => ({
+const messageDoc = (ticket: SearchTicketDoc, seq: number, message: MergedMessage, staffOnly: boolean): SearchMessageDoc => ({
+  _id: `${ticket._id}:${message.messageId}`,
+  ticket: ticket._id,
   messageId: message.messageId,
   seq,
   text: message.content,
@@ -191,10 +163,10 @@ const messageDoc = (seq: number, message: MergedMessage, staffOnly: boolean): Se
   internal: message.isInternal || staffOnly,
 });
 
-function fileMessage(entry: TicketEntry, doc: SearchMessage): void {
+function fileMessage(entry: TicketEntry, doc: SearchMessageDoc): void {
   entry.conversation?.push(doc);
-  entry.written.set(doc.messageId, doc);
-  entry.deleted.delete(doc.messageId);
+  entry.written.set(doc._id, doc);
+  entry.deleted.delete(doc._id);
 }
 
 /**
@@ -209,14 +181,14 @@ function addMessages(page: Page, event: { data: { ticketId: string }; revision: 
   const entry = page.tickets.get(before._id)!;
   if (!page.terms) {
     entry.now = { ...before, lastSeq: before.lastSeq + messages.length, _revision: event.revision };
-    for (const [at, message] of messages.entries()) fileMessage(entry, messageDoc(before.lastSeq + at + 1, message, staffOnly));
+    for (const [at, message] of messages.entries()) fileMessage(entry, messageDoc(before, before.lastSeq + at + 1, message, staffOnly));
     return;
   }
   const { open, hidden } = entry.sets?.of === before ? entry.sets : { open: new Set(before.publicTerms), hidden: new Set(before.internalTerms) };
   let revealed = false;
   let lastSeq = before.lastSeq;
   for (const message of messages) {
-    const doc = messageDoc(++lastSeq, message, staffOnly);
+    const doc = messageDoc(before, ++lastSeq, message, staffOnly);
     fileMessage(entry, doc);
     // Word by word against the ticket's sets: a word it already holds (or one repeated in the message) costs one lookup.
     for (const text of doc.files.length === 0 ? [doc.text] : [doc.text, ...doc.files])
@@ -240,14 +212,18 @@ function addMessages(page: Page, event: { data: { ticketId: string }; revision: 
 }
 
 /** The conversation changed in place (an edit, messages leaving): the lists are computed again from all of it. */
-function changeConversation(page: Page, event: { data: { ticketId: string }; revision: number }, change: (conversation: SearchMessage[]) => SearchMessage[]) {
+function changeConversation(
+  page: Page,
+  event: { data: { ticketId: string }; revision: number },
+  change: (conversation: SearchMessageDoc[]) => SearchMessageDoc[],
+) {
   const before = ticketOf(page, event);
   if (!before) return;
   const entry = page.tickets.get(before._id)!;
-  const was = new Map(entry.conversation!.map((message) => [message.messageId, message]));
+  const was = new Map(entry.conversation!.map((message) => [message._id, message]));
   const conversation = change(entry.conversation!);
-  for (const message of conversation) if (was.get(message.messageId) !== message) entry.written.set(message.messageId, message);
-  const kept = new Set(conversation.map(({ messageId }) => messageId));
+  for (const message of conversation) if (was.get(message._id) !== message) entry.written.set(message._id, message);
+  const kept = new Set(conversation.map(({ _id }) => _id));
   for (const [id, message] of was)
     if (!kept.has(id)) {
       entry.written.delete(id);
@@ -351,48 +327,15 @@ function indexPage(index: SearchIndex, page: Page): void {
 }
 
 /**
- * A ticket's chunk writes for the page. With its conversation read, each chunk a message was filed in
- * or left is written whole (one left empty stays: a later post may append to it). Else only messages
- * were added, at positions after the ticket's last as loaded: a chunk that begins after that position
- * is new and written whole (by id, upserted), the others are appended to, guarded by their last
- * position, so a page applied again over its own chunk writes (a crash before the ticket's) appends
- * nothing twice.
- */
-function chunkWrites(id: string, { loaded, now, conversation, written, deleted }: TicketEntry, writes: BulkOp<SearchChunkDoc>[]): void {
-  const lastSeq = now!.lastSeq;
-  const touched = new Set([...[...written.values()].map(({ seq }) => chunkOf(seq)), ...[...deleted.values()].map(chunkOf)]);
-  const byChunk = new Map<number, SearchMessage[]>();
-  for (const message of conversation ?? written.values()) {
-    const chunk = chunkOf(message.seq);
-    if (!touched.has(chunk)) continue;
-    const messages = byChunk.get(chunk);
-    if (messages) messages.push(message);
-    else byChunk.set(chunk, [message]);
-  }
-  const before = loaded?.lastSeq ?? 0;
-  for (const chunk of [...touched].sort((a, b) => a - b)) {
-    const messages = (byChunk.get(chunk) ?? []).sort((a, b) => a.seq - b.seq);
-    const _id = chunkId(id, chunk);
-    const last = chunkLastSeq(chunk, lastSeq);
-    if (conversation || before <= chunk * MESSAGES_PER_CHUNK)
-      writes.push({ replaceOne: { filter: { _id }, replacement: { _id, ticket: id, lastSeq: last, messages }, upsert: true } });
-    else
-      writes.push({
-        updateOne: { filter: { _id, lastSeq: { $lt: messages[0]!.seq } }, update: { $push: { messages: { $each: messages } }, $set: { lastSeq: last } } },
-      });
-  }
-}
-
-/**
  * One read per collection for the tickets, conversations and people a page touches, the events
- * folded in memory, then one bulk write per collection: message chunks before the tickets that list
- * their words, so a crash between the two replays the page onto the same chunks (see chunkWrites).
+ * folded in memory, then one bulk write per collection: messages before the tickets that list their
+ * words, so a crash between the two replays the page onto the same message documents (upserts).
  */
 async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promise<void> {
   const ticketIds = [...new Set(events.filter(({ type }) => !PERSON_EVENTS.has(type)).map(({ data }) => String(data.ticketId)))];
   const personIds = [...new Set(events.filter(({ type }) => PERSON_EVENTS.has(type)).map(({ data }) => String(data.userId)))];
   const whole = [...new Set(events.filter(({ type }) => NEEDS_CONVERSATION.has(type)).map(({ data }) => String(data.ticketId)))];
-  const messages = store.collection<SearchChunkDoc>(SEARCH_MESSAGES);
+  const messages = store.collection<SearchMessageDoc>(SEARCH_MESSAGES);
   const [tickets, people, conversations] = await Promise.all([
     ticketIds.length > 0 ? store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: ticketIds } }) : [],
     personIds.length > 0 ? store.collection<SearchPersonDoc>(SEARCH_PEOPLE).find({ _id: { $in: personIds } }) : [],
@@ -410,22 +353,20 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
   });
   for (const id of ticketIds) page.tickets.set(id, entry(null));
   for (const doc of tickets) page.tickets.set(doc._id, entry(doc));
-  const read = messagesOf(conversations);
-  // Positions past the ticket's last are a page cut short after its chunks, which this page files again.
-  for (const id of whole) {
-    const entry = page.tickets.get(id)!;
-    entry.conversation = (read.get(id) ?? []).filter(({ seq }) => seq <= (entry.loaded?.lastSeq ?? 0));
-  }
+  for (const id of whole) page.tickets.get(id)!.conversation = [];
+  for (const message of conversations.sort((a, b) => a.seq - b.seq)) page.tickets.get(message.ticket)?.conversation?.push(message);
   for (const id of personIds) page.people.set(id, { loaded: null, now: null });
   for (const doc of people) page.people.set(doc._id, { loaded: doc, now: doc });
   for (const event of events) evolve.handle(event, page);
-  const messageWrites: BulkOp<SearchChunkDoc>[] = [];
+  const messageWrites: BulkOp<SearchMessageDoc>[] = [];
   const ticketWrites: BulkOp<SearchTicketDoc>[] = [];
-  for (const [id, entry] of page.tickets) {
-    const { loaded, now } = entry;
+  for (const [id, { loaded, now, written, deleted }] of page.tickets) {
     if (now === loaded) continue;
     if (!now) messageWrites.push({ deleteMany: { filter: { ticket: id } } });
-    else chunkWrites(id, entry, messageWrites);
+    else {
+      if (deleted.size > 0) messageWrites.push({ deleteMany: { filter: { _id: { $in: [...deleted.keys()] } } } });
+      for (const message of written.values()) messageWrites.push({ replaceOne: { filter: { _id: message._id }, replacement: message, upsert: true } });
+    }
     ticketWrites.push(writeOf(loaded, now, id));
   }
   const personWrites: BulkOp<SearchPersonDoc>[] = [];
@@ -441,9 +382,8 @@ async function applySearchPage(events: RecordedEvent[], store: ReadStore): Promi
 export const searchProjection: Projection = {
   name: 'search',
   // 5: on SQLite the word lists stay empty; 6: on SQLite a word row per ticket; 7: a post's new words
-  // in rows of their own until folded into it, the tickets holding some listed (searchIndex.ts);
-  // 8: a ticket's messages in chunks.
-  version: 8,
+  // in rows of their own until folded into it, the tickets holding some listed (searchIndex.ts).
+  version: 7,
   collections: [SEARCH_TICKETS, SEARCH_MESSAGES, SEARCH_PEOPLE],
   async setup(store: ReadStore) {
     for (const name of RETIRED) await store.collection(name).drop();

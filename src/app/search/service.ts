@@ -8,11 +8,9 @@ import {
   SEARCH_MESSAGES,
   SEARCH_PEOPLE,
   SEARCH_TICKETS,
-  type SearchChunkDoc,
-  type SearchMessage,
+  type SearchMessageDoc,
   type SearchPersonDoc,
   type SearchTicketDoc,
-  messagesOf,
   personTexts,
 } from '../../projections/search';
 import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, tokenize } from '../../projections/searchText';
@@ -78,23 +76,18 @@ export async function matchingTickets(store: ReadStore, searcher: Searcher, pars
 }
 
 /** A ticket with the conversation this searcher reads (a customer never the internal notes), in order. */
-type Readable = SearchTicketDoc & { messages: SearchMessage[] };
+type Readable = SearchTicketDoc & { messages: SearchMessageDoc[] };
 
 /** The tickets' search documents with their conversations as this searcher may read them: one read of each collection. */
 async function readable(store: ReadStore, ids: string[], searcher: Searcher): Promise<Map<string, Readable>> {
   if (ids.length === 0) return new Map();
-  const [tickets, chunks] = await Promise.all([
+  const [tickets, messages] = await Promise.all([
     store.collection<SearchTicketDoc>(SEARCH_TICKETS).find({ _id: { $in: ids } }),
-    store.collection<SearchChunkDoc>(SEARCH_MESSAGES).find({ ticket: { $in: ids } }),
+    store.collection<SearchMessageDoc>(SEARCH_MESSAGES).find({ ticket: { $in: ids }, ...(isStaff(searcher.role) ? {} : { internal: false }) }),
   ]);
-  const conversations = messagesOf(chunks);
-  const staff = isStaff(searcher.role);
-  return new Map(
-    tickets.map((doc) => {
-      const messages = conversations.get(doc._id) ?? [];
-      return [doc._id, { ...doc, messages: staff ? messages : messages.filter(({ internal }) => !internal) }];
-    }),
-  );
+  const docs = new Map(tickets.map((doc) => [doc._id, { ...doc, messages: [] as SearchMessageDoc[] }]));
+  for (const message of messages.sort((a, b) => a.seq - b.seq)) docs.get(message.ticket)?.messages.push(message);
+  return docs;
 }
 
 /** Whether a text can hold a word beginning with `word`: a cheap test before splitting it into words (exact for plain ASCII text). */
@@ -139,7 +132,7 @@ function rank(docs: Readable[], people: Map<string, SearchPersonDoc>, parsed: Pa
 
 /** The best matching message (the most distinct query words, then the latest), else the ticket field the words are in. */
 function snippetOf(doc: Readable, person: SearchPersonDoc | undefined, parsed: ParsedQuery): SearchSnippet {
-  let best: { message: SearchMessage; text: string; found: Span[]; words: number } | null = null;
+  let best: { message: SearchMessageDoc; text: string; found: Span[]; words: number } | null = null;
   for (const message of doc.messages) {
     const text = [message.text, ...message.files].join('\n');
     if (!mayHold(text, parsed.words)) continue;
