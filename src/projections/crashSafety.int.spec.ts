@@ -113,33 +113,26 @@ const disposeSqlite = async (store: ReadStore) => {
   rmSync(sqliteFiles.get(store)!, { recursive: true, force: true });
   sqliteFiles.delete(store);
 };
+/** A MongoDB read store in a database of its own for each try (readModelsUrl names one after any string), dropped after. */
+const mongoDatabases = new Map<ReadStore, string>();
+const openMongo = async () => {
+  const url = readModelsUrl(randomUUID())!;
+  const store = await MongoReadStore.connect(url);
+  mongoDatabases.set(store, url);
+  return store;
+};
+const disposeMongo = async (store: ReadStore) => {
+  await store.close();
+  await dropDatabase(mongoDatabases.get(store)!);
+  mongoDatabases.delete(store);
+};
 /** The int tier cuts the embedded stores' pages; the mongo tier (MONGO_URL set) runs this suite again for MongoDB's alone. */
 const stores: Array<[string, Stores]> = process.env.MONGO_URL
-  ? []
+  ? [['mongodb', { open: openMongo, dispose: disposeMongo }]]
   : [
       ['memory', { open: async () => new MemoryReadStore(), dispose: (store) => store.close() }],
       ['sqlite', { open: openSqlite, dispose: disposeSqlite }],
     ];
-if (process.env.MONGO_URL) {
-  const databases = new Map<ReadStore, string>();
-  stores.push([
-    'mongodb',
-    {
-      async open() {
-        // A database of its own for each try: readModelsUrl names one after any string.
-        const url = readModelsUrl(randomUUID())!;
-        const store = await MongoReadStore.connect(url);
-        databases.set(store, url);
-        return store;
-      },
-      async dispose(store) {
-        await store.close();
-        await dropDatabase(databases.get(store)!);
-        databases.delete(store);
-      },
-    },
-  ]);
-}
 
 /**
  * Runs `task` for each write number from 1 to `count`, `at` of them at a time (each try has a store of its own). On
