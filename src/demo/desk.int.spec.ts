@@ -55,6 +55,19 @@ describe('the demo desk', () => {
     expect(own.length).toBeLessThan(all.length);
   });
 
+  it('when the admin edits a seeded account and sends its username unchanged, then the user form rules accept it', async () => {
+    const admin = await signIn(desk.accounts.admin.email, ADMIN.password);
+    const users = (await server.request('GET', '/api/users?limit=100', { token: admin })).body.users as { _id: string; username: string; lastName: string }[];
+    expect(users.length).toBeGreaterThan(10);
+    for (const user of users) expect(user.username).toMatch(/^[a-z0-9_]{3,30}$/);
+    const agent = users.find((user) => user.username === 'tom_becker');
+    expect(agent).toBeDefined();
+    const edited = await server.request('PUT', `/api/users/${agent!._id}`, { token: admin, body: { username: agent!.username, lastName: 'Becker-Hall' } });
+    expect(edited).toMatchObject({ status: 200 });
+    const after = (await server.request('GET', '/api/users?limit=100', { token: admin })).body.users as { _id: string; lastName: string }[];
+    expect(after.find((user) => user._id === agent!._id)?.lastName).toBe('Becker-Hall');
+  });
+
   it('when an agent looks at the tickets, then every status is there, with conversations, internal notes and outcomes', async () => {
     const agent = await signIn(desk.accounts.agent.email, DEMO_PASSWORDS.agent);
     const tickets = (await server.request('GET', '/api/tickets?limit=100', { token: agent })).body.tickets as TicketRow[];

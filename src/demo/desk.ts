@@ -685,7 +685,8 @@ export async function seedDemoDesk(
 
   const person = async (role: Role, firstName: string, lastName: string, email: string, at: Date): Promise<Person> => {
     const userId = randomUUID();
-    const username = `${firstName}.${lastName}`.toLowerCase();
+    // The user form's own rule (lowercase letters, digits, underscores), so an admin can edit a seeded account as it is.
+    const username = `${firstName}_${lastName}`.toLowerCase().replace(/[^a-z0-9_]/g, '');
     const profile = { username, email, firstName, lastName };
     const context = role === 'customer' ? contextOf({ userId, role, firstName, lastName, username, email }, at) : system(at);
     // The same unique claims the sign-up and user forms make, so the addresses stay taken.
