@@ -29,11 +29,19 @@ describe('Text fields', () => {
       expect(title.parse('می\u200Cخواهم')).toBe('می\u200Cخواهم');
     });
 
-    it('then direction marks are refused where control characters are, as overrides already were', () => {
-      for (const mark of ['\u200E', '\u200F', '\u061C', '\u202E', '\u2067']) {
+    it('then embeddings, overrides and isolates are refused everywhere, as control characters are', () => {
+      for (const mark of ['\u202A', '\u202E', '\u2067', '\u2069']) {
         expect(isCleanText(`invoice${mark}txt.exe`, { multiLine: true })).toBe(false);
         expect(firstIssue(title.safeParse(`invoice${mark}txt.exe`))).toBe('Title cannot contain line breaks or control characters');
         expect(firstIssue(notes.safeParse(`paid ${mark}100`))).toBe('Notes cannot contain control characters');
+      }
+    });
+
+    it('then direction marks are kept in prose (right-to-left writing carries them) and refused in one-line fields', () => {
+      for (const mark of ['\u200E', '\u200F', '\u061C']) {
+        expect(notes.parse(`שלום${mark}!`)).toBe(`שלום${mark}!`);
+        expect(isCleanText(`invoice${mark}txt.exe`, { multiLine: false })).toBe(false);
+        expect(firstIssue(title.safeParse(`invoice${mark}txt.exe`))).toBe('Title cannot contain line breaks or control characters');
       }
     });
   });

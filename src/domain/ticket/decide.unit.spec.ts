@@ -308,6 +308,20 @@ describe('Ticket', () => {
       expect(postMessageSchema.safeParse({ content: 'x'.repeat(2001) }).success).toBe(false);
     });
 
+    it('counts characters, not UTF-16 units, as the HTTP schema does: 2,000 emoji fit, 2,001 do not', () => {
+      const emoji = '😀'.repeat(2000);
+      expect(
+        given([OPENED])
+          .when(post(CUSTOMER, { content: emoji }))
+          .result(),
+      ).toMatchObject([{ type: 'MessagePosted' }]);
+      expect(postMessageSchema.safeParse({ content: emoji }).success).toBe(true);
+      given([OPENED])
+        .when(post(CUSTOMER, { content: `${emoji}😀` }))
+        .thenThrows(ValidationError, 'Message must be at most 2000 characters');
+      expect(postMessageSchema.safeParse({ content: `${emoji}😀` }).success).toBe(false);
+    });
+
     it('refuses a customer on a closed ticket, saying to open a new one, but not staff', () => {
       given([OPENED, statusChanged('open', 'closed')])
         .when(post(CUSTOMER))
