@@ -15,7 +15,7 @@ import { healthRoutes } from './health/routes';
 import { authenticate } from './http/auth';
 import { requireKnownBody } from './http/contentType';
 import { corsOrigin, maintenance, rateLimit, whileStarting } from './http/guards';
-import { errorHandler, notFoundHandler } from './http/errors';
+import { errorHandler, notFoundHandler, refuseInvalidUtf8 } from './http/errors';
 import { markMount, trackRequests } from './http/requests';
 import { metricsRoute } from './metrics/routes';
 import { openApiRoutes } from './openapi/routes';
@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps, options: { webDir?: string } = {}): exp
   api.use(cors({ origin: corsOrigin(deps), maxAge: 600 }));
   // The API reference is public and holds no data: it answers while starting and in maintenance too.
   openApiRoutes()(api);
-  api.use(express.json({ limit: '1mb' }));
+  api.use(express.json({ limit: '1mb', verify: refuseInvalidUtf8 }));
   api.use(whileStarting(deps.startup));
   api.use(requireKnownBody);
   telegramWebhookRoutes(deps)(api);

@@ -55,4 +55,6 @@ export const createBotCommandSchema = z
 
 export const updateBotCommandSchema = z.object(fields).partial().strict();
 
-export const listBotCommandsQuery = z.object({ active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional(), ...pageQuery(20) });
+export const listBotCommandsQuery = z
+  .object({ active: z.enum(['true', 'false'], { message: 'active must be true or false' }).optional(), ...pageQuery(20) })
+  .strict();

@@ -31,22 +31,26 @@ const category = z
 export const createCannedSchema = z.object({ shortcode, title, content, category: category.default(null) }).strict();
 export const updateCannedSchema = z.object({ shortcode, title, content, category }).partial().strict();
 
-export const listCannedQuery = z.object({
-  q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
-  category: z.string().min(1).optional(),
-  ...pageQuery(20),
-});
+export const listCannedQuery = z
+  .object({
+    q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
+    category: z.string().min(1).optional(),
+    ...pageQuery(20),
+  })
+  .strict();
 
-export const suggestionsQuery = z.object({
-  q: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .transform((value) => value.replace(/^#/, ''))
-    .pipe(z.string().max(50, 'Search text must be at most 50 characters'))
-    .default(''),
-  limit: queryInt('limit', { min: 1, max: 50 }).default(10),
-});
+export const suggestionsQuery = z
+  .object({
+    q: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .transform((value) => value.replace(/^#/, ''))
+      .pipe(z.string().max(50, 'Search text must be at most 50 characters'))
+      .default(''),
+    limit: queryInt('limit', { min: 1, max: 50 }).default(10),
+  })
+  .strict();
 
 export type CannedInput = z.output<typeof createCannedSchema>;
 export type CannedChanges = z.output<typeof updateCannedSchema>;

@@ -78,7 +78,7 @@ const startPoint = {
 
 export const createWebhookSchema = z
   .object({
-    url: z.string({ message: 'url is required' }).trim().min(1, 'url is required').max(2000, 'url must be at most 2000 characters'),
+    url: z.string({ message: 'URL is required' }).trim().min(1, 'URL is required').max(2000, 'URL must be at most 2000 characters'),
     types: z.array(z.enum(FEED_EVENT_TYPES, { message: `Each type must be one of ${FEED_EVENT_TYPES.join(', ')}` })).default([]),
     includeNotes: z.boolean({ message: 'includeNotes must be true or false' }).default(false),
     ...startPoint,

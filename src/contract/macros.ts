@@ -97,7 +97,7 @@ export const updateMacroSchema = z
   .partial()
   .strict();
 
-export const listMacrosQuery = z.object({ q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional() });
+export const listMacrosQuery = z.object({ q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional() }).strict();
 
 /** The reply as the agent sent it after the preview (possibly edited), and the version the preview showed. */
 export const applyMacroSchema = z

@@ -7,8 +7,9 @@ import { z } from 'zod';
 export const queryInt = (label: string, { min, max }: { min: number; max: number }) =>
   z
     .string({ message: `${label} must be a whole number` })
-    .regex(/^\d{1,15}$/, `${label} must be a whole number`)
-    .transform(Number)
+    .regex(/^\d+$/, `${label} must be a whole number`)
+    // Digits past what a number holds exactly are out of range, not "no number".
+    .transform((digits) => (digits.replace(/^0+(?=\d)/, '').length > 15 ? Number.MAX_VALUE : Number(digits)))
     .pipe(z.number().min(min, `${label} must be at least ${min}`).max(max, `${label} must be at most ${max}`));
 
 /** `?page&limit` of docs/contract.md lists: limit at most 1000; each list picks its default page size. */

@@ -55,19 +55,23 @@ export const updateSatisfactionSettingsSchema = z
   .strict();
 export type SatisfactionSettingsUpdate = z.infer<typeof updateSatisfactionSettingsSchema>;
 
-export const rateSchema = z.object({
-  score: z
-    .number({ message: 'score must be a whole number from 1 to 5' })
-    .int('score must be a whole number from 1 to 5')
-    .min(1, 'score must be at least 1')
-    .max(5, 'score must be at most 5'),
-});
+export const rateSchema = z
+  .object({
+    score: z
+      .number({ message: 'score must be a whole number from 1 to 5' })
+      .int('score must be a whole number from 1 to 5')
+      .min(1, 'score must be at least 1')
+      .max(5, 'score must be at most 5'),
+  })
+  .strict();
 
-export const ratingCommentSchema = z.object({
-  comment: multiLine(z.string({ message: 'comment must be text' }), 'The comment')
-    .min(1, 'The comment cannot be empty')
-    .max(MESSAGE_MAX, `The comment must be at most ${MESSAGE_MAX} characters`),
-});
+export const ratingCommentSchema = z
+  .object({
+    comment: multiLine(z.string({ message: 'comment must be text' }), 'The comment')
+      .min(1, 'The comment cannot be empty')
+      .max(MESSAGE_MAX, `The comment must be at most ${MESSAGE_MAX} characters`),
+  })
+  .strict();
 
 /** A ticket's survey as the customer and staff see it. */
 export interface TicketSatisfaction {

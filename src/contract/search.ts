@@ -26,21 +26,23 @@ const day = (label: string, end: 'from' | 'to') =>
         .transform((text) => new Date(Date.parse(text) + (end === 'to' ? DAY_MS - 1 : 0)).toISOString()),
     );
 
-export const searchQuery = z.object({
-  /** Longer text is not refused but cut (the answer's `query.truncated` says so). */
-  q: z.string({ message: 'q (the search text) is required' }).trim().min(1, 'q (the search text) is required'),
-  status: commaList(TICKET_STATUSES, 'Status').optional(),
-  priority: commaList(PRIORITIES, 'Priority').optional(),
-  category: z.string().min(1).max(100).optional(),
-  /** An agent's id, `me` or `unassigned`. */
-  assignee: z.string().min(1).max(100).optional(),
-  createdFrom: day('createdFrom', 'from').optional(),
-  createdTo: day('createdTo', 'to').optional(),
-  updatedFrom: day('updatedFrom', 'from').optional(),
-  updatedTo: day('updatedTo', 'to').optional(),
-  page: pageQuery(20).page,
-  limit: pageQuery(20).limit.pipe(z.number().max(MAX_SEARCH_PAGE, `limit must be at most ${MAX_SEARCH_PAGE}`)),
-});
+export const searchQuery = z
+  .object({
+    /** Longer text is not refused but cut (the answer's `query.truncated` says so). */
+    q: z.string({ message: 'q (the search text) is required' }).trim().min(1, 'q (the search text) is required'),
+    status: commaList(TICKET_STATUSES, 'Status').optional(),
+    priority: commaList(PRIORITIES, 'Priority').optional(),
+    category: z.string().min(1).max(100).optional(),
+    /** An agent's id, `me` or `unassigned`. */
+    assignee: z.string().min(1).max(100).optional(),
+    createdFrom: day('createdFrom', 'from').optional(),
+    createdTo: day('createdTo', 'to').optional(),
+    updatedFrom: day('updatedFrom', 'from').optional(),
+    updatedTo: day('updatedTo', 'to').optional(),
+    page: pageQuery(20).page,
+    limit: pageQuery(20).limit.pipe(z.number().max(MAX_SEARCH_PAGE, `limit must be at most ${MAX_SEARCH_PAGE}`)),
+  })
+  .strict();
 export type SearchQuery = z.output<typeof searchQuery>;
 
 /** Where in the snippet's text the query's words are: `[start, end)` offsets in UTF-16 code units, never markup. */

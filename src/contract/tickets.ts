@@ -167,11 +167,13 @@ export function tagTermsOf(q: string): { tags: string[]; words: string } {
   });
   return { tags, words };
 }
-export const tagSuggestionsQuery = z.object({
-  q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
-  /** Up to 200: the admin's Tags tab lists them all. */
-  limit: queryInt('limit', { min: 1, max: 200 }).default(10),
-});
+export const tagSuggestionsQuery = z
+  .object({
+    q: z.string().trim().toLowerCase().max(30, 'q must be at most 30 characters').default(''),
+    /** Up to 200: the admin's Tags tab lists them all. */
+    limit: queryInt('limit', { min: 1, max: 200 }).default(10),
+  })
+  .strict();
 
 /** An admin's rename of a tag across the desk (docs/teams.md): `to` must not be in use. */
 export const renameTagSchema = z.object({ to: tagSchema }).strict();
@@ -232,32 +234,35 @@ export const commaList = <T extends string>(values: readonly [T, ...T[]], label:
 const SATISFACTION_FILTERS = ['awaiting', 'rated', 'low'] as const;
 export type SatisfactionFilter = (typeof SATISFACTION_FILTERS)[number];
 
-export const listTicketsQuery = z.object({
-  status: commaList(TICKET_STATUSES, 'Status').optional(),
-  priority: commaList(PRIORITIES, 'Priority').optional(),
-  assigned: z.enum(['me', 'unassigned', 'assigned'], { message: 'assigned must be me, unassigned or assigned' }).optional(),
-  /** true: only tickets whose customer waits for the desk; false: only those that do not. */
-  waiting: z
-    .enum(['true', 'false'], { message: 'waiting must be true or false' })
-    .transform((value) => value === 'true')
-    .optional(),
-  category: z.string().min(1).optional(),
-  /** docs/teams.md: tickets with this tag (staff). */
-  tag: tagSchema.optional(),
-  /** docs/teams.md: one team's tickets, or `mine`, those of every team the caller is in (staff). */
-  team: z.string().min(1, 'team must be a team id or mine').optional(),
-  customer: z.string().min(1).optional(),
-  q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
-  satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),
-  /** docs/sla.md: a target breached now, or one due within the hour. */
-  sla: z.enum(['breached', 'due_soon'], { message: 'sla must be breached or due_soon' }).optional(),
-  sort: z
-    .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting', 'due'], {
-      message: 'sort must be latest, oldest, priority, status, updated, waiting or due',
-    })
-    .default('latest'),
-  ...pageQuery(20),
-});
+/** Strict: a misspelt filter (`stauts`) or an array (`status[]=`) is refused, not ignored into the whole list. */
+export const listTicketsQuery = z
+  .object({
+    status: commaList(TICKET_STATUSES, 'Status').optional(),
+    priority: commaList(PRIORITIES, 'Priority').optional(),
+    assigned: z.enum(['me', 'unassigned', 'assigned'], { message: 'assigned must be me, unassigned or assigned' }).optional(),
+    /** true: only tickets whose customer waits for the desk; false: only those that do not. */
+    waiting: z
+      .enum(['true', 'false'], { message: 'waiting must be true or false' })
+      .transform((value) => value === 'true')
+      .optional(),
+    category: z.string().min(1).optional(),
+    /** docs/teams.md: tickets with this tag (staff). */
+    tag: tagSchema.optional(),
+    /** docs/teams.md: one team's tickets, or `mine`, those of every team the caller is in (staff). */
+    team: z.string().min(1, 'team must be a team id or mine').optional(),
+    customer: z.string().min(1).optional(),
+    q: z.string().trim().max(200, 'Search text must be at most 200 characters').optional(),
+    satisfaction: z.enum(SATISFACTION_FILTERS, { message: 'satisfaction must be awaiting, rated or low' }).optional(),
+    /** docs/sla.md: a target breached now, or one due within the hour. */
+    sla: z.enum(['breached', 'due_soon'], { message: 'sla must be breached or due_soon' }).optional(),
+    sort: z
+      .enum(['latest', 'oldest', 'priority', 'status', 'updated', 'waiting', 'due'], {
+        message: 'sort must be latest, oldest, priority, status, updated, waiting or due',
+      })
+      .default('latest'),
+    ...pageQuery(20),
+  })
+  .strict();
 
 /** `GET /tickets/export.csv`: the list's filters, no paging (docs/teams.md). */
 export const exportTicketsQuery = listTicketsQuery.omit({ sort: true, page: true, limit: true });
@@ -272,7 +277,7 @@ export const ticketIdsQuery = z
   })
   .strict();
 
-export const listMessagesQuery = z.object(pageQuery(100));
+export const listMessagesQuery = z.object(pageQuery(100)).strict();
 
 /** `GET /tickets/:id/at`: a moment of the ticket's history, by stream revision or by time. */
 export const momentQuery = z
@@ -280,7 +285,9 @@ export const momentQuery = z
     revision: queryInt('revision', { min: 0, max: Number.MAX_SAFE_INTEGER }).optional(),
     time: z.iso.datetime({ offset: true, message: 'time must be an ISO-8601 date and time, for example 2026-11-21T09:30:00Z' }).optional(),
   })
-  .refine((query) => (query.revision === undefined) !== (query.time === undefined), { message: 'Give either revision or time, not both' });
+  .strict()
+  .refine((query) => query.revision !== undefined || query.time !== undefined, { message: 'Give revision or time: the moment of the history to show' })
+  .refine((query) => query.revision === undefined || query.time === undefined, { message: 'Give either revision or time, not both' });
 
 export const statsQuery = z.object({
   /** The caller's IANA time zone, so "today" starts at their local midnight (docs/product.md section 9). */

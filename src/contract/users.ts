@@ -137,12 +137,14 @@ export const logoutSchema = z
   .object({ refreshToken: z.string({ message: 'Refresh token must be text' }).max(512, 'Invalid refresh token').optional() })
   .strict();
 
-export const listUsersQuery = z.object({
-  ...pageQuery(20),
-  role: roleSchema.optional(),
-  q: z.string().trim().max(100, 'Search must be at most 100 characters').optional(),
-  isActive: z.enum(['true', 'false'], { message: 'isActive must be true or false' }).optional(),
-});
+export const listUsersQuery = z
+  .object({
+    ...pageQuery(20),
+    role: roleSchema.optional(),
+    q: z.string().trim().max(100, 'Search must be at most 100 characters').optional(),
+    isActive: z.enum(['true', 'false'], { message: 'isActive must be true or false' }).optional(),
+  })
+  .strict();
 
 export type Registration = z.output<typeof registerSchema>;
 export type CreateUserInput = z.output<typeof createUserSchema>;

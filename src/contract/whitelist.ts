@@ -17,14 +17,19 @@ export const normaliseTelegramId = (value: string): string => {
 export const isCanonicalTelegramId = (id: string): boolean => /^[1-9]\d{0,19}$/.test(id);
 
 /** Whitelist form rules (docs/product.md section 5: the Telegram ID is required, the rest optional). */
+const NOT_A_TELEGRAM_ID = 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)';
+
 const telegramIdSchema = z
-  .union([z.string(), z.number().int()], { message: 'Telegram ID is required' })
-  .transform((value) => normaliseTelegramId(String(value)))
+  .union([z.string(), z.number()], {
+    error: (issue) => (issue.input === undefined || issue.input === null ? 'Telegram ID is required' : NOT_A_TELEGRAM_ID),
+  })
+  // A JSON number that is not a whole number JavaScript holds exactly (1.5, 1e20, 2^53 + 1) is no ID: refused as text that is not digits.
+  .transform((value) => (typeof value === 'number' && !Number.isSafeInteger(value) ? 'not a whole number' : normaliseTelegramId(String(value))))
   .pipe(
     z
       .string()
       .min(1, 'Telegram ID is required')
-      .regex(/^\d{1,20}$/, 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)')
+      .regex(/^\d{1,20}$/, NOT_A_TELEGRAM_ID)
       .refine((id) => id !== '0', 'Telegram ID must be a positive number'),
   );
 
@@ -54,7 +59,7 @@ export const addWhitelistSchema = z
   })
   .strict();
 
-export const listWhitelistQuery = z.object(pageQuery(20));
+export const listWhitelistQuery = z.object(pageQuery(20)).strict();
 
 /** The Telegram ID may be sent back unchanged (the edit form does); changing it is refused by the route. */
 export const updateWhitelistSchema = z

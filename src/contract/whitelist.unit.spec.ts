@@ -22,6 +22,13 @@ describe('Whitelist Telegram IDs', () => {
     expect(idOf('-100123')).toBe('Telegram ID must be a number (find it with a helper bot such as @userinfobot)');
   });
 
+  it('when a JSON number is not a whole number held exactly, or not a number or text at all, then it is refused as no number', () => {
+    for (const given of [1.5, -5, 1e20, 2 ** 53 + 2, true, {}, ['123']])
+      expect(idOf(given)).toBe('Telegram ID must be a number (find it with a helper bot such as @userinfobot)');
+    expect(idOf(undefined)).toBe('Telegram ID is required');
+    expect(idOf(2 ** 40)).toBe(String(2 ** 40));
+  });
+
   it('when a lookup key is not digits, then it is left as typed (a record id)', () => {
     expect(normaliseTelegramId('6f1c-0012')).toBe('6f1c-0012');
   });

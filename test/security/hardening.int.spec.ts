@@ -127,6 +127,30 @@ describe('Security hardening (issue 22)', () => {
       });
       expect(posted.status).toBe(201);
     });
+
+    it('when a JSON body is not UTF-8 or names another charset, then it is refused with a clear error and nothing is stored', async () => {
+      const carol = await customer();
+      const ticket = await openTicket(server, carol, category);
+      const send = (body: Buffer, type = 'application/json') =>
+        fetch(`${server.url}/api/tickets/${ticket._id}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${carol.token}`, 'content-type': type },
+          body: new Uint8Array(body),
+        }).then(async (answer) => ({ status: answer.status, body: (await answer.json()) as unknown }));
+      for (const bytes of [
+        Buffer.from('{"content":"caf\xe9 \xff"}', 'latin1'),
+        Buffer.from([0x7b, 0x22, 0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      ]) {
+        expect(await send(bytes)).toEqual({ status: 400, body: { error: 'The request body is not valid UTF-8 text', code: 'INVALID_ENCODING' } });
+      }
+      expect(await send(Buffer.from('{"content":"hi"}'), 'application/json; charset=latin1')).toEqual({
+        status: 415,
+        body: { error: 'The request body must be UTF-8 JSON (charset=utf-8)', code: 'UNSUPPORTED_CHARSET' },
+      });
+      expect(await send(Buffer.from('{"content":"café ✓"}'))).toMatchObject({ status: 201, body: { message: { content: 'café ✓' } } });
+      const messages = await server.request('GET', `/api/tickets/${ticket._id}/messages`, { token: carol.token });
+      expect(messages.body.messages.map((message: { content: string }) => message.content)).toEqual(['café ✓']);
+    });
   });
 
   describe('4. control characters', () => {
@@ -210,6 +234,22 @@ describe('Security hardening (issue 22)', () => {
       expect((await server.request('GET', `/api/tickets/${ticket._id}/at?revision=0x0`, { token: admin })).status).toBe(400);
       expect((await server.request('GET', `/api/tickets/${ticket._id}/at?revision=0`, { token: admin })).status).toBe(200);
       expect((await server.request('GET', '/api/tickets?limit=16&page=1', { token: admin })).body.pagination).toMatchObject({ limit: 16, page: 1 });
+      // Too many digits is out of range, said as such; a misspelt or repeated filter is refused, not ignored.
+      expect(await server.request('GET', '/api/tickets?page=99999999999999999999', { token: admin })).toMatchObject({
+        status: 400,
+        body: { error: 'page must be at most 9007199254740991' },
+      });
+      for (const [query, error] of [
+        ['stauts=closed', 'Unknown field: stauts'],
+        ['status[]=closed', 'Unknown field: status[]'],
+      ]) {
+        const answer = await server.request('GET', `/api/tickets?${query}`, { token: admin });
+        expect({ query, status: answer.status, error: answer.body.error }).toEqual({ query, status: 400, error });
+      }
+      expect(await server.request('GET', `/api/tickets/${ticket._id}/at`, { token: admin })).toMatchObject({
+        status: 400,
+        body: { error: 'Give revision or time: the moment of the history to show' },
+      });
     });
   });
 

@@ -161,7 +161,7 @@ describe('Ticket history and time travel over HTTP', () => {
         const answer = await get(`/api/tickets/${ticket._id}/at${query}`);
         return [answer.status, answer.body.error];
       };
-      expect(await refused('')).toEqual([400, 'Give either revision or time, not both']);
+      expect(await refused('')).toEqual([400, 'Give revision or time: the moment of the history to show']);
       expect(await refused('?revision=1&time=2026-11-21T09:00:00Z')).toEqual([400, 'Give either revision or time, not both']);
       expect(await refused('?revision=-1')).toEqual([400, 'revision must be a whole number']);
       expect(await refused('?revision=abc')).toEqual([400, 'revision must be a whole number']);

@@ -65,13 +65,13 @@ export function checkWebhookUrl(raw: string, rules: WebhookNetworkRules): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ValidationError('url must be an absolute URL', [{ path: 'url', message: 'Not a URL' }]);
+    throw new ValidationError('URL must be an absolute URL', [{ path: 'url', message: 'Not a URL' }]);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp))
-    throw new ValidationError(rules.allowHttp ? 'url must start with https:// or http://' : 'url must start with https://', [
+    throw new ValidationError(rules.allowHttp ? 'URL must start with https:// or http://' : 'URL must start with https://', [
       { path: 'url', message: 'Scheme refused' },
     ]);
-  if (url.username || url.password) throw new ValidationError('url must not hold a user name or password', [{ path: 'url', message: 'Credentials refused' }]);
+  if (url.username || url.password) throw new ValidationError('URL must not hold a user name or password', [{ path: 'url', message: 'Credentials refused' }]);
   return url;
 }
 
@@ -90,12 +90,12 @@ export async function checkWebhookTarget(url: URL, rules: WebhookNetworkRules): 
     : await new Promise<string[]>((resolve, reject) =>
         lookup(host, { all: true }, (error, found) =>
           error
-            ? reject(new ValidationError(`url's host ${host} does not resolve`, [{ path: 'url', message: error.code ?? 'DNS error' }]))
+            ? reject(new ValidationError(`The URL's host ${host} does not resolve`, [{ path: 'url', message: error.code ?? 'DNS error' }]))
             : resolve(found.map((entry) => entry.address)),
         ),
       );
   if (addresses.some(isForbiddenAddress))
-    throw new ValidationError(`url's host ${host} is a loopback, private or link-local address; an admin may allow it with WEBHOOK_ALLOWED_HOSTS`, [
+    throw new ValidationError(`The URL's host ${host} is a loopback, private or link-local address; an admin may allow it with WEBHOOK_ALLOWED_HOSTS`, [
       { path: 'url', message: 'Internal address refused' },
     ]);
 }

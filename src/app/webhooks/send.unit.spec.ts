@@ -49,11 +49,11 @@ describe('Webhook targets', () => {
   });
 
   it('when the URL is plain http and that is not allowed, or holds credentials or another scheme, then it is refused', () => {
-    expect(() => checkWebhookUrl('http://example.com/hook', STRICT)).toThrow('url must start with https://');
+    expect(() => checkWebhookUrl('http://example.com/hook', STRICT)).toThrow('URL must start with https://');
     expect(checkWebhookUrl('http://example.com/hook', { ...STRICT, allowHttp: true }).protocol).toBe('http:');
-    expect(() => checkWebhookUrl('https://a:b@example.com/', STRICT)).toThrow('url must not hold a user name or password');
-    expect(() => checkWebhookUrl('gopher://example.com/', STRICT)).toThrow('url must start with https://');
-    expect(() => checkWebhookUrl('not a url', STRICT)).toThrow('url must be an absolute URL');
+    expect(() => checkWebhookUrl('https://a:b@example.com/', STRICT)).toThrow('URL must not hold a user name or password');
+    expect(() => checkWebhookUrl('gopher://example.com/', STRICT)).toThrow('URL must start with https://');
+    expect(() => checkWebhookUrl('not a url', STRICT)).toThrow('URL must be an absolute URL');
   });
 
   it('when a body is signed, then the header is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">, one v1 per secret, the current one first', () => {

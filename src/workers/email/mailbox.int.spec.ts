@@ -78,7 +78,7 @@ describe('The e-mail channel: the support mailbox read over IMAP (Dovecot)', () 
       'log.txt',
     ]);
     await eventually(async () => (await dovecot.list()).find((entry) => entry.uid === uid)?.flags.includes('\\Seen'));
-    const users = (await server.request('GET', '/api/users?search=ann@example.com', { token: admin })).body.users;
+    const users = (await server.request('GET', '/api/users?q=ann@example.com', { token: admin })).body.users;
     expect(users.filter((user: { email: string }) => user.email === 'ann@example.com')).toHaveLength(1);
   });
 
