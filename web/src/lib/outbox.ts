@@ -88,7 +88,66 @@ export function useQueuedMessages(userId: string, ticketId: string | undefined):
 
 export function enqueueMessage(userId: string, message: Omit<Outgoing, 'refused'>): void {
   const scope = scopeOf(userId, message.ticketId);
+  // Once per key: a message recovered from its interrupted send may also come back from that send.
+  if (read(scope).some((item) => item.key === message.key)) return;
   write(scope, [...read(scope), { ...message, refused: null, sending: false }]);
+}
+
+const SENDING = 'outbox-sending:';
+/** This page's own sends on their way: not recovered from under it. */
+const ownSending = new Set<string>();
+
+/**
+ * A text message sent at once (online, nothing waiting) is on its way for up to half a minute when the
+ * desk does not answer (three tries and their pauses). It is written to this browser's storage first,
+ * with its Idempotency-Key, and the returned function forgets it once the try has an outcome (sent,
+ * refused, or handed to the queue). A reload or a closed tab in between leaves it there, and the next
+ * page puts it in its ticket's queue (`recoverSending`): sent again with the same key, the server
+ * answers with the first result if the first try had arrived, so it is never lost and never posted twice.
+ */
+export function noteSending(userId: string, message: Outgoing): () => void {
+  const slot = `${SENDING}${userId}:${message.key}`;
+  ownSending.add(message.key);
+  try {
+    localStorage.setItem(slot, JSON.stringify(message));
+  } catch {
+    // private mode or full: this try is the page's only copy
+  }
+  return () => {
+    ownSending.delete(message.key);
+    try {
+      localStorage.removeItem(slot);
+    } catch {
+      // nothing was stored
+    }
+  };
+}
+
+/** Messages whose send a reload or a closed tab cut short: back in their tickets' queues, in the order written. */
+export function recoverSending(userId: string): void {
+  const mine = `${SENDING}${userId}:`;
+  const found: Array<{ slot: string; message: Outgoing | null }> = [];
+  try {
+    for (let index = 0; index < localStorage.length; index++) {
+      const slot = localStorage.key(index);
+      if (!slot?.startsWith(mine) || ownSending.has(slot.slice(mine.length))) continue;
+      let message: Outgoing | null = null;
+      try {
+        message = JSON.parse(localStorage.getItem(slot) ?? 'null') as Outgoing | null;
+      } catch {
+        // not ours: dropped below
+      }
+      found.push({ slot, message });
+    }
+  } catch {
+    return;
+  }
+  found.sort((a, b) => (a.message?.writtenAt ?? '').localeCompare(b.message?.writtenAt ?? ''));
+  for (const { slot, message } of found) {
+    if (message && typeof message.key === 'string' && typeof message.ticketId === 'string' && typeof message.content === 'string')
+      enqueueMessage(userId, message);
+    localStorage.removeItem(slot);
+  }
 }
 
 /** Cancel (waiting) or Discard (refused): never while a try is on its way, whose answer decides. */

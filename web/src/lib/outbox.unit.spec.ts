@@ -1,5 +1,15 @@
 /** @jest-environment ./test/support/jsdom-environment.js */
-import { type Delivery, type Outgoing, discardMessage, enqueueMessage, flushAllOutboxes, flushOutbox, retryMessage } from './outbox';
+import {
+  type Delivery,
+  type Outgoing,
+  discardMessage,
+  enqueueMessage,
+  flushAllOutboxes,
+  flushOutbox,
+  noteSending,
+  recoverSending,
+  retryMessage,
+} from './outbox';
 
 const USER = 'user-1';
 const TICKET = 'ticket-1';
@@ -55,6 +65,37 @@ describe('Outbox (messages written while the desk cannot be reached)', () => {
     });
     expect(got).toEqual([{ key: 'k9', content: 'from before the reload' }]);
     expect(localStorage.getItem(`outbox:${USER}:${TICKET}`)).toBeNull();
+  });
+
+  it('when a page is reloaded while a message is on its way, then the next page sends it again with its key; a settled one is forgotten', async () => {
+    const message = (key: string, content: string, writtenAt: string): Outgoing => ({
+      key,
+      ticketId: TICKET,
+      ticketKey: '1001',
+      content,
+      isInternal: false,
+      writtenAt,
+      refused: null,
+    });
+    const settled = noteSending(USER, message('k0', 'answered', WRITTEN_AT));
+    settled();
+    noteSending(USER, message('k2', 'second on its way', '2026-11-20T10:00:02.000Z'));
+    noteSending(USER, message('k1', 'first on its way', '2026-11-20T10:00:01.000Z'));
+    // This page does not take its own sends from under itself.
+    recoverSending(USER);
+    expect(stored()).toEqual([]);
+    const { got, send } = desk();
+    await jest.isolateModulesAsync(async () => {
+      const fresh = await import('./outbox');
+      fresh.recoverSending(USER);
+      fresh.recoverSending(USER);
+      await fresh.flushAllOutboxes(USER, send);
+    });
+    expect(got).toEqual([
+      { key: 'k1', content: 'first on its way' },
+      { key: 'k2', content: 'second on its way' },
+    ]);
+    expect(Object.keys(localStorage)).toEqual([]);
   });
 
   it('when the connection returns, then each message is sent once, in order, with its own key, however often it is asked', async () => {

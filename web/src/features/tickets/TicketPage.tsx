@@ -14,7 +14,7 @@ import { toastShown } from '../../components/toastsSlice';
 import { Badge, Banner, Card, CountedLabel, LoadingScreen } from '../../components/ui';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { joinTicket } from '../../lib/live';
-import { discardMessage, enqueueMessage, flushOutbox, retryMessage, useQueuedMessages } from '../../lib/outbox';
+import { discardMessage, enqueueMessage, flushOutbox, noteSending, retryMessage, useQueuedMessages } from '../../lib/outbox';
 import { useShortcuts } from '../../lib/shortcuts';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
@@ -360,10 +360,16 @@ export function TicketPage() {
     const behindWaiting = queued.some((item) => item.refused === null);
     if (files.length === 0 && (!navigator.onLine || behindWaiting)) return keep();
     if (!navigator.onLine) return 'You are offline: files can be sent once the connection is back';
+    // Text alone is kept in storage while on its way, so a reload before the answer loses nothing.
+    const forget = files.length === 0 ? noteSending(me._id, message) : () => undefined;
     const outcome = await deliver(message, files);
-    if (outcome === 'sent') return null;
-    if (outcome === 'unreachable') return files.length === 0 ? keep() : 'Failed to send message';
-    return outcome.refused;
+    try {
+      if (outcome === 'sent') return null;
+      if (outcome === 'unreachable') return files.length === 0 ? keep() : 'Failed to send message';
+      return outcome.refused;
+    } finally {
+      forget();
+    }
   };
   const edit = async (message: { _id: string }, content: string) => {
     try {
@@ -471,7 +477,7 @@ export function TicketPage() {
             <TicketInformation ticket={ticket} />
             {staff && ticket.platform === 'email' && <MailCard ticketId={ticket._id} version={String(messages.length)} />}
             {staff && <MergeCard ticket={ticket} />}
-            <SatisfactionDetails ticketId={ticket._id} status={ticket.status} />
+            <SatisfactionDetails ticketId={ticket._id} status={ticket.status} staff={staff} />
             {staff && <SlaDetails ticketId={ticket._id} version={`${ticket.updatedAt}|${ticket.status}|${messages.length}`} />}
             {quickMessages}
             {staff && (

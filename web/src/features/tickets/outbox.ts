@@ -3,7 +3,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { selectUser } from '../../entities/session/sessionSlice';
 import { useLiveStatus } from '../../lib/live';
-import { type Delivery, type Outgoing, flushAllOutboxes } from '../../lib/outbox';
+import { type Delivery, type Outgoing, flushAllOutboxes, recoverSending } from '../../lib/outbox';
 import { usePostMessageMutation } from './api';
 
 /** No answer at all, or a proxy's word that the desk is out of reach: worth another try later. */
@@ -44,7 +44,11 @@ export function useOutboxSender(): void {
   const live = useLiveStatus();
   useEffect(() => {
     if (!userId) return undefined;
-    const flush = () => void flushAllOutboxes(userId, deliver);
+    const flush = () => {
+      // Sends a reload or a closed tab cut short join the queues first (lib/outbox.ts, `noteSending`).
+      recoverSending(userId);
+      void flushAllOutboxes(userId, deliver);
+    };
     if (live === 'connected') flush();
     window.addEventListener('online', flush);
     return () => window.removeEventListener('online', flush);
