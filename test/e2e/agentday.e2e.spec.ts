@@ -159,6 +159,49 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     expect(await messageList(page).getByText('from the train').count()).toBe(2);
   }, 90_000);
 
+  it('when the page is reloaded while a sent message waits for its answer, then it arrives once after the reload, never lost, never twice', async () => {
+    const { ticket: mine } = await aliceTicket('Reloaded mid-send');
+    const { page } = await pageFor(alice);
+    await page.goto(`${server.url}/tickets/${mine._id}`);
+    await page.getByText('Live', { exact: true }).waitFor();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    const countOf = async (content: string) =>
+      ((await server.request('GET', `/api/tickets/${mine._id}/messages`, { token: alice.token })).body.messages as Array<{ content: string }>).filter(
+        (message) => message.content === content,
+      ).length;
+    /** Sends `content` with no answer from the desk (`reach`: whether the try reaches it at all), then reloads between tries. */
+    const reloadMidSend = async (content: string, reach: boolean) => {
+      let tried: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (tried = resolve));
+      const hold = async (route: Route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        tried();
+        // Not reaching: the network fails the try (the page waits a second and tries again). Reaching: the desk
+        // stores it and the answer is held back until the reload.
+        if (reach) await route.fetch();
+        else await route.abort('connectionreset');
+      };
+      await page.route('**/api/tickets/*/messages', hold);
+      await box.fill(content);
+      await box.press('Enter');
+      await held;
+      expect(await box.inputValue()).toBe('');
+      await page.unroute('**/api/tickets/*/messages', hold);
+      await page.reload();
+      await messageList(page).getByText(content, { exact: true }).waitFor({ timeout: WAIT_MS });
+      await eventually(async () => (await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('outbox')).length)) === 0, {
+        timeoutMs: WAIT_MS,
+        describe: 'the recovered message settled',
+      });
+      expect(await countOf(content)).toBe(1);
+      expect(await messageList(page).getByText(content, { exact: true }).count()).toBe(1);
+    };
+    // The try never reached the desk: only this browser had the message.
+    await reloadMidSend('Lost in a reload before', false);
+    // The try was stored but its answer never came: sent again with its key, the desk answers with the first.
+    await reloadMidSend('Stored, answer lost', true);
+  }, 90_000);
+
   it('when the customer writes, then Live Tickets shows an unread badge within 1 s and the tab title counts it; opening the ticket clears both', async () => {
     const { customer, ticket: mine } = await aliceTicket('Where is my parcel');
     const { page } = await pageFor(alice);
@@ -189,6 +232,12 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
     await page.reload();
     await card.waitFor();
     expect(await card.locator('.unread-badge').count()).toBe(0);
+    // The sort chosen is in the address: a reload keeps it.
+    await page.getByRole('combobox', { name: 'Sort tickets' }).selectOption('priority');
+    await page.waitForURL(/[?&]sort=priority/);
+    await page.reload();
+    await card.waitFor();
+    expect(await page.getByRole('combobox', { name: 'Sort tickets' }).inputValue()).toBe('priority');
   }, 90_000);
 
   it('when the agent uses only the keyboard, then they go from Live Tickets to a sent reply and a status change, which mails the customer once', async () => {

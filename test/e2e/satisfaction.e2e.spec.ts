@@ -43,6 +43,10 @@ describe('Web app in Chromium: customer satisfaction', () => {
     expect(resolved.status).toBe(200);
     // The resolution comes in live; the prompt appears without a reload.
     await prompt.waitFor();
+    // The details column speaks to the customer, not about them.
+    const waiting = customerPage.getByRole('region', { name: 'Satisfaction' });
+    await waiting.getByText('Not rated yet').waitFor();
+    expect(await waiting.getByText('Waiting for the customer’s rating').count()).toBe(0);
     await prompt.getByRole('button', { name: '4 · Good' }).click();
     await prompt.getByText('You rated 4 of 5 (Good)').waitFor();
     await prompt.getByLabel('Anything to add?').fill('<b>Fast</b> and friendly');

@@ -71,6 +71,9 @@ export function LoadingScreen({ text = 'Loading...' }: { text?: string }) {
 const openModals: object[] = [];
 
 /** A modal dialog: Escape and the backdrop close it, focus moves in and returns when it closes. */
+const FOCUSABLE =
+  'a[href], button:not(:disabled), input:not(:disabled):not([type="hidden"]), select:not(:disabled), textarea:not(:disabled), [tabindex]:not([tabindex="-1"])';
+
 export function Modal({ title, onClose, children, wide = false }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
@@ -83,7 +86,25 @@ export function Modal({ title, onClose, children, wide = false }: { title: strin
     openModals.push(token);
     panel.current?.querySelector<HTMLElement>('input:not(:disabled), select:not(:disabled), textarea, button:not(.modal-close)')?.focus();
     // Only the topmost dialog answers Escape, so closing a confirmation keeps the form beneath it.
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && openModals.at(-1) === token && close.current();
+    const onKey = (event: KeyboardEvent) => {
+      if (openModals.at(-1) !== token) return;
+      if (event.key === 'Escape') close.current();
+      // aria-modal: Tab and Shift+Tab go round the dialog's own controls, never to the page behind it.
+      else if (event.key === 'Tab' && panel.current) {
+        const stops = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((element) => !element.closest('[hidden], [aria-hidden="true"]'));
+        const first = stops[0];
+        const last = stops.at(-1);
+        if (!first || !last) return;
+        const inside = panel.current.contains(document.activeElement);
+        if (event.shiftKey && (document.activeElement === first || !inside)) {
+          event.preventDefault();
+          last.focus();
+        } else if (!event.shiftKey && (document.activeElement === last || !inside)) {
+          event.preventDefault();
+          first.focus();
+        }
+      }
+    };
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);

@@ -78,15 +78,15 @@ export function SatisfactionPrompt({ ticketId, status }: { ticketId: string; sta
   );
 }
 
-/** The ticket's latest rating in its details column (staff and the customer). */
-export function SatisfactionDetails({ ticketId, status }: { ticketId: string; status: string }) {
+/** The ticket's latest rating in its details column (staff and the customer, each in their own words). */
+export function SatisfactionDetails({ ticketId, status, staff }: { ticketId: string; status: string; staff: boolean }) {
   const { data: survey } = useTicketSatisfactionQuery({ id: ticketId, version: status });
   const episode = survey?.episode;
   if (!survey || !episode) return null;
   return (
     <Card title="Satisfaction">
       {episode.score === null ? (
-        <p className="muted">{episode.open ? 'Waiting for the customer’s rating' : 'Not rated'}</p>
+        <p className="muted">{!episode.open ? 'Not rated' : staff ? 'Waiting for the customer’s rating' : 'Not rated yet'}</p>
       ) : (
         <>
           <p data-testid="satisfaction-score">

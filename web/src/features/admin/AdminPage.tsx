@@ -35,8 +35,13 @@ export function AdminPage() {
   const user = useAppSelector(selectUser);
   const logout = useLogout();
   // A link may open a tab (`/admin?tab=Categories`, the setup checklist's); the tabs themselves do not change the address.
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const [tab, setTab] = useState<Tab>(() => ADMIN_TABS.find((name) => name === params.get('tab')) ?? 'Users');
+  // The tab is in the address, so a reload or a shared link opens it again.
+  const choose = (name: Tab) => {
+    setTab(name);
+    setParams(name === 'Users' ? {} : { tab: name }, { replace: true });
+  };
   const admin = user?.role === 'admin';
   const userStats = useUserStatsQuery(undefined, { skip: !admin });
   const ticketStats = useStatsQuery(undefined, { skip: !admin });
@@ -70,7 +75,7 @@ export function AdminPage() {
       </div>
       <div className="tabs" role="tablist" aria-label="Administration">
         {ADMIN_TABS.map((name) => (
-          <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'} onClick={() => setTab(name)}>
+          <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'} onClick={() => choose(name)}>
             {name}
           </button>
         ))}

@@ -1,7 +1,8 @@
 /** @jest-environment ./test/support/jsdom-environment.js */
 import '@testing-library/jest-dom';
 import { screen } from '@testing-library/react';
-import { AGENT } from '../../test/fixtures';
+import userEvent from '@testing-library/user-event';
+import { ADMIN, AGENT } from '../../test/fixtures';
 import { renderWeb, signedInAs } from '../../test/render';
 import { AdminPage } from './AdminPage';
 
@@ -10,5 +11,13 @@ describe('Administrator-only screens', () => {
     renderWeb(<AdminPage />, { session: signedInAs(AGENT) });
     expect(screen.getByRole('alert')).toHaveTextContent(/^Access Denied/);
     expect(screen.queryByRole('tablist')).not.toBeInTheDocument();
+  });
+
+  it('when the admin chooses a tab, then the address names it, so a reload opens the same tab', async () => {
+    renderWeb(<AdminPage />, { session: signedInAs(ADMIN), path: '/admin?tab=Teams' });
+    expect(screen.getByRole('tab', { name: 'Teams' })).toHaveAttribute('aria-selected', 'true');
+    await userEvent.setup().click(screen.getByRole('tab', { name: 'Tags' }));
+    expect(screen.getByRole('tab', { name: 'Tags' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByTestId('location')).toHaveTextContent('/admin?tab=Tags');
   });
 });

@@ -472,12 +472,17 @@ export function ChatInput({
     onCanned?.(chosen);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Tab' && suggestions[0]) {
+    const picking = (event.key === 'Tab' || event.key === 'Enter') && !event.shiftKey && !event.nativeEvent.isComposing;
+    // While suggestions show, Enter chooses one as Tab does: a half-typed `#hel` never goes to the customer as text.
+    if (picking && suggestions[0]) {
       event.preventDefault();
       choose(suggestions[0]);
-    } else if (event.key === 'Tab' && mentions[0]) {
+    } else if (picking && mentions[0]) {
       event.preventDefault();
       mention(mentions[0]);
+    } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing && macroSuggestions[0]) {
+      event.preventDefault();
+      chooseMacro(macroSuggestions[0]);
     } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void send();

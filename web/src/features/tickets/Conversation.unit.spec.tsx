@@ -155,6 +155,18 @@ describe('Chat input', () => {
     expect(box).toHaveValue('Good news: Your refund is on its way. Hi there!');
   });
 
+  it('when suggestions show and staff press Enter, then the first is chosen and nothing is sent; Enter then sends the text', async () => {
+    const onSend = jest.fn(async () => null);
+    renderWeb(<Input staff onSend={onSend} />);
+    const user = userEvent.setup();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(box, '#hel{Enter}');
+    expect(onSend).not.toHaveBeenCalled();
+    expect(box).toHaveValue('Hi there!');
+    await user.keyboard('{Enter}');
+    expect(onSend).toHaveBeenCalledWith(expect.objectContaining({ content: 'Hi there!' }));
+  });
+
   it('when staff type the #shortcode of a macro, then it is offered beside canned replies and choosing it takes the #code out and opens it', async () => {
     const macro = {
       _id: 'm1',

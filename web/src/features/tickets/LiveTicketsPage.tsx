@@ -448,13 +448,20 @@ export function LiveTicketsPage() {
   const tag = params.get('tag') ?? saved?.filters.tag ?? '';
   const [typedTag, setTypedTag] = useState(tag);
   const teams = useTeamsQuery().data?.teams ?? [];
-  const [sort, setSort] = useState<TicketListArgs['sort']>('latest');
+  // The sort is in the address too (`?sort=`), so a reload keeps it; a saved view brings its own when chosen.
+  const sortInAddress = SORTS.find((option) => option.key === params.get('sort'))?.key as TicketListArgs['sort'] | undefined;
+  const [sort, setSort] = useState<TicketListArgs['sort']>(sortInAddress ?? 'latest');
+  const chooseSort = (next: TicketListArgs['sort']) => {
+    setSort(next);
+    const rest = Object.fromEntries([...params.entries()].filter(([name]) => name !== 'sort'));
+    setParams({ ...rest, ...(next && next !== 'latest' ? { sort: next } : {}) }, { replace: true });
+  };
   const [columns, setColumns] = useState<readonly ViewColumn[]>(ALL_COLUMNS);
   // A saved view brings its sort and columns when chosen (or changed); the toolbar may change them after.
   const appliedView = saved ? `${saved._id}@${saved.updatedAt}` : null;
   useEffect(() => {
     if (!saved) return;
-    setSort(saved.sort);
+    if (!sortInAddress) setSort(saved.sort);
     setColumns(saved.columns);
     setTypedTag(params.get('tag') ?? saved.filters.tag ?? '');
   }, [appliedView]);
@@ -511,7 +518,7 @@ export function LiveTicketsPage() {
     const isSaved = !FILTERS.some((option) => option.key === key);
     const kept = { ...(teamKey ? { team: teamKey } : {}), ...(tagKey ? { tag: tagKey } : {}) };
     if (isSaved) return setParams({ view: key, ...(teamKey !== team || tagKey !== tag ? kept : {}) });
-    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...kept });
+    setParams({ ...(key === DEFAULT_FILTER ? {} : { filter: key }), ...kept, ...(sort && sort !== 'latest' ? { sort } : {}) });
   };
   const activeKey = saved ? saved._id : filterKey;
   return (
@@ -663,7 +670,7 @@ export function LiveTicketsPage() {
           )}
           <label className="sort-control">
             <span>Sort</span>
-            <select value={sort} onChange={(e) => setSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
+            <select value={sort} onChange={(e) => chooseSort(e.target.value as TicketListArgs['sort'])} aria-label="Sort tickets">
               {SORTS.map((option) => (
                 <option key={option.key} value={option.key}>
                   {option.label}
