@@ -71,7 +71,13 @@ describe('API tokens over HTTP', () => {
       token: admin,
       body: { label: 'CRM 2', serviceAccount: { name: 'crm_sync', role: 'agent' }, scopes: ['tickets:read'] },
     });
-    expect(again).toMatchObject({ status: 409 });
+    expect(again).toMatchObject({
+      status: 409,
+      body: {
+        code: 'SERVICE_ACCOUNT_TAKEN',
+        error: 'A service account named crm_sync already exists; give its tokens to it by userId, or choose another name',
+      },
+    });
     const both = await server.request('POST', '/api/api-tokens', {
       token: admin,
       body: { label: 'x', userId: agent.id, serviceAccount: { name: 'other', role: 'agent' }, scopes: ['tickets:read'] },

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, type ApiTokenScope, type CreateApiTokenInput } from '#contract/apiTokens';
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '#contract/errors';
 import { apiTokenStream, apiTokenUseStream } from '../../domain/apiToken/apiToken';
 import { apiTokenDecider, apiTokenUseDecider } from '../../domain/apiToken/decide';
 import { type CommandContext, handleCommand, loadState } from '../../platform/commands';
@@ -53,7 +53,15 @@ async function createServiceAccount(deps: AppDeps, account: { name: string; role
       isActive: true,
     },
     context,
-  );
+  ).catch((error: unknown) => {
+    // Its username and address are made from the name: taken means the name is.
+    if (error instanceof ConflictError && (error.code === 'EMAIL_TAKEN' || error.code === 'USERNAME_TAKEN'))
+      throw new ConflictError(
+        `A service account named ${account.name} already exists; give its tokens to it by userId, or choose another name`,
+        'SERVICE_ACCOUNT_TAKEN',
+      );
+    throw error;
+  });
 }
 
 /**
