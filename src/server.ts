@@ -1,4 +1,5 @@
-import { type RequestListener, type Server, createServer } from 'node:http';
+import { type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -56,7 +57,31 @@ const httpServer = (config: Config, listener: RequestListener) =>
       connectionsCheckingInterval: 1000,
     },
     listener,
+  ).on('clientError', answerUnreadable);
+
+/** What Node's parser refuses before any route runs, said as the API says its errors (docs/contract.md). */
+const UNREADABLE: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'The request line and headers are too large (more than 16 KB: a shorter query string, or fewer cookies)', 'HEADERS_TOO_LARGE'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive', 'REQUEST_TIMEOUT'],
+};
+
+/**
+ * Node's own answer to a request it cannot parse is a bare status with no body. The same statuses
+ * (431 for headers over the limit, 408 for a request that never finished, 400 otherwise) with the
+ * API's `{ error, code }`; a socket that cannot be written to, or whose answer began, is closed as Node does.
+ */
+function answerUnreadable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message, code] = UNREADABLE[error.code ?? ''] ?? [400, 'The request is not readable HTTP', 'BAD_REQUEST'];
+  const body = JSON.stringify({ error: message, code });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
 
 /** A port another process holds: the start stops with this message, before anything else is opened. */
 export class PortInUseError extends Error {

@@ -246,6 +246,8 @@ describe('Security hardening (issue 22)', () => {
         const answer = await server.request('GET', `/api/tickets?${query}`, { token: admin });
         expect({ query, status: answer.status, error: answer.body.error }).toEqual({ query, status: 400, error });
       }
+      const huge = await fetch(`${server.url}/api/tickets?q=${'x'.repeat(20_000)}`, { headers: { authorization: `Bearer ${admin}` } });
+      expect({ status: huge.status, body: await huge.json() }).toMatchObject({ status: 431, body: { code: 'HEADERS_TOO_LARGE' } });
       expect(await server.request('GET', `/api/tickets/${ticket._id}/at`, { token: admin })).toMatchObject({
         status: 400,
         body: { error: 'Give revision or time: the moment of the history to show' },
