@@ -4,7 +4,7 @@ import { errorMessage } from '../../app/api';
 import { useAppSelector } from '../../app/hooks';
 import { Icon } from '../../components/icons';
 import { ListEditorDialogs, useListEditor } from '../../components/ListEditor';
-import { AccessDenied, Badge, Banner, Card, EmptyState, FlashBanner, FormActions, PageHeader, DataTable } from '../../components/ui';
+import { AccessDenied, Badge, Banner, Card, CountedLabel, EmptyState, FlashBanner, FormActions, PageHeader, DataTable } from '../../components/ui';
 import { useFlash } from '../../lib/flash';
 import { formatDate, formatDateTime, fullName } from '../../lib/format';
 import { type FieldErrors, checkWith } from '../../lib/validation';
@@ -21,6 +21,9 @@ import {
   useUpdateWhitelistEntryMutation,
   useWhitelistQuery,
 } from './api';
+
+/** The notes' limit, as the whitelist's schema has it (`optionalParagraph('Notes', 500)`). */
+const NOTES_MAX = 500;
 
 /** A new request shows up without a reload: someone writing to the bot is waiting for an answer. */
 const REQUEST_POLL_MS = 30_000;
@@ -65,7 +68,12 @@ export function WhitelistForm({
   };
   const field = (name: keyof WhitelistInput, label: string, props: Record<string, unknown> = {}) => (
     <div className="field">
-      <label htmlFor={`whitelist-${name}`}>{label}</label>
+      {name === 'notes' ? (
+        // Counted, not cut: a pasted text over the limit shows as over and is refused with the reason, never trimmed unseen.
+        <CountedLabel htmlFor={`whitelist-${name}`} label={label} length={draft[name].length} max={NOTES_MAX} />
+      ) : (
+        <label htmlFor={`whitelist-${name}`}>{label}</label>
+      )}
       {name === 'notes' ? (
         <textarea
           id={`whitelist-${name}`}
@@ -101,7 +109,7 @@ export function WhitelistForm({
         {field('firstName', 'First Name', { maxLength: 64 })}
         {field('lastName', 'Last Name', { maxLength: 64 })}
       </div>
-      {field('notes', 'Notes', { maxLength: 500, placeholder: 'Who this is and why they may use the bot' })}
+      {field('notes', 'Notes', { placeholder: 'Who this is and why they may use the bot' })}
       <FormActions saving={saving} submitLabel={entry ? 'Update Entry' : 'Add to Whitelist'} onCancel={onCancel} />
     </form>
   );

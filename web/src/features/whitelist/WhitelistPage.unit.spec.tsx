@@ -61,6 +61,18 @@ describe('Whitelist form', () => {
     expect(onSubmit).toHaveBeenCalledWith({ telegramId: '123456789', username: '', firstName: '', lastName: '', notes: '' });
   });
 
+  it('when pasted notes are over 500 characters, then they are kept whole, counted as over and refused with the reason', async () => {
+    const { user, onSubmit } = renderForm();
+    await user.type(screen.getByLabelText('Telegram ID'), '123456789');
+    await user.click(screen.getByLabelText('Notes'));
+    await user.paste('n'.repeat(600));
+    expect(screen.getByLabelText('Notes')).toHaveValue('n'.repeat(600));
+    expect(screen.getByText('600/500')).toHaveClass('over');
+    await user.click(screen.getByRole('button', { name: 'Add to Whitelist' }));
+    expect(screen.getByText('Notes must be at most 500 characters')).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
   it('when editing, then the Telegram ID is locked', async () => {
     const { user, onSubmit } = renderForm(ENTRIES[0]);
     expect(screen.getByLabelText('Telegram ID')).toBeDisabled();
