@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import IORedis, { type Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Collection, type Doc, DuplicateKeyError, type ReadStore } from './readstore/port';
+import { REDIS_CLOSE_GRACE_MS } from './redis';
 
 /**
  * Single active consumer: of all the processes that run a piece of work which must run exactly
@@ -241,7 +242,7 @@ export class RedisLease extends TimedLease {
 
   constructor(options: RedisLeaseOptions) {
     super(options.key, options.ttlMs ?? 10_000, options.logger);
-    this.redis = new IORedis(options.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    this.redis = new IORedis(options.url, { maxRetriesPerRequest: 1, lazyConnect: true, disconnectTimeout: REDIS_CLOSE_GRACE_MS });
     this.redis.on('error', () => undefined);
   }
 

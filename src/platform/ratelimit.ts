@@ -1,5 +1,6 @@
 import IORedis, { type Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { REDIS_CLOSE_GRACE_MS } from './redis';
 
 interface LimiterOptions {
   /** Distinguishes one limiter's counters from another's. */
@@ -65,7 +66,7 @@ export function memoryRateLimiters(): RateLimiterFactory {
 /** The Redis connection opens with the first limiter, so processes that never limit never connect. */
 export function redisRateLimiters(url: string, namespace = 'desk'): RateLimiterFactory {
   let client: Redis | null = null;
-  const connect = () => (client ??= new IORedis(url, { maxRetriesPerRequest: 3 }));
+  const connect = () => (client ??= new IORedis(url, { maxRetriesPerRequest: 3, disconnectTimeout: REDIS_CLOSE_GRACE_MS }));
   return {
     kind: 'redis',
     create(options) {

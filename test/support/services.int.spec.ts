@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
 import { requireTools, startRedis } from './services';
+import { REDIS_CLOSE_GRACE_MS } from '../../src/platform/redis';
 
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
 const NAMES = ['REDIS_URL', 'DESK_TEST_OWN_REDIS', 'PATH', 'CHROMIUM_PATH'] as const;
@@ -25,7 +26,7 @@ describe('The test tiers’ services', () => {
     expect(started?.url).toBe(url);
     expect(url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toBe(SHARED_REDIS);
-    const client = new IORedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new IORedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, disconnectTimeout: REDIS_CLOSE_GRACE_MS });
     client.on('error', () => undefined);
     try {
       expect(await client.ping()).toBe('PONG');
