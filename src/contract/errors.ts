@@ -113,6 +113,15 @@ export class UnsupportedMediaTypeError extends DomainError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 
+/** A JSON body whose bytes are not UTF-8: refused rather than decoded into replacement characters and stored. */
+export class InvalidEncodingError extends DomainError {
+  readonly status = 400;
+  readonly code = 'INVALID_ENCODING';
+  constructor() {
+    super('The request body is not valid UTF-8 text');
+  }
+}
+
 export class RateLimitedError extends DomainError {
   readonly status = 429;
   readonly code = 'RATE_LIMITED';

@@ -16,15 +16,15 @@ export const normaliseTelegramId = (value: string): string => {
 /** The one spelling of a Telegram ID that the whitelist stores and the bot looks up. */
 export const isCanonicalTelegramId = (id: string): boolean => /^[1-9]\d{0,19}$/.test(id);
 
-/** Whitelist form rules (docs/product.md section 5: the Telegram ID is required, the rest optional). */
 const NOT_A_TELEGRAM_ID = 'Telegram ID must be a number (find it with a helper bot such as @userinfobot)';
 
+/** Whitelist form rules (docs/product.md section 5: the Telegram ID is required, the rest optional). */
 const telegramIdSchema = z
-  .union([z.string(), z.number()], {
+  // A JSON number must be a whole number JavaScript holds exactly (not 1.5, 1e20 or 2^53 + 2); anything else given is no number.
+  .union([z.string(), z.number().int(NOT_A_TELEGRAM_ID)], {
     error: (issue) => (issue.input === undefined || issue.input === null ? 'Telegram ID is required' : NOT_A_TELEGRAM_ID),
   })
-  // A JSON number that is not a whole number JavaScript holds exactly (1.5, 1e20, 2^53 + 1) is no ID: refused as text that is not digits.
-  .transform((value) => (typeof value === 'number' && !Number.isSafeInteger(value) ? 'not a whole number' : normaliseTelegramId(String(value))))
+  .transform((value) => normaliseTelegramId(String(value)))
   .pipe(
     z
       .string()

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import type { Request, RequestHandler } from 'express';
-import { UnsupportedMediaTypeError } from '#contract/errors';
+import { InvalidEncodingError, UnsupportedMediaTypeError } from '#contract/errors';
 
 /** The calls that carry files (docs/contract.md: multipart only where files travel); they take JSON too. */
 const MULTIPART_ROUTES = [/^\/tickets\/?$/, /^\/tickets\/[^/]+\/messages\/?$/];
@@ -19,3 +20,11 @@ export const requireKnownBody: RequestHandler = (req, _res, next) => {
     multipart ? 'Send the body as JSON (Content-Type: application/json) or as multipart/form-data' : 'Send the body as JSON (Content-Type: application/json)',
   );
 };
+
+/**
+ * `express.json`'s check of the raw body (its `verify`): bytes that are not UTF-8 (`caf\xe9`) would
+ * otherwise be decoded into U+FFFD replacement characters and stored as if the caller had sent them.
+ */
+export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw new InvalidEncodingError();
+}

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { DamagedHistoryError, DomainError, PendingViewError, RateLimitedError, StartingError, ValidationError } from '#contract/errors';
@@ -7,16 +6,6 @@ import { CorruptEventError, WrongExpectedVersionError } from '../../platform/eve
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
-}
-
-const INVALID_UTF8 = 'encoding.invalid';
-
-/**
- * `express.json`'s check of the raw body: bytes that are not UTF-8 (`caf\xe9`) would otherwise be
- * decoded into U+FFFD replacement characters and stored as if the caller had sent them.
- */
-export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
-  if (!isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8 text'), { type: INVALID_UTF8, status: 400 });
 }
 
 const DAMAGED_FOR_CALLER =
@@ -50,10 +39,6 @@ export const errorHandler =
     const bodyError = error as BodyParserError;
     if (bodyError?.type === 'entity.parse.failed') {
       res.status(400).json({ error: 'The request body is not valid JSON', code: 'INVALID_JSON' });
-      return;
-    }
-    if (bodyError?.type === INVALID_UTF8) {
-      res.status(400).json({ error: 'The request body is not valid UTF-8 text', code: 'INVALID_ENCODING' });
       return;
     }
     if (bodyError?.type === 'charset.unsupported') {

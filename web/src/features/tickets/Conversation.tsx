@@ -472,18 +472,19 @@ export function ChatInput({
     onCanned?.(chosen);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    const picking = (event.key === 'Tab' || event.key === 'Enter') && !event.shiftKey && !event.nativeEvent.isComposing;
+    const enter = event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing;
     // While suggestions show, Enter chooses one as Tab does: a half-typed `#hel` never goes to the customer as text.
+    const picking = enter || (event.key === 'Tab' && !event.shiftKey);
     if (picking && suggestions[0]) {
       event.preventDefault();
       choose(suggestions[0]);
     } else if (picking && mentions[0]) {
       event.preventDefault();
       mention(mentions[0]);
-    } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing && macroSuggestions[0]) {
+    } else if (enter && macroSuggestions[0]) {
       event.preventDefault();
       chooseMacro(macroSuggestions[0]);
-    } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+    } else if (enter) {
       event.preventDefault();
       void send();
     } else if (event.key === 'Escape') {
