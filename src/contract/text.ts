@@ -31,14 +31,16 @@ export const isCleanText = (text: string, { multiLine }: { multiLine: boolean })
   !CONTROL.test(text) && !LONE_SURROGATE.test(text) && (multiLine || (!LINE_BREAK.test(text) && !DIRECTION_MARK.test(text)));
 
 /**
- * A text's length as the limits count it: in characters (Unicode code points), as the HTTP schemas
- * count it, not in UTF-16 units (`length`), where an emoji counts twice. The deciders check the
- * same limits with it, for the channels that skip the schemas (Telegram, e-mail).
+ * Whether a text is over a length limit as the limits count it: in characters (Unicode code points),
+ * as the HTTP schemas count them, not in UTF-16 units (`length`), where an emoji counts twice. The
+ * deciders check the same limits with it, for the channels that skip the schemas (Telegram, e-mail).
+ * A text of at most `max` UTF-16 units has at most `max` characters, so only a longer one is counted.
  */
-export const characterCount = (text: string): number => {
+export const longerThan = (text: string, max: number): boolean => {
+  if (text.length <= max) return false;
   let count = 0;
-  for (const _ of text) count++;
-  return count;
+  for (const _ of text) if (++count > max) return true;
+  return false;
 };
 
 /** True when a reader would see nothing: empty, white space, or only invisible characters. */

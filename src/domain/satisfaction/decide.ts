@@ -2,7 +2,7 @@ import type { Decider } from '../shared/decider';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { MESSAGE_MAX } from '#contract/tickets';
-import { characterCount, isCleanText, multiLineMessage } from '#contract/text';
+import { isCleanText, longerThan, multiLineMessage } from '#contract/text';
 import type { SatisfactionChannel } from '#contract/satisfaction';
 import { type Episode, type SatisfactionEvent, type SatisfactionState, evolve, initialState, isEpisodeOpen } from './satisfaction';
 
@@ -65,7 +65,7 @@ function comment(command: Extract<SatisfactionCommand, { type: 'CommentOnRating'
   // Whatever the channel (the web, the e-mailed form, Telegram): no NUL, no bidi override, as every text field.
   if (!isCleanText(text, { multiLine: true }))
     throw new ValidationError(multiLineMessage('The comment'), [{ path: 'comment', message: multiLineMessage('The comment') }]);
-  if (characterCount(text) > COMMENT_MAX)
+  if (longerThan(text, COMMENT_MAX))
     throw new ValidationError(`The comment must be at most ${COMMENT_MAX} characters`, [{ path: 'comment', message: `At most ${COMMENT_MAX} characters` }]);
   const episode = openEpisode(command, state);
   if (episode.score === null) throw new ConflictError('Rate the ticket before adding a comment', 'SATISFACTION_NOT_RATED');

@@ -4,7 +4,7 @@ import type { Decider } from '../shared/decider';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '#contract/errors';
 import { type Role, isStaff } from '#contract/users';
 import { type CustomFieldAnswer, answerCustomFields } from '#contract/customFields';
-import { characterCount, isBlankText } from '#contract/text';
+import { isBlankText, longerThan } from '#contract/text';
 import { MENTIONS_MAX } from '#contract/notifications';
 import {
   type AssignmentRule,
@@ -316,7 +316,7 @@ function recordOutcome(command: Extract<TicketCommand, { type: 'RecordOutcome' }
   const ticket = staffOnly(state, command.actor);
   const outcomeMessage = command.outcomeMessage.trim();
   if (isBlankText(outcomeMessage)) throw new ValidationError('Outcome is required', [{ path: 'outcomeMessage', message: 'Outcome is required' }]);
-  if (characterCount(outcomeMessage) > OUTCOME_MAX)
+  if (longerThan(outcomeMessage, OUTCOME_MAX))
     throw new ValidationError(`Outcome must be at most ${OUTCOME_MAX} characters`, [
       { path: 'outcomeMessage', message: `Outcome must be at most ${OUTCOME_MAX} characters` },
     ]);
@@ -416,7 +416,7 @@ function checkText(content: string, required: boolean): void {
   if (required && isBlankText(content)) {
     throw new ValidationError('A message needs text or at least one file', [{ path: 'content', message: 'A message needs text or at least one file' }]);
   }
-  if (characterCount(content) > MESSAGE_MAX)
+  if (longerThan(content, MESSAGE_MAX))
     throw new ValidationError(`Message must be at most ${MESSAGE_MAX} characters`, [
       { path: 'content', message: `Message must be at most ${MESSAGE_MAX} characters` },
     ]);
@@ -750,7 +750,7 @@ function moveOut(command: Extract<TicketCommand, { type: 'MoveOut' }>, state: Ti
     );
   const title = command.title.trim();
   if (isBlankText(title)) throw new ValidationError('Title is required', [{ path: 'title', message: 'Title is required' }]);
-  if (characterCount(title) > TITLE_MAX)
+  if (longerThan(title, TITLE_MAX))
     throw new ValidationError(`Title must be at most ${TITLE_MAX} characters`, [{ path: 'title', message: `Title must be at most ${TITLE_MAX} characters` }]);
   const moving = [...ticket.messages.values()]
     .filter(
