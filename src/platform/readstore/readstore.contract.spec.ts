@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { MemoryReadStore } from './memory';
 import { MongoReadStore } from './mongodb';
 import { type Collection, type Doc, DuplicateKeyError, type ReadStore } from './port';
 import { SqliteReadStore } from './sqlite';
+import { tempDirs } from '../../../test/support/tempDirs';
+
+const files = tempDirs('readstore');
+afterAll(() => files.removeAll());
 
 const adapters: Array<[string, () => Promise<ReadStore>]> = [
   ['memory', async () => new MemoryReadStore()],
   ['sqlite in memory', async () => new SqliteReadStore({ filename: ':memory:' })],
-  ['sqlite file', async () => new SqliteReadStore({ filename: path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db') })],
+  ['sqlite file', async () => new SqliteReadStore({ filename: files.file('readstore.db') })],
 ];
 if (process.env.MONGO_URL) {
   const url = process.env.MONGO_URL;

@@ -1,8 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Doc, DuplicateKeyError } from './port';
 import { SqliteReadStore } from './sqlite';
+import { tempDirs } from '../../../test/support/tempDirs';
+
+const files = tempDirs('readstore');
+afterAll(() => files.removeAll());
 
 interface Member extends Doc {
   name: string;
@@ -98,7 +100,7 @@ describe('SqliteReadStore', () => {
 
   describe('when another connection to the file is writing as a read first needs a declared index', () => {
     it('answers the read at once from the key entries, and makes the index once the writer committed', async () => {
-      const dir = mkdtempSync(path.join(tmpdir(), 'readstore-two-'));
+      const dir = files.make();
       const reader = new SqliteReadStore({ filename: path.join(dir, 'readstore.db'), logger });
       const writer = new SqliteReadStore({ filename: path.join(dir, 'readstore.db'), logger, backgroundCheckpoints: false });
       try {
@@ -143,7 +145,7 @@ describe('SqliteReadStore', () => {
 
   describe('when another connection to the file holds a page open', () => {
     it('answers reads at once, with what is committed', async () => {
-      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const filename = files.file('readstore.db');
       const writer = new SqliteReadStore({ filename });
       const reader = new SqliteReadStore({ filename });
       try {
@@ -171,7 +173,7 @@ describe('SqliteReadStore', () => {
 
   describe('when the file is opened again', () => {
     it('keeps the documents, the unique indexes and the indexed fields', async () => {
-      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const filename = files.file('readstore.db');
       const first = new SqliteReadStore({ filename });
       const members = first.collection<Member>('members');
       await members.createIndex({ keys: { handle: 1 }, unique: true });
@@ -195,7 +197,7 @@ describe('SqliteReadStore', () => {
     });
 
     it('when its indexes are on expressions of the documents (a file of before the key columns), then they are made again on key columns', async () => {
-      const filename = path.join(mkdtempSync(path.join(tmpdir(), 'readstore-')), 'readstore.db');
+      const filename = files.file('readstore.db');
       const first = new SqliteReadStore({ filename });
       const members = first.collection<Member>('members');
       await members.createIndex({ keys: { handle: 1 }, unique: true });
