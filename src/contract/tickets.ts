@@ -38,6 +38,12 @@ export interface CustomFieldValue {
 /** docs/product.md section 9: a sender may edit their own text message for this long. */
 export const EDIT_WINDOW_MS = 5 * 60 * 1000;
 export const MESSAGE_MAX = 2000;
+
+/** The refusal of a file over the desk's size limit: the server's for web uploads and Telegram files, and the chat box's as a file is chosen. */
+export const fileTooLargeText = (maxBytes: number) => `File too large: each file can be at most ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`;
+
+/** The refusal of more files than the desk takes on one message, on the server and in the chat box. */
+export const tooManyFilesText = (maxFiles: number) => `Too many files: at most ${maxFiles} per message`;
 export const OUTCOME_MAX = 1000;
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 2000;

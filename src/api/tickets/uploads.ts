@@ -6,7 +6,8 @@ import { PayloadTooLargeError, ValidationError } from '#contract/errors';
 import { PRIVATE_DIR_MODE } from '../../platform/files';
 import { loadSystemSettings } from '../../projections/settings';
 import type { AppDeps } from '../../app/deps';
-import { type ReceivedFile, discardFiles, fileTooLargeText, incomingDir, storeFile } from '../../app/tickets/files';
+import { type ReceivedFile, discardFiles, incomingDir, storeFile } from '../../app/tickets/files';
+import { fileTooLargeText, tooManyFilesText } from '#contract/tickets';
 
 function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: number }): unknown {
   // A body busboy cannot read (no boundary, truncated, malformed headers) is the client's mistake;
@@ -18,9 +19,7 @@ function multerError(error: unknown, limits: { maxFileSize: number; maxFiles: nu
     case 'LIMIT_FILE_SIZE':
       return new PayloadTooLargeError(fileTooLargeText(limits.maxFileSize));
     case 'LIMIT_FILE_COUNT':
-      return new ValidationError(`Too many files: at most ${limits.maxFiles} per message`, [
-        { path: 'attachments', message: `Too many files: at most ${limits.maxFiles} per message` },
-      ]);
+      return new ValidationError(tooManyFilesText(limits.maxFiles), [{ path: 'attachments', message: tooManyFilesText(limits.maxFiles) }]);
     case 'LIMIT_FIELD_VALUE':
       return new PayloadTooLargeError(error.field ? `The field ${error.field} is too long` : 'A form field is too long');
     default:

@@ -91,9 +91,6 @@ async function sniff(file: string, originalName: string): Promise<string> {
   throw new UnsupportedTypeError(`${originalName} is not an allowed file type; allowed are ${ALLOWED}`);
 }
 
-/** The refusal of a file over the size limit, for web uploads and Telegram files alike. */
-export const fileTooLargeText = (maxBytes: number) => `File too large: each file can be at most ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`;
-
 /**
  * Stores a received file (already on disk under `.incoming`) after checking its name and its real
  * type, under a generated name. The web upload and the Telegram bot both come through here.

@@ -6,7 +6,7 @@ import { formatDateTime, formatKb, formatTime, fullName } from '../../lib/format
 import { useLiveConnected } from '../../lib/live';
 import type { Queued } from '../../lib/outbox';
 import { editMessageSchema } from '#contract/tickets';
-import { MESSAGE_MAX } from '#contract/tickets';
+import { MESSAGE_MAX, fileTooLargeText, tooManyFilesText } from '#contract/tickets';
 import { isBlankText } from '#contract/text';
 import type { CannedMessage, Message, MessageVersion } from '../../entities/ticket/types';
 import type { Macro } from '#contract/responses';
@@ -405,7 +405,14 @@ export function ChatInput({
   internal: controlledInternal,
   onInternal,
   colleagues = [],
+  fileLimits,
 }: {
+  /**
+   * The desk's limits on a message's files (public settings): a file over the size, or one past the count, is refused
+   * as it is chosen, in the server's words, rather than after its upload. Unknown (settings not loaded): the server's
+   * answer says it.
+   */
+  fileLimits?: { maxFileSize: number; maxFiles: number };
   /** Staff an internal note may mention: suggested after `@` while writing a note. */
   colleagues?: StaffMemberView[];
   /** Whether a note is being written, when the page controls it (the `n` shortcut); else the box keeps it. */
@@ -494,8 +501,23 @@ export function ChatInput({
   };
   const pick = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = [...(event.target.files ?? [])];
-    setFiles((current) => [...current, ...chosen]);
     event.target.value = '';
+    const tooLarge = fileLimits ? chosen.filter((file) => file.size > fileLimits.maxFileSize) : [];
+    const fitting = chosen.filter((file) => !tooLarge.includes(file));
+    const room = fileLimits ? Math.max(0, fileLimits.maxFiles - files.length) : fitting.length;
+    const refusals = [
+      ...(tooLarge.length > 0 ? [`${tooLarge.map((file) => file.name).join(', ')}: ${fileTooLargeText(fileLimits!.maxFileSize)}`] : []),
+      ...(fitting.length > room
+        ? [
+            `${fitting
+              .slice(room)
+              .map((file) => file.name)
+              .join(', ')}: ${tooManyFilesText(fileLimits!.maxFiles)}`,
+          ]
+        : []),
+    ];
+    setError(refusals.length > 0 ? refusals.join('. ') : null);
+    setFiles((current) => [...current, ...fitting.slice(0, room)]);
   };
 
   if (closedForMe) {

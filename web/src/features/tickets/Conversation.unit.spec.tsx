@@ -21,6 +21,7 @@ function Input({
   onTyping = jest.fn(),
   onCanned = jest.fn(),
   colleagues = [] as StaffMemberView[],
+  fileLimits = undefined as { maxFileSize: number; maxFiles: number } | undefined,
 }) {
   const [text, setText] = useState('');
   return (
@@ -34,6 +35,7 @@ function Input({
       canned={CANNED}
       onCanned={onCanned}
       colleagues={colleagues}
+      fileLimits={fileLimits}
     />
   );
 }
@@ -85,6 +87,24 @@ describe('Chat input', () => {
     expect(screen.queryByText('photo.png')).not.toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Send message' }));
     expect(onSend).toHaveBeenCalledWith({ content: '', isInternal: false, files: [report] });
+  });
+
+  it("when a chosen file is over the desk's size or past its count, then it is refused at once in the server's words and the rest are kept", async () => {
+    const onSend = jest.fn(async () => null);
+    renderWeb(<Input onSend={onSend} fileLimits={{ maxFileSize: 1024 * 1024, maxFiles: 2 }} />);
+    const user = userEvent.setup();
+    const picker = screen.getByTestId('file-input');
+    const big = new File(['x'.repeat(1024 * 1024 + 1)], 'big.pdf', { type: 'application/pdf' });
+    const [a, b, c] = ['a.pdf', 'b.pdf', 'c.pdf'].map((name) => new File(['x'], name, { type: 'application/pdf' }));
+    await user.upload(picker, [a!, big]);
+    expect(screen.getByRole('alert')).toHaveTextContent('big.pdf: File too large: each file can be at most 1 MB');
+    expect(screen.queryByText('big.pdf')).not.toBeInTheDocument();
+    await user.upload(picker, [b!, c!]);
+    expect(screen.getByRole('alert')).toHaveTextContent('c.pdf: Too many files: at most 2 per message');
+    expect(screen.queryByText('c.pdf')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Send message' }));
+    expect(onSend).toHaveBeenCalledWith({ content: '', isInternal: false, files: [a, b] });
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('when staff write, then an internal-note toggle marks the message; customers have no toggle', async () => {

@@ -20,6 +20,8 @@ import { selectUser } from '../../entities/session/sessionSlice';
 import { useCannedMessagesQuery, useRecordCannedUseMutation } from '../../entities/ticket/api';
 import { useEditMessageMutation, useMarkReadMutation, useRecordOutcomeMutation, useStaffMembersQuery, useTicketQuery } from './api';
 import { useMacrosQuery } from '../../entities/macro/api';
+import { usePublicSettingsQuery } from '../../entities/desk/api';
+import { usePageTitle } from '../../lib/pageTitle';
 import { type ChatSend, ChatInput, ConversationHeader, MessageList } from './Conversation';
 import { PRIORITY_COLOR, neighbourTicket, statusLabel, statusVariant } from './display';
 import { HistoryPanel } from './HistoryPanel';
@@ -275,10 +277,12 @@ export function TicketPage() {
   const staff = isStaff(me.role);
   const dispatch = useAppDispatch();
   const { data, error, isLoading } = useTicketQuery(ticketId);
+  usePageTitle(data ? `#${data.ticket.ticketId} ${data.ticket.title}` : null);
   const canned = useCannedMessagesQuery(undefined, { skip: !staff });
   const [recordCannedUse] = useRecordCannedUseMutation();
   const macros = useMacrosQuery(undefined, { skip: !staff });
   const colleagues = useStaffMembersQuery(undefined, { skip: !staff });
+  const desk = usePublicSettingsQuery();
   const [applying, setApplying] = useState<Macro | null>(null);
   const deliver = useDeliverMessage();
   const [editMessage] = useEditMessageMutation();
@@ -457,6 +461,7 @@ export function TicketPage() {
             macros={macros.data?.macros ?? []}
             onMacro={setApplying}
             colleagues={colleagues.data?.staff ?? []}
+            fileLimits={desk.data}
           />
           {staff && <MacroMenu macros={macros.data?.macros ?? []} onChoose={setApplying} isAdmin={me.role === 'admin'} />}
           {applying && <MacroPreviewDialog ticketId={ticket._id} macro={applying} onClose={() => setApplying(null)} />}
