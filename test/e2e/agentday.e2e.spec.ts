@@ -223,7 +223,8 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
 
     await card.click();
     await messageList(page).getByText('Hello?').waitFor();
-    await page.waitForFunction(() => document.title === 'Ticket · Customer Support System', undefined, { timeout: WAIT_MS });
+    // The ticket's tab names it, so tabs of several tickets tell apart.
+    await page.waitForFunction((title) => document.title === title, `#${mine.ticketId} Where is my parcel · Customer Support System`, { timeout: WAIT_MS });
     await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Live Tickets' }).click();
     await card.waitFor();
     expect(await card.locator('.unread-badge').count()).toBe(0);

@@ -10,6 +10,7 @@ import { livePauseNotice, useLiveStatus } from '../../lib/live';
 import { NARROW, useMediaQuery } from '../../lib/useMediaQuery';
 import { SearchDialog } from '../../features/search/SearchDialog';
 import { Sidebar } from './Sidebar';
+import { PageTitleContext } from '../../lib/pageTitle';
 
 /** The name of each screen in the tab title (issue 41: the title says where one is). */
 const SCREEN_TITLES: Array<[RegExp, string]> = [
@@ -25,9 +26,12 @@ const SCREEN_TITLES: Array<[RegExp, string]> = [
 ];
 const APP_TITLE = 'Customer Support System';
 
-/** "(3) Live Tickets · Customer Support System": unread messages on my open tickets first, then the screen. */
-function tabTitle(pathname: string, unread: number): string {
-  const screen = SCREEN_TITLES.find(([pattern]) => pattern.test(pathname))?.[1];
+/**
+ * "(3) Live Tickets · Customer Support System": unread messages on my open tickets first, then the screen, or what it
+ * shows when it names it ("#1042 Printer on fire", usePageTitle), so tabs of several tickets tell apart.
+ */
+function tabTitle(pathname: string, unread: number, page: string | null): string {
+  const screen = page ?? SCREEN_TITLES.find(([pattern]) => pattern.test(pathname))?.[1];
   return `${unread > 0 ? `(${unread}) ` : ''}${screen ? `${screen} · ` : ''}${APP_TITLE}`;
 }
 
@@ -47,9 +51,10 @@ export function Layout() {
   useReplyNotifications();
   useOutboxSender();
   const unread = useMyUnreadCount();
+  const [pageTitle, setPageTitle] = useState<string | null>(null);
   useEffect(() => {
-    document.title = tabTitle(pathname, unread);
-  }, [pathname, unread]);
+    document.title = tabTitle(pathname, unread, pageTitle);
+  }, [pathname, unread, pageTitle]);
   useEffect(() => setOpenOnNarrow(false), [pathname, narrow]);
 
   useEffect(() => {
@@ -92,9 +97,11 @@ export function Layout() {
             Live updates paused: {livePauseNotice()}
           </div>
         )}
-        <Suspense fallback={<LoadingScreen />}>
-          <Outlet />
-        </Suspense>
+        <PageTitleContext value={setPageTitle}>
+          <Suspense fallback={<LoadingScreen />}>
+            <Outlet />
+          </Suspense>
+        </PageTitleContext>
       </main>
     </div>
   );
