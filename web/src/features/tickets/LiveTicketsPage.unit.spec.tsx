@@ -2,9 +2,10 @@
 import '@testing-library/jest-dom';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { AGENT, listItem } from '../../test/fixtures';
-import { renderWeb } from '../../test/render';
+import { ADMIN, AGENT, listItem, ticket } from '../../test/fixtures';
+import { renderWeb, signedInAs } from '../../test/render';
 import { FILTERS, LiveTicketCard, LiveTicketsTable, MergeSelected } from './LiveTicketsPage';
+import { MergeConfirm } from './MergePanel';
 
 const ASSIGNED = { _id: AGENT._id, username: 'alice_agent', firstName: 'Alice', lastName: 'Agent' };
 
@@ -125,5 +126,27 @@ describe('Merging two ticked rows (issue 36)', () => {
     const { merge, onMerging } = renderBar([listItem({}), listItem({ _id: 't2', ticketId: 1002, customer: other })], 'admin');
     await userEvent.setup().click(merge);
     expect(onMerging).toHaveBeenCalledWith(true);
+  });
+
+  it('when the confirmation pairs tickets of different customers, then an admin is told what the merge will do and an agent may not confirm', () => {
+    const pair = [ticket({}), ticket({ _id: 't2', ticketId: 1002, customer: other })] as const;
+    const { unmount } = renderWeb(<MergeConfirm tickets={pair} onMerged={jest.fn()} onClose={jest.fn()} />, { session: signedInAs(ADMIN) });
+    expect(screen.getByRole('status')).toHaveTextContent(
+      `These tickets belong to different customers. The messages of #${pair[0].ticketId} will show to staff only in #1002, and ${pair[0].customer.firstName} ${pair[0].customer.lastName} will be told the number but not let into Dan Other's ticket.`,
+    );
+    expect(screen.getByRole('button', { name: 'Confirm merge' })).toBeEnabled();
+    unmount();
+    renderWeb(<MergeConfirm tickets={pair} onMerged={jest.fn()} onClose={jest.fn()} />, { session: signedInAs(AGENT) });
+    expect(screen.getByRole('alert')).toHaveTextContent('Only an admin can merge tickets of different customers');
+    expect(screen.getByRole('button', { name: 'Confirm merge' })).toBeDisabled();
+  });
+
+  it('when the confirmation pairs two tickets of one customer, then nothing warns', () => {
+    renderWeb(<MergeConfirm tickets={[ticket({}), ticket({ _id: 't2', ticketId: 1002 })]} onMerged={jest.fn()} onClose={jest.fn()} />, {
+      session: signedInAs(AGENT),
+    });
+    expect(screen.queryByRole('status')).not.toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Confirm merge' })).toBeEnabled();
   });
 });

@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { errorMessage } from '../../app/api';
-import { useAppDispatch } from '../../app/hooks';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { selectUser } from '../../entities/session/sessionSlice';
 import { toastShown } from '../../components/toastsSlice';
 import { Banner, Card, Modal } from '../../components/ui';
 import type { Message, Ticket } from '../../entities/ticket/types';
+import { DIFFERENT_CUSTOMERS_MESSAGE } from '#contract/tickets';
 import {
   useCustomerTicketsQuery,
   useMergeTicketMutation,
@@ -72,6 +74,9 @@ export function MergeConfirm({
   const dispatch = useAppDispatch();
   const source = tickets[targetAt === 1 ? 0 : 1];
   const into = tickets[targetAt];
+  // Across customers only an admin may merge (the server's DIFFERENT_CUSTOMERS): said before, not after the click.
+  const crossCustomer = source.customer._id !== into.customer._id;
+  const admin = useAppSelector(selectUser)?.role === 'admin';
   const confirm = async () => {
     try {
       const { ticket } = await merge({ id: source._id, target: into._id }).unwrap();
@@ -108,12 +113,21 @@ export function MergeConfirm({
           </dd>
         </div>
       </dl>
+      {crossCustomer &&
+        (admin ? (
+          <Banner kind="warning">
+            These tickets belong to different customers. The messages of #{source.ticketId} will show to staff only in #{into.ticketId}, and {person(source)}{' '}
+            will be told the number but not let into {person(into)}&apos;s ticket.
+          </Banner>
+        ) : (
+          <Banner kind="error">{DIFFERENT_CUSTOMERS_MESSAGE}</Banner>
+        ))}
       {failure && <p className="field-error">{failure}</p>}
       <div className="form-actions">
         <button type="button" className="button button-secondary" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className="button button-primary" disabled={isLoading} onClick={() => void confirm()}>
+        <button type="button" className="button button-primary" disabled={isLoading || (crossCustomer && !admin)} onClick={() => void confirm()}>
           {isLoading ? 'Merging...' : 'Confirm merge'}
         </button>
       </div>
