@@ -7,19 +7,22 @@
  * machine); the stores alternate, first in one round and last in the next, after a warm-up load that
  * is not counted, so both meet the same machine; and the projection pages
  * applied meanwhile and the posts a page held (one commit serves them all). `--profile <path>` takes a CPU profile of the posts only;
- * `bench/profile.ts` reads it as milliseconds per post.
+ * `bench/profile.ts` reads it as milliseconds per post. `--statements` adds, per store, every SQLite statement's count
+ * and native time per post (bench/statementTimes.ts), main thread only (the test server applies the log on it).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { addCategory, addMember } from '../test/support/desk';
 import { startTestServer } from '../test/support/server';
+import { timeStatements } from './statementTimes';
 
 async function load(
   store: string,
   posts: number,
   clients: number,
   profile: string | undefined,
+  statements: ReturnType<typeof timeStatements> | null = null,
 ): Promise<{ perSecond: number; cpuMs: number; pages: number; perPage: number }> {
   const server = await startTestServer({ env: { READSTORE: store } });
   try {
@@ -43,6 +46,7 @@ async function load(
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
     }
+    statements?.reset();
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     await Promise.all(
@@ -58,6 +62,7 @@ async function load(
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const used = process.cpuUsage(cpu);
+    if (statements) process.stdout.write(`${store}, ${statements.table(posts)}\n`);
     if (session) {
       const { profile: taken } = await session.post('Profiler.stop');
       writeFileSync(`${profile}.${store}.cpuprofile`, JSON.stringify(taken));
@@ -79,16 +84,19 @@ async function main() {
       rounds: { type: 'string', default: '1' },
       /** Writes the CPU profile of each store's load (the posts only, not the desk's setup) to <profile>.<store>.cpuprofile. */
       profile: { type: 'string' },
+      /** Prints each store's SQLite statements per post: count and native time (bench/statementTimes.ts). */
+      statements: { type: 'boolean', default: false },
     },
   });
   const posts = Number(values.posts);
   const clients = Number(values.clients);
   const stores = values.stores.split(',');
+  const statements = values.statements ? timeStatements() : null;
   // Not counted: the first load in a process also compiles the code every store shares.
   await load(stores[0]!, Math.min(posts, 200), clients, undefined);
   for (let round = 1; round <= Number(values.rounds); round++)
     for (const store of round % 2 === 1 ? stores : [...stores].reverse()) {
-      const { perSecond, cpuMs, pages, perPage } = await load(store, posts, clients, values.profile);
+      const { perSecond, cpuMs, pages, perPage } = await load(store, posts, clients, values.profile, statements);
       const figures = { postsPerSecond: Math.round(perSecond), cpuMsPerPost: Number(cpuMs.toFixed(2)), pages, postsPerPage: Number(perPage.toFixed(1)) };
       process.stdout.write(`${JSON.stringify({ round, store, posts, clients, ...figures })}\n`);
     }
