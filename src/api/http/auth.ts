@@ -1,4 +1,4 @@
-import { type KeyObject, createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { Role } from '#contract/users';
@@ -7,7 +7,7 @@ import { ForbiddenError, UnauthorizedError } from '#contract/errors';
 import type { CommandContext } from '../../platform/commands';
 import { requestCaches } from '../../app/caches';
 import type { AppDeps } from '../../app/deps';
-import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../app/identity/tokens';
+import { TOKEN_AUDIENCE, TOKEN_ISSUER, secretKey } from '../../app/identity/tokens';
 import { authenticateApiToken, tokenNotAllowed } from '../../app/apiTokens/service';
 
 export interface AuthUser {
@@ -34,13 +34,6 @@ declare module 'express-serve-static-core' {
     authError?: UnauthorizedError | ForbiddenError;
   }
 }
-
-/**
- * The secret as a key object, made once: given the string, jsonwebtoken first tries it as a PEM
- * public key on every call and builds the secret key from the error, a tenth of a request's CPU.
- */
-const secretKeys = new Map<string, KeyObject>();
-const secretKey = (secret: string) => secretKeys.get(secret) ?? secretKeys.set(secret, createSecretKey(Buffer.from(secret))).get(secret)!;
 
 /**
  * Tokens whose signature was checked, with their claims, per secret. A client sends the same token
