@@ -502,22 +502,19 @@ export function ChatInput({
   const pick = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = [...(event.target.files ?? [])];
     event.target.value = '';
-    const tooLarge = fileLimits ? chosen.filter((file) => file.size > fileLimits.maxFileSize) : [];
-    const fitting = chosen.filter((file) => !tooLarge.includes(file));
-    const room = fileLimits ? Math.max(0, fileLimits.maxFiles - files.length) : fitting.length;
+    if (!fileLimits) return setFiles((current) => [...current, ...chosen]);
+    const { maxFileSize, maxFiles } = fileLimits;
+    const fitting = chosen.filter((file) => file.size <= maxFileSize);
+    const kept = fitting.slice(0, Math.max(0, maxFiles - files.length));
+    const names = (refused: File[]) => refused.map((file) => file.name).join(', ');
+    const tooLarge = chosen.filter((file) => file.size > maxFileSize);
+    const tooMany = fitting.slice(kept.length);
     const refusals = [
-      ...(tooLarge.length > 0 ? [`${tooLarge.map((file) => file.name).join(', ')}: ${fileTooLargeText(fileLimits!.maxFileSize)}`] : []),
-      ...(fitting.length > room
-        ? [
-            `${fitting
-              .slice(room)
-              .map((file) => file.name)
-              .join(', ')}: ${tooManyFilesText(fileLimits!.maxFiles)}`,
-          ]
-        : []),
+      ...(tooLarge.length > 0 ? [`${names(tooLarge)}: ${fileTooLargeText(maxFileSize)}`] : []),
+      ...(tooMany.length > 0 ? [`${names(tooMany)}: ${tooManyFilesText(maxFiles)}`] : []),
     ];
     setError(refusals.length > 0 ? refusals.join('. ') : null);
-    setFiles((current) => [...current, ...fitting.slice(0, room)]);
+    setFiles((current) => [...current, ...kept]);
   };
 
   if (closedForMe) {
