@@ -43,6 +43,13 @@ export interface Projection {
    * that live pages should not pay for (the search index merges a rebuilt index whole).
    */
   caughtUp?(store: ReadStore): Promise<void>;
+  /**
+   * Read by nothing a command answers or a push sends (search): where the store has transactions, a live
+   * page commits the other projections first, and this one applies the events of one or more pages after
+   * them in a transaction of its own (`ProjectionRunner.applyLater`). Waiting on "every read model" does
+   * not wait for it; its readers name it (docs/read-models.md, "Deferred projections").
+   */
+  deferred?: boolean;
 }
 
 interface Checkpoint {
@@ -139,6 +146,11 @@ const CLAIM_EVERY_MS = 1000;
 /** A follower nobody waits on reads the shared checkpoints this many times less often (for health and the stall watch). */
 const IDLE_SLOWER = 20;
 
+/** A live page's events wait this long for the deferred projections (search), so that one transaction of theirs serves the pages of that time. */
+const LATER_MS = 10;
+/** ... or until this many wait. */
+const LATER_EVENTS = 500;
+
 /** A replay in batches goes on page by page once the store holds this many of its documents: the batch holds them all in memory. */
 const BATCH_DOCUMENTS = 250_000;
 
@@ -229,6 +241,9 @@ export class ProjectionRunner {
   private cache: DocumentCache | null = null;
   /** Callers of a start without a lease: told once the catch-up reached the head, or failed for good. */
   private catchUps: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  /** Live events the deferred projections have yet to apply, after the others committed them (`applyLater`). */
+  private later: RecordedEvent[] = [];
+  private laterTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -246,6 +261,11 @@ export class ProjectionRunner {
     return this.projections.filter(({ name }) => this.owned.has(name));
   }
 
+  /** The deferred projections this process writes, where a live page commits them apart (a store with transactions). */
+  private get deferredMine(): Projection[] {
+    return this.writer.transaction ? this.mine.filter((projection) => projection.deferred) : [];
+  }
+
   /** The position every projection this process writes has applied. */
   private get written(): number {
     return this.positionOf([...this.owned]);
@@ -255,9 +275,14 @@ export class ProjectionRunner {
     return this.options.ownership?.checkpointId(name) ?? name;
   }
 
-  /** The global position every projection has applied. */
+  /** The global position every projection but the deferred has applied: what commands and pushes wait for. */
   get position(): number {
     return this.positionOf(undefined);
+  }
+
+  /** The global position every projection has applied, the deferred too (the rebuild check compares them all there). */
+  get allApplied(): number {
+    return this.positionOf(this.projections.map(({ name }) => name));
   }
 
   /** The log position each projection has applied. */
@@ -448,8 +473,9 @@ export class ProjectionRunner {
     this.watchTimer.unref();
   }
 
+  /** The least position of the named projections; unnamed, of every one but the deferred (which their readers name). */
   private positionOf(names: readonly string[] | undefined): number {
-    const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
+    const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections.filter((p) => !p.deferred);
     if (chosen.length === 0) return Number.MAX_SAFE_INTEGER;
     let least = Number.MAX_SAFE_INTEGER;
     for (const projection of chosen) least = Math.min(least, this.positions.get(projection.name) ?? 0);
@@ -578,6 +604,8 @@ export class ProjectionRunner {
     this.processor = null;
     try {
       await processor?.stop();
+      // What the deferred projections hold is applied before the checkpoints are left for the next writer.
+      if (processor) await this.inTurn(() => this.applyLater(processor, true));
       await this.batchWritten();
     } catch (error) {
       this.options.onError?.(error, null);
@@ -616,11 +644,16 @@ export class ProjectionRunner {
           }
           // A page writes over what the batches wrote: after it.
           await this.batchWritten();
+          // A catch-up page goes after what the deferred projections hold (after a failed live page, say).
+          if (!context.live) await this.applyLater(processor);
           // The cache holds while only this processor's live pages write; a failed page may have left any part written.
           if (!context.live) cache?.clear();
           const store = context.live && cache ? new CachedReadStore(this.writer, cache) : this.writer;
+          // Live, the deferred projections apply the page after this one's commit, with the pages that come meanwhile.
+          const deferred = context.live ? this.deferredMine : [];
+          const now = deferred.length > 0 ? this.mine.filter((projection) => !projection.deferred) : this.mine;
           // Live events are announced once committed: a push reads the models they changed.
-          const applied = await this.inTransaction(() => this.applyPage(page, context, store)).then(
+          const applied = await this.inTransaction(() => this.applyPage(page, context, store, now)).then(
             (done) => {
               // A catch-up page wrote around the cache: what a reaction read meanwhile is not kept.
               if (!context.live) cache?.clear();
@@ -634,10 +667,12 @@ export class ProjectionRunner {
           this.pages += 1;
           this.options.onCommitted?.();
           if (context.live) for (const event of applied) this.announce(event);
+          if (deferred.length > 0) this.holdForLater(processor, applied);
           return this.written;
         }),
       endOfCatchUp: () =>
         this.inTurn(async () => {
+          await this.applyLater(processor);
           if (batch) await this.flushBatch(batch);
           batch = null;
           await this.batchWritten();
@@ -660,7 +695,73 @@ export class ProjectionRunner {
       this.release();
     });
     this.processor = processor;
+    this.later = [];
     return processor;
+  }
+
+  /**
+   * Holds a committed live page's events for the deferred projections, applied `LATER_MS` after the
+   * first of them (at once past `LATER_EVENTS`), behind the pages queued by then: under load one
+   * transaction of theirs serves the pages of those milliseconds, and the pages, which commands and
+   * pushes wait for, do not wait behind theirs at every post.
+   */
+  private holdForLater(processor: LogProcessor, events: RecordedEvent[]): void {
+    const last = this.later.at(-1)?.position ?? 0;
+    for (const event of events) if (event.position > last) this.later.push(event);
+    if (this.later.length === 0) return;
+    const apply = () => {
+      this.laterTimer = null;
+      void this.inTurn(() => this.applyLater(processor)).catch((error: unknown) => this.options.onError?.(error, null));
+    };
+    if (this.later.length >= LATER_EVENTS) {
+      if (this.laterTimer) clearTimeout(this.laterTimer);
+      apply();
+    } else this.laterTimer ??= setTimeout(apply, LATER_MS);
+  }
+
+  /**
+   * The deferred projections apply the events held for them, in a transaction of their own with their
+   * checkpoints (a crash in between leaves them behind the others, at a checkpoint they match, and the
+   * next start applies the rest). One that fails is tried again after a pause; a writer that no longer
+   * leads drops them (the next holds the same checkpoints). At the processor's stop they are applied
+   * as its checkpoints are stored (a fenced store refuses both to a writer that lost its lease).
+   */
+  private async applyLater(processor: LogProcessor, atStop = false): Promise<void> {
+    // Another processor's: its stop applies them, a new one starts with none.
+    if (this.later.length === 0 || (!atStop && this.processor !== processor)) return;
+    if (!atStop && this.leadership.kind !== 'leading') {
+      this.later = [];
+      return;
+    }
+    const page = this.later;
+    const deferred = this.mine.filter((projection) => projection.deferred);
+    try {
+      await this.inTransaction(() =>
+        applyToProjections(
+          deferred,
+          page,
+          this.writer,
+          this.positions,
+          () => false,
+          () => undefined,
+          this.options.onFailure,
+        ),
+      );
+    } catch (error) {
+      this.options.onError?.(error, null);
+      if (atStop) this.later = [];
+      if (atStop || this.laterTimer || this.processor !== processor) return;
+      this.laterTimer = setTimeout(() => {
+        this.laterTimer = null;
+        void this.inTurn(() => this.applyLater(processor)).catch((failed: unknown) => this.options.onError?.(failed, null));
+      }, this.options.retryPauseMs ?? 1000).unref();
+      return;
+    }
+    const reached = this.positionOf(deferred.map(({ name }) => name));
+    this.later = this.later.filter((event) => event.position > reached);
+    this.processed += page.filter((event) => event.position <= reached).length;
+    this.options.onCommitted?.();
+    this.release();
   }
 
   /**
@@ -765,8 +866,8 @@ export class ProjectionRunner {
     await writes;
   }
 
-  /** Applies the page to every projection; answers the events all of them applied. */
-  private async applyPage(page: RecordedEvent[], context: HandleContext, store: ReadStore): Promise<RecordedEvent[]> {
+  /** Applies the page to `projections` (every one this process writes); answers the events all of them applied. */
+  private async applyPage(page: RecordedEvent[], context: HandleContext, store: ReadStore, projections = this.mine): Promise<RecordedEvent[]> {
     await this.awaitReadModels(page.at(-1)?.position ?? 0, context);
     // Callers waiting on the read models done so far need not wait for the rest of the page's projections;
     // the events every projection has applied are counted before those callers are told.
@@ -779,8 +880,8 @@ export class ProjectionRunner {
     };
     // Live, the projections apply the page at once (the catch-up goes through them in turn).
     const apply = context.live ? applyTogether : applyToProjections;
-    await apply(this.mine, page, store, this.positions, context.stopping, projected, this.options.onFailure);
-    const reached = this.written;
+    await apply(projections, page, store, this.positions, context.stopping, projected, this.options.onFailure);
+    const reached = this.positionOf(projections.map(({ name }) => name));
     projected();
     return page.filter((event) => event.position <= reached);
   }

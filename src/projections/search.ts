@@ -404,6 +404,8 @@ export const searchProjection: Projection = {
   },
   // On SQLite, a rebuilt FTS5 index is merged whole before the first live page (searchIndex.ts, `settle`).
   caughtUp: async (store: ReadStore) => SearchIndex.of(store)?.settle(),
+  // Nothing a command answers or a push sends reads it: its FTS5 rows go in a transaction after the others' (searchIsCurrent).
+  deferred: true,
   types: evolve.types,
   apply: (event: RecordedEvent, store: ReadStore) => applySearchPage([event], store),
   applyPage: applySearchPage,

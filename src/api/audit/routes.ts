@@ -22,8 +22,12 @@ export const auditRoutes = (deps: AppDeps) => (router: Router) => {
 
   router.get('/audit/projections', scope('admin'), requireRole('admin'), async (_req, res) => {
     const livePosition = async () => {
-      await deps.projections.waitFor(await deps.events.headPosition());
-      return deps.projections.position;
+      await deps.projections.waitFor(
+        await deps.events.headPosition(),
+        undefined,
+        allProjections.map(({ name }) => name),
+      );
+      return deps.projections.allApplied;
     };
     const check: ProjectionCheck = await checkProjections(deps.events, allProjections, deps.readStore, { livePosition });
     res.json(check);

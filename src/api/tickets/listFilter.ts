@@ -2,7 +2,7 @@ import { ForbiddenError } from '#contract/errors';
 import type { BulkFilter } from '#contract/bulk';
 import { OPEN_STATUSES, isOpenStatus, tagTermsOf } from '#contract/tickets';
 import { isStaff } from '#contract/users';
-import { matchingTickets as ticketsMatchingText } from '../../app/search/service';
+import { searchIsCurrent, matchingTickets as ticketsMatchingText } from '../../app/search/service';
 import type { AppDeps } from '../../app/deps';
 import type { Filter } from '../../platform/readstore/port';
 import { ticketIdsBySatisfaction } from '../../projections/satisfaction';
@@ -33,6 +33,7 @@ export async function listFilter(deps: AppDeps, query: BulkFilter & { sort?: str
   if (query.waiting !== undefined) filter.waitingSince = query.waiting ? { $ne: null } : null;
   // Tickets the words match (the engine of GET /search, docs/search.md) and tickets by their rating: both narrow the list.
   const among: Array<Set<string>> = [];
+  if (terms.words) await searchIsCurrent(deps.projections);
   if (terms.words) among.push(await ticketsMatchingText(deps.readStore, { id: user.id, role: user.role, notes: seesNotes(user) }, parseQuery(terms.words)));
   if (query.satisfaction) among.push(new Set(await ticketIdsBySatisfaction(deps.readStore, query.satisfaction, deps.clock())));
   // Service levels are staff's (docs/sla.md): a customer asking for them is told so, not shown an unfiltered list.

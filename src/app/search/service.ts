@@ -12,10 +12,12 @@ import {
   type SearchPersonDoc,
   type SearchTicketDoc,
   personTexts,
+  searchProjection,
 } from '../../projections/search';
 import { type ParsedQuery, type Span, hasPhrase, matchesWord, parseQuery, tokenize } from '../../projections/searchText';
 import { SearchIndex, ftsQuery } from '../../projections/searchIndex';
 import { TICKETS, type TicketView } from '../../projections/tickets';
+import type { ProjectionRunner } from '../../projections/runner';
 import { searchIndexed, audienceOf } from './indexed';
 import { type Searcher, type TaggedQuery, cut, emptyResults, highlightsIn, hitTicket, recencyOf, recentMatches, ticketFilter } from './window';
 
@@ -23,6 +25,20 @@ import { type Searcher, type TaggedQuery, cut, emptyResults, highlightsIn, hitTi
  * A word's condition on a list of words: the word itself, or any word it begins (an anchored literal
  * prefix, which both read stores answer from the list's index as a range of words).
  */
+/** How long a search waits for the search model to hold what the others hold (it is applied after them) before it answers with what it holds. */
+const CURRENT_WAIT_MS = 2000;
+
+/**
+ * The search model is deferred (docs/read-models.md, "Deferred projections"): a live page commits the
+ * models commands and pushes read first, and the search index a moment after, so a post's answer and
+ * push never wait for its words. A search waits here until the index holds every event the other
+ * models hold: a message its sender's post just answered for is found by their next search, as are
+ * everyone else's up to that moment.
+ */
+export async function searchIsCurrent(projections: Pick<ProjectionRunner, 'position' | 'waitFor'>): Promise<void> {
+  await projections.waitFor(projections.position, CURRENT_WAIT_MS, [searchProjection.name]);
+}
+
 const wordIn = (word: string, exact: boolean) => (exact ? word : { $regex: `^${escapeRegex(word)}` });
 
 const idsOf = async (found: Promise<Doc[]>) => (await found).map(({ _id }) => _id);

@@ -22,7 +22,6 @@ import { type CommandContext, type Fence, handleCommand, loadState } from '../..
 import { type EventStore, recordedAs } from '../../platform/eventstore/port';
 import { CATEGORIES, type CategoryView } from '../../projections/categories';
 import { requestCaches } from '../caches';
-import { searchProjection } from '../../projections/search';
 import { tagsProjection } from '../../projections/tags';
 import { type MessageView, TICKETS, TICKET_MESSAGES, type TicketView, postedMessageView, ticketsProjection } from '../../projections/tickets';
 import { ticketActivityProjection } from '../../projections/ticketActivity';
@@ -104,11 +103,12 @@ export const releaseOpenTicket = (deps: AppDeps, customerId: string, ticketId: s
 /**
  * The read models a ticket command's caller reads next (the ticket, its conversation with its
  * system lines, read marks, uploads): the only ones its answer waits for. The others catch up on their own.
- * The search model too: a message just posted is found by its sender's next search. And the tags model: a
- * tag just added is in the suggestions and can be renamed or merged by the next request (on MongoDB the models
- * are written apart, and an admin's rename right after tagging found no such tag).
+ * The tags model too: a tag just added is in the suggestions and can be renamed or merged by the next request
+ * (on MongoDB the models are written apart, and an admin's rename right after tagging found no such tag). Not
+ * the search model: a search waits for it itself (`searchIsCurrent`), so a message just posted is still
+ * found by its sender's next search.
  */
-const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, searchProjection.name, tagsProjection.name];
+const TICKET_VIEWS = [ticketsProjection.name, ticketActivityProjection.name, tagsProjection.name];
 export const ticketViewsReach = (deps: AppDeps, position: number) => readYourWrites(deps, position, TICKET_VIEWS);
 
 export async function projectedTicket(deps: AppDeps, ticketId: string, position: number): Promise<TicketView> {

@@ -6,7 +6,7 @@ import { OPEN_TICKET_MESSAGE, openTicket, postMessage } from '../../app/tickets/
 import { discardFiles, incomingFile, storeFile } from '../../app/tickets/files';
 import { maintenanceMessage } from '../../app/maintenance';
 import { recordAccessAttempt } from '../../app/whitelist/service';
-import { searchTickets } from '../../app/search/service';
+import { searchIsCurrent, searchTickets } from '../../app/search/service';
 import { searchQuery } from '#contract/search';
 import { renderBotMessage } from '../../domain/botSettings/botSettings';
 import { DomainError } from '#contract/errors';
@@ -266,6 +266,7 @@ export class TelegramConversation {
     if (!words.trim()) return this.reply(turn, TEXTS.searchHow);
     const query = searchQuery.parse({ q: words, limit: String(SEARCH_HITS_SHOWN) });
     // A `tag:` term is staff's (docs/teams.md): the customer is told so, as the API tells them.
+    await searchIsCurrent(this.deps.projections);
     const found = await searchTickets(this.deps.readStore, { id: customer._id, role: customer.role }, query).catch((error: unknown) => {
       if (error instanceof DomainError) return error;
       throw error;
