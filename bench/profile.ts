@@ -5,6 +5,8 @@
  * the garbage collector by V8's names. `--groups` adds a table by part of a post: the load's own client,
  * each projection (the outermost frame of its file, so its store calls count to it), each reaction and
  * the live pushes, the read store's commit and checkpoints, and the request path by step.
+ * `--from S --to S` keeps the samples of that window (seconds from the profile's start: one phase of a
+ * bench run's app); `--timeline` prints the busy milliseconds of each 100 ms, to find the phases.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +20,14 @@ interface ProfileNode {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { per: { type: 'string', default: '1' }, top: { type: 'string', default: '30' }, groups: { type: 'boolean', default: false } },
+  options: {
+    per: { type: 'string', default: '1' },
+    top: { type: 'string', default: '30' },
+    groups: { type: 'boolean', default: false },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    timeline: { type: 'boolean', default: false },
+  },
 });
 const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -77,10 +86,17 @@ const byGroup = new Map<string, number>();
 /** Self time per function within each group, for the group's top entries. */
 const groupLeaves = new Map<string, Map<string, number>>();
 let total = 0;
+// `--from`/`--to`: only the samples in that window, in seconds from the profile's start; `--timeline`: busy ms per 100 ms.
+const from = values.from === undefined ? -Infinity : Number(values.from) * 1e6;
+const to = values.to === undefined ? Infinity : Number(values.to) * 1e6;
+const busyPerTenth = new Map<number, number>();
+let at = 0;
 profile.samples.forEach((id, index) => {
   const micros = profile.timeDeltas[index] ?? 0;
+  at += micros;
   const frame = nodes.get(id)!.callFrame;
-  if (frame.functionName === '(idle)') return;
+  if (frame.functionName === '(idle)' || at < from || at > to) return;
+  busyPerTenth.set(Math.floor(at / 1e5), (busyPerTenth.get(Math.floor(at / 1e5)) ?? 0) + micros);
   total += micros;
   const file = where(frame.url);
   const name = `${frame.functionName || '(anonymous)'} ${file}${frame.url ? `:${frame.lineNumber + 1}:${frame.columnNumber + 1}` : ''}`;
@@ -113,6 +129,13 @@ const table = (title: string, entries: Map<string, number>) => {
     process.stdout.write(`${(micros / 1000 / per).toFixed(4).padStart(9)} ms  ${((micros / total) * 100).toFixed(1).padStart(5)}%  ${name}\n`);
 };
 process.stdout.write(`busy ${(total / 1000).toFixed(0)} ms, ${(total / 1000 / per).toFixed(3)} ms per unit\n`);
+if (values.timeline)
+  process.stdout.write(
+    `busy ms per 100 ms, from the profile's start (s):\n${[...busyPerTenth]
+      .filter(([, micros]) => micros >= 20_000)
+      .map(([tenth, micros]) => `${(tenth / 10).toFixed(1)}:${(micros / 1000).toFixed(0)}`)
+      .join(' ')}\n`,
+  );
 if (values.groups) {
   table('by part of a post', byGroup);
   for (const [group] of [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, 12)) {

@@ -653,13 +653,15 @@ async function main() {
     children.push(bare.child);
     if (wanted('delivery')) {
       log('3/8 delivery ...');
-      const delivered = await deliveryRun(base, conversations, agentTokens, size);
-      const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size);
+      const settled: number[] = [];
+      const delivered = await deliveryRun(base, conversations, agentTokens, size, settled);
+      const bareSettled: number[] = [];
+      const bareDelivered = await deliveryRun(bare.url, conversations, agentTokens, size, bareSettled);
       figures.push({
         id: 'delivery',
         figure: `Delivery: customer POST → agent socket \`new_message\`, ${conversations.length} conversations at once`,
-        result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages)`,
-        baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))} (${(percentile(delivered, 99) / percentile(bareDelivered, 99)).toFixed(2)}x)`,
+        result: `p50 ${ms(percentile(delivered, 50))}, p99 ${ms(percentile(delivered, 99))} (${delivered.length} messages); of the messages sent after the load's first second: p99 ${ms(percentile(settled, 99))}`,
+        baseline: `bare Express + socket.io room push: p50 ${ms(percentile(bareDelivered, 50))}, p99 ${ms(percentile(bareDelivered, 99))} (${(percentile(delivered, 99) / percentile(bareDelivered, 99)).toFixed(2)}x); after the first second: p99 ${ms(percentile(bareSettled, 99))}`,
         target: 'p99 < 2x the bare push',
         holds: verdict(percentile(delivered, 99) < 2 * percentile(bareDelivered, 99)),
         values: {
@@ -668,6 +670,8 @@ async function main() {
           messages: delivered.length,
           baselineP50: percentile(bareDelivered, 50),
           baselineP99: percentile(bareDelivered, 99),
+          p99AfterFirstSecond: percentile(settled, 99),
+          baselineP99AfterFirstSecond: percentile(bareSettled, 99),
         },
       });
     }

@@ -109,7 +109,7 @@ describe('Availability and automatic assignment over HTTP (docs/teams.md)', () =
       [directoryProjection, usersProjection, teamsProjection, ticketsProjection],
       server.deps.readStore,
       {
-        livePosition: () => server.deps.projections.allApplied,
+        livePosition: () => server.deps.projections.position,
       },
     );
     expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);

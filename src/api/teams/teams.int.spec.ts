@@ -344,7 +344,7 @@ describe('Teams over HTTP (docs/teams.md)', () => {
         [directoryProjection, teamsProjection, ticketsProjection, slaProjection, tagsProjection],
         server.deps.readStore,
         {
-          livePosition: () => server.deps.projections.allApplied,
+          livePosition: () => server.deps.projections.position,
         },
       );
       expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);

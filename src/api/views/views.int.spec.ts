@@ -154,7 +154,7 @@ describe('Saved views over HTTP and the live channel (docs/views.md)', () => {
       expect((await call('DELETE', `/views/${first._id}`, ana.token)).status).toBe(204);
       expect((await call('POST', '/views', ana.token, { name: 'Reused' })).status).toBe(201);
       const check = await checkProjections(server.deps.events, [viewsProjection], server.deps.readStore, {
-        livePosition: () => server.deps.projections.allApplied,
+        livePosition: () => server.deps.projections.position,
       });
       expect(check.collections.filter((c) => c.missing.count + c.extra.count + c.different.count > 0)).toEqual([]);
     });
