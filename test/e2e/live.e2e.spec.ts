@@ -216,6 +216,12 @@ describe('Web app in Chromium: live chat that misses nothing', () => {
     await input.pressSequentially('I am still writing a long answer about the double charge, hold on', { delay: 100 });
     const stopped = Date.now();
     await watcher.getByText(expected).waitFor({ state: 'detached', timeout: WAIT_MS });
+    // The sampler may not have ticked since the indicator went: its first empty sample is the time it cleared.
+    await watcher.waitForFunction(
+      (after) => (window as unknown as { typingSamples: Array<[number, string]> }).typingSamples.some(([at, text]) => at > after && text === ''),
+      stopped,
+      { timeout: WAIT_MS },
+    );
     const samples = await watcher.evaluate(() => {
       const w = window as unknown as { typingSamples: Array<[number, string]>; typingTimer: number };
       clearInterval(w.typingTimer);
