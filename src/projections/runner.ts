@@ -734,7 +734,7 @@ export class ProjectionRunner {
       return;
     }
     const page = this.later;
-    const deferred = this.mine.filter((projection) => projection.deferred);
+    const deferred = this.deferredMine;
     try {
       await this.inTransaction(() =>
         applyToProjections(
