@@ -188,7 +188,9 @@ describe("Web app in Chromium: the agent's day (issue 41)", () => {
       expect(await box.inputValue()).toBe('');
       await page.unroute('**/api/tickets/*/messages', hold);
       await page.reload();
-      await messageList(page).getByText(content, { exact: true }).waitFor({ timeout: WAIT_MS });
+      // Until the try sent again is answered, a stored message also shows as the outbox's "Sending…" copy (the
+      // list cannot tell them apart: messages carry no Idempotency-Key); once settled, it shows once (below).
+      await messageList(page).getByText(content, { exact: true }).first().waitFor({ timeout: WAIT_MS });
       await eventually(async () => (await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('outbox')).length)) === 0, {
         timeoutMs: WAIT_MS,
         describe: 'the recovered message settled',
